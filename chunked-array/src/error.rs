@@ -1,0 +1,96 @@
+//! The crate's error type. Every message carries the offending values.
+
+use std::fmt;
+
+/// Errors of `chunked-array`.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// Two shapes that had to agree (or broadcast) do not.
+    #[error("shape mismatch in {op}: {left:?} and {right:?} cannot be combined")]
+    ShapeMismatch {
+        /// The operation that needed the shapes to agree.
+        op: String,
+        /// Shape of the first operand.
+        left: Vec<usize>,
+        /// Shape of the second operand.
+        right: Vec<usize>,
+    },
+    /// A chunk specification that does not fit the shape.
+    #[error("bad chunks on axis {axis}: {message}")]
+    BadChunks {
+        /// The axis (or `usize::MAX` for the whole spec).
+        axis: usize,
+        /// What is wrong, with the values.
+        message: String,
+    },
+    /// An axis outside `-ndim..ndim`, or given twice.
+    #[error("axis {axis} is out of range for an array of {ndim} dimensions{detail}")]
+    BadAxis {
+        /// The axis as given.
+        axis: isize,
+        /// Number of dimensions of the array.
+        ndim: usize,
+        /// Further detail (e.g. " (repeated)").
+        detail: String,
+    },
+    /// A block index outside the block grid.
+    #[error("block index {index:?} is out of range for a grid of {grid:?} blocks")]
+    BadBlockIndex {
+        /// The index as given.
+        index: Vec<usize>,
+        /// Number of blocks per axis.
+        grid: Vec<usize>,
+    },
+    /// An invalid argument value (e.g. a negative count, `high <= low`).
+    #[error("invalid argument {name} = {value}: {reason}")]
+    InvalidArgument {
+        /// The parameter name.
+        name: String,
+        /// Its value, formatted.
+        value: String,
+        /// Why it is rejected.
+        reason: String,
+    },
+    /// A block reached a kernel with a different element type than expected.
+    #[error("block {key} has element type {found}, expected {expected}")]
+    DtypeMismatch {
+        /// The task key.
+        key: String,
+        /// Expected element type.
+        expected: String,
+        /// Element type found.
+        found: String,
+    },
+    /// A task failed (returned an error or panicked). `key` names the task.
+    #[error("task {key} failed: {message}")]
+    Task {
+        /// The task key: layer name, layer id and block index.
+        key: String,
+        /// The error or panic message.
+        message: String,
+    },
+    /// A resource (memory tier, threads) ran out.
+    #[error("resources exhausted in tier {tier}: requested {requested} bytes, limit {limit} bytes")]
+    ResourcesExhausted {
+        /// The tier: "host", "disk", "device".
+        tier: String,
+        /// Bytes requested.
+        requested: u64,
+        /// The limit in force.
+        limit: u64,
+    },
+}
+
+/// Result alias of this crate.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl Error {
+    pub(crate) fn invalid(name: &str, value: impl fmt::Debug, reason: impl Into<String>) -> Self {
+        Error::InvalidArgument { name: name.to_string(), value: format!("{value:?}"), reason: reason.into() }
+    }
+
+    pub(crate) fn shape(op: &str, left: &[usize], right: &[usize]) -> Self {
+        Error::ShapeMismatch { op: op.to_string(), left: left.to_vec(), right: right.to_vec() }
+    }
+}

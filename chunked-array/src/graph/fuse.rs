@@ -1,0 +1,60 @@
+//! Graph optimization on expression layers: fuse chains of elementwise layers into
+//! one layer (one pass over memory per block).
+//!
+//! An elementwise layer is inlined into its consumer when that consumer is
+//! elementwise too, it has no other consumer, it is not itself requested, and it has
+//! the consumer's shape (inlining a broadcast operand would recompute it per
+//! output element).
+
+use std::any::Any;
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+use super::{post_order, Node};
+
+/// An elementwise layer the optimizer can fuse.
+pub(crate) trait Fusable {
+    /// This layer's expression (an `Arc<dyn TileExpr<T>>`) with leaf `i` renumbered to `index_of(i)`.
+    fn expr_rebased(&self, index_of: &dyn Fn(usize) -> usize) -> Arc<dyn Any + Send + Sync>;
+    /// This layer over `inputs`, with the inputs marked in `inline` fused into it.
+    fn rebuild(&self, node: &Node, inputs: Vec<Arc<Node>>, inline: &[bool]) -> Arc<Node>;
+    /// The expression in readable form.
+    fn describe(&self) -> String;
+}
+
+/// Returns the outputs of the optimized graph, one per input output.
+pub(crate) fn optimize(outputs: &[Arc<Node>]) -> Vec<Arc<Node>> {
+    let order = post_order(outputs);
+    let mut consumers: HashMap<u64, HashSet<u64>> = HashMap::new();
+    for n in &order {
+        for i in &n.inputs {
+            consumers.entry(i.id).or_default().insert(n.id);
+        }
+    }
+    let requested: HashSet<u64> = outputs.iter().map(|n| n.id).collect();
+    let mut rebuilt: HashMap<u64, Arc<Node>> = HashMap::new();
+    for n in &order {
+        let inputs: Vec<Arc<Node>> = n.inputs.iter().map(|i| rebuilt[&i.id].clone()).collect();
+        let changed = inputs.iter().zip(&n.inputs).any(|(a, b)| !Arc::ptr_eq(a, b));
+        let new = match n.op.as_elementwise() {
+            Some(ew) => {
+                let inline: Vec<bool> = n
+                    .inputs
+                    .iter()
+                    .zip(&inputs)
+                    .map(|(orig, new)| {
+                        new.op.as_elementwise().is_some()
+                            && consumers.get(&orig.id).is_some_and(|c| c.len() == 1)
+                            && !requested.contains(&orig.id)
+                            && new.shape() == n.shape()
+                    })
+                    .collect();
+                if changed || inline.iter().any(|&b| b) { ew.rebuild(n, inputs, &inline) } else { n.clone() }
+            }
+            None if changed => n.with_inputs(inputs),
+            None => n.clone(),
+        };
+        rebuilt.insert(n.id, new);
+    }
+    outputs.iter().map(|n| rebuilt[&n.id].clone()).collect()
+}

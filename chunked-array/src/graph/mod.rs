@@ -1,0 +1,193 @@
+//! The two-level graph: expression layers ([`Node`]s, built in O(layers)) and the
+//! task graph materialized from them at compute time for the needed blocks only.
+
+pub(crate) mod fuse;
+pub mod task;
+
+use std::any::Any;
+use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use ndarray::ArrayD;
+
+use crate::chunks::Chunks;
+use crate::element::DType;
+use crate::error::{Error, Result};
+
+/// A computed block, shared cheaply between the tasks that read it.
+pub type Block = Arc<dyn BlockValue>;
+
+/// What a block holds: an `ndarray::ArrayD` of elements or of a reduction's
+/// intermediate values. Sized, so that memory can be counted.
+pub trait BlockValue: Any + Send + Sync {
+    /// Bytes held by the block.
+    fn nbytes(&self) -> usize;
+    /// The block as `Any`, to downcast to its concrete array type.
+    fn as_any(&self) -> &dyn Any;
+    /// The shared block as `Any`, to take it out without a copy when unshared.
+    fn into_any(self: Arc<Self>) -> Arc<dyn Any + Send + Sync>;
+}
+
+impl<T: Send + Sync + 'static> BlockValue for ArrayD<T> {
+    fn nbytes(&self) -> usize {
+        self.len() * std::mem::size_of::<T>()
+    }
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+    fn into_any(self: Arc<Self>) -> Arc<dyn Any + Send + Sync> {
+        self
+    }
+}
+
+/// Downcasts a block to the array type a kernel expects.
+pub(crate) fn block_as<'a, T: 'static>(block: &'a Block, node: &Node, what: &str) -> Result<&'a ArrayD<T>> {
+    block.as_any().downcast_ref::<ArrayD<T>>().ok_or_else(|| Error::DtypeMismatch {
+        key: format!("{} input of {}", what, node.label()),
+        expected: std::any::type_name::<T>().to_string(),
+        found: "another type".to_string(),
+    })
+}
+
+/// Input position meaning "this layer itself" in [`BlockOp::deps`], for chains
+/// such as a scan's carries where block j reads block j-1 of the same layer.
+pub(crate) const SELF: usize = usize::MAX;
+
+/// How a layer computes its blocks. Implemented once per kind of layer.
+pub(crate) trait BlockOp: Send + Sync + 'static {
+    /// Pushes the input blocks that output block `idx` reads, as
+    /// (input position in `node.inputs`, C-order linear block number in that input).
+    /// `run` receives them in the same order.
+    fn deps(&self, node: &Node, idx: &[usize], out: &mut Vec<(usize, usize)>);
+    /// Computes output block `idx` from its inputs.
+    fn run(&self, node: &Node, idx: &[usize], inputs: &[&Block]) -> Result<Block>;
+    /// For the optimizer: this op as an elementwise layer, if it is one.
+    fn as_elementwise(&self) -> Option<&dyn fuse::Fusable> {
+        None
+    }
+}
+
+static NEXT_NODE_ID: AtomicU64 = AtomicU64::new(1);
+
+/// One expression layer: its output grid, its inputs and how it computes a block.
+pub(crate) struct Node {
+    pub id: u64,
+    pub name: String,
+    pub dtype: DType,
+    pub chunks: Chunks,
+    pub inputs: Vec<Arc<Node>>,
+    pub op: Arc<dyn BlockOp>,
+    /// Set on arrays built from invalid input by an operator that cannot return
+    /// `Result` (`&a + &b` with mismatched shapes): the error surfaces on use.
+    pub error: Option<Error>,
+}
+
+impl Node {
+    pub fn new(name: impl Into<String>, dtype: DType, chunks: Chunks, inputs: Vec<Arc<Node>>, op: impl BlockOp) -> Arc<Node> {
+        Arc::new(Node {
+            id: NEXT_NODE_ID.fetch_add(1, Ordering::Relaxed),
+            name: name.into(),
+            dtype,
+            chunks,
+            inputs,
+            op: Arc::new(op),
+            error: None,
+        })
+    }
+
+    /// The same layer (same id, so the same task keys) over other input nodes with
+    /// the same grids, as the optimizer produces.
+    pub fn with_inputs(&self, inputs: Vec<Arc<Node>>) -> Arc<Node> {
+        Arc::new(Node {
+            id: self.id,
+            name: self.name.clone(),
+            dtype: self.dtype,
+            chunks: self.chunks.clone(),
+            inputs,
+            op: self.op.clone(),
+            error: self.error.clone(),
+        })
+    }
+
+    pub fn failed(error: Error) -> Arc<Node> {
+        Arc::new(Node {
+            id: NEXT_NODE_ID.fetch_add(1, Ordering::Relaxed),
+            name: "error".into(),
+            dtype: DType::Intermediate,
+            chunks: Chunks::from_lengths(vec![]),
+            inputs: vec![],
+            op: Arc::new(FailedOp),
+            error: Some(error),
+        })
+    }
+
+    pub fn shape(&self) -> Vec<usize> {
+        self.chunks.shape()
+    }
+
+    /// `name-id`, as task keys and graph pictures show the layer.
+    pub fn label(&self) -> String {
+        format!("{}-{}", self.name, self.id)
+    }
+
+    /// Returns the deferred error of this node, if any.
+    pub fn check(&self) -> Result<()> {
+        match &self.error {
+            Some(e) => Err(e.clone()),
+            None => Ok(()),
+        }
+    }
+}
+
+impl fmt::Debug for Node {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}{:?}", self.label(), self.shape())
+    }
+}
+
+struct FailedOp;
+impl BlockOp for FailedOp {
+    fn deps(&self, _: &Node, _: &[usize], _: &mut Vec<(usize, usize)>) {}
+    fn run(&self, node: &Node, _: &[usize], _: &[&Block]) -> Result<Block> {
+        Err(node.error.clone().unwrap_or_else(|| Error::invalid("array", "error", "invalid array")))
+    }
+}
+
+/// A task's key: the layer and the block index, as errors and profiles name tasks.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Key {
+    /// The layer's name and id, e.g. `add-12`.
+    pub layer: String,
+    /// The block's multi-index in the layer's grid.
+    pub block: Vec<usize>,
+}
+
+impl fmt::Display for Key {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "('{}', {:?})", self.layer, self.block)
+    }
+}
+
+/// Visits every node reachable from `roots` once, inputs before consumers.
+pub(crate) fn post_order(roots: &[Arc<Node>]) -> Vec<Arc<Node>> {
+    let mut seen = std::collections::HashSet::new();
+    let mut out = Vec::new();
+    let mut stack: Vec<(Arc<Node>, bool)> = roots.iter().rev().map(|n| (n.clone(), false)).collect();
+    while let Some((n, expanded)) = stack.pop() {
+        if expanded {
+            out.push(n);
+            continue;
+        }
+        if !seen.insert(n.id) {
+            continue;
+        }
+        stack.push((n.clone(), true));
+        for i in n.inputs.iter().rev() {
+            if !seen.contains(&i.id) {
+                stack.push((i.clone(), false));
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,235 @@
+//! The task graph: one task per needed block, materialized at compute time.
+//!
+//! Tasks are numbered in a depth-first post-order from the outputs, which is both a
+//! topological order and a memory-aware static order (like `dask.order`): one
+//! branch of a reduction tree finishes before the next one starts, so the blocks
+//! held at any time stay few. Schedulers use the task number as priority.
+
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Arc;
+
+use super::{Block, Key, Node};
+use crate::error::{Error, Result};
+
+/// A small multiplicative hasher for integer keys: the task map is the hot path of
+/// graph construction and SipHash's DoS resistance buys nothing here.
+#[derive(Default)]
+pub(crate) struct FxHasher(u64);
+impl Hasher for FxHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(b as u64);
+        }
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    fn write_u32(&mut self, v: u32) {
+        self.write_u64(v as u64);
+    }
+    fn write_usize(&mut self, v: usize) {
+        self.write_u64(v as u64);
+    }
+}
+pub(crate) type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
+
+/// Task graph over the blocks needed for a set of outputs.
+pub struct TaskGraph {
+    nodes: Vec<Arc<Node>>,
+    task_node: Vec<u32>,
+    task_block: Vec<usize>,
+    dep_start: Vec<u32>,
+    deps: Vec<u32>,
+    cons_start: Vec<u32>,
+    cons: Vec<u32>,
+    is_output: Vec<bool>,
+    outputs: Vec<Vec<u32>>,
+}
+
+impl TaskGraph {
+    /// Materializes the tasks that the given blocks of the given nodes need.
+    /// `outputs[i]` = (node, linear block numbers); see [`TaskGraph::output_tasks`].
+    pub(crate) fn build(outputs: &[(Arc<Node>, Vec<usize>)]) -> Result<TaskGraph> {
+        let mut node_index: FxMap<u64, u32> = FxMap::default();
+        let mut nodes: Vec<Arc<Node>> = Vec::new();
+        let mut task_of: FxMap<(u32, usize), u32> = FxMap::default();
+        let mut g = TaskGraph {
+            nodes: Vec::new(),
+            task_node: Vec::new(),
+            task_block: Vec::new(),
+            dep_start: vec![0],
+            deps: Vec::new(),
+            cons_start: Vec::new(),
+            cons: Vec::new(),
+            is_output: Vec::new(),
+            outputs: Vec::new(),
+        };
+        const VISITING: u32 = u32::MAX;
+        enum Frame {
+            Enter(u32, usize),
+            Exit(u32, usize, usize, usize),
+        }
+        let mut intern = |n: &Arc<Node>, nodes: &mut Vec<Arc<Node>>| -> u32 {
+            *node_index.entry(n.id).or_insert_with(|| {
+                nodes.push(n.clone());
+                (nodes.len() - 1) as u32
+            })
+        };
+        // Dependencies found on entering a block, kept until its exit.
+        let mut pending: Vec<(u32, usize)> = Vec::new();
+        let mut scratch: Vec<(usize, usize)> = Vec::new();
+        let mut idx = Vec::new();
+        let mut stack: Vec<Frame> = Vec::new();
+        for (node, blocks) in outputs {
+            node.check()?;
+            let ni = intern(node, &mut nodes);
+            let nblocks = node.chunks.num_blocks();
+            for &b in blocks.iter().rev() {
+                if b >= nblocks {
+                    return Err(Error::BadBlockIndex { index: vec![b], grid: vec![nblocks] });
+                }
+                stack.push(Frame::Enter(ni, b));
+            }
+            while let Some(frame) = stack.pop() {
+                match frame {
+                    Frame::Enter(ni, b) => {
+                        if task_of.contains_key(&(ni, b)) {
+                            continue;
+                        }
+                        task_of.insert((ni, b), VISITING);
+                        let node = nodes[ni as usize].clone();
+                        node.check()?;
+                        node.chunks.unravel_into(b, &mut idx);
+                        scratch.clear();
+                        node.op.deps(&node, &idx, &mut scratch);
+                        let start = pending.len();
+                        for &(input, lin) in &scratch {
+                            let child = if input == super::SELF { &node } else { &node.inputs[input] };
+                            let ci = intern(child, &mut nodes);
+                            pending.push((ci, lin));
+                        }
+                        let count = pending.len() - start;
+                        stack.push(Frame::Exit(ni, b, start, count));
+                        for k in (start..start + count).rev() {
+                            let (ci, lin) = pending[k];
+                            if !task_of.contains_key(&(ci, lin)) {
+                                stack.push(Frame::Enter(ci, lin));
+                            }
+                        }
+                    }
+                    Frame::Exit(ni, b, start, count) => {
+                        let t = g.task_node.len() as u32;
+                        for &(ci, lin) in &pending[start..start + count] {
+                            g.deps.push(task_of[&(ci, lin)]);
+                        }
+                        pending.truncate(start);
+                        g.dep_start.push(g.deps.len() as u32);
+                        g.task_node.push(ni);
+                        g.task_block.push(b);
+                        task_of.insert((ni, b), t);
+                    }
+                }
+            }
+        }
+        let n = g.task_node.len();
+        g.is_output = vec![false; n];
+        for (node, blocks) in outputs {
+            let ni = node_index[&node.id];
+            let ts: Vec<u32> = blocks.iter().map(|&b| task_of[&(ni, b)]).collect();
+            for &t in &ts {
+                g.is_output[t as usize] = true;
+            }
+            g.outputs.push(ts);
+        }
+        // Consumers, as compressed rows (an input listed twice counts twice, which
+        // keeps the schedulers' counters consistent with the dependency lists).
+        let mut counts = vec![0u32; n + 1];
+        for &d in &g.deps {
+            counts[d as usize + 1] += 1;
+        }
+        for i in 0..n {
+            counts[i + 1] += counts[i];
+        }
+        let mut fill = counts.clone();
+        let mut cons = vec![0; g.deps.len()];
+        for t in 0..n {
+            for &d in g.deps(t) {
+                cons[fill[d as usize] as usize] = t as u32;
+                fill[d as usize] += 1;
+            }
+        }
+        g.cons = cons;
+        g.cons_start = counts;
+        g.nodes = nodes;
+        Ok(g)
+    }
+
+    /// Number of tasks.
+    pub fn len(&self) -> usize {
+        self.task_node.len()
+    }
+
+    /// Whether there are no tasks.
+    pub fn is_empty(&self) -> bool {
+        self.task_node.is_empty()
+    }
+
+    /// Tasks that `t` reads, in the order its kernel expects them.
+    pub fn deps(&self, t: usize) -> &[u32] {
+        &self.deps[self.dep_start[t] as usize..self.dep_start[t + 1] as usize]
+    }
+
+    /// Tasks that read `t` (a task reading `t` twice is listed twice).
+    pub fn consumers(&self, t: usize) -> &[u32] {
+        &self.cons[self.cons_start[t] as usize..self.cons_start[t + 1] as usize]
+    }
+
+    /// Whether `t` computes a requested output block.
+    pub fn is_output(&self, t: usize) -> bool {
+        self.is_output[t]
+    }
+
+    /// For each requested output, the tasks of its requested blocks, in the order given.
+    pub fn output_tasks(&self) -> &[Vec<u32>] {
+        &self.outputs
+    }
+
+    /// The key (layer and block index) of task `t`.
+    pub fn key(&self, t: usize) -> Key {
+        let node = &self.nodes[self.task_node[t] as usize];
+        Key { layer: node.label(), block: node.chunks.unravel(self.task_block[t]) }
+    }
+
+    /// Name of the layer of task `t` (for profiles and pictures).
+    pub fn layer_name(&self, t: usize) -> &str {
+        &self.nodes[self.task_node[t] as usize].name
+    }
+
+    /// Runs task `t` on its input blocks (in the order of [`TaskGraph::deps`]).
+    ///
+    /// # Errors
+    /// [`Error::Task`] naming the task's key when the kernel fails or panics.
+    pub fn run_task(&self, t: usize, inputs: &[&Block]) -> Result<Block> {
+        let node = &self.nodes[self.task_node[t] as usize];
+        let mut idx = Vec::with_capacity(node.chunks.ndim());
+        node.chunks.unravel_into(self.task_block[t], &mut idx);
+        match catch_unwind(AssertUnwindSafe(|| node.op.run(node, &idx, inputs))) {
+            Ok(Ok(b)) => Ok(b),
+            Ok(Err(e @ Error::Task { .. })) => Err(e),
+            Ok(Err(e)) => Err(Error::Task { key: self.key(t).to_string(), message: e.to_string() }),
+            Err(panic) => {
+                let message = panic
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| panic.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "panic with a non-string payload".to_string());
+                Err(Error::Task { key: self.key(t).to_string(), message: format!("panicked: {message}") })
+            }
+        }
+    }
+}

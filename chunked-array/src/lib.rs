@@ -1,0 +1,40 @@
+//! Chunked n-dimensional arrays built lazily as block task graphs: the dask.array
+//! model for Rust.
+//!
+//! An [`Array`] is split into blocks ([`Chunks`]); every operation adds a layer to
+//! a lazy graph and does no work. [`Array::compute`] optimizes the graph (fusing
+//! elementwise chains into one pass per block), materializes the tasks needed for
+//! the requested blocks only, orders them to keep memory low, and runs them on a
+//! [`Scheduler`] (threaded by default, or [`SyncScheduler`] for debugging).
+//!
+//! ```
+//! use chunked_array::{random::RandomState, Array};
+//! let x: Array<f64> = RandomState::new(0).uniform(&[10_000, 100], [1_000, 100]).unwrap();
+//! let centered = &x - &x.mean(0).unwrap();
+//! let total = centered.pow(2.0).unwrap().sum(None).unwrap();
+//! let var = total.compute_scalar().unwrap() / 1e6;
+//! assert!((var - 1.0 / 12.0).abs() < 1e-2);
+//! ```
+
+pub mod array;
+pub mod chunks;
+mod creation;
+mod dot;
+pub mod element;
+pub mod elementwise;
+pub mod error;
+pub mod graph;
+mod manip;
+pub mod random;
+pub mod reduce;
+pub mod schedule;
+
+pub use array::{compute, Array, Computable};
+pub use chunks::{AxisChunks, ChunkSpec, Chunks, DEFAULT_AUTO_BYTES};
+pub use element::{DType, Element, Float, Number};
+pub use elementwise::{where_, Operand};
+pub use error::{Error, Result};
+pub use graph::task::TaskGraph;
+pub use graph::{Block, BlockValue, Key};
+pub use reduce::ReduceOptions;
+pub use schedule::{Context, RunStats, Scheduler, SyncScheduler, ThreadedScheduler};

@@ -1,0 +1,346 @@
+//! Reductions as trees: a partial reduction per block, then combine levels that
+//! merge `split_every` partials at a time (dask's `split_every`), the last level
+//! finishing into the result type.
+
+mod api;
+mod cumulative;
+mod reducers;
+
+pub use api::ReduceOptions;
+
+use std::sync::Arc;
+
+use ndarray::{ArrayD, IxDyn};
+
+use crate::array::Array;
+use crate::chunks::Chunks;
+use crate::element::{DType, Element};
+use crate::error::{Error, Result};
+use crate::graph::{block_as, Block, BlockOp, Node};
+
+/// Default number of partials merged per tree node, as dask.
+pub const DEFAULT_SPLIT_EVERY: usize = 4;
+
+/// Which global index an arg-reduction sees for each element.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum IndexMode {
+    /// Not needed.
+    None,
+    /// Position along the one reduced axis.
+    Axis,
+    /// Flat C-order index in the whole array.
+    Flat,
+}
+
+/// One kind of reduction: per-element accumulation, merging, finishing.
+pub(crate) trait Reducer: Send + Sync + 'static {
+    type In: Element;
+    type Acc: Clone + Send + Sync + 'static;
+    type Out: Element;
+    const INDEX: IndexMode = IndexMode::None;
+    /// Whether reducing an empty set has a value (min/max do not).
+    const HAS_IDENTITY: bool = true;
+    fn identity(&self) -> Self::Acc;
+    /// Folds a contiguous run of reduced elements; `index` is the global index of `lane[0]`.
+    fn fold_lane(&self, acc: &mut Self::Acc, lane: &[Self::In], index: i64);
+    /// Folds one element into each accumulator; `index` is the row's global index.
+    fn fold_row(&self, accs: &mut [Self::Acc], row: &[Self::In], index: i64);
+    fn merge(&self, a: &mut Self::Acc, b: &Self::Acc);
+    fn finish(&self, a: &Self::Acc) -> Self::Out;
+}
+
+/// Partial reduction of one (standard-layout) block over the `reduced` axes,
+/// keeping them as length-1 axes.
+pub(crate) fn reduce_block<R: Reducer>(r: &R, block: &ArrayD<R::In>, reduced: &[bool], start: &[usize], full: &[usize]) -> ArrayD<R::Acc> {
+    let shape = block.shape();
+    let out_shape: Vec<usize> = shape.iter().zip(reduced).map(|(&n, &red)| if red { 1 } else { n }).collect();
+    let out_len: usize = out_shape.iter().product();
+    let mut acc = vec![r.identity(); out_len];
+    let data = block.as_standard_layout();
+    let data = data.as_slice().expect("standard layout");
+    if !data.is_empty() {
+        if R::INDEX == IndexMode::Flat {
+            fold_flat(r, &mut acc[0], data, shape, start, full);
+        } else {
+            fold_groups(r, &mut acc, data, shape, reduced, start);
+        }
+    }
+    ArrayD::from_shape_vec(IxDyn(&out_shape), acc).expect("length matches shape")
+}
+
+/// Every axis reduced, each element seen with its global flat index.
+fn fold_flat<R: Reducer>(r: &R, acc: &mut R::Acc, data: &[R::In], shape: &[usize], start: &[usize], full: &[usize]) {
+    let inner = shape.last().copied().unwrap_or(1);
+    let outer = &shape[..shape.len().saturating_sub(1)];
+    let mut gstride = vec![1i64; full.len()];
+    for a in (0..full.len().saturating_sub(1)).rev() {
+        gstride[a] = gstride[a + 1] * full[a + 1] as i64;
+    }
+    let base: i64 = start.iter().zip(&gstride).map(|(&s, &g)| s as i64 * g).sum();
+    let mut counter = vec![0usize; outer.len()];
+    for lane in data.chunks(inner) {
+        let g = base + counter.iter().zip(&gstride).map(|(&c, &s)| c as i64 * s).sum::<i64>();
+        r.fold_lane(acc, lane, g);
+        for a in (0..outer.len()).rev() {
+            counter[a] += 1;
+            if counter[a] < outer[a] {
+                break;
+            }
+            counter[a] = 0;
+        }
+    }
+}
+
+/// Axes merged into alternating groups of reduced and kept axes; the innermost
+/// group is folded as contiguous lanes (reduced) or rows (kept).
+fn fold_groups<R: Reducer>(r: &R, acc: &mut [R::Acc], data: &[R::In], shape: &[usize], reduced: &[bool], start: &[usize]) {
+    let mut groups: Vec<(usize, bool)> = Vec::new();
+    let mut axis_start = 0i64;
+    for (a, (&n, &red)) in shape.iter().zip(reduced).enumerate() {
+        if red {
+            axis_start = start[a] as i64;
+        }
+        match groups.last_mut() {
+            Some((len, g)) if *g == red => *len *= n,
+            _ => groups.push((n, red)),
+        }
+    }
+    if groups.is_empty() {
+        groups.push((1, false));
+    }
+    // Element strides of each group in the input and (kept groups) in the output.
+    let mut in_stride = vec![0usize; groups.len()];
+    let mut out_stride = vec![0usize; groups.len()];
+    let (mut si, mut so) = (1usize, 1usize);
+    for (g, &(len, red)) in groups.iter().enumerate().rev() {
+        in_stride[g] = si;
+        si *= len;
+        if !red {
+            out_stride[g] = so;
+            so *= len;
+        }
+    }
+    let (inner_len, inner_red) = *groups.last().expect("at least one group");
+    let outer = &groups[..groups.len() - 1];
+    let nrows: usize = outer.iter().map(|g| g.0).product();
+    let mut counter = vec![0usize; outer.len()];
+    let (mut off_in, mut off_out) = (0usize, 0usize);
+    for _ in 0..nrows {
+        let src = &data[off_in..off_in + inner_len];
+        if inner_red {
+            r.fold_lane(&mut acc[off_out], src, axis_start);
+        } else {
+            // The reduced position of this row (only one reduced group for arg-reductions).
+            let pos = outer.iter().zip(&counter).find(|(g, _)| g.1).map_or(0, |(_, &c)| c as i64);
+            r.fold_row(&mut acc[off_out..off_out + inner_len], src, axis_start + pos);
+        }
+        for g in (0..outer.len()).rev() {
+            counter[g] += 1;
+            off_in += in_stride[g];
+            if !outer[g].1 {
+                off_out += out_stride[g];
+            }
+            if counter[g] < outer[g].0 {
+                break;
+            }
+            off_in -= in_stride[g] * outer[g].0;
+            if !outer[g].1 {
+                off_out -= out_stride[g] * outer[g].0;
+            }
+            counter[g] = 0;
+        }
+    }
+}
+
+/// Drops the reduced (length-1) axes unless `keepdims`.
+fn finish_block<R: Reducer>(r: &R, acc: &ArrayD<R::Acc>, reduced: &[bool], keepdims: bool) -> ArrayD<R::Out> {
+    let out = acc.map(|a| r.finish(a));
+    if keepdims {
+        return out;
+    }
+    let shape: Vec<usize> = out.shape().iter().zip(reduced).filter(|&(_, &red)| !red).map(|(&n, _)| n).collect();
+    out.into_shape_with_order(IxDyn(&shape)).expect("removing length-1 axes")
+}
+
+struct Plan {
+    reduced: Vec<bool>,
+    keepdims: bool,
+}
+
+impl Plan {
+    /// The index in a grid with every axis from an output index that may lack the
+    /// reduced axes (the last level without `keepdims`).
+    fn full_index(&self, idx: &[usize], last: bool) -> Vec<usize> {
+        if !last || self.keepdims {
+            return idx.to_vec();
+        }
+        let mut it = idx.iter();
+        self.reduced.iter().map(|&red| if red { 0 } else { *it.next().expect("kept axis") }).collect()
+    }
+}
+
+/// First level: reduce each block (finishing at once when it is the only level).
+struct Partial<R> {
+    r: Arc<R>,
+    plan: Arc<Plan>,
+    last: bool,
+}
+
+impl<R: Reducer> BlockOp for Partial<R> {
+    fn deps(&self, node: &Node, idx: &[usize], out: &mut Vec<(usize, usize)>) {
+        out.push((0, node.inputs[0].chunks.linear(&self.plan.full_index(idx, self.last))));
+    }
+
+    fn run(&self, node: &Node, idx: &[usize], inputs: &[&Block]) -> Result<Block> {
+        let input = &node.inputs[0];
+        let block = block_as::<R::In>(inputs[0], node, "reduction")?;
+        let start = input.chunks.block_start(&self.plan.full_index(idx, self.last));
+        let acc = reduce_block(&*self.r, block, &self.plan.reduced, &start, &input.shape());
+        if self.last {
+            Ok(Arc::new(finish_block(&*self.r, &acc, &self.plan.reduced, self.plan.keepdims)))
+        } else {
+            Ok(Arc::new(acc))
+        }
+    }
+}
+
+/// A tree level: merges up to `group[a]` partials along each reduced axis.
+struct Combine<R> {
+    r: Arc<R>,
+    plan: Arc<Plan>,
+    group: Vec<usize>,
+    last: bool,
+}
+
+impl<R: Reducer> BlockOp for Combine<R> {
+    fn deps(&self, node: &Node, idx: &[usize], out: &mut Vec<(usize, usize)>) {
+        let input = &node.inputs[0].chunks;
+        let grid = input.grid();
+        let full = self.plan.full_index(idx, self.last);
+        let lo: Vec<usize> = full.iter().zip(&self.group).map(|(&i, &k)| i * k).collect();
+        let hi: Vec<usize> = lo.iter().zip(&self.group).zip(&grid).map(|((&l, &k), &g)| (l + k).min(g)).collect();
+        let mut cur = lo.clone();
+        loop {
+            out.push((0, input.linear(&cur)));
+            let mut a = cur.len();
+            loop {
+                if a == 0 {
+                    return;
+                }
+                a -= 1;
+                cur[a] += 1;
+                if cur[a] < hi[a] {
+                    break;
+                }
+                cur[a] = lo[a];
+            }
+        }
+    }
+
+    fn run(&self, node: &Node, _: &[usize], inputs: &[&Block]) -> Result<Block> {
+        let mut acc = block_as::<R::Acc>(inputs[0], node, "partial")?.clone();
+        for b in &inputs[1..] {
+            let other = block_as::<R::Acc>(b, node, "partial")?;
+            if other.shape() != acc.shape() {
+                return Err(Error::shape("combine partials", acc.shape(), other.shape()));
+            }
+            acc.zip_mut_with(other, |a, b| self.r.merge(a, b));
+        }
+        if self.last {
+            Ok(Arc::new(finish_block(&*self.r, &acc, &self.plan.reduced, self.plan.keepdims)))
+        } else {
+            Ok(Arc::new(acc))
+        }
+    }
+}
+
+/// Normalizes axes (negative counts from the end) and rejects repeats.
+pub(crate) fn normalize_axes(axes: &[isize], ndim: usize) -> Result<Vec<usize>> {
+    let mut out = Vec::with_capacity(axes.len());
+    for &a in axes {
+        let n = if a < 0 { a + ndim as isize } else { a };
+        if n < 0 || n >= ndim as isize {
+            return Err(Error::BadAxis { axis: a, ndim, detail: String::new() });
+        }
+        if out.contains(&(n as usize)) {
+            return Err(Error::BadAxis { axis: a, ndim, detail: " (given twice)".into() });
+        }
+        out.push(n as usize);
+    }
+    Ok(out)
+}
+
+/// Builds the reduction tree of `r` over `x`.
+pub(crate) fn reduction<R: Reducer>(
+    name: &str,
+    x: &Array<R::In>,
+    r: R,
+    axes: Option<&[isize]>,
+    keepdims: bool,
+    split_every: usize,
+) -> Result<Array<R::Out>> {
+    x.check()?;
+    let ndim = x.ndim();
+    let shape = x.shape();
+    let axes = match axes {
+        Some(a) => normalize_axes(a, ndim)?,
+        None => (0..ndim).collect(),
+    };
+    if split_every < 2 {
+        return Err(Error::invalid("split_every", split_every, "must be at least 2"));
+    }
+    if R::INDEX == IndexMode::Axis && axes.len() != 1 {
+        return Err(Error::invalid("axis", &axes, "an arg-reduction takes one axis or none"));
+    }
+    if !R::HAS_IDENTITY && axes.iter().any(|&a| shape[a] == 0) {
+        return Err(Error::invalid(
+            "axis",
+            &axes,
+            format!("{name} of an empty axis of shape {shape:?} has no identity"),
+        ));
+    }
+    let reduced: Vec<bool> = (0..ndim).map(|a| axes.contains(&a)).collect();
+    let plan = Arc::new(Plan { reduced: reduced.clone(), keepdims });
+    let r = Arc::new(r);
+    let final_chunks = {
+        let lengths = x.chunks().lengths();
+        let kept = (0..ndim).filter_map(|a| match (reduced[a], keepdims) {
+            (false, _) => Some(lengths[a].clone()),
+            (true, true) => Some(vec![1]),
+            (true, false) => None,
+        });
+        Chunks::from_lengths(kept.collect())
+    };
+    // Per reduced axis, how many partials one tree node merges (dask's rule).
+    let per_axis = ((split_every as f64).powf(1.0 / axes.len().max(1) as f64) as usize).max(2);
+    let mut grid = x.chunks().grid();
+    let level_chunks = |grid: &[usize]| -> Chunks {
+        let lengths = x.chunks().lengths();
+        Chunks::from_lengths((0..ndim).map(|a| if reduced[a] { vec![1; grid[a]] } else { lengths[a].clone() }).collect())
+    };
+    let done = |grid: &[usize]| (0..ndim).all(|a| !reduced[a] || grid[a] == 1);
+    let last = done(&grid);
+    let (chunks, dtype, label) = if last {
+        (final_chunks.clone(), R::Out::DTYPE, name.to_string())
+    } else {
+        (level_chunks(&grid), DType::Intermediate, format!("{name}-partial"))
+    };
+    let mut node = Node::new(label, dtype, chunks, vec![x.node.clone()], Partial { r: r.clone(), plan: plan.clone(), last });
+    if last {
+        return Ok(Array::from_node(node));
+    }
+    loop {
+        let group: Vec<usize> = (0..ndim).map(|a| if reduced[a] { per_axis } else { 1 }).collect();
+        grid = grid.iter().zip(&group).map(|(&g, &k)| g.div_ceil(k)).collect();
+        let last = done(&grid);
+        let (chunks, dtype, label) = if last {
+            (final_chunks.clone(), R::Out::DTYPE, name.to_string())
+        } else {
+            (level_chunks(&grid), DType::Intermediate, format!("{name}-combine"))
+        };
+        node = Node::new(label, dtype, chunks, vec![node], Combine { r: r.clone(), plan: plan.clone(), group, last });
+        if last {
+            return Ok(Array::from_node(node));
+        }
+    }
+}

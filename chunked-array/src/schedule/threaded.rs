@@ -1,0 +1,186 @@
+//! The threaded scheduler: a pool of workers sharing a priority queue of ready tasks.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
+use std::sync::{Condvar, Mutex};
+use std::time::Instant;
+
+use super::{OutputSink, RunStats, Scheduler};
+use crate::error::{Error, Result};
+use crate::graph::task::TaskGraph;
+use crate::graph::Block;
+
+/// Runs ready tasks on `threads` workers, lowest static-order number first, so the
+/// parallel run stays close to the memory-friendly static order.
+#[derive(Debug, Clone, Copy)]
+pub struct ThreadedScheduler {
+    threads: usize,
+}
+
+impl ThreadedScheduler {
+    /// `threads` workers; 0 means one per core.
+    pub fn new(threads: usize) -> Self {
+        ThreadedScheduler { threads }
+    }
+
+    /// The number of workers a run uses.
+    pub fn threads(&self) -> usize {
+        if self.threads == 0 { std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1) } else { self.threads }
+    }
+}
+
+impl Default for ThreadedScheduler {
+    fn default() -> Self {
+        Self::new(0)
+    }
+}
+
+struct Queue {
+    ready: BinaryHeap<Reverse<u32>>,
+    idle: usize,
+    stop: bool,
+}
+
+struct Shared<'g> {
+    graph: &'g TaskGraph,
+    queue: Mutex<Queue>,
+    wake: Condvar,
+    /// Inputs not yet computed, per task.
+    waiting_on: Vec<AtomicU32>,
+    /// Consumers not yet run, per task: at zero the block is released.
+    readers_left: Vec<AtomicU32>,
+    slots: Vec<Mutex<Option<Block>>>,
+    completed: AtomicUsize,
+    held: AtomicUsize,
+    peak: AtomicUsize,
+    failed: AtomicBool,
+    error: Mutex<Option<Error>>,
+}
+
+impl Shared<'_> {
+    fn fail(&self, e: Error) {
+        let mut slot = self.error.lock().unwrap_or_else(|p| p.into_inner());
+        if slot.is_none() {
+            *slot = Some(e);
+        }
+        self.failed.store(true, Ordering::SeqCst);
+        let mut q = self.queue.lock().unwrap_or_else(|p| p.into_inner());
+        q.stop = true;
+        self.wake.notify_all();
+    }
+
+    fn next_task(&self) -> Option<usize> {
+        let mut q = self.queue.lock().unwrap_or_else(|p| p.into_inner());
+        loop {
+            if q.stop {
+                return None;
+            }
+            if let Some(Reverse(t)) = q.ready.pop() {
+                return Some(t as usize);
+            }
+            q.idle += 1;
+            q = self.wake.wait(q).unwrap_or_else(|p| p.into_inner());
+            q.idle -= 1;
+        }
+    }
+
+    fn worker(&self, sink: &OutputSink<'_>) {
+        let g = self.graph;
+        let mut inputs: Vec<Block> = Vec::new();
+        let mut newly_ready: Vec<u32> = Vec::new();
+        while let Some(t) = self.next_task() {
+            inputs.clear();
+            for &d in g.deps(t) {
+                let slot = self.slots[d as usize].lock().unwrap_or_else(|p| p.into_inner());
+                inputs.push(slot.clone().expect("a ready task's inputs are held"));
+            }
+            let refs: Vec<&Block> = inputs.iter().collect();
+            let block = match g.run_task(t, &refs) {
+                Ok(b) => b,
+                Err(e) => return self.fail(e),
+            };
+            drop(refs);
+            inputs.clear();
+            let bytes = block.nbytes();
+            let now = self.held.fetch_add(bytes, Ordering::Relaxed) + bytes;
+            self.peak.fetch_max(now, Ordering::Relaxed);
+            if g.is_output(t) {
+                if let Err(e) = sink(t, &block) {
+                    return self.fail(e);
+                }
+            }
+            for &d in g.deps(t) {
+                if self.readers_left[d as usize].fetch_sub(1, Ordering::AcqRel) == 1 {
+                    let released = self.slots[d as usize].lock().unwrap_or_else(|p| p.into_inner()).take();
+                    if let Some(b) = released {
+                        self.held.fetch_sub(b.nbytes(), Ordering::Relaxed);
+                    }
+                }
+            }
+            if g.consumers(t).is_empty() {
+                self.held.fetch_sub(bytes, Ordering::Relaxed);
+            } else {
+                *self.slots[t].lock().unwrap_or_else(|p| p.into_inner()) = Some(block);
+            }
+            newly_ready.clear();
+            for &c in g.consumers(t) {
+                if self.waiting_on[c as usize].fetch_sub(1, Ordering::AcqRel) == 1 {
+                    newly_ready.push(c);
+                }
+            }
+            let done = self.completed.fetch_add(1, Ordering::AcqRel) + 1 == g.len();
+            if !newly_ready.is_empty() || done {
+                let mut q = self.queue.lock().unwrap_or_else(|p| p.into_inner());
+                q.ready.extend(newly_ready.iter().map(|&c| Reverse(c)));
+                if done {
+                    q.stop = true;
+                    self.wake.notify_all();
+                } else if q.idle > 0 {
+                    for _ in 0..newly_ready.len().min(q.idle) {
+                        self.wake.notify_one();
+                    }
+                }
+            }
+        }
+    }
+}
+
+impl Scheduler for ThreadedScheduler {
+    fn name(&self) -> &str {
+        "threads"
+    }
+
+    fn execute(&self, graph: &TaskGraph, sink: &OutputSink<'_>) -> Result<RunStats> {
+        let start = Instant::now();
+        let n = graph.len();
+        if n == 0 {
+            return Ok(RunStats { tasks: 0, peak_bytes: 0, elapsed: start.elapsed() });
+        }
+        let ready: BinaryHeap<Reverse<u32>> = (0..n).filter(|&t| graph.deps(t).is_empty()).map(|t| Reverse(t as u32)).collect();
+        let shared = Shared {
+            graph,
+            queue: Mutex::new(Queue { ready, idle: 0, stop: false }),
+            wake: Condvar::new(),
+            waiting_on: (0..n).map(|t| AtomicU32::new(graph.deps(t).len() as u32)).collect(),
+            readers_left: (0..n).map(|t| AtomicU32::new(graph.consumers(t).len() as u32)).collect(),
+            slots: (0..n).map(|_| Mutex::new(None)).collect(),
+            completed: AtomicUsize::new(0),
+            held: AtomicUsize::new(0),
+            peak: AtomicUsize::new(0),
+            failed: AtomicBool::new(false),
+            error: Mutex::new(None),
+        };
+        let workers = self.threads().min(n).max(1);
+        std::thread::scope(|s| {
+            for _ in 1..workers {
+                s.spawn(|| shared.worker(sink));
+            }
+            shared.worker(sink);
+        });
+        if let Some(e) = shared.error.into_inner().unwrap_or_else(|p| p.into_inner()) {
+            return Err(e);
+        }
+        Ok(RunStats { tasks: n, peak_bytes: shared.peak.into_inner(), elapsed: start.elapsed() })
+    }
+}
