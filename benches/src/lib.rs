@@ -1,1 +1,1 @@
-//! placeholder
+//! Benchmarks of chunked: `benches/` holds the criterion benches, `src/bin` the reports.

@@ -7,12 +7,12 @@
 //!
 //! Layout of the draws: Philox counter `j` = `(j_lo, j_hi, k_lo, k_hi)`, key =
 //! `(s_lo, s_hi)`, giving four 32-bit words `w0..w3`.
-//! - uniform `f64`: two elements per counter, `((w0 << 32 | w1) >> 11) * 2^-53` and
-//!   the same from `(w2, w3)`, in `[0, 1)`;
-//! - uniform `f32`: four per counter, `(w >> 8) * 2^-24`;
-//! - normal: Box–Muller in `f64` on `u1 = ((w0 << 32 | w1) >> 11 + 1) * 2^-53`
-//!   (in `(0, 1]`) and `u2` from `(w2, w3)`; element `2j` is `r cos(2πu2)`, `2j+1`
-//!   is `r sin(2πu2)` (`f32` arrays use the same values rounded);
+//! - uniform `f64`: two elements per counter, the top 52 bits of `w0 << 32 | w1`
+//!   (and of `w2 << 32 | w3`) as the mantissa of a number in `[1, 2)`, minus 1;
+//! - uniform `f32`: four per counter, the top 23 bits of each word, likewise;
+//! - normal `f64`: Box–Muller in `f64` on `u1`, `u2` (the two uniforms above):
+//!   `r = sqrt(-2 ln(1 - u1))`, element `2j` is `r cos(2πu2)`, `2j+1` is
+//!   `r sin(2πu2)`; normal `f32`: four per counter, two pairs from `w / 2^32`;
 //! - integers in `[low, high)`: two per counter, Lemire's multiply-shift of the
 //!   64-bit words `(w0, w1)` and `(w2, w3)` by the range (bias below range/2^64;
 //!   `f32` arrays: four per counter, one 32-bit word each).
@@ -49,46 +49,80 @@ pub fn philox4x32_10(ctr: [u32; 4], key: [u32; 2]) -> [u32; 4] {
     c
 }
 
-/// Counters evaluated together, so that the rounds vectorize across lanes.
-const LANES: usize = 8;
+/// Counters generated per batch: the words of a batch fit in L1.
+const BATCH: usize = 64;
 
-#[inline(always)]
-fn philox_lanes(first: u64, stream: [u32; 2], key: [u32; 2]) -> [[u32; LANES]; 4] {
-    let mut c0 = [0u32; LANES];
-    let mut c1 = [0u32; LANES];
-    let mut c2 = [stream[0]; LANES];
-    let mut c3 = [stream[1]; LANES];
-    for l in 0..LANES {
-        let j = first + l as u64;
-        c0[l] = j as u32;
-        c1[l] = (j >> 32) as u32;
+/// The four words of `BATCH` consecutive counters from `first`, word-major.
+type Words = [[u32; BATCH]; 4];
+
+fn philox_batch(first: u64, stream: [u32; 2], key: [u32; 2], out: &mut Words) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU supports AVX2 (checked just above).
+        unsafe { philox_batch_avx2(first, stream, key, out) };
+        return;
     }
-    let mut k = key;
-    for r in 0..10 {
-        if r > 0 {
-            k[0] = k[0].wrapping_add(W0);
-            k[1] = k[1].wrapping_add(W1);
-        }
-        for l in 0..LANES {
-            let p0 = M0 as u64 * c0[l] as u64;
-            let p1 = M1 as u64 * c2[l] as u64;
-            let n0 = (p1 >> 32) as u32 ^ c1[l] ^ k[0];
-            let n2 = (p0 >> 32) as u32 ^ c3[l] ^ k[1];
-            c1[l] = p1 as u32;
-            c3[l] = p0 as u32;
-            c0[l] = n0;
-            c2[l] = n2;
+    for c in 0..BATCH {
+        let j = first + c as u64;
+        let w = philox4x32_10([j as u32, (j >> 32) as u32, stream[0], stream[1]], key);
+        for k in 0..4 {
+            out[k][c] = w[k];
         }
     }
-    [c0, c1, c2, c3]
 }
 
-/// How an element type turns Philox words into values of a distribution.
-pub trait RandomElement: Element {
-    /// Elements produced per Philox counter.
-    const PER_COUNTER: usize;
-    /// Converts one counter's words into `PER_COUNTER` values.
-    fn convert(words: [u32; 4], dist: &Distribution, out: &mut [Self]);
+/// Eight counters per 256-bit register: `_mm256_mul_epu32` multiplies the even
+/// 32-bit lanes, so odd lanes are shifted down, multiplied, and blended back.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn philox_batch_avx2(first: u64, stream: [u32; 2], key: [u32; 2], out: &mut Words) {
+    use std::arch::x86_64::*;
+    // SAFETY (whole body): AVX2 is enabled for this function; loads and stores are
+    // unaligned ones within `out` and local arrays of 8 u32.
+    unsafe {
+        const ODD: i32 = 0b1010_1010;
+        let m0 = _mm256_set1_epi64x(M0 as i64);
+        let m1 = _mm256_set1_epi64x(M1 as i64);
+        // (lo, hi) words of the 64-bit products of the 8 lanes of `x` with `m`.
+        let mulhilo = |x: __m256i, m: __m256i| -> (__m256i, __m256i) {
+            let even = _mm256_mul_epu32(x, m);
+            let odd = _mm256_mul_epu32(_mm256_srli_epi64::<32>(x), m);
+            let lo = _mm256_blend_epi32::<ODD>(even, _mm256_slli_epi64::<32>(odd));
+            let hi = _mm256_blend_epi32::<ODD>(_mm256_srli_epi64::<32>(even), odd);
+            (lo, hi)
+        };
+        for g in 0..BATCH / 8 {
+            let mut lo = [0u32; 8];
+            let mut hi = [0u32; 8];
+            for l in 0..8 {
+                let j = first + (g * 8 + l) as u64;
+                lo[l] = j as u32;
+                hi[l] = (j >> 32) as u32;
+            }
+            let mut c0 = _mm256_loadu_si256(lo.as_ptr() as *const __m256i);
+            let mut c1 = _mm256_loadu_si256(hi.as_ptr() as *const __m256i);
+            let mut c2 = _mm256_set1_epi32(stream[0] as i32);
+            let mut c3 = _mm256_set1_epi32(stream[1] as i32);
+            let mut k = key;
+            for r in 0..10 {
+                if r > 0 {
+                    k[0] = k[0].wrapping_add(W0);
+                    k[1] = k[1].wrapping_add(W1);
+                }
+                let (lo0, hi0) = mulhilo(c0, m0);
+                let (lo1, hi1) = mulhilo(c2, m1);
+                let k0 = _mm256_set1_epi32(k[0] as i32);
+                let k1 = _mm256_set1_epi32(k[1] as i32);
+                c0 = _mm256_xor_si256(_mm256_xor_si256(hi1, c1), k0);
+                c1 = lo1;
+                c2 = _mm256_xor_si256(_mm256_xor_si256(hi0, c3), k1);
+                c3 = lo0;
+            }
+            for (w, v) in out.iter_mut().zip([c0, c1, c2, c3]) {
+                _mm256_storeu_si256(w[g * 8..].as_mut_ptr() as *mut __m256i, v);
+            }
+        }
+    }
 }
 
 /// The distribution of a random array.
@@ -112,21 +146,29 @@ pub enum Distribution {
     },
 }
 
+/// `[0, 1)` from 52 random bits: the bits become the mantissa of a number in
+/// `[1, 2)`, minus 1. Pure integer and one subtraction, so it vectorizes (there is
+/// no vector u64 -> f64 conversion before AVX-512).
 #[inline(always)]
-fn u53(hi: u32, lo: u32) -> u64 {
-    ((hi as u64) << 32 | lo as u64) >> 11
+fn unit_f64(hi: u32, lo: u32) -> f64 {
+    f64::from_bits(0x3FF0_0000_0000_0000 | ((hi as u64) << 20) | (lo as u64 >> 12)) - 1.0
 }
 
+/// `[0, 1)` from 23 random bits, as [`unit_f64`].
 #[inline(always)]
-fn box_muller(w: [u32; 4]) -> (f64, f64) {
-    const SCALE: f64 = 1.0 / (1u64 << 53) as f64;
-    let u1 = (u53(w[0], w[1]) + 1) as f64 * SCALE;
-    let u2 = u53(w[2], w[3]) as f64 * SCALE;
-    let r = (-2.0 * u1.ln()).sqrt();
+fn unit_f32(w: u32) -> f32 {
+    f32::from_bits(0x3F80_0000 | (w >> 9)) - 1.0
+}
+
+/// A normal pair by Box-Muller from two `[0, 1)` numbers (`1 - u1` is in `(0, 1]`).
+#[inline(always)]
+fn box_muller(u1: f64, u2: f64) -> (f64, f64) {
+    let r = (-2.0 * (1.0 - u1).ln()).sqrt();
     let (s, c) = (std::f64::consts::TAU * u2).sin_cos();
     (r * c, r * s)
 }
 
+/// `low + floor(r * (high - low) / 2^64)` for a 64-bit random `r` (Lemire).
 #[inline(always)]
 fn bounded(hi: u32, lo: u32, low: i64, high: i64) -> i64 {
     let range = high.wrapping_sub(low) as u64;
@@ -134,59 +176,92 @@ fn bounded(hi: u32, lo: u32, low: i64, high: i64) -> i64 {
     low.wrapping_add(((r as u128 * range as u128) >> 64) as i64)
 }
 
+/// Element types that random arrays can hold.
+pub trait RandomElement: Element {
+    /// Fills `out` with elements `first..first + out.len()` of stream `(key, stream)`.
+    fn fill_stream(key: [u32; 2], stream: [u32; 2], dist: &Distribution, first: u64, out: &mut [Self]);
+}
+
+/// Fills `out` with elements `first..` where each Philox counter gives `PER`
+/// consecutive elements through `convert`.
+#[inline(always)]
+fn fill_with<T: Element, const PER: usize>(key: [u32; 2], stream: [u32; 2], first: u64, out: &mut [T], convert: impl Fn([u32; 4]) -> [T; PER]) {
+    let per = PER as u64;
+    let n = out.len();
+    let mut i = 0;
+    let mut e = first;
+    let one = |e: u64| -> [T; PER] {
+        let j = e / per;
+        convert(philox4x32_10([j as u32, (j >> 32) as u32, stream[0], stream[1]], key))
+    };
+    // Head: up to the first counter boundary.
+    while i < n && e % per != 0 {
+        out[i] = one(e)[(e % per) as usize];
+        i += 1;
+        e += 1;
+    }
+    // Body: BATCH counters at a time.
+    let batch = BATCH * PER;
+    let mut words: Words = [[0; BATCH]; 4];
+    while n - i >= batch {
+        philox_batch(e / per, stream, key, &mut words);
+        let chunk = &mut out[i..i + batch];
+        for (c, dst) in chunk.chunks_exact_mut(PER).enumerate() {
+            dst.copy_from_slice(&convert([words[0][c], words[1][c], words[2][c], words[3][c]]));
+        }
+        i += batch;
+        e += batch as u64;
+    }
+    // Tail.
+    while i < n {
+        let v = one(e);
+        let take = PER.min(n - i);
+        out[i..i + take].copy_from_slice(&v[..take]);
+        i += take;
+        e += take as u64;
+    }
+}
+
 impl RandomElement for f64 {
-    const PER_COUNTER: usize = 2;
-    #[inline(always)]
-    fn convert(w: [u32; 4], dist: &Distribution, out: &mut [f64]) {
-        const SCALE: f64 = 1.0 / (1u64 << 53) as f64;
+    fn fill_stream(key: [u32; 2], stream: [u32; 2], dist: &Distribution, first: u64, out: &mut [f64]) {
         match *dist {
             Distribution::Uniform => {
-                out[0] = u53(w[0], w[1]) as f64 * SCALE;
-                out[1] = u53(w[2], w[3]) as f64 * SCALE;
+                fill_with(key, stream, first, out, |w| [unit_f64(w[0], w[1]), unit_f64(w[2], w[3])])
             }
             Distribution::Normal { mean, std } => {
-                let (a, b) = box_muller(w);
-                out[0] = mean + std * a;
-                out[1] = mean + std * b;
-            }
+                fill_with(key, stream, first, out, |w| {
+                    let (a, b) = box_muller(unit_f64(w[0], w[1]), unit_f64(w[2], w[3]));
+                    [mean + std * a, mean + std * b]
+                })
+            },
             Distribution::Integers { low, high } => {
-                out[0] = bounded(w[0], w[1], low, high) as f64;
-                out[1] = bounded(w[2], w[3], low, high) as f64;
-            }
+                fill_with(key, stream, first, out, |w| [bounded(w[0], w[1], low, high) as f64, bounded(w[2], w[3], low, high) as f64])
+            },
         }
     }
 }
 
 impl RandomElement for f32 {
-    const PER_COUNTER: usize = 4;
-    #[inline(always)]
-    fn convert(w: [u32; 4], dist: &Distribution, out: &mut [f32]) {
-        const SCALE: f32 = 1.0 / (1u32 << 24) as f32;
+    fn fill_stream(key: [u32; 2], stream: [u32; 2], dist: &Distribution, first: u64, out: &mut [f32]) {
         match *dist {
             Distribution::Uniform => {
-                for i in 0..4 {
-                    out[i] = (w[i] >> 8) as f32 * SCALE;
-                }
+                fill_with(key, stream, first, out, |w| w.map(unit_f32))
             }
+            // Two Box-Muller pairs per counter, from 32-bit uniforms, computed in f64.
             Distribution::Normal { mean, std } => {
-                // Two Box–Muller pairs from 24-bit uniforms, computed in f64.
-                for p in 0..2 {
-                    let u1 = ((w[2 * p] >> 8) + 1) as f64 / (1u32 << 24) as f64;
-                    let u2 = (w[2 * p + 1] >> 8) as f64 / (1u32 << 24) as f64;
-                    let r = (-2.0 * u1.ln()).sqrt();
-                    let (s, c) = (std::f64::consts::TAU * u2).sin_cos();
-                    out[2 * p] = (mean + std * r * c) as f32;
-                    out[2 * p + 1] = (mean + std * r * s) as f32;
-                }
-            }
+                fill_with(key, stream, first, out, |w| {
+                    let u = |x: u32| x as f64 * (1.0 / 4_294_967_296.0);
+                    let (a, b) = box_muller(u(w[0]), u(w[1]));
+                    let (c, d) = box_muller(u(w[2]), u(w[3]));
+                    [a, b, c, d].map(|z| (mean + std * z) as f32)
+                })
+            },
+            // 32-bit multiply-shift per word: f32 holds 24 bits, so the bias (below
+            // range / 2^32) is far under its resolution.
             Distribution::Integers { low, high } => {
-                // 32-bit multiply-shift per word: f32 holds 24 bits, so the bias
-                // (below range / 2^32) is far under its resolution.
-                let range = high.wrapping_sub(low) as u64;
-                for i in 0..4 {
-                    out[i] = low.wrapping_add(((w[i] as u128 * range as u128) >> 32) as i64) as f32;
-                }
-            }
+                let range = high.wrapping_sub(low) as u64 as u128;
+                fill_with(key, stream, first, out, |w| w.map(|x| low.wrapping_add(((x as u128 * range) >> 32) as i64) as f32))
+            },
         }
     }
 }
@@ -194,16 +269,15 @@ impl RandomElement for f32 {
 macro_rules! random_int {
     ($t:ty) => {
         impl RandomElement for $t {
-            const PER_COUNTER: usize = 2;
-            #[inline(always)]
-            fn convert(w: [u32; 4], dist: &Distribution, out: &mut [$t]) {
+            fn fill_stream(key: [u32; 2], stream: [u32; 2], dist: &Distribution, first: u64, out: &mut [$t]) {
+                // Integer arrays are only built by `integers`; the others draw 0 or 1.
                 let (low, high) = match *dist {
                     Distribution::Integers { low, high } => (low, high),
-                    // Integer arrays are only built with `integers`.
                     _ => (0, 2),
                 };
-                out[0] = bounded(w[0], w[1], low, high) as $t;
-                out[1] = bounded(w[2], w[3], low, high) as $t;
+                {
+                    fill_with(key, stream, first, out, |w| [bounded(w[0], w[1], low, high) as $t, bounded(w[2], w[3], low, high) as $t])
+                }
             }
         }
     };
@@ -216,60 +290,9 @@ pub trait RandomFloat: RandomElement + Float {}
 impl RandomFloat for f32 {}
 impl RandomFloat for f64 {}
 
-/// Fills `out` with elements `first..first + out.len()` of the stream.
-#[inline(always)]
-fn fill_generic<T: RandomElement>(key: [u32; 2], stream: [u32; 2], dist: &Distribution, first: u64, out: &mut [T]) {
-    let per = T::PER_COUNTER as u64;
-    let mut tmp = [T::default(); 4];
-    let mut e = first;
-    let mut i = 0;
-    let n = out.len();
-    // Head: up to the first counter boundary.
-    while i < n && e % per != 0 {
-        let j = e / per;
-        T::convert(philox4x32_10([j as u32, (j >> 32) as u32, stream[0], stream[1]], key), dist, &mut tmp);
-        out[i] = tmp[(e % per) as usize];
-        i += 1;
-        e += 1;
-    }
-    // Body: LANES counters at a time.
-    let batch = LANES * T::PER_COUNTER;
-    while n - i >= batch {
-        let w = philox_lanes(e / per, stream, key);
-        let chunk = &mut out[i..i + batch];
-        for l in 0..LANES {
-            T::convert([w[0][l], w[1][l], w[2][l], w[3][l]], dist, &mut chunk[l * T::PER_COUNTER..(l + 1) * T::PER_COUNTER]);
-        }
-        i += batch;
-        e += batch as u64;
-    }
-    // Tail.
-    while i < n {
-        let j = e / per;
-        T::convert(philox4x32_10([j as u32, (j >> 32) as u32, stream[0], stream[1]], key), dist, &mut tmp);
-        let take = (T::PER_COUNTER).min(n - i);
-        out[i..i + take].copy_from_slice(&tmp[..take]);
-        i += take;
-        e += take as u64;
-    }
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-unsafe fn fill_avx2<T: RandomElement>(key: [u32; 2], stream: [u32; 2], dist: &Distribution, first: u64, out: &mut [T]) {
-    fill_generic(key, stream, dist, first, out)
-}
-
 /// Fills `out` with elements `first..` of stream `(seed, stream)` of `dist`.
 pub fn fill<T: RandomElement>(seed: u64, stream: u64, dist: &Distribution, first: u64, out: &mut [T]) {
-    let key = [seed as u32, (seed >> 32) as u32];
-    let stream = [stream as u32, (stream >> 32) as u32];
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
-        // SAFETY: the CPU supports AVX2 (checked just above).
-        return unsafe { fill_avx2(key, stream, dist, first, out) };
-    }
-    fill_generic(key, stream, dist, first, out)
+    T::fill_stream([seed as u32, (seed >> 32) as u32], [stream as u32, (stream >> 32) as u32], dist, first, out)
 }
 
 /// Generates a block: runs of consecutive global indices filled in one call.
@@ -427,12 +450,14 @@ mod tests {
     }
 
     #[test]
-    fn lanes_match_scalar() {
-        let w = philox_lanes(u32::MAX as u64 - 3, [5, 6], [7, 8]);
-        for l in 0..LANES {
-            let j = u32::MAX as u64 - 3 + l as u64;
+    fn batches_match_scalar_across_the_32_bit_carry() {
+        let first = u32::MAX as u64 - 13;
+        let mut words: Words = [[0; BATCH]; 4];
+        philox_batch(first, [5, 6], [7, 8], &mut words);
+        for c in 0..BATCH {
+            let j = first + c as u64;
             let s = philox4x32_10([j as u32, (j >> 32) as u32, 5, 6], [7, 8]);
-            assert_eq!([w[0][l], w[1][l], w[2][l], w[3][l]], s);
+            assert_eq!([words[0][c], words[1][c], words[2][c], words[3][c]], s, "counter {j}");
         }
     }
 

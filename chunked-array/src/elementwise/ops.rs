@@ -179,7 +179,14 @@ impl<T: Number> Array<T> {
     /// # Errors
     /// [`crate::Error::ShapeMismatch`] when the shapes do not broadcast.
     pub fn pow<'a>(&self, exponent: impl Into<Operand<'a, T>>) -> Result<Array<T>> {
-        binary("pow", self, exponent, T::pow)
+        match exponent.into() {
+            // Small integral exponents as products (NumPy does the same for 2): far
+            // faster than powf, and exact for integers.
+            Operand::Scalar(e) if T::IS_FLOAT && e.to_f64() == 2.0 => Ok(unary(self, "square", |x: T| x.mul(x))),
+            Operand::Scalar(e) if T::IS_FLOAT && e.to_f64() == 1.0 => Ok(unary(self, "pow", |x: T| x)),
+            Operand::Scalar(e) if T::IS_FLOAT && e.to_f64() == 3.0 => Ok(unary(self, "cube", |x: T| x.mul(x).mul(x))),
+            other => binary("pow", self, other, T::pow),
+        }
     }
 
     /// Elementwise maximum; NaN propagates (NumPy's `maximum`).

@@ -4,12 +4,14 @@
 //! right after their last consumer ran, so the memory held is the frontier of the
 //! static order, not the whole graph.
 
+mod allocator;
 mod sync;
 mod threaded;
 
 use std::sync::Arc;
 use std::time::Duration;
 
+pub use allocator::tune_allocator;
 pub use sync::SyncScheduler;
 pub use threaded::ThreadedScheduler;
 

@@ -18,6 +18,7 @@ impl Scheduler for SyncScheduler {
     }
 
     fn execute(&self, graph: &TaskGraph, sink: &OutputSink<'_>) -> Result<RunStats> {
+        super::tune_allocator();
         let start = Instant::now();
         let n = graph.len();
         let mut slots: Vec<Option<Block>> = vec![None; n];

@@ -152,6 +152,7 @@ impl Scheduler for ThreadedScheduler {
     }
 
     fn execute(&self, graph: &TaskGraph, sink: &OutputSink<'_>) -> Result<RunStats> {
+        super::tune_allocator();
         let start = Instant::now();
         let n = graph.len();
         if n == 0 {
