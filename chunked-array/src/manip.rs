@@ -33,6 +33,10 @@ impl<T: Element> BlockOp for Permute<T> {
         }
         Ok(Arc::new(view.as_standard_layout().into_owned()))
     }
+
+    fn as_permutation(&self) -> Option<&[usize]> {
+        Some(&self.perm)
+    }
 }
 
 /// Copies a 2-d view into C order in 32 x 32 tiles, so that both the reads and the
@@ -40,17 +44,26 @@ impl<T: Element> BlockOp for Permute<T> {
 fn transpose_tiled<T: Element>(v: ArrayView2<'_, T>) -> ndarray::Array2<T> {
     const B: usize = 32;
     let (rows, cols) = v.dim();
-    let mut buf = vec![T::default(); rows * cols];
+    let (rs, cs) = (v.strides()[0], v.strides()[1]);
+    // The view is a permutation of a standard-layout block: reach its memory
+    // through the (positive) strides.
+    let base = v.as_ptr();
+    let mut out: Vec<T> = Vec::with_capacity(rows * cols);
+    let dst = out.spare_capacity_mut();
     for i0 in (0..rows).step_by(B) {
         for j0 in (0..cols).step_by(B) {
             for i in i0..(i0 + B).min(rows) {
                 for j in j0..(j0 + B).min(cols) {
-                    buf[i * cols + j] = v[[i, j]];
+                    // SAFETY: (i, j) is inside the view, so the offset is inside its block.
+                    let x = unsafe { *base.offset(i as isize * rs + j as isize * cs) };
+                    dst[i * cols + j].write(x);
                 }
             }
         }
     }
-    ndarray::Array2::from_shape_vec((rows, cols), buf).expect("length matches shape")
+    // SAFETY: every element of 0..rows*cols was written above.
+    unsafe { out.set_len(rows * cols) };
+    ndarray::Array2::from_shape_vec((rows, cols), out).expect("length matches shape")
 }
 
 impl<T: Element> Array<T> {

@@ -17,6 +17,7 @@
 //!   64-bit words `(w0, w1)` and `(w2, w3)` by the range (bias below range/2^64;
 //!   `f32` arrays: four per counter, one 32-bit word each).
 
+use std::mem::MaybeUninit;
 use std::sync::Arc;
 
 use ndarray::{ArrayD, IxDyn};
@@ -178,14 +179,14 @@ fn bounded(hi: u32, lo: u32, low: i64, high: i64) -> i64 {
 
 /// Element types that random arrays can hold.
 pub trait RandomElement: Element {
-    /// Fills `out` with elements `first..first + out.len()` of stream `(key, stream)`.
-    fn fill_stream(key: [u32; 2], stream: [u32; 2], dist: &Distribution, first: u64, out: &mut [Self]);
+    /// Writes elements `first..first + out.len()` of stream `(key, stream)` to `out`.
+    fn fill_stream(key: [u32; 2], stream: [u32; 2], dist: &Distribution, first: u64, out: &mut [MaybeUninit<Self>]);
 }
 
 /// Fills `out` with elements `first..` where each Philox counter gives `PER`
 /// consecutive elements through `convert`.
 #[inline(always)]
-fn fill_with<T: Element, const PER: usize>(key: [u32; 2], stream: [u32; 2], first: u64, out: &mut [T], convert: impl Fn([u32; 4]) -> [T; PER]) {
+fn fill_with<T: Element, const PER: usize>(key: [u32; 2], stream: [u32; 2], first: u64, out: &mut [MaybeUninit<T>], convert: impl Fn([u32; 4]) -> [T; PER]) {
     let per = PER as u64;
     let n = out.len();
     let mut i = 0;
@@ -196,7 +197,7 @@ fn fill_with<T: Element, const PER: usize>(key: [u32; 2], stream: [u32; 2], firs
     };
     // Head: up to the first counter boundary.
     while i < n && e % per != 0 {
-        out[i] = one(e)[(e % per) as usize];
+        out[i].write(one(e)[(e % per) as usize]);
         i += 1;
         e += 1;
     }
@@ -207,7 +208,9 @@ fn fill_with<T: Element, const PER: usize>(key: [u32; 2], stream: [u32; 2], firs
         philox_batch(e / per, stream, key, &mut words);
         let chunk = &mut out[i..i + batch];
         for (c, dst) in chunk.chunks_exact_mut(PER).enumerate() {
-            dst.copy_from_slice(&convert([words[0][c], words[1][c], words[2][c], words[3][c]]));
+            for (d, v) in dst.iter_mut().zip(convert([words[0][c], words[1][c], words[2][c], words[3][c]])) {
+                d.write(v);
+            }
         }
         i += batch;
         e += batch as u64;
@@ -216,14 +219,16 @@ fn fill_with<T: Element, const PER: usize>(key: [u32; 2], stream: [u32; 2], firs
     while i < n {
         let v = one(e);
         let take = PER.min(n - i);
-        out[i..i + take].copy_from_slice(&v[..take]);
+        for (d, &x) in out[i..i + take].iter_mut().zip(&v[..take]) {
+            d.write(x);
+        }
         i += take;
         e += take as u64;
     }
 }
 
 impl RandomElement for f64 {
-    fn fill_stream(key: [u32; 2], stream: [u32; 2], dist: &Distribution, first: u64, out: &mut [f64]) {
+    fn fill_stream(key: [u32; 2], stream: [u32; 2], dist: &Distribution, first: u64, out: &mut [MaybeUninit<f64>]) {
         match *dist {
             Distribution::Uniform => {
                 fill_with(key, stream, first, out, |w| [unit_f64(w[0], w[1]), unit_f64(w[2], w[3])])
@@ -242,7 +247,7 @@ impl RandomElement for f64 {
 }
 
 impl RandomElement for f32 {
-    fn fill_stream(key: [u32; 2], stream: [u32; 2], dist: &Distribution, first: u64, out: &mut [f32]) {
+    fn fill_stream(key: [u32; 2], stream: [u32; 2], dist: &Distribution, first: u64, out: &mut [MaybeUninit<f32>]) {
         match *dist {
             Distribution::Uniform => {
                 fill_with(key, stream, first, out, |w| w.map(unit_f32))
@@ -269,7 +274,7 @@ impl RandomElement for f32 {
 macro_rules! random_int {
     ($t:ty) => {
         impl RandomElement for $t {
-            fn fill_stream(key: [u32; 2], stream: [u32; 2], dist: &Distribution, first: u64, out: &mut [$t]) {
+            fn fill_stream(key: [u32; 2], stream: [u32; 2], dist: &Distribution, first: u64, out: &mut [MaybeUninit<$t>]) {
                 // Integer arrays are only built by `integers`; the others draw 0 or 1.
                 let (low, high) = match *dist {
                     Distribution::Integers { low, high } => (low, high),
@@ -292,6 +297,12 @@ impl RandomFloat for f64 {}
 
 /// Fills `out` with elements `first..` of stream `(seed, stream)` of `dist`.
 pub fn fill<T: RandomElement>(seed: u64, stream: u64, dist: &Distribution, first: u64, out: &mut [T]) {
+    // SAFETY: MaybeUninit<T> has T's layout, and fill_stream only writes valid values.
+    let out = unsafe { &mut *(out as *mut [T] as *mut [MaybeUninit<T>]) };
+    fill_uninit(seed, stream, dist, first, out)
+}
+
+fn fill_uninit<T: RandomElement>(seed: u64, stream: u64, dist: &Distribution, first: u64, out: &mut [MaybeUninit<T>]) {
     T::fill_stream([seed as u32, (seed >> 32) as u32], [stream as u32, (stream >> 32) as u32], dist, first, out)
 }
 
@@ -307,7 +318,7 @@ fn random_block<T: RandomElement>(op: &RandomOp, chunks: &Chunks, idx: &[usize])
     let start = chunks.block_start(idx);
     let full = chunks.shape();
     let total: usize = shape.iter().product();
-    let mut out = vec![T::default(); total];
+    let mut out: Vec<T> = Vec::with_capacity(total);
     if total > 0 {
         // Trailing axes the block spans whole are one contiguous run of global indices.
         let mut run = 1usize;
@@ -326,9 +337,9 @@ fn random_block<T: RandomElement>(op: &RandomOp, chunks: &Chunks, idx: &[usize])
         }
         let base: u64 = start.iter().zip(&gstride).map(|(&s, &g)| s as u64 * g).sum();
         let mut counter = vec![0usize; outer.len()];
-        for row in out.chunks_mut(run) {
+        for row in out.spare_capacity_mut()[..total].chunks_mut(run) {
             let g = base + counter.iter().zip(&gstride).map(|(&c, &s)| c as u64 * s).sum::<u64>();
-            fill(op.seed, op.stream, &op.dist, g, row);
+            fill_uninit(op.seed, op.stream, &op.dist, g, row);
             for a in (0..outer.len()).rev() {
                 counter[a] += 1;
                 if counter[a] < outer[a] {
@@ -338,6 +349,8 @@ fn random_block<T: RandomElement>(op: &RandomOp, chunks: &Chunks, idx: &[usize])
             }
         }
     }
+    // SAFETY: the runs above wrote every one of the `total` elements.
+    unsafe { out.set_len(total) };
     ArrayD::from_shape_vec(IxDyn(&shape), out).expect("length matches shape")
 }
 

@@ -19,37 +19,45 @@ use crate::graph::fuse::Fusable;
 use crate::graph::{Block, BlockOp, Node};
 use expr::{Expr, LeafRow, Rebind, TileCtx, TILE};
 
-/// How one leaf's blocks line up with the output grid.
+/// How one leaf's blocks line up with the output grid. A leaf may be read through
+/// an axis permutation (a transpose fused into the kernel: no copy is made).
 struct LeafMap {
     /// Output axes minus leaf axes (leaves are aligned to the right, as in NumPy).
     lead: usize,
-    /// Per leaf axis: `None` when broadcast (length 1 against a longer output axis),
-    /// else the leaf block holding each output block.
+    /// Leaf view axis `la` is axis `perm[la]` of the leaf node.
+    perm: Vec<usize>,
+    /// Per view axis: `None` when broadcast (length 1 against a longer output axis),
+    /// else the leaf block (along the node's axis) holding each output block.
     axes: Vec<Option<Vec<usize>>>,
 }
 
 impl LeafMap {
-    fn new(leaf: &Node, out: &Chunks) -> LeafMap {
-        let lshape = leaf.shape();
+    fn new(leaf: &Node, perm: Option<&[usize]>, out: &Chunks) -> LeafMap {
+        let src = leaf.shape();
+        let perm: Vec<usize> = perm.map_or_else(|| (0..src.len()).collect(), <[usize]>::to_vec);
         let oshape = out.shape();
-        let lead = oshape.len() - lshape.len();
-        let axes = (0..lshape.len())
-            .map(|la| {
+        let lead = oshape.len() - src.len();
+        let axes = perm
+            .iter()
+            .enumerate()
+            .map(|(la, &sa)| {
                 let a = la + lead;
-                if lshape[la] == 1 && oshape[a] != 1 {
+                if src[sa] == 1 && oshape[a] != 1 {
                     None
                 } else {
-                    Some((0..out.lengths()[a].len()).map(|i| leaf.chunks.block_of(la, out.offset(a, i))).collect())
+                    Some((0..out.lengths()[a].len()).map(|i| leaf.chunks.block_of(sa, out.offset(a, i))).collect())
                 }
             })
             .collect();
-        LeafMap { lead, axes }
+        LeafMap { lead, perm, axes }
     }
 
+    /// The leaf node's block index (in its own axis order) for output block `idx`.
     fn leaf_block(&self, idx: &[usize], out: &mut Vec<usize>) {
         out.clear();
+        out.resize(self.perm.len(), 0);
         for (la, m) in self.axes.iter().enumerate() {
-            out.push(m.as_ref().map_or(0, |m| m[idx[la + self.lead]]));
+            out[self.perm[la]] = m.as_ref().map_or(0, |m| m[idx[la + self.lead]]);
         }
     }
 }
@@ -110,12 +118,16 @@ pub(crate) fn build<T: Element>(name: &str, leaves: Vec<Arc<Node>>, expr: Expr<T
         })
         .collect();
     let expr = if unique.len() == leaves.len() { expr } else { expr.rebind(&|i| Rebind::Index(positions[i])) };
-    Ok(make_node(name, chunks, unique, expr))
+    Ok(make_node(name, chunks, unique.into_iter().map(|l| (l, None)).collect(), expr))
 }
 
-fn make_node<T: Element>(name: &str, chunks: Chunks, leaves: Vec<Arc<Node>>, expr: Expr<T>) -> Arc<Node> {
-    let maps = leaves.iter().map(|l| LeafMap::new(l, &chunks)).collect();
-    Node::new(name, T::DTYPE, chunks, leaves, ElementwiseOp { expr, maps })
+/// A leaf: a node, read through an axis permutation or not.
+type LeafSpec = (Arc<Node>, Option<Vec<usize>>);
+
+fn make_node<T: Element>(name: &str, chunks: Chunks, leaves: Vec<LeafSpec>, expr: Expr<T>) -> Arc<Node> {
+    let maps = leaves.iter().map(|(l, p)| LeafMap::new(l, p.as_deref(), &chunks)).collect();
+    let nodes = leaves.into_iter().map(|(l, _)| l).collect();
+    Node::new(name, T::DTYPE, chunks, nodes, ElementwiseOp { expr, maps })
 }
 
 /// A leaf block's memory, as the kernel reads it.
@@ -125,7 +137,6 @@ struct RawView {
     /// Offset of the logical first element from `ptr`.
     base: isize,
     strides: Vec<isize>,
-    start: Vec<usize>,
 }
 
 fn raw_view<U: Element>(block: &Block, copies: &mut Vec<Block>) -> Option<RawView> {
@@ -136,7 +147,7 @@ fn raw_view<U: Element>(block: &Block, copies: &mut Vec<Block>) -> Option<RawVie
     }
     let s = a.as_slice_memory_order()?;
     let base = (a.as_ptr() as isize - s.as_ptr() as isize) / std::mem::size_of::<U>() as isize;
-    Some(RawView { ptr: s.as_ptr() as *const u8, len: s.len(), base, strides: a.strides().to_vec(), start: vec![] })
+    Some(RawView { ptr: s.as_ptr() as *const u8, len: s.len(), base, strides: a.strides().to_vec() })
 }
 
 macro_rules! dispatch_dtype {
@@ -164,101 +175,14 @@ impl<T: Element> BlockOp for ElementwiseOp<T> {
 
     fn run(&self, node: &Node, idx: &[usize], inputs: &[&Block]) -> Result<Block> {
         let shape = node.chunks.block_shape(idx);
-        let start = node.chunks.block_start(idx);
-        let ndim = shape.len();
-        let total: usize = shape.iter().product();
-        let mut copies = Vec::new();
-        let mut views = Vec::with_capacity(inputs.len());
-        let mut li = Vec::new();
-        for (k, leaf) in node.inputs.iter().enumerate() {
-            let mut v = dispatch_dtype!(leaf.dtype, raw_view::<_>(inputs[k], &mut copies)).ok_or_else(|| {
-                Error::DtypeMismatch {
-                    key: format!("leaf {k} of {}", node.label()),
-                    expected: leaf.dtype.to_string(),
-                    found: "another type".into(),
-                }
-            })?;
-            self.maps[k].leaf_block(idx, &mut li);
-            v.start = leaf.chunks.block_start(&li);
-            views.push(v);
-        }
-        // Per leaf, the element stride along every output axis and the offset of the
-        // output block's first element.
-        let mut strides: Vec<Vec<isize>> = Vec::with_capacity(views.len());
-        let mut rows: Vec<LeafRow> = Vec::with_capacity(views.len());
-        for (k, v) in views.iter().enumerate() {
-            let m = &self.maps[k];
-            let mut s = vec![0isize; ndim];
-            let mut offset = v.base;
-            for (la, axis_map) in m.axes.iter().enumerate() {
-                if axis_map.is_some() {
-                    let a = la + m.lead;
-                    s[a] = v.strides[la];
-                    offset += (start[a] - v.start[la]) as isize * v.strides[la];
-                }
+        let mut stream = TileStream::new(self, node, idx, inputs)?;
+        let mut out: Vec<T> = Vec::with_capacity(stream.remaining);
+        loop {
+            let tile = stream.pull(usize::MAX);
+            if tile.is_empty() {
+                break;
             }
-            strides.push(s);
-            rows.push(LeafRow { ptr: v.ptr, len: v.len, dtype: node.inputs[k].dtype, offset, stride: 0 });
-        }
-        // Coalesce: drop length-1 axes, merge neighbours that are contiguous for every leaf.
-        let mut dims: Vec<usize> = Vec::new();
-        let mut cs: Vec<Vec<isize>> = vec![Vec::new(); rows.len()];
-        for a in 0..ndim {
-            if shape[a] == 1 {
-                continue;
-            }
-            let mergeable = !dims.is_empty()
-                && strides.iter().zip(&cs).all(|(s, c)| *c.last().unwrap() == s[a] * shape[a] as isize);
-            if mergeable {
-                *dims.last_mut().unwrap() *= shape[a];
-                for (c, s) in cs.iter_mut().zip(&strides) {
-                    *c.last_mut().unwrap() = s[a];
-                }
-            } else {
-                dims.push(shape[a]);
-                for (c, s) in cs.iter_mut().zip(&strides) {
-                    c.push(s[a]);
-                }
-            }
-        }
-        if dims.is_empty() {
-            dims.push(1);
-            for c in cs.iter_mut() {
-                c.push(0);
-            }
-        }
-        let inner = *dims.last().unwrap();
-        let outer = &dims[..dims.len() - 1];
-        for (r, c) in rows.iter_mut().zip(&cs) {
-            r.stride = *c.last().unwrap();
-        }
-        let mut out: Vec<T> = Vec::with_capacity(total);
-        if total > 0 {
-            let nrows: usize = outer.iter().product();
-            let mut counter = vec![0usize; outer.len()];
-            let mut buf = [T::default(); TILE];
-            for _ in 0..nrows {
-                let mut pos = 0;
-                while pos < inner {
-                    let m = TILE.min(inner - pos);
-                    let ctx = TileCtx { leaves: &rows, pos };
-                    out.extend_from_slice(self.expr.eval(&ctx, &mut buf[..m]));
-                    pos += m;
-                }
-                for j in (0..outer.len()).rev() {
-                    counter[j] += 1;
-                    for (r, c) in rows.iter_mut().zip(&cs) {
-                        r.offset += c[j];
-                    }
-                    if counter[j] < outer[j] {
-                        break;
-                    }
-                    for (r, c) in rows.iter_mut().zip(&cs) {
-                        r.offset -= c[j] * outer[j] as isize;
-                    }
-                    counter[j] = 0;
-                }
-            }
+            out.extend_from_slice(tile);
         }
         let arr = ArrayD::from_shape_vec(shape, out).map_err(|e| Error::invalid("block", idx, e.to_string()))?;
         Ok(Arc::new(arr))
@@ -276,25 +200,35 @@ impl<T: Element> Fusable for ElementwiseOp<T> {
     }
 
     fn rebuild(&self, node: &Node, inputs: Vec<Arc<Node>>, inline: &[bool]) -> Arc<Node> {
-        let mut leaves: Vec<Arc<Node>> = Vec::new();
-        let mut intern = |n: &Arc<Node>| -> usize {
-            leaves.iter().position(|l| l.id == n.id).unwrap_or_else(|| {
-                leaves.push(n.clone());
+        let mut leaves: Vec<LeafSpec> = Vec::new();
+        let mut intern = |n: &Arc<Node>, perm: Option<Vec<usize>>| -> usize {
+            leaves.iter().position(|(l, p)| l.id == n.id && *p == perm).unwrap_or_else(|| {
+                leaves.push((n.clone(), perm));
                 leaves.len() - 1
             })
         };
         let mut binds: Vec<Rebind> = Vec::with_capacity(inputs.len());
         let mut name = node.name.clone();
         for (k, input) in inputs.iter().enumerate() {
-            let fusable = if inline[k] { input.op.as_elementwise() } else { None };
-            match fusable {
-                Some(child) => {
-                    let idx: Vec<usize> = input.inputs.iter().map(&mut intern).collect();
+            // This op's own leaf k may already be read through a permutation.
+            let own_perm = self.maps[k].perm.clone();
+            let identity = own_perm.iter().enumerate().all(|(i, &p)| i == p);
+            if inline[k] && identity {
+                if let Some(child) = input.op.as_elementwise() {
+                    let child_maps = child.leaf_perms();
+                    let idx: Vec<usize> =
+                        input.inputs.iter().zip(child_maps).map(|(l, p)| intern(l, p)).collect();
                     binds.push(Rebind::Inline(child.expr_rebased(&|j| idx[j])));
                     name = format!("{}-{}", input.name, name);
+                    continue;
                 }
-                None => binds.push(Rebind::Index(intern(input))),
+                if let Some(perm) = input.op.as_permutation() {
+                    binds.push(Rebind::Index(intern(&input.inputs[0], Some(perm.to_vec()))));
+                    name = format!("transpose-{name}");
+                    continue;
+                }
             }
+            binds.push(Rebind::Index(intern(input, (!identity).then_some(own_perm))));
         }
         let expr = self.expr.rebind(&|k| match &binds[k] {
             Rebind::Index(i) => Rebind::Index(*i),
@@ -303,7 +237,161 @@ impl<T: Element> Fusable for ElementwiseOp<T> {
         make_node(&name, node.chunks.clone(), leaves, expr)
     }
 
+    fn leaf_perms(&self) -> Vec<Option<Vec<usize>>> {
+        self.maps
+            .iter()
+            .map(|m| (!m.perm.iter().enumerate().all(|(i, &p)| i == p)).then(|| m.perm.clone()))
+            .collect()
+    }
+
     fn describe(&self) -> String {
         self.expr.describe()
     }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+/// Pulls the values of one output block of an elementwise layer in C order, a
+/// tile at a time, without materializing the block: the elementwise kernel
+/// collects the tiles, and a fused reduction folds them directly.
+pub(crate) struct TileStream<'a, T: Element> {
+    expr: &'a dyn expr::TileExpr<T>,
+    rows: Vec<LeafRow>,
+    /// Per leaf, the element stride along each coalesced axis.
+    strides: Vec<Vec<isize>>,
+    outer: Vec<usize>,
+    inner: usize,
+    counter: Vec<usize>,
+    pos: usize,
+    /// Elements not yet pulled.
+    pub remaining: usize,
+    buf: Box<[T; TILE]>,
+    /// Contiguous copies of non-contiguous leaf blocks, kept alive for `rows`.
+    _copies: Vec<Block>,
+    _inputs: std::marker::PhantomData<&'a Block>,
+}
+
+impl<'a, T: Element> TileStream<'a, T> {
+    pub(crate) fn new(op: &'a ElementwiseOp<T>, node: &Node, idx: &[usize], inputs: &[&'a Block]) -> Result<Self> {
+        let shape = node.chunks.block_shape(idx);
+        let start = node.chunks.block_start(idx);
+        let ndim = shape.len();
+        let mut copies = Vec::new();
+        let mut li = Vec::new();
+        // Per leaf, the element stride along every output axis and the offset of the
+        // output block's first element.
+        let mut full_strides: Vec<Vec<isize>> = Vec::with_capacity(inputs.len());
+        let mut rows: Vec<LeafRow> = Vec::with_capacity(inputs.len());
+        for (k, leaf) in node.inputs.iter().enumerate() {
+            let v = dispatch_dtype!(leaf.dtype, raw_view::<_>(inputs[k], &mut copies)).ok_or_else(|| Error::DtypeMismatch {
+                key: format!("leaf {k} of {}", node.label()),
+                expected: leaf.dtype.to_string(),
+                found: "another type".into(),
+            })?;
+            let m = &op.maps[k];
+            m.leaf_block(idx, &mut li);
+            let leaf_start = leaf.chunks.block_start(&li);
+            let mut s = vec![0isize; ndim];
+            let mut offset = v.base;
+            for (la, axis_map) in m.axes.iter().enumerate() {
+                if axis_map.is_some() {
+                    let (a, sa) = (la + m.lead, m.perm[la]);
+                    s[a] = v.strides[sa];
+                    offset += (start[a] - leaf_start[sa]) as isize * v.strides[sa];
+                }
+            }
+            full_strides.push(s);
+            rows.push(LeafRow { ptr: v.ptr, len: v.len, dtype: leaf.dtype, offset, stride: 0 });
+        }
+        // Coalesce: drop length-1 axes, merge neighbours contiguous for every leaf.
+        let mut dims: Vec<usize> = Vec::new();
+        let mut strides: Vec<Vec<isize>> = vec![Vec::new(); rows.len()];
+        for a in 0..ndim {
+            if shape[a] == 1 {
+                continue;
+            }
+            let mergeable = !dims.is_empty()
+                && full_strides.iter().zip(&strides).all(|(s, c)| *c.last().unwrap() == s[a] * shape[a] as isize);
+            if mergeable {
+                *dims.last_mut().unwrap() *= shape[a];
+                for (c, s) in strides.iter_mut().zip(&full_strides) {
+                    *c.last_mut().unwrap() = s[a];
+                }
+            } else {
+                dims.push(shape[a]);
+                for (c, s) in strides.iter_mut().zip(&full_strides) {
+                    c.push(s[a]);
+                }
+            }
+        }
+        if dims.is_empty() {
+            dims.push(1);
+            for c in strides.iter_mut() {
+                c.push(0);
+            }
+        }
+        let inner = dims.pop().expect("at least one axis");
+        for (r, c) in rows.iter_mut().zip(&strides) {
+            r.stride = *c.last().expect("at least one axis");
+        }
+        Ok(TileStream {
+            expr: &*op.expr,
+            rows,
+            strides,
+            counter: vec![0; dims.len()],
+            outer: dims,
+            inner,
+            pos: 0,
+            remaining: shape.iter().product(),
+            buf: Box::new([T::default(); TILE]),
+            _copies: copies,
+            _inputs: std::marker::PhantomData,
+        })
+    }
+
+    /// The next (at most `max`, at most one tile, never past the end of a
+    /// contiguous run) values; empty at the end of the block.
+    #[inline]
+    pub(crate) fn pull(&mut self, max: usize) -> &[T] {
+        if self.remaining == 0 || max == 0 {
+            return &[];
+        }
+        if self.pos == self.inner {
+            self.next_row();
+        }
+        let m = TILE.min(max).min(self.inner - self.pos);
+        let ctx = TileCtx { leaves: &self.rows, pos: self.pos };
+        self.pos += m;
+        self.remaining -= m;
+        self.expr.eval(&ctx, &mut self.buf[..m])
+    }
+
+    fn next_row(&mut self) {
+        self.pos = 0;
+        for j in (0..self.outer.len()).rev() {
+            self.counter[j] += 1;
+            for (r, c) in self.rows.iter_mut().zip(&self.strides) {
+                r.offset += c[j];
+            }
+            if self.counter[j] < self.outer[j] {
+                return;
+            }
+            for (r, c) in self.rows.iter_mut().zip(&self.strides) {
+                r.offset -= c[j] * self.outer[j] as isize;
+            }
+            self.counter[j] = 0;
+        }
+    }
+}
+
+/// The stream of block `idx` of elementwise layer `node` (whose values are `T`).
+pub(crate) fn stream<'a, T: Element>(node: &'a Node, idx: &[usize], inputs: &[&'a Block]) -> Result<TileStream<'a, T>> {
+    let op = node
+        .op
+        .as_elementwise()
+        .and_then(|f| f.as_any().downcast_ref::<ElementwiseOp<T>>())
+        .ok_or_else(|| Error::DtypeMismatch { key: node.label(), expected: T::DTYPE.to_string(), found: node.dtype.to_string() })?;
+    TileStream::new(op, node, idx, inputs)
 }

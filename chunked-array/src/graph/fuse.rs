@@ -4,7 +4,8 @@
 //! An elementwise layer is inlined into its consumer when that consumer is
 //! elementwise too, it has no other consumer, it is not itself requested, and it has
 //! the consumer's shape (inlining a broadcast operand would recompute it per
-//! output element).
+//! output element). A reduction whose input is such a layer reads it tile by tile
+//! as it is evaluated, so the elementwise result is never materialized.
 
 use std::any::Any;
 use std::collections::{HashMap, HashSet};
@@ -20,6 +21,10 @@ pub(crate) trait Fusable {
     fn rebuild(&self, node: &Node, inputs: Vec<Arc<Node>>, inline: &[bool]) -> Arc<Node>;
     /// The expression in readable form.
     fn describe(&self) -> String;
+    /// The concrete op, for consumers that fuse it (reductions).
+    fn as_any(&self) -> &dyn Any;
+    /// Per leaf, the axis permutation it is read through, if any.
+    fn leaf_perms(&self) -> Vec<Option<Vec<usize>>>;
 }
 
 /// Returns the outputs of the optimized graph, one per input output.
@@ -32,6 +37,12 @@ pub(crate) fn optimize(outputs: &[Arc<Node>]) -> Vec<Arc<Node>> {
         }
     }
     let requested: HashSet<u64> = outputs.iter().map(|n| n.id).collect();
+    // An elementwise layer read by one consumer only and not requested itself.
+    let single_private = |orig: &Arc<Node>, new: &Arc<Node>| {
+        new.op.as_elementwise().is_some()
+            && consumers.get(&orig.id).is_some_and(|c| c.len() == 1)
+            && !requested.contains(&orig.id)
+    };
     let mut rebuilt: HashMap<u64, Arc<Node>> = HashMap::new();
     for n in &order {
         let inputs: Vec<Arc<Node>> = n.inputs.iter().map(|i| rebuilt[&i.id].clone()).collect();
@@ -43,16 +54,24 @@ pub(crate) fn optimize(outputs: &[Arc<Node>]) -> Vec<Arc<Node>> {
                     .iter()
                     .zip(&inputs)
                     .map(|(orig, new)| {
-                        new.op.as_elementwise().is_some()
-                            && consumers.get(&orig.id).is_some_and(|c| c.len() == 1)
-                            && !requested.contains(&orig.id)
-                            && new.shape() == n.shape()
+                        let private = consumers.get(&orig.id).is_some_and(|c| c.len() == 1) && !requested.contains(&orig.id);
+                        (single_private(orig, new) && new.shape() == n.shape()) || (private && new.op.as_permutation().is_some())
                     })
                     .collect();
                 if changed || inline.iter().any(|&b| b) { ew.rebuild(n, inputs, &inline) } else { n.clone() }
             }
-            None if changed => n.with_inputs(inputs),
-            None => n.clone(),
+            None => {
+                // A consumer that reads an elementwise input tile by tile (a reduction).
+                let absorbed = match (n.inputs.as_slice(), inputs.as_slice()) {
+                    ([orig], [new]) if single_private(orig, new) => n.op.absorb_input(n, new),
+                    _ => None,
+                };
+                match absorbed {
+                    Some(node) => node,
+                    None if changed => n.with_inputs(inputs),
+                    None => n.clone(),
+                }
+            }
         };
         rebuilt.insert(n.id, new);
     }

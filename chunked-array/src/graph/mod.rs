@@ -66,6 +66,16 @@ pub(crate) trait BlockOp: Send + Sync + 'static {
     fn as_elementwise(&self) -> Option<&dyn fuse::Fusable> {
         None
     }
+    /// For the optimizer: the axis permutation this layer applies, if that is all
+    /// it does (so elementwise consumers can read its input through strides).
+    fn as_permutation(&self) -> Option<&[usize]> {
+        None
+    }
+    /// For the optimizer: this layer reading the elementwise layer `input` (its only
+    /// input, consumed by nothing else) directly, without materializing it.
+    fn absorb_input(&self, _node: &Node, _input: &Arc<Node>) -> Option<Arc<Node>> {
+        None
+    }
 }
 
 static NEXT_NODE_ID: AtomicU64 = AtomicU64::new(1);

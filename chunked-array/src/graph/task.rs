@@ -1,11 +1,14 @@
 //! The task graph: one task per needed block, materialized at compute time.
 //!
-//! Tasks are numbered in a depth-first post-order from the outputs, which is both a
-//! topological order and a memory-aware static order (like `dask.order`): one
-//! branch of a reduction tree finishes before the next one starts, so the blocks
-//! held at any time stay few. Schedulers use the task number as priority.
+//! Tasks are numbered in a depth-first post-order from the outputs: one branch of a
+//! reduction tree finishes before the next one starts. The static order
+//! ([`TaskGraph::order`], like `dask.order`) refines it: simulating a run, it
+//! prefers among the ready tasks those that are the last reader of a held block
+//! (running them frees memory), then the depth-first number. Schedulers use the
+//! position in that order as priority, so the blocks held at any time stay few.
 
-use std::collections::HashMap;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
 use std::hash::{BuildHasherDefault, Hasher};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
@@ -49,6 +52,8 @@ pub struct TaskGraph {
     cons: Vec<u32>,
     is_output: Vec<bool>,
     outputs: Vec<Vec<u32>>,
+    order: Vec<u32>,
+    rank: Vec<u32>,
 }
 
 impl TaskGraph {
@@ -68,6 +73,8 @@ impl TaskGraph {
             cons: Vec::new(),
             is_output: Vec::new(),
             outputs: Vec::new(),
+            order: Vec::new(),
+            rank: Vec::new(),
         };
         const VISITING: u32 = u32::MAX;
         enum Frame {
@@ -166,7 +173,49 @@ impl TaskGraph {
         g.cons = cons;
         g.cons_start = counts;
         g.nodes = nodes;
+        g.order = g.memory_order();
+        g.rank = vec![0; n];
+        for (pos, &t) in g.order.iter().enumerate() {
+            g.rank[t as usize] = pos as u32;
+        }
         Ok(g)
+    }
+
+    /// Simulates a one-worker run: among ready tasks, first those that free a held
+    /// block (the last reader of one of their inputs), then by depth-first number.
+    fn memory_order(&self) -> Vec<u32> {
+        let n = self.len();
+        let mut readers_left: Vec<u32> = (0..n).map(|t| self.consumers(t).len() as u32).collect();
+        let mut waiting: Vec<u32> = (0..n).map(|t| self.deps(t).len() as u32).collect();
+        let mut ready: BinaryHeap<Reverse<(bool, u32)>> =
+            (0..n).filter(|&t| waiting[t] == 0).map(|t| Reverse((true, t as u32))).collect();
+        let mut order = Vec::with_capacity(n);
+        while let Some(Reverse((_, t))) = ready.pop() {
+            order.push(t);
+            let t = t as usize;
+            for &d in self.deps(t) {
+                readers_left[d as usize] -= 1;
+            }
+            for &c in self.consumers(t) {
+                waiting[c as usize] -= 1;
+                if waiting[c as usize] == 0 {
+                    let deps = self.deps(c as usize);
+                    let frees = deps.iter().any(|&d| readers_left[d as usize] as usize == deps.iter().filter(|&&x| x == d).count());
+                    ready.push(Reverse((!frees, c)));
+                }
+            }
+        }
+        order
+    }
+
+    /// Every task, in the static memory-aware order (a topological order).
+    pub fn order(&self) -> &[u32] {
+        &self.order
+    }
+
+    /// Position of task `t` in [`TaskGraph::order`]: its priority (lower first).
+    pub fn rank(&self, t: usize) -> u32 {
+        self.rank[t]
     }
 
     /// Number of tasks.

@@ -49,27 +49,53 @@ pub(crate) trait Reducer: Send + Sync + 'static {
     fn finish(&self, a: &Self::Acc) -> Self::Out;
 }
 
-/// Partial reduction of one (standard-layout) block over the `reduced` axes,
-/// keeping them as length-1 axes.
-pub(crate) fn reduce_block<R: Reducer>(r: &R, block: &ArrayD<R::In>, reduced: &[bool], start: &[usize], full: &[usize]) -> ArrayD<R::Acc> {
-    let shape = block.shape();
+/// Where a partial reduction reads its block, in C order: a computed block, or an
+/// elementwise layer's tiles (so the elementwise result is never materialized).
+pub(crate) trait Source<T> {
+    /// The next at most `max` values (fewer is fine; never empty before the end).
+    fn pull(&mut self, max: usize) -> &[T];
+}
+
+struct SliceSource<'a, T> {
+    data: &'a [T],
+    pos: usize,
+}
+
+impl<T> Source<T> for SliceSource<'_, T> {
+    #[inline]
+    fn pull(&mut self, max: usize) -> &[T] {
+        let n = max.min(self.data.len() - self.pos);
+        let out = &self.data[self.pos..self.pos + n];
+        self.pos += n;
+        out
+    }
+}
+
+impl<T: Element> Source<T> for crate::elementwise::TileStream<'_, T> {
+    #[inline]
+    fn pull(&mut self, max: usize) -> &[T] {
+        crate::elementwise::TileStream::pull(self, max)
+    }
+}
+
+/// Partial reduction of one block of shape `shape`, read from `src`, over the
+/// `reduced` axes, keeping them as length-1 axes.
+pub(crate) fn reduce_block<R: Reducer>(r: &R, src: &mut impl Source<R::In>, shape: &[usize], reduced: &[bool], start: &[usize], full: &[usize]) -> ArrayD<R::Acc> {
     let out_shape: Vec<usize> = shape.iter().zip(reduced).map(|(&n, &red)| if red { 1 } else { n }).collect();
     let out_len: usize = out_shape.iter().product();
     let mut acc = vec![r.identity(); out_len];
-    let data = block.as_standard_layout();
-    let data = data.as_slice().expect("standard layout");
-    if !data.is_empty() {
+    if shape.iter().product::<usize>() > 0 {
         if R::INDEX == IndexMode::Flat {
-            fold_flat(r, &mut acc[0], data, shape, start, full);
+            fold_flat(r, &mut acc[0], src, shape, start, full);
         } else {
-            fold_groups(r, &mut acc, data, shape, reduced, start);
+            fold_groups(r, &mut acc, src, shape, reduced, start);
         }
     }
     ArrayD::from_shape_vec(IxDyn(&out_shape), acc).expect("length matches shape")
 }
 
 /// Every axis reduced, each element seen with its global flat index.
-fn fold_flat<R: Reducer>(r: &R, acc: &mut R::Acc, data: &[R::In], shape: &[usize], start: &[usize], full: &[usize]) {
+fn fold_flat<R: Reducer>(r: &R, acc: &mut R::Acc, src: &mut impl Source<R::In>, shape: &[usize], start: &[usize], full: &[usize]) {
     let inner = shape.last().copied().unwrap_or(1);
     let outer = &shape[..shape.len().saturating_sub(1)];
     let mut gstride = vec![1i64; full.len()];
@@ -77,10 +103,16 @@ fn fold_flat<R: Reducer>(r: &R, acc: &mut R::Acc, data: &[R::In], shape: &[usize
         gstride[a] = gstride[a + 1] * full[a + 1] as i64;
     }
     let base: i64 = start.iter().zip(&gstride).map(|(&s, &g)| s as i64 * g).sum();
+    let nrows: usize = outer.iter().product();
     let mut counter = vec![0usize; outer.len()];
-    for lane in data.chunks(inner) {
+    for _ in 0..nrows {
         let g = base + counter.iter().zip(&gstride).map(|(&c, &s)| c as i64 * s).sum::<i64>();
-        r.fold_lane(acc, lane, g);
+        let mut done = 0;
+        while done < inner {
+            let piece = src.pull(inner - done);
+            r.fold_lane(acc, piece, g + done as i64);
+            done += piece.len();
+        }
         for a in (0..outer.len()).rev() {
             counter[a] += 1;
             if counter[a] < outer[a] {
@@ -92,8 +124,8 @@ fn fold_flat<R: Reducer>(r: &R, acc: &mut R::Acc, data: &[R::In], shape: &[usize
 }
 
 /// Axes merged into alternating groups of reduced and kept axes; the innermost
-/// group is folded as contiguous lanes (reduced) or rows (kept).
-fn fold_groups<R: Reducer>(r: &R, acc: &mut [R::Acc], data: &[R::In], shape: &[usize], reduced: &[bool], start: &[usize]) {
+/// group is folded as lanes (reduced) or rows (kept), piece by piece.
+fn fold_groups<R: Reducer>(r: &R, acc: &mut [R::Acc], src: &mut impl Source<R::In>, shape: &[usize], reduced: &[bool], start: &[usize]) {
     let mut groups: Vec<(usize, bool)> = Vec::new();
     let mut axis_start = 0i64;
     for (a, (&n, &red)) in shape.iter().zip(reduced).enumerate() {
@@ -108,13 +140,10 @@ fn fold_groups<R: Reducer>(r: &R, acc: &mut [R::Acc], data: &[R::In], shape: &[u
     if groups.is_empty() {
         groups.push((1, false));
     }
-    // Element strides of each group in the input and (kept groups) in the output.
-    let mut in_stride = vec![0usize; groups.len()];
+    // Element strides of the kept groups in the output.
     let mut out_stride = vec![0usize; groups.len()];
-    let (mut si, mut so) = (1usize, 1usize);
+    let mut so = 1usize;
     for (g, &(len, red)) in groups.iter().enumerate().rev() {
-        in_stride[g] = si;
-        si *= len;
         if !red {
             out_stride[g] = so;
             so *= len;
@@ -124,26 +153,29 @@ fn fold_groups<R: Reducer>(r: &R, acc: &mut [R::Acc], data: &[R::In], shape: &[u
     let outer = &groups[..groups.len() - 1];
     let nrows: usize = outer.iter().map(|g| g.0).product();
     let mut counter = vec![0usize; outer.len()];
-    let (mut off_in, mut off_out) = (0usize, 0usize);
+    let mut off_out = 0usize;
     for _ in 0..nrows {
-        let src = &data[off_in..off_in + inner_len];
-        if inner_red {
-            r.fold_lane(&mut acc[off_out], src, axis_start);
-        } else {
-            // The reduced position of this row (only one reduced group for arg-reductions).
-            let pos = outer.iter().zip(&counter).find(|(g, _)| g.1).map_or(0, |(_, &c)| c as i64);
-            r.fold_row(&mut acc[off_out..off_out + inner_len], src, axis_start + pos);
+        // The reduced position of this row (arg-reductions have one reduced group).
+        let row_pos = outer.iter().zip(&counter).find(|(g, _)| g.1).map_or(0, |(_, &c)| c as i64);
+        let mut done = 0;
+        while done < inner_len {
+            let piece = src.pull(inner_len - done);
+            let k = piece.len();
+            if inner_red {
+                r.fold_lane(&mut acc[off_out], piece, axis_start + done as i64);
+            } else {
+                r.fold_row(&mut acc[off_out + done..off_out + done + k], piece, axis_start + row_pos);
+            }
+            done += k;
         }
         for g in (0..outer.len()).rev() {
             counter[g] += 1;
-            off_in += in_stride[g];
             if !outer[g].1 {
                 off_out += out_stride[g];
             }
             if counter[g] < outer[g].0 {
                 break;
             }
-            off_in -= in_stride[g] * outer[g].0;
             if !outer[g].1 {
                 off_out -= out_stride[g] * outer[g].0;
             }
@@ -180,27 +212,62 @@ impl Plan {
 }
 
 /// First level: reduce each block (finishing at once when it is the only level).
+/// With `fused`, the block is the output of that elementwise layer, folded tile by
+/// tile as it is evaluated; the layer's inputs are then this layer's inputs.
 struct Partial<R> {
     r: Arc<R>,
     plan: Arc<Plan>,
     last: bool,
+    fused: Option<Arc<Node>>,
+}
+
+impl<R: Reducer> Partial<R> {
+    fn finish(&self, acc: ArrayD<R::Acc>) -> Block {
+        if self.last {
+            Arc::new(finish_block(&*self.r, &acc, &self.plan.reduced, self.plan.keepdims))
+        } else {
+            Arc::new(acc)
+        }
+    }
 }
 
 impl<R: Reducer> BlockOp for Partial<R> {
     fn deps(&self, node: &Node, idx: &[usize], out: &mut Vec<(usize, usize)>) {
-        out.push((0, node.inputs[0].chunks.linear(&self.plan.full_index(idx, self.last))));
+        let full = self.plan.full_index(idx, self.last);
+        match &self.fused {
+            Some(ew) => ew.op.deps(ew, &full, out),
+            None => out.push((0, node.inputs[0].chunks.linear(&full))),
+        }
     }
 
     fn run(&self, node: &Node, idx: &[usize], inputs: &[&Block]) -> Result<Block> {
-        let input = &node.inputs[0];
-        let block = block_as::<R::In>(inputs[0], node, "reduction")?;
-        let start = input.chunks.block_start(&self.plan.full_index(idx, self.last));
-        let acc = reduce_block(&*self.r, block, &self.plan.reduced, &start, &input.shape());
-        if self.last {
-            Ok(Arc::new(finish_block(&*self.r, &acc, &self.plan.reduced, self.plan.keepdims)))
-        } else {
-            Ok(Arc::new(acc))
+        let full = self.plan.full_index(idx, self.last);
+        let grid_node = self.fused.as_ref().unwrap_or(&node.inputs[0]);
+        let start = grid_node.chunks.block_start(&full);
+        let shape = grid_node.chunks.block_shape(&full);
+        let global = grid_node.shape();
+        let acc = match &self.fused {
+            Some(ew) => {
+                let mut src = crate::elementwise::stream::<R::In>(ew, &full, inputs)?;
+                reduce_block(&*self.r, &mut src, &shape, &self.plan.reduced, &start, &global)
+            }
+            None => {
+                let block = block_as::<R::In>(inputs[0], node, "reduction")?;
+                let data = block.as_standard_layout();
+                let data = data.as_slice().expect("standard layout");
+                let mut src = SliceSource { data, pos: 0 };
+                reduce_block(&*self.r, &mut src, &shape, &self.plan.reduced, &start, &global)
+            }
+        };
+        Ok(self.finish(acc))
+    }
+
+    fn absorb_input(&self, node: &Node, input: &Arc<Node>) -> Option<Arc<Node>> {
+        if self.fused.is_some() || input.op.as_elementwise().is_none() || input.dtype != R::In::DTYPE {
+            return None;
         }
+        let op = Partial { r: self.r.clone(), plan: self.plan.clone(), last: self.last, fused: Some(input.clone()) };
+        Some(Node::new(format!("{}-{}", input.name, node.name), node.dtype, node.chunks.clone(), input.inputs.clone(), op))
     }
 }
 
@@ -325,7 +392,7 @@ pub(crate) fn reduction<R: Reducer>(
     } else {
         (level_chunks(&grid), DType::Intermediate, format!("{name}-partial"))
     };
-    let mut node = Node::new(label, dtype, chunks, vec![x.node.clone()], Partial { r: r.clone(), plan: plan.clone(), last });
+    let mut node = Node::new(label, dtype, chunks, vec![x.node.clone()], Partial { r: r.clone(), plan: plan.clone(), last, fused: None });
     if last {
         return Ok(Array::from_node(node));
     }

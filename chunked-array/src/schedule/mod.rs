@@ -11,7 +11,7 @@ mod threaded;
 use std::sync::Arc;
 use std::time::Duration;
 
-pub use allocator::tune_allocator;
+pub use allocator::{release_memory, tune_allocator};
 pub use sync::SyncScheduler;
 pub use threaded::ThreadedScheduler;
 

@@ -7,7 +7,7 @@ use crate::error::Result;
 use crate::graph::task::TaskGraph;
 use crate::graph::Block;
 
-/// Runs tasks one after another in the graph's static order. Deterministic; the
+/// Runs tasks one after another in the graph's static order ([`TaskGraph::order`]). Deterministic; the
 /// reference every other scheduler must agree with.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct SyncScheduler;
@@ -26,7 +26,8 @@ impl Scheduler for SyncScheduler {
         let mut held = 0usize;
         let mut peak = 0usize;
         let mut inputs: Vec<Block> = Vec::new();
-        for t in 0..n {
+        for &t in graph.order() {
+            let t = t as usize;
             inputs.clear();
             for &d in graph.deps(t) {
                 inputs.push(slots[d as usize].clone().expect("static order runs inputs first"));

@@ -37,7 +37,8 @@ impl Default for ThreadedScheduler {
 }
 
 struct Queue {
-    ready: BinaryHeap<Reverse<u32>>,
+    /// (rank, task): the lowest static-order position first.
+    ready: BinaryHeap<Reverse<(u32, u32)>>,
     idle: usize,
     stop: bool,
 }
@@ -76,7 +77,7 @@ impl Shared<'_> {
             if q.stop {
                 return None;
             }
-            if let Some(Reverse(t)) = q.ready.pop() {
+            if let Some(Reverse((_, t))) = q.ready.pop() {
                 return Some(t as usize);
             }
             q.idle += 1;
@@ -132,7 +133,7 @@ impl Shared<'_> {
             let done = self.completed.fetch_add(1, Ordering::AcqRel) + 1 == g.len();
             if !newly_ready.is_empty() || done {
                 let mut q = self.queue.lock().unwrap_or_else(|p| p.into_inner());
-                q.ready.extend(newly_ready.iter().map(|&c| Reverse(c)));
+                q.ready.extend(newly_ready.iter().map(|&c| Reverse((g.rank(c as usize), c))));
                 if done {
                     q.stop = true;
                     self.wake.notify_all();
@@ -158,7 +159,8 @@ impl Scheduler for ThreadedScheduler {
         if n == 0 {
             return Ok(RunStats { tasks: 0, peak_bytes: 0, elapsed: start.elapsed() });
         }
-        let ready: BinaryHeap<Reverse<u32>> = (0..n).filter(|&t| graph.deps(t).is_empty()).map(|t| Reverse(t as u32)).collect();
+        let ready: BinaryHeap<Reverse<(u32, u32)>> =
+            (0..n).filter(|&t| graph.deps(t).is_empty()).map(|t| Reverse((graph.rank(t), t as u32))).collect();
         let shared = Shared {
             graph,
             queue: Mutex::new(Queue { ready, idle: 0, stop: false }),
