@@ -135,6 +135,17 @@ impl<T: Element> Array<T> {
         out.finish()
     }
 
+    /// Computes the whole array and also returns what the run did (tasks, peak bytes
+    /// held in blocks, time).
+    ///
+    /// # Errors
+    /// As [`Array::compute`].
+    pub fn compute_stats(&self, ctx: &Context) -> Result<(ArrayD<T>, RunStats)> {
+        let out = Assemble::<T>::new(&self.node.chunks);
+        let stats = run(&[self.node.clone()], ctx, &[&out])?;
+        Ok((out.finish()?, stats))
+    }
+
     /// Computes a 0-d (or one-element) array and returns its value.
     ///
     /// # Errors
