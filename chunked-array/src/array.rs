@@ -131,7 +131,7 @@ impl<T: Element> Array<T> {
     /// As [`Array::compute`].
     pub fn compute_with(&self, ctx: &Context) -> Result<ArrayD<T>> {
         let out = Assemble::<T>::new(&self.node.chunks);
-        run(&[self.node.clone()], ctx, &[&out])?;
+        run(std::slice::from_ref(&self.node), ctx, &[&out])?;
         out.finish()
     }
 
@@ -142,7 +142,7 @@ impl<T: Element> Array<T> {
     /// As [`Array::compute`].
     pub fn compute_stats(&self, ctx: &Context) -> Result<(ArrayD<T>, RunStats)> {
         let out = Assemble::<T>::new(&self.node.chunks);
-        let stats = run(&[self.node.clone()], ctx, &[&out])?;
+        let stats = run(std::slice::from_ref(&self.node), ctx, &[&out])?;
         Ok((out.finish()?, stats))
     }
 
@@ -173,7 +173,7 @@ impl<T: Element> Array<T> {
     /// As [`Array::compute`].
     pub fn persist_with(&self, ctx: &Context) -> Result<Array<T>> {
         let held = Hold::new(self.num_blocks());
-        run(&[self.node.clone()], ctx, &[&held])?;
+        run(std::slice::from_ref(&self.node), ctx, &[&held])?;
         let blocks = held.finish()?;
         Ok(Self::from_node(Node::new(self.node.name.clone(), T::DTYPE, self.node.chunks.clone(), vec![], Persisted { blocks })))
     }
@@ -196,7 +196,7 @@ impl<T: Element> Array<T> {
 
     /// The expression layers as a Graphviz DOT digraph (one vertex per layer).
     pub fn to_dot(&self) -> String {
-        crate::dot::layers_dot(&[self.node.clone()])
+        crate::dot::layers_dot(std::slice::from_ref(&self.node))
     }
 
     /// The task graph (after optimization) as a Graphviz DOT digraph, one vertex
@@ -206,7 +206,7 @@ impl<T: Element> Array<T> {
     /// # Errors
     /// Deferred build errors.
     pub fn task_graph_dot(&self, max_tasks_per_layer: usize) -> Result<String> {
-        crate::dot::tasks_dot(&[self.node.clone()], max_tasks_per_layer)
+        crate::dot::tasks_dot(std::slice::from_ref(&self.node), max_tasks_per_layer)
     }
 }
 
@@ -433,7 +433,8 @@ macro_rules! computable_tuple {
             type Output = ($(ArrayD<$t>,)+);
             fn compute_with(self, ctx: &Context) -> Result<Self::Output> {
                 $(let $a = Assemble::<$t>::new(&self.$i.node.chunks);)+
-                run(&[$(self.$i.node.clone()),+], ctx, &[$(&$a),+])?;
+                let nodes = [$(self.$i.node.clone()),+];
+                run(&nodes, ctx, &[$(&$a),+])?;
                 Ok(($($a.finish()?,)+))
             }
         }
@@ -446,7 +447,7 @@ computable_tuple!(A a 0, B b 1, C c 2, D d 3);
 computable_tuple!(A a 0, B b 1, C c 2, D d 3, E e 4);
 computable_tuple!(A a 0, B b 1, C c 2, D d 3, E e 4, F f 5);
 
-impl<'a, T: Element> Computable for &'a [Array<T>] {
+impl<T: Element> Computable for &[Array<T>] {
     type Output = Vec<ArrayD<T>>;
     fn compute_with(self, ctx: &Context) -> Result<Self::Output> {
         let outs: Vec<Assemble<T>> = self.iter().map(|a| Assemble::new(&a.node.chunks)).collect();

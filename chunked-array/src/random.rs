@@ -63,8 +63,7 @@ fn philox_batch(first: u64, stream: [u32; 2], key: [u32; 2], out: &mut Words) {
         unsafe { philox_batch_avx2(first, stream, key, out) };
         return;
     }
-    for c in 0..BATCH {
-        let j = first + c as u64;
+    for (c, j) in (first..first + BATCH as u64).enumerate() {
         let w = philox4x32_10([j as u32, (j >> 32) as u32, stream[0], stream[1]], key);
         for k in 0..4 {
             out[k][c] = w[k];

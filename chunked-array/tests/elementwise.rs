@@ -8,7 +8,10 @@ use common::*;
 use ndarray::{ArrayD, Dimension};
 use proptest::prelude::*;
 
-fn case() -> impl Strategy<Value = (ArrayD<f64>, Vec<Vec<usize>>, ArrayD<f64>, Vec<Vec<usize>>)> {
+/// Two operands with their chunkings; the second broadcasts against the first.
+type Case = (ArrayD<f64>, Vec<Vec<usize>>, ArrayD<f64>, Vec<Vec<usize>>);
+
+fn case() -> impl Strategy<Value = Case> {
     shape_chunks(3, 6)
         .prop_flat_map(|(shape, chunks)| (values_f64(shape.clone()), Just(chunks), broadcastable(shape)))
         .prop_flat_map(|(a, chunks, bshape)| (Just(a), Just(chunks), values_f64(bshape.clone()), rechunking(bshape)))
