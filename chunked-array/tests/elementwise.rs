@@ -117,3 +117,43 @@ fn u8_i32_bool_arrays() {
     assert_eq!(t.astype::<u8>().compute().unwrap().as_slice().unwrap(), &[0, 0, 0, 0, 1, 1]);
     assert_eq!((&t ^ &b.lt(2).unwrap()).compute().unwrap().as_slice().unwrap(), &[true, true, true, true, false, true]);
 }
+
+/// A 3-d shape, its chunking, an axis permutation and a chunking of the permuted shape.
+fn permuted_case() -> impl Strategy<Value = (ArrayD<f64>, Vec<Vec<usize>>, Vec<usize>, Vec<Vec<usize>>)> {
+    (prop::collection::vec(0usize..=9, 2..=3), Just(()))
+        .prop_flat_map(|(shape, _)| {
+            let nd = shape.len();
+            (values_f64(shape.clone()), rechunking(shape), Just((0..nd).collect::<Vec<_>>()).prop_shuffle())
+        })
+        .prop_flat_map(|(a, chunks, perm)| {
+            let pshape: Vec<usize> = perm.iter().map(|&p| a.shape()[p]).collect();
+            (Just(a), Just(chunks), Just(perm), rechunking(pshape))
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(CASES))]
+
+    /// Transposes fused into elementwise kernels (read through strides) and into
+    /// reductions over them give exactly what ndarray gives.
+    #[test]
+    fn permuted_operands_fuse((a, ca, perm, cb) in permuted_case(), seed in any::<u64>()) {
+        let pa = a.clone().permuted_axes(ndarray::IxDyn(&perm));
+        let b = ArrayD::from_shape_fn(pa.raw_dim(), |i| ((i.as_array_view().iter().sum::<usize>() as u64 ^ seed) % 7) as f64);
+        let x = chunked(&a, &ca);
+        let y = chunked(&b, &cb);
+        let xt = x.permute_axes(&perm).unwrap();
+        let want = zip2(&pa, &b, |p, q| p * 2.0 + q);
+        prop_assert_eq!((&(&xt * 2.0) + &y).compute().unwrap(), want.clone());
+        let s = (&xt + &y).sum(0).unwrap().compute().unwrap();
+        assert_close(&s, &zip2(&pa, &b, |p, q| p + q).sum_axis(ndarray::Axis(0)), 1e-12);
+        if a.ndim() == 2 && a.shape()[0] == a.shape()[1] {
+            let sq = chunked(&a, &ca);
+            let got = (&sq + &sq.t()).mean(0).unwrap().compute().unwrap();
+            let full = &a + &a.t();
+            if a.shape()[0] > 0 {
+                assert_close(&got, &full.mean_axis(ndarray::Axis(0)).unwrap(), 1e-12);
+            }
+        }
+    }
+}

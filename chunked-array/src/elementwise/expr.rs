@@ -84,8 +84,14 @@ impl<T: Element> TileExpr<T> for Leaf<T> {
                 buf
             }
             s => {
+                // A strided leaf (a fused transpose): check the run's two ends once,
+                // then gather without a bounds check per element.
+                let last = start + (n as isize - 1) * s;
+                assert!(start >= 0 && last >= 0 && (start.max(last) as usize) < data.len(), "strided leaf run in bounds");
+                let base = data.as_ptr();
                 for (i, b) in buf.iter_mut().enumerate() {
-                    *b = data[(start + i as isize * s) as usize];
+                    // SAFETY: start + i * s lies between the two checked ends.
+                    *b = unsafe { *base.offset(start + i as isize * s) };
                 }
                 buf
             }

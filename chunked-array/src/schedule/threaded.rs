@@ -175,11 +175,20 @@ impl Scheduler for ThreadedScheduler {
             error: Mutex::new(None),
         };
         let workers = self.threads().min(n).max(1);
+        // Tasks run under catch_unwind already; this guards the scheduler's own
+        // code, so that a bug there stops every worker instead of leaving the
+        // others waiting forever.
+        let guarded = || {
+            if let Err(panic) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| shared.worker(sink))) {
+                let message = panic.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| panic.downcast_ref::<String>().cloned());
+                shared.fail(Error::Task { key: "scheduler".into(), message: message.unwrap_or_else(|| "worker panicked".into()) });
+            }
+        };
         std::thread::scope(|s| {
             for _ in 1..workers {
-                s.spawn(|| shared.worker(sink));
+                s.spawn(guarded);
             }
-            shared.worker(sink);
+            guarded();
         });
         if let Some(e) = shared.error.into_inner().unwrap_or_else(|p| p.into_inner()) {
             return Err(e);
