@@ -183,43 +183,60 @@ pub trait RandomElement: Element {
 }
 
 /// Fills `out` with elements `first..` where each Philox counter gives `PER`
-/// consecutive elements through `convert`.
+/// consecutive elements through `convert`; compiled for AVX2 where the CPU has it
+/// (the conversion loop then vectorizes 4-wide).
 #[inline(always)]
-fn fill_with<T: Element, const PER: usize>(key: [u32; 2], stream: [u32; 2], first: u64, out: &mut [MaybeUninit<T>], convert: impl Fn([u32; 4]) -> [T; PER]) {
+fn fill_with<T: Element, const PER: usize, F: Fn([u32; 4]) -> [T; PER]>(key: [u32; 2], stream: [u32; 2], first: u64, out: &mut [MaybeUninit<T>], convert: F) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        #[target_feature(enable = "avx2")]
+        unsafe fn avx2<T: Element, const PER: usize, F: Fn([u32; 4]) -> [T; PER]>(key: [u32; 2], stream: [u32; 2], first: u64, out: &mut [MaybeUninit<T>], convert: F) {
+            fill_body(key, stream, first, out, convert)
+        }
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU supports AVX2 (checked just above).
+            return unsafe { avx2(key, stream, first, out, convert) };
+        }
+    }
+    fill_body(key, stream, first, out, convert)
+}
+
+#[inline(always)]
+fn fill_body<T: Element, const PER: usize>(key: [u32; 2], stream: [u32; 2], first: u64, out: &mut [MaybeUninit<T>], convert: impl Fn([u32; 4]) -> [T; PER]) {
     let per = PER as u64;
     let n = out.len();
     let mut i = 0;
     let mut e = first;
-    let one = |e: u64| -> [T; PER] {
-        let j = e / per;
-        convert(philox4x32_10([j as u32, (j >> 32) as u32, stream[0], stream[1]], key))
-    };
     // Head: up to the first counter boundary.
-    while i < n && e % per != 0 {
-        out[i].write(one(e)[(e % per) as usize]);
-        i += 1;
-        e += 1;
+    if e % per != 0 {
+        let j = e / per;
+        let v = convert(philox4x32_10([j as u32, (j >> 32) as u32, stream[0], stream[1]], key));
+        while i < n && e % per != 0 {
+            out[i].write(v[(e % per) as usize]);
+            i += 1;
+            e += 1;
+        }
     }
-    // Body: BATCH counters at a time.
-    let batch = BATCH * PER;
+    // Body and tail: BATCH counters at a time (the tail uses part of a batch).
     let mut words: Words = [[0; BATCH]; 4];
-    while n - i >= batch {
+    while i < n {
         philox_batch(e / per, stream, key, &mut words);
-        let chunk = &mut out[i..i + batch];
-        for (c, dst) in chunk.chunks_exact_mut(PER).enumerate() {
-            for (d, v) in dst.iter_mut().zip(convert([words[0][c], words[1][c], words[2][c], words[3][c]])) {
-                d.write(v);
+        let take = (n - i).min(BATCH * PER);
+        let chunk = &mut out[i..i + take];
+        let mut whole = chunk.chunks_exact_mut(PER);
+        for (c, dst) in (&mut whole).enumerate() {
+            let v = convert([words[0][c], words[1][c], words[2][c], words[3][c]]);
+            for k in 0..PER {
+                dst[k].write(v[k]);
             }
         }
-        i += batch;
-        e += batch as u64;
-    }
-    // Tail.
-    while i < n {
-        let v = one(e);
-        let take = PER.min(n - i);
-        for (d, &x) in out[i..i + take].iter_mut().zip(&v[..take]) {
-            d.write(x);
+        let c = take / PER;
+        let rest = whole.into_remainder();
+        if !rest.is_empty() {
+            let v = convert([words[0][c], words[1][c], words[2][c], words[3][c]]);
+            for (d, x) in rest.iter_mut().zip(v) {
+                d.write(x);
+            }
         }
         i += take;
         e += take as u64;
@@ -470,6 +487,36 @@ mod tests {
             let j = first + c as u64;
             let s = philox4x32_10([j as u32, (j >> 32) as u32, 5, 6], [7, 8]);
             assert_eq!([words[0][c], words[1][c], words[2][c], words[3][c]], s, "counter {j}");
+        }
+    }
+
+    /// The batched, vectorized paths give exactly the documented per-element
+    /// definition (which a GPU kernel must reproduce).
+    #[test]
+    fn fill_matches_the_scalar_definition() {
+        let (seed, stream) = (0x1234_5678_9abc_def0u64, 7u64);
+        let key = [seed as u32, (seed >> 32) as u32];
+        let words = |j: u64| philox4x32_10([j as u32, (j >> 32) as u32, stream as u32, 0], key);
+        for (first, n) in [(0u64, 1usize), (3, 300), (u32::MAX as u64 * 2 - 5, 200)] {
+            let mut u = vec![0.0f64; n];
+            fill(seed, stream, &Distribution::Uniform, first, &mut u);
+            let mut z = vec![0.0f64; n];
+            fill(seed, stream, &Distribution::Normal { mean: 1.0, std: 2.0 }, first, &mut z);
+            let mut f = vec![0.0f32; n];
+            fill(seed, stream, &Distribution::Uniform, first, &mut f);
+            let mut k = vec![0i64; n];
+            fill(seed, stream, &Distribution::Integers { low: -3, high: 1000 }, first, &mut k);
+            for i in 0..n {
+                let e = first + i as u64;
+                let w = words(e / 2);
+                let h = 2 * (e % 2) as usize;
+                assert_eq!(u[i], unit_f64(w[h], w[h + 1]), "uniform f64 element {e}");
+                assert_eq!(k[i], bounded(w[h], w[h + 1], -3, 1000), "integer element {e}");
+                let (a, b) = box_muller(unit_f64(w[0], w[1]), unit_f64(w[2], w[3]));
+                assert_eq!(z[i], 1.0 + 2.0 * if e % 2 == 0 { a } else { b }, "normal element {e}");
+                let w4 = words(e / 4);
+                assert_eq!(f[i], unit_f32(w4[(e % 4) as usize]), "uniform f32 element {e}");
+            }
         }
     }
 

@@ -49,6 +49,13 @@ pub(crate) trait TileExpr<T: Element>: Send + Sync + 'static {
     /// Evaluates the tile at `ctx.pos` (`buf.len()` elements): writes into `buf`
     /// and returns it, or returns a slice borrowed from a leaf.
     fn eval<'s>(&'s self, ctx: &TileCtx<'s>, buf: &'s mut [T]) -> &'s [T];
+    /// The tile's `n` values borrowed without a buffer, where they already sit
+    /// contiguously in memory (a unit-stride leaf); lets parents skip
+    /// initializing a tile buffer.
+    #[inline]
+    fn direct<'s>(&'s self, _ctx: &TileCtx<'s>, _n: usize) -> Option<&'s [T]> {
+        None
+    }
     /// The same expression with every leaf replaced as `map` says.
     fn rebind(&self, map: &dyn Fn(usize) -> Rebind) -> Arc<dyn TileExpr<T>>;
     /// A readable form, e.g. `add(sqrt(x0), 2)`.
@@ -98,6 +105,19 @@ impl<T: Element> TileExpr<T> for Leaf<T> {
         }
     }
 
+    #[inline]
+    fn direct<'s>(&'s self, ctx: &TileCtx<'s>, n: usize) -> Option<&'s [T]> {
+        let row = &ctx.leaves[self.index];
+        if row.stride != 1 {
+            return None;
+        }
+        assert_eq!(row.dtype, T::DTYPE, "leaf {} element type", self.index);
+        // SAFETY: as in `eval`.
+        let data: &'s [T] = unsafe { std::slice::from_raw_parts(row.ptr as *const T, row.len) };
+        let start = (row.offset + ctx.pos as isize) as usize;
+        Some(&data[start..start + n])
+    }
+
     fn rebind(&self, map: &dyn Fn(usize) -> Rebind) -> Expr<T> {
         match map(self.index) {
             Rebind::Index(i) => leaf::<T>(i),
@@ -130,6 +150,20 @@ impl<T: Element> TileExpr<T> for Const<T> {
     }
 }
 
+/// Evaluates child `$e` for `$n` values: borrowed directly when it can be, else
+/// into a tile buffer declared (and so initialized) only then.
+macro_rules! child {
+    ($e:expr, $ctx:expr, $n:expr, $buf:ident) => {
+        match $e.direct($ctx, $n) {
+            Some(v) => v,
+            None => {
+                $buf = [Default::default(); TILE];
+                $e.eval($ctx, &mut $buf[..$n])
+            }
+        }
+    };
+}
+
 /// `f(a)` element by element.
 pub(crate) struct Unary<A, O, F> {
     pub name: &'static str,
@@ -141,8 +175,9 @@ pub(crate) struct Unary<A, O, F> {
 impl<A: Element, O: Element, F: Fn(A) -> O + Send + Sync + 'static> TileExpr<O> for Unary<A, O, F> {
     #[inline]
     fn eval<'s>(&'s self, ctx: &TileCtx<'s>, buf: &'s mut [O]) -> &'s [O] {
-        let mut ta = [A::default(); TILE];
-        let a = self.a.eval(ctx, &mut ta[..buf.len()]);
+        let n = buf.len();
+        let mut ta: [A; TILE];
+        let a = child!(self.a, ctx, n, ta);
         let f = &*self.f;
         for (o, &x) in buf.iter_mut().zip(a) {
             *o = f(x);
@@ -170,10 +205,9 @@ impl<A: Element, B: Element, O: Element, F: Fn(A, B) -> O + Send + Sync + 'stati
     #[inline]
     fn eval<'s>(&'s self, ctx: &TileCtx<'s>, buf: &'s mut [O]) -> &'s [O] {
         let n = buf.len();
-        let mut ta = [A::default(); TILE];
-        let mut tb = [B::default(); TILE];
-        let a = self.a.eval(ctx, &mut ta[..n]);
-        let b = self.b.eval(ctx, &mut tb[..n]);
+        let (mut ta, mut tb): ([A; TILE], [B; TILE]);
+        let a = child!(self.a, ctx, n, ta);
+        let b = child!(self.b, ctx, n, tb);
         let f = &*self.f;
         for ((o, &x), &y) in buf.iter_mut().zip(a).zip(b) {
             *o = f(x, y);
@@ -204,12 +238,10 @@ impl<A: Element, B: Element, C: Element, O: Element, F: Fn(A, B, C) -> O + Send 
     #[inline]
     fn eval<'s>(&'s self, ctx: &TileCtx<'s>, buf: &'s mut [O]) -> &'s [O] {
         let n = buf.len();
-        let mut ta = [A::default(); TILE];
-        let mut tb = [B::default(); TILE];
-        let mut tc = [C::default(); TILE];
-        let a = self.a.eval(ctx, &mut ta[..n]);
-        let b = self.b.eval(ctx, &mut tb[..n]);
-        let c = self.c.eval(ctx, &mut tc[..n]);
+        let (mut ta, mut tb, mut tc): ([A; TILE], [B; TILE], [C; TILE]);
+        let a = child!(self.a, ctx, n, ta);
+        let b = child!(self.b, ctx, n, tb);
+        let c = child!(self.c, ctx, n, tc);
         let f = &*self.f;
         for (((o, &x), &y), &z) in buf.iter_mut().zip(a).zip(b).zip(c) {
             *o = f(x, y, z);
