@@ -124,7 +124,7 @@ impl<T: Element> Array<T> {
         let count = self.reduced_count(&o)?;
         let total = self.reduce_with("mean", Sum::<T, T::Mean> { skip_nan: false, _t: PhantomData }, o)?;
         let inv = 1.0 / count as f64;
-        Ok(crate::elementwise::unary_named(&total, "mean-divide", move |s: T::Mean| s.mul(<T::Mean as Element>::from_f64(inv))))
+        Ok(crate::elementwise::unary(&total, "mean-divide", move |s: T::Mean| s.mul(<T::Mean as Element>::from_f64(inv))))
     }
 
     /// Mean of the non-NaN elements (NaN where there are none).
