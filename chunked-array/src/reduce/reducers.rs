@@ -97,6 +97,31 @@ pub(crate) struct Extreme<T> {
     pub _t: PhantomData<fn() -> T>,
 }
 
+/// The extreme of `init` and a lane: eight independent accumulators and a
+/// separate NaN flag, so that the loop vectorizes (NaN still propagates).
+#[inline]
+fn extreme_lane<T: Number, const MAX: bool>(init: T, lane: &[T]) -> T {
+    let pick = |m: T, x: T| if (MAX && x > m) || (!MAX && x < m) { x } else { m };
+    let mut m = [init; 8];
+    let mut nan = false;
+    let mut chunks = lane.chunks_exact(8);
+    for c in &mut chunks {
+        for i in 0..8 {
+            nan |= c[i].is_nan();
+            m[i] = pick(m[i], c[i]);
+        }
+    }
+    for &x in chunks.remainder() {
+        nan |= x.is_nan();
+        m[0] = pick(m[0], x);
+    }
+    if nan {
+        return T::from_f64(f64::NAN);
+    }
+    let merge = if MAX { T::max_nan } else { T::min_nan };
+    m.iter().fold(init, |a, &x| merge(a, x))
+}
+
 impl<T: Number> Reducer for Extreme<T> {
     type In = T;
     type Acc = T;
@@ -107,14 +132,18 @@ impl<T: Number> Reducer for Extreme<T> {
     }
     #[inline]
     fn fold_lane(&self, acc: &mut T, lane: &[T], _: i64) {
-        let f = if self.max { T::max_nan } else { T::min_nan };
-        *acc = lane.iter().fold(*acc, |a, &x| f(a, x));
+        *acc = if self.max { extreme_lane::<T, true>(*acc, lane) } else { extreme_lane::<T, false>(*acc, lane) };
     }
     #[inline]
     fn fold_row(&self, accs: &mut [T], row: &[T], _: i64) {
-        let f = if self.max { T::max_nan } else { T::min_nan };
-        for (a, &x) in accs.iter_mut().zip(row) {
-            *a = f(*a, x);
+        if self.max {
+            for (a, &x) in accs.iter_mut().zip(row) {
+                *a = a.max_nan(x);
+            }
+        } else {
+            for (a, &x) in accs.iter_mut().zip(row) {
+                *a = a.min_nan(x);
+            }
         }
     }
     fn merge(&self, a: &mut T, b: &T) {
