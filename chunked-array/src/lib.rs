@@ -38,3 +38,8 @@ pub use graph::task::TaskGraph;
 pub use graph::{Block, BlockValue, Key};
 pub use reduce::ReduceOptions;
 pub use schedule::{Context, RunStats, Scheduler, SyncScheduler, ThreadedScheduler};
+
+/// The README's example, compiled and run as a doctest.
+#[doc = include_str!("../../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
