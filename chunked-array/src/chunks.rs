@@ -6,6 +6,10 @@ use crate::error::{Error, Result};
 /// Default target size of a block for `auto` chunking (dask's `array.chunk-size`).
 pub const DEFAULT_AUTO_BYTES: usize = 128 * 1024 * 1024;
 
+/// Most blocks an array may have: task graphs number their tasks with `u32`, and
+/// a graph of more blocks would not fit in memory anyway.
+pub const MAX_BLOCKS: usize = 1 << 31;
+
 /// How one axis is split.
 #[derive(Debug, Clone, PartialEq)]
 pub enum AxisChunks {
@@ -75,6 +79,9 @@ impl ChunkSpec {
             }
             None => vec![self.uniform.clone(); shape.len()],
         };
+        if !shape.contains(&0) && shape.iter().try_fold(1usize, |acc, &n| acc.checked_mul(n)).is_none() {
+            return Err(Error::invalid("shape", shape, "has more elements than fit in usize"));
+        }
         let mut sizes: Vec<Option<usize>> = vec![None; shape.len()];
         let mut explicit: Vec<Option<Vec<usize>>> = vec![None; shape.len()];
         for (axis, (spec, &n)) in axes.iter().zip(shape).enumerate() {
@@ -104,6 +111,21 @@ impl ChunkSpec {
             }
         }
         auto_sizes(shape, dtype.size().max(1), self.auto_bytes, &mut sizes, &explicit);
+        let mut blocks = 1usize;
+        for (axis, &n) in shape.iter().enumerate() {
+            let count = match (&explicit[axis], sizes[axis]) {
+                (Some(list), _) => list.len(),
+                (None, Some(size)) => n.div_ceil(size.max(1)).max(1),
+                (None, None) => 1,
+            };
+            blocks = blocks.saturating_mul(count);
+            if blocks > MAX_BLOCKS {
+                return Err(Error::BadChunks {
+                    axis,
+                    message: format!("shape {shape:?} in these chunks makes more than {MAX_BLOCKS} blocks; use larger blocks"),
+                });
+            }
+        }
         let per_axis = (0..shape.len())
             .map(|a| match explicit[a].take() {
                 Some(list) => list,
@@ -399,6 +421,16 @@ mod tests {
         assert_eq!(c.lengths(), &[vec![0], vec![3, 2]]);
         let c = ChunkSpec::auto().resolve(&[], DType::F32).unwrap();
         assert_eq!(c.num_blocks(), 1);
+    }
+
+    #[test]
+    fn oversized_shapes_and_grids_are_errors() {
+        let e = ChunkSpec::from(1).resolve(&[1 << 30, 1 << 30], DType::F64).unwrap_err();
+        assert!(e.to_string().contains("more than 2147483648 blocks"), "{e}");
+        let e = ChunkSpec::auto().resolve(&[usize::MAX, 3], DType::F64).unwrap_err();
+        assert!(e.to_string().contains("more elements than fit"), "{e}");
+        assert!(ChunkSpec::from(1).resolve(&[usize::MAX, 0], DType::F64).is_err());
+        assert!(ChunkSpec::from(10).resolve(&[1 << 20, 0], DType::F64).is_ok());
     }
 
     #[test]
