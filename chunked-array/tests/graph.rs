@@ -199,3 +199,37 @@ fn reductions_hold_few_blocks() {
     let (_, stats) = centered.compute_stats(&Context::sync()).unwrap();
     assert!(stats.peak_bytes <= 30 * block, "{stats:?}");
 }
+
+use proptest::prelude::*;
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(common::CASES))]
+
+    /// The same graph gives the same result under every scheduler and thread
+    /// count, computed directly, block by block, or from persisted blocks.
+    #[test]
+    fn schedulers_persist_and_blocks_agree((shape, chunks) in common::shape_chunks(3, 7), threads in 1usize..5, seed in any::<u64>()) {
+        let x = RandomState::new(seed).standard_normal::<f64>(&shape, chunks.clone()).unwrap();
+        let y = (&(&x * 2.0) + &x.abs()).sqrt();
+        let axes: Vec<isize> = (0..shape.len() as isize).step_by(2).collect();
+        let r = y.sum(chunked_array::ReduceOptions::axes(axes).keepdims(true)).unwrap();
+        let want = r.compute_with(&Context::sync()).unwrap();
+        prop_assert_eq!(r.compute_with(&Context::threads(threads)).unwrap().mapv(f64::to_bits), want.mapv(f64::to_bits));
+        let p = y.persist_with(&Context::threads(threads)).unwrap();
+        let yv = y.compute_with(&Context::sync()).unwrap();
+        prop_assert_eq!(p.compute().unwrap().mapv(f64::to_bits), yv.mapv(f64::to_bits));
+        // Every block equals the same region of the whole result.
+        let grid = y.chunks().grid();
+        for lin in 0..y.num_blocks() {
+            let idx = y.chunks().unravel(lin);
+            let b = p.block(&idx).unwrap().compute().unwrap();
+            let start = y.chunks().block_start(&idx);
+            let region = yv.slice_each_axis(|ax| {
+                let a = ax.axis.index();
+                ndarray::Slice::from(start[a]..start[a] + b.shape()[a])
+            });
+            prop_assert_eq!(b.view().mapv(f64::to_bits), region.mapv(f64::to_bits));
+            prop_assert_eq!(idx.len(), grid.len());
+        }
+    }
+}
