@@ -233,3 +233,18 @@ proptest! {
         }
     }
 }
+
+/// A chain far longer than one fused expression may be deep is cut into several
+/// fused layers (no stack overflow), with the same result.
+#[test]
+fn very_long_chains_compute() {
+    let mut x = Array::<f64>::arange(0.0, 1000.0, 1.0, 300).unwrap();
+    for _ in 0..1000 {
+        x = &x + 1.0;
+    }
+    let want: Vec<f64> = (0..1000).map(|v| v as f64 + 1000.0).collect();
+    for ctx in [Context::sync(), Context::threads(2)] {
+        assert_eq!(x.compute_with(&ctx).unwrap().iter().cloned().collect::<Vec<_>>(), want);
+        assert_eq!(x.sum(None).unwrap().compute_with(&ctx).unwrap()[[]], want.iter().sum::<f64>());
+    }
+}

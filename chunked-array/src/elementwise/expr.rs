@@ -60,6 +60,9 @@ pub(crate) trait TileExpr<T: Element>: Send + Sync + 'static {
     fn rebind(&self, map: &dyn Fn(usize) -> Rebind) -> Arc<dyn TileExpr<T>>;
     /// A readable form, e.g. `add(sqrt(x0), 2)`.
     fn describe(&self) -> String;
+    /// Levels of nesting (a leaf or constant is 1). Each level holds up to three
+    /// tile buffers on the stack while it evaluates, so fusion bounds it.
+    fn depth(&self) -> usize;
 }
 
 pub(crate) type Expr<T> = Arc<dyn TileExpr<T>>;
@@ -131,6 +134,9 @@ impl<T: Element> TileExpr<T> for Leaf<T> {
     fn describe(&self) -> String {
         format!("x{}", self.index)
     }
+    fn depth(&self) -> usize {
+        1
+    }
 }
 
 /// A constant (a scalar operand).
@@ -147,6 +153,9 @@ impl<T: Element> TileExpr<T> for Const<T> {
     }
     fn describe(&self) -> String {
         format!("{}", self.0)
+    }
+    fn depth(&self) -> usize {
+        1
     }
 }
 
@@ -190,6 +199,9 @@ impl<A: Element, O: Element, F: Fn(A) -> O + Send + Sync + 'static> TileExpr<O> 
     fn describe(&self) -> String {
         format!("{}({})", self.name, self.a.describe())
     }
+    fn depth(&self) -> usize {
+        1 + self.a.depth()
+    }
 }
 
 /// `f(a, b)` element by element.
@@ -219,6 +231,9 @@ impl<A: Element, B: Element, O: Element, F: Fn(A, B) -> O + Send + Sync + 'stati
     }
     fn describe(&self) -> String {
         format!("{}({}, {})", self.name, self.a.describe(), self.b.describe())
+    }
+    fn depth(&self) -> usize {
+        1 + self.a.depth().max(self.b.depth())
     }
 }
 
@@ -260,5 +275,8 @@ impl<A: Element, B: Element, C: Element, O: Element, F: Fn(A, B, C) -> O + Send 
     }
     fn describe(&self) -> String {
         format!("{}({}, {}, {})", self.name, self.a.describe(), self.b.describe(), self.c.describe())
+    }
+    fn depth(&self) -> usize {
+        1 + self.a.depth().max(self.b.depth()).max(self.c.depth())
     }
 }

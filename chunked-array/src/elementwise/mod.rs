@@ -255,5 +255,9 @@ impl<T: Element> Fusable for ElementwiseOp<T> {
     fn as_any(&self) -> &dyn Any {
         self
     }
+
+    fn depth(&self) -> usize {
+        self.expr.depth()
+    }
 }
 

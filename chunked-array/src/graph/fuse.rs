@@ -4,8 +4,9 @@
 //! An elementwise layer is inlined into its consumer when that consumer is
 //! elementwise too, it has no other consumer, it is not itself requested, and it has
 //! the consumer's shape (inlining a broadcast operand would recompute it per
-//! output element). A reduction whose input is such a layer reads it tile by tile
-//! as it is evaluated, so the elementwise result is never materialized.
+//! output element), and the fused expression stays within [`MAX_FUSED_DEPTH`]. A
+//! reduction whose input is such a layer reads it tile by tile as it is
+//! evaluated, so the elementwise result is never materialized.
 
 use std::any::Any;
 use std::collections::{HashMap, HashSet};
@@ -25,7 +26,14 @@ pub(crate) trait Fusable {
     fn as_any(&self) -> &dyn Any;
     /// Per leaf, the axis permutation it is read through, if any.
     fn leaf_perms(&self) -> Vec<Option<Vec<usize>>>;
+    /// Nesting depth of the expression.
+    fn depth(&self) -> usize;
 }
+
+/// Deepest fused expression: each level keeps up to three 512-element tile
+/// buffers on the stack while it evaluates (12 KiB for f64), so 32 levels stay
+/// well inside a worker thread's stack; longer chains are cut into several layers.
+pub(crate) const MAX_FUSED_DEPTH: usize = 32;
 
 /// Returns the outputs of the optimized graph, one per input output.
 pub(crate) fn optimize(outputs: &[Arc<Node>]) -> Vec<Arc<Node>> {
@@ -55,7 +63,8 @@ pub(crate) fn optimize(outputs: &[Arc<Node>]) -> Vec<Arc<Node>> {
                     .zip(&inputs)
                     .map(|(orig, new)| {
                         let private = consumers.get(&orig.id).is_some_and(|c| c.len() == 1) && !requested.contains(&orig.id);
-                        (single_private(orig, new) && new.shape() == n.shape()) || (private && new.op.as_permutation().is_some())
+                        let shallow = new.op.as_elementwise().is_some_and(|c| c.depth() + ew.depth() <= MAX_FUSED_DEPTH);
+                        (single_private(orig, new) && shallow && new.shape() == n.shape()) || (private && new.op.as_permutation().is_some())
                     })
                     .collect();
                 if changed || inline.iter().any(|&b| b) { ew.rebuild(n, inputs, &inline) } else { n.clone() }

@@ -1,4 +1,4 @@
-//! The two-level graph: expression layers ([`Node`]s, built in O(layers)) and the
+//! The two-level graph: expression layers (nodes, built in O(layers)) and the
 //! task graph materialized from them at compute time for the needed blocks only.
 
 pub(crate) mod fuse;
