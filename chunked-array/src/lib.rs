@@ -28,6 +28,7 @@ mod manip;
 pub mod random;
 pub mod reduce;
 pub mod schedule;
+pub mod slicing;
 
 pub use array::{compute, Array, Computable};
 pub use chunks::{AxisChunks, ChunkSpec, Chunks, DEFAULT_AUTO_BYTES};
@@ -38,6 +39,7 @@ pub use graph::task::TaskGraph;
 pub use graph::{Block, BlockValue, Key};
 pub use reduce::ReduceOptions;
 pub use schedule::{Context, RunStats, Scheduler, SyncScheduler, ThreadedScheduler};
+pub use slicing::Idx;
 
 /// The README's example, compiled and run as a doctest.
 #[doc = include_str!("../../README.md")]
