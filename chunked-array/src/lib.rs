@@ -34,6 +34,7 @@ pub use array::{compute, Array, Computable};
 pub use chunks::{AxisChunks, ChunkSpec, Chunks, DEFAULT_AUTO_BYTES};
 pub use element::{DType, Element, Float, Number};
 pub use elementwise::{where_, Operand};
+pub use manip::{concatenate, stack};
 pub use error::{Error, Result};
 pub use graph::task::TaskGraph;
 pub use graph::{Block, BlockValue, Key};

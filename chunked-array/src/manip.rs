@@ -1,9 +1,9 @@
-//! Axis permutation (the rest of array manipulation lives with slicing and
-//! rechunking).
+//! Array manipulation: axis permutation, new and removed length-1 axes,
+//! concatenate and stack, flip and roll (slicing lives in `slicing`).
 
 use std::sync::Arc;
 
-use ndarray::{ArrayView2, Ix2, IxDyn};
+use ndarray::{ArrayD, ArrayView2, Ix2, IxDyn};
 
 use crate::array::Array;
 use crate::chunks::Chunks;
@@ -93,5 +93,232 @@ impl<T: Element> Array<T> {
     pub fn t(&self) -> Array<T> {
         let perm: Vec<usize> = (0..self.ndim()).rev().collect();
         Array::from_result(self.permute_axes(&perm))
+    }
+}
+
+/// The region `start..start + shape` of a block, shared without a copy when it
+/// is the whole block.
+fn region<T: Element>(block: &Block, node: &Node, start: &[usize], shape: &[usize]) -> Result<Block> {
+    let a = block_as::<T>(block, node, "region")?;
+    if start.iter().all(|&s| s == 0) && a.shape() == shape {
+        return Ok(block.clone());
+    }
+    let view = a.slice_each_axis(|ax| {
+        let i = ax.axis.index();
+        ndarray::Slice::from(start[i]..start[i] + shape[i])
+    });
+    Ok(Arc::new(view.as_standard_layout().into_owned()))
+}
+
+/// Inserts or removes length-1 axes: the block's data is unchanged.
+struct Reshape1<T> {
+    /// For each output axis, the input axis it is (None: a new length-1 axis).
+    from: Vec<Option<usize>>,
+    ndim_in: usize,
+    _t: std::marker::PhantomData<fn() -> T>,
+}
+
+impl<T: Element> BlockOp for Reshape1<T> {
+    fn deps(&self, node: &Node, idx: &[usize], out: &mut Vec<(usize, usize)>) {
+        let mut src = vec![0; self.ndim_in];
+        for (a, f) in self.from.iter().enumerate() {
+            if let Some(i) = f {
+                src[*i] = idx[a];
+            }
+        }
+        out.push((0, node.inputs[0].chunks.linear(&src)));
+    }
+    fn run(&self, node: &Node, idx: &[usize], inputs: &[&Block]) -> Result<Block> {
+        let a = block_as::<T>(inputs[0], node, "reshape")?;
+        let shape = node.chunks.block_shape(idx);
+        let data = a.as_standard_layout();
+        let out = ArrayD::from_shape_vec(IxDyn(&shape), data.iter().cloned().collect())
+            .map_err(|e| Error::invalid("shape", &shape, e.to_string()))?;
+        Ok(Arc::new(out))
+    }
+}
+
+/// Blocks of several arrays side by side along one axis.
+struct Concat<T> {
+    axis: usize,
+    /// Per output block along `axis`: (input, block of that input along `axis`).
+    along: Vec<(usize, usize)>,
+    _t: std::marker::PhantomData<fn() -> T>,
+}
+
+impl<T: Element> Concat<T> {
+    /// The input, its block holding output block `idx`, and where the output
+    /// block starts inside it.
+    fn source(&self, node: &Node, idx: &[usize]) -> (usize, Vec<usize>, Vec<usize>) {
+        let (k, b) = self.along[idx[self.axis]];
+        let input = &node.inputs[k];
+        let out_start = node.chunks.block_start(idx);
+        let mut block = Vec::with_capacity(idx.len());
+        let mut local = Vec::with_capacity(idx.len());
+        for (a, &s) in out_start.iter().enumerate() {
+            let ib = if a == self.axis { b } else { input.chunks.block_of(a, s) };
+            block.push(ib);
+            local.push(if a == self.axis { 0 } else { s - input.chunks.offset(a, ib) });
+        }
+        (k, block, local)
+    }
+}
+
+impl<T: Element> BlockOp for Concat<T> {
+    fn deps(&self, node: &Node, idx: &[usize], out: &mut Vec<(usize, usize)>) {
+        let (k, block, _) = self.source(node, idx);
+        out.push((k, node.inputs[k].chunks.linear(&block)));
+    }
+    fn run(&self, node: &Node, idx: &[usize], inputs: &[&Block]) -> Result<Block> {
+        let (_, _, local) = self.source(node, idx);
+        region::<T>(inputs[0], node, &local, &node.chunks.block_shape(idx))
+    }
+}
+
+/// Joins arrays along an existing axis (NumPy's `concatenate`). The other axes
+/// must agree; their chunks are unified by common refinement.
+///
+/// ```
+/// use chunked_array::{concatenate, Array};
+/// let a = Array::<i64>::arange(0, 3, 1, 2).unwrap();
+/// let b = Array::<i64>::arange(10, 12, 1, 1).unwrap();
+/// let c = concatenate(&[&a, &b], 0).unwrap();
+/// assert_eq!(c.compute().unwrap().iter().cloned().collect::<Vec<_>>(), vec![0, 1, 2, 10, 11]);
+/// ```
+///
+/// # Errors
+/// [`Error::InvalidArgument`] for no arrays; [`Error::BadAxis`];
+/// [`Error::ShapeMismatch`] naming two shapes that differ off the axis.
+pub fn concatenate<T: Element>(arrays: &[&Array<T>], axis: isize) -> Result<Array<T>> {
+    let first = arrays.first().ok_or_else(|| Error::invalid("arrays", "[]", "concatenate needs at least one array"))?;
+    for a in arrays {
+        a.check()?;
+    }
+    let ndim = first.ndim();
+    let axis = crate::reduce::normalize_axes(&[axis], ndim)?[0];
+    let shape0 = first.shape();
+    for a in arrays {
+        let s = a.shape();
+        if s.len() != ndim || (0..ndim).any(|i| i != axis && s[i] != shape0[i]) {
+            return Err(Error::shape("concatenate", &shape0, &s));
+        }
+    }
+    let mut lengths = Vec::with_capacity(ndim);
+    let mut along = Vec::new();
+    for a in 0..ndim {
+        if a == axis {
+            let mut l = Vec::new();
+            for (k, x) in arrays.iter().enumerate() {
+                for (b, &len) in x.chunks().lengths()[a].iter().enumerate() {
+                    if len > 0 {
+                        l.push(len);
+                        along.push((k, b));
+                    }
+                }
+            }
+            if l.is_empty() {
+                l.push(0);
+                along.push((0, 0));
+            }
+            lengths.push(l);
+        } else {
+            let bounds: Vec<&[usize]> = arrays.iter().map(|x| x.chunks().boundaries(a)).collect();
+            lengths.push(crate::chunks::refine(&bounds));
+        }
+    }
+    let inputs = arrays.iter().map(|x| x.node.clone()).collect();
+    let op = Concat::<T> { axis, along, _t: std::marker::PhantomData };
+    Ok(Array::from_node(Node::new("concatenate", T::DTYPE, Chunks::from_lengths(lengths), inputs, op)))
+}
+
+/// Joins arrays along a new axis (NumPy's `stack`); the shapes must be equal.
+///
+/// # Errors
+/// As [`concatenate`], and [`Error::BadAxis`] for `axis` outside `-(ndim+1)..=ndim`.
+pub fn stack<T: Element>(arrays: &[&Array<T>], axis: isize) -> Result<Array<T>> {
+    let first = arrays.first().ok_or_else(|| Error::invalid("arrays", "[]", "stack needs at least one array"))?;
+    let shape0 = first.shape();
+    for a in arrays {
+        if a.shape() != shape0 {
+            return Err(Error::shape("stack", &shape0, &a.shape()));
+        }
+    }
+    let expanded: Vec<Array<T>> = arrays.iter().map(|a| a.expand_dims(axis)).collect::<Result<_>>()?;
+    let refs: Vec<&Array<T>> = expanded.iter().collect();
+    concatenate(&refs, axis)
+}
+
+impl<T: Element> Array<T> {
+    /// Inserts a length-1 axis at `axis` (NumPy's `expand_dims`; negative counts
+    /// from the end of the result).
+    ///
+    /// # Errors
+    /// [`Error::BadAxis`] for `axis` outside `-(ndim+1)..=ndim`.
+    pub fn expand_dims(&self, axis: isize) -> Result<Array<T>> {
+        self.check()?;
+        let nd = self.ndim();
+        let a = crate::reduce::normalize_axes(&[axis], nd + 1)?[0];
+        let from: Vec<Option<usize>> = (0..=nd).map(|i| match i.cmp(&a) {
+            std::cmp::Ordering::Less => Some(i),
+            std::cmp::Ordering::Equal => None,
+            std::cmp::Ordering::Greater => Some(i - 1),
+        }).collect();
+        self.reshape1("expand_dims", from)
+    }
+
+    /// Removes length-1 axes: the given ones, or all for `None` (NumPy's `squeeze`).
+    ///
+    /// # Errors
+    /// [`Error::BadAxis`]; [`Error::InvalidArgument`] for an axis whose length is not 1.
+    pub fn squeeze(&self, axes: Option<&[isize]>) -> Result<Array<T>> {
+        self.check()?;
+        let shape = self.shape();
+        let drop: Vec<usize> = match axes {
+            Some(a) => crate::reduce::normalize_axes(a, shape.len())?,
+            None => (0..shape.len()).filter(|&i| shape[i] == 1).collect(),
+        };
+        if let Some(&bad) = drop.iter().find(|&&i| shape[i] != 1) {
+            return Err(Error::invalid("axis", bad, format!("has length {}, only length-1 axes can be squeezed", shape[bad])));
+        }
+        let from = (0..shape.len()).filter(|i| !drop.contains(i)).map(Some).collect();
+        self.reshape1("squeeze", from)
+    }
+
+    fn reshape1(&self, name: &str, from: Vec<Option<usize>>) -> Result<Array<T>> {
+        let lengths = from.iter().map(|f| f.map_or_else(|| vec![1], |i| self.chunks().lengths()[i].clone())).collect();
+        let op = Reshape1::<T> { from, ndim_in: self.ndim(), _t: std::marker::PhantomData };
+        Ok(Array::from_node(Node::new(name, T::DTYPE, Chunks::from_lengths(lengths), vec![self.node.clone()], op)))
+    }
+
+    /// Reverses the order of the elements along `axis` (NumPy's `flip`).
+    ///
+    /// # Errors
+    /// [`Error::BadAxis`].
+    pub fn flip(&self, axis: isize) -> Result<Array<T>> {
+        self.check()?;
+        let a = crate::reduce::normalize_axes(&[axis], self.ndim())?[0];
+        let mut index = vec![crate::slicing::Idx::FULL; self.ndim()];
+        index[a] = crate::slicing::Idx::stepped(None, None, -1);
+        self.slice(&index)
+    }
+
+    /// Shifts elements by `shift` along `axis`, wrapping around (NumPy's `roll`).
+    ///
+    /// # Errors
+    /// [`Error::BadAxis`].
+    pub fn roll(&self, shift: isize, axis: isize) -> Result<Array<T>> {
+        self.check()?;
+        let a = crate::reduce::normalize_axes(&[axis], self.ndim())?[0];
+        let n = self.shape()[a] as isize;
+        if n == 0 {
+            return Ok(self.clone());
+        }
+        let k = shift.rem_euclid(n);
+        let part = |start: Option<isize>, stop: Option<isize>| -> Result<Array<T>> {
+            let mut index = vec![crate::slicing::Idx::FULL; self.ndim()];
+            index[a] = crate::slicing::Idx::stepped(start, stop, 1);
+            self.slice(&index)
+        };
+        concatenate(&[&part(Some(n - k), None)?, &part(None, Some(n - k))?], a as isize)
     }
 }

@@ -1,0 +1,67 @@
+//! concatenate, stack, expand_dims, squeeze, flip, roll against ndarray.
+
+mod common;
+
+use chunked_array::{concatenate, stack, Array};
+use common::*;
+use ndarray::{ArrayD, Axis, Dimension, IxDyn};
+use proptest::prelude::*;
+
+fn numbered(shape: &[usize], offset: i64) -> ArrayD<i64> {
+    ArrayD::from_shape_fn(IxDyn(shape), |i| i.as_array_view().iter().fold(offset, |acc, &v| acc * 10 + v as i64))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(CASES))]
+
+    #[test]
+    fn concatenate_and_stack((shape, chunks) in shape_chunks(3, 6), extra in 0usize..5, pick in any::<prop::sample::Index>(), other in any::<prop::sample::Index>()) {
+        prop_assume!(!shape.is_empty());
+        let axis = pick.index(shape.len());
+        let a = numbered(&shape, 1);
+        let mut bshape = shape.clone();
+        bshape[axis] = extra;
+        let b = numbered(&bshape, 2);
+        let bchunks: Vec<Vec<usize>> = bshape.iter().enumerate().map(|(i, &n)| if i == axis || n == 0 { vec![n] } else { vec![1; n] }).collect();
+        let (x, y) = (chunked(&a, &chunks), chunked(&b, &bchunks));
+        let got = concatenate(&[&x, &y, &x], axis as isize).unwrap().compute().unwrap();
+        prop_assert_eq!(got, ndarray::concatenate(Axis(axis), &[a.view(), b.view(), a.view()]).unwrap());
+        let z = chunked(&numbered(&shape, 3), &rechunk_all(&shape));
+        let s = other.index(shape.len() + 1);
+        let got = stack(&[&x, &z], s as isize).unwrap().compute().unwrap();
+        prop_assert_eq!(got, ndarray::stack(Axis(s), &[a.view(), numbered(&shape, 3).view()]).unwrap());
+        prop_assert_eq!(x.flip(axis as isize).unwrap().compute().unwrap(), { let mut f = a.clone(); f.invert_axis(Axis(axis)); f });
+        let shift = extra as isize - 2;
+        let n = shape[axis];
+        let want = if n == 0 { a.clone() } else {
+            let k = shift.rem_euclid(n as isize) as usize;
+            let idx: Vec<usize> = (0..n).map(|i| (i + n - k) % n).collect();
+            a.select(Axis(axis), &idx)
+        };
+        prop_assert_eq!(x.roll(shift, axis as isize).unwrap().compute().unwrap(), want);
+        let e = x.expand_dims(-1).unwrap();
+        prop_assert_eq!(e.shape(), [shape.clone(), vec![1]].concat());
+        prop_assert_eq!(e.squeeze(Some(&[-1])).unwrap().compute().unwrap(), a.clone());
+        let squeezed: Vec<usize> = shape.iter().copied().filter(|&d| d != 1).collect();
+        prop_assert_eq!(x.squeeze(None).unwrap().shape(), squeezed.clone());
+        prop_assert_eq!(x.squeeze(None).unwrap().compute().unwrap().shape().to_vec(), squeezed);
+    }
+}
+
+fn rechunk_all(shape: &[usize]) -> Vec<Vec<usize>> {
+    shape.iter().map(|&n| if n == 0 { vec![0] } else { vec![n] }).collect()
+}
+
+#[test]
+fn manipulation_errors() {
+    let x = Array::<f64>::zeros(&[2, 3], 1).unwrap();
+    let y = Array::<f64>::zeros(&[2, 4], 1).unwrap();
+    let e = concatenate(&[&x, &y], 0).unwrap_err().to_string();
+    assert!(e.contains("[2, 3]") && e.contains("[2, 4]"), "{e}");
+    assert!(concatenate::<f64>(&[], 0).is_err());
+    assert!(stack(&[&x, &y], 0).is_err());
+    assert!(x.squeeze(Some(&[0])).unwrap_err().to_string().contains("has length 2"));
+    assert!(x.expand_dims(3).is_err());
+    assert!(x.flip(2).is_err());
+    assert_eq!(concatenate(&[&x, &y], 1).unwrap().chunks().lengths()[1], vec![1; 7]);
+}
