@@ -57,6 +57,14 @@ impl ChunkSpec {
         self
     }
 
+    /// The explicit per-axis block lengths, when every axis was given that way.
+    pub fn explicit_lists(&self) -> Option<Vec<Vec<usize>>> {
+        self.axes.as_ref()?.iter().map(|a| match a {
+            AxisChunks::Explicit(l) => Some(l.clone()),
+            _ => None,
+        }).collect()
+    }
+
     /// Resolves the spec against a shape and element type.
     ///
     /// # Errors
