@@ -27,6 +27,9 @@ struct FromNdarray<T> {
     data: Arc<ArrayD<T>>,
 }
 impl<T: Element> BlockOp for FromNdarray<T> {
+    fn position_only(&self) -> bool {
+        true
+    }
     fn deps(&self, _: &Node, _: &[usize], _: &mut Vec<(usize, usize)>) {}
     fn run(&self, node: &Node, idx: &[usize], _: &[&Block]) -> Result<Block> {
         let start = node.chunks.block_start(idx);
@@ -43,6 +46,9 @@ struct Full<T> {
     value: T,
 }
 impl<T: Element> BlockOp for Full<T> {
+    fn position_only(&self) -> bool {
+        true
+    }
     fn deps(&self, _: &Node, _: &[usize], _: &mut Vec<(usize, usize)>) {}
     fn run(&self, node: &Node, idx: &[usize], _: &[&Block]) -> Result<Block> {
         Ok(Arc::new(ArrayD::from_elem(IxDyn(&node.chunks.block_shape(idx)), self.value)))
@@ -54,6 +60,9 @@ struct FromFn<T, F> {
     _t: std::marker::PhantomData<fn() -> T>,
 }
 impl<T: Element, F: Fn(&[usize]) -> T + Send + Sync + 'static> BlockOp for FromFn<T, F> {
+    fn position_only(&self) -> bool {
+        true
+    }
     fn deps(&self, _: &Node, _: &[usize], _: &mut Vec<(usize, usize)>) {}
     fn run(&self, node: &Node, idx: &[usize], _: &[&Block]) -> Result<Block> {
         Ok(Arc::new(fill_block(&node.chunks, idx, &self.f)))
@@ -68,6 +77,9 @@ struct Range<T> {
     last: Option<(usize, T)>,
 }
 impl<T: Number> BlockOp for Range<T> {
+    fn position_only(&self) -> bool {
+        true
+    }
     fn deps(&self, _: &Node, _: &[usize], _: &mut Vec<(usize, usize)>) {}
     fn run(&self, node: &Node, idx: &[usize], _: &[&Block]) -> Result<Block> {
         let a = fill_block(&node.chunks, idx, |g| match self.last {
@@ -89,6 +101,9 @@ struct Eye<T> {
     _t: std::marker::PhantomData<fn() -> T>,
 }
 impl<T: Number> BlockOp for Eye<T> {
+    fn position_only(&self) -> bool {
+        true
+    }
     fn deps(&self, _: &Node, _: &[usize], _: &mut Vec<(usize, usize)>) {}
     fn run(&self, node: &Node, idx: &[usize], _: &[&Block]) -> Result<Block> {
         let shape = node.chunks.block_shape(idx);

@@ -439,6 +439,9 @@ struct TypedRandom<T> {
     _t: std::marker::PhantomData<fn() -> T>,
 }
 impl<T: RandomElement> BlockOp for TypedRandom<T> {
+    fn position_only(&self) -> bool {
+        true
+    }
     fn deps(&self, _: &Node, _: &[usize], _: &mut Vec<(usize, usize)>) {}
     fn run(&self, node: &Node, idx: &[usize], _: &[&Block]) -> Result<Block> {
         Ok(Arc::new(random_block::<T>(&self.op, &node.chunks, idx)))

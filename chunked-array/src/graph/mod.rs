@@ -66,6 +66,13 @@ pub(crate) trait BlockOp: Send + Sync + 'static {
     fn as_elementwise(&self) -> Option<&dyn fuse::Fusable> {
         None
     }
+    /// Whether this is a source whose blocks depend only on their position in the
+    /// array (random, constants, ranges, functions of the index, an in-memory
+    /// array): such a layer can be built again on any other grid, so a rechunk
+    /// of it moves no data.
+    fn position_only(&self) -> bool {
+        false
+    }
     /// For the optimizer: the axis permutation this layer applies, if that is all
     /// it does (so elementwise consumers can read its input through strides).
     fn as_permutation(&self) -> Option<&[usize]> {
@@ -102,6 +109,19 @@ impl Node {
             chunks,
             inputs,
             op: Arc::new(op),
+            error: None,
+        })
+    }
+
+    /// This source layer on another grid (see [`BlockOp::position_only`]).
+    pub fn regrid(&self, chunks: Chunks) -> Arc<Node> {
+        Arc::new(Node {
+            id: NEXT_NODE_ID.fetch_add(1, Ordering::Relaxed),
+            name: self.name.clone(),
+            dtype: self.dtype,
+            chunks,
+            inputs: vec![],
+            op: self.op.clone(),
             error: None,
         })
     }
