@@ -19,6 +19,7 @@
 pub mod array;
 pub mod blockwise;
 pub mod chunks;
+pub mod contract;
 mod creation;
 mod dot;
 pub mod element;

@@ -132,6 +132,9 @@ fn fold_groups<R: Reducer>(r: &R, acc: &mut [R::Acc], src: &mut impl Source<R::I
         if red {
             axis_start = start[a] as i64;
         }
+        // Reducing a length-1 axis is the identity: treating it as kept merges it
+        // with its neighbours, so that the other axes fold in long runs.
+        let red = red && n != 1;
         match groups.last_mut() {
             Some((len, g)) if *g == red => *len *= n,
             _ => groups.push((n, red)),

@@ -1,0 +1,196 @@
+//! Matrix products: `matmul`/`dot` on 2-d (and 1-d) arrays.
+//!
+//! Output block (i, j) multiplies row band i of `a` by column band j of `b` with
+//! faer's matmul (about 2x ndarray's `dot` here). The contracted axis is split into
+//! groups small enough that one task's inputs stay under the block-size limit;
+//! with more than one group, the partial products are summed by the reduction
+//! tree (`split_every`), as dask does for `tensordot`.
+
+use std::sync::Arc;
+
+use faer::linalg::matmul::matmul;
+use faer::{Accum, MatMut, MatRef, Par};
+use ndarray::{ArrayD, IxDyn};
+
+use crate::array::Array;
+use crate::chunks::{refine, Chunks, DEFAULT_AUTO_BYTES};
+use crate::element::{Element, Float};
+use crate::error::{Error, Result};
+use crate::graph::{block_as, Block, BlockOp, Node};
+
+/// Floats faer multiplies (their sums stay in the same type).
+pub trait Gemm: Float + Element<Sum = Self> {
+    /// `c (+)= a · b` for row-major `c`.
+    fn gemm(c: &mut [Self], rows: usize, cols: usize, a: MatRef<'_, Self>, b: MatRef<'_, Self>, accumulate: bool);
+}
+
+macro_rules! gemm_impl {
+    ($t:ty) => {
+        impl Gemm for $t {
+            fn gemm(c: &mut [Self], rows: usize, cols: usize, a: MatRef<'_, Self>, b: MatRef<'_, Self>, accumulate: bool) {
+                let dst = MatMut::from_row_major_slice_mut(c, rows, cols);
+                let accum = if accumulate { Accum::Add } else { Accum::Replace };
+                // One thread per task: the scheduler runs blocks in parallel.
+                matmul(dst, accum, a, b, 1.0, Par::Seq);
+            }
+        }
+    };
+}
+gemm_impl!(f32);
+gemm_impl!(f64);
+
+/// One piece of the contracted axis: where it sits in `a`'s column blocks and in
+/// `b`'s row blocks.
+#[derive(Debug, Clone, Copy)]
+struct Piece {
+    a_block: usize,
+    a_offset: usize,
+    b_block: usize,
+    b_offset: usize,
+    len: usize,
+}
+
+/// Products of row band i and column band j over group g of pieces; the output
+/// grid is (rows of a, columns of b, groups) with one block per group.
+struct Product<T> {
+    groups: Vec<Vec<Piece>>,
+    /// Whether the output drops the group axis (a single group).
+    single: bool,
+    _t: std::marker::PhantomData<fn() -> T>,
+}
+
+impl<T: Gemm> Product<T> {
+    fn group(&self, idx: &[usize]) -> &[Piece] {
+        &self.groups[if self.single { 0 } else { idx[2] }]
+    }
+}
+
+impl<T: Gemm> BlockOp for Product<T> {
+    fn deps(&self, node: &Node, idx: &[usize], out: &mut Vec<(usize, usize)>) {
+        let (a, b) = (&node.inputs[0].chunks, &node.inputs[1].chunks);
+        for p in self.group(idx) {
+            out.push((0, a.linear(&[idx[0], p.a_block])));
+            out.push((1, b.linear(&[p.b_block, idx[1]])));
+        }
+    }
+
+    fn run(&self, node: &Node, idx: &[usize], inputs: &[&Block]) -> Result<Block> {
+        let shape = node.chunks.block_shape(idx);
+        let (rows, cols) = (shape[0], shape[1]);
+        let mut c = vec![T::ZERO; rows * cols];
+        for (k, p) in self.group(idx).iter().enumerate() {
+            let a = block_as::<T>(inputs[2 * k], node, "matmul lhs")?.as_standard_layout();
+            let b = block_as::<T>(inputs[2 * k + 1], node, "matmul rhs")?.as_standard_layout();
+            let (ar, ac) = (a.shape()[0], a.shape()[1]);
+            let (br, bc) = (b.shape()[0], b.shape()[1]);
+            let am = MatRef::from_row_major_slice(a.as_slice().expect("standard layout"), ar, ac).submatrix(0, p.a_offset, ar, p.len);
+            let bm = MatRef::from_row_major_slice(b.as_slice().expect("standard layout"), br, bc).submatrix(p.b_offset, 0, p.len, bc);
+            T::gemm(&mut c, rows, cols, am, bm, k > 0);
+        }
+        let out = ArrayD::from_shape_vec(IxDyn(&shape), c).map_err(|e| Error::invalid("block", idx, e.to_string()))?;
+        Ok(Arc::new(out))
+    }
+}
+
+impl<T: Gemm> Array<T> {
+    /// Matrix product of 2-d arrays (NumPy's `a @ b`); a 1-d operand is a row
+    /// (left) or column (right) vector and its axis is dropped from the result.
+    ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let a = Array::<f64>::from_fn(&[3, 4], [2, 3], |i| (i[0] + i[1]) as f64).unwrap();
+    /// let e = Array::<f64>::eye(4, None, 0, 2).unwrap();
+    /// assert_eq!(a.matmul(&e).unwrap().compute().unwrap(), a.compute().unwrap());
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::ShapeMismatch`] when the contracted lengths differ;
+    /// [`Error::InvalidArgument`] for operands that are not 1-d or 2-d.
+    pub fn matmul(&self, other: &Array<T>) -> Result<Array<T>> {
+        self.matmul_with(other, 2 * DEFAULT_AUTO_BYTES)
+    }
+
+    /// [`Array::matmul`] with the most bytes of `a` and `b` one product task may
+    /// read; a longer contracted axis is split into groups whose products are
+    /// summed by a reduction tree.
+    ///
+    /// # Errors
+    /// As [`Array::matmul`].
+    pub fn matmul_with(&self, other: &Array<T>, panel_limit: usize) -> Result<Array<T>> {
+        self.check()?;
+        other.check()?;
+        let (nd_a, nd_b) = (self.ndim(), other.ndim());
+        if !(1..=2).contains(&nd_a) || !(1..=2).contains(&nd_b) {
+            return Err(Error::invalid("ndim", (nd_a, nd_b), "matmul takes 1-d or 2-d operands"));
+        }
+        let a = if nd_a == 1 { self.expand_dims(0)? } else { self.clone() };
+        let b = if nd_b == 1 { other.expand_dims(1)? } else { other.clone() };
+        let mut c = matmul2(&a, &b, panel_limit)?;
+        if nd_b == 1 {
+            c = c.squeeze(Some(&[1]))?;
+        }
+        if nd_a == 1 {
+            c = c.squeeze(Some(&[0]))?;
+        }
+        Ok(c)
+    }
+
+    /// [`Array::matmul`] under NumPy's name for 1-d and 2-d operands.
+    ///
+    /// # Errors
+    /// As [`Array::matmul`].
+    pub fn dot(&self, other: &Array<T>) -> Result<Array<T>> {
+        self.matmul(other)
+    }
+}
+
+fn matmul2<T: Gemm>(a: &Array<T>, b: &Array<T>, panel_limit: usize) -> Result<Array<T>> {
+    let (sa, sb) = (a.shape(), b.shape());
+    if sa[1] != sb[0] {
+        return Err(Error::shape("matmul (contracted axis)", &sa, &sb));
+    }
+    let (ca, cb) = (a.chunks(), b.chunks());
+    // Pieces of the contracted axis: the common refinement of both grids.
+    let lengths = refine(&[ca.boundaries(1), cb.boundaries(0)]);
+    let mut pieces = Vec::new();
+    let mut pos = 0;
+    for len in lengths {
+        if len == 0 {
+            continue;
+        }
+        let (ab, bb) = (ca.block_of(1, pos), cb.block_of(0, pos));
+        pieces.push(Piece { a_block: ab, a_offset: pos - ca.offset(1, ab), b_block: bb, b_offset: pos - cb.offset(0, bb), len });
+        pos += len;
+    }
+    // Group pieces so that one task's row and column panels stay under the limit.
+    let band = |p: &Piece| (ca.max_block_elems() / ca.lengths()[1][p.a_block].max(1) + cb.max_block_elems() / cb.lengths()[0][p.b_block].max(1)) * p.len;
+    let mut groups: Vec<Vec<Piece>> = Vec::new();
+    let mut bytes = 0usize;
+    for p in pieces {
+        let size = band(&p) * std::mem::size_of::<T>();
+        match groups.last_mut() {
+            Some(g) if bytes + size <= panel_limit => g.push(p),
+            _ => {
+                groups.push(vec![p]);
+                bytes = 0;
+            }
+        }
+        bytes += size;
+    }
+    if groups.is_empty() {
+        // An empty contracted axis: one group with no pieces gives zeros.
+        groups.push(Vec::new());
+    }
+    let rows = ca.lengths()[0].clone();
+    let cols = cb.lengths()[1].clone();
+    let inputs = vec![a.node.clone(), b.node.clone()];
+    if groups.len() == 1 {
+        let op = Product::<T> { groups, single: true, _t: std::marker::PhantomData };
+        return Ok(Array::from_node(Node::new("matmul", T::DTYPE, Chunks::from_lengths(vec![rows, cols]), inputs, op)));
+    }
+    let n = groups.len();
+    let op = Product::<T> { groups, single: false, _t: std::marker::PhantomData };
+    let partial: Array<T> = Array::from_node(Node::new("matmul-partial", T::DTYPE, Chunks::from_lengths(vec![rows, cols, vec![1; n]]), inputs, op));
+    // Partial products summed by the reduction tree.
+    partial.sum(2)
+}

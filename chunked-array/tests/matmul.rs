@@ -1,0 +1,59 @@
+//! Matrix products against ndarray's `dot` on the whole arrays.
+
+mod common;
+
+use chunked_array::{Array, Context};
+use common::*;
+use ndarray::{Array2, Ix2};
+use proptest::prelude::*;
+
+/// Block lengths of an axis of length n, cut where `cuts` says.
+fn partition(n: usize, cuts: &[bool]) -> Vec<usize> {
+    if n == 0 {
+        return vec![0];
+    }
+    let mut out = vec![];
+    let mut len = 1;
+    for &c in cuts.iter().take(n - 1) {
+        if c { out.push(len); len = 1; } else { len += 1; }
+    }
+    out.push(len);
+    out
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(CASES))]
+
+    #[test]
+    fn matmul_matches_ndarray(m in 0usize..9, k in 0usize..9, n in 0usize..9,
+                              cuts in prop::collection::vec(any::<bool>(), 32), limit in prop_oneof![Just(1usize), Just(1 << 30)]) {
+        let a = Array2::from_shape_fn((m, k), |(i, j)| ((i * 7 + j * 3) % 11) as f64 - 5.0);
+        let b = Array2::from_shape_fn((k, n), |(i, j)| ((i * 5 + j * 2) % 13) as f64 * 0.5 - 3.0);
+        let ca = vec![partition(m, &cuts[0..8]), partition(k, &cuts[8..16])];
+        let cb = vec![partition(k, &cuts[16..24]), partition(n, &cuts[24..32])];
+        let x = chunked(&a.clone().into_dyn(), &ca);
+        let y = chunked(&b.clone().into_dyn(), &cb);
+        let want = a.dot(&b).into_dyn();
+        // limit 1 puts every piece of the contracted axis in its own group: the
+        // products are then summed by the reduction tree.
+        let c = x.matmul_with(&y, limit).unwrap();
+        assert_close(&c.compute_with(&Context::threads(2)).unwrap(), &want, 1e-12);
+        if n > 0 {
+            let v = Array::from_ndarray(b.column(0).to_owned(), 3).unwrap();
+            let want = a.dot(&b.column(0)).into_dyn();
+            assert_close(&x.dot(&v).unwrap().compute().unwrap(), &want, 1e-12);
+        }
+    }
+}
+
+#[test]
+fn matmul_errors() {
+    let a = Array::<f64>::ones(&[3, 4], 2).unwrap();
+    let b = Array::<f64>::ones(&[5, 2], 2).unwrap();
+    let e = a.matmul(&b).unwrap_err().to_string();
+    assert!(e.contains("[3, 4]") && e.contains("[5, 2]"), "{e}");
+    let c = Array::<f64>::ones(&[2, 2, 2], 2).unwrap();
+    assert!(a.matmul(&c).is_err());
+    let r: Array2<f64> = a.matmul(&a.t()).unwrap().compute().unwrap().into_dimensionality::<Ix2>().unwrap();
+    assert_eq!(r, Array2::from_elem((3, 3), 4.0));
+}
