@@ -89,6 +89,19 @@ impl<T: Element> Array<T> {
         Ok(Array::from_node(node))
     }
 
+    /// Exchanges two axes (NumPy's `swapaxes`).
+    ///
+    /// # Errors
+    /// [`Error::BadAxis`].
+    pub fn swapaxes(&self, a: isize, b: isize) -> Result<Array<T>> {
+        self.check()?;
+        let ab = crate::reduce::normalize_axes(&[a], self.ndim())?[0];
+        let bb = crate::reduce::normalize_axes(&[b], self.ndim())?[0];
+        let mut perm: Vec<usize> = (0..self.ndim()).collect();
+        perm.swap(ab, bb);
+        self.permute_axes(&perm)
+    }
+
     /// Reverses the axes (NumPy's `.T`).
     pub fn t(&self) -> Array<T> {
         let perm: Vec<usize> = (0..self.ndim()).rev().collect();

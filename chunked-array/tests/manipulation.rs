@@ -39,6 +39,11 @@ proptest! {
             a.select(Axis(axis), &idx)
         };
         prop_assert_eq!(x.roll(shift, axis as isize).unwrap().compute().unwrap(), want);
+        if shape.len() >= 2 {
+            let mut sw = a.clone();
+            sw.swap_axes(0, shape.len() - 1);
+            prop_assert_eq!(x.swapaxes(0, -1).unwrap().compute().unwrap(), sw);
+        }
         let e = x.expand_dims(-1).unwrap();
         prop_assert_eq!(e.shape(), [shape.clone(), vec![1]].concat());
         prop_assert_eq!(e.squeeze(Some(&[-1])).unwrap().compute().unwrap(), a.clone());
