@@ -381,6 +381,27 @@ impl Chunks {
     }
 }
 
+/// Calls `f` with every multi-index in the box `lo..hi` (every `lo[a] < hi[a]`),
+/// in C order.
+pub(crate) fn for_each_in_box(lo: &[usize], hi: &[usize], mut f: impl FnMut(&[usize])) {
+    let mut cur = lo.to_vec();
+    loop {
+        f(&cur);
+        let mut a = cur.len();
+        loop {
+            if a == 0 {
+                return;
+            }
+            a -= 1;
+            cur[a] += 1;
+            if cur[a] < hi[a] {
+                break;
+            }
+            cur[a] = lo[a];
+        }
+    }
+}
+
 /// The common refinement of several boundary lists over the same length: every
 /// boundary of every input, sorted and deduplicated, as block lengths.
 pub(crate) fn refine(boundaries: &[&[usize]]) -> Vec<usize> {

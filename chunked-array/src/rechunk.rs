@@ -14,7 +14,7 @@ use std::sync::Arc;
 use ndarray::{ArrayD, IxDyn, Slice};
 
 use crate::array::Array;
-use crate::chunks::{refine, ChunkSpec, Chunks, DEFAULT_AUTO_BYTES};
+use crate::chunks::{for_each_in_box, refine, ChunkSpec, Chunks, DEFAULT_AUTO_BYTES};
 use crate::element::Element;
 use crate::error::Result;
 use crate::graph::{block_as, Block, BlockOp, Node};
@@ -55,25 +55,14 @@ struct Rechunk<T> {
 }
 
 impl<T: Element> Rechunk<T> {
-    fn for_each_source(&self, idx: &[usize], mut f: impl FnMut(&[usize])) {
-        let lo: Vec<usize> = idx.iter().enumerate().map(|(a, &i)| self.ranges[a][i].0).collect();
+    /// The first old block (per axis) new block `idx` overlaps.
+    fn first_source(&self, idx: &[usize]) -> Vec<usize> {
+        idx.iter().enumerate().map(|(a, &i)| self.ranges[a][i].0).collect()
+    }
+
+    fn for_each_source(&self, idx: &[usize], f: impl FnMut(&[usize])) {
         let hi: Vec<usize> = idx.iter().enumerate().map(|(a, &i)| self.ranges[a][i].1).collect();
-        let mut cur = lo.clone();
-        loop {
-            f(&cur);
-            let mut a = cur.len();
-            loop {
-                if a == 0 {
-                    return;
-                }
-                a -= 1;
-                cur[a] += 1;
-                if cur[a] < hi[a] {
-                    break;
-                }
-                cur[a] = lo[a];
-            }
-        }
+        for_each_in_box(&self.first_source(idx), &hi, f);
     }
 }
 
@@ -87,7 +76,8 @@ impl<T: Element> BlockOp for Rechunk<T> {
         let old = &node.inputs[0].chunks;
         let shape = node.chunks.block_shape(idx);
         let start = node.chunks.block_start(idx);
-        if inputs.len() == 1 && old.block_start(&self.ranges_lo(idx)) == start && old.block_shape(&self.ranges_lo(idx)) == shape {
+        let first = self.first_source(idx);
+        if inputs.len() == 1 && old.block_start(&first) == start && old.block_shape(&first) == shape {
             return Ok(inputs[0].clone());
         }
         let mut out = ArrayD::<T>::uninit(IxDyn(&shape));
@@ -125,12 +115,6 @@ impl<T: Element> BlockOp for Rechunk<T> {
         // was written above.
         let out = unsafe { out.assume_init() };
         Ok(Arc::new(out))
-    }
-}
-
-impl<T: Element> Rechunk<T> {
-    fn ranges_lo(&self, idx: &[usize]) -> Vec<usize> {
-        idx.iter().enumerate().map(|(a, &i)| self.ranges[a][i].0).collect()
     }
 }
 

@@ -13,7 +13,7 @@ use std::sync::Arc;
 use ndarray::{ArrayD, IxDyn};
 
 use crate::array::Array;
-use crate::chunks::Chunks;
+use crate::chunks::{for_each_in_box, Chunks};
 use crate::element::{DType, Element};
 use crate::error::{Error, Result};
 use crate::graph::{block_as, Block, BlockOp, Node};
@@ -289,22 +289,7 @@ impl<R: Reducer> BlockOp for Combine<R> {
         let full = self.plan.full_index(idx, self.last);
         let lo: Vec<usize> = full.iter().zip(&self.group).map(|(&i, &k)| i * k).collect();
         let hi: Vec<usize> = lo.iter().zip(&self.group).zip(&grid).map(|((&l, &k), &g)| (l + k).min(g)).collect();
-        let mut cur = lo.clone();
-        loop {
-            out.push((0, input.linear(&cur)));
-            let mut a = cur.len();
-            loop {
-                if a == 0 {
-                    return;
-                }
-                a -= 1;
-                cur[a] += 1;
-                if cur[a] < hi[a] {
-                    break;
-                }
-                cur[a] = lo[a];
-            }
-        }
+        for_each_in_box(&lo, &hi, |b| out.push((0, input.linear(b))));
     }
 
     fn run(&self, node: &Node, _: &[usize], inputs: &[&Block]) -> Result<Block> {
