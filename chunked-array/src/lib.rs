@@ -22,6 +22,7 @@ pub mod chunks;
 pub mod contract;
 mod creation;
 mod dot;
+mod indexing;
 pub mod element;
 pub mod elementwise;
 pub mod error;

@@ -1,0 +1,252 @@
+//! Advanced indexing: `take` (integer indices along an axis), boolean masks, and
+//! `broadcast_to`.
+//!
+//! Unknown block lengths: a mask's result has as many elements as the mask has
+//! `true`s, which dask leaves unknown (NaN chunks) until `compute_chunk_sizes`.
+//! Here the building call computes what is needed to know them, once, and
+//! returns an array with known blocks: a 1-d mask along an axis is computed when
+//! given as an array; a full-shape mask has its per-block counts computed (one
+//! run of the mask's graph). Every other operation can then rely on known shapes.
+
+use std::sync::Arc;
+
+use ndarray::{ArrayD, Axis, IxDyn};
+
+use crate::array::Array;
+use crate::chunks::{ChunkSpec, Chunks};
+use crate::element::Element;
+use crate::error::{Error, Result};
+use crate::graph::{block_as, Block, BlockOp, Node};
+
+/// Gathers positions `picks[block]` along `axis`: each output block along the
+/// axis lists (input block, local index) per position.
+struct Take<T> {
+    axis: usize,
+    picks: Vec<Vec<(usize, usize)>>,
+    _t: std::marker::PhantomData<fn() -> T>,
+}
+
+impl<T: Element> Take<T> {
+    /// The distinct input blocks along `axis` that output block `i` reads, in order.
+    fn sources(&self, i: usize) -> Vec<usize> {
+        let mut s: Vec<usize> = self.picks[i].iter().map(|p| p.0).collect();
+        s.sort_unstable();
+        s.dedup();
+        s
+    }
+}
+
+impl<T: Element> BlockOp for Take<T> {
+    fn deps(&self, node: &Node, idx: &[usize], out: &mut Vec<(usize, usize)>) {
+        let input = &node.inputs[0].chunks;
+        let mut b = idx.to_vec();
+        for s in self.sources(idx[self.axis]) {
+            b[self.axis] = s;
+            out.push((0, input.linear(&b)));
+        }
+    }
+
+    fn run(&self, node: &Node, idx: &[usize], inputs: &[&Block]) -> Result<Block> {
+        let sources = self.sources(idx[self.axis]);
+        let blocks: Vec<&ArrayD<T>> = inputs.iter().map(|b| block_as::<T>(b, node, "take")).collect::<Result<_>>()?;
+        let picks = &self.picks[idx[self.axis]];
+        let views: Vec<_> = picks
+            .iter()
+            .map(|&(b, local)| {
+                let k = sources.binary_search(&b).expect("a source of this block");
+                blocks[k].index_axis(Axis(self.axis), local)
+            })
+            .collect();
+        let shape = node.chunks.block_shape(idx);
+        let out = if views.is_empty() {
+            ArrayD::from_shape_vec(IxDyn(&shape), vec![]).map_err(|e| Error::invalid("block", idx, e.to_string()))?
+        } else {
+            ndarray::stack(Axis(self.axis), &views).map_err(|e| Error::invalid("block", idx, e.to_string()))?
+        };
+        Ok(Arc::new(out))
+    }
+}
+
+/// Each input block's selected elements, flattened in C order.
+struct Masked<T> {
+    _t: std::marker::PhantomData<fn() -> T>,
+}
+
+impl<T: Element> BlockOp for Masked<T> {
+    fn deps(&self, _: &Node, idx: &[usize], out: &mut Vec<(usize, usize)>) {
+        out.push((0, idx[0]));
+        out.push((1, idx[0]));
+    }
+    fn run(&self, node: &Node, _: &[usize], inputs: &[&Block]) -> Result<Block> {
+        let x = block_as::<T>(inputs[0], node, "masked values")?;
+        let m = block_as::<bool>(inputs[1], node, "mask")?;
+        let picked: Vec<T> = x.iter().zip(m.iter()).filter(|&(_, &keep)| keep).map(|(&v, _)| v).collect();
+        let n = picked.len();
+        Ok(Arc::new(ArrayD::from_shape_vec(IxDyn(&[n]), picked).expect("1-d")))
+    }
+}
+
+/// Broadcasts a block to the output block's shape.
+struct Broadcast<T> {
+    lead: usize,
+    /// Per input axis: whether it is stretched from length 1.
+    stretched: Vec<bool>,
+    _t: std::marker::PhantomData<fn() -> T>,
+}
+
+impl<T: Element> BlockOp for Broadcast<T> {
+    fn deps(&self, node: &Node, idx: &[usize], out: &mut Vec<(usize, usize)>) {
+        let src: Vec<usize> = self.stretched.iter().enumerate().map(|(a, &s)| if s { 0 } else { idx[a + self.lead] }).collect();
+        out.push((0, node.inputs[0].chunks.linear(&src)));
+    }
+    fn run(&self, node: &Node, idx: &[usize], inputs: &[&Block]) -> Result<Block> {
+        let a = block_as::<T>(inputs[0], node, "broadcast_to")?;
+        let shape = node.chunks.block_shape(idx);
+        let view = a.broadcast(IxDyn(&shape)).ok_or_else(|| Error::shape("broadcast_to block", a.shape(), &shape))?;
+        Ok(Arc::new(view.to_owned()))
+    }
+}
+
+impl<T: Element> Array<T> {
+    /// Elements at `indices` along `axis` (NumPy's `take`): unsorted, repeated
+    /// and negative indices allowed. Output blocks along the axis hold as many
+    /// positions as the input's largest block.
+    ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let x = Array::<i64>::arange(0, 10, 1, 4).unwrap();
+    /// let y = x.take(&[9, 0, 0, -2, 5], 0).unwrap();
+    /// assert_eq!(y.compute().unwrap().iter().cloned().collect::<Vec<_>>(), vec![9, 0, 0, 8, 5]);
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::BadAxis`]; [`Error::InvalidArgument`] for an index out of range.
+    pub fn take(&self, indices: &[isize], axis: isize) -> Result<Array<T>> {
+        self.check()?;
+        let axis = crate::reduce::normalize_axes(&[axis], self.ndim())?[0];
+        let chunks = self.chunks();
+        let n = self.shape()[axis] as isize;
+        let mut positions = Vec::with_capacity(indices.len());
+        for &i in indices {
+            let p = if i < 0 { i + n } else { i };
+            if p < 0 || p >= n {
+                return Err(Error::invalid("index", i, format!("is out of range for axis {axis} of length {n}")));
+            }
+            let b = chunks.block_of(axis, p as usize);
+            positions.push((b, p as usize - chunks.offset(axis, b)));
+        }
+        let per_block = chunks.lengths()[axis].iter().copied().max().unwrap_or(1).max(1);
+        let mut picks: Vec<Vec<(usize, usize)>> = positions.chunks(per_block).map(<[_]>::to_vec).collect();
+        if picks.is_empty() {
+            picks.push(Vec::new());
+        }
+        let mut lengths = chunks.lengths().to_vec();
+        lengths[axis] = picks.iter().map(Vec::len).collect();
+        let op = Take::<T> { axis, picks, _t: std::marker::PhantomData };
+        Ok(Array::from_node(Node::new("take", T::DTYPE, Chunks::from_lengths(lengths), vec![self.node.clone()], op)))
+    }
+
+    /// The positions along `axis` where `mask` is true (NumPy's `compress`, or
+    /// `x[:, mask]`). `mask` has the axis' length.
+    ///
+    /// # Errors
+    /// [`Error::ShapeMismatch`] when the mask's length differs; [`Error::BadAxis`].
+    pub fn compress(&self, mask: &[bool], axis: isize) -> Result<Array<T>> {
+        self.check()?;
+        let a = crate::reduce::normalize_axes(&[axis], self.ndim())?[0];
+        if mask.len() != self.shape()[a] {
+            return Err(Error::shape("compress (mask, axis)", &[mask.len()], &[self.shape()[a]]));
+        }
+        let idx: Vec<isize> = mask.iter().enumerate().filter(|&(_, &m)| m).map(|(i, _)| i as isize).collect();
+        self.take(&idx, a as isize)
+    }
+
+    /// [`Array::compress`] with a lazy 1-d mask, which is computed first (see the
+    /// module notes on unknown block lengths).
+    ///
+    /// # Errors
+    /// As [`Array::compress`], and the mask's compute errors.
+    pub fn compress_array(&self, mask: &Array<bool>, axis: isize) -> Result<Array<T>> {
+        if mask.ndim() != 1 {
+            return Err(Error::invalid("mask", mask.shape(), "a mask along one axis is 1-d"));
+        }
+        let m = mask.compute()?;
+        self.compress(m.as_slice().expect("computed arrays are standard layout"), axis)
+    }
+
+    /// The elements where a full-shape `mask` is true, in C order, as a 1-d array
+    /// (NumPy's `x[mask]`). The mask's per-block counts are computed first (one
+    /// run of its graph), so the result has known block lengths: one block per
+    /// block of `self` once the array is one block wide past its first axis
+    /// (rechunked so, as dask's `ravel` does, to keep C order).
+    ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let x = Array::<i64>::from_fn(&[3, 4], [2, 2], |i| (i[0] * 4 + i[1]) as i64).unwrap();
+    /// let y = x.masked(&x.gt(6).unwrap()).unwrap();
+    /// assert_eq!(y.compute().unwrap().iter().cloned().collect::<Vec<_>>(), vec![7, 8, 9, 10, 11]);
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::ShapeMismatch`] when the shapes differ; the mask's compute errors.
+    pub fn masked(&self, mask: &Array<bool>) -> Result<Array<T>> {
+        self.check()?;
+        mask.check()?;
+        if mask.shape() != self.shape() {
+            return Err(Error::shape("masked (values, mask)", &self.shape(), &mask.shape()));
+        }
+        let shape = self.shape();
+        if shape.is_empty() {
+            return self.expand_dims(0)?.masked(&mask.expand_dims(0)?);
+        }
+        // One block wide past axis 0, with the mask on the same grid.
+        let rows = self.chunks().lengths()[0].clone();
+        let mut lengths = vec![rows];
+        lengths.extend(shape[1..].iter().map(|&n| vec![n]));
+        let spec = ChunkSpec::from(lengths.clone());
+        let x = self.rechunk(spec.clone())?;
+        let m = mask.rechunk(spec)?;
+        let counts = m.astype::<i64>().sum(crate::reduce::ReduceOptions::axes((1..shape.len() as isize).collect::<Vec<_>>()))?;
+        // Per row block, the number of trues: a sum over each block's rows.
+        let per_row = counts.compute()?;
+        let out: Vec<usize> = x
+            .chunks()
+            .boundaries(0)
+            .windows(2)
+            .map(|w| per_row.iter().skip(w[0]).take(w[1] - w[0]).sum::<i64>() as usize)
+            .collect();
+        let chunks = Chunks::from_lengths(vec![out]);
+        let op = Masked::<T> { _t: std::marker::PhantomData };
+        Ok(Array::from_node(Node::new("masked", T::DTYPE, chunks, vec![x.node.clone(), m.node.clone()], op)))
+    }
+
+    /// Broadcasts to `shape` (NumPy's `broadcast_to`). Axes that are new or
+    /// stretched from length 1 are one block each.
+    ///
+    /// # Errors
+    /// [`Error::ShapeMismatch`] when the shape does not broadcast.
+    pub fn broadcast_to(&self, shape: &[usize]) -> Result<Array<T>> {
+        self.check()?;
+        let own = self.shape();
+        if own.len() > shape.len() {
+            return Err(Error::shape("broadcast_to", &own, shape));
+        }
+        let lead = shape.len() - own.len();
+        let mut stretched = Vec::with_capacity(own.len());
+        let mut lengths: Vec<Vec<usize>> = shape[..lead].iter().map(|&n| vec![n]).collect();
+        for (a, &n) in own.iter().enumerate() {
+            let target = shape[a + lead];
+            if n == target {
+                stretched.push(false);
+                lengths.push(self.chunks().lengths()[a].clone());
+            } else if n == 1 {
+                stretched.push(true);
+                lengths.push(vec![target]);
+            } else {
+                return Err(Error::shape("broadcast_to", &own, shape));
+            }
+        }
+        let op = Broadcast::<T> { lead, stretched, _t: std::marker::PhantomData };
+        Ok(Array::from_node(Node::new("broadcast_to", T::DTYPE, Chunks::from_lengths(lengths), vec![self.node.clone()], op)))
+    }
+}

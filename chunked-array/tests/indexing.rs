@@ -1,0 +1,67 @@
+//! take, compress, boolean masks and broadcast_to against ndarray.
+
+mod common;
+
+use chunked_array::Array;
+use common::*;
+use ndarray::{ArrayD, Axis, Dimension, IxDyn};
+use proptest::prelude::*;
+
+fn numbered(shape: &[usize]) -> ArrayD<i64> {
+    ArrayD::from_shape_fn(IxDyn(shape), |i| i.as_array_view().iter().fold(1i64, |acc, &v| acc * 10 + v as i64))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(CASES))]
+
+    #[test]
+    fn take_and_masks((shape, chunks) in shape_chunks(3, 7), pick in any::<prop::sample::Index>(),
+                      raw in prop::collection::vec(-20isize..20, 0..12), bits in prop::collection::vec(any::<bool>(), 400)) {
+        let a = numbered(&shape);
+        let x = chunked(&a, &chunks);
+        if !shape.is_empty() {
+            let axis = pick.index(shape.len());
+            let n = shape[axis] as isize;
+            let got = x.take(&raw, axis as isize);
+            if raw.iter().all(|&i| i >= -n && i < n) {
+                let ids: Vec<usize> = raw.iter().map(|&i| if i < 0 { (i + n) as usize } else { i as usize }).collect();
+                prop_assert_eq!(got.unwrap().compute().unwrap(), a.select(Axis(axis), &ids));
+            } else {
+                prop_assert!(got.is_err());
+            }
+            let mask: Vec<bool> = bits.iter().take(shape[axis]).cloned().collect();
+            let ids: Vec<usize> = mask.iter().enumerate().filter(|(_, m)| **m).map(|(i, _)| i).collect();
+            prop_assert_eq!(x.compress(&mask, axis as isize).unwrap().compute().unwrap(), a.select(Axis(axis), &ids));
+            let lazy_mask = Array::from_ndarray(ndarray::Array1::from(mask.clone()), 3).unwrap();
+            prop_assert_eq!(x.compress_array(&lazy_mask, axis as isize).unwrap().compute().unwrap(), a.select(Axis(axis), &ids));
+        }
+        let full_mask = ArrayD::from_shape_fn(IxDyn(&shape), |i| bits[i.as_array_view().iter().sum::<usize>() % 400]);
+        let m = chunked(&full_mask, &chunks);
+        let want: Vec<i64> = a.iter().zip(full_mask.iter()).filter(|(_, k)| **k).map(|(v, _)| *v).collect();
+        let got = x.masked(&m).unwrap();
+        prop_assert_eq!(got.shape(), vec![want.len()]);
+        prop_assert_eq!(got.compute().unwrap().iter().cloned().collect::<Vec<_>>(), want);
+    }
+
+    #[test]
+    fn broadcast_to_matches((shape, chunks) in shape_chunks(3, 5), lead in prop::collection::vec(0usize..4, 0..2), ones in prop::collection::vec(any::<bool>(), 3)) {
+        // Squash some axes to 1, then broadcast back up (plus new leading axes).
+        let small: Vec<usize> = shape.iter().zip(&ones).map(|(&n, &o)| if o { 1 } else { n }).collect();
+        let small_chunks: Vec<Vec<usize>> = small.iter().zip(&chunks).map(|(&n, c)| if n == 1 { vec![1] } else { c.clone() }).collect();
+        let a = numbered(&small);
+        let x = chunked(&a, &small_chunks);
+        let target: Vec<usize> = lead.iter().copied().chain(shape.iter().copied()).collect();
+        let got = x.broadcast_to(&target).unwrap().compute().unwrap();
+        prop_assert_eq!(got, a.broadcast(IxDyn(&target)).unwrap().to_owned());
+    }
+}
+
+#[test]
+fn indexing_errors() {
+    let x = Array::<f64>::zeros(&[4, 3], 2).unwrap();
+    assert!(x.take(&[4], 0).unwrap_err().to_string().contains("out of range for axis 0 of length 4"));
+    assert!(x.compress(&[true, false], 0).is_err());
+    assert!(x.masked(&Array::<bool>::zeros(&[4], 2).unwrap()).is_err());
+    assert!(x.broadcast_to(&[4, 5]).is_err());
+    assert!(x.broadcast_to(&[3]).is_err());
+}
