@@ -1,0 +1,292 @@
+//! Blocks extended beyond their edges: `pad` (at the array's edges) and
+//! `map_overlap` (halos from the neighbouring blocks, with a boundary rule at the
+//! array's edges).
+//!
+//! Both build each extended block from per-axis maps "extended position -> global
+//! source position (or the fill value)", so the same kernel serves every mode.
+
+use std::sync::Arc;
+
+use ndarray::{ArrayD, ArrayViewD, IxDyn};
+
+use crate::array::Array;
+use crate::chunks::Chunks;
+use crate::element::Element;
+use crate::error::{Error, Result};
+use crate::graph::{block_as, Block, BlockOp, Node};
+
+/// Where one extended position along an axis reads from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Src {
+    /// This global position of the input.
+    At(usize),
+    /// The fill value.
+    Fill,
+}
+
+/// How `pad` fills the new elements (NumPy's `pad` modes).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum PadMode<T> {
+    /// A constant.
+    Constant(T),
+    /// The edge element repeated.
+    Edge,
+    /// Mirrored without repeating the edge (`[1, 2, 3]` -> `3 2 | 1 2 3 | 2 1`).
+    Reflect,
+}
+
+/// What `map_overlap` puts beyond the array's edges (dask's `boundary`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Boundary<T> {
+    /// Nothing: edge blocks are not extended outward.
+    None,
+    /// A constant.
+    Constant(T),
+    /// The edge element repeated.
+    Nearest,
+    /// Mirrored including the edge element (dask's `reflect`: `2 1 | 1 2 3 | 3 2`).
+    Reflect,
+    /// Wrapped around from the other end.
+    Periodic,
+}
+
+/// Blocks extended as `maps[axis][block]` says.
+struct Extend<T> {
+    maps: Vec<Vec<Vec<Src>>>,
+    fill: T,
+}
+
+impl<T: Element> Extend<T> {
+    /// Per axis, the distinct input blocks one output block reads.
+    fn sources(&self, input: &Chunks, idx: &[usize]) -> Vec<Vec<usize>> {
+        self.maps
+            .iter()
+            .enumerate()
+            .map(|(a, m)| {
+                let mut s: Vec<usize> = m[idx[a]].iter().filter_map(|s| match s {
+                    Src::At(g) => Some(input.block_of(a, *g)),
+                    Src::Fill => None,
+                }).collect();
+                s.sort_unstable();
+                s.dedup();
+                s
+            })
+            .collect()
+    }
+}
+
+impl<T: Element> BlockOp for Extend<T> {
+    fn deps(&self, node: &Node, idx: &[usize], out: &mut Vec<(usize, usize)>) {
+        let input = &node.inputs[0].chunks;
+        let sources = self.sources(input, idx);
+        if sources.iter().any(Vec::is_empty) {
+            return; // every element is the fill value
+        }
+        let lo = vec![0; sources.len()];
+        let hi: Vec<usize> = sources.iter().map(Vec::len).collect();
+        crate::chunks::for_each_in_box(&lo, &hi, |p| {
+            let b: Vec<usize> = p.iter().enumerate().map(|(a, &k)| sources[a][k]).collect();
+            out.push((0, input.linear(&b)));
+        });
+    }
+
+    fn run(&self, node: &Node, idx: &[usize], inputs: &[&Block]) -> Result<Block> {
+        let input = &node.inputs[0].chunks;
+        let shape = node.chunks.block_shape(idx);
+        let sources = self.sources(input, idx);
+        let blocks: Vec<ArrayViewD<'_, T>> = inputs.iter().map(|b| block_as::<T>(b, node, "extend").map(|a| a.view())).collect::<Result<_>>()?;
+        // Per axis and extended position: (index into `sources[axis]`, local index), or None for fill.
+        let tables: Vec<Vec<Option<(usize, usize)>>> = self
+            .maps
+            .iter()
+            .enumerate()
+            .map(|(a, m)| {
+                m[idx[a]]
+                    .iter()
+                    .map(|s| match *s {
+                        Src::At(g) => {
+                            let b = input.block_of(a, g);
+                            Some((sources[a].binary_search(&b).expect("listed source"), g - input.offset(a, b)))
+                        }
+                        Src::Fill => None,
+                    })
+                    .collect()
+            })
+            .collect();
+        let counts: Vec<usize> = sources.iter().map(Vec::len).collect();
+        let out = ArrayD::from_shape_fn(IxDyn(&shape), |pos| {
+            let mut block = 0;
+            let mut local = Vec::with_capacity(shape.len());
+            for a in 0..shape.len() {
+                match tables[a][pos[a]] {
+                    Some((k, l)) => {
+                        block = block * counts[a] + k;
+                        local.push(l);
+                    }
+                    None => return self.fill,
+                }
+            }
+            blocks[block][IxDyn(&local)]
+        });
+        Ok(Arc::new(out))
+    }
+}
+
+/// Cuts `before[axis][block]` / `after[axis][block]` elements off each block.
+struct Trim<T> {
+    before: Vec<Vec<usize>>,
+    _t: std::marker::PhantomData<fn() -> T>,
+}
+
+impl<T: Element> BlockOp for Trim<T> {
+    fn deps(&self, node: &Node, idx: &[usize], out: &mut Vec<(usize, usize)>) {
+        out.push((0, node.inputs[0].chunks.linear(idx)));
+    }
+    fn run(&self, node: &Node, idx: &[usize], inputs: &[&Block]) -> Result<Block> {
+        let a = block_as::<T>(inputs[0], node, "trim")?;
+        let shape = node.chunks.block_shape(idx);
+        let view = a.slice_each_axis(|ax| {
+            let i = ax.axis.index();
+            let s = self.before[i][idx[i]];
+            ndarray::Slice::from(s..s + shape[i])
+        });
+        Ok(Arc::new(view.as_standard_layout().into_owned()))
+    }
+}
+
+fn extend<T: Element>(x: &Array<T>, name: &str, maps: Vec<Vec<Vec<Src>>>, fill: T) -> Array<T> {
+    let lengths = maps.iter().map(|m| m.iter().map(Vec::len).collect()).collect();
+    Array::from_node(Node::new(name, T::DTYPE, Chunks::from_lengths(lengths), vec![x.node.clone()], Extend { maps, fill }))
+}
+
+impl<T: Element> Array<T> {
+    /// Pads `widths[axis] = (before, after)` elements at the array's edges (NumPy's
+    /// `pad`); the first and last blocks along each axis grow.
+    ///
+    /// ```
+    /// use chunked_array::{Array, PadMode};
+    /// let x = Array::<i64>::arange(1, 4, 1, 2).unwrap();
+    /// let y = x.pad(&[(2, 2)], PadMode::Reflect).unwrap();
+    /// assert_eq!(y.compute().unwrap().iter().cloned().collect::<Vec<_>>(), vec![3, 2, 1, 2, 3, 2, 1]);
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] for a widths list of the wrong length, padding
+    /// an empty axis by edge or reflect, or a reflect width not below the axis
+    /// length (NumPy repeats the reflection; not supported).
+    pub fn pad(&self, widths: &[(usize, usize)], mode: PadMode<T>) -> Result<Array<T>> {
+        self.check()?;
+        let shape = self.shape();
+        if widths.len() != shape.len() {
+            return Err(Error::invalid("widths", widths, format!("need one (before, after) pair per axis ({})", shape.len())));
+        }
+        let mut maps = Vec::with_capacity(shape.len());
+        for (a, (&(before, after), &n)) in widths.iter().zip(&shape).enumerate() {
+            if (before > 0 || after > 0) && !matches!(mode, PadMode::Constant(_)) && n == 0 {
+                return Err(Error::invalid("widths", widths, format!("axis {a} is empty: only constant padding applies")));
+            }
+            if matches!(mode, PadMode::Reflect) && (before >= n.max(1) || after >= n.max(1)) && (before > 0 || after > 0) {
+                return Err(Error::invalid("widths", widths, format!("reflect padding on axis {a} must be shorter than its length {n}")));
+            }
+            let source = |g: isize| -> Src {
+                let n = n as isize;
+                if (0..n).contains(&g) {
+                    return Src::At(g as usize);
+                }
+                match mode {
+                    PadMode::Constant(_) => Src::Fill,
+                    PadMode::Edge => Src::At(g.clamp(0, n - 1) as usize),
+                    PadMode::Reflect => Src::At(if g < 0 { -g } else { 2 * (n - 1) - g } as usize),
+                }
+            };
+            let blocks = self.chunks().lengths()[a].len();
+            let per_block: Vec<Vec<Src>> = (0..blocks)
+                .map(|b| {
+                    let lo = self.chunks().offset(a, b) as isize - if b == 0 { before as isize } else { 0 };
+                    let hi = self.chunks().offset(a, b + 1) as isize + if b + 1 == blocks { after as isize } else { 0 };
+                    (lo..hi).map(source).collect()
+                })
+                .collect();
+            maps.push(per_block);
+        }
+        let fill = match mode {
+            PadMode::Constant(v) => v,
+            _ => T::default(),
+        };
+        Ok(extend(self, "pad", maps, fill))
+    }
+
+    /// Applies `f` to every block extended by `depth[axis]` elements from its
+    /// neighbours on each side, then trims the result back (dask's
+    /// `map_overlap`). `f` must return a block of the extended block's shape.
+    ///
+    /// ```
+    /// use chunked_array::{Array, Boundary};
+    /// // A centred moving sum of width 3, across block edges.
+    /// let x = Array::<f64>::arange(0.0, 8.0, 1.0, 3).unwrap();
+    /// let y = x.map_overlap(|b| {
+    ///     let n = b.len();
+    ///     ndarray::ArrayD::from_shape_fn(b.raw_dim(), |i| if i[0] == 0 || i[0] + 1 == n { 0.0 } else { b[[i[0] - 1]] + b[[i[0]]] + b[[i[0] + 1]] })
+    /// }, &[1], Boundary::Constant(0.0)).unwrap();
+    /// assert_eq!(y.compute().unwrap().iter().cloned().collect::<Vec<_>>(), vec![1.0, 3.0, 6.0, 9.0, 12.0, 15.0, 18.0, 13.0]);
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] for a depth list of the wrong length or a depth
+    /// larger than a block it must cross (rechunk first); at compute time, a
+    /// returned block of the wrong shape.
+    pub fn map_overlap<F>(&self, f: F, depth: &[usize], boundary: Boundary<T>) -> Result<Array<T>>
+    where
+        F: Fn(ArrayViewD<'_, T>) -> ArrayD<T> + Send + Sync + 'static,
+    {
+        self.check()?;
+        let shape = self.shape();
+        if depth.len() != shape.len() {
+            return Err(Error::invalid("depth", depth, format!("needs one depth per axis ({})", shape.len())));
+        }
+        let mut maps = Vec::with_capacity(shape.len());
+        let mut before = Vec::with_capacity(shape.len());
+        for (a, (&d, &n)) in depth.iter().zip(&shape).enumerate() {
+            let lengths = &self.chunks().lengths()[a];
+            if d > 0 && lengths.iter().any(|&l| l < d) {
+                return Err(Error::invalid("depth", depth, format!("depth {d} on axis {a} is larger than a block of length {} (rechunk to larger blocks)", lengths.iter().min().unwrap_or(&0))));
+            }
+            if d > n && !matches!(boundary, Boundary::None | Boundary::Constant(_)) {
+                return Err(Error::invalid("depth", depth, format!("depth {d} on axis {a} exceeds its length {n}")));
+            }
+            let source = |g: isize| -> Option<Src> {
+                let n = n as isize;
+                if (0..n).contains(&g) {
+                    return Some(Src::At(g as usize));
+                }
+                match boundary {
+                    Boundary::None => None,
+                    Boundary::Constant(_) => Some(Src::Fill),
+                    Boundary::Nearest => Some(Src::At(g.clamp(0, n - 1) as usize)),
+                    Boundary::Reflect => Some(Src::At(if g < 0 { -g - 1 } else { 2 * n - g - 1 } as usize)),
+                    Boundary::Periodic => Some(Src::At(g.rem_euclid(n) as usize)),
+                }
+            };
+            let blocks = lengths.len();
+            let mut axis_maps = Vec::with_capacity(blocks);
+            let mut axis_before = Vec::with_capacity(blocks);
+            for b in 0..blocks {
+                let (lo, hi) = (self.chunks().offset(a, b) as isize, self.chunks().offset(a, b + 1) as isize);
+                let entries: Vec<Src> = (lo - d as isize..hi + d as isize).filter_map(source).collect();
+                // Positions before the block's own first element (fewer at a 'none' edge).
+                axis_before.push((lo - d as isize..lo).filter_map(source).count());
+                axis_maps.push(entries);
+            }
+            maps.push(axis_maps);
+            before.push(axis_before);
+        }
+        let fill = match boundary {
+            Boundary::Constant(v) => v,
+            _ => T::default(),
+        };
+        let extended = extend(self, "overlap", maps, fill);
+        let mapped = extended.map_blocks(move |b, _| f(b), None)?;
+        let op = Trim::<T> { before, _t: std::marker::PhantomData };
+        Ok(Array::from_node(Node::new("trim", T::DTYPE, self.chunks().clone(), vec![mapped.node.clone()], op)))
+    }
+}

@@ -1,0 +1,92 @@
+//! pad and map_overlap against whole-array oracles.
+
+mod common;
+
+use chunked_array::{Array, Boundary, PadMode};
+use common::*;
+use ndarray::{ArrayD, Axis, Dimension, IxDyn};
+use proptest::prelude::*;
+
+fn numbered(shape: &[usize]) -> ArrayD<i64> {
+    ArrayD::from_shape_fn(IxDyn(shape), |i| i.as_array_view().iter().fold(1i64, |acc, &v| acc * 10 + v as i64))
+}
+
+/// Source index of padded position p (in -before..n+after) by NumPy's rules; None: constant.
+fn pad_source(p: isize, n: isize, mode: u8) -> Option<usize> {
+    if (0..n).contains(&p) {
+        return Some(p as usize);
+    }
+    match mode {
+        0 => None,
+        1 => Some(p.clamp(0, n - 1) as usize),
+        _ => Some(if p < 0 { (-p) as usize } else { (2 * (n - 1) - p) as usize }),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(CASES))]
+
+    #[test]
+    fn pad_matches_numpy((shape, chunks) in shape_chunks(3, 6), widths in prop::collection::vec((0usize..4, 0usize..4), 3), mode in 0u8..3) {
+        let a = numbered(&shape);
+        let x = chunked(&a, &chunks);
+        let w: Vec<(usize, usize)> = widths[..shape.len()].to_vec();
+        let pm = match mode { 0 => PadMode::Constant(-7), 1 => PadMode::Edge, _ => PadMode::Reflect };
+        let got = x.pad(&w, pm);
+        let impossible = shape.iter().zip(&w).any(|(&n, &(b, e))| (b > 0 || e > 0) && ((mode != 0 && n == 0) || (mode == 2 && (b >= n || e >= n))));
+        if impossible {
+            prop_assert!(got.is_err());
+            return Ok(());
+        }
+        // Oracle: pad with a marker per axis via select, then put the constant.
+        let mut want = a.mapv(Some);
+        for (ax, (&n, &(b, e))) in shape.iter().zip(&w).enumerate() {
+            let srcs: Vec<Option<usize>> = (-(b as isize)..(n + e) as isize).map(|p| pad_source(p, n as isize, mode)).collect();
+            let parts: Vec<ArrayD<Option<i64>>> = srcs.iter().map(|s| match s {
+                Some(i) => want.index_axis(Axis(ax), *i).insert_axis(Axis(ax)).to_owned(),
+                None => { let mut sh = want.shape().to_vec(); sh[ax] = 1; ArrayD::from_elem(IxDyn(&sh), None) }
+            }).collect();
+            let views: Vec<_> = parts.iter().map(|p| p.view()).collect();
+            want = if views.is_empty() { let mut sh = want.shape().to_vec(); sh[ax] = 0; ArrayD::from_elem(IxDyn(&sh), None) } else { ndarray::concatenate(Axis(ax), &views).unwrap() };
+        }
+        prop_assert_eq!(got.unwrap().compute().unwrap(), want.mapv(|v| v.unwrap_or(-7)));
+    }
+
+    #[test]
+    fn overlap_stencil_matches_whole_array(n in 1usize..20, cols in 1usize..4, cuts in prop::collection::vec(any::<bool>(), 19), boundary in 0u8..5) {
+        // Three-point sum along axis 0 with depth 1.
+        let mut lens = vec![];
+        let mut len = 1;
+        for &c in cuts.iter().take(n - 1) { if c { lens.push(len); len = 1; } else { len += 1; } }
+        lens.push(len);
+        let a = ArrayD::from_shape_fn(IxDyn(&[n, cols]), |i| (i[0] * 7 + i[1] * 3) as f64);
+        let x = chunked(&a, &[lens, vec![cols]]);
+        let b = match boundary { 0 => Boundary::None, 1 => Boundary::Constant(-1.0), 2 => Boundary::Nearest, 3 => Boundary::Reflect, _ => Boundary::Periodic };
+        let y = x.map_overlap(|blk| {
+            let m = blk.shape()[0];
+            ArrayD::from_shape_fn(blk.raw_dim(), |i| {
+                let r = i[0];
+                let prev = if r > 0 { blk[[r - 1, i[1]]] } else { 0.0 };
+                let next = if r + 1 < m { blk[[r + 1, i[1]]] } else { 0.0 };
+                prev + blk[[r, i[1]]] + next
+            })
+        }, &[1, 0], b).unwrap().compute().unwrap();
+        let at = |r: isize, c: usize| -> f64 {
+            let nn = n as isize;
+            if (0..nn).contains(&r) { return a[[r as usize, c]]; }
+            match boundary { 0 => 0.0, 1 => -1.0, 2 => a[[r.clamp(0, nn - 1) as usize, c]], 3 => a[[if r < 0 { -r - 1 } else { 2 * nn - r - 1 } as usize, c]], _ => a[[r.rem_euclid(nn) as usize, c]] }
+        };
+        let want = ArrayD::from_shape_fn(IxDyn(&[n, cols]), |i| at(i[0] as isize - 1, i[1]) + at(i[0] as isize, i[1]) + at(i[0] as isize + 1, i[1]));
+        prop_assert_eq!(y, want);
+    }
+}
+
+#[test]
+fn halo_errors() {
+    let x = Array::<f64>::zeros(&[6], 2).unwrap();
+    assert!(x.map_overlap(|b| b.to_owned(), &[3], Boundary::None).unwrap_err().to_string().contains("larger than a block"));
+    assert!(x.map_overlap(|b| b.to_owned(), &[1, 1], Boundary::None).is_err());
+    assert!(x.pad(&[(6, 0)], PadMode::Reflect).is_err());
+    let bad = x.map_overlap(|b| b.slice(ndarray::s![..1]).to_owned().into_dyn(), &[1], Boundary::Periodic).unwrap();
+    assert!(bad.compute().is_err());
+}
