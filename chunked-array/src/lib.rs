@@ -32,6 +32,7 @@ mod manip;
 pub mod random;
 pub mod rechunk;
 pub mod reduce;
+mod reshape;
 pub mod schedule;
 pub mod slicing;
 

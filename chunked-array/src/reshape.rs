@@ -1,0 +1,175 @@
+//! `reshape` with dask's rules: C order, rechunking the input where needed so that
+//! every output block is exactly one input block read in C order (a copy of one
+//! block, never a gather across blocks).
+//!
+//! The shapes are split into groups of axes with equal products, from the last
+//! axis back. Within a group, every input axis but the first is made one block,
+//! and the first axis' blocks are made multiples of what the output's trailing
+//! axes of the group need, so each input block is a whole number of output rows.
+
+use std::sync::Arc;
+
+use ndarray::{ArrayD, IxDyn};
+
+use crate::array::Array;
+use crate::chunks::{ChunkSpec, Chunks};
+use crate::element::Element;
+use crate::error::{Error, Result};
+use crate::graph::{block_as, Block, BlockOp, Node};
+
+/// Pairs of axis ranges (input, output) with equal products, in order.
+fn groups(input: &[usize], output: &[usize]) -> Vec<(std::ops::Range<usize>, std::ops::Range<usize>)> {
+    let (mut i, mut o) = (input.len(), output.len());
+    let mut out = Vec::new();
+    while i > 0 || o > 0 {
+        let (ie, oe) = (i, o);
+        let (mut pi, mut po) = (1usize, 1usize);
+        loop {
+            let took_both = i < ie && o < oe;
+            if pi == po && took_both {
+                break;
+            }
+            if i == 0 && o == 0 {
+                break;
+            }
+            if (pi <= po && i > 0) || o == 0 {
+                i -= 1;
+                pi *= input[i];
+            } else {
+                o -= 1;
+                po *= output[o];
+            }
+        }
+        // Leading length-1 axes left on one side join this group.
+        if i > 0 && o == 0 {
+            while i > 0 && input[i - 1] == 1 {
+                i -= 1;
+            }
+        }
+        if o > 0 && i == 0 {
+            while o > 0 && output[o - 1] == 1 {
+                o -= 1;
+            }
+        }
+        out.push((i..ie, o..oe));
+    }
+    out.reverse();
+    out
+}
+
+fn gcd(a: usize, b: usize) -> usize {
+    if b == 0 { a } else { gcd(b, a % b) }
+}
+
+/// Splits `n` into blocks that are multiples of `unit`, near `target` long.
+fn multiples(n: usize, unit: usize, target: usize) -> Vec<usize> {
+    let size = (target / unit).max(1) * unit;
+    let mut v = vec![size; n / size];
+    if n % size != 0 {
+        v.push(n % size);
+    }
+    if v.is_empty() {
+        v.push(n);
+    }
+    v
+}
+
+/// Output block k is input block k (same C-order block number) reshaped.
+struct Reshape<T> {
+    _t: std::marker::PhantomData<fn() -> T>,
+}
+
+impl<T: Element> BlockOp for Reshape<T> {
+    fn deps(&self, node: &Node, idx: &[usize], out: &mut Vec<(usize, usize)>) {
+        out.push((0, node.chunks.linear(idx)));
+    }
+    fn run(&self, node: &Node, idx: &[usize], inputs: &[&Block]) -> Result<Block> {
+        let a = block_as::<T>(inputs[0], node, "reshape")?;
+        let shape = node.chunks.block_shape(idx);
+        let data: Vec<T> = a.as_standard_layout().iter().copied().collect();
+        let out = ArrayD::from_shape_vec(IxDyn(&shape), data).map_err(|e| Error::invalid("block", idx, e.to_string()))?;
+        Ok(Arc::new(out))
+    }
+}
+
+impl<T: Element> Array<T> {
+    /// The same elements in C order under another shape (NumPy's `reshape`); one
+    /// entry may be `-1` (inferred). The input is rechunked where needed (dask's
+    /// rules) so that every output block is one input block.
+    ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let x = Array::<i64>::arange(0, 24, 1, 5).unwrap();
+    /// let y = x.reshape(&[2, -1, 4]).unwrap();
+    /// assert_eq!(y.shape(), vec![2, 3, 4]);
+    /// assert_eq!(y.compute().unwrap().iter().cloned().collect::<Vec<_>>(), (0..24).collect::<Vec<i64>>());
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] when the sizes differ or more than one `-1` is given.
+    pub fn reshape(&self, shape: &[isize]) -> Result<Array<T>> {
+        self.check()?;
+        let own = self.shape();
+        let total: usize = own.iter().product();
+        let unknown = shape.iter().filter(|&&d| d < 0).count();
+        if unknown > 1 || shape.iter().any(|&d| d < -1) {
+            return Err(Error::invalid("shape", shape, "at most one -1 and no other negative lengths"));
+        }
+        let known: usize = shape.iter().filter(|&&d| d >= 0).map(|&d| d as usize).product();
+        let target: Vec<usize> = shape
+            .iter()
+            .map(|&d| if d < 0 { if known == 0 { 0 } else { total / known } } else { d as usize })
+            .collect();
+        if target.iter().product::<usize>() != total {
+            return Err(Error::invalid("shape", shape, format!("cannot hold the {total} elements of shape {own:?}")));
+        }
+        if target == own {
+            return Ok(self.clone());
+        }
+        if total == 0 {
+            // Nothing to move: one (empty) block.
+            let whole = self.rechunk(ChunkSpec::from(own.iter().map(|&n| vec![n]).collect::<Vec<_>>()))?;
+            let chunks = Chunks::from_lengths(target.iter().map(|&n| vec![n]).collect());
+            let op = Reshape::<T> { _t: std::marker::PhantomData };
+            return Ok(Array::from_node(Node::new("reshape", T::DTYPE, chunks, vec![whole.node.clone()], op)));
+        }
+        let lengths = self.chunks().lengths();
+        let mut in_chunks: Vec<Vec<usize>> = lengths.to_vec();
+        let mut out_chunks: Vec<Vec<usize>> = vec![Vec::new(); target.len()];
+        for (ir, or) in groups(&own, &target) {
+            if ir.len() == 1 && or.len() == 1 {
+                out_chunks[or.start] = lengths[ir.start].clone();
+                continue;
+            }
+            // Input: all but the first axis of the group whole.
+            for a in ir.clone().skip(1) {
+                in_chunks[a] = vec![own[a]];
+            }
+            let p_in_tail: usize = own[ir.clone()].iter().skip(1).product();
+            let p_out_tail: usize = target[or.clone()].iter().skip(1).product();
+            let first_in = ir.start;
+            if ir.is_empty() || or.is_empty() {
+                // A group of length-1 axes on one side only.
+                for a in or.clone() {
+                    out_chunks[a] = vec![target[a]];
+                }
+                continue;
+            }
+            // Blocks of the first input axis must hold whole output rows of the group.
+            let unit = p_out_tail / gcd(p_out_tail, p_in_tail);
+            let current = lengths[first_in].iter().copied().max().unwrap_or(1);
+            let ok = lengths[first_in].iter().rev().skip(1).all(|&l| l % unit == 0);
+            in_chunks[first_in] = if ok { lengths[first_in].clone() } else { multiples(own[first_in], unit, current) };
+            out_chunks[or.start] = in_chunks[first_in].iter().map(|&l| l * p_in_tail / p_out_tail).collect();
+            for a in or.clone().skip(1) {
+                out_chunks[a] = vec![target[a]];
+            }
+        }
+        let aligned = self.rechunk(ChunkSpec::from(in_chunks))?;
+        if aligned.num_blocks() != out_chunks.iter().map(Vec::len).product::<usize>() {
+            return Err(Error::invalid("shape", shape, format!("reshape of {own:?} could not be planned blockwise")));
+        }
+        let op = Reshape::<T> { _t: std::marker::PhantomData };
+        Ok(Array::from_node(Node::new("reshape", T::DTYPE, Chunks::from_lengths(out_chunks), vec![aligned.node.clone()], op)))
+    }
+}

@@ -1,0 +1,59 @@
+//! reshape against ndarray's C-order reshape, over random shapes, factorizations
+//! and chunkings.
+
+mod common;
+
+use chunked_array::Array;
+use common::*;
+use ndarray::{ArrayD, Dimension, IxDyn};
+use proptest::prelude::*;
+
+/// A shape with the same product as `total`, built from random divisors.
+fn factorization(total: usize, picks: &[usize]) -> Vec<usize> {
+    if total == 0 {
+        return picks.iter().take(2).map(|&p| p % 3).chain([0]).collect();
+    }
+    let mut left = total;
+    let mut out = vec![];
+    for &p in picks {
+        let divisors: Vec<usize> = (1..=left).filter(|d| left % d == 0).collect();
+        let d = divisors[p % divisors.len()];
+        out.push(d);
+        left /= d;
+    }
+    out.push(left);
+    out
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(CASES))]
+
+    #[test]
+    fn reshape_matches_ndarray((shape, chunks) in shape_chunks(4, 6), picks in prop::collection::vec(0usize..12, 0..4), infer in any::<bool>()) {
+        let total: usize = shape.iter().product();
+        let a = ArrayD::from_shape_fn(IxDyn(&shape), |i| {
+            let mut v = 0i64;
+            for &k in i.slice() { v = v * 10 + k as i64; }
+            v
+        });
+        let x = chunked(&a, &chunks);
+        let target = factorization(total, &picks);
+        let mut spec: Vec<isize> = target.iter().map(|&d| d as isize).collect();
+        if infer && total > 0 {
+            spec[0] = -1;
+        }
+        let y = x.reshape(&spec).unwrap();
+        prop_assert_eq!(y.shape(), target.clone());
+        let want = a.to_shape((IxDyn(&target), ndarray::Order::RowMajor)).unwrap().to_owned();
+        prop_assert_eq!(y.compute().unwrap(), want);
+    }
+}
+
+#[test]
+fn reshape_errors() {
+    let x = Array::<f64>::zeros(&[4, 6], 2).unwrap();
+    assert!(x.reshape(&[5, 5]).unwrap_err().to_string().contains("cannot hold the 24 elements"));
+    assert!(x.reshape(&[-1, -1]).is_err());
+    assert!(x.reshape(&[-2, 12]).is_err());
+    assert_eq!(x.reshape(&[-1]).unwrap().shape(), vec![24]);
+}
