@@ -135,6 +135,45 @@ impl<T: Gemm> Array<T> {
         Ok(c)
     }
 
+    /// Sums products over pairs of axes (NumPy's `tensordot`): `axes.0[k]` of
+    /// `self` against `axes.1[k]` of `other`. The result's axes are `self`'s free
+    /// axes then `other`'s. Built as permute + reshape + [`Array::matmul`] + reshape.
+    ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let a = Array::<f64>::ones(&[2, 3, 4], 2).unwrap();
+    /// let b = Array::<f64>::ones(&[4, 3, 5], 2).unwrap();
+    /// let c = a.tensordot(&b, (&[1, 2], &[1, 0])).unwrap();
+    /// assert_eq!(c.shape(), vec![2, 5]);
+    /// assert_eq!(c.sum(None).unwrap().compute_scalar().unwrap(), 2.0 * 5.0 * 12.0);
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::BadAxis`]; [`Error::ShapeMismatch`] when paired axes differ in
+    /// length or the pair lists differ in length.
+    pub fn tensordot(&self, other: &Array<T>, axes: (&[isize], &[isize])) -> Result<Array<T>> {
+        self.check()?;
+        other.check()?;
+        let (sa, sb) = (self.shape(), other.shape());
+        let ca = crate::reduce::normalize_axes(axes.0, sa.len())?;
+        let cb = crate::reduce::normalize_axes(axes.1, sb.len())?;
+        if ca.len() != cb.len() || ca.iter().zip(&cb).any(|(&i, &j)| sa[i] != sb[j]) {
+            let pick = |s: &[usize], ax: &[usize]| ax.iter().map(|&i| s[i]).collect::<Vec<_>>();
+            return Err(Error::shape("tensordot (paired axes)", &pick(&sa, &ca), &pick(&sb, &cb)));
+        }
+        let fa: Vec<usize> = (0..sa.len()).filter(|i| !ca.contains(i)).collect();
+        let fb: Vec<usize> = (0..sb.len()).filter(|i| !cb.contains(i)).collect();
+        let k: usize = ca.iter().map(|&i| sa[i]).product();
+        let m: usize = fa.iter().map(|&i| sa[i]).product();
+        let n: usize = fb.iter().map(|&i| sb[i]).product();
+        let perm_a: Vec<usize> = fa.iter().chain(&ca).copied().collect();
+        let perm_b: Vec<usize> = cb.iter().chain(&fb).copied().collect();
+        let a2 = self.permute_axes(&perm_a)?.reshape(&[m as isize, k as isize])?;
+        let b2 = other.permute_axes(&perm_b)?.reshape(&[k as isize, n as isize])?;
+        let out: Vec<isize> = fa.iter().map(|&i| sa[i] as isize).chain(fb.iter().map(|&i| sb[i] as isize)).collect();
+        a2.matmul(&b2)?.reshape(&out)
+    }
+
     /// [`Array::matmul`] under NumPy's name for 1-d and 2-d operands.
     ///
     /// # Errors

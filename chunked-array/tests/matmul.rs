@@ -57,3 +57,31 @@ fn matmul_errors() {
     let r: Array2<f64> = a.matmul(&a.t()).unwrap().compute().unwrap().into_dimensionality::<Ix2>().unwrap();
     assert_eq!(r, Array2::from_elem((3, 3), 4.0));
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(CASES))]
+
+    /// tensordot over random axis pairs equals the sum of products written out.
+    #[test]
+    fn tensordot_matches_loops(d in prop::collection::vec(1usize..4, 4), swap in any::<bool>(), cut in 1usize..3) {
+        // a: (d0, d1, d2), b: (d2, d1, d3) or (d1, d2, d3); contract d1 and d2.
+        let a = ndarray::ArrayD::from_shape_fn(ndarray::IxDyn(&[d[0], d[1], d[2]]), |i| (i[0] * 9 + i[1] * 3 + i[2]) as f64);
+        let bshape = if swap { vec![d[2], d[1], d[3]] } else { vec![d[1], d[2], d[3]] };
+        let b = ndarray::ArrayD::from_shape_fn(ndarray::IxDyn(&bshape), |i| (i[0] + 2 * i[1] + 5 * i[2]) as f64 - 4.0);
+        let x = Array::from_ndarray(a.clone(), cut).unwrap();
+        let y = Array::from_ndarray(b.clone(), cut).unwrap();
+        let axes_b: [isize; 2] = if swap { [1, 0] } else { [0, 1] };
+        let got = x.tensordot(&y, (&[1, 2], &axes_b)).unwrap().compute().unwrap();
+        let want = ndarray::ArrayD::from_shape_fn(ndarray::IxDyn(&[d[0], d[3]]), |o| {
+            let mut s = 0.0;
+            for j in 0..d[1] {
+                for k in 0..d[2] {
+                    let bv = if swap { b[[k, j, o[1]]] } else { b[[j, k, o[1]]] };
+                    s += a[[o[0], j, k]] * bv;
+                }
+            }
+            s
+        });
+        assert_close(&got, &want, 1e-12);
+    }
+}
