@@ -120,3 +120,129 @@ fn explicit_chunks(spec: ChunkSpec, input: &Chunks) -> Result<Chunks> {
     }
     Ok(Chunks::from_lengths(lists))
 }
+
+/// One input of [`blockwise`]: an array and its index letters (`"ij"`).
+pub type Indexed<'a, T> = (&'a Array<T>, &'a str);
+
+struct Blockwise<T, U, F> {
+    /// Per input, per axis: the output axis its block index follows (None: the
+    /// axis is contracted, one block).
+    follow: Vec<Vec<Option<usize>>>,
+    f: F,
+    _t: std::marker::PhantomData<fn(T) -> U>,
+}
+
+impl<T: Element, U: Element, F> BlockOp for Blockwise<T, U, F>
+where
+    F: Fn(&[ArrayViewD<'_, T>]) -> ArrayD<U> + Send + Sync + 'static,
+{
+    fn deps(&self, node: &Node, idx: &[usize], out: &mut Vec<(usize, usize)>) {
+        for (k, axes) in self.follow.iter().enumerate() {
+            let b: Vec<usize> = axes.iter().map(|f| f.map_or(0, |o| idx[o])).collect();
+            out.push((k, node.inputs[k].chunks.linear(&b)));
+        }
+    }
+
+    fn run(&self, node: &Node, idx: &[usize], inputs: &[&Block]) -> Result<Block> {
+        let views: Vec<ArrayViewD<'_, T>> = inputs.iter().map(|b| block_as::<T>(b, node, "blockwise").map(|a| a.view())).collect::<Result<_>>()?;
+        let out = (self.f)(&views);
+        let shape = node.chunks.block_shape(idx);
+        if out.shape() != shape.as_slice() {
+            return Err(Error::shape("blockwise result (declared block shape, returned shape)", &shape, out.shape()));
+        }
+        Ok(Arc::new(out))
+    }
+}
+
+/// The general blockwise builder (dask's `blockwise` with `concatenate=True`):
+/// index letters name axes; an output block combines the input blocks with the
+/// same letters' block indices; letters absent from `out_index` are contracted,
+/// and `f` sees those axes whole. `new_axes` gives the length of output letters
+/// that no input has (one block each). Inputs are rechunked so that every letter
+/// has one grid (the common refinement of what the inputs had).
+///
+/// ```
+/// use chunked_array::{blockwise, Array};
+/// // Row sums of a times column sums of b, as an outer product: out[i, j].
+/// let a = Array::<f64>::ones(&[4, 3], 2).unwrap();
+/// let b = Array::<f64>::ones(&[3, 6], [3, 2]).unwrap();
+/// let out = blockwise(
+///     |v| {
+///         let r = v[0].sum_axis(ndarray::Axis(1));
+///         let c = v[1].sum_axis(ndarray::Axis(0));
+///         ndarray::ArrayD::from_shape_fn(ndarray::IxDyn(&[r.len(), c.len()]), |i| r[[i[0]]] * c[[i[1]]])
+///     },
+///     "ij",
+///     &[(&a, "ik"), (&b, "kj")],
+///     &[],
+/// ).unwrap();
+/// assert_eq!(out.shape(), vec![4, 6]);
+/// assert_eq!(out.sum(None).unwrap().compute_scalar().unwrap(), 4.0 * 6.0 * 9.0);
+/// ```
+///
+/// # Errors
+/// [`Error::InvalidArgument`] for index strings that do not match the inputs'
+/// dimensions, repeated output letters, or output letters with no length;
+/// [`Error::ShapeMismatch`] when one letter has two lengths.
+pub fn blockwise<T, U, F>(f: F, out_index: &str, inputs: &[Indexed<'_, T>], new_axes: &[(char, usize)]) -> Result<Array<U>>
+where
+    T: Element,
+    U: Element,
+    F: Fn(&[ArrayViewD<'_, T>]) -> ArrayD<U> + Send + Sync + 'static,
+{
+    let out: Vec<char> = out_index.chars().collect();
+    for (k, &c) in out.iter().enumerate() {
+        if out[..k].contains(&c) {
+            return Err(Error::invalid("out_index", out_index, format!("repeats '{c}'")));
+        }
+    }
+    let mut length: std::collections::BTreeMap<char, (usize, Vec<usize>)> = Default::default();
+    for (a, idx) in inputs {
+        a.check()?;
+        let letters: Vec<char> = idx.chars().collect();
+        if letters.len() != a.ndim() {
+            return Err(Error::invalid("index", *idx, format!("names {} axes of an array with {}", letters.len(), a.ndim())));
+        }
+        for (ax, &c) in letters.iter().enumerate() {
+            let n = a.shape()[ax];
+            match length.get_mut(&c) {
+                Some((m, bounds)) => {
+                    if *m != n {
+                        return Err(Error::shape(&format!("blockwise (letter '{c}')"), &[*m], &[n]));
+                    }
+                    let merged = crate::chunks::refine(&[bounds.as_slice(), a.chunks().boundaries(ax)]);
+                    let mut acc = 0;
+                    *bounds = std::iter::once(0).chain(merged.iter().map(|l| { acc += l; acc })).collect();
+                }
+                None => {
+                    length.insert(c, (n, a.chunks().boundaries(ax).to_vec()));
+                }
+            }
+        }
+    }
+    let lengths_of = |c: char| -> Option<Vec<usize>> { length.get(&c).map(|(_, b)| b.windows(2).map(|w| w[1] - w[0]).collect::<Vec<_>>()).map(|v| if v.is_empty() { vec![0] } else { v }) };
+    let mut out_lengths = Vec::with_capacity(out.len());
+    for &c in &out {
+        match (lengths_of(c), new_axes.iter().find(|(l, _)| *l == c)) {
+            (Some(l), _) => out_lengths.push(l),
+            (None, Some(&(_, n))) => out_lengths.push(vec![n]),
+            (None, None) => return Err(Error::invalid("out_index", out_index, format!("letter '{c}' has no length: give it in new_axes"))),
+        }
+    }
+    // Rechunk every input to the unified grid (contracted letters whole).
+    let mut nodes = Vec::with_capacity(inputs.len());
+    let mut follow = Vec::with_capacity(inputs.len());
+    for (a, idx) in inputs {
+        let letters: Vec<char> = idx.chars().collect();
+        let spec: Vec<Vec<usize>> = letters
+            .iter()
+            .enumerate()
+            .map(|(ax, &c)| if out.contains(&c) { lengths_of(c).expect("known letter") } else { vec![a.shape()[ax]] })
+            .collect();
+        let aligned = a.rechunk(ChunkSpec::from(spec))?;
+        nodes.push(aligned.node.clone());
+        follow.push(letters.iter().map(|c| out.iter().position(|o| o == c)).collect());
+    }
+    let op = Blockwise::<T, U, F> { follow, f, _t: std::marker::PhantomData };
+    Ok(Array::from_node(Node::new("blockwise", U::DTYPE, Chunks::from_lengths(out_lengths), nodes, op)))
+}

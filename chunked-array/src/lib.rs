@@ -37,7 +37,7 @@ pub mod schedule;
 pub mod slicing;
 
 pub use array::{compute, Array, Computable};
-pub use blockwise::BlockInfo;
+pub use blockwise::{blockwise, BlockInfo};
 pub use chunks::{AxisChunks, ChunkSpec, Chunks, DEFAULT_AUTO_BYTES};
 pub use element::{DType, Element, Float, Number};
 pub use elementwise::{where_, Operand};

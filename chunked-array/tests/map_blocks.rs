@@ -39,3 +39,48 @@ fn wrong_block_shape_is_an_error_naming_the_block() {
     assert!(x.map_blocks(|b, _| b.to_owned(), Some(vec![vec![4], vec![2, 2]].into())).is_err());
     assert!(x.map_blocks(|b, _| b.to_owned(), Some(4.into())).is_err());
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(CASES))]
+
+    /// blockwise with shared, transposed and contracted letters.
+    #[test]
+    fn blockwise_index_notation(m in 1usize..7, n in 1usize..7, k in 1usize..7, c1 in 1usize..4, c2 in 1usize..4) {
+        use chunked_array::blockwise;
+        let a = ndarray::Array2::from_shape_fn((m, k), |(i, j)| (i * 3 + j) as f64).into_dyn();
+        let b = ndarray::Array2::from_shape_fn((k, n), |(i, j)| (i + 2 * j) as f64 - 1.0).into_dyn();
+        let x = Array::from_ndarray(a.clone(), c1).unwrap();
+        let y = Array::from_ndarray(b.clone(), c2).unwrap();
+        // Contracted k: each call sees whole k, so a dot per block is the product.
+        let prod = blockwise(|v| {
+            let l = v[0].view().into_dimensionality::<ndarray::Ix2>().unwrap();
+            let r = v[1].view().into_dimensionality::<ndarray::Ix2>().unwrap();
+            l.dot(&r).into_dyn()
+        }, "ij", &[(&x, "ik"), (&y, "kj")], &[]).unwrap();
+        let want = a.view().into_dimensionality::<ndarray::Ix2>().unwrap().dot(&b.view().into_dimensionality::<ndarray::Ix2>().unwrap()).into_dyn();
+        assert_close(&prod.compute().unwrap(), &want, 1e-12);
+        // Transposed letters: out[j, i] = x[i, j], across different chunkings.
+        let t = blockwise(|v| v[0].t().to_owned(), "ji", &[(&x, "ij")], &[]).unwrap();
+        prop_assert_eq!(t.compute().unwrap(), a.t().to_owned());
+        // Shared letters with different chunkings are unified.
+        let x2 = Array::from_ndarray(a.clone(), c2).unwrap();
+        let s = blockwise(|v| &v[0] + &v[1], "ij", &[(&x, "ij"), (&x2, "ij")], &[]).unwrap();
+        prop_assert_eq!(s.compute().unwrap(), &a * 2.0);
+    }
+}
+
+#[test]
+fn blockwise_errors() {
+    use chunked_array::blockwise;
+    let x = Array::<f64>::ones(&[2, 3], 1).unwrap();
+    let y = Array::<f64>::ones(&[4, 3], 1).unwrap();
+    let f = |v: &[ndarray::ArrayViewD<'_, f64>]| v[0].to_owned();
+    assert!(blockwise(f, "ij", &[(&x, "i")], &[]).is_err());
+    assert!(blockwise(f, "ii", &[(&x, "ij")], &[]).is_err());
+    assert!(blockwise(f, "ijz", &[(&x, "ij")], &[]).unwrap_err().to_string().contains("'z'"));
+    let e = blockwise(f, "ij", &[(&x, "ij"), (&y, "ij")], &[]).unwrap_err().to_string();
+    assert!(e.contains("'i'") && e.contains("[2]") && e.contains("[4]"), "{e}");
+    let z = blockwise(|v| v[0].to_owned().insert_axis(ndarray::Axis(2)), "ijz", &[(&x, "ij")], &[('z', 1)]).unwrap();
+    assert_eq!(z.shape(), vec![2, 3, 1]);
+    assert_eq!(z.compute().unwrap().sum(), 6.0);
+}
