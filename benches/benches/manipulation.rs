@@ -1,0 +1,34 @@
+//! Criterion benches of the manipulation layer: rechunk (regridded source and
+//! moved data) and matmul. The issue-size runs are the examples
+//! `rechunk_bench` and `matmul_bench` of chunked-array (figures in the notes).
+
+use std::time::Duration;
+
+use chunked_array::random::RandomState;
+use chunked_array::Context;
+use criterion::{criterion_group, criterion_main, Criterion};
+
+fn rechunk(c: &mut Criterion) {
+    let ctx = Context::default();
+    let mut g = c.benchmark_group("rechunk");
+    g.sample_size(10).measurement_time(Duration::from_secs(5));
+    let x = RandomState::new(0).uniform::<f64>(&[4000, 4000], [4000, 100]).unwrap();
+    let regrid = x.rechunk([100, 4000]).unwrap().sum(None).unwrap();
+    g.bench_function("random_4000_cols_to_rows_regrid_sum", |b| b.iter(|| regrid.compute_with(&ctx).unwrap()));
+    let moved = (&x * 1.0).rechunk([100, 4000]).unwrap().sum(None).unwrap();
+    g.bench_function("computed_4000_cols_to_rows_sum", |b| b.iter(|| moved.compute_with(&ctx).unwrap()));
+    g.finish();
+}
+
+fn matmul(c: &mut Criterion) {
+    let ctx = Context::default();
+    let mut g = c.benchmark_group("matmul");
+    g.sample_size(10).measurement_time(Duration::from_secs(10));
+    let x = RandomState::new(0).uniform::<f64>(&[2000, 2000], [500, 500]).unwrap();
+    let p = x.matmul(&x).unwrap().sum(None).unwrap();
+    g.bench_function("x_at_x_2000_chunks_500_sum", |b| b.iter(|| p.compute_with(&ctx).unwrap()));
+    g.finish();
+}
+
+criterion_group!(benches, rechunk, matmul);
+criterion_main!(benches);
