@@ -104,6 +104,9 @@ fn explicit_chunks(spec: ChunkSpec, input: &Chunks) -> Result<Chunks> {
     })?;
     let grid = input.grid();
     for (axis, l) in lists.iter().enumerate() {
+        if l.contains(&0) && l.iter().sum::<usize>() > 0 {
+            return Err(Error::BadChunks { axis, message: format!("declared block lengths {l:?} contain 0 on a non-empty axis") });
+        }
         let want = grid.get(axis).copied().unwrap_or(1);
         if l.len() != want {
             return Err(Error::BadChunks {

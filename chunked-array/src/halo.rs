@@ -15,6 +15,9 @@ use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::graph::{block_as, Block, BlockOp, Node};
 
+/// Most elements `pad` adds on one side of an axis.
+const MAX_EDGE: usize = 1 << 31;
+
 /// Where one extended position along an axis reads from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Src {
@@ -182,6 +185,11 @@ impl<T: Element> Array<T> {
         }
         let mut maps = Vec::with_capacity(shape.len());
         for (a, (&(before, after), &n)) in widths.iter().zip(&shape).enumerate() {
+            // Each padded edge block gets a position map as long as itself: refuse
+            // widths no block could hold rather than failing to allocate.
+            if before.max(after) > MAX_EDGE || n.checked_add(before).and_then(|v| v.checked_add(after)).is_none() {
+                return Err(Error::invalid("widths", widths, format!("padding on axis {a} is larger than {MAX_EDGE} elements")));
+            }
             if (before > 0 || after > 0) && !matches!(mode, PadMode::Constant(_)) && n == 0 {
                 return Err(Error::invalid("widths", widths, format!("axis {a} is empty: only constant padding applies")));
             }

@@ -170,8 +170,8 @@ impl<T: Element> Array<T> {
         if mask.ndim() != 1 {
             return Err(Error::invalid("mask", mask.shape(), "a mask along one axis is 1-d"));
         }
-        let m = mask.compute()?;
-        self.compress(m.as_slice().expect("computed arrays are standard layout"), axis)
+        let m: Vec<bool> = mask.compute()?.iter().copied().collect();
+        self.compress(&m, axis)
     }
 
     /// The elements where a full-shape `mask` is true, in C order, as a 1-d array

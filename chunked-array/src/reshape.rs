@@ -3,9 +3,10 @@
 //! block, never a gather across blocks).
 //!
 //! The shapes are split into groups of axes with equal products, from the last
-//! axis back. Within a group, every input axis but the first is made one block,
-//! and the first axis' blocks are made multiples of what the output's trailing
-//! axes of the group need, so each input block is a whole number of output rows.
+//! axis back. Within a group, the first axis longer than 1 carries the blocks:
+//! every other input axis is made one block, and the carrying axis' blocks are
+//! made multiples of what the output's later axes of the group need, so each
+//! input block is a whole number of output rows.
 
 use std::sync::Arc;
 
@@ -115,13 +116,18 @@ impl<T: Element> Array<T> {
         if unknown > 1 || shape.iter().any(|&d| d < -1) {
             return Err(Error::invalid("shape", shape, "at most one -1 and no other negative lengths"));
         }
-        let known: usize = shape.iter().filter(|&&d| d >= 0).map(|&d| d as usize).product();
+        let product = |dims: &mut dyn Iterator<Item = usize>| -> Option<usize> {
+            let dims: Vec<usize> = dims.collect();
+            if dims.contains(&0) { Some(0) } else { dims.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d)) }
+        };
+        let cannot = || Error::invalid("shape", shape, format!("cannot hold the {total} elements of shape {own:?}"));
+        let known = product(&mut shape.iter().filter(|&&d| d >= 0).map(|&d| d as usize)).ok_or_else(cannot)?;
         let target: Vec<usize> = shape
             .iter()
             .map(|&d| if d < 0 { if known == 0 { 0 } else { total / known } } else { d as usize })
             .collect();
-        if target.iter().product::<usize>() != total {
-            return Err(Error::invalid("shape", shape, format!("cannot hold the {total} elements of shape {own:?}")));
+        if product(&mut target.iter().copied()) != Some(total) {
+            return Err(cannot());
         }
         if target == own {
             return Ok(self.clone());
@@ -141,29 +147,34 @@ impl<T: Element> Array<T> {
                 out_chunks[or.start] = lengths[ir.start].clone();
                 continue;
             }
-            // Input: all but the first axis of the group whole.
-            for a in ir.clone().skip(1) {
-                in_chunks[a] = vec![own[a]];
-            }
-            let p_in_tail: usize = own[ir.clone()].iter().skip(1).product();
-            let p_out_tail: usize = target[or.clone()].iter().skip(1).product();
-            let first_in = ir.start;
-            if ir.is_empty() || or.is_empty() {
-                // A group of length-1 axes on one side only.
+            // The group's blocks run along its first axis longer than 1 on each
+            // side (leading length-1 axes are one block); every later axis is whole.
+            let carrier = |r: &std::ops::Range<usize>, dims: &[usize]| r.clone().find(|&a| dims[a] > 1);
+            let (ci, co) = (carrier(&ir, &own), carrier(&or, &target));
+            let (Some(ci), Some(co)) = (ci, co) else {
+                // Only length-1 axes on some side: every axis of the group is one block.
+                for a in ir.clone() {
+                    in_chunks[a] = vec![own[a]];
+                }
                 for a in or.clone() {
                     out_chunks[a] = vec![target[a]];
                 }
                 continue;
+            };
+            for a in ir.clone().filter(|&a| a != ci) {
+                in_chunks[a] = vec![own[a]];
             }
-            // Blocks of the first input axis must hold whole output rows of the group.
+            let p_in_tail: usize = own[ci + 1..ir.end].iter().product();
+            let p_out_tail: usize = target[co + 1..or.end].iter().product();
+            // Blocks of the carrying input axis must hold whole output rows.
             let unit = p_out_tail / gcd(p_out_tail, p_in_tail);
-            let current = lengths[first_in].iter().copied().max().unwrap_or(1);
-            let ok = lengths[first_in].iter().rev().skip(1).all(|&l| l % unit == 0);
-            in_chunks[first_in] = if ok { lengths[first_in].clone() } else { multiples(own[first_in], unit, current) };
-            out_chunks[or.start] = in_chunks[first_in].iter().map(|&l| l * p_in_tail / p_out_tail).collect();
-            for a in or.clone().skip(1) {
+            let current = lengths[ci].iter().copied().max().unwrap_or(1);
+            let ok = lengths[ci].iter().rev().skip(1).all(|&l| l % unit == 0);
+            in_chunks[ci] = if ok { lengths[ci].clone() } else { multiples(own[ci], unit, current) };
+            for a in or.clone() {
                 out_chunks[a] = vec![target[a]];
             }
+            out_chunks[co] = in_chunks[ci].iter().map(|&l| l * p_in_tail / p_out_tail).collect();
         }
         let aligned = self.rechunk(ChunkSpec::from(in_chunks))?;
         if aligned.num_blocks() != out_chunks.iter().map(Vec::len).product::<usize>() {

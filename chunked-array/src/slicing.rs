@@ -105,14 +105,15 @@ fn normalize(start: Option<isize>, stop: Option<isize>, step: isize, n: usize) -
     } else {
         (start.map_or(n - 1, |s| clamp(fix(s), -1, n - 1)), stop.map_or(-1, |s| clamp(fix(s), -1, n - 1)))
     };
-    let len = if step > 0 {
-        if stop > start { (stop - start + step - 1) / step } else { 0 }
-    } else if start > stop {
-        (start - stop + (-step) - 1) / (-step)
+    // Unsigned arithmetic: any step, even isize::MIN, without overflow.
+    let len = if step > 0 && stop > start {
+        (stop - start - 1) as usize / step.unsigned_abs() + 1
+    } else if step < 0 && start > stop {
+        (start - stop - 1) as usize / step.unsigned_abs() + 1
     } else {
         0
     };
-    AxisSlice { start, len: len as usize }
+    AxisSlice { start, len }
 }
 
 /// Per output axis, where its values come from.
@@ -267,8 +268,8 @@ impl<T: Element> Array<T> {
                         let b = chunks.block_of(axis, pos);
                         let (lo, hi) = (chunks.offset(axis, b) as isize, chunks.offset(axis, b + 1) as isize);
                         // How many of the remaining elements fall in block b.
-                        let room = if step > 0 { (hi - 1 - pos as isize) / step + 1 } else { (pos as isize - lo) / (-step) + 1 };
-                        let count = (room as usize).min(s.len - k);
+                        let room = if step > 0 { (hi - 1 - pos as isize) as usize } else { (pos as isize - lo) as usize } / step.unsigned_abs() + 1;
+                        let count = room.min(s.len - k);
                         blocks.push((b, pos - lo as usize, count));
                         k += count;
                     }

@@ -90,3 +90,10 @@ fn halo_errors() {
     let bad = x.map_overlap(|b| b.slice(ndarray::s![..1]).to_owned().into_dyn(), &[1], Boundary::Periodic).unwrap();
     assert!(bad.compute().is_err());
 }
+
+#[test]
+fn absurd_padding_is_an_error() {
+    let x = Array::<f64>::zeros(&[3], 3).unwrap();
+    assert!(x.pad(&[(0, usize::MAX)], PadMode::Constant(0.0)).is_err());
+    assert!(x.pad(&[(1 << 40, 0)], PadMode::Constant(0.0)).is_err());
+}

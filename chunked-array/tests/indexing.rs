@@ -65,3 +65,12 @@ fn indexing_errors() {
     assert!(x.broadcast_to(&[4, 5]).is_err());
     assert!(x.broadcast_to(&[3]).is_err());
 }
+
+#[test]
+fn lazy_masks_of_any_layout() {
+    // A mask whose computed single block is reversed (negative strides).
+    let m = Array::<bool>::from_fn(&[5], 5, |i| i[0] % 2 == 0).unwrap();
+    let flipped = m.map_blocks(|b, _| b.to_owned().slice_move(ndarray::s![..;-1]).into_dyn(), None).unwrap();
+    let x = Array::<i64>::arange(0, 5, 1, 2).unwrap();
+    assert_eq!(x.compress_array(&flipped, 0).unwrap().compute().unwrap().iter().cloned().collect::<Vec<_>>(), vec![0, 2, 4]);
+}

@@ -84,3 +84,9 @@ fn blockwise_errors() {
     assert_eq!(z.shape(), vec![2, 3, 1]);
     assert_eq!(z.compute().unwrap().sum(), 6.0);
 }
+
+#[test]
+fn declared_zero_blocks_are_refused() {
+    let x = Array::<f64>::ones(&[4], 2).unwrap();
+    assert!(x.map_blocks(|b, _| b.to_owned(), Some(vec![vec![0, 4]].into())).is_err());
+}

@@ -57,3 +57,18 @@ fn reshape_errors() {
     assert!(x.reshape(&[-2, 12]).is_err());
     assert_eq!(x.reshape(&[-1]).unwrap().shape(), vec![24]);
 }
+
+#[test]
+fn huge_and_length_one_reshapes() {
+    let x = Array::<i64>::arange(0, 24, 1, 12).unwrap();
+    assert!(x.reshape(&[1 << 40, 1 << 40]).is_err());
+    assert!(x.reshape(&[4, (1 << 62) + 1]).is_err());
+    assert!(Array::<i64>::zeros(&[0], 1).unwrap().reshape(&[1 << 40, 1 << 40, 0]).is_ok());
+    // A length-1 axis does not force the whole array into one block.
+    let y = x.reshape(&[1, 24]).unwrap();
+    assert_eq!(y.num_blocks(), 2);
+    assert_eq!(y.compute().unwrap().iter().cloned().collect::<Vec<_>>(), (0..24).collect::<Vec<i64>>());
+    let z = Array::<i64>::from_fn(&[1, 4, 6], [1, 2, 3], |i| (i[1] * 6 + i[2]) as i64).unwrap().reshape(&[24]).unwrap();
+    assert!(z.num_blocks() > 1, "{z}");
+    assert_eq!(z.compute().unwrap().iter().cloned().collect::<Vec<_>>(), (0..24).collect::<Vec<i64>>());
+}

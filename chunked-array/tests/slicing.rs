@@ -123,3 +123,12 @@ fn bad_indices_are_errors() {
     assert!(x.slice(&[Idx::FULL, Idx::FULL, Idx::FULL]).is_err());
     assert_eq!(x.slice(&[Idx::Ellipsis, Idx::NewAxis]).unwrap().shape(), vec![4, 5, 1]);
 }
+
+#[test]
+fn extreme_steps() {
+    let x = Array::<i64>::arange(0, 10, 1, 3).unwrap();
+    let big = x.slice(&[Idx::stepped(Some(0), None, isize::MAX)]).unwrap();
+    assert_eq!(big.compute().unwrap().iter().cloned().collect::<Vec<_>>(), vec![0]);
+    let neg = x.slice(&[Idx::stepped(None, None, isize::MIN)]).unwrap();
+    assert_eq!(neg.compute().unwrap().iter().cloned().collect::<Vec<_>>(), vec![9]);
+}
