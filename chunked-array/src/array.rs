@@ -284,7 +284,21 @@ pub(crate) fn run(nodes: &[Arc<Node>], ctx: &Context, collectors: &[&dyn Collect
         }
         Ok(())
     };
-    ctx.scheduler().execute(&graph, &sink)
+    let bar = crate::diagnostics::ProgressBar::new(ctx.progress(), &nodes[0].label());
+    let recorders: Vec<crate::diagnostics::Recorder> = ctx
+        .profilers()
+        .iter()
+        .map(|p| {
+            let mut r = p.recorder();
+            r.prepare(&graph);
+            r
+        })
+        .collect();
+    let mut observers: Vec<&dyn crate::schedule::RunObserver> = recorders.iter().map(|r| r as &dyn crate::schedule::RunObserver).collect();
+    if let Some(b) = &bar {
+        observers.push(b);
+    }
+    ctx.scheduler().execute(&graph, &sink, &crate::diagnostics::Observers(observers))
 }
 
 /// Writes output blocks into one `ArrayD` as they arrive.

@@ -21,6 +21,7 @@ pub mod blockwise;
 pub mod chunks;
 pub mod contract;
 mod creation;
+pub mod diagnostics;
 mod dot;
 mod indexing;
 pub mod element;
@@ -48,7 +49,8 @@ pub use graph::{Block, BlockValue, Key};
 pub use halo::{Boundary, PadMode};
 pub use rechunk::RechunkOptions;
 pub use reduce::ReduceOptions;
-pub use schedule::{Context, RunStats, Scheduler, SyncScheduler, ThreadedScheduler};
+pub use diagnostics::Profiler;
+pub use schedule::{Context, RunObserver, RunStats, Scheduler, SyncScheduler, ThreadedScheduler};
 pub use slicing::Idx;
 
 /// The README's example, compiled and run as a doctest.

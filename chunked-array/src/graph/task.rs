@@ -17,6 +17,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
 use super::{Block, Key, Node};
+use crate::chunks::Chunks;
 use crate::error::{Error, Result};
 
 /// A small multiplicative hasher for integer keys: the task map is the hot path of
@@ -264,6 +265,17 @@ impl TaskGraph {
     /// Name of the layer of task `t` (for profiles and pictures).
     pub fn layer_name(&self, t: usize) -> &str {
         &self.nodes[self.task_node[t] as usize].name
+    }
+
+    /// The layer number of task `t` (an index into [`TaskGraph::layers`]) and its
+    /// C-order block number: a cheap stand-in for its key.
+    pub fn task_layer_block(&self, t: usize) -> (u32, usize) {
+        (self.task_node[t], self.task_block[t])
+    }
+
+    /// Per layer: its label (`name-id`), plain name and block grid.
+    pub fn layers(&self) -> Vec<(String, String, Chunks)> {
+        self.nodes.iter().map(|n| (n.label(), n.name.clone(), n.chunks.clone())).collect()
     }
 
     /// Runs task `t` on its input blocks (in the order of [`TaskGraph::deps`]).

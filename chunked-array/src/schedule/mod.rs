@@ -33,17 +33,79 @@ pub struct RunStats {
     pub elapsed: Duration,
 }
 
+/// One finished task, as schedulers report it to a [`RunObserver`].
+#[derive(Debug, Clone, Copy)]
+pub struct TaskEvent {
+    /// The task number in the graph.
+    pub task: usize,
+    /// The worker (thread or rank) that ran it.
+    pub worker: usize,
+    /// Start and end, in [`Clock`] ticks (0 when the observer wants no timing).
+    pub start: u64,
+    /// End in [`Clock`] ticks.
+    pub end: u64,
+    /// Bytes of the task's input blocks.
+    pub input_bytes: usize,
+    /// Bytes of its output block.
+    pub output_bytes: usize,
+    /// Bytes held in blocks after the task (outputs included until sunk).
+    pub held_bytes: usize,
+}
+
+/// Watches a run: the profiler and the progress bar.
+pub trait RunObserver: Sync {
+    /// Whether task start and end times are wanted (reading the clock costs a
+    /// little per task, so schedulers skip it otherwise).
+    fn wants_timing(&self) -> bool {
+        false
+    }
+    /// Called once before the first task, with the number of workers.
+    fn run_started(&self, _graph: &TaskGraph, _workers: usize) {}
+    /// Called after every task.
+    fn task_done(&self, _event: &TaskEvent) {}
+    /// Called once after the run (also after a failed one).
+    fn run_finished(&self, _graph: &TaskGraph) {}
+}
+
+/// An observer that watches nothing.
+pub struct NoObserver;
+impl RunObserver for NoObserver {}
+
+/// A cheap monotonic clock for task spans: the CPU's time-stamp counter on
+/// x86-64 (a few ns to read; invariant on the CPUs this runs on), else `Instant`.
+/// Ticks are converted to seconds with a rate measured over each run.
+#[derive(Debug, Clone, Copy)]
+pub struct Clock;
+
+impl Clock {
+    /// The current tick.
+    #[inline]
+    pub fn now() -> u64 {
+        #[cfg(target_arch = "x86_64")]
+        {
+            // SAFETY: rdtsc has no preconditions.
+            unsafe { std::arch::x86_64::_rdtsc() }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            static ORIGIN: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+            ORIGIN.get_or_init(std::time::Instant::now).elapsed().as_nanos() as u64
+        }
+    }
+}
+
 /// Runs task graphs. Implemented by [`SyncScheduler`], [`ThreadedScheduler`] and,
 /// in `chunked-distributed`, the MPI scheduler.
 pub trait Scheduler: Send + Sync {
     /// A short name ("sync", "threads").
     fn name(&self) -> &str;
-    /// Runs every task of `graph`, calling `sink` for each output task.
+    /// Runs every task of `graph`, calling `sink` for each output task and
+    /// reporting every task to `observer`.
     ///
     /// # Errors
     /// The first task error ([`crate::Error::Task`] naming its key) or sink error;
     /// the run stops without hanging.
-    fn execute(&self, graph: &TaskGraph, sink: &OutputSink<'_>) -> Result<RunStats>;
+    fn execute(&self, graph: &TaskGraph, sink: &OutputSink<'_>, observer: &dyn RunObserver) -> Result<RunStats>;
 }
 
 /// Execution resources: which scheduler runs the graph.
@@ -57,12 +119,36 @@ pub trait Scheduler: Send + Sync {
 #[derive(Clone)]
 pub struct Context {
     scheduler: Arc<dyn Scheduler>,
+    profilers: Vec<crate::diagnostics::Profiler>,
+    progress: crate::diagnostics::Progress,
 }
 
 impl Context {
     /// A context that runs with the given scheduler.
     pub fn with_scheduler(scheduler: Arc<dyn Scheduler>) -> Self {
-        Context { scheduler }
+        Context { scheduler, profilers: Vec::new(), progress: crate::diagnostics::Progress::Auto }
+    }
+
+    /// Records every task of the runs of this context in `profiler`.
+    pub fn with_profiler(mut self, profiler: &crate::diagnostics::Profiler) -> Self {
+        self.profilers.push(profiler.clone());
+        self
+    }
+
+    /// When to show a progress bar (default: when stderr is a terminal).
+    pub fn with_progress(mut self, progress: crate::diagnostics::Progress) -> Self {
+        self.progress = progress;
+        self
+    }
+
+    /// The profilers attached.
+    pub fn profilers(&self) -> &[crate::diagnostics::Profiler] {
+        &self.profilers
+    }
+
+    /// The progress-bar setting.
+    pub fn progress(&self) -> crate::diagnostics::Progress {
+        self.progress
     }
 
     /// One thread, deterministic order (for debugging).

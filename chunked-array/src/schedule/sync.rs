@@ -2,7 +2,7 @@
 
 use std::time::Instant;
 
-use super::{OutputSink, RunStats, Scheduler};
+use super::{Clock, OutputSink, RunObserver, RunStats, Scheduler, TaskEvent};
 use crate::error::Result;
 use crate::graph::task::TaskGraph;
 use crate::graph::Block;
@@ -17,7 +17,7 @@ impl Scheduler for SyncScheduler {
         "sync"
     }
 
-    fn execute(&self, graph: &TaskGraph, sink: &OutputSink<'_>) -> Result<RunStats> {
+    fn execute(&self, graph: &TaskGraph, sink: &OutputSink<'_>, observer: &dyn RunObserver) -> Result<RunStats> {
         super::tune_allocator();
         let start = Instant::now();
         let n = graph.len();
@@ -26,6 +26,9 @@ impl Scheduler for SyncScheduler {
         let mut held = 0usize;
         let mut peak = 0usize;
         let mut inputs: Vec<Block> = Vec::new();
+        let timing = observer.wants_timing();
+        observer.run_started(graph, 1);
+        let result = (|| -> Result<()> {
         for &t in graph.order() {
             let t = t as usize;
             inputs.clear();
@@ -33,7 +36,10 @@ impl Scheduler for SyncScheduler {
                 inputs.push(slots[d as usize].clone().expect("static order runs inputs first"));
             }
             let refs: Vec<&Block> = inputs.iter().collect();
+            let input_bytes = inputs.iter().map(|b| b.nbytes()).sum();
+            let started = if timing { Clock::now() } else { 0 };
             let block = graph.run_task(t, &refs)?;
+            let ended = if timing { Clock::now() } else { 0 };
             held += block.nbytes();
             peak = peak.max(held);
             if graph.is_output(t) {
@@ -48,12 +54,18 @@ impl Scheduler for SyncScheduler {
                     }
                 }
             }
+            let output_bytes = block.nbytes();
             if left[t] > 0 {
                 slots[t] = Some(block);
             } else {
-                held -= block.nbytes();
+                held -= output_bytes;
             }
+            observer.task_done(&TaskEvent { task: t, worker: 0, start: started, end: ended, input_bytes, output_bytes, held_bytes: held });
         }
+        Ok(())
+        })();
+        observer.run_finished(graph);
+        result?;
         Ok(RunStats { tasks: n, peak_bytes: peak, elapsed: start.elapsed() })
     }
 }

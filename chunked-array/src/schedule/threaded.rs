@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex};
 use std::time::Instant;
 
-use super::{OutputSink, RunStats, Scheduler};
+use super::{Clock, OutputSink, RunObserver, RunStats, Scheduler, TaskEvent};
 use crate::error::{Error, Result};
 use crate::graph::task::TaskGraph;
 use crate::graph::Block;
@@ -45,6 +45,8 @@ struct Queue {
 
 struct Shared<'g> {
     graph: &'g TaskGraph,
+    observer: &'g dyn RunObserver,
+    timing: bool,
     queue: Mutex<Queue>,
     wake: Condvar,
     /// Inputs not yet computed, per task.
@@ -86,7 +88,7 @@ impl Shared<'_> {
         }
     }
 
-    fn worker(&self, sink: &OutputSink<'_>) {
+    fn worker(&self, id: usize, sink: &OutputSink<'_>) {
         let g = self.graph;
         let mut inputs: Vec<Block> = Vec::new();
         let mut newly_ready: Vec<u32> = Vec::new();
@@ -97,10 +99,13 @@ impl Shared<'_> {
                 inputs.push(slot.clone().expect("a ready task's inputs are held"));
             }
             let refs: Vec<&Block> = inputs.iter().collect();
+            let input_bytes = inputs.iter().map(|b| b.nbytes()).sum();
+            let started = if self.timing { Clock::now() } else { 0 };
             let block = match g.run_task(t, &refs) {
                 Ok(b) => b,
                 Err(e) => return self.fail(e),
             };
+            let ended = if self.timing { Clock::now() } else { 0 };
             drop(refs);
             inputs.clear();
             let bytes = block.nbytes();
@@ -124,6 +129,8 @@ impl Shared<'_> {
             } else {
                 *self.slots[t].lock().unwrap_or_else(|p| p.into_inner()) = Some(block);
             }
+            let held_bytes = self.held.load(Ordering::Relaxed);
+            self.observer.task_done(&TaskEvent { task: t, worker: id, start: started, end: ended, input_bytes, output_bytes: bytes, held_bytes });
             newly_ready.clear();
             for &c in g.consumers(t) {
                 if self.waiting_on[c as usize].fetch_sub(1, Ordering::AcqRel) == 1 {
@@ -152,7 +159,7 @@ impl Scheduler for ThreadedScheduler {
         "threads"
     }
 
-    fn execute(&self, graph: &TaskGraph, sink: &OutputSink<'_>) -> Result<RunStats> {
+    fn execute(&self, graph: &TaskGraph, sink: &OutputSink<'_>, observer: &dyn RunObserver) -> Result<RunStats> {
         super::tune_allocator();
         let start = Instant::now();
         let n = graph.len();
@@ -163,6 +170,8 @@ impl Scheduler for ThreadedScheduler {
             (0..n).filter(|&t| graph.deps(t).is_empty()).map(|t| Reverse((graph.rank(t), t as u32))).collect();
         let shared = Shared {
             graph,
+            observer,
+            timing: observer.wants_timing(),
             queue: Mutex::new(Queue { ready, idle: 0, stop: false }),
             wake: Condvar::new(),
             waiting_on: (0..n).map(|t| AtomicU32::new(graph.deps(t).len() as u32)).collect(),
@@ -178,18 +187,20 @@ impl Scheduler for ThreadedScheduler {
         // Tasks run under catch_unwind already; this guards the scheduler's own
         // code, so that a bug there stops every worker instead of leaving the
         // others waiting forever.
-        let guarded = || {
-            if let Err(panic) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| shared.worker(sink))) {
+        let guarded = |id: usize| {
+            if let Err(panic) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| shared.worker(id, sink))) {
                 let message = panic.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| panic.downcast_ref::<String>().cloned());
                 shared.fail(Error::Task { key: "scheduler".into(), message: message.unwrap_or_else(|| "worker panicked".into()) });
             }
         };
+        observer.run_started(graph, workers);
         std::thread::scope(|s| {
-            for _ in 1..workers {
-                s.spawn(guarded);
+            for id in 1..workers {
+                s.spawn(move || guarded(id));
             }
-            guarded();
+            guarded(0);
         });
+        observer.run_finished(graph);
         if let Some(e) = shared.error.into_inner().unwrap_or_else(|p| p.into_inner()) {
             return Err(e);
         }

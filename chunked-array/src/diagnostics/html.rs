@@ -1,0 +1,114 @@
+//! The self-contained HTML report: data inline as JSON, drawn by a small script
+//! on two canvases (no network, no libraries).
+
+use super::profile::{json_string, Span};
+
+pub(crate) fn report(title: &str, spans: &[Span], limit: Option<usize>) -> String {
+    let mut layers: Vec<&str> = Vec::new();
+    let mut tasks = Vec::with_capacity(spans.len());
+    for s in spans {
+        let l = layers.iter().position(|&x| x == s.layer).unwrap_or_else(|| {
+            layers.push(&s.layer);
+            layers.len() - 1
+        });
+        tasks.push(format!("[{},{:.9},{:.9},{},{},{}]", s.worker, s.start, s.end, l, s.held_bytes, json_string(&s.key)));
+    }
+    let layer_json: Vec<String> = layers.iter().map(|l| json_string(l)).collect();
+    let data = format!(
+        "{{\"layers\":[{}],\"tasks\":[{}],\"limit\":{}}}",
+        layer_json.join(","),
+        tasks.join(","),
+        limit.map_or("null".to_string(), |l| l.to_string())
+    );
+    TEMPLATE.replace("__TITLE__", &html_escape(title)).replace("__DATA__", &data.replace("</", "<\\/"))
+}
+
+fn html_escape(s: &str) -> String {
+    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+}
+
+const TEMPLATE: &str = r##"<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>__TITLE__</title>
+<style>
+body{font-family:system-ui,sans-serif;margin:16px;color:#222}
+h1{font-size:18px;margin:0 0 8px}
+h2{font-size:14px;margin:16px 0 4px}
+canvas{border:1px solid #ccc;display:block}
+#legend span{display:inline-block;margin-right:12px;font-size:12px}
+#legend i{display:inline-block;width:10px;height:10px;margin-right:4px;vertical-align:middle}
+#tip{position:fixed;background:#fff;border:1px solid #888;padding:2px 6px;font-size:12px;display:none;pointer-events:none}
+#summary{font-size:12px;color:#555}
+</style></head><body>
+<h1>__TITLE__</h1>
+<div id="summary"></div>
+<h2>Task stream</h2>
+<canvas id="stream" width="1200" height="240"></canvas>
+<div id="legend"></div>
+<h2>Memory held in blocks</h2>
+<canvas id="memory" width="1200" height="200"></canvas>
+<div id="tip"></div>
+<script>
+"use strict";
+const DATA = __DATA__;
+const tasks = DATA.tasks;
+const colour = i => "hsl(" + ((i * 137.508) % 360).toFixed(1) + ",65%,55%)";
+const fmtBytes = b => { const u = ["B","kiB","MiB","GiB","TiB"]; let i = 0; while (b >= 1024 && i < u.length - 1) { b /= 1024; i++; } return b.toFixed(i ? 2 : 0) + " " + u[i]; };
+let t0 = Infinity, t1 = -Infinity, workers = 1, peak = 0;
+for (const t of tasks) { t0 = Math.min(t0, t[1]); t1 = Math.max(t1, t[2]); workers = Math.max(workers, t[0] + 1); peak = Math.max(peak, t[4]); }
+if (!tasks.length) { t0 = 0; t1 = 1; }
+const span = Math.max(t1 - t0, 1e-9);
+document.getElementById("summary").textContent =
+  tasks.length + " tasks on " + workers + " workers over " + (span * 1e3).toFixed(2) + " ms; peak " + fmtBytes(peak) +
+  (DATA.limit !== null ? "; limit " + fmtBytes(DATA.limit) : "");
+const stream = document.getElementById("stream");
+stream.height = Math.max(60, 24 * workers + 20);
+const sc = stream.getContext("2d");
+const W = stream.width - 60, rowH = (stream.height - 20) / workers;
+const x = tt => 50 + (tt - t0) / span * W;
+sc.fillStyle = "#fafafa"; sc.fillRect(0, 0, stream.width, stream.height);
+sc.fillStyle = "#222"; sc.font = "11px sans-serif";
+for (let w = 0; w < workers; w++) sc.fillText("w" + w, 4, 12 + rowH * (w + 0.5));
+for (const t of tasks) {
+  sc.fillStyle = colour(t[3]);
+  sc.fillRect(x(t[1]), 4 + rowH * t[0], Math.max(1, x(t[2]) - x(t[1])), rowH - 4);
+}
+sc.fillStyle = "#222";
+sc.fillText("0 ms", 50, stream.height - 4);
+sc.fillText((span * 1e3).toFixed(2) + " ms", stream.width - 60, stream.height - 4);
+const legend = document.getElementById("legend");
+DATA.layers.forEach((name, i) => {
+  const s = document.createElement("span");
+  const sw = document.createElement("i"); sw.style.background = colour(i);
+  s.appendChild(sw); s.appendChild(document.createTextNode(name)); legend.appendChild(s);
+});
+const memory = document.getElementById("memory");
+const mc = memory.getContext("2d");
+const H = memory.height - 30;
+const top = Math.max(peak, DATA.limit || 0, 1);
+const y = b => 10 + H - b / top * H;
+mc.fillStyle = "#fafafa"; mc.fillRect(0, 0, memory.width, memory.height);
+const byEnd = tasks.slice().sort((a, b) => a[2] - b[2]);
+mc.strokeStyle = "#3366cc"; mc.lineWidth = 1.5; mc.beginPath(); mc.moveTo(x(t0), y(0));
+for (const t of byEnd) mc.lineTo(x(t[2]), y(t[4]));
+mc.stroke();
+if (DATA.limit !== null) {
+  mc.strokeStyle = "#cc3333"; mc.setLineDash([6, 4]); mc.beginPath();
+  mc.moveTo(50, y(DATA.limit)); mc.lineTo(50 + W, y(DATA.limit)); mc.stroke(); mc.setLineDash([]);
+  mc.fillStyle = "#cc3333"; mc.fillText("limit " + fmtBytes(DATA.limit), 54, y(DATA.limit) - 3);
+}
+mc.fillStyle = "#222"; mc.font = "11px sans-serif";
+mc.fillText(fmtBytes(top), 4, 16); mc.fillText("0", 4, 10 + H);
+const tip = document.getElementById("tip");
+stream.addEventListener("mousemove", ev => {
+  const r = stream.getBoundingClientRect();
+  const px = ev.clientX - r.left, py = ev.clientY - r.top;
+  const w = Math.floor((py - 4) / rowH);
+  const tt = t0 + (px - 50) / W * span;
+  const hit = tasks.find(t => t[0] === w && t[1] <= tt && tt <= t[2]);
+  if (hit) { tip.style.display = "block"; tip.style.left = (ev.clientX + 12) + "px"; tip.style.top = (ev.clientY + 12) + "px";
+    tip.textContent = hit[5] + ": " + ((hit[2] - hit[1]) * 1e3).toFixed(3) + " ms"; }
+  else tip.style.display = "none";
+});
+document.body.dataset.drawn = "yes";
+</script></body></html>
+"##;

@@ -1,0 +1,268 @@
+//! The profiler: per-task spans and memory over time, kept across runs.
+
+use std::sync::Mutex;
+use std::time::Instant;
+
+use crate::chunks::Chunks;
+use crate::error::{Error, Result};
+use crate::graph::task::TaskGraph;
+use crate::schedule::{Clock, RunObserver, TaskEvent};
+
+/// One task as the profiler saw it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Span {
+    /// The task key, e.g. `('add-12', [0, 3])`.
+    pub key: String,
+    /// The layer's name (`add`), which colours the task stream.
+    pub layer: String,
+    /// Worker thread (or rank) that ran it.
+    pub worker: usize,
+    /// Start, in seconds since the profiler was created.
+    pub start: f64,
+    /// End, in seconds since the profiler was created.
+    pub end: f64,
+    /// Bytes read.
+    pub input_bytes: usize,
+    /// Bytes produced.
+    pub output_bytes: usize,
+    /// Bytes held in blocks after the task.
+    pub held_bytes: usize,
+}
+
+/// One record per task of the current run. Each task is reported exactly once,
+/// by the one worker that ran it, and the records are read only after the run has
+/// ended (the workers joined), so writes never race: no lock on the hot path.
+struct Slots(Box<[std::cell::UnsafeCell<Raw>]>);
+
+// SAFETY: see the type's comment: disjoint single writes, reads after the run.
+unsafe impl Sync for Slots {}
+
+/// A task as recorded in the hot path: numbers only; keys are made on export.
+/// `end == 0` marks a slot whose task never ran (a failed run).
+#[derive(Clone, Copy, Default)]
+struct Raw {
+    task: u32,
+    worker: u32,
+    start: u64,
+    end: u64,
+    input_bytes: usize,
+    output_bytes: usize,
+    held_bytes: usize,
+}
+
+/// A finished run: its tasks and how to name them and place them in time.
+struct Run {
+    layers: Vec<(String, String, Chunks)>,
+    task_layer_block: Vec<(u32, usize)>,
+    raws: Vec<Raw>,
+    /// Clock ticks at the run's start, and seconds per tick.
+    tick0: u64,
+    t0: f64,
+    seconds_per_tick: f64,
+}
+
+/// Records every task of the computations it observes.
+///
+/// ```
+/// use chunked_array::{diagnostics::Profiler, Array, Context};
+/// let profiler = Profiler::new();
+/// let x = Array::<f64>::ones(&[100], 10).unwrap();
+/// x.sum(None).unwrap().compute_with(&Context::default().with_profiler(&profiler)).unwrap();
+/// let spans = profiler.spans();
+/// assert_eq!(spans.len(), x.sum(None).unwrap().num_tasks());
+/// assert!(profiler.chrome_trace().contains("\"traceEvents\""));
+/// ```
+#[derive(Clone)]
+pub struct Profiler {
+    inner: std::sync::Arc<Inner>,
+}
+
+struct Inner {
+    created: Instant,
+    limit: Mutex<Option<usize>>,
+    runs: Mutex<Vec<Run>>,
+}
+
+impl Default for Profiler {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Profiler {
+    /// An empty profiler; its times count from now.
+    pub fn new() -> Self {
+        let inner = Inner {
+            created: Instant::now(),
+            limit: Mutex::new(None),
+            runs: Mutex::new(Vec::new()),
+        };
+        Profiler { inner: std::sync::Arc::new(inner) }
+    }
+
+    /// Sets the memory limit drawn on the memory chart.
+    pub fn set_memory_limit(&self, bytes: Option<usize>) {
+        *self.inner.limit.lock().unwrap_or_else(|p| p.into_inner()) = bytes;
+    }
+
+    /// The memory limit drawn on the memory chart.
+    pub fn memory_limit(&self) -> Option<usize> {
+        *self.inner.limit.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Every recorded task, runs in order, tasks by start time.
+    pub fn spans(&self) -> Vec<Span> {
+        let runs = self.inner.runs.lock().unwrap_or_else(|p| p.into_inner());
+        let mut out = Vec::new();
+        for run in runs.iter() {
+            let mut idx = Vec::new();
+            let mut spans: Vec<Span> = run
+                .raws
+                .iter()
+                .map(|r| {
+                    let (layer, block) = run.task_layer_block[r.task as usize];
+                    let (label, name, chunks) = &run.layers[layer as usize];
+                    chunks.unravel_into(block, &mut idx);
+                    let time = |tick: u64| run.t0 + tick.saturating_sub(run.tick0) as f64 * run.seconds_per_tick;
+                    Span {
+                        key: format!("('{label}', {idx:?})"),
+                        layer: name.clone(),
+                        worker: r.worker as usize,
+                        start: time(r.start),
+                        end: time(r.end),
+                        input_bytes: r.input_bytes,
+                        output_bytes: r.output_bytes,
+                        held_bytes: r.held_bytes,
+                    }
+                })
+                .collect();
+            spans.sort_by(|a, b| a.start.total_cmp(&b.start));
+            out.extend(spans);
+        }
+        out
+    }
+
+    /// The record as Chrome-trace JSON ("X" events per task, a "C" counter for
+    /// memory), which Perfetto and chrome://tracing open.
+    pub fn chrome_trace(&self) -> String {
+        let spans = self.spans();
+        let mut events = Vec::with_capacity(2 * spans.len() + 1);
+        for s in &spans {
+            events.push(format!(
+                r#"{{"name":{},"cat":{},"ph":"X","ts":{:.3},"dur":{:.3},"pid":0,"tid":{},"args":{{"input_bytes":{},"output_bytes":{}}}}}"#,
+                json_string(&s.key),
+                json_string(&s.layer),
+                s.start * 1e6,
+                (s.end - s.start).max(0.0) * 1e6,
+                s.worker,
+                s.input_bytes,
+                s.output_bytes
+            ));
+            events.push(format!(r#"{{"name":"memory","ph":"C","ts":{:.3},"pid":0,"args":{{"held_bytes":{}}}}}"#, s.end * 1e6, s.held_bytes));
+        }
+        format!("{{\"traceEvents\":[{}],\"displayTimeUnit\":\"ms\"}}", events.join(","))
+    }
+
+    /// The record as one self-contained HTML page: a task stream (a row per
+    /// worker, coloured by layer) and memory over time with the limit drawn.
+    pub fn html_report(&self, title: &str) -> String {
+        super::html::report(title, &self.spans(), self.memory_limit())
+    }
+
+    /// Writes [`Profiler::html_report`] to `path`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] naming the path when it cannot be written.
+    pub fn write_html(&self, path: &std::path::Path, title: &str) -> Result<()> {
+        std::fs::write(path, self.html_report(title)).map_err(|e| Error::invalid("path", path.display().to_string(), e.to_string()))
+    }
+
+    /// Writes [`Profiler::chrome_trace`] to `path`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] naming the path when it cannot be written.
+    pub fn write_chrome_trace(&self, path: &std::path::Path) -> Result<()> {
+        std::fs::write(path, self.chrome_trace()).map_err(|e| Error::invalid("path", path.display().to_string(), e.to_string()))
+    }
+}
+
+pub(crate) fn json_string(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+impl Profiler {
+    /// An observer recording one run into this profiler (runs may overlap: each
+    /// has its own recorder).
+    pub(crate) fn recorder(&self) -> Recorder {
+        Recorder { profiler: self.clone(), slots: Slots(Box::new([])), started: None }
+    }
+}
+
+/// Records one run; hands it to its profiler when the run finishes.
+pub(crate) struct Recorder {
+    profiler: Profiler,
+    slots: Slots,
+    started: Option<(u64, Instant)>,
+}
+
+impl Recorder {
+    /// Prepares the slots; called before the run with its graph.
+    pub(crate) fn prepare(&mut self, graph: &TaskGraph) {
+        self.slots = Slots((0..graph.len()).map(|_| std::cell::UnsafeCell::new(Raw::default())).collect());
+        self.started = Some((Clock::now(), Instant::now()));
+    }
+}
+
+impl RunObserver for Recorder {
+    fn wants_timing(&self) -> bool {
+        true
+    }
+
+    #[inline]
+    fn task_done(&self, e: &TaskEvent) {
+        let raw = Raw {
+            task: e.task as u32,
+            worker: e.worker as u32,
+            start: e.start,
+            end: e.end,
+            input_bytes: e.input_bytes,
+            output_bytes: e.output_bytes,
+            held_bytes: e.held_bytes,
+        };
+        if let Some(cell) = self.slots.0.get(e.task) {
+            // SAFETY: slot `e.task` is written only here, once, by the worker that
+            // ran the task; it is read only after the run (see `Slots`).
+            unsafe { *cell.get() = raw };
+        }
+    }
+
+    fn run_finished(&self, graph: &TaskGraph) {
+        let Some((tick0, instant0)) = self.started else { return };
+        let (tick1, instant1) = (Clock::now(), Instant::now());
+        let seconds = instant1.duration_since(instant0).as_secs_f64();
+        let seconds_per_tick = if tick1 > tick0 { seconds / (tick1 - tick0) as f64 } else { 0.0 };
+        // SAFETY: the run is over (every worker joined), so no slot is written any more.
+        let raws: Vec<Raw> = self.slots.0.iter().map(|c| unsafe { *c.get() }).filter(|r| r.end != 0).collect();
+        let run = Run {
+            layers: graph.layers(),
+            task_layer_block: (0..graph.len()).map(|t| graph.task_layer_block(t)).collect(),
+            raws,
+            tick0,
+            t0: instant0.duration_since(self.profiler.inner.created).as_secs_f64(),
+            seconds_per_tick,
+        };
+        self.profiler.inner.runs.lock().unwrap_or_else(|p| p.into_inner()).push(run);
+    }
+}

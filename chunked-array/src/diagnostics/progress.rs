@@ -1,0 +1,103 @@
+//! The progress bar (indicatif): tasks done of total, bytes computed, rate and ETA.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use indicatif::{ProgressDrawTarget, ProgressStyle};
+
+use crate::graph::task::TaskGraph;
+use crate::schedule::{RunObserver, TaskEvent};
+
+/// When a computation shows a progress bar.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Progress {
+    /// When stderr is a terminal (the default).
+    #[default]
+    Auto,
+    /// Always (drawn on stderr even when it is not a terminal).
+    Always,
+    /// Never.
+    Never,
+}
+
+/// A bar for one run.
+pub(crate) struct ProgressBar {
+    bar: indicatif::ProgressBar,
+    bytes: AtomicU64,
+}
+
+impl ProgressBar {
+    pub(crate) fn new(mode: Progress, label: &str) -> Option<ProgressBar> {
+        let target = match mode {
+            Progress::Never => return None,
+            Progress::Auto if !std::io::IsTerminal::is_terminal(&std::io::stderr()) => return None,
+            Progress::Auto => ProgressDrawTarget::stderr(),
+            Progress::Always if std::io::IsTerminal::is_terminal(&std::io::stderr()) => ProgressDrawTarget::stderr(),
+            // Not a terminal but asked for: plain lines, a few per second.
+            Progress::Always => ProgressDrawTarget::term_like_with_hz(Box::new(PlainStderr), 2),
+        };
+        let bar = indicatif::ProgressBar::with_draw_target(Some(0), target);
+        let style = ProgressStyle::with_template("{prefix} [{bar:30}] {pos}/{len} tasks, {msg} ({per_sec}, ETA {eta})")
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> ");
+        bar.set_style(style);
+        bar.set_prefix(label.to_string());
+        Some(ProgressBar { bar, bytes: AtomicU64::new(0) })
+    }
+}
+
+/// Stderr without cursor control: each redraw is a new line (logs, CI).
+#[derive(Debug)]
+struct PlainStderr;
+
+impl indicatif::TermLike for PlainStderr {
+    fn width(&self) -> u16 {
+        120
+    }
+    fn move_cursor_up(&self, _: usize) -> std::io::Result<()> {
+        Ok(())
+    }
+    fn move_cursor_down(&self, _: usize) -> std::io::Result<()> {
+        Ok(())
+    }
+    fn move_cursor_right(&self, _: usize) -> std::io::Result<()> {
+        Ok(())
+    }
+    fn move_cursor_left(&self, _: usize) -> std::io::Result<()> {
+        Ok(())
+    }
+    fn write_line(&self, s: &str) -> std::io::Result<()> {
+        eprintln!("{s}");
+        Ok(())
+    }
+    fn write_str(&self, s: &str) -> std::io::Result<()> {
+        if !s.trim().is_empty() {
+            eprintln!("{s}");
+        }
+        Ok(())
+    }
+    fn clear_line(&self) -> std::io::Result<()> {
+        Ok(())
+    }
+    fn flush(&self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl RunObserver for ProgressBar {
+    fn run_started(&self, graph: &TaskGraph, _workers: usize) {
+        self.bar.set_length(graph.len() as u64);
+        self.bar.set_position(0);
+    }
+    #[inline]
+    fn task_done(&self, event: &TaskEvent) {
+        let total = self.bytes.fetch_add(event.output_bytes as u64, Ordering::Relaxed) + event.output_bytes as u64;
+        self.bar.inc(1);
+        if self.bar.position() % 64 == 0 {
+            self.bar.set_message(crate::array::human_bytes(total as usize));
+        }
+    }
+    fn run_finished(&self, _graph: &TaskGraph) {
+        self.bar.set_message(crate::array::human_bytes(self.bytes.load(Ordering::Relaxed) as usize));
+        self.bar.finish();
+    }
+}
