@@ -4,11 +4,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# System packages the tests need (none beyond a C compiler yet; HDF5, MPI and
-# Chromium join this list with the issues that use them).
+# System packages the tests need: a C compiler; Chromium to render the profile
+# report; Graphviz for graph pictures; Python for checking exports. (HDF5 and MPI
+# join this list with the issues that use them.)
 need_apt=()
 command -v cc >/dev/null 2>&1 || need_apt+=(build-essential)
 command -v pkg-config >/dev/null 2>&1 || need_apt+=(pkg-config)
+command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
+command -v dot >/dev/null 2>&1 || need_apt+=(graphviz)
+command -v python3 >/dev/null 2>&1 || need_apt+=(python3)
 if [ ${#need_apt[@]} -gt 0 ]; then
     SUDO=""
     [ "$(id -u)" -ne 0 ] && SUDO="sudo"

@@ -199,6 +199,22 @@ impl<T: Element> Array<T> {
         crate::dot::layers_dot(std::slice::from_ref(&self.node))
     }
 
+    /// The expression layers as an SVG picture, drawn by Graphviz's `dot`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] when `dot` is not installed or fails.
+    pub fn to_svg(&self) -> Result<String> {
+        crate::dot::svg(&self.to_dot())
+    }
+
+    /// The task graph as an SVG picture (see [`Array::task_graph_dot`]).
+    ///
+    /// # Errors
+    /// As [`Array::to_svg`].
+    pub fn task_graph_svg(&self, max_tasks_per_layer: usize) -> Result<String> {
+        crate::dot::svg(&self.task_graph_dot(max_tasks_per_layer)?)
+    }
+
     /// The task graph (after optimization) as a Graphviz DOT digraph, one vertex
     /// per task; layers with more than `max_tasks_per_layer` tasks are collapsed
     /// into one vertex.

@@ -71,3 +71,23 @@ pub(crate) fn tasks_dot(roots: &[Arc<Node>], max_per_layer: usize) -> Result<Str
     out.push_str("}\n");
     Ok(out)
 }
+
+/// Runs Graphviz's `dot -Tsvg` on a DOT text.
+pub(crate) fn svg(dot: &str) -> Result<String> {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let fail = |why: String| crate::error::Error::invalid("dot", "graphviz", why);
+    let mut child = Command::new("dot")
+        .arg("-Tsvg")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| fail(format!("cannot run Graphviz's dot (is graphviz installed?): {e}")))?;
+    child.stdin.take().expect("piped").write_all(dot.as_bytes()).map_err(|e| fail(e.to_string()))?;
+    let out = child.wait_with_output().map_err(|e| fail(e.to_string()))?;
+    if !out.status.success() {
+        return Err(fail(String::from_utf8_lossy(&out.stderr).into_owned()));
+    }
+    String::from_utf8(out.stdout).map_err(|e| fail(e.to_string()))
+}

@@ -84,12 +84,13 @@ DATA.layers.forEach((name, i) => {
 const memory = document.getElementById("memory");
 const mc = memory.getContext("2d");
 const H = memory.height - 30;
-const top = Math.max(peak, DATA.limit || 0, 1);
-const y = b => 10 + H - b / top * H;
+const yMax = Math.max(peak, DATA.limit || 0, 1);
+const y = b => 10 + H - b / yMax * H;
 mc.fillStyle = "#fafafa"; mc.fillRect(0, 0, memory.width, memory.height);
 const byEnd = tasks.slice().sort((a, b) => a[2] - b[2]);
 mc.strokeStyle = "#3366cc"; mc.lineWidth = 1.5; mc.beginPath(); mc.moveTo(x(t0), y(0));
-for (const t of byEnd) mc.lineTo(x(t[2]), y(t[4]));
+let held = 0;
+for (const t of byEnd) { mc.lineTo(x(t[2]), y(held)); held = t[4]; mc.lineTo(x(t[2]), y(held)); }
 mc.stroke();
 if (DATA.limit !== null) {
   mc.strokeStyle = "#cc3333"; mc.setLineDash([6, 4]); mc.beginPath();
@@ -97,7 +98,7 @@ if (DATA.limit !== null) {
   mc.fillStyle = "#cc3333"; mc.fillText("limit " + fmtBytes(DATA.limit), 54, y(DATA.limit) - 3);
 }
 mc.fillStyle = "#222"; mc.font = "11px sans-serif";
-mc.fillText(fmtBytes(top), 4, 16); mc.fillText("0", 4, 10 + H);
+mc.fillText(fmtBytes(yMax), 4, 16); mc.fillText("0", 4, 10 + H);
 const tip = document.getElementById("tip");
 stream.addEventListener("mousemove", ev => {
   const r = stream.getBoundingClientRect();

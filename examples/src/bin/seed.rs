@@ -7,13 +7,14 @@
 //! seeds' SVD.)
 //!
 //! Options: `--rows N --cols N --chunks R,C --seed S --scheduler threads|sync
-//! --threads N`.
+//! --threads N --profile FILE.html --progress`.
 
 use std::process::ExitCode;
 use std::time::Instant;
 
 use chunked_array::random::RandomState;
-use chunked_array::{compute, Array, Context};
+use chunked_array::diagnostics::{Profiler, Progress};
+use chunked_array::{Array, Computable, Context};
 
 struct Options {
     rows: usize,
@@ -22,14 +23,20 @@ struct Options {
     seed: u64,
     sync: bool,
     threads: usize,
+    profile: Option<std::path::PathBuf>,
+    progress: bool,
 }
 
 fn parse() -> Result<Options, String> {
-    let mut o = Options { rows: 100_000, cols: 1000, chunks: (1000, 1000), seed: 42, sync: false, threads: 0 };
+    let mut o = Options { rows: 100_000, cols: 1000, chunks: (1000, 1000), seed: 42, sync: false, threads: 0, profile: None, progress: false };
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
         if flag == "--help" || flag == "-h" {
-            return Err("usage: seed [--rows N] [--cols N] [--chunks R,C] [--seed S] [--scheduler threads|sync] [--threads N]".into());
+            return Err("usage: seed [--rows N] [--cols N] [--chunks R,C] [--seed S] [--scheduler threads|sync] [--threads N] [--profile FILE.html] [--progress]".into());
+        }
+        if flag == "--progress" {
+            o.progress = true;
+            continue;
         }
         let value = args.next().ok_or_else(|| format!("{flag} needs a value"))?;
         let num = |v: &str| v.parse::<usize>().map_err(|e| format!("{flag} {v}: {e}"));
@@ -47,6 +54,7 @@ fn parse() -> Result<Options, String> {
                 other => return Err(format!("--scheduler {other}: expected threads or sync")),
             },
             "--threads" => o.threads = num(&value)?,
+            "--profile" => o.profile = Some(value.into()),
             other => return Err(format!("unknown option {other}")),
         }
     }
@@ -54,7 +62,14 @@ fn parse() -> Result<Options, String> {
 }
 
 fn run(o: &Options) -> chunked_array::Result<()> {
-    let ctx = if o.sync { Context::sync() } else { Context::threads(o.threads) };
+    let mut ctx = if o.sync { Context::sync() } else { Context::threads(o.threads) };
+    if o.progress {
+        ctx = ctx.with_progress(Progress::Always);
+    }
+    let profiler = Profiler::new();
+    if o.profile.is_some() {
+        ctx = ctx.with_profiler(&profiler);
+    }
     let x: Array<f64> = RandomState::new(o.seed).uniform(&[o.rows, o.cols], [o.chunks.0, o.chunks.1])?;
     println!("x = {x}");
     let start = Instant::now();
@@ -64,7 +79,7 @@ fn run(o: &Options) -> chunked_array::Result<()> {
     let min = x.min(None)?;
     let max = x.max(None)?;
     let col_means = x.mean(0)?;
-    let (sum, mean, std, min, max, col_means) = compute((&sum, &mean, &std, &min, &max, &col_means))?;
+    let (sum, mean, std, min, max, col_means) = (&sum, &mean, &std, &min, &max, &col_means).compute_with(&ctx)?;
     let secs = start.elapsed().as_secs_f64();
     let head: Vec<String> = col_means.iter().take(5).map(|v| format!("{v:.6}")).collect();
     println!("sum        = {:.6}", sum[[]]);
@@ -74,6 +89,10 @@ fn run(o: &Options) -> chunked_array::Result<()> {
     println!("col means  = [{}, ...]", head.join(", "));
     let gb = x.nbytes() as f64 / 1e9;
     println!("time       = {secs:.3} s on {} ({gb:.2} GB generated and reduced, {:.2} GB/s)", ctx.scheduler().name(), gb / secs);
+    if let Some(path) = &o.profile {
+        profiler.write_html(path, "chunked: seed job")?;
+        println!("profile    = {} ({} tasks)", path.display(), profiler.spans().len());
+    }
     Ok(())
 }
 

@@ -1,0 +1,149 @@
+//! The profiler's record, its exports (checked by real clients where installed:
+//! Python's json, a headless Chromium, Graphviz), and graph pictures.
+
+use std::process::Command;
+
+use chunked_array::diagnostics::Profiler;
+use chunked_array::random::RandomState;
+use chunked_array::{Context, Scheduler};
+
+fn profiled_run() -> (Profiler, usize) {
+    let profiler = Profiler::new();
+    profiler.set_memory_limit(Some(4 << 20));
+    let x = RandomState::new(1).uniform::<f64>(&[400, 300], [100, 100]).unwrap();
+    let y = (&x - &x.mean(0).unwrap()).pow(2.0).unwrap().sum(None).unwrap();
+    let ctx = Context::threads(2).with_profiler(&profiler);
+    y.compute_with(&ctx).unwrap();
+    let tasks = y.task_graph_dot(usize::MAX).unwrap().lines().filter(|l| l.contains("[label=")).count();
+    (profiler, tasks)
+}
+
+#[test]
+fn spans_cover_every_task() {
+    let (profiler, tasks) = profiled_run();
+    let spans = profiler.spans();
+    assert_eq!(spans.len(), tasks);
+    let threads = chunked_array::ThreadedScheduler::new(2).threads();
+    for s in &spans {
+        assert!(s.end >= s.start && s.start >= 0.0, "{s:?}");
+        assert!(s.worker < threads, "{s:?}");
+        assert!(s.key.starts_with("('") && s.key.contains('-'), "{s:?}");
+    }
+    assert!(spans.iter().any(|s| s.layer == "random_uniform" && s.output_bytes == 100 * 100 * 8));
+    assert!(spans.iter().map(|s| s.held_bytes).max().unwrap() > 0);
+    // Runs accumulate.
+    let ctx = Context::sync().with_profiler(&profiler);
+    RandomState::new(2).uniform::<f64>(&[10], 5).unwrap().compute_with(&ctx).unwrap();
+    assert_eq!(profiler.spans().len(), tasks + 2);
+    assert_eq!(chunked_array::SyncScheduler.name(), "sync");
+}
+
+#[test]
+fn chrome_trace_is_json_that_python_reads() {
+    let (profiler, tasks) = profiled_run();
+    let trace = profiler.chrome_trace();
+    let Ok(out) = Command::new("python3")
+        .args(["-c", "import json,sys; d=json.load(sys.stdin); e=d['traceEvents']; print(sum(1 for x in e if x['ph']=='X'), sum(1 for x in e if x['ph']=='C'))"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .and_then(|mut c| {
+            use std::io::Write;
+            c.stdin.take().unwrap().write_all(trace.as_bytes())?;
+            c.wait_with_output()
+        })
+    else {
+        println!("skipping the JSON check: python3 is not installed");
+        return;
+    };
+    assert!(out.status.success(), "python could not parse the trace");
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), format!("{tasks} {tasks}"));
+}
+
+/// Renders the HTML report in a real headless browser: a non-blank screenshot
+/// and no console errors.
+#[test]
+fn html_report_draws_in_a_browser() {
+    let (profiler, _) = profiled_run();
+    let dir = std::env::temp_dir().join(format!("chunked-html-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let html = dir.join("report.html");
+    let png = dir.join("shot.png");
+    profiler.write_html(&html, "test <report>").unwrap();
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("test &lt;report&gt;") && page.contains("Task stream") && page.contains("limit"));
+    let Some(browser) = ["chromium", "chromium-browser", "google-chrome"].into_iter().find(|b| Command::new(b).arg("--version").output().is_ok()) else {
+        println!("skipping the browser check: no chromium installed (scripts/test.sh installs it)");
+        return;
+    };
+    let out = Command::new(browser)
+        .args(["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--window-size=1280,800", "--enable-logging=stderr", "--v=0"])
+        .arg(format!("--user-data-dir={}", dir.join("profile").display()))
+        .arg(format!("--screenshot={}", png.display()))
+        .arg(format!("file://{}", html.display()))
+        .output()
+        .unwrap();
+    let log = String::from_utf8_lossy(&out.stderr);
+    let console: Vec<&str> = log.lines().filter(|l| l.contains(":CONSOLE")).collect();
+    assert!(console.is_empty(), "console messages: {console:?}");
+    assert!(png.exists(), "no screenshot; browser said: {log}");
+    // Count coloured pixels with Python's zlib (PNG rows after filtering are not
+    // pixels, but a blank white page compresses to almost nothing either way).
+    let check = Command::new("python3")
+        .args(["-c", r#"
+import sys, zlib, struct
+data = open(sys.argv[1], 'rb').read()
+pos, idat, w, h = 8, b'', 0, 0
+while pos < len(data):
+    n, kind = struct.unpack('>I4s', data[pos:pos+8]); body = data[pos+8:pos+8+n]; pos += 12 + n
+    if kind == b'IHDR': w, h, depth, ctype = struct.unpack('>IIBB', body[:10])
+    if kind == b'IDAT': idat += body
+raw = zlib.decompress(idat)
+bpp = 4 if ctype == 6 else 3
+stride = w * bpp + 1
+prev = bytearray(w * bpp)
+coloured = 0
+for r in range(h):
+    f = raw[r*stride]; line = bytearray(raw[r*stride+1:(r+1)*stride])
+    for i in range(len(line)):
+        a = line[i-bpp] if i >= bpp else 0; b = prev[i]; c = prev[i-bpp] if i >= bpp else 0
+        if f == 1: line[i] = (line[i] + a) & 255
+        elif f == 2: line[i] = (line[i] + b) & 255
+        elif f == 3: line[i] = (line[i] + (a + b) // 2) & 255
+        elif f == 4:
+            p = a + b - c; pa, pb, pc = abs(p-a), abs(p-b), abs(p-c)
+            line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+    for i in range(0, len(line), bpp):
+        rr, gg, bb = line[i], line[i+1], line[i+2]
+        if max(rr, gg, bb) - min(rr, gg, bb) > 60: coloured += 1
+    prev = line
+print(coloured)
+"#])
+        .arg(&png)
+        .output();
+    match check {
+        Ok(o) if o.status.success() => {
+            let coloured: usize = String::from_utf8_lossy(&o.stdout).trim().parse().unwrap();
+            assert!(coloured > 2000, "only {coloured} coloured pixels: the charts did not draw");
+        }
+        _ => println!("skipping the pixel count: python3 is not installed"),
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn svg_pictures_when_graphviz_is_installed() {
+    let x = RandomState::new(0).uniform::<f64>(&[10, 10], 5).unwrap();
+    let y = (&x + 1.0).sum(0).unwrap();
+    match y.to_svg() {
+        Ok(svg) => {
+            assert!(svg.contains("<svg") && svg.contains("random_uniform"), "{svg}");
+            let tasks = y.task_graph_svg(2).unwrap();
+            assert!(tasks.contains("<svg") && tasks.contains("tasks)"), "collapsed layers: {tasks}");
+        }
+        Err(e) => {
+            assert!(e.to_string().contains("graphviz"), "{e}");
+            println!("skipping the SVG check: {e}");
+        }
+    }
+}
