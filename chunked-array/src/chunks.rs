@@ -402,6 +402,19 @@ pub(crate) fn for_each_in_box(lo: &[usize], hi: &[usize], mut f: impl FnMut(&[us
     }
 }
 
+/// For the block `start..start + shape` of an array of shape `full`, whose first
+/// `outer.len()` axes have lengths `outer` and whose remaining axes form runs of
+/// consecutive global indices: calls `f` with the global C-order flat index of
+/// each run's first element, runs in C order. Every `outer` length must be > 0.
+pub(crate) fn for_each_run_start(full: &[usize], start: &[usize], outer: &[usize], mut f: impl FnMut(u64)) {
+    let mut gstride = vec![1u64; full.len()];
+    for a in (0..full.len().saturating_sub(1)).rev() {
+        gstride[a] = gstride[a + 1] * full[a + 1] as u64;
+    }
+    let base: u64 = start.iter().zip(&gstride).map(|(&s, &g)| s as u64 * g).sum();
+    for_each_in_box(&vec![0; outer.len()], outer, |c| f(base + c.iter().zip(&gstride).map(|(&c, &s)| c as u64 * s).sum::<u64>()));
+}
+
 /// The common refinement of several boundary lists over the same length: every
 /// boundary of every input, sorted and deduplicated, as block lengths.
 pub(crate) fn refine(boundaries: &[&[usize]]) -> Vec<usize> {

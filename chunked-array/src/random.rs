@@ -23,7 +23,7 @@ use std::sync::Arc;
 use ndarray::{ArrayD, IxDyn};
 
 use crate::array::Array;
-use crate::chunks::{ChunkSpec, Chunks};
+use crate::chunks::{for_each_run_start, ChunkSpec, Chunks};
 use crate::element::{Element, Float};
 use crate::error::{Error, Result};
 use crate::graph::{Block, BlockOp, Node};
@@ -410,24 +410,10 @@ fn random_block<T: RandomElement>(op: &RandomOp, chunks: &Chunks, idx: &[usize])
                 break;
             }
         }
-        let outer = &shape[..split];
-        let mut gstride = vec![1u64; full.len()];
-        for a in (0..full.len().saturating_sub(1)).rev() {
-            gstride[a] = gstride[a + 1] * full[a + 1] as u64;
-        }
-        let base: u64 = start.iter().zip(&gstride).map(|(&s, &g)| s as u64 * g).sum();
-        let mut counter = vec![0usize; outer.len()];
-        for row in out.spare_capacity_mut()[..total].chunks_mut(run) {
-            let g = base + counter.iter().zip(&gstride).map(|(&c, &s)| c as u64 * s).sum::<u64>();
-            fill_uninit(op.seed, op.stream, &op.dist, g, row);
-            for a in (0..outer.len()).rev() {
-                counter[a] += 1;
-                if counter[a] < outer[a] {
-                    break;
-                }
-                counter[a] = 0;
-            }
-        }
+        let mut rows = out.spare_capacity_mut()[..total].chunks_mut(run);
+        for_each_run_start(&full, &start, &shape[..split], |g| {
+            fill_uninit(op.seed, op.stream, &op.dist, g, rows.next().expect("one row per run"));
+        });
     }
     // SAFETY: the runs above wrote every one of the `total` elements.
     unsafe { out.set_len(total) };

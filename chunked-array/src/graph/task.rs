@@ -291,13 +291,14 @@ impl TaskGraph {
             Ok(Err(e @ Error::Task { .. })) => Err(e),
             Ok(Err(e)) => Err(Error::Task { key: self.key(t).to_string(), message: e.to_string() }),
             Err(panic) => {
-                let message = panic
-                    .downcast_ref::<&str>()
-                    .map(|s| s.to_string())
-                    .or_else(|| panic.downcast_ref::<String>().cloned())
-                    .unwrap_or_else(|| "panic with a non-string payload".to_string());
+                let message = panic_message(&*panic).unwrap_or_else(|| "panic with a non-string payload".to_string());
                 Err(Error::Task { key: self.key(t).to_string(), message: format!("panicked: {message}") })
             }
         }
     }
+}
+
+/// The message of a caught panic, when it carried a string.
+pub(crate) fn panic_message(panic: &(dyn std::any::Any + Send)) -> Option<String> {
+    panic.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| panic.downcast_ref::<String>().cloned())
 }

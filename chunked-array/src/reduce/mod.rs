@@ -13,7 +13,7 @@ use std::sync::Arc;
 use ndarray::{ArrayD, IxDyn};
 
 use crate::array::Array;
-use crate::chunks::{for_each_in_box, Chunks};
+use crate::chunks::{for_each_in_box, for_each_run_start, Chunks};
 use crate::element::{DType, Element};
 use crate::error::{Error, Result};
 use crate::graph::{block_as, Block, BlockOp, Node};
@@ -98,29 +98,14 @@ pub(crate) fn reduce_block<R: Reducer>(r: &R, src: &mut impl Source<R::In>, shap
 fn fold_flat<R: Reducer>(r: &R, acc: &mut R::Acc, src: &mut impl Source<R::In>, shape: &[usize], start: &[usize], full: &[usize]) {
     let inner = shape.last().copied().unwrap_or(1);
     let outer = &shape[..shape.len().saturating_sub(1)];
-    let mut gstride = vec![1i64; full.len()];
-    for a in (0..full.len().saturating_sub(1)).rev() {
-        gstride[a] = gstride[a + 1] * full[a + 1] as i64;
-    }
-    let base: i64 = start.iter().zip(&gstride).map(|(&s, &g)| s as i64 * g).sum();
-    let nrows: usize = outer.iter().product();
-    let mut counter = vec![0usize; outer.len()];
-    for _ in 0..nrows {
-        let g = base + counter.iter().zip(&gstride).map(|(&c, &s)| c as i64 * s).sum::<i64>();
+    for_each_run_start(full, start, outer, |g| {
         let mut done = 0;
         while done < inner {
             let piece = src.pull(inner - done);
-            r.fold_lane(acc, piece, g + done as i64);
+            r.fold_lane(acc, piece, g as i64 + done as i64);
             done += piece.len();
         }
-        for a in (0..outer.len()).rev() {
-            counter[a] += 1;
-            if counter[a] < outer[a] {
-                break;
-            }
-            counter[a] = 0;
-        }
-    }
+    });
 }
 
 /// Axes merged into alternating groups of reduced and kept axes; the innermost

@@ -189,8 +189,8 @@ impl Scheduler for ThreadedScheduler {
         // others waiting forever.
         let guarded = |id: usize| {
             if let Err(panic) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| shared.worker(id, sink))) {
-                let message = panic.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| panic.downcast_ref::<String>().cloned());
-                shared.fail(Error::Task { key: "scheduler".into(), message: message.unwrap_or_else(|| "worker panicked".into()) });
+                let message = crate::graph::task::panic_message(&*panic).unwrap_or_else(|| "worker panicked".into());
+                shared.fail(Error::Task { key: "scheduler".into(), message });
             }
         };
         observer.run_started(graph, workers);
