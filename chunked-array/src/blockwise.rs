@@ -88,7 +88,7 @@ impl<T: Element> Array<T> {
         self.check()?;
         let chunks = match out_chunks {
             None => self.chunks().clone(),
-            Some(spec) => explicit_chunks(spec, self.chunks())?,
+            Some(spec) => explicit_chunks(spec, self.chunks(), U::DTYPE)?,
         };
         let op = MapBlocks::<T, U, F> { f, _t: std::marker::PhantomData };
         Ok(Array::from_node(Node::new("map_blocks", U::DTYPE, chunks, vec![self.node.clone()], op)))
@@ -97,16 +97,13 @@ impl<T: Element> Array<T> {
 
 /// Declared output chunks: explicit per-axis lists whose block counts match the
 /// input grid (axes beyond the input's must have one block).
-fn explicit_chunks(spec: ChunkSpec, input: &Chunks) -> Result<Chunks> {
+fn explicit_chunks(spec: ChunkSpec, input: &Chunks, dtype: crate::element::DType) -> Result<Chunks> {
     let lists = spec.explicit_lists().ok_or_else(|| Error::BadChunks {
         axis: usize::MAX,
         message: "map_blocks needs explicit block lengths per axis for its output".into(),
     })?;
     let grid = input.grid();
     for (axis, l) in lists.iter().enumerate() {
-        if l.contains(&0) && l.iter().sum::<usize>() > 0 {
-            return Err(Error::BadChunks { axis, message: format!("declared block lengths {l:?} contain 0 on a non-empty axis") });
-        }
         let want = grid.get(axis).copied().unwrap_or(1);
         if l.len() != want {
             return Err(Error::BadChunks {
@@ -121,7 +118,9 @@ fn explicit_chunks(spec: ChunkSpec, input: &Chunks) -> Result<Chunks> {
             message: format!("the output drops an axis of {} blocks; only one-block axes can be dropped", grid[lists.len()]),
         });
     }
-    Ok(Chunks::from_lengths(lists))
+    // The usual validation of explicit lengths (no empty block on a non-empty axis).
+    let shape: Vec<usize> = lists.iter().map(|l| l.iter().sum()).collect();
+    spec.resolve(&shape, dtype)
 }
 
 /// One input of [`blockwise`]: an array and its index letters (`"ij"`).
