@@ -21,6 +21,7 @@ pub mod blockwise;
 pub mod chunks;
 pub mod contract;
 mod creation;
+pub mod custom;
 pub mod diagnostics;
 mod dot;
 mod indexing;

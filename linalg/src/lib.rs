@@ -1,13 +1,19 @@
-//! Linear algebra on chunked arrays.
-//!
-//! So far: vector and matrix norms, built from the chunked reductions (so they run
-//! as block trees on any scheduler). TSQR, QR, SVD, randomized SVD and the solvers
-//! come with the linear-algebra issue; the matrix 2-norm needs the SVD and comes
-//! with it.
+//! Linear algebra on chunked arrays: direct TSQR and the QR and SVD built on it,
+//! randomized SVD, least squares, Cholesky, LU with partial pivoting, triangular
+//! and general solves, inverses and norms. Every routine builds lazy block graphs
+//! (dense per-block kernels by faer) that run on any scheduler.
 
+mod kernels;
 mod norm;
+mod tsqr;
 
 pub use norm::{matrix_norm, vector_norm, MatrixNorm};
+pub use tsqr::{tsqr, Svd, Tsqr, TsqrOptions};
+
+/// Element types the dense kernels take: `f32` and `f64`.
+pub trait Scalar: chunked_array::contract::Gemm + faer::traits::RealField {}
+impl Scalar for f32 {}
+impl Scalar for f64 {}
 
 /// Errors of `chunked-linalg`.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -26,6 +32,12 @@ pub enum Error {
         /// The shape given.
         shape: Vec<usize>,
     },
+}
+
+/// A numerical failure inside a task (no convergence, a matrix that is not
+/// positive definite), as the array error a task returns.
+pub(crate) fn numerical(routine: &str, what: &str, reason: impl Into<String>) -> chunked_array::Error {
+    chunked_array::Error::InvalidArgument { name: routine.into(), value: what.into(), reason: reason.into() }
 }
 
 /// Result alias of this crate.

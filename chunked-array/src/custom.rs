@@ -1,0 +1,196 @@
+//! Custom layers: how other crates (linear algebra, I/O) add their own kinds of
+//! layer to the lazy graph, with the same scheduling, ordering, memory release and
+//! diagnostics as the built-in ones.
+//!
+//! A [`Layer`] is an untyped handle to a layer; [`Array::layer`] gives an array's,
+//! and [`Layer::into_array`] turns a layer of elements back into an [`Array`]. A
+//! layer that is not an array of elements (the Householder factors of a QR, say)
+//! has [`DType::Intermediate`] and blocks of any [`BlockValue`] type; only other
+//! custom layers read it.
+//!
+//! ```
+//! use std::sync::Arc;
+//! use chunked_array::custom::{block_array, Deps, Layer, LayerOp};
+//! use chunked_array::{Array, Block, DType, Result};
+//!
+//! /// Each output block is its input block's transpose times 2.
+//! struct TwiceTransposed;
+//! impl LayerOp for TwiceTransposed {
+//!     fn deps(&self, idx: &[usize], deps: &mut Deps<'_>) {
+//!         deps.push(0, &[idx[1], idx[0]]);
+//!     }
+//!     fn run(&self, _idx: &[usize], inputs: &[&Block]) -> Result<Block> {
+//!         let a = block_array::<f64>(inputs[0])?;
+//!         Ok(Arc::new(a.t().as_standard_layout().into_owned() * 2.0))
+//!     }
+//! }
+//! let x = Array::<f64>::from_fn(&[4, 6], [2, 3], |i| (10 * i[0] + i[1]) as f64).unwrap();
+//! let l = x.chunks().lengths();
+//! let chunks = chunked_array::Chunks::from_lengths(vec![l[1].clone(), l[0].clone()]);
+//! let y: Array<f64> = Layer::new("twice_t", DType::F64, chunks, &[x.layer()], TwiceTransposed)
+//!     .into_array()
+//!     .unwrap();
+//! assert_eq!(y.compute().unwrap(), x.compute().unwrap().t().to_owned() * 2.0);
+//! ```
+
+use std::sync::Arc;
+
+use ndarray::ArrayD;
+
+use crate::array::Array;
+use crate::chunks::Chunks;
+use crate::element::{DType, Element};
+use crate::error::{Error, Result};
+use crate::graph::{Block, BlockOp, Node};
+
+/// An untyped handle to a layer of the lazy graph (cheap to clone).
+#[derive(Clone)]
+pub struct Layer {
+    node: Arc<Node>,
+}
+
+impl std::fmt::Debug for Layer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Layer({:?})", self.node)
+    }
+}
+
+/// How a custom layer computes its blocks.
+pub trait LayerOp: Send + Sync + 'static {
+    /// Declares the input blocks that output block `idx` reads, in the order
+    /// [`LayerOp::run`] receives them.
+    fn deps(&self, idx: &[usize], deps: &mut Deps<'_>);
+    /// Computes output block `idx` from the blocks [`LayerOp::deps`] declared. A
+    /// layer of elements must return an `ndarray::ArrayD` of its element type with
+    /// the block's shape (checked).
+    ///
+    /// # Errors
+    /// Any error; it is reported with the task's key.
+    fn run(&self, idx: &[usize], inputs: &[&Block]) -> Result<Block>;
+}
+
+/// Collects the input blocks an output block reads (see [`LayerOp::deps`]).
+pub struct Deps<'a> {
+    node: &'a Node,
+    out: &'a mut Vec<(usize, usize)>,
+}
+
+impl Deps<'_> {
+    /// Output block reads block `block` (a multi-index) of input `input`.
+    ///
+    /// # Panics
+    /// When `input` or `block` is out of range: a bug in the layer, not bad data.
+    pub fn push(&mut self, input: usize, block: &[usize]) {
+        let lin = self.node.inputs[input].chunks.linear(block);
+        self.out.push((input, lin));
+    }
+}
+
+struct Custom<O>(O);
+
+impl<O: LayerOp> BlockOp for Custom<O> {
+    fn deps(&self, node: &Node, idx: &[usize], out: &mut Vec<(usize, usize)>) {
+        self.0.deps(idx, &mut Deps { node, out });
+    }
+
+    fn run(&self, node: &Node, idx: &[usize], inputs: &[&Block]) -> Result<Block> {
+        let block = self.0.run(idx, inputs)?;
+        if node.dtype != DType::Intermediate {
+            let want = node.chunks.block_shape(idx);
+            match element_block_shape(&block, node.dtype) {
+                Some(got) if got == want => {}
+                Some(got) => return Err(Error::shape(&format!("{} block (declared, returned)", node.label()), &want, &got)),
+                None => {
+                    return Err(Error::DtypeMismatch {
+                        key: format!("{} block {idx:?}", node.label()),
+                        expected: node.dtype.to_string(),
+                        found: "another type".into(),
+                    })
+                }
+            }
+        }
+        Ok(block)
+    }
+}
+
+/// The shape of a block of elements of `dtype`, or None when it is not one.
+fn element_block_shape(block: &Block, dtype: DType) -> Option<Vec<usize>> {
+    fn shape<T: 'static>(b: &Block) -> Option<Vec<usize>> {
+        b.as_any().downcast_ref::<ArrayD<T>>().map(|a| a.shape().to_vec())
+    }
+    match dtype {
+        DType::F32 => shape::<f32>(block),
+        DType::F64 => shape::<f64>(block),
+        DType::I32 => shape::<i32>(block),
+        DType::I64 => shape::<i64>(block),
+        DType::U8 => shape::<u8>(block),
+        DType::Bool => shape::<bool>(block),
+        DType::Intermediate => None,
+    }
+}
+
+impl Layer {
+    /// A new layer named `name` with output grid `chunks`, reading `inputs`.
+    pub fn new(name: &str, dtype: DType, chunks: Chunks, inputs: &[Layer], op: impl LayerOp) -> Layer {
+        let nodes = inputs.iter().map(|l| l.node.clone()).collect();
+        Layer { node: Node::new(name, dtype, chunks, nodes, Custom(op)) }
+    }
+
+    /// The output grid.
+    pub fn chunks(&self) -> &Chunks {
+        &self.node.chunks
+    }
+
+    /// What the blocks hold.
+    pub fn dtype(&self) -> DType {
+        self.node.dtype
+    }
+
+    /// The layer's name and id, as task keys show it.
+    pub fn name(&self) -> String {
+        self.node.label()
+    }
+
+    /// This layer as an array of `T`.
+    ///
+    /// # Errors
+    /// [`Error::DtypeMismatch`] when the layer does not hold elements of `T`.
+    pub fn into_array<T: Element>(self) -> Result<Array<T>> {
+        self.node.check()?;
+        if self.node.dtype != T::DTYPE {
+            return Err(Error::DtypeMismatch { key: self.node.label(), expected: T::DTYPE.to_string(), found: self.node.dtype.to_string() });
+        }
+        Ok(Array::from_node(self.node))
+    }
+}
+
+impl<T: Element> Array<T> {
+    /// This array's layer, as input of a custom layer (see [`crate::custom`]).
+    pub fn layer(&self) -> Layer {
+        Layer { node: self.node.clone() }
+    }
+}
+
+/// A block of elements as the `ndarray` it is.
+///
+/// # Errors
+/// [`Error::DtypeMismatch`] when the block holds something else.
+pub fn block_array<T: 'static>(block: &Block) -> Result<&ArrayD<T>> {
+    block.as_any().downcast_ref::<ArrayD<T>>().ok_or_else(|| Error::DtypeMismatch {
+        key: "custom layer input".into(),
+        expected: std::any::type_name::<T>().into(),
+        found: "another type".into(),
+    })
+}
+
+/// An intermediate block as the type a custom layer stored.
+///
+/// # Errors
+/// [`Error::DtypeMismatch`] when the block holds something else.
+pub fn block_value<V: 'static>(block: &Block) -> Result<&V> {
+    block.as_any().downcast_ref::<V>().ok_or_else(|| Error::DtypeMismatch {
+        key: "custom layer input".into(),
+        expected: std::any::type_name::<V>().into(),
+        found: "another type".into(),
+    })
+}

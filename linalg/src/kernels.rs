@@ -1,0 +1,249 @@
+//! Dense per-block kernels: thin wrappers over faer's low-level routines with an
+//! explicit parallelism, so a task runs on one core (the scheduler runs blocks in
+//! parallel) unless it is alone on the critical path.
+//!
+//! Blocks of elements travel as row-major `ndarray` arrays; faer prefers
+//! column-major storage for factorizations, so kernels copy a block into a faer
+//! `Mat` once, work there, and write results straight into row-major buffers.
+
+use std::sync::Arc;
+
+use chunked_array::{Block, BlockValue};
+use faer::dyn_stack::{MemBuffer, MemStack};
+use faer::linalg::matmul::matmul;
+use faer::reborrow::ReborrowMut;
+use faer::{Accum, Mat, MatMut, MatRef, Par};
+use ndarray::{ArrayD, IxDyn};
+
+use crate::Scalar;
+
+/// faer's workspace for one call.
+fn with_stack<R>(req: faer::dyn_stack::StackReq, f: impl FnOnce(&mut MemStack) -> R) -> R {
+    let mut buf = MemBuffer::new(req);
+    f(MemStack::new(&mut buf))
+}
+
+/// A row-major 2-d block as a faer view.
+pub(crate) fn view<T: Scalar>(a: &ArrayD<T>) -> Option<MatRef<'_, T>> {
+    if a.ndim() != 2 {
+        return None;
+    }
+    let (m, n) = (a.shape()[0], a.shape()[1]);
+    let s = a.strides();
+    // SAFETY: the pointer and strides come from a live ndarray of this shape.
+    Some(unsafe { MatRef::from_raw_parts(a.as_ptr(), m, n, s[0], s[1]) })
+}
+
+/// A row-major `ndarray` block filled by `fill` through a faer view.
+pub(crate) fn row_major_block<T: Scalar>(m: usize, n: usize, fill: impl FnOnce(MatMut<'_, T>)) -> Block {
+    let mut data = vec![T::ZERO; m * n];
+    fill(MatMut::from_row_major_slice_mut(&mut data, m, n));
+    Arc::new(ArrayD::from_shape_vec(IxDyn(&[m, n]), data).expect("m*n elements"))
+}
+
+/// `dst (+)= a · b`.
+pub(crate) fn gemm<T: Scalar>(dst: MatMut<'_, T>, accumulate: bool, a: MatRef<'_, T>, b: MatRef<'_, T>, alpha: T, par: Par) {
+    matmul(dst, if accumulate { Accum::Add } else { Accum::Replace }, a, b, alpha, par);
+}
+
+/// The Householder QR of one matrix, kept factored: `qr` holds R on and above
+/// the diagonal and the Householder vectors below it; `coeff` the block
+/// reflector factors. `Q` is applied from these without ever being formed.
+pub(crate) struct HouseholderQr<T: Scalar> {
+    qr: Mat<T>,
+    coeff: Mat<T>,
+}
+
+impl<T: Scalar> BlockValue for HouseholderQr<T> {
+    fn nbytes(&self) -> usize {
+        (self.qr.nrows() * self.qr.ncols() + self.coeff.nrows() * self.coeff.ncols()) * std::mem::size_of::<T>()
+    }
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+    fn into_any(self: Arc<Self>) -> Arc<dyn std::any::Any + Send + Sync> {
+        self
+    }
+}
+
+impl<T: Scalar> HouseholderQr<T> {
+    /// Factors `a` in place.
+    pub fn factor(mut a: Mat<T>, par: Par) -> Self {
+        use faer::linalg::qr::no_pivoting::factor;
+        let (m, n) = a.shape();
+        let size = m.min(n);
+        let block = factor::recommended_block_size::<T>(m, n).max(1);
+        let mut coeff = Mat::zeros(block, size);
+        if size > 0 {
+            with_stack(factor::qr_in_place_scratch::<T>(m, n, block, par, Default::default()), |stack| {
+                factor::qr_in_place(a.as_mut(), coeff.as_mut(), par, stack, Default::default());
+            });
+        }
+        HouseholderQr { qr: a, coeff }
+    }
+
+    /// Rows of the factored matrix.
+    pub fn nrows(&self) -> usize {
+        self.qr.nrows()
+    }
+
+    /// `min(m, n)`: the rows of R and the columns of the thin Q.
+    pub fn rank_bound(&self) -> usize {
+        self.qr.nrows().min(self.qr.ncols())
+    }
+
+    /// The upper-trapezoidal R (`min(m, n)` × n) with explicit zeros below.
+    pub fn r(&self) -> Mat<T> {
+        let (k, n) = (self.rank_bound(), self.qr.ncols());
+        Mat::from_fn(k, n, |i, j| if i <= j { self.qr[(i, j)] } else { T::ZERO })
+    }
+
+    /// Writes R into a row-major `dst` (`min(m, n)` × n).
+    pub fn write_r(&self, mut dst: MatMut<'_, T>) {
+        let n = self.qr.ncols();
+        for i in 0..self.rank_bound() {
+            for j in 0..n {
+                dst[(i, j)] = if i <= j { self.qr[(i, j)] } else { T::ZERO };
+            }
+        }
+    }
+
+    /// `c ← Q · c` for `c` with m rows.
+    pub fn apply_q(&self, c: MatMut<'_, T>, par: Par) {
+        use faer::linalg::householder as hh;
+        let size = self.rank_bound();
+        if size == 0 {
+            return;
+        }
+        let basis = self.qr.as_ref().get(.., ..size);
+        let req = hh::apply_block_householder_sequence_on_the_left_in_place_scratch::<T>(self.qr.nrows(), self.coeff.nrows(), c.ncols());
+        with_stack(req, |stack| hh::apply_block_householder_sequence_on_the_left_in_place_with_conj(basis, self.coeff.as_ref(), faer::Conj::No, c, par, stack));
+    }
+
+    /// `c ← Qᵀ · c` for `c` with m rows.
+    pub fn apply_qt(&self, c: MatMut<'_, T>, par: Par) {
+        use faer::linalg::householder as hh;
+        let size = self.rank_bound();
+        if size == 0 {
+            return;
+        }
+        let basis = self.qr.as_ref().get(.., ..size);
+        let req = hh::apply_block_householder_sequence_transpose_on_the_left_in_place_scratch::<T>(self.qr.nrows(), self.coeff.nrows(), c.ncols());
+        with_stack(req, |stack| hh::apply_block_householder_sequence_transpose_on_the_left_in_place_with_conj(basis, self.coeff.as_ref(), faer::Conj::No, c, par, stack));
+    }
+
+    /// `dst ← Q · [w; 0]` (m × w.ncols()), for the `min(m, n)` × r matrix `w`.
+    pub fn q_times(&self, w: MatRef<'_, T>, mut dst: MatMut<'_, T>, par: Par) {
+        dst.fill(T::ZERO);
+        dst.rb_mut().get_mut(..w.nrows(), ..).copy_from(w);
+        self.apply_q(dst, par);
+    }
+}
+
+/// Thin SVD `a = u · diag(s) · vᵀ` (u: m × k, s: k, v: n × k, k = min(m, n)).
+pub(crate) struct ThinSvd<T: Scalar> {
+    pub u: Mat<T>,
+    pub s: Vec<T>,
+    pub v: Mat<T>,
+}
+
+impl<T: Scalar> BlockValue for ThinSvd<T> {
+    fn nbytes(&self) -> usize {
+        (self.u.nrows() * self.u.ncols() + self.s.len() + self.v.nrows() * self.v.ncols()) * std::mem::size_of::<T>()
+    }
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+    fn into_any(self: Arc<Self>) -> Arc<dyn std::any::Any + Send + Sync> {
+        self
+    }
+}
+
+impl<T: Scalar> ThinSvd<T> {
+    /// The SVD of `a`, signs fixed as [`ThinSvd::flip_signs`] says.
+    pub fn new(a: MatRef<'_, T>, par: Par) -> Result<Self, String> {
+        use faer::linalg::svd::{svd, svd_scratch, ComputeSvdVectors};
+        let (m, n) = a.shape();
+        let k = m.min(n);
+        let mut u = Mat::zeros(m, k);
+        let mut v = Mat::zeros(n, k);
+        let mut s = faer::diag::Diag::zeros(k);
+        if k > 0 {
+            let req = svd_scratch::<T>(m, n, ComputeSvdVectors::Thin, ComputeSvdVectors::Thin, par, Default::default());
+            with_stack(req, |stack| svd(a, s.as_mut(), Some(u.as_mut()), Some(v.as_mut()), par, stack, Default::default()))
+                .map_err(|e| format!("the SVD did not converge ({e:?})"))?;
+        }
+        let s = (0..k).map(|i| s[i]).collect();
+        let mut out = ThinSvd { u, s, v };
+        out.flip_signs();
+        Ok(out)
+    }
+
+    /// Deterministic signs (dask's `svd_flip` with `u_based_decision=False`): the
+    /// entry of largest magnitude in every right singular vector is positive
+    /// (the first such entry on ties).
+    fn flip_signs(&mut self) {
+        for j in 0..self.s.len() {
+            let col = self.v.col(j);
+            let mut best = 0;
+            for i in 1..col.nrows() {
+                if col[i].abs() > col[best].abs() {
+                    best = i;
+                }
+            }
+            if col.nrows() > 0 && col[best] < T::ZERO {
+                self.v.col_mut(j).iter_mut().for_each(|x| *x = -*x);
+                self.u.col_mut(j).iter_mut().for_each(|x| *x = -*x);
+            }
+        }
+    }
+}
+
+/// Solves `t · x = b` in place for a triangular `t` (lower or upper).
+pub(crate) fn solve_triangular_in_place<T: Scalar>(t: MatRef<'_, T>, lower: bool, b: MatMut<'_, T>, par: Par) {
+    use faer::linalg::triangular_solve as ts;
+    if lower {
+        ts::solve_lower_triangular_in_place(t, b, par);
+    } else {
+        ts::solve_upper_triangular_in_place(t, b, par);
+    }
+}
+
+/// Solves `x · tᵀ = b` in place for a lower-triangular `t` (`x = b · t⁻ᵀ`).
+pub(crate) fn solve_right_lower_transpose_in_place<T: Scalar>(t: MatRef<'_, T>, b: MatMut<'_, T>, par: Par) {
+    // x tᵀ = b  <=>  t xᵀ = bᵀ.
+    faer::linalg::triangular_solve::solve_lower_triangular_in_place(t, b.transpose_mut(), par);
+}
+
+/// The lower Cholesky factor of `a` (upper part zeroed), or the index of the
+/// first pivot that is not positive.
+pub(crate) fn cholesky<T: Scalar>(a: MatRef<'_, T>, par: Par) -> Result<Mat<T>, usize> {
+    use faer::linalg::cholesky::llt::factor;
+    let n = a.nrows();
+    let mut l = a.to_owned();
+    let req = factor::cholesky_in_place_scratch::<T>(n, par, Default::default());
+    with_stack(req, |stack| factor::cholesky_in_place(l.as_mut(), Default::default(), par, stack, Default::default())).map_err(|e| match e {
+        faer::linalg::cholesky::llt::factor::LltError::NonPositivePivot { index } => index,
+    })?;
+    for j in 0..n {
+        for i in 0..j {
+            l[(i, j)] = T::ZERO;
+        }
+    }
+    Ok(l)
+}
+
+/// LU with partial pivoting of a tall panel in place: afterwards `a` holds the
+/// unit-lower L below the diagonal and U on and above it, and row `i` of the
+/// pivoted panel is row `perm[i]` of the original.
+pub(crate) fn lu_partial_pivoting<T: Scalar>(a: MatMut<'_, T>, par: Par) -> Vec<usize> {
+    use faer::linalg::lu::partial_pivoting::factor;
+    let (m, n) = a.shape();
+    let mut perm = vec![0usize; m];
+    let mut perm_inv = vec![0usize; m];
+    let req = factor::lu_in_place_scratch::<usize, T>(m, n, par, Default::default());
+    with_stack(req, |stack| {
+        factor::lu_in_place(a, &mut perm, &mut perm_inv, par, stack, Default::default());
+    });
+    perm
+}

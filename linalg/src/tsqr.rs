@@ -1,0 +1,405 @@
+//! Direct TSQR (Benson, Gleich and Demmel, 2013) for tall-skinny arrays chunked
+//! along rows only.
+//!
+//! 1. Every row block is factored, `A_i = Q_i R_i`, and kept factored
+//!    (Householder vectors, not an explicit Q).
+//! 2. The R factors are reduced in a tree: groups of `arity` stacked triangles
+//!    are factored again, level by level, so no single factorization is larger
+//!    than `arity` triangles even when the blocks are square.
+//! 3. Q is assembled top-down without forming any Q_i: the root's block of Q
+//!    (the identity, or the left singular vectors of R for an SVD) is pushed
+//!    through every node, `E = Q_node · [W; 0]`, and each child takes its rows of
+//!    E as its own W; a leaf's block of the result is `Q_i · [W_i; 0]`.
+//!
+//! With `compute_svd`, `R = U_R Σ Vᵀ` is taken at the root and `U_R` replaces the
+//! identity in step 3, so `U = Q U_R` costs no extra pass over the data.
+
+use std::ops::Range;
+use std::sync::Arc;
+
+use chunked_array::custom::{block_array, block_value, Deps, Layer, LayerOp};
+use chunked_array::{Array, Block, Chunks, DType};
+use faer::{Mat, MatRef, Par};
+
+use crate::kernels::{row_major_block, view, HouseholderQr, ThinSvd};
+use crate::{Error, Result, Scalar};
+
+/// Options of [`tsqr`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TsqrOptions {
+    /// How many stacked R factors one tree node factors (at least 2).
+    pub arity: usize,
+    /// Also give the thin SVD, `A = U diag(S) Vᵀ`, taken from the root's R.
+    pub compute_svd: bool,
+}
+
+impl Default for TsqrOptions {
+    fn default() -> Self {
+        TsqrOptions { arity: 4, compute_svd: false }
+    }
+}
+
+/// The thin SVD of a chunked matrix as lazy arrays: `a = u · diag(s) · vt`.
+#[derive(Clone)]
+pub struct Svd<T> {
+    /// Left singular vectors, m × k, chunked along rows like the input.
+    pub u: Array<T>,
+    /// Singular values, non-increasing, length k.
+    pub s: Array<T>,
+    /// Right singular vectors as rows, k × n.
+    pub vt: Array<T>,
+}
+
+/// The result of [`tsqr`]: lazy arrays, computed only when asked for.
+#[derive(Clone)]
+pub struct Tsqr<T> {
+    /// Orthonormal columns, m × k (k = min(m, n)), chunked along rows like the input.
+    pub q: Array<T>,
+    /// Upper triangular (trapezoidal when m < n), k × n, one block.
+    pub r: Array<T>,
+    /// With [`TsqrOptions::compute_svd`]: the thin SVD, sharing the factorization.
+    pub svd: Option<Svd<T>>,
+}
+
+/// One node of the reduction tree.
+#[derive(Debug, Clone)]
+struct TreeNode {
+    /// Rows of the matrix this node factors (a row block, or stacked triangles).
+    rows: usize,
+    /// min(rows, n): rows of its R.
+    k: usize,
+    /// Its children in the level below (empty for leaves).
+    children: Range<usize>,
+    /// Its parent in the level above, and where its R starts in the parent's stack.
+    parent: usize,
+    offset_in_parent: usize,
+}
+
+#[derive(Debug)]
+struct Tree {
+    n: usize,
+    /// levels[0]: leaves (row blocks); the last level has one node, the root.
+    levels: Vec<Vec<TreeNode>>,
+}
+
+impl Tree {
+    fn new(row_lengths: &[usize], n: usize, arity: usize) -> Tree {
+        let leaves: Vec<TreeNode> = row_lengths
+            .iter()
+            .map(|&rows| TreeNode { rows, k: rows.min(n), children: 0..0, parent: 0, offset_in_parent: 0 })
+            .collect();
+        let mut levels = vec![leaves];
+        while levels.last().expect("one level").len() > 1 {
+            let below = levels.last_mut().expect("one level");
+            let mut above = Vec::new();
+            for (g, start) in (0..below.len()).step_by(arity).enumerate() {
+                let children = start..(start + arity).min(below.len());
+                let mut rows = 0;
+                for c in children.clone() {
+                    below[c].parent = g;
+                    below[c].offset_in_parent = rows;
+                    rows += below[c].k;
+                }
+                above.push(TreeNode { rows, k: rows.min(n), children, parent: 0, offset_in_parent: 0 });
+            }
+            levels.push(above);
+        }
+        Tree { n, levels }
+    }
+
+    fn top(&self) -> usize {
+        self.levels.len() - 1
+    }
+
+    fn root(&self) -> &TreeNode {
+        &self.levels[self.top()][0]
+    }
+}
+
+/// Parallelism for a task: the root's work runs alone, so it may use every core.
+fn par_for(alone: bool) -> Par {
+    if alone { Par::rayon(0) } else { Par::Seq }
+}
+
+/// Level 0: the QR of every row block.
+struct LeafQr<T>(std::marker::PhantomData<fn() -> T>);
+
+impl<T: Scalar> LayerOp for LeafQr<T> {
+    fn deps(&self, idx: &[usize], deps: &mut Deps<'_>) {
+        deps.push(0, &[idx[0], 0]);
+    }
+    fn run(&self, idx: &[usize], inputs: &[&Block]) -> chunked_array::Result<Block> {
+        let a = block_array::<T>(inputs[0])?;
+        let a = view(a).expect("2-d block").to_owned();
+        // Only the root (a single block) may use every core.
+        let _ = idx;
+        Ok(Arc::new(HouseholderQr::factor(a, Par::Seq)))
+    }
+}
+
+/// Levels above 0: the QR of a group of stacked R factors.
+struct StackQr<T> {
+    tree: Arc<Tree>,
+    level: usize,
+    _t: std::marker::PhantomData<fn() -> T>,
+}
+
+impl<T: Scalar> LayerOp for StackQr<T> {
+    fn deps(&self, idx: &[usize], deps: &mut Deps<'_>) {
+        for c in self.tree.levels[self.level][idx[0]].children.clone() {
+            deps.push(0, &[c]);
+        }
+    }
+    fn run(&self, idx: &[usize], inputs: &[&Block]) -> chunked_array::Result<Block> {
+        let node = &self.tree.levels[self.level][idx[0]];
+        let mut stacked = Mat::<T>::zeros(node.rows, self.tree.n);
+        let mut row = 0;
+        for input in inputs {
+            let child = block_value::<HouseholderQr<T>>(input)?;
+            let k = child.rank_bound();
+            child.write_r(stacked.as_mut().get_mut(row..row + k, ..));
+            row += k;
+        }
+        Ok(Arc::new(HouseholderQr::factor(stacked, par_for(self.level == self.tree.top()))))
+    }
+}
+
+/// R of the root, as a block of elements.
+struct RootR<T>(std::marker::PhantomData<fn() -> T>);
+
+impl<T: Scalar> LayerOp for RootR<T> {
+    fn deps(&self, _: &[usize], deps: &mut Deps<'_>) {
+        deps.push(0, &[0]);
+    }
+    fn run(&self, _: &[usize], inputs: &[&Block]) -> chunked_array::Result<Block> {
+        let f = block_value::<HouseholderQr<T>>(inputs[0])?;
+        Ok(row_major_block::<T>(f.rank_bound(), f.r().ncols(), |dst| f.write_r(dst)))
+    }
+}
+
+/// The SVD of the root's R.
+struct SvdOfR<T>(std::marker::PhantomData<fn() -> T>);
+
+impl<T: Scalar> LayerOp for SvdOfR<T> {
+    fn deps(&self, _: &[usize], deps: &mut Deps<'_>) {
+        deps.push(0, &[0]);
+    }
+    fn run(&self, _: &[usize], inputs: &[&Block]) -> chunked_array::Result<Block> {
+        let f = block_value::<HouseholderQr<T>>(inputs[0])?;
+        let svd = ThinSvd::new(f.r().as_ref(), Par::rayon(0)).map_err(|e| crate::numerical("svd", "R of the TSQR", e))?;
+        Ok(Arc::new(svd))
+    }
+}
+
+/// Singular values or right vectors out of an [`SvdOfR`] block.
+struct SvdPart<T> {
+    vectors: bool,
+    _t: std::marker::PhantomData<fn() -> T>,
+}
+
+impl<T: Scalar> LayerOp for SvdPart<T> {
+    fn deps(&self, _: &[usize], deps: &mut Deps<'_>) {
+        deps.push(0, &[0]);
+    }
+    fn run(&self, _: &[usize], inputs: &[&Block]) -> chunked_array::Result<Block> {
+        let svd = block_value::<ThinSvd<T>>(inputs[0])?;
+        if self.vectors {
+            let v = &svd.v;
+            Ok(row_major_block::<T>(v.ncols(), v.nrows(), |mut dst| dst.copy_from(v.transpose())))
+        } else {
+            let s = ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(&[svd.s.len()]), svd.s.clone()).expect("k values");
+            Ok(Arc::new(s))
+        }
+    }
+}
+
+/// What the root pushes down: Q's own basis (identity) or the left singular
+/// vectors of R.
+fn root_w<T: Scalar>(k: usize, svd: Option<&Block>) -> chunked_array::Result<Mat<T>> {
+    Ok(match svd {
+        Some(b) => block_value::<ThinSvd<T>>(b)?.u.clone(),
+        None => Mat::from_fn(k, k, |i, j| if i == j { T::ONE } else { T::ZERO }),
+    })
+}
+
+/// Top-down pass through an internal level: `E = Q_node · [W; 0]`, where W is
+/// this node's rows of its parent's E (or the root's W).
+struct Down<T> {
+    tree: Arc<Tree>,
+    level: usize,
+    /// Whether the top level reads the SVD of R as input 1.
+    svd: bool,
+    _t: std::marker::PhantomData<fn() -> T>,
+}
+
+/// An intermediate block of the top-down pass.
+struct Pushed<T: Scalar>(Mat<T>);
+
+impl<T: Scalar> chunked_array::BlockValue for Pushed<T> {
+    fn nbytes(&self) -> usize {
+        self.0.nrows() * self.0.ncols() * std::mem::size_of::<T>()
+    }
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+    fn into_any(self: Arc<Self>) -> Arc<dyn std::any::Any + Send + Sync> {
+        self
+    }
+}
+
+/// This node's W: its rows of the parent's E, or the root's W.
+fn w_of<'a, T: Scalar>(tree: &Tree, level: usize, node: usize, above: Option<&'a Block>, root: &'a Option<Mat<T>>) -> chunked_array::Result<MatRef<'a, T>> {
+    let me = &tree.levels[level][node];
+    if level == tree.top() {
+        return Ok(root.as_ref().expect("root W").as_ref());
+    }
+    let e = &block_value::<Pushed<T>>(above.expect("parent block"))?.0;
+    Ok(e.as_ref().get(me.offset_in_parent..me.offset_in_parent + me.k, ..))
+}
+
+impl<T: Scalar> LayerOp for Down<T> {
+    fn deps(&self, idx: &[usize], deps: &mut Deps<'_>) {
+        deps.push(0, &[idx[0]]);
+        if self.level == self.tree.top() {
+            if self.svd {
+                deps.push(1, &[0]);
+            }
+        } else {
+            deps.push(1, &[self.tree.levels[self.level][idx[0]].parent]);
+        }
+    }
+    fn run(&self, idx: &[usize], inputs: &[&Block]) -> chunked_array::Result<Block> {
+        let f = block_value::<HouseholderQr<T>>(inputs[0])?;
+        let top = self.level == self.tree.top();
+        let root = if top { Some(root_w::<T>(self.tree.root().k, inputs.get(1).copied())?) } else { None };
+        let w = w_of(&self.tree, self.level, idx[0], inputs.get(1).copied(), &root)?;
+        let mut e = Mat::zeros(f.nrows(), w.ncols());
+        f.q_times(w, e.as_mut(), par_for(top));
+        Ok(Arc::new(Pushed(e)))
+    }
+}
+
+/// The leaves' blocks of the result: `Q_i · [W_i; 0]`, row-major.
+struct LeafOut<T> {
+    tree: Arc<Tree>,
+    /// Whether input 1 exists (a parent level, or the SVD when the root is a leaf).
+    has_above: bool,
+    _t: std::marker::PhantomData<fn() -> T>,
+}
+
+impl<T: Scalar> LayerOp for LeafOut<T> {
+    fn deps(&self, idx: &[usize], deps: &mut Deps<'_>) {
+        deps.push(0, &[idx[0]]);
+        if self.has_above {
+            if self.tree.top() == 0 {
+                deps.push(1, &[0]);
+            } else {
+                deps.push(1, &[self.tree.levels[0][idx[0]].parent]);
+            }
+        }
+    }
+    fn run(&self, idx: &[usize], inputs: &[&Block]) -> chunked_array::Result<Block> {
+        let f = block_value::<HouseholderQr<T>>(inputs[0])?;
+        let top = self.tree.top() == 0;
+        let root = if top { Some(root_w::<T>(self.tree.root().k, inputs.get(1).copied())?) } else { None };
+        let w = w_of(&self.tree, 0, idx[0], inputs.get(1).copied(), &root)?;
+        Ok(row_major_block::<T>(f.nrows(), w.ncols(), |dst| f.q_times(w, dst, par_for(top))))
+    }
+}
+
+/// Direct TSQR of a tall-skinny matrix chunked along rows only (one column of
+/// blocks): `a = q · r` with q (m × k) orthonormal and chunked like `a`'s rows,
+/// r (k × n) upper triangular, k = min(m, n). See the module docs for the
+/// algorithm; nothing runs until a result is computed.
+///
+/// ```
+/// use chunked_array::random::RandomState;
+/// use chunked_linalg::{tsqr, TsqrOptions};
+/// let a = RandomState::new(1).standard_normal::<f64>(&[200, 10], [50, 10]).unwrap();
+/// let f = tsqr(&a, &TsqrOptions::default()).unwrap();
+/// let back = f.q.matmul(&f.r).unwrap();
+/// let err = (&back - &a).abs().max(None).unwrap().compute_scalar().unwrap();
+/// assert!(err < 1e-12);
+/// ```
+///
+/// # Errors
+/// [`Error::BadInput`] when `a` is not 2-d, has more than one block along its
+/// columns (use [`crate::qr`], which rechunks, or [`crate::svd_compressed`]), or
+/// `arity` is below 2.
+pub fn tsqr<T: Scalar>(a: &Array<T>, options: &TsqrOptions) -> Result<Tsqr<T>> {
+    a.check()?;
+    let shape = a.shape();
+    if shape.len() != 2 {
+        return Err(Error::BadInput { routine: "tsqr".into(), needs: "a 2-d array".into(), shape });
+    }
+    if a.chunks().grid()[1] != 1 {
+        return Err(Error::BadInput {
+            routine: "tsqr".into(),
+            needs: format!("one block along the columns (got column chunks {:?}; qr/svd rechunk, svd_compressed takes any chunking)", a.chunks().lengths()[1]),
+            shape,
+        });
+    }
+    if options.arity < 2 {
+        return Err(Error::BadInput { routine: "tsqr".into(), needs: format!("arity >= 2 (got {})", options.arity), shape });
+    }
+    let n = shape[1];
+    let row_lengths = a.chunks().lengths()[0].clone();
+    let tree = Arc::new(Tree::new(&row_lengths, n, options.arity));
+    let k = tree.root().k;
+    let phantom = std::marker::PhantomData;
+
+    let mut factors = vec![Layer::new("tsqr-leaf", DType::Intermediate, Chunks::from_lengths(vec![vec![1; row_lengths.len()]]), &[a.layer()], LeafQr::<T>(phantom))];
+    for level in 1..tree.levels.len() {
+        let nodes = tree.levels[level].len();
+        let below = factors[level - 1].clone();
+        let op = StackQr::<T> { tree: tree.clone(), level, _t: phantom };
+        factors.push(Layer::new("tsqr-tree", DType::Intermediate, Chunks::from_lengths(vec![vec![1; nodes]]), &[below], op));
+    }
+    let root = factors[tree.top()].clone();
+    let r = Layer::new("tsqr-r", T::DTYPE, Chunks::from_lengths(vec![vec![k], vec![n]]), &[root.clone()], RootR::<T>(phantom)).into_array()?;
+
+    let q_chunks = Chunks::from_lengths(vec![row_lengths.clone(), vec![k]]);
+    let assemble = |svd: Option<&Layer>, name: &str| -> Result<Array<T>> {
+        // Top-down through the internal levels, then the leaves.
+        let mut above: Option<Layer> = svd.cloned();
+        for level in (1..tree.levels.len()).rev() {
+            let nodes = tree.levels[level].len();
+            let mut inputs = vec![factors[level].clone()];
+            inputs.extend(above.clone());
+            let op = Down::<T> { tree: tree.clone(), level, svd: svd.is_some(), _t: phantom };
+            above = Some(Layer::new("tsqr-down", DType::Intermediate, Chunks::from_lengths(vec![vec![1; nodes]]), &inputs, op));
+        }
+        let mut inputs = vec![factors[0].clone()];
+        inputs.extend(above.clone());
+        let op = LeafOut::<T> { tree: tree.clone(), has_above: above.is_some(), _t: phantom };
+        Ok(Layer::new(name, T::DTYPE, q_chunks.clone(), &inputs, op).into_array()?)
+    };
+    let q = assemble(None, "tsqr-q")?;
+    let svd = if options.compute_svd {
+        let svd_r = Layer::new("tsqr-svd-r", DType::Intermediate, Chunks::from_lengths(vec![vec![1]]), &[root], SvdOfR::<T>(phantom));
+        let u = assemble(Some(&svd_r), "svd-u")?;
+        let s = Layer::new("svd-s", T::DTYPE, Chunks::from_lengths(vec![vec![k]]), &[svd_r.clone()], SvdPart::<T> { vectors: false, _t: phantom }).into_array()?;
+        let vt = Layer::new("svd-vt", T::DTYPE, Chunks::from_lengths(vec![vec![k], vec![n]]), &[svd_r], SvdPart::<T> { vectors: true, _t: phantom }).into_array()?;
+        Some(Svd { u, s, vt })
+    } else {
+        None
+    };
+    Ok(Tsqr { q, r, svd })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Tree;
+
+    #[test]
+    fn tree_groups_children_and_offsets() {
+        let t = Tree::new(&[5, 5, 2, 5, 5], 3, 2);
+        assert_eq!(t.levels.len(), 4);
+        assert_eq!(t.levels[0].iter().map(|n| n.k).collect::<Vec<_>>(), vec![3, 3, 2, 3, 3]);
+        assert_eq!(t.levels[1].iter().map(|n| n.rows).collect::<Vec<_>>(), vec![6, 5, 3]);
+        assert_eq!(t.levels[0][3].offset_in_parent, 2);
+        assert_eq!(t.levels[0][4].parent, 2);
+        assert_eq!(t.root().rows, 6);
+        assert_eq!(t.root().k, 3);
+    }
+}

@@ -1,0 +1,123 @@
+//! TSQR, QR and SVD against residuals, orthogonality and faer's in-core SVD.
+//!
+//! Tolerances: Householder QR is backward stable with ||A - QR|| <= c·m·n·eps·||A||
+//! in the worst case, but the observed constant for random matrices is about
+//! sqrt(n)·eps; a tree of depth d adds d factorizations. We assert 10·n·eps
+//! (scaled by the tree depth where it matters), which holds with a wide margin
+//! for correct code and fails by orders of magnitude for a wrong Q or R.
+
+mod common;
+
+use chunked_array::random::RandomState;
+use chunked_linalg::{tsqr, TsqrOptions};
+use common::*;
+use ndarray::Array2;
+
+const EPS: f64 = f64::EPSILON;
+
+fn check_qr(a: &Array2<f64>, rows: Vec<usize>, arity: usize) {
+    let (m, n) = a.dim();
+    let k = m.min(n);
+    let x = chunked(a, rows.clone(), vec![n]);
+    let f = tsqr(&x, &TsqrOptions { arity, compute_svd: true }).unwrap();
+    let (q, r) = (mat(&f.q), mat(&f.r));
+    assert_eq!(q.dim(), (m, k));
+    assert_eq!(r.dim(), (k, n));
+    assert_eq!(f.q.chunks().lengths()[0], rows);
+    let tol = 10.0 * (n.max(1) as f64) * EPS;
+    let scale = fro(a).max(f64::MIN_POSITIVE);
+    assert!(fro(&(a - &q.dot(&r))) / scale <= tol, "residual {}", fro(&(a - &q.dot(&r))) / scale);
+    assert!(orthogonality(&q) <= tol, "orthogonality {}", orthogonality(&q));
+    for i in 0..k {
+        for j in 0..i.min(n) {
+            assert_eq!(r[[i, j]], 0.0, "R[{i},{j}] below the diagonal");
+        }
+    }
+    let svd = f.svd.unwrap();
+    let (u, s, vt) = (mat(&svd.u), svd.s.compute().unwrap(), mat(&svd.vt));
+    let want = singular_values(a);
+    for (got, want) in s.iter().zip(&want) {
+        assert!((got - want).abs() <= tol * want.max(1.0) * 10.0, "singular value {got} vs {want}");
+    }
+    let us = &u * &s.view().into_dimensionality::<ndarray::Ix1>().unwrap();
+    assert!(fro(&(a - &us.dot(&vt))) / scale <= 10.0 * tol);
+    assert!(orthogonality(&u) <= 10.0 * tol);
+}
+
+#[test]
+fn tsqr_random_many_blocks_pairs_and_groups() {
+    let a = mat(&RandomState::new(3).standard_normal::<f64>(&[300, 12], [300, 12]).unwrap());
+    for arity in [2, 3, 4, 16] {
+        check_qr(&a, vec![25; 12], arity);
+    }
+}
+
+#[test]
+fn tsqr_one_block_and_irregular_rows_shorter_than_n() {
+    let a = mat(&RandomState::new(4).uniform::<f64>(&[120, 16], [120, 16]).unwrap());
+    check_qr(&a, vec![120], 2);
+    // Blocks shorter than n (k_i < n) and a single-row block.
+    check_qr(&a, vec![7, 50, 1, 40, 5, 17], 2);
+}
+
+#[test]
+fn tsqr_square_blocks_like_the_seed() {
+    let a = mat(&RandomState::new(5).standard_normal::<f64>(&[160, 20], [20, 20]).unwrap());
+    check_qr(&a, vec![20; 8], 2);
+}
+
+#[test]
+fn tsqr_ill_conditioned_1e12() {
+    let n = 12;
+    let s: Vec<f64> = (0..n).map(|i| 10f64.powf(-12.0 * i as f64 / (n - 1) as f64)).collect();
+    let a = with_singular_values(400, n, &s, 7);
+    let x = chunked(&a, vec![50; 8], vec![n]);
+    let f = tsqr(&x, &TsqrOptions { arity: 2, compute_svd: true }).unwrap();
+    let (q, r) = (mat(&f.q), mat(&f.r));
+    let tol = 10.0 * n as f64 * EPS;
+    // QR stays backward stable and orthogonal whatever the conditioning.
+    assert!(fro(&(&a - &q.dot(&r))) / fro(&a) <= tol);
+    assert!(orthogonality(&q) <= tol);
+    // Singular values: absolute error bounded by eps·σ_max·c.
+    let got = f.svd.unwrap().s.compute().unwrap();
+    for (g, w) in got.iter().zip(&s) {
+        assert!((g - w).abs() <= tol * s[0], "{g} vs {w}");
+    }
+}
+
+#[test]
+fn tsqr_rank_deficient() {
+    let s = [3.0, 2.0, 1.0, 0.0, 0.0, 0.0];
+    let a = with_singular_values(90, 6, &s[..3], 11);
+    let x = chunked(&a, vec![30; 3], vec![6]);
+    let f = tsqr(&x, &TsqrOptions { arity: 2, compute_svd: true }).unwrap();
+    let (q, r) = (mat(&f.q), mat(&f.r));
+    let tol = 60.0 * EPS;
+    assert!(fro(&(&a - &q.dot(&r))) / fro(&a) <= tol);
+    assert!(orthogonality(&q) <= tol);
+    let got = f.svd.unwrap().s.compute().unwrap();
+    for (g, w) in got.iter().zip(&s) {
+        assert!((g - w).abs() <= tol * 3.0, "{g} vs {w}");
+    }
+}
+
+#[test]
+fn tsqr_refuses_bad_input() {
+    let x = RandomState::new(0).uniform::<f64>(&[20, 10], [10, 5]).unwrap();
+    let e = tsqr(&x, &TsqrOptions::default()).err().unwrap().to_string();
+    assert!(e.contains("one block along the columns") && e.contains("[5, 5]"), "{e}");
+    let y = RandomState::new(0).uniform::<f64>(&[20, 10], [10, 10]).unwrap();
+    let e = tsqr(&y, &TsqrOptions { arity: 1, compute_svd: false }).err().unwrap().to_string();
+    assert!(e.contains("arity >= 2 (got 1)"), "{e}");
+    let z = RandomState::new(0).uniform::<f64>(&[20], [10]).unwrap();
+    assert!(tsqr(&z, &TsqrOptions::default()).is_err());
+}
+
+#[test]
+fn tsqr_f32() {
+    let x = RandomState::new(8).standard_normal::<f32>(&[200, 8], [40, 8]).unwrap();
+    let f = tsqr(&x, &TsqrOptions::default()).unwrap();
+    let back = f.q.matmul(&f.r).unwrap();
+    let err = (&back - &x).abs().max(None).unwrap().compute_scalar().unwrap();
+    assert!(err < 1e-5, "{err}");
+}
