@@ -3,11 +3,17 @@
 //! and general solves, inverses and norms. Every routine builds lazy block graphs
 //! (dense per-block kernels by faer) that run on any scheduler.
 
+mod decomp;
 mod kernels;
+mod lstsq;
 mod norm;
+mod randomized;
 mod tsqr;
 
 pub use norm::{matrix_norm, vector_norm, MatrixNorm};
+pub use decomp::{qr, sfqr, svd};
+pub use lstsq::{lstsq, Lstsq};
+pub use randomized::{svd_compressed, CompressedOptions};
 pub use tsqr::{tsqr, Svd, Tsqr, TsqrOptions};
 
 /// Element types the dense kernels take: `f32` and `f64`.

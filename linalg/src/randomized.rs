@@ -1,0 +1,83 @@
+//! Randomized SVD (Halko, Martinsson and Tropp, 2011) on matrices chunked any
+//! way: a Gaussian sketch of the range, optional power iterations
+//! re-orthonormalized with TSQR, and the exact SVD of the small projection.
+
+use chunked_array::random::{RandomFloat, RandomState};
+use chunked_array::{Array, ChunkSpec, Idx};
+
+use crate::decomp::svd;
+use crate::tsqr::{tsqr, Svd, TsqrOptions};
+use crate::{Error, Result, Scalar};
+
+/// Options of [`svd_compressed`] (dask's defaults).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CompressedOptions {
+    /// Extra sketch columns beyond k (the sketch has k + n_oversamples columns).
+    pub n_oversamples: usize,
+    /// Power iterations `(A Aᵀ)^q A Ω`, each re-orthonormalized: more accuracy
+    /// for slowly decaying spectra at two more passes over A each.
+    pub n_power_iter: usize,
+    /// Seed of the Gaussian test matrix (results are reproducible for a seed,
+    /// whatever the chunking).
+    pub seed: u64,
+}
+
+impl Default for CompressedOptions {
+    fn default() -> Self {
+        CompressedOptions { n_oversamples: 10, n_power_iter: 0, seed: 0 }
+    }
+}
+
+/// Orthonormal basis of the columns of `y` (tall-skinny, one column block).
+fn orthonormalize<T: Scalar>(y: &Array<T>) -> Result<Array<T>> {
+    Ok(tsqr(y, &TsqrOptions::default())?.q)
+}
+
+/// The k leading singular triplets of `a` (any chunking) by randomized SVD:
+/// u (m × k, chunked along rows like `a`), s (k), vt (k × n, chunked along
+/// columns), with [`crate::svd`]'s sign convention.
+///
+/// ```
+/// use chunked_array::random::RandomState;
+/// use chunked_linalg::{svd_compressed, CompressedOptions};
+/// // A rank-5 matrix is recovered exactly.
+/// let rng = RandomState::new(1);
+/// let l = rng.standard_normal::<f64>(&[500, 5], [100, 5]).unwrap();
+/// let r = rng.with_stream(1).standard_normal::<f64>(&[5, 300], [5, 100]).unwrap();
+/// let a = l.matmul(&r).unwrap();
+/// let f = svd_compressed(&a, 5, &CompressedOptions::default()).unwrap();
+/// let back = f.u.matmul(&(&f.vt * &f.s.reshape(&[5, 1]).unwrap())).unwrap();
+/// assert!((&back - &a).abs().max(None).unwrap().compute_scalar().unwrap() < 1e-10);
+/// ```
+///
+/// # Errors
+/// [`Error::BadInput`] when `a` is not 2-d or `k` is 0 or above min(m, n).
+pub fn svd_compressed<T: Scalar + RandomFloat>(a: &Array<T>, k: usize, options: &CompressedOptions) -> Result<Svd<T>> {
+    a.check()?;
+    let shape = a.shape();
+    if shape.len() != 2 {
+        return Err(Error::BadInput { routine: "svd_compressed".into(), needs: "a 2-d array".into(), shape });
+    }
+    let (m, n) = (shape[0], shape[1]);
+    if k == 0 || k > m.min(n) {
+        return Err(Error::BadInput { routine: "svd_compressed".into(), needs: format!("1 <= k <= min(m, n) = {} (got k = {k})", m.min(n)), shape });
+    }
+    let l = (k + options.n_oversamples).min(m.min(n));
+    let col_chunks = a.chunks().lengths()[1].clone();
+    let omega = RandomState::new(options.seed).standard_normal::<T>(&[n, l], ChunkSpec::from(vec![col_chunks, vec![l]]))?;
+    let at = a.t();
+    let mut y = a.matmul(&omega)?;
+    for _ in 0..options.n_power_iter {
+        let z = at.matmul(&orthonormalize(&y)?)?;
+        y = a.matmul(&orthonormalize(&z)?)?;
+    }
+    let q = orthonormalize(&y)?;
+    // B = Qᵀ A is l × n, short-fat: its SVD goes through the transpose.
+    let b = q.t().matmul(a)?;
+    let small = svd(&b)?;
+    let keep = [Idx::range(0, k as isize), Idx::stepped(None, None, 1)];
+    let u = q.matmul(&small.u)?.slice(&[Idx::stepped(None, None, 1), Idx::range(0, k as isize)])?;
+    let s = small.s.slice(&keep[..1])?;
+    let vt = small.vt.slice(&keep)?;
+    Ok(Svd { u, s, vt })
+}
