@@ -15,10 +15,10 @@ use crate::tsqr::{tsqr, Svd, TsqrOptions};
 use crate::{Error, Result, Scalar};
 
 /// Leaves of at least this many times n rows: a square leaf spends as much on
-/// its own QR as on the tree above it, a leaf of 8n rows keeps the tree cheap
+/// its own QR as on the tree above it, a leaf of 10n rows keeps the tree cheap
 /// (measured on the seed's 100000 x 1000: 13.0 s with 1000-row leaves, 8.9 s
 /// with 10000).
-const LEAF_ROWS_PER_COLUMN: usize = 8;
+const LEAF_ROWS_PER_COLUMN: usize = 10;
 
 fn require_2d<T: Scalar>(a: &Array<T>, routine: &str) -> Result<(usize, usize)> {
     a.check()?;
@@ -78,7 +78,7 @@ fn tall_grid<T: Scalar>(a: &Array<T>, routine: &str) -> Result<Array<T>> {
 
 /// QR decomposition `a = q · r` (reduced: q is m × k, r is k × n, k = min(m, n)).
 /// Tall-skinny matrices go through [`tsqr`] (row blocks merged into leaves of at
-/// least 8n rows; q comes out on that row grid), short-fat ones through
+/// least 10n rows; q comes out on that row grid), short-fat ones through
 /// [`sfqr`].
 ///
 /// ```
@@ -185,7 +185,7 @@ pub fn sfqr<T: Scalar>(a: &Array<T>) -> Result<(Array<T>, Array<T>)> {
     if m > n {
         return Err(Error::BadInput { routine: "sfqr".into(), needs: "a short-fat matrix (rows <= columns); use qr or tsqr".into(), shape: vec![m, n] });
     }
-    // The transposed leaf rule gives column blocks of >= m columns (>= 8m).
+    // The transposed leaf rule gives column blocks of >= m columns (>= 10m).
     let t = tall_grid(&a.t(), "sfqr")?.t();
     let cols = t.chunks().lengths()[1].clone();
     let factor = Layer::new("sfqr-qr", DType::Intermediate, Chunks::from_lengths(vec![vec![1]]), &[t.layer()], FirstBlockQr::<T>(std::marker::PhantomData));
@@ -199,8 +199,8 @@ mod tests {
     use super::leaf_rows;
 
     #[test]
-    fn leaves_merge_to_eight_n_and_split_at_the_byte_cap() {
-        assert_eq!(leaf_rows(&[1000; 100], 1000, 8), vec![8000; 12].into_iter().chain([4000]).collect::<Vec<_>>());
+    fn leaves_merge_to_ten_n_and_split_at_the_byte_cap() {
+        assert_eq!(leaf_rows(&[1000; 100], 1000, 8), vec![10_000; 10]);
         assert_eq!(leaf_rows(&[5, 5, 5], 10, 8), vec![15]);
         assert_eq!(leaf_rows(&[0], 10, 8), vec![0]);
         // 128 MiB / (4096 * 8) = 4096 rows per block at most.
