@@ -84,6 +84,17 @@ impl Deps<'_> {
         let lin = self.node.inputs[input].chunks.linear(block);
         self.out.push((input, lin));
     }
+
+    /// Output block reads block `block` of this same layer (a chain or a
+    /// staged algorithm: the task graph must stay acyclic, which the layer
+    /// guarantees by reading only blocks computed at earlier steps).
+    ///
+    /// # Panics
+    /// When `block` is out of range: a bug in the layer.
+    pub fn push_self(&mut self, block: &[usize]) {
+        let lin = self.node.chunks.linear(block);
+        self.out.push((crate::graph::SELF, lin));
+    }
 }
 
 struct Custom<O>(O);

@@ -8,11 +8,13 @@ mod kernels;
 mod lstsq;
 mod norm;
 mod randomized;
+mod solve;
 mod tsqr;
 
 pub use norm::{matrix_norm, vector_norm, MatrixNorm};
 pub use decomp::{qr, sfqr, svd};
 pub use lstsq::{lstsq, Lstsq};
+pub use solve::{cholesky, inv, lu, solve, solve_triangular};
 pub use randomized::{svd_compressed, CompressedOptions};
 pub use tsqr::{tsqr, Svd, Tsqr, TsqrOptions};
 

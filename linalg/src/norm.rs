@@ -46,13 +46,17 @@ pub enum MatrixNorm {
     One,
     /// Largest row sum of |x|.
     Inf,
+    /// Largest singular value (through [`crate::svd`], so the smaller dimension
+    /// must fit a block).
+    Two,
 }
 
 /// Norm of a 2-d array. Returns a lazy 0-d array.
 ///
 /// # Errors
-/// [`Error::BadInput`] when `x` is not 2-d.
-pub fn matrix_norm<T: Float + Element<Sum = T>>(x: &Array<T>, ord: MatrixNorm) -> Result<Array<T>> {
+/// [`Error::BadInput`] when `x` is not 2-d, and as [`crate::svd`] for
+/// [`MatrixNorm::Two`].
+pub fn matrix_norm<T: crate::Scalar>(x: &Array<T>, ord: MatrixNorm) -> Result<Array<T>> {
     if x.ndim() != 2 {
         return Err(Error::BadInput { routine: "matrix_norm".into(), needs: "a 2-d array".into(), shape: x.shape() });
     }
@@ -61,5 +65,6 @@ pub fn matrix_norm<T: Float + Element<Sum = T>>(x: &Array<T>, ord: MatrixNorm) -
         MatrixNorm::Frobenius => (&a * &a).sum(None)?.sqrt(),
         MatrixNorm::One => a.sum(0)?.max(None)?,
         MatrixNorm::Inf => a.sum(1)?.max(None)?,
+        MatrixNorm::Two => crate::svd(x)?.s.max(None)?,
     })
 }
