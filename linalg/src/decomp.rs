@@ -189,7 +189,7 @@ pub fn sfqr<T: Scalar>(a: &Array<T>) -> Result<(Array<T>, Array<T>)> {
     let t = tall_grid(&a.t(), "sfqr")?.t();
     let cols = t.chunks().lengths()[1].clone();
     let factor = Layer::new("sfqr-qr", DType::Intermediate, Chunks::from_lengths(vec![vec![1]]), &[t.layer()], FirstBlockQr::<T>(std::marker::PhantomData));
-    let q = Layer::new("sfqr-q", T::DTYPE, Chunks::from_lengths(vec![vec![m], vec![m]]), &[factor.clone()], SfqrPart::<T> { q: true, _t: std::marker::PhantomData }).into_array()?;
+    let q = Layer::new("sfqr-q", T::DTYPE, Chunks::from_lengths(vec![vec![m], vec![m]]), std::slice::from_ref(&factor), SfqrPart::<T> { q: true, _t: std::marker::PhantomData }).into_array()?;
     let r = Layer::new("sfqr-r", T::DTYPE, Chunks::from_lengths(vec![vec![m], cols]), &[factor, t.layer()], SfqrPart::<T> { q: false, _t: std::marker::PhantomData }).into_array()?;
     Ok((q, r))
 }

@@ -52,7 +52,7 @@ impl<T: Scalar> LayerOp for PseudoInverse<T> {
         let mut scaled = view(utb).expect("2-d").to_owned();
         for (i, &si) in s.iter().enumerate() {
             let inv = if si > cut && si > T::ZERO { T::ONE / si } else { T::ZERO };
-            scaled.row_mut(i).iter_mut().for_each(|x| *x = *x * inv);
+            scaled.row_mut(i).iter_mut().for_each(|x| *x *= inv);
         }
         Ok(row_major_block::<T>(vt.ncols(), scaled.ncols(), |dst| gemm(dst, false, vt.transpose(), scaled.as_ref(), T::ONE, Par::Seq)))
     }

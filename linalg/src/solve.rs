@@ -120,7 +120,7 @@ impl<T: Scalar, F: Fn(usize, usize) -> Option<Vec<usize>> + Send + Sync + 'stati
 
 fn pick<T: Scalar>(name: &str, work: &Layer, chunks: &Chunks, at: impl Fn(usize, usize) -> Option<Vec<usize>> + Send + Sync + 'static) -> Result<Array<T>> {
     let op = Pick::<T, _> { at, chunks: chunks.clone(), _t: std::marker::PhantomData };
-    Ok(Layer::new(name, T::DTYPE, chunks.clone(), &[work.clone()], op).into_array()?)
+    Ok(Layer::new(name, T::DTYPE, chunks.clone(), std::slice::from_ref(work), op).into_array()?)
 }
 
 fn cube(nb: usize, extra_planes: usize, cols: usize) -> Chunks {
@@ -300,8 +300,8 @@ impl<T: Scalar> LuWork<T> {
         let n = *self.offsets.last().expect("offsets");
         let w = self.offsets[j + 1] - self.offsets[j];
         let mut m = Mat::<T>::zeros(n, w);
-        for i in 0..self.nb {
-            let blk = mat_of::<T>(inputs[i])?;
+        for (i, input) in inputs.iter().take(self.nb).enumerate() {
+            let blk = mat_of::<T>(input)?;
             m.as_mut().get_mut(self.offsets[i]..self.offsets[i + 1], ..).copy_from(blk);
         }
         Ok(m)
@@ -506,7 +506,7 @@ fn lu_work<T: Scalar>(a: &Array<T>, routine: &str) -> Result<(Layer, Layer, Vec<
     }
     let op = LuWork::<T> { offsets: offsets.clone(), nb, _t: std::marker::PhantomData };
     let work = Layer::new("lu-work", DType::Intermediate, Chunks::from_lengths(vec![vec![1; nb + 2], vec![1; nb]]), &[a.layer()], op);
-    let order = Layer::new("lu-order", DType::Intermediate, Chunks::from_lengths(vec![vec![1]]), &[work.clone()], LuOrder::<T> { offsets: offsets.clone(), _t: std::marker::PhantomData });
+    let order = Layer::new("lu-order", DType::Intermediate, Chunks::from_lengths(vec![vec![1]]), std::slice::from_ref(&work), LuOrder::<T> { offsets: offsets.clone(), _t: std::marker::PhantomData });
     Ok((work, order, offsets))
 }
 
