@@ -129,15 +129,7 @@ fn element_block_shape(block: &Block, dtype: DType) -> Option<Vec<usize>> {
     fn shape<T: 'static>(b: &Block) -> Option<Vec<usize>> {
         b.as_any().downcast_ref::<ArrayD<T>>().map(|a| a.shape().to_vec())
     }
-    match dtype {
-        DType::F32 => shape::<f32>(block),
-        DType::F64 => shape::<f64>(block),
-        DType::I32 => shape::<i32>(block),
-        DType::I64 => shape::<i64>(block),
-        DType::U8 => shape::<u8>(block),
-        DType::Bool => shape::<bool>(block),
-        DType::Intermediate => None,
-    }
+    crate::elementwise::dispatch_dtype!(dtype, shape::<_>(block))
 }
 
 impl Layer {

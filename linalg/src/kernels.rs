@@ -8,7 +8,7 @@
 
 use std::sync::Arc;
 
-use chunked_array::{Block, BlockValue};
+use chunked_array::Block;
 use faer::dyn_stack::{MemBuffer, MemStack};
 use faer::linalg::matmul::matmul;
 use faer::reborrow::ReborrowMut;
@@ -16,6 +16,31 @@ use faer::{Accum, Mat, MatMut, MatRef, Par};
 use ndarray::{ArrayD, IxDyn};
 
 use crate::Scalar;
+
+/// `BlockValue` for an intermediate block type: `$bytes` (with `$v` bound to
+/// the value) counts what it holds; the `Any` conversions are always the same.
+macro_rules! intermediate_block {
+    (impl$(<$g:ident: $bound:path>)? for $ty:ty, |$v:ident| $bytes:expr) => {
+        impl$(<$g: $bound>)? chunked_array::BlockValue for $ty {
+            fn nbytes(&self) -> usize {
+                let $v = self;
+                $bytes
+            }
+            fn as_any(&self) -> &dyn std::any::Any {
+                self
+            }
+            fn into_any(self: std::sync::Arc<Self>) -> std::sync::Arc<dyn std::any::Any + Send + Sync> {
+                self
+            }
+        }
+    };
+}
+pub(crate) use intermediate_block;
+
+/// Bytes of a faer matrix's elements.
+pub(crate) fn mat_bytes<T>(m: &Mat<T>) -> usize {
+    m.nrows() * m.ncols() * std::mem::size_of::<T>()
+}
 
 /// faer's workspace for one call.
 fn with_stack<R>(req: faer::dyn_stack::StackReq, f: impl FnOnce(&mut MemStack) -> R) -> R {
@@ -54,17 +79,7 @@ pub(crate) struct HouseholderQr<T: Scalar> {
     coeff: Mat<T>,
 }
 
-impl<T: Scalar> BlockValue for HouseholderQr<T> {
-    fn nbytes(&self) -> usize {
-        (self.qr.nrows() * self.qr.ncols() + self.coeff.nrows() * self.coeff.ncols()) * std::mem::size_of::<T>()
-    }
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
-    }
-    fn into_any(self: Arc<Self>) -> Arc<dyn std::any::Any + Send + Sync> {
-        self
-    }
-}
+intermediate_block!(impl<T: Scalar> for HouseholderQr<T>, |f| mat_bytes(&f.qr) + mat_bytes(&f.coeff));
 
 impl<T: Scalar> HouseholderQr<T> {
     /// Factors `a` in place.
@@ -92,13 +107,19 @@ impl<T: Scalar> HouseholderQr<T> {
         self.qr.nrows().min(self.qr.ncols())
     }
 
-    /// The upper-trapezoidal R (`min(m, n)` × n) with explicit zeros below.
-    pub fn r(&self) -> Mat<T> {
-        let (k, n) = (self.rank_bound(), self.qr.ncols());
-        Mat::from_fn(k, n, |i, j| if i <= j { self.qr[(i, j)] } else { T::ZERO })
+    /// Columns of the factored matrix (and of R).
+    pub fn ncols(&self) -> usize {
+        self.qr.ncols()
     }
 
-    /// Writes R into a row-major `dst` (`min(m, n)` × n).
+    /// The upper-trapezoidal R (`min(m, n)` × n) with explicit zeros below.
+    pub fn r(&self) -> Mat<T> {
+        let mut r = Mat::zeros(self.rank_bound(), self.qr.ncols());
+        self.write_r(r.as_mut());
+        r
+    }
+
+    /// Writes R into `dst` (`min(m, n)` × n, any layout).
     pub fn write_r(&self, mut dst: MatMut<'_, T>) {
         let n = self.qr.ncols();
         for i in 0..self.rank_bound() {
@@ -110,26 +131,30 @@ impl<T: Scalar> HouseholderQr<T> {
 
     /// `c ← Q · c` for `c` with m rows.
     pub fn apply_q(&self, c: MatMut<'_, T>, par: Par) {
-        use faer::linalg::householder as hh;
-        let size = self.rank_bound();
-        if size == 0 {
-            return;
-        }
-        let basis = self.qr.as_ref().get(.., ..size);
-        let req = hh::apply_block_householder_sequence_on_the_left_in_place_scratch::<T>(self.qr.nrows(), self.coeff.nrows(), c.ncols());
-        with_stack(req, |stack| hh::apply_block_householder_sequence_on_the_left_in_place_with_conj(basis, self.coeff.as_ref(), faer::Conj::No, c, par, stack));
+        self.apply(c, false, par);
     }
 
     /// `c ← Qᵀ · c` for `c` with m rows.
     pub fn apply_qt(&self, c: MatMut<'_, T>, par: Par) {
+        self.apply(c, true, par);
+    }
+
+    fn apply(&self, c: MatMut<'_, T>, transpose: bool, par: Par) {
         use faer::linalg::householder as hh;
         let size = self.rank_bound();
         if size == 0 {
             return;
         }
         let basis = self.qr.as_ref().get(.., ..size);
-        let req = hh::apply_block_householder_sequence_transpose_on_the_left_in_place_scratch::<T>(self.qr.nrows(), self.coeff.nrows(), c.ncols());
-        with_stack(req, |stack| hh::apply_block_householder_sequence_transpose_on_the_left_in_place_with_conj(basis, self.coeff.as_ref(), faer::Conj::No, c, par, stack));
+        let (m, block, k) = (self.qr.nrows(), self.coeff.nrows(), c.ncols());
+        let factor = self.coeff.as_ref();
+        if transpose {
+            let req = hh::apply_block_householder_sequence_transpose_on_the_left_in_place_scratch::<T>(m, block, k);
+            with_stack(req, |stack| hh::apply_block_householder_sequence_transpose_on_the_left_in_place_with_conj(basis, factor, faer::Conj::No, c, par, stack));
+        } else {
+            let req = hh::apply_block_householder_sequence_on_the_left_in_place_scratch::<T>(m, block, k);
+            with_stack(req, |stack| hh::apply_block_householder_sequence_on_the_left_in_place_with_conj(basis, factor, faer::Conj::No, c, par, stack));
+        }
     }
 
     /// `dst ← Q · [w; 0]` (m × w.ncols()), for the `min(m, n)` × r matrix `w`.
@@ -147,17 +172,7 @@ pub(crate) struct ThinSvd<T: Scalar> {
     pub v: Mat<T>,
 }
 
-impl<T: Scalar> BlockValue for ThinSvd<T> {
-    fn nbytes(&self) -> usize {
-        (self.u.nrows() * self.u.ncols() + self.s.len() + self.v.nrows() * self.v.ncols()) * std::mem::size_of::<T>()
-    }
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
-    }
-    fn into_any(self: Arc<Self>) -> Arc<dyn std::any::Any + Send + Sync> {
-        self
-    }
-}
+intermediate_block!(impl<T: Scalar> for ThinSvd<T>, |f| mat_bytes(&f.u) + f.s.len() * std::mem::size_of::<T>() + mat_bytes(&f.v));
 
 impl<T: Scalar> ThinSvd<T> {
     /// The SVD of `a`, signs fixed as [`ThinSvd::flip_signs`] says.

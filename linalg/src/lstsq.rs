@@ -104,7 +104,7 @@ pub fn lstsq<T: Scalar>(a: &Array<T>, b: &Array<T>, rcond: Option<f64>) -> Resul
     if !(1..=2).contains(&sb.len()) || sb[0] != sa[0] {
         return Err(Error::BadInput { routine: "lstsq".into(), needs: format!("b with {} rows, 1-d or 2-d", sa[0]), shape: sb });
     }
-    let rcond = rcond.unwrap_or(sa[0].max(sa[1]) as f64 * eps_of::<T>());
+    let rcond = rcond.unwrap_or(sa[0].max(sa[1]) as f64 * faer::traits::math_utils::eps::<T>().to_f64());
     if !(rcond >= 0.0 && rcond.is_finite()) {
         return Err(Error::BadInput { routine: "lstsq".into(), needs: format!("a finite rcond >= 0 (got {rcond})"), shape: sa });
     }
@@ -122,9 +122,4 @@ pub fn lstsq<T: Scalar>(a: &Array<T>, b: &Array<T>, rcond: Option<f64>) -> Resul
     let rank = Layer::new("lstsq-rank", DType::I64, Chunks::from_lengths(vec![]), &[f.s.layer()], Rank::<T> { rcond, _t: phantom }).into_array()?;
     let (x, residuals) = if one_d { (x2.squeeze(Some(&[1]))?, residuals.squeeze(Some(&[0]))?) } else { (x2, residuals) };
     Ok(Lstsq { x, residuals, rank, s: f.s })
-}
-
-/// Machine epsilon of `T`.
-fn eps_of<T: Scalar>() -> f64 {
-    if std::mem::size_of::<T>() == 4 { f64::from(f32::EPSILON) } else { f64::EPSILON }
 }

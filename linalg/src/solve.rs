@@ -12,12 +12,12 @@
 use std::sync::Arc;
 
 use chunked_array::custom::{block_array, block_value, Deps, Layer, LayerOp};
-use chunked_array::{Array, Block, BlockValue, ChunkSpec, Chunks, DType};
+use chunked_array::{Array, Block, ChunkSpec, Chunks, DType};
 use faer::reborrow::Reborrow;
 use faer::{Mat, MatRef, Par};
 use ndarray::ArrayD;
 
-use crate::kernels::{self, gemm, row_major_block, view};
+use crate::kernels::{self, gemm, intermediate_block, mat_bytes, row_major_block, view};
 use crate::{numerical, Error, Result, Scalar};
 
 /// The block lengths of a square matrix with square blocks (the same list on
@@ -258,17 +258,7 @@ struct Panel<T: Scalar> {
     perm: Vec<usize>,
 }
 
-impl<T: Scalar> BlockValue for Panel<T> {
-    fn nbytes(&self) -> usize {
-        self.data.nrows() * self.data.ncols() * std::mem::size_of::<T>() + self.perm.len() * std::mem::size_of::<usize>()
-    }
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
-    }
-    fn into_any(self: Arc<Self>) -> Arc<dyn std::any::Any + Send + Sync> {
-        self
-    }
-}
+intermediate_block!(impl<T: Scalar> for Panel<T>, |p| mat_bytes(&p.data) + p.perm.len() * std::mem::size_of::<usize>());
 
 /// Rows `off..` of `m` reordered by `perm` (local indices).
 fn permute_rows<T: Scalar>(m: &mut Mat<T>, off: usize, perm: &[usize]) {
@@ -379,17 +369,7 @@ struct LuOrder<T> {
 
 struct Order(Vec<usize>);
 
-impl BlockValue for Order {
-    fn nbytes(&self) -> usize {
-        self.0.len() * std::mem::size_of::<usize>()
-    }
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
-    }
-    fn into_any(self: Arc<Self>) -> Arc<dyn std::any::Any + Send + Sync> {
-        self
-    }
-}
+intermediate_block!(impl for Order, |o| o.0.len() * std::mem::size_of::<usize>());
 
 impl<T: Scalar> LayerOp for LuOrder<T> {
     fn deps(&self, _: &[usize], deps: &mut Deps<'_>) {
@@ -489,25 +469,35 @@ impl<T: Scalar> LayerOp for LuPart<T> {
 /// [`Error::BadInput`] for a matrix that is not square with square blocks; at
 /// compute time, an error naming the column where the matrix is singular.
 pub fn lu<T: Scalar>(a: &Array<T>) -> Result<(Array<T>, Array<T>, Array<T>)> {
-    let (work, order, offsets) = lu_work(a, "lu")?;
-    let part = |name: &str, p: char| -> Result<Array<T>> {
-        let op = LuPart::<T> { part: p, offsets: offsets.clone(), _t: std::marker::PhantomData };
-        Ok(Layer::new(name, T::DTYPE, a.chunks().clone(), &[work.clone(), order.clone()], op).into_array()?)
-    };
-    Ok((part("lu-p", 'P')?, part("lu-l", 'L')?, part("lu-u", 'U')?))
+    let f = LuLayers::new(a, "lu")?;
+    Ok((f.part("lu-p", 'P')?, f.part("lu-l", 'L')?, f.part("lu-u", 'U')?))
 }
 
-fn lu_work<T: Scalar>(a: &Array<T>, routine: &str) -> Result<(Layer, Layer, Vec<usize>)> {
-    let lens = square_blocks(a, routine)?;
-    let nb = lens.len();
-    let mut offsets = vec![0];
-    for l in &lens {
-        offsets.push(offsets.last().expect("offsets") + l);
+/// The LU work and pivot-order layers of `a`, and the parts picked from them.
+struct LuLayers {
+    work: Layer,
+    order: Layer,
+    /// Block boundaries along both axes (0, ..., n).
+    offsets: Vec<usize>,
+    chunks: Chunks,
+}
+
+impl LuLayers {
+    fn new<T: Scalar>(a: &Array<T>, routine: &str) -> Result<Self> {
+        let nb = square_blocks(a, routine)?.len();
+        let offsets = a.chunks().boundaries(0).to_vec();
+        let op = LuWork::<T> { offsets: offsets.clone(), nb, _t: std::marker::PhantomData };
+        let work = Layer::new("lu-work", DType::Intermediate, Chunks::from_lengths(vec![vec![1; nb + 2], vec![1; nb]]), &[a.layer()], op);
+        let op = LuOrder::<T> { offsets: offsets.clone(), _t: std::marker::PhantomData };
+        let order = Layer::new("lu-order", DType::Intermediate, Chunks::from_lengths(vec![vec![1]]), std::slice::from_ref(&work), op);
+        Ok(LuLayers { work, order, offsets, chunks: a.chunks().clone() })
     }
-    let op = LuWork::<T> { offsets: offsets.clone(), nb, _t: std::marker::PhantomData };
-    let work = Layer::new("lu-work", DType::Intermediate, Chunks::from_lengths(vec![vec![1; nb + 2], vec![1; nb]]), &[a.layer()], op);
-    let order = Layer::new("lu-order", DType::Intermediate, Chunks::from_lengths(vec![vec![1]]), std::slice::from_ref(&work), LuOrder::<T> { offsets: offsets.clone(), _t: std::marker::PhantomData });
-    Ok((work, order, offsets))
+
+    /// P, L or U, chunked like `a`.
+    fn part<T: Scalar>(&self, name: &str, part: char) -> Result<Array<T>> {
+        let op = LuPart::<T> { part, offsets: self.offsets.clone(), _t: std::marker::PhantomData };
+        Ok(Layer::new(name, T::DTYPE, self.chunks.clone(), &[self.work.clone(), self.order.clone()], op).into_array()?)
+    }
 }
 
 /// Rows of `b` in the pivot order: block (i, c) of Pᵀ b gathers rows
@@ -554,17 +544,13 @@ impl<T: Scalar> LayerOp for PermuteRows<T> {
 /// # Errors
 /// As [`lu`] and [`solve_triangular`].
 pub fn solve<T: Scalar>(a: &Array<T>, b: &Array<T>) -> Result<Array<T>> {
-    let (work, order, offsets) = lu_work(a, "solve")?;
+    let f = LuLayers::new(a, "solve")?;
     let lens = a.chunks().lengths()[0].clone();
     let (b2, one_d) = rhs(b, a.shape()[0], &lens, "solve")?;
-    let op = PermuteRows::<T> { offsets: offsets.clone(), _t: std::marker::PhantomData };
-    let ptb: Array<T> = Layer::new("lu-permute", T::DTYPE, b2.chunks().clone(), &[order.clone(), b2.layer()], op).into_array()?;
-    let part = |name: &str, p: char| -> Result<Array<T>> {
-        let op = LuPart::<T> { part: p, offsets: offsets.clone(), _t: std::marker::PhantomData };
-        Ok(Layer::new(name, T::DTYPE, a.chunks().clone(), &[work.clone(), order.clone()], op).into_array()?)
-    };
-    let y = solve_triangular(&part("lu-l", 'L')?, &ptb, true)?;
-    let x = solve_triangular(&part("lu-u", 'U')?, &y, false)?;
+    let op = PermuteRows::<T> { offsets: f.offsets.clone(), _t: std::marker::PhantomData };
+    let ptb: Array<T> = Layer::new("lu-permute", T::DTYPE, b2.chunks().clone(), &[f.order.clone(), b2.layer()], op).into_array()?;
+    let y = solve_triangular(&f.part("lu-l", 'L')?, &ptb, true)?;
+    let x = solve_triangular(&f.part("lu-u", 'U')?, &y, false)?;
     Ok(if one_d { x.squeeze(Some(&[1]))? } else { x })
 }
 

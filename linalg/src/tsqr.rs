@@ -128,11 +128,9 @@ impl<T: Scalar> LayerOp for LeafQr<T> {
     fn deps(&self, idx: &[usize], deps: &mut Deps<'_>) {
         deps.push(0, &[idx[0], 0]);
     }
-    fn run(&self, idx: &[usize], inputs: &[&Block]) -> chunked_array::Result<Block> {
-        let a = block_array::<T>(inputs[0])?;
-        let a = view(a).expect("2-d block").to_owned();
-        // Only the root (a single block) may use every core.
-        let _ = idx;
+    fn run(&self, _: &[usize], inputs: &[&Block]) -> chunked_array::Result<Block> {
+        let a = view(block_array::<T>(inputs[0])?).expect("2-d block").to_owned();
+        // Leaves run side by side, one core each.
         Ok(Arc::new(HouseholderQr::factor(a, Par::Seq)))
     }
 }
@@ -173,7 +171,7 @@ impl<T: Scalar> LayerOp for RootR<T> {
     }
     fn run(&self, _: &[usize], inputs: &[&Block]) -> chunked_array::Result<Block> {
         let f = block_value::<HouseholderQr<T>>(inputs[0])?;
-        Ok(row_major_block::<T>(f.rank_bound(), f.r().ncols(), |dst| f.write_r(dst)))
+        Ok(row_major_block::<T>(f.rank_bound(), f.ncols(), |dst| f.write_r(dst)))
     }
 }
 
@@ -235,17 +233,7 @@ struct Down<T> {
 /// An intermediate block of the top-down pass.
 struct Pushed<T: Scalar>(Mat<T>);
 
-impl<T: Scalar> chunked_array::BlockValue for Pushed<T> {
-    fn nbytes(&self) -> usize {
-        self.0.nrows() * self.0.ncols() * std::mem::size_of::<T>()
-    }
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
-    }
-    fn into_any(self: Arc<Self>) -> Arc<dyn std::any::Any + Send + Sync> {
-        self
-    }
-}
+crate::kernels::intermediate_block!(impl<T: Scalar> for Pushed<T>, |p| crate::kernels::mat_bytes(&p.0));
 
 /// This node's W: its rows of the parent's E, or the root's W.
 fn w_of<'a, T: Scalar>(tree: &Tree, level: usize, node: usize, above: Option<&'a Block>, root: &'a Option<Mat<T>>) -> chunked_array::Result<MatRef<'a, T>> {

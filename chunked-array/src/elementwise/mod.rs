@@ -166,7 +166,7 @@ macro_rules! dispatch_dtype {
         }
     };
 }
-use dispatch_dtype;
+pub(crate) use dispatch_dtype;
 
 impl<T: Element> BlockOp for ElementwiseOp<T> {
     fn deps(&self, node: &Node, idx: &[usize], out: &mut Vec<(usize, usize)>) {
