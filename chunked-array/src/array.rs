@@ -280,12 +280,18 @@ pub(crate) trait Collector: Sync {
 /// Optimizes, materializes and runs the graph for every block of `nodes`, handing
 /// each output block to the matching collector.
 pub(crate) fn run(nodes: &[Arc<Node>], ctx: &Context, collectors: &[&dyn Collector]) -> Result<RunStats> {
+    let all: Vec<Vec<usize>> = nodes.iter().map(|n| (0..n.chunks.num_blocks()).collect()).collect();
+    run_blocks(nodes, &all, ctx, collectors)
+}
+
+/// [`run`] for the listed blocks of each node only (C-order linear numbers); the
+/// collectors receive each block's position in its list.
+pub(crate) fn run_blocks(nodes: &[Arc<Node>], blocks: &[Vec<usize>], ctx: &Context, collectors: &[&dyn Collector]) -> Result<RunStats> {
     for n in nodes {
         n.check()?;
     }
     let optimized = optimize(nodes);
-    let outputs: Vec<(Arc<Node>, Vec<usize>)> =
-        optimized.into_iter().map(|n| { let b = (0..n.chunks.num_blocks()).collect(); (n, b) }).collect();
+    let outputs: Vec<(Arc<Node>, Vec<usize>)> = optimized.into_iter().zip(blocks.iter().cloned()).collect();
     let graph = TaskGraph::build(&outputs)?;
     // (task, output number, block number), sorted by task for lookup from the sink.
     let mut routes: Vec<(u32, u32, usize)> = Vec::new();

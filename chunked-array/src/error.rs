@@ -70,6 +70,16 @@ pub enum Error {
         /// The error or panic message.
         message: String,
     },
+    /// Reading or writing a file failed, or a file holds something unexpected
+    /// (a missing path, a corrupt or truncated chunk, a full disk). `path` names
+    /// the file, chunk or dataset.
+    #[error("I/O error at {path}: {message}")]
+    Io {
+        /// The file, chunk key or dataset.
+        path: String,
+        /// What went wrong.
+        message: String,
+    },
     /// A resource (memory tier, threads) ran out.
     #[error("resources exhausted in tier {tier}: requested {requested} bytes, limit {limit} bytes")]
     ResourcesExhausted {
@@ -88,6 +98,10 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 impl Error {
     pub(crate) fn invalid(name: &str, value: impl fmt::Debug, reason: impl Into<String>) -> Self {
         Error::InvalidArgument { name: name.to_string(), value: format!("{value:?}"), reason: reason.into() }
+    }
+
+    pub(crate) fn io(path: impl fmt::Display, message: impl fmt::Display) -> Self {
+        Error::Io { path: path.to_string(), message: message.to_string() }
     }
 
     pub(crate) fn shape(op: &str, left: &[usize], right: &[usize]) -> Self {

@@ -29,6 +29,7 @@ pub mod element;
 pub mod elementwise;
 pub mod error;
 pub mod graph;
+pub mod io;
 pub mod halo;
 mod manip;
 pub mod random;

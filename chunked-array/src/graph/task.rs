@@ -288,7 +288,8 @@ impl TaskGraph {
         node.chunks.unravel_into(self.task_block[t], &mut idx);
         match catch_unwind(AssertUnwindSafe(|| node.op.run(node, &idx, inputs))) {
             Ok(Ok(b)) => Ok(b),
-            Ok(Err(e @ Error::Task { .. })) => Err(e),
+            // I/O errors already name the file or chunk, and callers match on them.
+            Ok(Err(e @ (Error::Task { .. } | Error::Io { .. }))) => Err(e),
             Ok(Err(e)) => Err(Error::Task { key: self.key(t).to_string(), message: e.to_string() }),
             Err(panic) => {
                 let message = panic_message(&*panic).unwrap_or_else(|| "panic with a non-string payload".to_string());

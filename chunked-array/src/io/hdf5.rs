@@ -1,0 +1,258 @@
+//! HDF5 through the `hdf5-metno` crate and the system libhdf5 (feature `hdf5`):
+//! chunked and contiguous datasets read with one hyperslab per block; chunked
+//! datasets written block by block.
+//!
+//! ```
+//! use chunked_array::io::hdf5::{from_hdf5, Hdf5WriteOptions};
+//! use chunked_array::Array;
+//! let file = std::env::temp_dir().join(format!("chunked-doc-{}.h5", std::process::id()));
+//! let x = Array::<f64>::from_fn(&[6, 4], [3, 2], |i| (i[0] * 4 + i[1]) as f64).unwrap();
+//! x.to_hdf5(&file, "group/x", &Hdf5WriteOptions::default()).unwrap();
+//! let y = from_hdf5::<f64>(&file, "group/x").unwrap(); // one block: 128 MiB fit
+//! assert_eq!(y.num_blocks(), 1);
+//! assert_eq!(y.compute().unwrap(), x.compute().unwrap());
+//! std::fs::remove_file(&file).unwrap();
+//! ```
+//!
+//! A store writes into a hidden dataset (`.name.chunked-tmp` beside the target)
+//! and renames it to the target's name when every block is written, so an
+//! interrupted store never leaves a dataset under the target's name. HDF5 files
+//! themselves are not crash-safe (a killed writer can leave the whole file
+//! unreadable), so HDF5 stores cannot be resumed: use Zarr for that. libhdf5
+//! serializes all calls behind one lock, so blocks are read and written one at a
+//! time (the computation around them still runs in parallel).
+
+use std::path::Path;
+use std::sync::Arc;
+
+use hdf5::{Dataset, File, H5Type, Hyperslab, Selection, SliceOrIndex};
+use ndarray::{ArrayD, IxDyn};
+
+use super::store::{store_blocks, ChunkWriter, StoreReport, WriteMode};
+use crate::array::Array;
+use crate::chunks::{ChunkSpec, Chunks};
+use crate::custom::block_array;
+use crate::element::{DType, Element};
+use crate::error::{Error, Result};
+use crate::graph::{Block, BlockOp, Node};
+use crate::schedule::Context;
+
+/// How [`Array::to_hdf5`] writes.
+#[derive(Debug, Clone, Default)]
+pub struct Hdf5WriteOptions {
+    /// What to do when the dataset exists ([`WriteMode::Resume`] is refused).
+    pub mode: WriteMode,
+    /// gzip (deflate) level 0..=9 for the chunks; `None` (default): uncompressed.
+    pub deflate: Option<u8>,
+    /// Stored chunk shape (the array is rechunked to it when its blocks differ);
+    /// `None`: the array's blocks, as for Zarr.
+    pub chunks: Option<Vec<usize>>,
+}
+
+/// Reads dataset `dataset` of the HDF5 file `file` lazily. Blocks: for a chunked
+/// dataset, the automatic block size (128 MiB) rounded up to whole stored chunks;
+/// for a contiguous one, the automatic block size.
+///
+/// # Errors
+/// [`Error::Io`] naming the file and dataset when either is missing or unreadable;
+/// [`Error::DtypeMismatch`] when the dataset does not hold `T`.
+pub fn from_hdf5<T: Element>(file: impl AsRef<Path>, dataset: &str) -> Result<Array<T>> {
+    let (ds, name) = open_dataset::<T>(file.as_ref(), dataset)?;
+    let shape = ds.shape();
+    let auto = ChunkSpec::auto().resolve(&shape, T::DTYPE)?;
+    let chunks = match ds.chunk() {
+        None => auto,
+        Some(stored) => {
+            let block: Vec<usize> = auto
+                .lengths()
+                .iter()
+                .zip(&stored)
+                .zip(&shape)
+                .map(|((l, &c), &n)| (l[0].div_ceil(c.max(1)).max(1) * c.max(1)).min(n).max(1))
+                .collect();
+            ChunkSpec::from(block).resolve(&shape, T::DTYPE)?
+        }
+    };
+    Ok(Array::source("from_hdf5", chunks, Hdf5Source { ds: Arc::new(ds), name }))
+}
+
+/// [`from_hdf5`] with the given blocks.
+///
+/// # Errors
+/// As [`from_hdf5`], and [`Error::BadChunks`] for a chunk spec that does not fit.
+pub fn from_hdf5_with<T: Element>(file: impl AsRef<Path>, dataset: &str, chunks: impl Into<ChunkSpec>) -> Result<Array<T>> {
+    let (ds, name) = open_dataset::<T>(file.as_ref(), dataset)?;
+    let chunks = chunks.into().resolve(&ds.shape(), T::DTYPE)?;
+    Ok(Array::source("from_hdf5", chunks, Hdf5Source { ds: Arc::new(ds), name }))
+}
+
+fn open_dataset<T: Element>(file: &Path, dataset: &str) -> Result<(Dataset, String)> {
+    let name = format!("{}:{dataset}", file.display());
+    if !file.exists() {
+        return Err(Error::io(file.display(), "no such file"));
+    }
+    let f = File::open(file).map_err(|e| Error::io(file.display(), e))?;
+    let ds = f.dataset(dataset).map_err(|e| Error::io(&name, e))?;
+    let want = crate::elementwise::dispatch_dtype!(T::DTYPE, descriptor::<_>()).expect("elements");
+    let found = ds.dtype().and_then(|d| d.to_descriptor()).map_err(|e| Error::io(&name, e))?;
+    if found != want {
+        return Err(Error::DtypeMismatch { key: name, expected: T::DTYPE.to_string(), found: found.to_string() });
+    }
+    Ok((ds, name))
+}
+
+fn descriptor<T: H5Type>() -> Option<hdf5::types::TypeDescriptor> {
+    Some(T::type_descriptor())
+}
+
+/// The hyperslab of a box: `start` and `shape` per axis.
+fn hyperslab(start: &[usize], shape: &[usize]) -> Selection {
+    let axes: Vec<SliceOrIndex> =
+        start.iter().zip(shape).map(|(&s, &n)| SliceOrIndex::SliceCount { start: s, step: 1, count: n, block: 1 }).collect();
+    Selection::from(Hyperslab::from(axes))
+}
+
+struct Hdf5Source {
+    ds: Arc<Dataset>,
+    name: String,
+}
+
+impl BlockOp for Hdf5Source {
+    fn deps(&self, _: &Node, _: &[usize], _: &mut Vec<(usize, usize)>) {}
+
+    fn run(&self, node: &Node, idx: &[usize], _: &[&Block]) -> Result<Block> {
+        let start = node.chunks.block_start(idx);
+        let shape = node.chunks.block_shape(idx);
+        crate::elementwise::dispatch_dtype!(node.dtype, read_block::<_>(self, &start, &shape)).expect("an hdf5 source holds elements")
+    }
+}
+
+fn read_block<T: H5Type + Element>(src: &Hdf5Source, start: &[usize], shape: &[usize]) -> Option<Result<Block>> {
+    let read = if shape.contains(&0) {
+        Ok(ArrayD::<T>::from_elem(IxDyn(shape), T::default()))
+    } else {
+        src.ds.read_slice::<T, _, IxDyn>(hyperslab(start, shape))
+    };
+    Some(read.map(|a| Arc::new(a) as Block).map_err(|e| Error::io(&src.name, format!("block at {start:?} of shape {shape:?}: {e}"))))
+}
+
+impl<T: Element> Array<T> {
+    /// Writes the array to a chunked dataset `dataset` (groups created as needed)
+    /// of the HDF5 file `file` (created when absent), each block as it is
+    /// computed, with the default scheduler.
+    ///
+    /// # Errors
+    /// [`Error::Io`] naming the file and dataset when the dataset exists in
+    /// [`WriteMode::Create`] or a write fails; [`Error::InvalidArgument`] for
+    /// [`WriteMode::Resume`] or a bad deflate level; task errors.
+    pub fn to_hdf5(&self, file: impl AsRef<Path>, dataset: &str, options: &Hdf5WriteOptions) -> Result<StoreReport> {
+        self.to_hdf5_with(file, dataset, options, &Context::default())
+    }
+
+    /// [`Array::to_hdf5`] with the given context.
+    ///
+    /// # Errors
+    /// As [`Array::to_hdf5`].
+    pub fn to_hdf5_with(&self, file: impl AsRef<Path>, dataset: &str, options: &Hdf5WriteOptions, ctx: &Context) -> Result<StoreReport> {
+        self.check()?;
+        let file = file.as_ref();
+        let name = format!("{}:{dataset}", file.display());
+        if options.mode == WriteMode::Resume {
+            return Err(Error::invalid("mode", options.mode, "HDF5 stores cannot be resumed; store to Zarr for that"));
+        }
+        if let Some(level) = options.deflate.filter(|&l| l > 9) {
+            return Err(Error::invalid("deflate", level, "gzip levels are 0..=9"));
+        }
+        let path = dataset.trim_matches('/');
+        if path.is_empty() {
+            return Err(Error::invalid("dataset", dataset, "needs a name"));
+        }
+        let (source, chunk_shape) = super::aligned_to_stored_chunks(self, options.chunks.as_deref())?;
+        let f = File::append(file).map_err(|e| Error::io(file.display(), e))?;
+        if f.link_exists(path) && options.mode == WriteMode::Create {
+            return Err(Error::io(&name, "already exists (write with WriteMode::Overwrite to replace it)"));
+        }
+        let (parent, leaf) = path.rsplit_once('/').map_or(("", path), |(p, l)| (p, l));
+        let tmp = if parent.is_empty() { format!(".{leaf}.chunked-tmp") } else { format!("{parent}/.{leaf}.chunked-tmp") };
+        let h5 = |e: hdf5::Error| Error::io(&name, e);
+        if !parent.is_empty() && !f.link_exists(parent) {
+            create_groups(&f, parent).map_err(h5)?;
+        }
+        if f.link_exists(&tmp) {
+            f.unlink(&tmp).map_err(h5)?;
+        }
+        let ds = crate::elementwise::dispatch_dtype!(T::DTYPE, create_dataset::<_>(&f, &tmp, &source.shape(), &chunk_shape, options.deflate))
+            .expect("elements")
+            .map_err(h5)?;
+        let writer = Hdf5Writer { ds, chunks: source.chunks().clone(), name: name.clone() };
+        let report = store_blocks(&source, "to_hdf5", writer, (0..source.num_blocks()).collect(), 0, ctx);
+        let report = match report {
+            Ok(r) => r,
+            Err(e) => {
+                let _ = f.unlink(&tmp);
+                return Err(e);
+            }
+        };
+        if f.link_exists(path) {
+            f.unlink(path).map_err(h5)?;
+        }
+        f.relink(&tmp, path).map_err(h5)?;
+        f.flush().map_err(h5)?;
+        Ok(report)
+    }
+}
+
+fn create_groups(f: &File, path: &str) -> hdf5::Result<()> {
+    let mut at = String::new();
+    for part in path.split('/').filter(|p| !p.is_empty()) {
+        if !at.is_empty() {
+            at.push('/');
+        }
+        at.push_str(part);
+        if !f.link_exists(&at) {
+            f.create_group(&at)?;
+        }
+    }
+    Ok(())
+}
+
+fn create_dataset<T: H5Type>(f: &File, name: &str, shape: &[usize], chunk: &[usize], deflate: Option<u8>) -> Option<hdf5::Result<Dataset>> {
+    let mut b = f.new_dataset::<T>().shape(shape.to_vec());
+    if !shape.is_empty() {
+        b = b.chunk(chunk.to_vec());
+    }
+    if let Some(level) = deflate {
+        b = b.deflate(level);
+    }
+    Some(b.create(name))
+}
+
+struct Hdf5Writer {
+    ds: Dataset,
+    chunks: Chunks,
+    name: String,
+}
+
+impl ChunkWriter for Hdf5Writer {
+    fn write(&self, idx: &[usize], block: &Block) -> Result<u64> {
+        let dtype = super::block_dtype(block);
+        crate::elementwise::dispatch_dtype!(dtype, write_block::<_>(self, idx, block))
+            .unwrap_or_else(|| Err(Error::io(&self.name, "the block holds no elements")))
+    }
+}
+
+fn write_block<T: H5Type + Element>(w: &Hdf5Writer, idx: &[usize], block: &Block) -> Option<Result<u64>> {
+    Some((|| {
+        let a = block_array::<T>(block)?;
+        if a.is_empty() {
+            return Ok(0);
+        }
+        let start = w.chunks.block_start(idx);
+        // hdf5 writes from standard-layout arrays only.
+        let a = a.as_standard_layout();
+        w.ds.write_slice(&a, hyperslab(&start, a.shape()))
+            .map_err(|e| Error::io(&w.name, format!("block {idx:?}: {e}")))?;
+        Ok((a.len() * T::DTYPE.size()) as u64)
+    })())
+}
+

@@ -1,0 +1,74 @@
+//! Reading and writing arrays: Zarr (v2 and v3 read, v3 write), HDF5 (feature
+//! `hdf5`) and NumPy's `.npy`.
+//!
+//! Readers are lazy sources: each block reads only its own region of the file, so
+//! `x.slice(..)` of a file-backed array reads only the chunks it touches. Writers
+//! are *stores*: one task per block writes the block as soon as it is computed and
+//! the scheduler releases it right after, so a store never holds the whole array
+//! (dask's `store`/`to_zarr`). Every chunk file appears under its final name only
+//! once it is complete (written to a temporary name, then renamed), and a store
+//! marks its target incomplete until its last chunk is written, so nothing
+//! half-written looks complete. Zarr stores can be resumed after a crash
+//! ([`WriteMode::Resume`]).
+
+mod atomic;
+#[cfg(feature = "hdf5")]
+pub mod hdf5;
+pub mod npy;
+mod store;
+#[cfg(feature = "zarr")]
+pub mod zarr;
+
+pub use store::{StoreReport, WriteMode};
+
+use ndarray::ArrayD;
+
+use crate::array::Array;
+use crate::element::{DType, Element};
+use crate::error::{Error, Result};
+use crate::graph::Block;
+
+/// The element type of a block of elements ([`DType::Intermediate`] otherwise).
+pub(crate) fn block_dtype(block: &Block) -> DType {
+    let any = block.as_any();
+    if any.is::<ArrayD<f64>>() {
+        DType::F64
+    } else if any.is::<ArrayD<f32>>() {
+        DType::F32
+    } else if any.is::<ArrayD<i64>>() {
+        DType::I64
+    } else if any.is::<ArrayD<i32>>() {
+        DType::I32
+    } else if any.is::<ArrayD<u8>>() {
+        DType::U8
+    } else if any.is::<ArrayD<bool>>() {
+        DType::Bool
+    } else {
+        DType::Intermediate
+    }
+}
+
+/// The array to store with blocks equal to the stored chunks, and that chunk
+/// shape: `requested`, or for a regular chunking its chunk length per axis, or for
+/// an irregular one its largest block per axis (rechunked to it).
+pub(crate) fn aligned_to_stored_chunks<T: Element>(a: &Array<T>, requested: Option<&[usize]>) -> Result<(Array<T>, Vec<usize>)> {
+    let lengths = a.chunks().lengths();
+    let chunk_shape: Vec<usize> = match requested {
+        Some(c) => {
+            if c.len() != a.ndim() || c.contains(&0) {
+                return Err(Error::invalid("chunks", c, format!("needs {} positive chunk lengths", a.ndim())));
+            }
+            c.to_vec()
+        }
+        // The largest block per axis: for a regular chunking that is its chunk
+        // length; an irregular one is rechunked to it.
+        None => lengths.iter().map(|l| l.iter().copied().max().unwrap_or(1).max(1)).collect(),
+    };
+    let regular = lengths.iter().zip(&chunk_shape).all(|(l, &c)| {
+        let n: usize = l.iter().sum();
+        l.len() == n.div_ceil(c).max(1) && l.iter().enumerate().all(|(i, &len)| len == c.min(n - i * c))
+    });
+    let source = if regular { a.clone() } else { a.rechunk(chunk_shape.clone())? };
+    Ok((source, chunk_shape))
+}
+

@@ -1,0 +1,427 @@
+//! NumPy's `.npy` format (versions 1.0 to 3.0): lazy chunked reads, each block
+//! reading only its own byte ranges, and streaming writes, each block written at
+//! its place in the file as soon as it is computed.
+//!
+//! ```
+//! use chunked_array::io::{npy, WriteMode};
+//! use chunked_array::Array;
+//! let path = std::env::temp_dir().join(format!("chunked-doc-{}.npy", std::process::id()));
+//! let x = Array::<i64>::from_fn(&[5, 4], [2, 3], |i| (10 * i[0] + i[1]) as i64).unwrap();
+//! x.to_npy(&path, WriteMode::Overwrite).unwrap();
+//! let y = npy::from_npy::<i64>(&path, [3, 4]).unwrap();
+//! assert_eq!(y.compute().unwrap(), x.compute().unwrap());
+//! std::fs::remove_file(&path).unwrap();
+//! ```
+//!
+//! Reads accept little- and big-endian data and C or Fortran order; writes are
+//! little-endian, C order. The file appears under its name only when complete
+//! (written under a temporary name, then renamed). `.npy` has no chunk layout to
+//! resume from: [`WriteMode::Resume`] is refused (use Zarr).
+//!
+//! Written by hand rather than through `ndarray-npy`, which reads and writes whole
+//! arrays only: chunked reads and writes need the header's data offset.
+
+use std::fs::File;
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use ndarray::{ArrayD, IxDyn};
+
+use super::atomic::temporary_beside;
+use super::store::{store_blocks, ChunkWriter, StoreReport, WriteMode};
+use crate::array::Array;
+use crate::chunks::{ChunkSpec, Chunks};
+use crate::custom::block_array;
+use crate::element::{DType, Element};
+use crate::error::{Error, Result};
+use crate::graph::{Block, BlockOp, Node};
+use crate::schedule::Context;
+
+const MAGIC: &[u8; 6] = b"\x93NUMPY";
+
+/// What a `.npy` header says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NpyHeader {
+    /// The element type.
+    pub dtype: DType,
+    /// Whether the data is big-endian.
+    pub big_endian: bool,
+    /// Whether the data is in Fortran (column-major) order.
+    pub fortran_order: bool,
+    /// The array's shape.
+    pub shape: Vec<usize>,
+    /// Where the data starts in the file.
+    pub data_offset: u64,
+}
+
+/// Reads the header of the `.npy` file at `path`.
+///
+/// # Errors
+/// [`Error::Io`] naming the file when it is missing, not a `.npy` file, holds a
+/// data type other than f32, f64, i32, i64, u8 or bool, or is shorter than its
+/// header says.
+pub fn read_header(path: impl AsRef<Path>) -> Result<NpyHeader> {
+    let path = path.as_ref();
+    let file = File::open(path).map_err(|e| Error::io(path.display(), e))?;
+    let header = parse_header(&file).map_err(|m| Error::io(path.display(), m))?;
+    let len = file.metadata().map_err(|e| Error::io(path.display(), e))?.len();
+    let want = header.data_offset + (header.shape.iter().product::<usize>() * header.dtype.size()) as u64;
+    if len < want {
+        return Err(Error::io(path.display(), format!("truncated: {len} bytes, the header needs {want}")));
+    }
+    Ok(header)
+}
+
+fn parse_header(file: &File) -> std::result::Result<NpyHeader, String> {
+    let mut pre = [0u8; 12];
+    let got = read_up_to(file, &mut pre, 0).map_err(|e| e.to_string())?;
+    if got < 10 || &pre[..6] != MAGIC {
+        return Err("not a .npy file (no \\x93NUMPY magic)".into());
+    }
+    let (len, start) = match pre[6] {
+        1 => (u16::from_le_bytes([pre[8], pre[9]]) as usize, 10),
+        2 | 3 if got == 12 => (u32::from_le_bytes([pre[8], pre[9], pre[10], pre[11]]) as usize, 12),
+        v => return Err(format!("unsupported .npy version {v}.{}", pre[7])),
+    };
+    let mut text = vec![0u8; len];
+    file.read_exact_at(&mut text, start as u64).map_err(|e| format!("header: {e}"))?;
+    let text = String::from_utf8(text).map_err(|_| "header is not text".to_string())?;
+    let descr = dict_value(&text, "descr").ok_or("header has no 'descr'")?;
+    let descr = descr.trim_matches(|c| c == '\'' || c == '"');
+    let (big_endian, dtype) = parse_descr(descr).ok_or_else(|| format!("unsupported dtype '{descr}'"))?;
+    let fortran_order = match dict_value(&text, "fortran_order").ok_or("header has no 'fortran_order'")? {
+        "True" => true,
+        "False" => false,
+        v => return Err(format!("bad fortran_order {v}")),
+    };
+    let shape_text = dict_value(&text, "shape").ok_or("header has no 'shape'")?;
+    let shape = shape_text
+        .trim_matches(|c| c == '(' || c == ')')
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|s| s.trim_end_matches('L').parse::<usize>().map_err(|_| format!("bad shape {shape_text}")))
+        .collect::<std::result::Result<Vec<_>, _>>()?;
+    Ok(NpyHeader { dtype, big_endian, fortran_order, shape, data_offset: (start + len) as u64 })
+}
+
+fn read_up_to(file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
+    let mut got = 0;
+    while got < buf.len() {
+        match file.read_at(&mut buf[got..], offset + got as u64)? {
+            0 => break,
+            n => got += n,
+        }
+    }
+    Ok(got)
+}
+
+/// The text of `key`'s value in the header's Python dict literal.
+fn dict_value<'a>(text: &'a str, key: &str) -> Option<&'a str> {
+    let at = text.find(&format!("'{key}'")).or_else(|| text.find(&format!("\"{key}\"")))?;
+    let rest = text[at + key.len() + 2..].trim_start().strip_prefix(':')?.trim_start();
+    let end = if rest.starts_with('(') { rest.find(')')? + 1 } else { rest.find([',', '}'])? };
+    Some(rest[..end].trim())
+}
+
+fn parse_descr(descr: &str) -> Option<(bool, DType)> {
+    let (order, code) = descr.split_at(1);
+    let big = match order {
+        "<" | "|" | "=" => false,
+        ">" => true,
+        _ => return None,
+    };
+    let dtype = match code {
+        "f4" => DType::F32,
+        "f8" => DType::F64,
+        "i4" => DType::I32,
+        "i8" => DType::I64,
+        "u1" => DType::U8,
+        "b1" => DType::Bool,
+        _ => return None,
+    };
+    Some((big, dtype))
+}
+
+fn descr(dtype: DType) -> &'static str {
+    match dtype {
+        DType::F32 => "<f4",
+        DType::F64 => "<f8",
+        DType::I32 => "<i4",
+        DType::I64 => "<i8",
+        DType::U8 => "|u1",
+        DType::Bool | DType::Intermediate => "|b1",
+    }
+}
+
+/// The header bytes for a little-endian C-order array (version 1.0, or 2.0 when
+/// the header is too long for 1.0), padded so the data starts 64-byte aligned.
+fn header_bytes(dtype: DType, shape: &[usize]) -> Vec<u8> {
+    let shape_text = match shape.len() {
+        1 => format!("({},)", shape[0]),
+        _ => format!("({})", shape.iter().map(|n| n.to_string()).collect::<Vec<_>>().join(", ")),
+    };
+    let dict = format!("{{'descr': '{}', 'fortran_order': False, 'shape': {shape_text}, }}", descr(dtype));
+    let (version, prefix) = if dict.len() + 11 <= u16::MAX as usize { (1u8, 10) } else { (2u8, 12) };
+    let padded = (prefix + dict.len() + 1).div_ceil(64) * 64 - prefix;
+    let mut out = Vec::with_capacity(prefix + padded);
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&[version, 0]);
+    if version == 1 {
+        out.extend_from_slice(&(padded as u16).to_le_bytes());
+    } else {
+        out.extend_from_slice(&(padded as u32).to_le_bytes());
+    }
+    out.extend_from_slice(dict.as_bytes());
+    out.resize(prefix + padded - 1, b' ');
+    out.push(b'\n');
+    out
+}
+
+/// Elements as `.npy` stores them.
+trait NpyElement: Element {
+    fn decode(bytes: &[u8], big_endian: bool, out: &mut Vec<Self>);
+    fn encode_le(values: impl Iterator<Item = Self>, out: &mut Vec<u8>);
+}
+
+macro_rules! npy_number {
+    ($($t:ty),*) => {$(
+        impl NpyElement for $t {
+            fn decode(bytes: &[u8], big_endian: bool, out: &mut Vec<Self>) {
+                const N: usize = std::mem::size_of::<$t>();
+                let each = bytes.chunks_exact(N).map(|b| b.try_into().expect("chunks_exact"));
+                if big_endian {
+                    out.extend(each.map(<$t>::from_be_bytes));
+                } else {
+                    out.extend(each.map(<$t>::from_le_bytes));
+                }
+            }
+            fn encode_le(values: impl Iterator<Item = Self>, out: &mut Vec<u8>) {
+                for v in values {
+                    out.extend_from_slice(&v.to_le_bytes());
+                }
+            }
+        }
+    )*};
+}
+npy_number!(f32, f64, i32, i64, u8);
+
+impl NpyElement for bool {
+    fn decode(bytes: &[u8], _: bool, out: &mut Vec<Self>) {
+        out.extend(bytes.iter().map(|&b| b != 0));
+    }
+    fn encode_le(values: impl Iterator<Item = Self>, out: &mut Vec<u8>) {
+        out.extend(values.map(u8::from));
+    }
+}
+
+/// Reads the `.npy` file at `path` as a lazy array with blocks `chunks`: each
+/// block reads only its own byte ranges.
+///
+/// # Errors
+/// As [`read_header`]; [`Error::DtypeMismatch`] when the file does not hold `T`;
+/// [`Error::BadChunks`] for a chunk spec that does not fit the shape.
+pub fn from_npy<T: Element>(path: impl AsRef<Path>, chunks: impl Into<ChunkSpec>) -> Result<Array<T>> {
+    let path = path.as_ref();
+    let header = read_header(path)?;
+    if header.dtype != T::DTYPE {
+        return Err(Error::DtypeMismatch {
+            key: path.display().to_string(),
+            expected: T::DTYPE.to_string(),
+            found: header.dtype.to_string(),
+        });
+    }
+    let chunks = chunks.into().resolve(&header.shape, T::DTYPE)?;
+    let file = File::open(path).map_err(|e| Error::io(path.display(), e))?;
+    Ok(Array::source("from_npy", chunks, NpySource { file: Arc::new(file), path: path.to_path_buf(), header }))
+}
+
+struct NpySource {
+    file: Arc<File>,
+    path: PathBuf,
+    header: NpyHeader,
+}
+
+impl BlockOp for NpySource {
+    fn deps(&self, _: &Node, _: &[usize], _: &mut Vec<(usize, usize)>) {}
+
+    fn run(&self, node: &Node, idx: &[usize], _: &[&Block]) -> Result<Block> {
+        let start = node.chunks.block_start(idx);
+        let shape = node.chunks.block_shape(idx);
+        crate::elementwise::dispatch_dtype!(node.dtype, read_block::<_>(self, &start, &shape)).expect("an npy source holds elements")
+    }
+}
+
+fn read_block<T: NpyElement>(src: &NpySource, start: &[usize], shape: &[usize]) -> Option<Result<Block>> {
+    let h = &src.header;
+    // A Fortran-order file is the C-order file of the reversed shape.
+    let rev = |v: &[usize]| v.iter().rev().copied().collect::<Vec<_>>();
+    let (file_shape, start_c, shape_c) =
+        if h.fortran_order { (rev(&h.shape), rev(start), rev(shape)) } else { (h.shape.clone(), start.to_vec(), shape.to_vec()) };
+    let read = read_c_region::<T>(src, &file_shape, &start_c, &shape_c).map(|data| {
+        let a = ArrayD::from_shape_vec(IxDyn(&shape_c), data).expect("region length");
+        let block = if h.fortran_order { a.reversed_axes().as_standard_layout().into_owned() } else { a };
+        Arc::new(block) as Block
+    });
+    Some(read)
+}
+
+/// The elements of a box of a C-order file, in C order: one positioned read per
+/// contiguous run.
+fn read_c_region<T: NpyElement>(src: &NpySource, file_shape: &[usize], start: &[usize], shape: &[usize]) -> Result<Vec<T>> {
+    let size = T::DTYPE.size();
+    let total: usize = shape.iter().product();
+    let mut out = Vec::with_capacity(total);
+    if total == 0 {
+        return Ok(out);
+    }
+    let plan = Runs::new(file_shape, start, shape);
+    let mut buf = vec![0u8; plan.run_len * size];
+    let mut result = Ok(());
+    plan.for_each(|element_offset| {
+        if result.is_ok() {
+            let at = src.header.data_offset + (element_offset * size) as u64;
+            result = src.file.read_exact_at(&mut buf, at);
+            T::decode(&buf, src.header.big_endian, &mut out);
+        }
+    });
+    result.map_err(|e| Error::io(src.path.display(), format!("reading block at {start:?}: {e}")))?;
+    Ok(out)
+}
+
+/// The contiguous runs of a box inside a C-order array: trailing axes that the
+/// box spans whole merge into one run.
+struct Runs {
+    /// Elements per run.
+    run_len: usize,
+    /// Element strides of the array.
+    strides: Vec<usize>,
+    start: Vec<usize>,
+    /// The box's extent on the axes iterated (those before the run's axis).
+    outer: Vec<usize>,
+}
+
+impl Runs {
+    fn new(full: &[usize], start: &[usize], shape: &[usize]) -> Runs {
+        let d = full.len();
+        let mut strides = vec![1; d];
+        for a in (0..d.saturating_sub(1)).rev() {
+            strides[a] = strides[a + 1] * full[a + 1];
+        }
+        // The run axis j: axes after j are spanned whole.
+        let mut j = d;
+        let mut run_len = 1;
+        while j > 0 {
+            j -= 1;
+            run_len *= shape[j];
+            if shape[j] != full[j] {
+                break;
+            }
+        }
+        Runs { run_len, strides, start: start.to_vec(), outer: shape[..j.min(d)].to_vec() }
+    }
+
+    /// Calls `f` with the element offset of every run, in C order.
+    fn for_each(&self, mut f: impl FnMut(usize)) {
+        let k = self.outer.len();
+        let base: usize = self.start.iter().zip(&self.strides).map(|(s, t)| s * t).sum();
+        if self.outer.contains(&0) {
+            return;
+        }
+        let mut i = vec![0usize; k];
+        loop {
+            f(base + i.iter().zip(&self.strides).map(|(x, t)| x * t).sum::<usize>());
+            let mut a = k;
+            loop {
+                if a == 0 {
+                    return;
+                }
+                a -= 1;
+                i[a] += 1;
+                if i[a] < self.outer[a] {
+                    break;
+                }
+                i[a] = 0;
+            }
+        }
+    }
+}
+
+impl<T: Element> Array<T> {
+    /// Writes the array to a `.npy` file at `path`, each block as it is computed,
+    /// with the default scheduler.
+    ///
+    /// # Errors
+    /// [`Error::Io`] naming the file when it exists in [`WriteMode::Create`] or a
+    /// write fails (the file is then not created); [`Error::InvalidArgument`] for
+    /// [`WriteMode::Resume`]; task errors of the computation.
+    pub fn to_npy(&self, path: impl AsRef<Path>, mode: WriteMode) -> Result<StoreReport> {
+        self.to_npy_with(path, mode, &Context::default())
+    }
+
+    /// [`Array::to_npy`] with the given context.
+    ///
+    /// # Errors
+    /// As [`Array::to_npy`].
+    pub fn to_npy_with(&self, path: impl AsRef<Path>, mode: WriteMode, ctx: &Context) -> Result<StoreReport> {
+        self.check()?;
+        let path = path.as_ref();
+        match mode {
+            WriteMode::Resume => return Err(Error::invalid("mode", mode, ".npy files cannot be resumed; store to Zarr for that")),
+            WriteMode::Create if path.exists() => {
+                return Err(Error::io(path.display(), "already exists (write with WriteMode::Overwrite to replace it)"))
+            }
+            _ => {}
+        }
+        let header = header_bytes(T::DTYPE, &self.shape());
+        let tmp = temporary_beside(path);
+        let result = (|| {
+            let file = File::create(&tmp).map_err(|e| Error::io(tmp.display(), e))?;
+            file.write_all_at(&header, 0).map_err(|e| Error::io(tmp.display(), e))?;
+            let writer = NpyWriter { file, path: path.to_path_buf(), chunks: self.chunks().clone(), data_offset: header.len() as u64 };
+            let report = store_blocks(self, "to_npy", writer, (0..self.num_blocks()).collect(), 0, ctx)?;
+            std::fs::rename(&tmp, path).map_err(|e| Error::io(path.display(), e))?;
+            Ok(report)
+        })();
+        if result.is_err() {
+            let _ = std::fs::remove_file(&tmp);
+        }
+        result
+    }
+}
+
+struct NpyWriter {
+    file: File,
+    path: PathBuf,
+    chunks: Chunks,
+    data_offset: u64,
+}
+
+impl ChunkWriter for NpyWriter {
+    fn write(&self, idx: &[usize], block: &Block) -> Result<u64> {
+        let dtype = super::block_dtype(block);
+        crate::elementwise::dispatch_dtype!(dtype, write_block::<_>(self, idx, block))
+            .unwrap_or_else(|| Err(Error::io(self.path.display(), "the block holds no elements")))
+    }
+}
+
+fn write_block<T: NpyElement>(w: &NpyWriter, idx: &[usize], block: &Block) -> Option<Result<u64>> {
+    Some((|| {
+        let a = block_array::<T>(block)?;
+        let start = w.chunks.block_start(idx);
+        let plan = Runs::new(&w.chunks.shape(), &start, a.shape());
+        let mut values = a.iter().copied();
+        let mut bytes = Vec::with_capacity(plan.run_len * T::DTYPE.size());
+        let mut result = Ok(());
+        plan.for_each(|element_offset| {
+            if result.is_ok() {
+                bytes.clear();
+                T::encode_le(values.by_ref().take(plan.run_len), &mut bytes);
+                result = w.file.write_all_at(&bytes, w.data_offset + (element_offset * T::DTYPE.size()) as u64);
+            }
+        });
+        result.map_err(|e| Error::io(w.path.display(), format!("writing block {idx:?}: {e}")))?;
+        Ok((a.len() * T::DTYPE.size()) as u64)
+    })())
+}
