@@ -20,7 +20,7 @@ proptest! {
             assert_eq!(b.shape(), info.out_shape);
             ArrayD::from_shape_fn(b.raw_dim(), |i| (0..i.ndim()).map(|k| ((info.start[k] + i[k]) * 10usize.pow(k as u32)) as i64).sum::<i64>())
         }, None).unwrap();
-        let want = ArrayD::from_shape_fn(IxDyn(&shape), |i| (0..i.ndim()).map(|k| (i[k] * 10usize.pow(k as u32)) as i64).sum());
+        let want = ArrayD::from_shape_fn(IxDyn(&shape), |i| (0..i.ndim()).map(|k| (i[k] * 10usize.pow(k as u32)) as i64).sum::<i64>());
         prop_assert_eq!(y.compute().unwrap(), want);
     }
 }

@@ -20,9 +20,11 @@
 //! themselves are not crash-safe (a killed writer can leave the whole file
 //! unreadable), so HDF5 stores cannot be resumed: use Zarr for that. libhdf5
 //! serializes all calls behind one lock, so blocks are read and written one at a
-//! time (the computation around them still runs in parallel).
+//! time (the computation around them still runs in parallel). A file-backed array
+//! holds no open file: reading a dataset and storing to another of the same file
+//! in one pipeline works.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use hdf5::{Dataset, File, H5Type, Hyperslab, Selection, SliceOrIndex};
@@ -73,7 +75,7 @@ pub fn from_hdf5<T: Element>(file: impl AsRef<Path>, dataset: &str) -> Result<Ar
             ChunkSpec::from(block).resolve(&shape, T::DTYPE)?
         }
     };
-    Ok(Array::source("from_hdf5", chunks, Hdf5Source { ds: Arc::new(ds), name }))
+    Ok(Array::source("from_hdf5", chunks, Hdf5Source::new(file.as_ref(), dataset, name)))
 }
 
 /// [`from_hdf5`] with the given blocks.
@@ -83,7 +85,7 @@ pub fn from_hdf5<T: Element>(file: impl AsRef<Path>, dataset: &str) -> Result<Ar
 pub fn from_hdf5_with<T: Element>(file: impl AsRef<Path>, dataset: &str, chunks: impl Into<ChunkSpec>) -> Result<Array<T>> {
     let (ds, name) = open_dataset::<T>(file.as_ref(), dataset)?;
     let chunks = chunks.into().resolve(&ds.shape(), T::DTYPE)?;
-    Ok(Array::source("from_hdf5", chunks, Hdf5Source { ds: Arc::new(ds), name }))
+    Ok(Array::source("from_hdf5", chunks, Hdf5Source::new(file.as_ref(), dataset, name)))
 }
 
 fn open_dataset<T: Element>(file: &Path, dataset: &str) -> Result<(Dataset, String)> {
@@ -112,9 +114,19 @@ fn hyperslab(start: &[usize], shape: &[usize]) -> Selection {
     Selection::from(Hyperslab::from(axes))
 }
 
+/// Reads blocks of a dataset. The file is opened per block, not held: libhdf5
+/// refuses to open a file for writing while a read-only handle to it is open,
+/// and a pipeline may well read one dataset of a file and store to another.
 struct Hdf5Source {
-    ds: Arc<Dataset>,
+    file: PathBuf,
+    dataset: String,
     name: String,
+}
+
+impl Hdf5Source {
+    fn new(file: &Path, dataset: &str, name: String) -> Hdf5Source {
+        Hdf5Source { file: file.to_path_buf(), dataset: dataset.to_string(), name }
+    }
 }
 
 impl BlockOp for Hdf5Source {
@@ -131,7 +143,9 @@ fn read_block<T: H5Type + Element>(src: &Hdf5Source, start: &[usize], shape: &[u
     let read = if shape.contains(&0) {
         Ok(ArrayD::<T>::from_elem(IxDyn(shape), T::default()))
     } else {
-        src.ds.read_slice::<T, _, IxDyn>(hyperslab(start, shape))
+        File::open(&src.file)
+            .and_then(|f| f.dataset(&src.dataset))
+            .and_then(|ds| ds.read_slice::<T, _, IxDyn>(hyperslab(start, shape)))
     };
     Some(read.map(|a| Arc::new(a) as Block).map_err(|e| Error::io(&src.name, format!("block at {start:?} of shape {shape:?}: {e}"))))
 }

@@ -1,0 +1,122 @@
+//! HDF5 (feature `hdf5`): round trips, datasets written by libhdf5 directly
+//! (contiguous, chunked, compressed), write modes and bad input.
+#![cfg(feature = "hdf5")]
+
+mod support;
+
+use chunked_array::io::hdf5::{from_hdf5, from_hdf5_with, Hdf5WriteOptions};
+use chunked_array::io::WriteMode;
+use chunked_array::{Array, Error};
+use ndarray::{ArrayD, IxDyn};
+use support::TempDir;
+
+fn values(shape: &[usize], chunks: Vec<Vec<usize>>) -> Array<f64> {
+    Array::<f64>::from_fn(shape, chunks, |i| i.iter().fold(0.0, |acc, &x| acc * 31.0 + x as f64) * -0.37 + 0.125).unwrap()
+}
+
+#[test]
+fn round_trips_with_any_chunking() {
+    let dir = TempDir::new("h5-rt");
+    let file = dir.path().join("a.h5");
+    let cases: Vec<(Vec<usize>, Vec<Vec<usize>>)> = vec![
+        (vec![10, 7], vec![vec![4, 4, 2], vec![3, 3, 1]]),
+        (vec![9, 5], vec![vec![2, 5, 2], vec![5]]),
+        (vec![6], vec![vec![6]]),
+        (vec![3, 4, 5], vec![vec![1, 2], vec![4], vec![2, 3]]),
+        (vec![0, 3], vec![vec![0], vec![3]]),
+    ];
+    for (k, (shape, chunks)) in cases.into_iter().enumerate() {
+        let x = values(&shape, chunks);
+        let name = format!("g/x{k}");
+        x.to_hdf5(&file, &name, &Hdf5WriteOptions { deflate: (k % 2 == 0).then_some(4), ..Default::default() }).unwrap();
+        let want = x.compute().unwrap();
+        assert_eq!(from_hdf5::<f64>(&file, &name).unwrap().compute().unwrap(), want, "{name}");
+        let y = from_hdf5_with::<f64>(&file, &name, 2).unwrap();
+        assert_eq!(y.compute().unwrap(), want, "{name} in blocks of 2");
+    }
+}
+
+#[test]
+fn stored_chunks_are_the_blocks() {
+    let dir = TempDir::new("h5-chunks");
+    let file = dir.path().join("a.h5");
+    values(&[10, 7], vec![vec![4, 4, 2], vec![3, 3, 1]]).to_hdf5(&file, "x", &Hdf5WriteOptions::default()).unwrap();
+    let chunk_of = |name: &str| hdf5::File::open(&file).unwrap().dataset(name).unwrap().chunk();
+    assert_eq!(chunk_of("x"), Some(vec![4, 3]));
+    let opts = Hdf5WriteOptions { chunks: Some(vec![5, 7]), deflate: Some(1), ..Default::default() };
+    values(&[10, 7], vec![vec![10], vec![7]]).to_hdf5(&file, "y", &opts).unwrap();
+    assert_eq!(chunk_of("y"), Some(vec![5, 7]));
+    // Reading one dataset and storing to another of the same file, in one pipeline.
+    let x = from_hdf5::<f64>(&file, "x").unwrap();
+    (&x + 1.0).to_hdf5(&file, "x_plus_1", &Hdf5WriteOptions::default()).unwrap();
+    assert_eq!(from_hdf5::<f64>(&file, "x_plus_1").unwrap().compute().unwrap(), (&x + 1.0).compute().unwrap());
+}
+
+#[test]
+fn reads_datasets_libhdf5_wrote() {
+    let dir = TempDir::new("h5-lib");
+    let file = dir.path().join("lib.h5");
+    let want = ArrayD::from_shape_fn(IxDyn(&[50, 30]), |i| (i[0] * 30 + i[1]) as i64 - 700);
+    {
+        let f = hdf5::File::create(&file).unwrap();
+        f.new_dataset_builder().with_data(&want).create("contiguous").unwrap();
+        f.new_dataset_builder().chunk([7, 30]).deflate(6).with_data(&want).create("chunked").unwrap();
+    }
+    let c = from_hdf5::<i64>(&file, "contiguous").unwrap();
+    assert_eq!(c.compute().unwrap(), want);
+    let k = from_hdf5::<i64>(&file, "chunked").unwrap();
+    assert!(k.chunks().lengths()[0][0] % 7 == 0 || k.chunks().lengths()[0][0] == 50, "{:?}", k.chunks());
+    assert_eq!(k.compute().unwrap(), want);
+    let part = from_hdf5_with::<i64>(&file, "chunked", [8, 16]).unwrap().slice(&[(3..20).into(), (5..29).into()]).unwrap();
+    assert_eq!(part.compute().unwrap(), want.slice(ndarray::s![3..20, 5..29]).into_dyn());
+}
+
+#[test]
+fn write_modes_and_failures() {
+    let dir = TempDir::new("h5-modes");
+    let file = dir.path().join("m.h5");
+    let a = values(&[8, 4], vec![vec![4, 4], vec![4]]);
+    a.to_hdf5(&file, "d", &Hdf5WriteOptions::default()).unwrap();
+    let err = a.to_hdf5(&file, "d", &Hdf5WriteOptions::default()).unwrap_err();
+    assert!(matches!(&err, Error::Io { path, message } if path.ends_with("m.h5:d") && message.contains("already exists")), "{err}");
+    // A store that fails halfway leaves the old dataset as it was and no new one.
+    let failing = (&a * 3.0)
+        .map_blocks(
+            |b, info| {
+                assert!(info.index[0] != 1, "injected failure");
+                b.to_owned()
+            },
+            None,
+        )
+        .unwrap();
+    let overwrite = Hdf5WriteOptions { mode: WriteMode::Overwrite, ..Default::default() };
+    let err = failing.to_hdf5(&file, "d", &overwrite).unwrap_err();
+    assert!(err.to_string().contains("injected failure"), "{err}");
+    assert_eq!(from_hdf5::<f64>(&file, "d").unwrap().compute().unwrap(), a.compute().unwrap());
+    let names = hdf5::File::open(&file).unwrap().member_names().unwrap();
+    assert_eq!(names, vec!["d".to_string()], "no temporary dataset left");
+    (&a * 3.0).to_hdf5(&file, "d", &overwrite).unwrap();
+    assert_eq!(from_hdf5::<f64>(&file, "d").unwrap().compute().unwrap(), (&a * 3.0).compute().unwrap());
+    // Other datasets of the file are untouched by writes.
+    a.to_hdf5(&file, "e", &Hdf5WriteOptions::default()).unwrap();
+    assert_eq!(from_hdf5::<f64>(&file, "d").unwrap().compute().unwrap(), (&a * 3.0).compute().unwrap());
+    let resume = Hdf5WriteOptions { mode: WriteMode::Resume, ..Default::default() };
+    assert!(matches!(a.to_hdf5(&file, "d", &resume), Err(Error::InvalidArgument { .. })));
+    let bad = Hdf5WriteOptions { deflate: Some(12), ..Default::default() };
+    assert!(matches!(a.to_hdf5(&file, "f", &bad), Err(Error::InvalidArgument { name, .. }) if name == "deflate"));
+}
+
+#[test]
+fn bad_input_is_an_error() {
+    let dir = TempDir::new("h5-bad");
+    let file = dir.path().join("b.h5");
+    assert!(matches!(from_hdf5::<f64>(&file, "x"), Err(Error::Io { path, .. }) if path.ends_with("b.h5")));
+    values(&[3], vec![vec![3]]).to_hdf5(&file, "x", &Hdf5WriteOptions::default()).unwrap();
+    let err = from_hdf5::<f64>(&file, "nope").unwrap_err();
+    assert!(matches!(&err, Error::Io { path, .. } if path.ends_with("b.h5:nope")), "{err}");
+    let err = from_hdf5::<i32>(&file, "x").unwrap_err();
+    assert!(matches!(&err, Error::DtypeMismatch { expected, .. } if expected == "int32"), "{err}");
+    let junk = dir.path().join("junk.h5");
+    std::fs::write(&junk, b"definitely not hdf5").unwrap();
+    assert!(matches!(from_hdf5::<f64>(&junk, "x"), Err(Error::Io { path, .. }) if path.ends_with("junk.h5")));
+}
