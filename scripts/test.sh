@@ -5,14 +5,17 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # System packages the tests need: a C compiler; Chromium to render the profile
-# report; Graphviz for graph pictures; Python for checking exports. (HDF5 and MPI
-# join this list with the issues that use them.)
+# report; Graphviz for graph pictures; Python (with venv) for checking exports and
+# for the Zarr/HDF5 interop tests; libhdf5 for the `hdf5` feature. (MPI joins this
+# list with the issue that uses it.)
 need_apt=()
 command -v cc >/dev/null 2>&1 || need_apt+=(build-essential)
 command -v pkg-config >/dev/null 2>&1 || need_apt+=(pkg-config)
 command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
 command -v dot >/dev/null 2>&1 || need_apt+=(graphviz)
 command -v python3 >/dev/null 2>&1 || need_apt+=(python3)
+python3 -m venv --help >/dev/null 2>&1 || need_apt+=(python3-venv)
+pkg-config --exists hdf5 2>/dev/null || [ -e /usr/include/hdf5/serial/hdf5.h ] || need_apt+=(libhdf5-dev)
 if [ ${#need_apt[@]} -gt 0 ]; then
     SUDO=""
     [ "$(id -u)" -ne 0 ] && SUDO="sudo"
@@ -24,7 +27,12 @@ if ! command -v cargo >/dev/null 2>&1; then
     exit 1
 fi
 
+# The real Python clients (zarr-python 3 and 2, h5py, numpy, dask) for the
+# interop tests, in target/pyenv and target/pyenv-zarr2.
+bash scripts/setup_python.sh
+
 # Every target compiles (benches and examples included), then every test runs:
-# unit, integration, property (256 cases per operation) and doc tests.
-cargo build --workspace --all-targets
-cargo test --workspace
+# unit, integration, property (256 cases per operation) and doc tests, with the
+# optional HDF5 support on.
+cargo build --workspace --all-targets --features chunked-array/hdf5
+cargo test --workspace --features chunked-array/hdf5
