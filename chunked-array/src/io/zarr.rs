@@ -67,6 +67,9 @@ pub struct ZarrReadOptions {
     /// Read an array whose store was interrupted (missing chunks read as the fill
     /// value). Default false: such an array is an error.
     pub allow_incomplete: bool,
+    /// Read chunk files with direct I/O (`O_DIRECT`, Linux), bypassing the page
+    /// cache: faster for data that is not cached, slower for data that is.
+    pub direct_io: bool,
 }
 
 /// The compression of written chunks.
@@ -120,6 +123,12 @@ pub struct ZarrWriteOptions {
     pub attributes: Map<String, Value>,
     /// Dimension names stored in the array's metadata.
     pub dimension_names: Option<Vec<String>>,
+    /// Write chunk files with direct I/O (`O_DIRECT`, Linux), bypassing the page
+    /// cache. Where the kernel's buffered writes are slow (the virtual machine the
+    /// benchmark ran on: 0.7 GB/s buffered, 1.7 GB/s direct) this is much faster
+    /// and leaves the cores to compression; the written data is then not cached
+    /// for a read that follows. Ignored on file systems without direct I/O.
+    pub direct_io: bool,
 }
 
 /// Reads array `array` (a path inside the store, "" for the root) of the Zarr
@@ -151,7 +160,7 @@ pub fn from_zarr_with<T: Element>(path: impl AsRef<Path>, array: &str, options: 
             "a store into this array was interrupted and it is incomplete: rerun the store with WriteMode::Resume",
         ));
     }
-    let za = location.open()?;
+    let za = location.open(options.direct_io)?;
     let want = zarr_data_type(T::DTYPE);
     if za.data_type() != &want {
         return Err(Error::DtypeMismatch {
@@ -215,7 +224,7 @@ impl<T: Element> Array<T> {
         }
 
         let marker = location.dir.join(INCOMPLETE_MARKER);
-        write_atomic(&marker, b"a chunked store into this array has not finished\n")?;
+        write_atomic(&marker, b"a chunked store into this array has not finished\n", false)?;
         za.store_metadata().map_err(|e| Error::io(location.dir.display(), e))?;
         remove_temporaries(&location.dir)?;
 
@@ -229,7 +238,7 @@ impl<T: Element> Array<T> {
         } else {
             ((0..total).collect(), 0)
         };
-        let writer = ZarrChunkWriter { array: Arc::new(za), location: location.clone(), options: codec_options() };
+        let writer = ZarrChunkWriter { array: Arc::new(za), location: location.clone(), options: codec_options(), direct_io: options.direct_io };
         let report = store_blocks(&source, "to_zarr", writer, todo, skipped, ctx)?;
         std::fs::remove_file(&marker).map_err(|e| Error::io(marker.display(), e))?;
         Ok(report)
@@ -259,11 +268,14 @@ impl Location {
         FilesystemStore::new(&self.root).map(Arc::new).map_err(|e| Error::io(self.root.display(), e))
     }
 
-    fn open(&self) -> Result<ZArray> {
+    fn open(&self, direct_io: bool) -> Result<ZArray> {
         if !self.dir.join("zarr.json").exists() && !self.dir.join(".zarray").exists() {
             return Err(Error::io(self.dir.display(), "no Zarr array here (neither zarr.json nor .zarray)"));
         }
-        ZArray::open(self.store()?, &self.node).map_err(|e| Error::io(self.dir.display(), e))
+        let mut options = zarrs::filesystem::FilesystemStoreOptions::default();
+        options.direct_io(direct_io);
+        let store = FilesystemStore::new_with_options(&self.root, options).map_err(|e| Error::io(self.root.display(), e))?;
+        ZArray::open(Arc::new(store), &self.node).map_err(|e| Error::io(self.dir.display(), e))
     }
 
     fn chunk_path(&self, za: &ZArray, idx: &[u64]) -> PathBuf {
@@ -479,6 +491,7 @@ struct ZarrChunkWriter {
     array: Arc<ZArray>,
     location: Location,
     options: CodecOptions,
+    direct_io: bool,
 }
 
 impl ChunkWriter for ZarrChunkWriter {
@@ -489,7 +502,7 @@ impl ChunkWriter for ZarrChunkWriter {
         let encoded = crate::elementwise::dispatch_dtype!(dtype, encode_block::<_>(self, &chunk, block))
             .ok_or_else(|| Error::io(path.display(), "the block holds no elements"))?
             .map_err(|e| Error::io(path.display(), e))?;
-        write_atomic(&path, &encoded)?;
+        write_atomic(&path, &encoded, self.direct_io)?;
         Ok(encoded.len() as u64)
     }
 }
