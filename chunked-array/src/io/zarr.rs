@@ -370,10 +370,19 @@ impl BlockOp for ZarrSource {
         let shape = node.chunks.block_shape(idx);
         let ranges: Vec<std::ops::Range<u64>> = start.iter().zip(&shape).map(|(&s, &n)| s as u64..(s + n) as u64).collect();
         let subset = ArraySubset::new_with_ranges(&ranges);
-        let read = crate::elementwise::dispatch_dtype!(node.dtype, read_subset::<_>(self, &subset));
+        let chunk: Vec<u64> = idx.iter().map(|&i| i as u64).collect();
+        // A block that is exactly one whole stored chunk decodes straight into its
+        // array; others (edge chunks cut at the array's end, other blockings) go
+        // through the subset path.
+        let whole_chunk = self.aligned
+            && self.array.chunk_shape(&chunk).is_ok_and(|c| c.iter().zip(&shape).all(|(c, &n)| c.get() == n as u64));
+        let read = if whole_chunk {
+            crate::elementwise::dispatch_dtype!(node.dtype, read_chunk::<_>(self, &chunk))
+        } else {
+            crate::elementwise::dispatch_dtype!(node.dtype, read_subset::<_>(self, &subset))
+        };
         read.expect("a zarr source holds elements").map_err(|e| {
             let what = if self.aligned {
-                let chunk: Vec<u64> = idx.iter().map(|&i| i as u64).collect();
                 self.location.chunk_path(&self.array, &chunk).display().to_string()
             } else {
                 format!("{} region {ranges:?}", self.location.dir.display())
@@ -381,6 +390,13 @@ impl BlockOp for ZarrSource {
             Error::io(what, e)
         })
     }
+}
+
+fn read_chunk<T: Element + zarrs::array::ElementOwned>(
+    source: &ZarrSource,
+    chunk: &[u64],
+) -> Option<std::result::Result<Block, zarrs::array::ArrayError>> {
+    Some(source.array.retrieve_chunk_opt::<ArrayD<T>>(chunk, &source.options).map(|a| Arc::new(a) as Block))
 }
 
 fn read_subset<T: Element + zarrs::array::ElementOwned>(
