@@ -30,7 +30,7 @@ use std::sync::Arc;
 use hdf5::{Dataset, File, H5Type, Hyperslab, Selection, SliceOrIndex};
 use ndarray::{ArrayD, IxDyn};
 
-use super::store::{store_blocks, ChunkWriter, StoreReport, WriteMode};
+use super::store::{store_one, ChunkWriter, Store, StoreReport, WriteMode};
 use crate::array::Array;
 use crate::chunks::{ChunkSpec, Chunks};
 use crate::custom::block_array;
@@ -168,7 +168,20 @@ impl<T: Element> Array<T> {
     /// # Errors
     /// As [`Array::to_hdf5`].
     pub fn to_hdf5_with(&self, file: impl AsRef<Path>, dataset: &str, options: &Hdf5WriteOptions, ctx: &Context) -> Result<StoreReport> {
-        self.check()?;
+        let mut store = Store::new();
+        store.hdf5(self, file, dataset, options)?;
+        store_one(store, ctx)
+    }
+}
+
+impl Store {
+    /// Adds dataset `dataset` of the HDF5 file `file` as a target for `a` (see
+    /// [`Array::to_hdf5`]).
+    ///
+    /// # Errors
+    /// As [`Array::to_hdf5`], for what can be checked before computing.
+    pub fn hdf5<T: Element>(&mut self, a: &Array<T>, file: impl AsRef<Path>, dataset: &str, options: &Hdf5WriteOptions) -> Result<&mut Self> {
+        a.check()?;
         let file = file.as_ref();
         let name = format!("{}:{dataset}", file.display());
         if options.mode == WriteMode::Resume {
@@ -177,42 +190,47 @@ impl<T: Element> Array<T> {
         if let Some(level) = options.deflate.filter(|&l| l > 9) {
             return Err(Error::invalid("deflate", level, "gzip levels are 0..=9"));
         }
-        let path = dataset.trim_matches('/');
+        let path = dataset.trim_matches('/').to_string();
         if path.is_empty() {
             return Err(Error::invalid("dataset", dataset, "needs a name"));
         }
-        let (source, chunk_shape) = super::aligned_to_stored_chunks(self, options.chunks.as_deref())?;
+        let (source, chunk_shape) = super::aligned_to_stored_chunks(a, options.chunks.as_deref())?;
         let f = File::append(file).map_err(|e| Error::io(file.display(), e))?;
-        if f.link_exists(path) && options.mode == WriteMode::Create {
+        if f.link_exists(&path) && options.mode == WriteMode::Create {
             return Err(Error::io(&name, "already exists (write with WriteMode::Overwrite to replace it)"));
         }
-        let (parent, leaf) = path.rsplit_once('/').map_or(("", path), |(p, l)| (p, l));
+        let (parent, leaf) = path.rsplit_once('/').map_or(("", path.as_str()), |(p, l)| (p, l));
         let tmp = if parent.is_empty() { format!(".{leaf}.chunked-tmp") } else { format!("{parent}/.{leaf}.chunked-tmp") };
-        let h5 = |e: hdf5::Error| Error::io(&name, e);
+        let h5 = |name: &str| {
+            let name = name.to_string();
+            move |e: hdf5::Error| Error::io(&name, e)
+        };
         if !parent.is_empty() && !f.link_exists(parent) {
-            create_groups(&f, parent).map_err(h5)?;
+            create_groups(&f, parent).map_err(h5(&name))?;
         }
         if f.link_exists(&tmp) {
-            f.unlink(&tmp).map_err(h5)?;
+            f.unlink(&tmp).map_err(h5(&name))?;
         }
         let ds = crate::elementwise::dispatch_dtype!(T::DTYPE, create_dataset::<_>(&f, &tmp, &source.shape(), &chunk_shape, options.deflate))
             .expect("elements")
-            .map_err(h5)?;
+            .map_err(h5(&name))?;
         let writer = Hdf5Writer { ds, chunks: source.chunks().clone(), name: name.clone() };
-        let report = store_blocks(&source, "to_hdf5", writer, (0..source.num_blocks()).collect(), 0, ctx);
-        let report = match report {
-            Ok(r) => r,
-            Err(e) => {
-                let _ = f.unlink(&tmp);
-                return Err(e);
+        let (f_done, tmp_done) = (f.clone(), tmp.clone());
+        // The dataset appears under its name only when every block is in it; an
+        // existing one is replaced only then.
+        let finish = Box::new(move || {
+            let err = h5(&name);
+            if f_done.link_exists(&path) {
+                f_done.unlink(&path).map_err(&err)?;
             }
-        };
-        if f.link_exists(path) {
-            f.unlink(path).map_err(h5)?;
-        }
-        f.relink(&tmp, path).map_err(h5)?;
-        f.flush().map_err(h5)?;
-        Ok(report)
+            f_done.relink(&tmp_done, &path).map_err(&err)?;
+            f_done.flush().map_err(&err)
+        });
+        let abort = Box::new(move || {
+            let _ = f.unlink(&tmp);
+        });
+        self.push(&source, "to_hdf5", writer, (0..source.num_blocks()).collect(), 0, finish, abort);
+        Ok(self)
     }
 }
 

@@ -19,7 +19,7 @@ mod store;
 #[cfg(feature = "zarr")]
 pub mod zarr;
 
-pub use store::{StoreReport, WriteMode};
+pub use store::{Store, StoreReport, WriteMode};
 
 use ndarray::ArrayD;
 

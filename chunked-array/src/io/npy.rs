@@ -29,7 +29,7 @@ use std::sync::Arc;
 use ndarray::{ArrayD, IxDyn};
 
 use super::atomic::temporary_beside;
-use super::store::{store_blocks, ChunkWriter, StoreReport, WriteMode};
+use super::store::{store_one, ChunkWriter, Store, StoreReport, WriteMode};
 use crate::array::Array;
 use crate::chunks::{ChunkSpec, Chunks};
 use crate::custom::block_array;
@@ -365,8 +365,20 @@ impl<T: Element> Array<T> {
     /// # Errors
     /// As [`Array::to_npy`].
     pub fn to_npy_with(&self, path: impl AsRef<Path>, mode: WriteMode, ctx: &Context) -> Result<StoreReport> {
-        self.check()?;
-        let path = path.as_ref();
+        let mut store = Store::new();
+        store.npy(self, path, mode)?;
+        store_one(store, ctx)
+    }
+}
+
+impl Store {
+    /// Adds the `.npy` file `path` as a target for `a` (see [`Array::to_npy`]).
+    ///
+    /// # Errors
+    /// As [`Array::to_npy`], for what can be checked before computing.
+    pub fn npy<T: Element>(&mut self, a: &Array<T>, path: impl AsRef<Path>, mode: WriteMode) -> Result<&mut Self> {
+        a.check()?;
+        let path = path.as_ref().to_path_buf();
         match mode {
             WriteMode::Resume => return Err(Error::invalid("mode", mode, ".npy files cannot be resumed; store to Zarr for that")),
             WriteMode::Create if path.exists() => {
@@ -374,20 +386,22 @@ impl<T: Element> Array<T> {
             }
             _ => {}
         }
-        let header = header_bytes(T::DTYPE, &self.shape());
-        let tmp = temporary_beside(path);
-        let result = (|| {
-            let file = File::create(&tmp).map_err(|e| Error::io(tmp.display(), e))?;
-            file.write_all_at(&header, 0).map_err(|e| Error::io(tmp.display(), e))?;
-            let writer = NpyWriter { file, path: path.to_path_buf(), chunks: self.chunks().clone(), data_offset: header.len() as u64 };
-            let report = store_blocks(self, "to_npy", writer, (0..self.num_blocks()).collect(), 0, ctx)?;
-            std::fs::rename(&tmp, path).map_err(|e| Error::io(path.display(), e))?;
-            Ok(report)
-        })();
-        if result.is_err() {
+        let header = header_bytes(T::DTYPE, &a.shape());
+        let tmp = temporary_beside(&path);
+        let file = File::create(&tmp).map_err(|e| Error::io(tmp.display(), e))?;
+        if let Err(e) = file.write_all_at(&header, 0) {
             let _ = std::fs::remove_file(&tmp);
+            return Err(Error::io(tmp.display(), e));
         }
-        result
+        let writer = NpyWriter { file, path: path.clone(), chunks: a.chunks().clone(), data_offset: header.len() as u64 };
+        let (tmp_done, tmp_abort) = (tmp.clone(), tmp);
+        // The file appears under its name only when every block is in it.
+        let finish = Box::new(move || std::fs::rename(&tmp_done, &path).map_err(|e| Error::io(path.display(), e)));
+        let abort = Box::new(move || {
+            let _ = std::fs::remove_file(&tmp_abort);
+        });
+        self.push(a, "to_npy", writer, (0..a.num_blocks()).collect(), 0, finish, abort);
+        Ok(self)
     }
 }
 

@@ -86,27 +86,143 @@ impl Collector for Tally {
     }
 }
 
-/// Computes the listed blocks (C-order linear numbers) of `array` and hands each
-/// to `writer` as soon as it is ready; `skipped` is reported as is.
-pub(crate) fn store_blocks<T: Element>(
-    array: &Array<T>,
-    name: &str,
-    writer: impl ChunkWriter,
+type Finish = Box<dyn FnOnce() -> Result<()> + Send>;
+type Abort = Box<dyn FnOnce() + Send>;
+
+/// One prepared target of a [`Store`]: its store layer, the blocks to write, and
+/// what to do after the run (make the target complete) or instead of it (remove
+/// temporary files).
+struct Target {
+    node: Arc<Node>,
     blocks: Vec<usize>,
     skipped: usize,
-    ctx: &Context,
-) -> Result<StoreReport> {
-    array.check()?;
-    if blocks.is_empty() {
-        return Ok(StoreReport { chunks_skipped: skipped, ..StoreReport::default() });
+    finish: Option<Finish>,
+    abort: Option<Abort>,
+}
+
+impl Drop for Target {
+    /// A target prepared but never run (the store was dropped, or failed) leaves
+    /// no temporary file behind.
+    fn drop(&mut self) {
+        if let Some(abort) = self.abort.take() {
+            abort();
+        }
     }
-    let node = Node::new(name, DType::Intermediate, array.chunks().clone(), vec![array.node.clone()], StoreOp(writer));
-    let tally = Tally::default();
-    let stats = run_blocks(&[node], &[blocks], ctx, &[&tally])?;
-    Ok(StoreReport {
-        chunks_written: tally.chunks.load(Ordering::Relaxed),
-        chunks_skipped: skipped,
-        bytes_written: tally.bytes.load(Ordering::Relaxed),
-        stats,
-    })
+}
+
+/// Several arrays stored in one run (dask's `da.store(sources, targets)`): work
+/// they share, such as the factorization behind an SVD's u, s and vt, is done
+/// once, and every block is written as soon as it is computed.
+///
+/// Each target is prepared when it is added (its metadata written, its layout
+/// checked, the chunks to write listed), so a bad target is an error before
+/// anything is computed; [`Store::run`] computes and writes them all.
+///
+/// ```
+/// use chunked_array::io::{npy, Store, WriteMode};
+/// use chunked_array::Array;
+/// let dir = std::env::temp_dir().join(format!("chunked-doc-store-{}", std::process::id()));
+/// std::fs::create_dir_all(&dir).unwrap();
+/// let x = Array::<f64>::linspace(0.0, 1.0, 1000, true, 100).unwrap();
+/// let mut store = Store::new();
+/// store.npy(&x.exp(), dir.join("exp.npy"), WriteMode::Create).unwrap();
+/// store.npy(&x.sin(), dir.join("sin.npy"), WriteMode::Create).unwrap();
+/// let reports = store.run().unwrap(); // x is generated once for both
+/// assert_eq!(reports[1].chunks_written, 10);
+/// let sin = npy::from_npy::<f64>(dir.join("sin.npy"), 1000).unwrap();
+/// assert_eq!(sin.compute().unwrap(), x.sin().compute().unwrap());
+/// std::fs::remove_dir_all(&dir).unwrap();
+/// ```
+#[derive(Default)]
+pub struct Store {
+    targets: Vec<Target>,
+}
+
+impl std::fmt::Debug for Store {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let names: Vec<String> = self.targets.iter().map(|t| t.node.label()).collect();
+        write!(f, "Store({names:?})")
+    }
+}
+
+impl Store {
+    /// A store with no targets.
+    pub fn new() -> Store {
+        Store::default()
+    }
+
+    /// Number of targets added.
+    pub fn len(&self) -> usize {
+        self.targets.len()
+    }
+
+    /// Whether no target was added.
+    pub fn is_empty(&self) -> bool {
+        self.targets.is_empty()
+    }
+
+    /// Adds a prepared target: `writer` receives the listed blocks of `array`;
+    /// `finish` runs after a successful run, `abort` otherwise.
+    pub(crate) fn push<T: Element>(
+        &mut self,
+        array: &Array<T>,
+        name: &str,
+        writer: impl ChunkWriter,
+        blocks: Vec<usize>,
+        skipped: usize,
+        finish: Finish,
+        abort: Abort,
+    ) {
+        let node = Node::new(name, DType::Intermediate, array.chunks().clone(), vec![array.node.clone()], StoreOp(writer));
+        self.targets.push(Target { node, blocks, skipped, finish: Some(finish), abort: Some(abort) });
+    }
+
+    /// Computes and writes every target with the default (threaded) scheduler;
+    /// one report per target, in the order they were added.
+    ///
+    /// # Errors
+    /// The first task or write error ([`Error::Io`](crate::Error::Io) names the
+    /// file or chunk). Targets are then left as their formats document: Zarr
+    /// arrays marked incomplete (resumable), `.npy` files and HDF5 datasets not
+    /// created.
+    pub fn run(self) -> Result<Vec<StoreReport>> {
+        self.run_with(&Context::default())
+    }
+
+    /// [`Store::run`] with the given context.
+    ///
+    /// # Errors
+    /// As [`Store::run`].
+    pub fn run_with(mut self, ctx: &Context) -> Result<Vec<StoreReport>> {
+        let active: Vec<usize> = (0..self.targets.len()).filter(|&i| !self.targets[i].blocks.is_empty()).collect();
+        let tallies: Vec<Tally> = active.iter().map(|_| Tally::default()).collect();
+        let stats = if active.is_empty() {
+            RunStats::default()
+        } else {
+            let nodes: Vec<Arc<Node>> = active.iter().map(|&i| self.targets[i].node.clone()).collect();
+            let blocks: Vec<Vec<usize>> = active.iter().map(|&i| self.targets[i].blocks.clone()).collect();
+            let collectors: Vec<&dyn Collector> = tallies.iter().map(|t| t as &dyn Collector).collect();
+            run_blocks(&nodes, &blocks, ctx, &collectors)?
+        };
+        let mut reports = Vec::with_capacity(self.targets.len());
+        for (i, target) in self.targets.iter_mut().enumerate() {
+            if let Some(finish) = target.finish.take() {
+                target.abort = None;
+                finish()?;
+            }
+            let tally = active.iter().position(|&a| a == i).map(|k| &tallies[k]);
+            reports.push(StoreReport {
+                chunks_written: tally.map_or(0, |t| t.chunks.load(Ordering::Relaxed)),
+                chunks_skipped: target.skipped,
+                bytes_written: tally.map_or(0, |t| t.bytes.load(Ordering::Relaxed)),
+                stats: stats.clone(),
+            });
+        }
+        Ok(reports)
+    }
+}
+
+/// One target stored alone.
+pub(crate) fn store_one(store: Store, ctx: &Context) -> Result<StoreReport> {
+    Ok(store.run_with(ctx)?.pop().expect("one target"))
 }

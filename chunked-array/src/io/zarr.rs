@@ -45,7 +45,7 @@ pub use serde_json::{Map, Value};
 pub use zarrs::array::codec::{BloscCompressor, BloscShuffleMode};
 
 use super::atomic::{remove_temporaries, write_atomic};
-use super::store::{store_blocks, ChunkWriter, StoreReport, WriteMode};
+use super::store::{store_one, ChunkWriter, Store, StoreReport, WriteMode};
 use crate::array::Array;
 use crate::chunks::{ChunkSpec, Chunks};
 use crate::custom::block_array;
@@ -199,9 +199,22 @@ impl<T: Element> Array<T> {
     /// # Errors
     /// As [`Array::to_zarr`].
     pub fn to_zarr_with(&self, path: impl AsRef<Path>, array: &str, options: &ZarrWriteOptions, ctx: &Context) -> Result<StoreReport> {
-        self.check()?;
+        let mut store = Store::new();
+        store.zarr(self, path, array, options)?;
+        store_one(store, ctx)
+    }
+}
+
+impl Store {
+    /// Adds Zarr v3 array `array` of the store at `path` as a target for `a` (see
+    /// [`Array::to_zarr`]).
+    ///
+    /// # Errors
+    /// As [`Array::to_zarr`], for what can be checked before computing.
+    pub fn zarr<T: Element>(&mut self, a: &Array<T>, path: impl AsRef<Path>, array: &str, options: &ZarrWriteOptions) -> Result<&mut Self> {
+        a.check()?;
         let location = Location::new(path.as_ref(), array)?;
-        let (source, chunk_shape) = super::aligned_to_stored_chunks(self, options.chunks.as_deref())?;
+        let (source, chunk_shape) = super::aligned_to_stored_chunks(a, options.chunks.as_deref())?;
         let za = build_array::<T>(&location, &source.shape(), &chunk_shape, options)?;
 
         let existing = location.existing()?;
@@ -239,9 +252,10 @@ impl<T: Element> Array<T> {
             ((0..total).collect(), 0)
         };
         let writer = ZarrChunkWriter { array: Arc::new(za), location: location.clone(), options: codec_options(), direct_io: options.direct_io };
-        let report = store_blocks(&source, "to_zarr", writer, todo, skipped, ctx)?;
-        std::fs::remove_file(&marker).map_err(|e| Error::io(marker.display(), e))?;
-        Ok(report)
+        let finish = Box::new(move || std::fs::remove_file(&marker).map_err(|e| Error::io(marker.display(), e)));
+        // On failure the marker stays: the array is incomplete, and resumable.
+        self.push(&source, "to_zarr", writer, todo, skipped, finish, Box::new(|| {}));
+        Ok(self)
     }
 }
 
