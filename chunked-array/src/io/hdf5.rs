@@ -30,7 +30,7 @@ use std::sync::Arc;
 use hdf5::{Dataset, File, H5Type, Hyperslab, Selection, SliceOrIndex};
 use ndarray::{ArrayD, IxDyn};
 
-use super::store::{store_one, ChunkWriter, Store, StoreReport, WriteMode};
+use super::store::{store_one, ChunkWriter, Completion, Store, StoreReport, WriteMode};
 use crate::array::Array;
 use crate::chunks::{ChunkSpec, Chunks};
 use crate::custom::block_array;
@@ -229,7 +229,7 @@ impl Store {
         let abort = Box::new(move || {
             let _ = f.unlink(&tmp);
         });
-        self.push(&source, "to_hdf5", writer, (0..source.num_blocks()).collect(), 0, finish, abort);
+        self.push(&source, "to_hdf5", writer, ((0..source.num_blocks()).collect(), 0), Completion { finish, abort });
         Ok(self)
     }
 }

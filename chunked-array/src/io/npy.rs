@@ -29,7 +29,7 @@ use std::sync::Arc;
 use ndarray::{ArrayD, IxDyn};
 
 use super::atomic::temporary_beside;
-use super::store::{store_one, ChunkWriter, Store, StoreReport, WriteMode};
+use super::store::{store_one, ChunkWriter, Completion, Store, StoreReport, WriteMode};
 use crate::array::Array;
 use crate::chunks::{ChunkSpec, Chunks};
 use crate::custom::block_array;
@@ -400,7 +400,7 @@ impl Store {
         let abort = Box::new(move || {
             let _ = std::fs::remove_file(&tmp_abort);
         });
-        self.push(a, "to_npy", writer, (0..a.num_blocks()).collect(), 0, finish, abort);
+        self.push(a, "to_npy", writer, ((0..a.num_blocks()).collect(), 0), Completion { finish, abort });
         Ok(self)
     }
 }

@@ -89,6 +89,13 @@ impl Collector for Tally {
 type Finish = Box<dyn FnOnce() -> Result<()> + Send>;
 type Abort = Box<dyn FnOnce() + Send>;
 
+/// What a target does after the run: `finish` makes it complete after a
+/// successful run; `abort` removes its temporary files otherwise.
+pub(crate) struct Completion {
+    pub finish: Finish,
+    pub abort: Abort,
+}
+
 /// One prepared target of a [`Store`]: its store layer, the blocks to write, and
 /// what to do after the run (make the target complete) or instead of it (remove
 /// temporary files).
@@ -161,20 +168,19 @@ impl Store {
         self.targets.is_empty()
     }
 
-    /// Adds a prepared target: `writer` receives the listed blocks of `array`;
-    /// `finish` runs after a successful run, `abort` otherwise.
+    /// Adds a prepared target: `writer` receives the listed blocks of `array`
+    /// (`skipped` others were already written).
     pub(crate) fn push<T: Element>(
         &mut self,
         array: &Array<T>,
         name: &str,
         writer: impl ChunkWriter,
-        blocks: Vec<usize>,
-        skipped: usize,
-        finish: Finish,
-        abort: Abort,
+        (blocks, skipped): (Vec<usize>, usize),
+        completion: Completion,
     ) {
         let node = Node::new(name, DType::Intermediate, array.chunks().clone(), vec![array.node.clone()], StoreOp(writer));
-        self.targets.push(Target { node, blocks, skipped, finish: Some(finish), abort: Some(abort) });
+        let (finish, abort) = (Some(completion.finish), Some(completion.abort));
+        self.targets.push(Target { node, blocks, skipped, finish, abort });
     }
 
     /// Computes and writes every target with the default (threaded) scheduler;

@@ -45,7 +45,7 @@ pub use serde_json::{Map, Value};
 pub use zarrs::array::codec::{BloscCompressor, BloscShuffleMode};
 
 use super::atomic::{remove_temporaries, write_atomic};
-use super::store::{store_one, ChunkWriter, Store, StoreReport, WriteMode};
+use super::store::{store_one, ChunkWriter, Completion, Store, StoreReport, WriteMode};
 use crate::array::Array;
 use crate::chunks::{ChunkSpec, Chunks};
 use crate::custom::block_array;
@@ -254,7 +254,7 @@ impl Store {
         let writer = ZarrChunkWriter { array: Arc::new(za), location: location.clone(), options: codec_options(), direct_io: options.direct_io };
         let finish = Box::new(move || std::fs::remove_file(&marker).map_err(|e| Error::io(marker.display(), e)));
         // On failure the marker stays: the array is incomplete, and resumable.
-        self.push(&source, "to_zarr", writer, todo, skipped, finish, Box::new(|| {}));
+        self.push(&source, "to_zarr", writer, (todo, skipped), Completion { finish, abort: Box::new(|| {}) });
         Ok(self)
     }
 }
