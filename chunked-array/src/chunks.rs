@@ -197,7 +197,7 @@ fn uniform_lengths(n: usize, size: usize) -> Vec<usize> {
         return vec![0];
     }
     let mut v = vec![size; n / size];
-    if n % size != 0 {
+    if !n.is_multiple_of(size) {
         v.push(n % size);
     }
     v

@@ -272,10 +272,10 @@ fn fill_body<T: Element, const PER: usize>(key: [u32; 2], stream: [u32; 2], firs
     let mut i = 0;
     let mut e = first;
     // Head: up to the first counter boundary.
-    if e % per != 0 {
+    if !e.is_multiple_of(per) {
         let j = e / per;
         let v = convert(philox4x32_10([j as u32, (j >> 32) as u32, stream[0], stream[1]], key));
-        while i < n && e % per != 0 {
+        while i < n && !e.is_multiple_of(per) {
             out[i].write(v[(e % per) as usize]);
             i += 1;
             e += 1;
@@ -573,7 +573,7 @@ mod tests {
                 assert_eq!(u[i], unit_f64(w[h], w[h + 1]), "uniform f64 element {e}");
                 assert_eq!(k[i], bounded(w[h], w[h + 1], -3, 1000), "integer element {e}");
                 let (a, b) = box_muller(unit_f64(w[0], w[1]), unit_f64(w[2], w[3]));
-                assert_eq!(z[i], 1.0 + 2.0 * if e % 2 == 0 { a } else { b }, "normal element {e}");
+                assert_eq!(z[i], 1.0 + 2.0 * if e.is_multiple_of(2) { a } else { b }, "normal element {e}");
                 let w4 = words(e / 4);
                 assert_eq!(f[i], unit_f32(w4[(e % 4) as usize]), "uniform f32 element {e}");
             }

@@ -66,7 +66,7 @@ fn gcd(a: usize, b: usize) -> usize {
 fn multiples(n: usize, unit: usize, target: usize) -> Vec<usize> {
     let size = (target / unit).max(1) * unit;
     let mut v = vec![size; n / size];
-    if n % size != 0 {
+    if !n.is_multiple_of(size) {
         v.push(n % size);
     }
     if v.is_empty() {

@@ -16,7 +16,7 @@ fn factorization(total: usize, picks: &[usize]) -> Vec<usize> {
     let mut left = total;
     let mut out = vec![];
     for &p in picks {
-        let divisors: Vec<usize> = (1..=left).filter(|d| left % d == 0).collect();
+        let divisors: Vec<usize> = (1..=left).filter(|d| left.is_multiple_of(*d)).collect();
         let d = divisors[p % divisors.len()];
         out.push(d);
         left /= d;

@@ -23,7 +23,7 @@ fn spd(n: usize, seed: u64) -> Array2<f64> {
 
 fn blocks(n: usize, b: usize) -> Vec<usize> {
     let mut v = vec![b; n / b];
-    if n % b > 0 {
+    if !n.is_multiple_of(b) {
         v.push(n % b);
     }
     v

@@ -92,7 +92,7 @@ impl RunObserver for ProgressBar {
     fn task_done(&self, event: &TaskEvent) {
         let total = self.bytes.fetch_add(event.output_bytes as u64, Ordering::Relaxed) + event.output_bytes as u64;
         self.bar.inc(1);
-        if self.bar.position() % 64 == 0 {
+        if self.bar.position().is_multiple_of(64) {
             self.bar.set_message(crate::array::human_bytes(total as usize));
         }
     }

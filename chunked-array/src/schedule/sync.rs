@@ -48,11 +48,10 @@ impl Scheduler for SyncScheduler {
             for &d in graph.deps(t) {
                 let d = d as usize;
                 left[d] -= 1;
-                if left[d] == 0 {
-                    if let Some(b) = slots[d].take() {
+                if left[d] == 0
+                    && let Some(b) = slots[d].take() {
                         held -= b.nbytes();
                     }
-                }
             }
             let output_bytes = block.nbytes();
             if left[t] > 0 {

@@ -111,11 +111,10 @@ impl Shared<'_> {
             let bytes = block.nbytes();
             let now = self.held.fetch_add(bytes, Ordering::Relaxed) + bytes;
             self.peak.fetch_max(now, Ordering::Relaxed);
-            if g.is_output(t) {
-                if let Err(e) = sink(t, &block) {
+            if g.is_output(t)
+                && let Err(e) = sink(t, &block) {
                     return self.fail(e);
                 }
-            }
             for &d in g.deps(t) {
                 if self.readers_left[d as usize].fetch_sub(1, Ordering::AcqRel) == 1 {
                     let released = self.slots[d as usize].lock().unwrap_or_else(|p| p.into_inner()).take();
