@@ -320,7 +320,8 @@ pub(crate) fn run_blocks(nodes: &[Arc<Node>], blocks: &[Vec<usize>], ctx: &Conte
     if let Some(b) = &bar {
         observers.push(b);
     }
-    ctx.scheduler().execute(&graph, &sink, &crate::diagnostics::Observers(observers))
+    crate::schedule::memory::check_plan(&graph, ctx.memory().memory_limit)?;
+    ctx.scheduler().execute(&graph, &sink, &crate::diagnostics::Observers(observers), ctx.memory())
 }
 
 /// Writes output blocks into one `ArrayD` as they arrive.

@@ -80,15 +80,30 @@ pub enum Error {
         /// What went wrong.
         message: String,
     },
-    /// A resource (memory tier, threads) ran out.
-    #[error("resources exhausted in tier {tier}: requested {requested} bytes, limit {limit} bytes")]
+    /// A resource (memory tier, threads) ran out: every tier is full.
+    #[error("resources exhausted in {tier}: {requested} bytes could not be placed ({detail})")]
     ResourcesExhausted {
-        /// The tier: "host", "disk", "device".
+        /// The tiers that were full: "host memory and disk", "device".
         tier: String,
         /// Bytes requested.
         requested: u64,
-        /// The limit in force.
+        /// The limit in force (bytes).
         limit: u64,
+        /// What was full, with the values and paths.
+        detail: String,
+    },
+    /// Before running: a task needs more memory than the limit allows, so the
+    /// plan cannot run within it whatever is spilled.
+    #[error("task {key} needs about {estimate} bytes (inputs and output) but the memory limit is {limit} bytes; {suggestion}")]
+    PlanExceedsMemory {
+        /// The task's key.
+        key: String,
+        /// Estimated bytes of its inputs and output.
+        estimate: u64,
+        /// The memory limit.
+        limit: u64,
+        /// A chunking that would fit.
+        suggestion: String,
     },
 }
 

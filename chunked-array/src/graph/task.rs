@@ -273,6 +273,19 @@ impl TaskGraph {
         (self.task_node[t], self.task_block[t])
     }
 
+    /// Shape of task `t`'s output block.
+    pub fn block_shape(&self, t: usize) -> Vec<usize> {
+        let node = &self.nodes[self.task_node[t] as usize];
+        node.chunks.block_shape(&node.chunks.unravel(self.task_block[t]))
+    }
+
+    /// Bytes of task `t`'s output block, from its layer's element type and block
+    /// shape (0 for intermediate values, whose size is not known ahead).
+    pub fn estimated_bytes(&self, t: usize) -> usize {
+        let node = &self.nodes[self.task_node[t] as usize];
+        self.block_shape(t).iter().product::<usize>() * node.dtype.size()
+    }
+
     /// Per layer: its label (`name-id`), plain name and block grid.
     pub fn layers(&self) -> Vec<(String, String, Chunks)> {
         self.nodes.iter().map(|n| (n.label(), n.name.clone(), n.chunks.clone())).collect()

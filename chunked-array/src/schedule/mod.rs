@@ -5,6 +5,9 @@
 //! static order, not the whole graph.
 
 mod allocator;
+mod blocks;
+pub mod memory;
+mod spill;
 mod sync;
 mod threaded;
 
@@ -12,6 +15,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 pub use allocator::{release_memory, tune_allocator};
+pub use memory::MemoryConfig;
 pub use sync::SyncScheduler;
 pub use threaded::ThreadedScheduler;
 
@@ -31,6 +35,31 @@ pub struct RunStats {
     pub peak_bytes: usize,
     /// Wall time of the run.
     pub elapsed: Duration,
+    /// Blocks written to the disk tier (memory limit reached).
+    pub spilled: usize,
+    /// Bytes of the blocks written to disk.
+    pub spilled_bytes: u64,
+    /// Blocks read back from disk.
+    pub unspilled: usize,
+    /// Bytes of the blocks read back.
+    pub unspilled_bytes: u64,
+    /// Tasks run again because a spilled block was lost or damaged.
+    pub recomputed: usize,
+}
+
+impl RunStats {
+    pub(crate) fn from_tiers(tasks: usize, elapsed: Duration, tiers: blocks::TierStats) -> RunStats {
+        RunStats {
+            tasks,
+            peak_bytes: tiers.peak_bytes,
+            elapsed,
+            spilled: tiers.spilled,
+            spilled_bytes: tiers.spilled_bytes,
+            unspilled: tiers.unspilled,
+            unspilled_bytes: tiers.unspilled_bytes,
+            recomputed: tiers.recomputed,
+        }
+    }
 }
 
 /// One finished task, as schedulers report it to a [`RunObserver`].
@@ -99,13 +128,13 @@ impl Clock {
 pub trait Scheduler: Send + Sync {
     /// A short name ("sync", "threads").
     fn name(&self) -> &str;
-    /// Runs every task of `graph`, calling `sink` for each output task and
-    /// reporting every task to `observer`.
+    /// Runs every task of `graph` within the memory limits of `memory`, calling
+    /// `sink` for each output task and reporting every task to `observer`.
     ///
     /// # Errors
-    /// The first task error ([`crate::Error::Task`] naming its key) or sink error;
-    /// the run stops without hanging.
-    fn execute(&self, graph: &TaskGraph, sink: &OutputSink<'_>, observer: &dyn RunObserver) -> Result<RunStats>;
+    /// The first task error ([`crate::Error::Task`] naming its key), sink error or
+    /// [`crate::Error::ResourcesExhausted`]; the run stops without hanging.
+    fn execute(&self, graph: &TaskGraph, sink: &OutputSink<'_>, observer: &dyn RunObserver, memory: &MemoryConfig) -> Result<RunStats>;
 }
 
 /// Execution resources: which scheduler runs the graph.
@@ -121,12 +150,38 @@ pub struct Context {
     scheduler: Arc<dyn Scheduler>,
     profilers: Vec<crate::diagnostics::Profiler>,
     progress: crate::diagnostics::Progress,
+    memory: MemoryConfig,
 }
 
 impl Context {
     /// A context that runs with the given scheduler.
     pub fn with_scheduler(scheduler: Arc<dyn Scheduler>) -> Self {
-        Context { scheduler, profilers: Vec::new(), progress: crate::diagnostics::Progress::Auto }
+        Context { scheduler, profilers: Vec::new(), progress: crate::diagnostics::Progress::Auto, memory: MemoryConfig::default() }
+    }
+
+    /// Bytes of blocks that may be held in memory; past it, the least recently
+    /// used idle blocks spill to disk (see [`MemoryConfig`]). A plan with a single
+    /// task larger than this is refused before it runs.
+    pub fn with_memory_limit(mut self, bytes: usize) -> Self {
+        self.memory.memory_limit = bytes;
+        self
+    }
+
+    /// Where blocks spill to (default: the system's temporary directory).
+    pub fn with_spill_dir(mut self, dir: impl Into<std::path::PathBuf>) -> Self {
+        self.memory.spill_dir = dir.into();
+        self
+    }
+
+    /// The most bytes the spill directory may hold at once (default: no cap).
+    pub fn with_spill_limit(mut self, bytes: u64) -> Self {
+        self.memory.spill_limit = bytes;
+        self
+    }
+
+    /// The memory limits.
+    pub fn memory(&self) -> &MemoryConfig {
+        &self.memory
     }
 
     /// Records every task of the runs of this context in `profiler`.

@@ -2,6 +2,8 @@
 
 use std::time::Instant;
 
+use super::blocks::BlockStore;
+use super::memory::MemoryConfig;
 use super::{Clock, OutputSink, RunObserver, RunStats, Scheduler, TaskEvent};
 use crate::error::Result;
 use crate::graph::task::TaskGraph;
@@ -17,54 +19,53 @@ impl Scheduler for SyncScheduler {
         "sync"
     }
 
-    fn execute(&self, graph: &TaskGraph, sink: &OutputSink<'_>, observer: &dyn RunObserver) -> Result<RunStats> {
+    fn execute(&self, graph: &TaskGraph, sink: &OutputSink<'_>, observer: &dyn RunObserver, memory: &MemoryConfig) -> Result<RunStats> {
         super::tune_allocator();
         let start = Instant::now();
         let n = graph.len();
-        let mut slots: Vec<Option<Block>> = vec![None; n];
+        let store = BlockStore::new(graph, memory);
         let mut left: Vec<u32> = (0..n).map(|t| graph.consumers(t).len() as u32).collect();
-        let mut held = 0usize;
-        let mut peak = 0usize;
         let mut inputs: Vec<Block> = Vec::new();
         let timing = observer.wants_timing();
         observer.run_started(graph, 1);
         let result = (|| -> Result<()> {
-        for &t in graph.order() {
-            let t = t as usize;
-            inputs.clear();
-            for &d in graph.deps(t) {
-                inputs.push(slots[d as usize].clone().expect("static order runs inputs first"));
-            }
-            let refs: Vec<&Block> = inputs.iter().collect();
-            let input_bytes = inputs.iter().map(|b| b.nbytes()).sum();
-            let started = if timing { Clock::now() } else { 0 };
-            let block = graph.run_task(t, &refs)?;
-            let ended = if timing { Clock::now() } else { 0 };
-            held += block.nbytes();
-            peak = peak.max(held);
-            if graph.is_output(t) {
-                sink(t, &block)?;
-            }
-            for &d in graph.deps(t) {
-                let d = d as usize;
-                left[d] -= 1;
-                if left[d] == 0
-                    && let Some(b) = slots[d].take() {
-                        held -= b.nbytes();
+            for &t in graph.order() {
+                let t = t as usize;
+                inputs.clear();
+                for &d in graph.deps(t) {
+                    inputs.push(store.input(d as usize)?);
+                }
+                let refs: Vec<&Block> = inputs.iter().collect();
+                let input_bytes = inputs.iter().map(|b| b.nbytes()).sum();
+                let started = if timing { Clock::now() } else { 0 };
+                let block = graph.run_task(t, &refs)?;
+                let ended = if timing { Clock::now() } else { 0 };
+                drop(refs);
+                inputs.clear();
+                let output_bytes = block.nbytes();
+                store.count(output_bytes);
+                if graph.is_output(t) {
+                    sink(t, &block)?;
+                }
+                for &d in graph.deps(t) {
+                    let d = d as usize;
+                    left[d] -= 1;
+                    if left[d] == 0 {
+                        store.release(d);
                     }
+                }
+                if left[t] > 0 {
+                    store.insert(t, block);
+                } else {
+                    store.uncount(output_bytes);
+                }
+                store.make_room()?;
+                observer.task_done(&TaskEvent { task: t, worker: 0, start: started, end: ended, input_bytes, output_bytes, held_bytes: store.held() });
             }
-            let output_bytes = block.nbytes();
-            if left[t] > 0 {
-                slots[t] = Some(block);
-            } else {
-                held -= output_bytes;
-            }
-            observer.task_done(&TaskEvent { task: t, worker: 0, start: started, end: ended, input_bytes, output_bytes, held_bytes: held });
-        }
-        Ok(())
+            Ok(())
         })();
         observer.run_finished(graph);
         result?;
-        Ok(RunStats { tasks: n, peak_bytes: peak, elapsed: start.elapsed() })
+        Ok(RunStats::from_tiers(n, start.elapsed(), store.stats()))
     }
 }

@@ -6,6 +6,8 @@ use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex};
 use std::time::Instant;
 
+use super::blocks::BlockStore;
+use super::memory::MemoryConfig;
 use super::{Clock, OutputSink, RunObserver, RunStats, Scheduler, TaskEvent};
 use crate::error::{Error, Result};
 use crate::graph::task::TaskGraph;
@@ -37,10 +39,37 @@ impl Default for ThreadedScheduler {
 }
 
 struct Queue {
-    /// (rank, task): the lowest static-order position first.
+    /// Ready tasks with inputs, (rank, task): the lowest static-order position first.
     ready: BinaryHeap<Reverse<(u32, u32)>>,
+    /// Ready source tasks (no inputs), held back while memory is over the limit
+    /// so that producers cannot outrun consumers.
+    sources: BinaryHeap<Reverse<(u32, u32)>>,
+    /// Tasks running now.
+    running: usize,
+    /// Workers waiting because only held-back sources are ready.
+    held_back: usize,
     idle: usize,
     stop: bool,
+}
+
+impl Queue {
+    fn push(&mut self, graph: &TaskGraph, t: u32) {
+        let item = Reverse((graph.rank(t as usize), t));
+        if graph.deps(t as usize).is_empty() { self.sources.push(item) } else { self.ready.push(item) }
+    }
+
+    /// The next task: the lowest rank of both heaps; only tasks with inputs while
+    /// memory is over the limit and a running task will free some.
+    fn pop(&mut self, over_limit: bool) -> Option<u32> {
+        let hold_sources = over_limit && self.running > 0;
+        let take_source = match (self.ready.peek(), self.sources.peek()) {
+            (_, None) => false,
+            (None, Some(_)) => !hold_sources,
+            (Some(r), Some(s)) => !hold_sources && s.0 < r.0,
+        };
+        let next = if take_source { self.sources.pop() } else { self.ready.pop() };
+        next.map(|Reverse((_, t))| t)
+    }
 }
 
 struct Shared<'g> {
@@ -53,10 +82,8 @@ struct Shared<'g> {
     waiting_on: Vec<AtomicU32>,
     /// Consumers not yet run, per task: at zero the block is released.
     readers_left: Vec<AtomicU32>,
-    slots: Vec<Mutex<Option<Block>>>,
+    store: BlockStore<'g>,
     completed: AtomicUsize,
-    held: AtomicUsize,
-    peak: AtomicUsize,
     failed: AtomicBool,
     error: Mutex<Option<Error>>,
 }
@@ -79,11 +106,15 @@ impl Shared<'_> {
             if q.stop {
                 return None;
             }
-            if let Some(Reverse((_, t))) = q.ready.pop() {
+            if let Some(t) = q.pop(self.store.over_limit()) {
+                q.running += 1;
                 return Some(t as usize);
             }
+            let held_back = !q.sources.is_empty();
             q.idle += 1;
+            q.held_back += usize::from(held_back);
             q = self.wake.wait(q).unwrap_or_else(|p| p.into_inner());
+            q.held_back -= usize::from(held_back);
             q.idle -= 1;
         }
     }
@@ -95,8 +126,10 @@ impl Shared<'_> {
         while let Some(t) = self.next_task() {
             inputs.clear();
             for &d in g.deps(t) {
-                let slot = self.slots[d as usize].lock().unwrap_or_else(|p| p.into_inner());
-                inputs.push(slot.clone().expect("a ready task's inputs are held"));
+                match self.store.input(d as usize) {
+                    Ok(b) => inputs.push(b),
+                    Err(e) => return self.fail(e),
+                }
             }
             let refs: Vec<&Block> = inputs.iter().collect();
             let input_bytes = inputs.iter().map(|b| b.nbytes()).sum();
@@ -109,26 +142,25 @@ impl Shared<'_> {
             drop(refs);
             inputs.clear();
             let bytes = block.nbytes();
-            let now = self.held.fetch_add(bytes, Ordering::Relaxed) + bytes;
-            self.peak.fetch_max(now, Ordering::Relaxed);
+            self.store.count(bytes);
             if g.is_output(t)
                 && let Err(e) = sink(t, &block) {
                     return self.fail(e);
                 }
             for &d in g.deps(t) {
                 if self.readers_left[d as usize].fetch_sub(1, Ordering::AcqRel) == 1 {
-                    let released = self.slots[d as usize].lock().unwrap_or_else(|p| p.into_inner()).take();
-                    if let Some(b) = released {
-                        self.held.fetch_sub(b.nbytes(), Ordering::Relaxed);
-                    }
+                    self.store.release(d as usize);
                 }
             }
             if g.consumers(t).is_empty() {
-                self.held.fetch_sub(bytes, Ordering::Relaxed);
+                self.store.uncount(bytes);
             } else {
-                *self.slots[t].lock().unwrap_or_else(|p| p.into_inner()) = Some(block);
+                self.store.insert(t, block);
             }
-            let held_bytes = self.held.load(Ordering::Relaxed);
+            if let Err(e) = self.store.make_room() {
+                return self.fail(e);
+            }
+            let held_bytes = self.store.held();
             self.observer.task_done(&TaskEvent { task: t, worker: id, start: started, end: ended, input_bytes, output_bytes: bytes, held_bytes });
             newly_ready.clear();
             for &c in g.consumers(t) {
@@ -137,16 +169,21 @@ impl Shared<'_> {
                 }
             }
             let done = self.completed.fetch_add(1, Ordering::AcqRel) + 1 == g.len();
-            if !newly_ready.is_empty() || done {
-                let mut q = self.queue.lock().unwrap_or_else(|p| p.into_inner());
-                q.ready.extend(newly_ready.iter().map(|&c| Reverse((g.rank(c as usize), c))));
-                if done {
-                    q.stop = true;
-                    self.wake.notify_all();
-                } else if q.idle > 0 {
-                    for _ in 0..newly_ready.len().min(q.idle) {
-                        self.wake.notify_one();
-                    }
+            let mut q = self.queue.lock().unwrap_or_else(|p| p.into_inner());
+            q.running -= 1;
+            for &c in &newly_ready {
+                q.push(g, c);
+            }
+            if done {
+                q.stop = true;
+                self.wake.notify_all();
+            } else if q.held_back > 0 {
+                // Memory may have dropped below the limit, or no task runs any
+                // more: held-back sources may go.
+                self.wake.notify_all();
+            } else if q.idle > 0 {
+                for _ in 0..newly_ready.len().min(q.idle) {
+                    self.wake.notify_one();
                 }
             }
         }
@@ -158,27 +195,25 @@ impl Scheduler for ThreadedScheduler {
         "threads"
     }
 
-    fn execute(&self, graph: &TaskGraph, sink: &OutputSink<'_>, observer: &dyn RunObserver) -> Result<RunStats> {
+    fn execute(&self, graph: &TaskGraph, sink: &OutputSink<'_>, observer: &dyn RunObserver, memory: &MemoryConfig) -> Result<RunStats> {
         super::tune_allocator();
         let start = Instant::now();
         let n = graph.len();
         if n == 0 {
-            return Ok(RunStats { tasks: 0, peak_bytes: 0, elapsed: start.elapsed() });
+            return Ok(RunStats { elapsed: start.elapsed(), ..RunStats::default() });
         }
-        let ready: BinaryHeap<Reverse<(u32, u32)>> =
+        let sources: BinaryHeap<Reverse<(u32, u32)>> =
             (0..n).filter(|&t| graph.deps(t).is_empty()).map(|t| Reverse((graph.rank(t), t as u32))).collect();
         let shared = Shared {
             graph,
             observer,
             timing: observer.wants_timing(),
-            queue: Mutex::new(Queue { ready, idle: 0, stop: false }),
+            queue: Mutex::new(Queue { ready: BinaryHeap::new(), sources, running: 0, held_back: 0, idle: 0, stop: false }),
             wake: Condvar::new(),
             waiting_on: (0..n).map(|t| AtomicU32::new(graph.deps(t).len() as u32)).collect(),
             readers_left: (0..n).map(|t| AtomicU32::new(graph.consumers(t).len() as u32)).collect(),
-            slots: (0..n).map(|_| Mutex::new(None)).collect(),
+            store: BlockStore::new(graph, memory),
             completed: AtomicUsize::new(0),
-            held: AtomicUsize::new(0),
-            peak: AtomicUsize::new(0),
             failed: AtomicBool::new(false),
             error: Mutex::new(None),
         };
@@ -203,6 +238,6 @@ impl Scheduler for ThreadedScheduler {
         if let Some(e) = shared.error.into_inner().unwrap_or_else(|p| p.into_inner()) {
             return Err(e);
         }
-        Ok(RunStats { tasks: n, peak_bytes: shared.peak.into_inner(), elapsed: start.elapsed() })
+        Ok(RunStats::from_tiers(n, start.elapsed(), shared.store.stats()))
     }
 }

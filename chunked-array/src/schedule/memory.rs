@@ -1,0 +1,93 @@
+//! Memory limits of a run: how many bytes of blocks the host tier may hold, where
+//! blocks spill to past that, and how much the disk tier may take.
+//!
+//! Tiers, top down: host memory, then disk (this module and [`super::spill`]).
+//! The GPU issue adds a device tier above host: its blocks spill to host
+//! blocks, which spill to disk through the same least-recently-used policy.
+
+use std::path::PathBuf;
+
+use crate::error::{Error, Result};
+use crate::graph::task::TaskGraph;
+
+/// Memory limits, set on a [`Context`](super::Context).
+///
+/// ```
+/// use chunked_array::{random::RandomState, Array, Context};
+/// let ctx = Context::threads(2).with_memory_limit(4 << 20); // 4 MiB of blocks
+/// let x: Array<f64> = RandomState::new(0).uniform(&[1000, 1000], [1000, 50]).unwrap(); // 8 MB
+/// let y = x.rechunk([50, 1000]).unwrap();
+/// let (sum, stats) = y.sum(None).unwrap().compute_stats(&ctx).unwrap();
+/// assert!((sum[[]] / 1e6 - 0.5).abs() < 1e-2);
+/// assert!(stats.spilled > 0 && stats.peak_bytes <= 5 << 20);
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct MemoryConfig {
+    /// Bytes of blocks the host tier may hold before the least recently used idle
+    /// ones spill to disk. Default: 80% of physical memory.
+    pub memory_limit: usize,
+    /// Where spilled blocks go (each run makes and removes its own directory
+    /// inside). Default: the system's temporary directory.
+    pub spill_dir: PathBuf,
+    /// Bytes the disk tier may hold at once; past it a run fails with
+    /// [`Error::ResourcesExhausted`](crate::Error::ResourcesExhausted). Default: no cap.
+    pub spill_limit: u64,
+}
+
+impl Default for MemoryConfig {
+    fn default() -> Self {
+        MemoryConfig {
+            memory_limit: physical_memory().map_or(usize::MAX, |m| (m / 5 * 4) as usize),
+            spill_dir: std::env::temp_dir(),
+            spill_limit: u64::MAX,
+        }
+    }
+}
+
+/// Bytes of physical memory (Linux: MemTotal), if known.
+pub fn physical_memory() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+/// Refuses a plan in which one task cannot fit the memory limit: the blocks it
+/// reads and the block it makes must be in memory together while it runs,
+/// whatever else is spilled.
+///
+/// # Errors
+/// [`Error::PlanExceedsMemory`] naming the largest such task, its estimate, the
+/// limit and a block size that would fit.
+pub(crate) fn check_plan(graph: &TaskGraph, limit: usize) -> Result<()> {
+    let mut worst: Option<(usize, usize)> = None;
+    for t in 0..graph.len() {
+        let estimate = graph.estimated_bytes(t) + graph.deps(t).iter().map(|&d| graph.estimated_bytes(d as usize)).sum::<usize>();
+        if estimate > limit && worst.is_none_or(|(_, e)| estimate > e) {
+            worst = Some((t, estimate));
+        }
+    }
+    let Some((t, estimate)) = worst else { return Ok(()) };
+    // The biggest block the task holds (its own or an input's) shrinks by the
+    // factor that makes the whole task fit.
+    let parts = estimate.div_ceil(limit.max(1)).max(2);
+    let biggest = std::iter::once(t).chain(graph.deps(t).iter().map(|&d| d as usize)).max_by_key(|&b| graph.estimated_bytes(b)).unwrap_or(t);
+    let shape = graph.block_shape(biggest);
+    let mut suggested = shape.clone();
+    let mut left = parts;
+    while left > 1 {
+        let Some(axis) = (0..suggested.len()).filter(|&a| suggested[a] > 1).max_by_key(|&a| (suggested[a], std::cmp::Reverse(a))) else { break };
+        let cut = left.min(suggested[axis]);
+        suggested[axis] = suggested[axis].div_ceil(cut);
+        left = left.div_ceil(cut);
+    }
+    Err(Error::PlanExceedsMemory {
+        key: graph.key(t).to_string(),
+        estimate: estimate as u64,
+        limit: limit as u64,
+        suggestion: format!(
+            "use blocks about {parts}x smaller: {} has blocks of {shape:?}; about {suggested:?} would fit (or raise the memory limit)",
+            graph.key(biggest).layer
+        ),
+    })
+}
