@@ -13,13 +13,14 @@ use crate::graph::task::TaskGraph;
 /// Memory limits, set on a [`Context`](super::Context).
 ///
 /// ```
-/// use chunked_array::{random::RandomState, Array, Context};
-/// let ctx = Context::threads(2).with_memory_limit(4 << 20); // 4 MiB of blocks
-/// let x: Array<f64> = RandomState::new(0).uniform(&[1000, 1000], [1000, 50]).unwrap(); // 8 MB
-/// let y = x.rechunk([50, 1000]).unwrap();
-/// let (sum, stats) = y.sum(None).unwrap().compute_stats(&ctx).unwrap();
-/// assert!((sum[[]] / 1e6 - 0.5).abs() < 1e-2);
-/// assert!(stats.spilled > 0 && stats.peak_bytes <= 5 << 20);
+/// use chunked_array::{random::RandomState, Array, Context, RechunkOptions};
+/// let ctx = Context::threads(2).with_memory_limit(2 << 20); // 2 MiB of blocks
+/// let x: Array<f64> = RandomState::new(0).uniform(&[1000, 1000], [1000, 50]).unwrap();
+/// let x = &x * 2.0; // 8 MB of data in tall blocks
+/// let wide = x.rechunk_with([50, 1000], RechunkOptions { block_size_limit: 1 << 20 }).unwrap();
+/// let (sum, stats) = wide.sum(None).unwrap().compute_stats(&ctx).unwrap();
+/// assert!((sum[[]] / 1e6 - 1.0).abs() < 1e-2);
+/// assert!(stats.spilled > 0 && stats.peak_bytes < 4 << 20, "{stats:?}");
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct MemoryConfig {
