@@ -47,7 +47,7 @@ pub use elementwise::{where_, Operand};
 pub use manip::{concatenate, stack};
 pub use error::{Error, Result};
 pub use graph::task::TaskGraph;
-pub use graph::{Block, BlockValue, Key};
+pub use graph::{Block, BlockValue, Key, SpillImage};
 pub use halo::{Boundary, PadMode};
 pub use rechunk::RechunkOptions;
 pub use reduce::ReduceOptions;

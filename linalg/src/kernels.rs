@@ -20,7 +20,7 @@ use crate::Scalar;
 /// `BlockValue` for an intermediate block type: `$bytes` (with `$v` bound to
 /// the value) counts what it holds; the `Any` conversions are always the same.
 macro_rules! intermediate_block {
-    (impl$(<$g:ident: $bound:path>)? for $ty:ty, |$v:ident| $bytes:expr) => {
+    (impl$(<$g:ident: $bound:path>)? for $ty:ty, |$v:ident| $bytes:expr $(, $spill:ident)?) => {
         impl$(<$g: $bound>)? chunked_array::BlockValue for $ty {
             fn nbytes(&self) -> usize {
                 let $v = self;
@@ -32,10 +32,72 @@ macro_rules! intermediate_block {
             fn into_any(self: std::sync::Arc<Self>) -> std::sync::Arc<dyn std::any::Any + Send + Sync> {
                 self
             }
+            // `spill`: the type's `spill_mats` and `from_spill_mats` let it go to
+            // the disk tier when memory is over the limit.
+            $(
+            fn spill_image(&self) -> Option<chunked_array::SpillImage> {
+                let _ = stringify!($spill);
+                Some(chunked_array::SpillImage {
+                    bytes: crate::kernels::mats_to_bytes(&self.spill_mats()),
+                    rebuild: |bytes| {
+                        let mats = crate::kernels::mats_from_bytes(bytes)?;
+                        Some(std::sync::Arc::new(<$ty>::from_spill_mats(mats)?) as chunked_array::Block)
+                    },
+                })
+            }
+            )?
         }
     };
 }
 pub(crate) use intermediate_block;
+
+/// Matrices as bytes for the disk tier: per matrix its shape, then its columns.
+pub(crate) fn mats_to_bytes<T: Scalar>(mats: &[MatRef<'_, T>]) -> Vec<u8> {
+    let size = std::mem::size_of::<T>();
+    let mut out = Vec::with_capacity(mats.iter().map(|m| 16 + m.nrows() * m.ncols() * size).sum());
+    for m in mats {
+        out.extend_from_slice(&(m.nrows() as u64).to_le_bytes());
+        out.extend_from_slice(&(m.ncols() as u64).to_le_bytes());
+        for j in 0..m.ncols() {
+            let col = m.col(j);
+            match col.try_as_col_major() {
+                Some(c) => out.extend_from_slice(as_bytes(c.as_slice())),
+                None => (0..m.nrows()).for_each(|i| out.extend_from_slice(as_bytes(std::slice::from_ref(&m[(i, j)])))),
+            }
+        }
+    }
+    out
+}
+
+/// The matrices [`mats_to_bytes`] wrote; `None` when the bytes do not parse.
+pub(crate) fn mats_from_bytes<T: Scalar>(mut bytes: &[u8]) -> Option<Vec<Mat<T>>> {
+    let size = std::mem::size_of::<T>();
+    let mut mats = Vec::new();
+    while !bytes.is_empty() {
+        let take = |b: &mut &[u8]| -> Option<u64> {
+            let (head, rest) = b.split_at_checked(8)?;
+            *b = rest;
+            Some(u64::from_le_bytes(head.try_into().ok()?))
+        };
+        let (r, c) = (take(&mut bytes)? as usize, take(&mut bytes)? as usize);
+        let mut m = Mat::<T>::zeros(r, c);
+        for j in 0..c {
+            let (col, rest) = bytes.split_at_checked(r * size)?;
+            bytes = rest;
+            let dst = m.col_as_slice_mut(j);
+            // SAFETY: T is f32 or f64 (plain floats, no padding); the bytes were
+            // written from values of the same type by this process.
+            unsafe { std::ptr::copy_nonoverlapping(col.as_ptr(), dst.as_mut_ptr().cast::<u8>(), r * size) };
+        }
+        mats.push(m);
+    }
+    Some(mats)
+}
+
+fn as_bytes<T: Scalar>(v: &[T]) -> &[u8] {
+    // SAFETY: T is f32 or f64: plain floats without padding.
+    unsafe { std::slice::from_raw_parts(v.as_ptr().cast::<u8>(), std::mem::size_of_val(v)) }
+}
 
 /// Bytes of a faer matrix's elements.
 pub(crate) fn mat_bytes<T>(m: &Mat<T>) -> usize {
@@ -79,9 +141,18 @@ pub(crate) struct HouseholderQr<T: Scalar> {
     coeff: Mat<T>,
 }
 
-intermediate_block!(impl<T: Scalar> for HouseholderQr<T>, |f| mat_bytes(&f.qr) + mat_bytes(&f.coeff));
+intermediate_block!(impl<T: Scalar> for HouseholderQr<T>, |f| mat_bytes(&f.qr) + mat_bytes(&f.coeff), spill);
 
 impl<T: Scalar> HouseholderQr<T> {
+    fn spill_mats(&self) -> Vec<MatRef<'_, T>> {
+        vec![self.qr.as_ref(), self.coeff.as_ref()]
+    }
+
+    fn from_spill_mats(mats: Vec<Mat<T>>) -> Option<Self> {
+        let [qr, coeff]: [Mat<T>; 2] = mats.try_into().ok()?;
+        Some(HouseholderQr { qr, coeff })
+    }
+
     /// Factors `a` in place.
     pub fn factor(mut a: Mat<T>, par: Par) -> Self {
         use faer::linalg::qr::no_pivoting::factor;
@@ -172,9 +243,19 @@ pub(crate) struct ThinSvd<T: Scalar> {
     pub v: Mat<T>,
 }
 
-intermediate_block!(impl<T: Scalar> for ThinSvd<T>, |f| mat_bytes(&f.u) + f.s.len() * std::mem::size_of::<T>() + mat_bytes(&f.v));
+intermediate_block!(impl<T: Scalar> for ThinSvd<T>, |f| mat_bytes(&f.u) + f.s.len() * std::mem::size_of::<T>() + mat_bytes(&f.v), spill);
 
 impl<T: Scalar> ThinSvd<T> {
+    fn spill_mats(&self) -> Vec<MatRef<'_, T>> {
+        vec![self.u.as_ref(), MatRef::from_column_major_slice(&self.s, self.s.len(), 1), self.v.as_ref()]
+    }
+
+    fn from_spill_mats(mats: Vec<Mat<T>>) -> Option<Self> {
+        let [u, s, v]: [Mat<T>; 3] = mats.try_into().ok()?;
+        let s = (0..s.nrows()).map(|i| s[(i, 0)]).collect();
+        Some(ThinSvd { u, s, v })
+    }
+
     /// The SVD of `a`, signs fixed as [`ThinSvd::flip_signs`] says.
     pub fn new(a: MatRef<'_, T>, par: Par) -> Result<Self, String> {
         use faer::linalg::svd::{svd, svd_scratch, ComputeSvdVectors};

@@ -233,7 +233,18 @@ struct Down<T> {
 /// An intermediate block of the top-down pass.
 struct Pushed<T: Scalar>(Mat<T>);
 
-crate::kernels::intermediate_block!(impl<T: Scalar> for Pushed<T>, |p| crate::kernels::mat_bytes(&p.0));
+crate::kernels::intermediate_block!(impl<T: Scalar> for Pushed<T>, |p| crate::kernels::mat_bytes(&p.0), spill);
+
+impl<T: Scalar> Pushed<T> {
+    fn spill_mats(&self) -> Vec<faer::MatRef<'_, T>> {
+        vec![self.0.as_ref()]
+    }
+
+    fn from_spill_mats(mats: Vec<Mat<T>>) -> Option<Self> {
+        let [m]: [Mat<T>; 1] = mats.try_into().ok()?;
+        Some(Pushed(m))
+    }
+}
 
 /// This node's W: its rows of the parent's E, or the root's W.
 fn w_of<'a, T: Scalar>(tree: &Tree, level: usize, node: usize, above: Option<&'a Block>, root: &'a Option<Mat<T>>) -> chunked_array::Result<MatRef<'a, T>> {

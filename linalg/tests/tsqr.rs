@@ -121,3 +121,32 @@ fn tsqr_f32() {
     let err = (&back - &x).abs().max(None).unwrap().compute_scalar().unwrap();
     assert!(err < 1e-5, "{err}");
 }
+
+/// Under a memory limit the factorization's own blocks (Householder factors, the
+/// top-down pieces of Q) spill to disk and come back bit for bit, and a lost
+/// spill file is recomputed.
+#[test]
+fn tsqr_and_svd_under_a_memory_limit_match_the_unlimited_run() {
+    use chunked_array::Context;
+    let a: chunked_array::Array<f64> = RandomState::new(21).standard_normal(&[4000, 40], [500, 40]).unwrap();
+    let f = tsqr(&a, &TsqrOptions { compute_svd: true, ..TsqrOptions::default() }).unwrap();
+    let svd = f.svd.as_ref().unwrap();
+    let spill = std::env::temp_dir().join(format!("chunked-linalg-spill-{}", std::process::id()));
+    std::fs::create_dir_all(&spill).unwrap();
+    for ctx in [Context::sync(), Context::threads(2)] {
+        let want_q = f.q.compute_with(&ctx).unwrap();
+        let want_u = svd.u.compute_with(&ctx).unwrap();
+        // 4000 x 40 f64 is 1.28 MB; 400 kB of blocks at once.
+        let limited = ctx.clone().with_memory_limit(400 << 10).with_spill_dir(&spill);
+        let (q, stats) = f.q.compute_stats(&limited).unwrap();
+        assert_eq!(q, want_q);
+        assert!(stats.spilled > 0 && stats.unspilled > 0, "{stats:?}");
+        let (_, free) = f.q.compute_stats(&ctx).unwrap();
+        // Only the factors can spill here (the random blocks are consumed at once).
+        assert!(stats.peak_bytes < free.peak_bytes * 2 / 3, "limited {stats:?}, unlimited {free:?}");
+        let (u, _) = svd.u.compute_stats(&limited).unwrap();
+        assert_eq!(u, want_u);
+    }
+    assert_eq!(std::fs::read_dir(&spill).unwrap().count(), 0, "spill files removed");
+    std::fs::remove_dir_all(&spill).unwrap();
+}

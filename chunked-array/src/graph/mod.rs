@@ -27,6 +27,21 @@ pub trait BlockValue: Any + Send + Sync {
     fn as_any(&self) -> &dyn Any;
     /// The shared block as `Any`, to take it out without a copy when unshared.
     fn into_any(self: Arc<Self>) -> Arc<dyn Any + Send + Sync>;
+    /// The block as bytes for the disk tier, with the function that rebuilds it.
+    /// `None` (the default): the block stays in memory when memory is over the
+    /// limit. Arrays of elements spill without this (straight from their data).
+    fn spill_image(&self) -> Option<SpillImage> {
+        None
+    }
+}
+
+/// A block as bytes for the disk tier (see [`BlockValue::spill_image`]).
+pub struct SpillImage {
+    /// The bytes written to the spill file.
+    pub bytes: Vec<u8>,
+    /// Rebuilds the block from those bytes, in the same process; `None` when they
+    /// do not describe one.
+    pub rebuild: fn(&[u8]) -> Option<Block>,
 }
 
 impl<T: Send + Sync + 'static> BlockValue for ArrayD<T> {

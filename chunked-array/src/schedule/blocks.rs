@@ -178,7 +178,7 @@ impl<'g> BlockStore<'g> {
         let from_disk = {
             let slot = lock(&self.slots[d]);
             match &*slot {
-                Slot::Disk(s) => std::fs::metadata(&s.path).is_ok().then(|| SpilledBlock { path: s.path.clone(), nbytes: s.nbytes }),
+                Slot::Disk(s) => std::fs::metadata(&s.path).is_ok().then(|| SpilledBlock { path: s.path.clone(), nbytes: 0, rebuild: s.rebuild }),
                 _ => None,
             }
         };
@@ -186,7 +186,7 @@ impl<'g> BlockStore<'g> {
             // Read through a hard link so that the original file stays for its own consumers.
             let link = copy.path.with_extension("reread");
             if std::fs::hard_link(&copy.path, &link).is_ok() {
-                let probe = SpilledBlock { path: link, nbytes: 0 };
+                let probe = SpilledBlock { path: link, nbytes: 0, rebuild: copy.rebuild };
                 if let Ok(b) = self.disk.read(&probe) {
                     return Ok(b);
                 }

@@ -20,12 +20,16 @@ use crate::graph::Block;
 const MAGIC: &[u8; 8] = b"CHKSPIL1";
 
 /// A block written to disk.
-#[derive(Debug)]
 pub(crate) struct SpilledBlock {
     pub path: PathBuf,
     /// Bytes of the block in memory (what unspilling brings back).
     pub nbytes: usize,
+    /// For blocks that are not arrays of elements: how to rebuild them.
+    pub rebuild: Option<fn(&[u8]) -> Option<Block>>,
 }
+
+/// Dtype byte of an opaque image (see [`crate::SpillImage`]).
+const OPAQUE: u8 = 255;
 
 /// The spill directory of one run.
 pub(crate) struct DiskTier {
@@ -59,28 +63,38 @@ impl DiskTier {
     /// Writes `block` to a new file. `Ok(None)` when the block is not an array of
     /// elements (such blocks stay in memory).
     pub fn write(&self, task: usize, block: &Block) -> std::io::Result<Option<SpilledBlock>> {
-        let Some(raw) = RawBlock::of(block) else { return Ok(None) };
-        let nbytes = raw.bytes.len();
+        let image;
+        let (dtype, shape, bytes, rebuild) = match RawBlock::of(block) {
+            Some(raw) => (raw.dtype as u8, raw.shape, raw.bytes, None),
+            None => match block.spill_image() {
+                Some(img) => {
+                    image = img;
+                    (OPAQUE, Vec::new(), &image.bytes[..], Some(image.rebuild))
+                }
+                None => return Ok(None),
+            },
+        };
+        let nbytes = block.nbytes();
         let dir = self.run_dir()?;
         let path = dir.join(format!("{task}-{}.blk", self.next.fetch_add(1, Ordering::Relaxed)));
-        let mut header = Vec::with_capacity(32 + 8 * raw.shape.len());
+        let mut header = Vec::with_capacity(32 + 8 * shape.len());
         header.extend_from_slice(MAGIC);
-        header.push(raw.dtype as u8);
-        header.push(raw.shape.len() as u8);
-        for &n in &raw.shape {
+        header.push(dtype);
+        header.push(shape.len() as u8);
+        for &n in &shape {
             header.extend_from_slice(&(n as u64).to_le_bytes());
         }
-        header.extend_from_slice(&crc32c::crc32c(raw.bytes).to_le_bytes());
+        header.extend_from_slice(&crc32c::crc32c(bytes).to_le_bytes());
         let written = File::create(&path).and_then(|mut f| {
             f.write_all(&header)?;
-            f.write_all(raw.bytes)
+            f.write_all(bytes)
         });
         if let Err(e) = written {
             let _ = std::fs::remove_file(&path);
             return Err(e);
         }
         self.used.fetch_add(nbytes as u64, Ordering::Relaxed);
-        Ok(Some(SpilledBlock { path, nbytes }))
+        Ok(Some(SpilledBlock { path, nbytes, rebuild }))
     }
 
     /// Reads a spilled block back and removes its file. Errors when the file is
@@ -92,6 +106,18 @@ impl DiskTier {
         f.read_exact(&mut head)?;
         if &head[..8] != MAGIC {
             return Err(bad("not a spill file"));
+        }
+        if let Some(rebuild) = spilled.rebuild {
+            let mut crc = [0u8; 4];
+            f.read_exact(&mut crc)?;
+            let mut bytes = Vec::new();
+            f.read_to_end(&mut bytes)?;
+            if head[8] != OPAQUE || crc32c::crc32c(&bytes) != u32::from_le_bytes(crc) {
+                return Err(bad("checksum mismatch"));
+            }
+            let block = rebuild(&bytes).ok_or_else(|| bad("cannot rebuild the block"))?;
+            self.forget(spilled);
+            return Ok(block);
         }
         let dtype = dtype_from_u8(head[8]).ok_or_else(|| bad("unknown dtype"))?;
         let mut shape = vec![0usize; head[9] as usize];
