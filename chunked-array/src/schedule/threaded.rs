@@ -241,3 +241,40 @@ impl Scheduler for ThreadedScheduler {
         Ok(RunStats::from_tiers(n, start.elapsed(), shared.store.stats()))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn queue(ready: &[(u32, u32)], sources: &[(u32, u32)], running: usize) -> Queue {
+        Queue {
+            ready: ready.iter().map(|&x| Reverse(x)).collect(),
+            sources: sources.iter().map(|&x| Reverse(x)).collect(),
+            running,
+            held_back: 0,
+            idle: 0,
+            stop: false,
+        }
+    }
+
+    #[test]
+    fn lowest_rank_first_when_memory_allows() {
+        let mut q = queue(&[(5, 50)], &[(2, 20), (7, 70)], 1);
+        assert_eq!(q.pop(false), Some(20));
+        assert_eq!(q.pop(false), Some(50));
+        assert_eq!(q.pop(false), Some(70));
+        assert_eq!(q.pop(false), None);
+    }
+
+    #[test]
+    fn sources_are_held_back_while_over_the_limit_and_a_task_runs() {
+        // A source comes first by rank, but memory is over the limit: a task with
+        // inputs goes instead, then nothing until a running task finishes.
+        let mut q = queue(&[(5, 50)], &[(2, 20)], 1);
+        assert_eq!(q.pop(true), Some(50));
+        assert_eq!(q.pop(true), None);
+        // With nothing running, holding back would never end: the source goes.
+        q.running = 0;
+        assert_eq!(q.pop(true), Some(20));
+    }
+}
