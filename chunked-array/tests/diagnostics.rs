@@ -18,6 +18,34 @@ fn profiled_run() -> (Profiler, usize) {
     (profiler, tasks)
 }
 
+/// A tall-to-wide rechunk under a memory limit a quarter of its data: it spills.
+fn spilling_run(profiler: &Profiler) -> chunked_array::RunStats {
+    let x = RandomState::new(4).uniform::<f64>(&[256, 256], [256, 16]).unwrap();
+    let wide = (&x * 2.0).rechunk_with([16, 256], chunked_array::RechunkOptions { block_size_limit: 64 << 10 }).unwrap();
+    let ctx = Context::threads(2).with_profiler(profiler).with_memory_limit(128 << 10);
+    wide.sum(0).unwrap().compute_stats(&ctx).unwrap().1
+}
+
+#[test]
+fn spills_and_reads_back_show_in_the_profile() {
+    let profiler = Profiler::new();
+    let stats = spilling_run(&profiler);
+    assert!(stats.spilled > 0);
+    let marks = profiler.tier_marks();
+    let count = |k| marks.iter().filter(|m| m.kind == k).count();
+    use chunked_array::schedule::TierEventKind::{Recompute, Spill, Unspill};
+    assert_eq!((count(Spill), count(Unspill), count(Recompute)), (stats.spilled, stats.unspilled, 0));
+    assert_eq!(marks.iter().filter(|m| m.kind == Spill).map(|m| m.bytes as u64).sum::<u64>(), stats.spilled_bytes);
+    let spans = profiler.spans();
+    let (t0, t1) = (spans[0].start, spans.iter().map(|s| s.end).fold(0.0, f64::max));
+    assert!(marks.iter().all(|m| m.time >= t0 && m.time <= t1 + 1e-3 && m.key.starts_with("('")), "{marks:?}");
+    assert_eq!(profiler.memory_limit(), Some(128 << 10), "the run's limit, for the chart");
+    let trace = profiler.chrome_trace();
+    assert_eq!(trace.matches(r#""name":"spill""#).count(), stats.spilled);
+    let page = profiler.html_report("spills");
+    assert!(page.contains(r#""spill","#) && page.contains(r#""unspill","#));
+}
+
 #[test]
 fn spans_cover_every_task() {
     let (profiler, tasks) = profiled_run();
@@ -65,6 +93,8 @@ fn chrome_trace_is_json_that_python_reads() {
 #[test]
 fn html_report_draws_in_a_browser() {
     let (profiler, _) = profiled_run();
+    // And a run that spills, so that the tier marks are drawn too.
+    let _ = spilling_run(&profiler);
     let dir = std::env::temp_dir().join(format!("chunked-html-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let html = dir.join("report.html");

@@ -1,9 +1,9 @@
 //! The self-contained HTML report: data inline as JSON, drawn by a small script
 //! on two canvases (no network, no libraries).
 
-use super::profile::{json_string, Span};
+use super::profile::{json_string, Span, TierMark};
 
-pub(crate) fn report(title: &str, spans: &[Span], limit: Option<usize>) -> String {
+pub(crate) fn report(title: &str, spans: &[Span], marks: &[TierMark], limit: Option<usize>) -> String {
     let mut layers: Vec<&str> = Vec::new();
     let mut tasks = Vec::with_capacity(spans.len());
     for s in spans {
@@ -14,10 +14,13 @@ pub(crate) fn report(title: &str, spans: &[Span], limit: Option<usize>) -> Strin
         tasks.push(format!("[{},{:.9},{:.9},{},{},{}]", s.worker, s.start, s.end, l, s.held_bytes, json_string(&s.key)));
     }
     let layer_json: Vec<String> = layers.iter().map(|l| json_string(l)).collect();
+    let marks: Vec<String> =
+        marks.iter().map(|m| format!("[{:.9},{},{},{}]", m.time, json_string(m.kind.name()), m.bytes, json_string(&m.key))).collect();
     let data = format!(
-        "{{\"layers\":[{}],\"tasks\":[{}],\"limit\":{}}}",
+        "{{\"layers\":[{}],\"tasks\":[{}],\"marks\":[{}],\"limit\":{}}}",
         layer_json.join(","),
         tasks.join(","),
+        marks.join(","),
         limit.map_or("null".to_string(), |l| l.to_string())
     );
     TEMPLATE.replace("__TITLE__", &html_escape(title)).replace("__DATA__", &data.replace("</", "<\\/"))
@@ -45,7 +48,7 @@ canvas{border:1px solid #ccc;display:block}
 <canvas id="stream" width="1200" height="240"></canvas>
 <div id="legend"></div>
 <h2>Memory held in blocks</h2>
-<canvas id="memory" width="1200" height="200"></canvas>
+<canvas id="memory" width="1200" height="220"></canvas>
 <div id="tip"></div>
 <script>
 "use strict";
@@ -57,9 +60,14 @@ let t0 = Infinity, t1 = -Infinity, workers = 1, peak = 0;
 for (const t of tasks) { t0 = Math.min(t0, t[1]); t1 = Math.max(t1, t[2]); workers = Math.max(workers, t[0] + 1); peak = Math.max(peak, t[4]); }
 if (!tasks.length) { t0 = 0; t1 = 1; }
 const span = Math.max(t1 - t0, 1e-9);
+const count = k => DATA.marks.filter(m => m[1] === k).length;
+// A limit far above what the run held (the default, a share of RAM) would
+// flatten the chart: it is named, not drawn.
+const drawLimit = DATA.limit !== null && DATA.limit <= 4 * Math.max(peak, 1);
 document.getElementById("summary").textContent =
   tasks.length + " tasks on " + workers + " workers over " + (span * 1e3).toFixed(2) + " ms; peak " + fmtBytes(peak) +
-  (DATA.limit !== null ? "; limit " + fmtBytes(DATA.limit) : "");
+  (DATA.limit !== null ? "; limit " + fmtBytes(DATA.limit) + (drawLimit ? "" : " (off the chart)") : "") +
+  (DATA.marks.length ? "; " + count("spill") + " spilled, " + count("unspill") + " read back, " + count("recompute") + " recomputed" : "");
 const stream = document.getElementById("stream");
 stream.height = Math.max(60, 24 * workers + 20);
 const sc = stream.getContext("2d");
@@ -83,8 +91,8 @@ DATA.layers.forEach((name, i) => {
 });
 const memory = document.getElementById("memory");
 const mc = memory.getContext("2d");
-const H = memory.height - 30;
-const yMax = Math.max(peak, DATA.limit || 0, 1);
+const H = memory.height - 40;
+const yMax = Math.max(peak, drawLimit ? DATA.limit : 0, 1);
 const y = b => 10 + H - b / yMax * H;
 mc.fillStyle = "#fafafa"; mc.fillRect(0, 0, memory.width, memory.height);
 const byEnd = tasks.slice().sort((a, b) => a[2] - b[2]);
@@ -92,10 +100,17 @@ mc.strokeStyle = "#3366cc"; mc.lineWidth = 1.5; mc.beginPath(); mc.moveTo(x(t0),
 let held = 0;
 for (const t of byEnd) { mc.lineTo(x(t[2]), y(held)); held = t[4]; mc.lineTo(x(t[2]), y(held)); }
 mc.stroke();
-if (DATA.limit !== null) {
+if (drawLimit) {
   mc.strokeStyle = "#cc3333"; mc.setLineDash([6, 4]); mc.beginPath();
   mc.moveTo(50, y(DATA.limit)); mc.lineTo(50 + W, y(DATA.limit)); mc.stroke(); mc.setLineDash([]);
   mc.fillStyle = "#cc3333"; mc.fillText("limit " + fmtBytes(DATA.limit), 54, y(DATA.limit) - 3);
+}
+// Spills (orange, down), unspills (green, up), recomputes (red) along the bottom.
+const markColour = { spill: "#e08a00", unspill: "#2a9d3c", recompute: "#cc3333" };
+for (const m of DATA.marks) {
+  const mx = x(m[0]), my = 10 + H + (m[1] === "unspill" ? 4 : m[1] === "spill" ? 10 : 16);
+  mc.fillStyle = markColour[m[1]] || "#888";
+  mc.fillRect(mx - 1, my, 2, 5);
 }
 mc.fillStyle = "#222"; mc.font = "11px sans-serif";
 mc.fillText(fmtBytes(yMax), 4, 16); mc.fillText("0", 4, 10 + H);

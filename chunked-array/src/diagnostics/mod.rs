@@ -7,13 +7,13 @@ mod html;
 mod profile;
 mod progress;
 
-pub use profile::{Profiler, Span};
+pub use profile::{Profiler, Span, TierMark};
 pub(crate) use profile::Recorder;
 pub use progress::Progress;
 pub(crate) use progress::ProgressBar;
 
 use crate::graph::task::TaskGraph;
-use crate::schedule::{RunObserver, TaskEvent};
+use crate::schedule::{RunObserver, TaskEvent, TierEvent};
 
 /// Several observers as one.
 pub(crate) struct Observers<'a>(pub Vec<&'a dyn RunObserver>);
@@ -31,6 +31,11 @@ impl RunObserver for Observers<'_> {
     fn task_done(&self, event: &TaskEvent) {
         for o in &self.0 {
             o.task_done(event);
+        }
+    }
+    fn tier_event(&self, event: &TierEvent) {
+        for o in &self.0 {
+            o.tier_event(event);
         }
     }
     fn run_finished(&self, graph: &TaskGraph) {

@@ -6,7 +6,7 @@ use std::time::Instant;
 use crate::chunks::Chunks;
 use crate::error::{Error, Result};
 use crate::graph::task::TaskGraph;
-use crate::schedule::{Clock, RunObserver, TaskEvent};
+use crate::schedule::{Clock, RunObserver, TaskEvent, TierEvent, TierEventKind};
 
 /// One task as the profiler saw it.
 #[derive(Debug, Clone, PartialEq)]
@@ -27,6 +27,19 @@ pub struct Span {
     pub output_bytes: usize,
     /// Bytes held in blocks after the task.
     pub held_bytes: usize,
+}
+
+/// A block moving between memory tiers, as the profiler saw it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TierMark {
+    /// The key of the task whose block moved.
+    pub key: String,
+    /// Spill, unspill or recompute.
+    pub kind: TierEventKind,
+    /// Bytes of the block.
+    pub bytes: usize,
+    /// When, in seconds since the profiler was created.
+    pub time: f64,
 }
 
 /// One record per task of the current run. Each task is reported exactly once,
@@ -55,6 +68,8 @@ struct Run {
     layers: Vec<(String, String, Chunks)>,
     task_layer_block: Vec<(u32, usize)>,
     raws: Vec<Raw>,
+    tier_events: Vec<TierEvent>,
+    memory_limit: usize,
     /// Clock ticks at the run's start, and seconds per tick.
     tick0: u64,
     t0: f64,
@@ -105,9 +120,33 @@ impl Profiler {
         *self.inner.limit.lock().unwrap_or_else(|p| p.into_inner()) = bytes;
     }
 
-    /// The memory limit drawn on the memory chart.
+    /// The memory limit drawn on the memory chart: the one set, else the
+    /// smallest limit of the recorded runs.
     pub fn memory_limit(&self) -> Option<usize> {
-        *self.inner.limit.lock().unwrap_or_else(|p| p.into_inner())
+        let set = *self.inner.limit.lock().unwrap_or_else(|p| p.into_inner());
+        set.or_else(|| self.inner.runs.lock().unwrap_or_else(|p| p.into_inner()).iter().map(|r| r.memory_limit).min())
+    }
+
+    /// Every recorded spill, unspill and recompute, in time order.
+    pub fn tier_marks(&self) -> Vec<TierMark> {
+        let runs = self.inner.runs.lock().unwrap_or_else(|p| p.into_inner());
+        let mut out = Vec::new();
+        let mut idx = Vec::new();
+        for run in runs.iter() {
+            for e in &run.tier_events {
+                let (layer, block) = run.task_layer_block[e.task];
+                let (label, _, chunks) = &run.layers[layer as usize];
+                chunks.unravel_into(block, &mut idx);
+                out.push(TierMark {
+                    key: format!("('{label}', {idx:?})"),
+                    kind: e.kind,
+                    bytes: e.bytes,
+                    time: run.t0 + e.at.saturating_sub(run.tick0) as f64 * run.seconds_per_tick,
+                });
+            }
+        }
+        out.sort_by(|a, b| a.time.total_cmp(&b.time));
+        out
     }
 
     /// Every recorded task, runs in order, tasks by start time.
@@ -160,13 +199,22 @@ impl Profiler {
             ));
             events.push(format!(r#"{{"name":"memory","ph":"C","ts":{:.3},"pid":0,"args":{{"held_bytes":{}}}}}"#, s.end * 1e6, s.held_bytes));
         }
+        for m in self.tier_marks() {
+            events.push(format!(
+                r#"{{"name":"{}","cat":"memory tiers","ph":"i","s":"g","ts":{:.3},"pid":0,"tid":0,"args":{{"key":{},"bytes":{}}}}}"#,
+                m.kind.name(),
+                m.time * 1e6,
+                json_string(&m.key),
+                m.bytes
+            ));
+        }
         format!("{{\"traceEvents\":[{}],\"displayTimeUnit\":\"ms\"}}", events.join(","))
     }
 
     /// The record as one self-contained HTML page: a task stream (a row per
     /// worker, coloured by layer) and memory over time with the limit drawn.
     pub fn html_report(&self, title: &str) -> String {
-        super::html::report(title, &self.spans(), self.memory_limit())
+        super::html::report(title, &self.spans(), &self.tier_marks(), self.memory_limit())
     }
 
     /// Writes [`Profiler::html_report`] to `path`.
@@ -206,7 +254,7 @@ impl Profiler {
     /// An observer recording one run into this profiler (runs may overlap: each
     /// has its own recorder).
     pub(crate) fn recorder(&self) -> Recorder {
-        Recorder { profiler: self.clone(), slots: Slots(Box::new([])), started: None }
+        Recorder { profiler: self.clone(), slots: Slots(Box::new([])), started: None, tier_events: Mutex::new(Vec::new()), memory_limit: usize::MAX }
     }
 }
 
@@ -215,11 +263,15 @@ pub(crate) struct Recorder {
     profiler: Profiler,
     slots: Slots,
     started: Option<(u64, Instant)>,
+    /// Rare (only under a memory limit), so a lock is fine.
+    tier_events: Mutex<Vec<TierEvent>>,
+    memory_limit: usize,
 }
 
 impl Recorder {
     /// Prepares the slots; called before the run with its graph.
-    pub(crate) fn prepare(&mut self, graph: &TaskGraph) {
+    pub(crate) fn prepare(&mut self, graph: &TaskGraph, memory_limit: usize) {
+        self.memory_limit = memory_limit;
         self.slots = Slots((0..graph.len()).map(|_| std::cell::UnsafeCell::new(Raw::default())).collect());
         self.started = Some((Clock::now(), Instant::now()));
     }
@@ -248,6 +300,10 @@ impl RunObserver for Recorder {
         }
     }
 
+    fn tier_event(&self, event: &TierEvent) {
+        self.tier_events.lock().unwrap_or_else(|p| p.into_inner()).push(*event);
+    }
+
     fn run_finished(&self, graph: &TaskGraph) {
         let Some((tick0, instant0)) = self.started else { return };
         let (tick1, instant1) = (Clock::now(), Instant::now());
@@ -259,6 +315,8 @@ impl RunObserver for Recorder {
             layers: graph.layers(),
             task_layer_block: (0..graph.len()).map(|t| graph.task_layer_block(t)).collect(),
             raws,
+            tier_events: std::mem::take(&mut *self.tier_events.lock().unwrap_or_else(|p| p.into_inner())),
+            memory_limit: self.memory_limit,
             tick0,
             t0: instant0.duration_since(self.profiler.inner.created).as_secs_f64(),
             seconds_per_tick,

@@ -13,6 +13,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use super::memory::MemoryConfig;
 use super::spill::{DiskTier, SpilledBlock};
+use super::{Clock, RunObserver, TierEvent, TierEventKind};
 use crate::error::{Error, Result};
 use crate::graph::task::TaskGraph;
 use crate::graph::Block;
@@ -38,6 +39,7 @@ pub(crate) struct TierStats {
 
 pub(crate) struct BlockStore<'g> {
     graph: &'g TaskGraph,
+    observer: &'g dyn RunObserver,
     slots: Vec<Mutex<Slot>>,
     /// Per task, the tick of the last use of its block (least recently used first).
     last_use: Vec<AtomicU64>,
@@ -62,10 +64,11 @@ fn lock(m: &Mutex<Slot>) -> MutexGuard<'_, Slot> {
 }
 
 impl<'g> BlockStore<'g> {
-    pub fn new(graph: &'g TaskGraph, memory: &MemoryConfig) -> BlockStore<'g> {
+    pub fn new(graph: &'g TaskGraph, memory: &MemoryConfig, observer: &'g dyn RunObserver) -> BlockStore<'g> {
         let n = graph.len();
         BlockStore {
             graph,
+            observer,
             slots: (0..n).map(|_| Mutex::new(Slot::Empty)).collect(),
             last_use: (0..n).map(|_| AtomicU64::new(0)).collect(),
             tick: AtomicU64::new(1),
@@ -133,6 +136,7 @@ impl<'g> BlockStore<'g> {
                     Ok(b) => {
                         self.unspilled.fetch_add(1, Ordering::Relaxed);
                         self.unspilled_bytes.fetch_add(spilled.nbytes as u64, Ordering::Relaxed);
+                        self.report(t, TierEventKind::Unspill, spilled.nbytes);
                         b
                     }
                     Err(_) => {
@@ -169,6 +173,7 @@ impl<'g> BlockStore<'g> {
         let refs: Vec<&Block> = inputs.iter().collect();
         let block = self.graph.run_task(t, &refs)?;
         self.recomputed.fetch_add(1, Ordering::Relaxed);
+        self.report(t, TierEventKind::Recompute, block.nbytes());
         Ok(block)
     }
 
@@ -249,12 +254,17 @@ impl<'g> BlockStore<'g> {
                     self.uncount(bytes);
                     self.spilled.fetch_add(1, Ordering::Relaxed);
                     self.spilled_bytes.fetch_add(bytes as u64, Ordering::Relaxed);
+                    self.report(t, TierEventKind::Spill, bytes);
                 }
                 Ok(None) => {}
                 Err(e) => return Err(self.exhausted(bytes, format!("spill directory {}: {e}", self.disk.parent().display()))),
             }
         }
         Ok(())
+    }
+
+    fn report(&self, task: usize, kind: TierEventKind, bytes: usize) {
+        self.observer.tier_event(&TierEvent { task, kind, bytes, at: Clock::now() });
     }
 
     fn exhausted(&self, requested: usize, detail: String) -> Error {

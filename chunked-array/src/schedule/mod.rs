@@ -81,6 +81,41 @@ pub struct TaskEvent {
     pub held_bytes: usize,
 }
 
+/// What happened to a block in the memory tiers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TierEventKind {
+    /// Written to disk (memory over the limit).
+    Spill,
+    /// Read back from disk for a task.
+    Unspill,
+    /// Recomputed from its inputs (its spill file was lost or damaged).
+    Recompute,
+}
+
+impl TierEventKind {
+    /// "spill", "unspill" or "recompute".
+    pub fn name(self) -> &'static str {
+        match self {
+            TierEventKind::Spill => "spill",
+            TierEventKind::Unspill => "unspill",
+            TierEventKind::Recompute => "recompute",
+        }
+    }
+}
+
+/// A block moving between memory tiers, as the block store reports it.
+#[derive(Debug, Clone, Copy)]
+pub struct TierEvent {
+    /// The task whose block moved.
+    pub task: usize,
+    /// What happened.
+    pub kind: TierEventKind,
+    /// Bytes of the block (in memory).
+    pub bytes: usize,
+    /// When, in [`Clock`] ticks.
+    pub at: u64,
+}
+
 /// Watches a run: the profiler and the progress bar.
 pub trait RunObserver: Sync {
     /// Whether task start and end times are wanted (reading the clock costs a
@@ -92,6 +127,9 @@ pub trait RunObserver: Sync {
     fn run_started(&self, _graph: &TaskGraph, _workers: usize) {}
     /// Called after every task.
     fn task_done(&self, _event: &TaskEvent) {}
+    /// Called when a block spills, comes back or is recomputed (rare: only
+    /// under a memory limit).
+    fn tier_event(&self, _event: &TierEvent) {}
     /// Called once after the run (also after a failed one).
     fn run_finished(&self, _graph: &TaskGraph) {}
 }

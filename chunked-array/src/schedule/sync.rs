@@ -23,7 +23,7 @@ impl Scheduler for SyncScheduler {
         super::tune_allocator();
         let start = Instant::now();
         let n = graph.len();
-        let store = BlockStore::new(graph, memory);
+        let store = BlockStore::new(graph, memory, observer);
         let mut left: Vec<u32> = (0..n).map(|t| graph.consumers(t).len() as u32).collect();
         let mut inputs: Vec<Block> = Vec::new();
         let timing = observer.wants_timing();

@@ -212,7 +212,7 @@ impl Scheduler for ThreadedScheduler {
             wake: Condvar::new(),
             waiting_on: (0..n).map(|t| AtomicU32::new(graph.deps(t).len() as u32)).collect(),
             readers_left: (0..n).map(|t| AtomicU32::new(graph.consumers(t).len() as u32)).collect(),
-            store: BlockStore::new(graph, memory),
+            store: BlockStore::new(graph, memory, observer),
             completed: AtomicUsize::new(0),
             failed: AtomicBool::new(false),
             error: Mutex::new(None),

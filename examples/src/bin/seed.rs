@@ -7,7 +7,8 @@
 //! progress bar on a terminal.
 //!
 //! Options: `--rows N --cols N --chunks R,C --seed S --scheduler threads|sync
-//! --threads N --profile FILE.html --progress`.
+//! --threads N --profile FILE.html --progress --memory-limit BYTES[K|M|G]
+//! --spill-dir DIR` (a memory limit spills blocks to disk past it).
 
 use std::process::ExitCode;
 use std::time::Instant;
@@ -26,14 +27,16 @@ struct Options {
     threads: usize,
     profile: Option<std::path::PathBuf>,
     progress: bool,
+    memory_limit: Option<usize>,
+    spill_dir: Option<std::path::PathBuf>,
 }
 
 fn parse() -> Result<Options, String> {
-    let mut o = Options { rows: 100_000, cols: 1000, chunks: (1000, 1000), seed: 42, sync: false, threads: 0, profile: None, progress: false };
+    let mut o = Options { rows: 100_000, cols: 1000, chunks: (1000, 1000), seed: 42, sync: false, threads: 0, profile: None, progress: false, memory_limit: None, spill_dir: None };
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
         if flag == "--help" || flag == "-h" {
-            return Err("usage: seed [--rows N] [--cols N] [--chunks R,C] [--seed S] [--scheduler threads|sync] [--threads N] [--profile FILE.html] [--progress]".into());
+            return Err("usage: seed [--rows N] [--cols N] [--chunks R,C] [--seed S] [--scheduler threads|sync] [--threads N] [--profile FILE.html] [--progress] [--memory-limit BYTES[K|M|G]] [--spill-dir DIR]".into());
         }
         if flag == "--progress" {
             o.progress = true;
@@ -56,14 +59,38 @@ fn parse() -> Result<Options, String> {
             },
             "--threads" => o.threads = num(&value)?,
             "--profile" => o.profile = Some(value.into()),
+            "--memory-limit" => o.memory_limit = Some(parse_bytes(&value).ok_or_else(|| format!("--memory-limit {value}: expected bytes, e.g. 200M or 4G"))?),
+            "--spill-dir" => o.spill_dir = Some(value.into()),
             other => return Err(format!("unknown option {other}")),
         }
     }
     Ok(o)
 }
 
+/// `200M`, `4G`, `512K` or a plain number of bytes.
+fn parse_bytes(v: &str) -> Option<usize> {
+    let (digits, unit) = match v.char_indices().find(|(_, c)| c.is_ascii_alphabetic()) {
+        Some((i, _)) => v.split_at(i),
+        None => (v, ""),
+    };
+    let scale: usize = match unit.to_ascii_uppercase().trim_end_matches(['B', 'I']) {
+        "" => 1,
+        "K" => 1 << 10,
+        "M" => 1 << 20,
+        "G" => 1 << 30,
+        _ => return None,
+    };
+    digits.trim().parse::<usize>().ok()?.checked_mul(scale)
+}
+
 fn run(o: &Options) -> Result<(), Box<dyn std::error::Error>> {
     let mut ctx = if o.sync { Context::sync() } else { Context::threads(o.threads) };
+    if let Some(limit) = o.memory_limit {
+        ctx = ctx.with_memory_limit(limit);
+    }
+    if let Some(dir) = &o.spill_dir {
+        ctx = ctx.with_spill_dir(dir);
+    }
     ctx = ctx.with_progress(if o.progress { Progress::Always } else { Progress::Auto });
     let profiler = Profiler::new();
     if o.profile.is_some() {
