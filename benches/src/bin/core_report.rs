@@ -28,32 +28,6 @@ fn cold_warm<T>(runs: usize, mut f: impl FnMut() -> T) -> (f64, f64) {
     (cold, warm)
 }
 
-/// Sums `n` f64 in one pass with all cores: the memory-bandwidth limit for reading.
-fn streaming_read_gbs(n: usize, threads: usize) -> f64 {
-    let data = vec![1.0f64; n];
-    let chunk = n.div_ceil(threads);
-    let (_, secs) = cold_warm(3, || {
-        std::thread::scope(|s| {
-            let hs: Vec<_> = data
-                .chunks(chunk)
-                .map(|c| {
-                    s.spawn(move || {
-                        let mut acc = [0.0f64; 8];
-                        for w in c.chunks_exact(8) {
-                            for i in 0..8 {
-                                acc[i] += w[i];
-                            }
-                        }
-                        acc.iter().sum::<f64>()
-                    })
-                })
-                .collect();
-            hs.into_iter().map(|h| h.join().unwrap()).sum::<f64>()
-        })
-    });
-    (n * 8) as f64 / secs / 1e9
-}
-
 struct Row {
     name: String,
     cold: f64,
@@ -85,7 +59,7 @@ fn main() -> chunked_array::Result<()> {
 
     let n = if quick { 8000 } else { 20_000 };
     let bytes = (n * n * 8) as f64;
-    let bw = streaming_read_gbs(n * n, threads);
+    let bw = chunked_benches::streaming_read_gbs(n * n, threads);
     let x: Array<f64> = rng.uniform(&[n, n], [2000, 2000])?;
     let a = (&x + &x.t()).mean(0)?;
     let (cold, warm) = cold_warm(3, || a.compute_with(&ctx).unwrap());

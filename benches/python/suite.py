@@ -1,0 +1,211 @@
+"""The benchmark suite: the same workloads in chunked, dask and numpy, one after
+the other on the same machine, with times, peak RSS, ratios and the physical
+limit.
+
+Usage (the README's command does the set-up first):
+    bash scripts/setup_python.sh
+    target/pyenv/bin/python benches/python/suite.py [--scale S] [--repeat R] [--only a,b] [--json FILE]
+
+Every workload runs in its own process per library (so the peak RSS, from
+getrusage / VmHWM, is that workload's), once to warm up and then R times; the
+table shows medians. Sizes scale with S (1.0 = the issues' sizes: 20000^2 f64,
+the seed's 100000 x 1000, ...). Fair settings: chunked and dask get the same
+number of worker threads (all cores), dask's BLAS one thread per worker (its best
+setting here), numpy's BLAS all cores. The limit column is the workload's bytes
+at the machine's streaming-read bandwidth, or its flops at faer's gemm rate, both
+measured in the same run.
+"""
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SUITE = os.path.join(ROOT, "target", "release", "suite")
+THREADS = os.cpu_count() or 1
+WORKLOADS = ["overhead", "random_sum", "elementwise_reduction", "rechunk", "matmul", "tsqr", "seed_svd",
+             "svd_compressed", "zarr_write", "zarr_read", "out_of_core_sum"]
+
+
+def arg(name, default):
+    return sys.argv[sys.argv.index(name) + 1] if name in sys.argv else default
+
+
+def side(n, scale):
+    return max(1, int(n * scale ** 0.5))
+
+
+def setup(lib, name, scale, work_dir):
+    """Returns one run of `name` in `lib` ("dask" or "numpy"), or None when the
+    library has no such workload."""
+    import numpy as np
+
+    rows = max(1000, int(100_000 * scale))
+    if lib == "dask":
+        import dask
+        import dask.array as da
+
+        dask.config.set(scheduler="threads", num_workers=THREADS)
+        if name == "overhead":
+            n = max(1000, int(1_000_000 * scale))
+            return lambda: da.ones((n,), chunks=100).sum().compute()
+        if name == "random_sum":
+            return lambda: da.random.random((rows, 1000), chunks=(1000, 1000)).sum().compute()
+        if name == "elementwise_reduction":
+            n = side(20_000, scale)
+            x = da.random.random((n, n), chunks=(2000, 2000))
+            return lambda: ((x - x.mean(axis=0)) ** 2).sum().compute()
+        if name in ("rechunk", "out_of_core_sum"):
+            n = side(20_000 if name == "rechunk" else 8_000, scale)
+            x = da.random.random((n, n), chunks=(n, 100))
+            return lambda: (x * 1.0).rechunk((100, n)).sum().compute()
+        if name == "matmul":
+            n = max(100, int(10_000 * scale ** (1 / 3)))
+            x = da.random.random((n, n), chunks=(2000, 2000))
+            return lambda: (x @ x).sum().compute()
+        if name == "tsqr":
+            m = max(10_000, int(1_000_000 * scale))
+            a = da.random.random((m, 100), chunks=(10_000, 100))
+            q, r = da.linalg.tsqr(a)
+            return lambda: dask.compute(q, r)
+        if name == "seed_svd":
+            x = da.random.random((rows, 1000), chunks=(1000, 1000))
+            u, s, v = da.linalg.svd(x)
+            return lambda: dask.compute(u, s, v)
+        if name == "svd_compressed":
+            a = da.random.random((rows, 1000), chunks=(10_000, 1000)).persist()
+            u, s, v = da.linalg.svd_compressed(a, 10, seed=0)
+            return lambda: dask.compute(u, s, v)
+        if name in ("zarr_write", "zarr_read"):
+            n = side(20_000, scale)
+            path = os.path.join(work_dir, "dask.zarr")
+            x = da.random.random((n, n), chunks=(1000, 1000))
+            x.to_zarr(path, overwrite=True)
+            if name == "zarr_write":
+                return lambda: x.to_zarr(path, overwrite=True)
+            return lambda: da.from_zarr(path).sum().compute()
+        return None
+    # numpy: in-memory arrays, generation included as in the lazy versions.
+    rng = np.random.default_rng(0)
+    if name == "random_sum":
+        return lambda: rng.random((rows, 1000)).sum()
+    if name == "elementwise_reduction":
+        n = side(20_000, scale)
+        return lambda: (lambda y: ((y - y.mean(axis=0)) ** 2).sum())(rng.random((n, n)))
+    if name in ("rechunk", "out_of_core_sum"):
+        # numpy's counterpart of a tall-to-wide rechunk: a copy in the other order.
+        n = side(20_000 if name == "rechunk" else 8_000, scale)
+        return lambda: np.asfortranarray(rng.random((n, n))).sum()
+    if name == "matmul":
+        n = max(100, int(10_000 * scale ** (1 / 3)))
+        return lambda: (lambda y: (y @ y).sum())(rng.random((n, n)))
+    if name == "tsqr":
+        m = max(10_000, int(1_000_000 * scale))
+        return lambda: np.linalg.qr(rng.random((m, 100)))
+    if name == "seed_svd":
+        return lambda: np.linalg.svd(rng.random((rows, 1000)), full_matrices=False)
+    if name in ("zarr_write", "zarr_read"):
+        import zarr
+
+        n = side(20_000, scale)
+        path = os.path.join(work_dir, "np.zarr")
+        a = rng.random((n, n))
+
+        def write():
+            z = zarr.create_array(store=path, shape=a.shape, chunks=(1000, 1000), dtype=a.dtype, overwrite=True)
+            z[...] = a
+
+        write()
+        if name == "zarr_write":
+            return write
+        return lambda: zarr.open_array(path, mode="r")[...].sum()
+    return None
+
+
+def child(lib, name, scale, repeat, work_dir):
+    import resource
+
+    run = setup(lib, name, scale, work_dir)
+    if run is None:
+        print(json.dumps({"workload": name, "times": None}))
+        return
+    run()
+    times = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        run()
+        times.append(time.perf_counter() - t)
+    print(json.dumps({"workload": name, "times": times, "peak_rss_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}))
+
+
+def run_child(cmd, env_extra):
+    env = dict(os.environ, **env_extra)
+    out = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True)
+    if out.returncode != 0:
+        sys.stderr.write(f"{' '.join(cmd)} failed:\n{out.stderr[-2000:]}\n")
+        return None
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def fmt_s(t):
+    return "-" if t is None else (f"{t:.3f}" if t < 10 else f"{t:.1f}")
+
+
+def fmt_mib(kib):
+    return "-" if kib is None else f"{kib / 1024:.0f}"
+
+
+def main():
+    if sys.argv[1:2] == ["--child"]:
+        child(sys.argv[2], sys.argv[3], float(sys.argv[4]), int(sys.argv[5]), sys.argv[6])
+        return
+    scale = float(arg("--scale", "1.0"))
+    repeat = int(arg("--repeat", "3"))
+    only = arg("--only", None)
+    names = only.split(",") if only else WORKLOADS
+    work_dir = os.path.join(ROOT, "target", "suite-work")
+    os.makedirs(work_dir, exist_ok=True)
+    subprocess.run(["cargo", "build", "--release", "-q", "-p", "chunked-benches", "--bin", "suite"], cwd=ROOT, check=True)
+    limits = json.loads(subprocess.run([SUITE, "--limits"], cwd=ROOT, check=True, capture_output=True, text=True).stdout)
+    results = {"machine": {"threads": THREADS, **limits, "uname": " ".join(os.uname())}, "scale": scale, "repeat": repeat, "workloads": {}}
+    one_thread = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+    all_threads = {k: str(THREADS) for k in one_thread}
+    for name in names:
+        row = {}
+        ours = run_child([SUITE, "--workload", name, "--scale", str(scale), "--repeat", str(repeat)], {})
+        row["chunked"] = ours
+        for lib, env in (("dask", one_thread), ("numpy", all_threads)):
+            row[lib] = run_child([sys.executable, __file__, "--child", lib, name, str(scale), str(repeat), work_dir], env)
+        results["workloads"][name] = row
+        sys.stderr.write(f"{name}: done\n")
+    print_table(results)
+    out = arg("--json", os.path.join(ROOT, "target", "suite.json"))
+    with open(out, "w") as f:
+        json.dump(results, f, indent=1)
+    sys.stderr.write(f"results: {out}\n")
+
+
+def print_table(results):
+    m = results["machine"]
+    print(f"Machine: {m['threads']} threads; streaming read {m['read_gbs']} GB/s; faer gemm {m['gemm_gflops']} GFLOP/s; "
+          f"scale {results['scale']}; medians of {results['repeat']} runs after a warm-up.\n")
+    print("| workload | chunked s | dask s | numpy s | chunked/dask | chunked/numpy | limit s | chunked RSS MiB | dask RSS MiB | numpy RSS MiB |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for name, row in results["workloads"].items():
+        med = {lib: (statistics.median(r["times"]) if r and r.get("times") else None) for lib, r in row.items()}
+        rss = {lib: (r.get("peak_rss_kib") if r and r.get("times") else None) for lib, r in row.items()}
+        ours = row.get("chunked") or {}
+        limit = None
+        if ours.get("work_kind") == "bytes":
+            limit = ours["work"] / (m["read_gbs"] * 1e9)
+        elif ours.get("work_kind") == "flops":
+            limit = ours["work"] / (m["gemm_gflops"] * 1e9)
+        ratio = lambda o: "-" if med["chunked"] is None or o is None else f"{med['chunked'] / o:.2f}"
+        print(f"| {name} | {fmt_s(med['chunked'])} | {fmt_s(med['dask'])} | {fmt_s(med['numpy'])} | {ratio(med['dask'])} | "
+              f"{ratio(med['numpy'])} | {fmt_s(limit)} | {fmt_mib(rss['chunked'])} | {fmt_mib(rss['dask'])} | {fmt_mib(rss['numpy'])} |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,163 @@
+//! chunked's side of the benchmark suite (`benches/python/suite.py` runs dask and
+//! numpy on the same workloads and prints the table).
+//!
+//! `suite --list` names the workloads. `suite --workload NAME [--scale S]
+//! [--repeat R]` runs one of them: one warm-up run, then R timed runs. It prints
+//! one JSON line: the times, the peak RSS of this process (VmHWM), and the work
+//! (bytes or flops) that sets its physical limit. Run each workload in its own
+//! process so that the peak RSS is its own. `suite --limits` measures the
+//! machine: streaming-read GB/s and faer gemm GFLOP/s.
+
+use std::time::Instant;
+
+use chunked_array::io::zarr::{from_zarr, ZarrWriteOptions};
+use chunked_array::io::WriteMode;
+use chunked_array::random::RandomState;
+use chunked_array::{Array, Context, RechunkOptions};
+use chunked_linalg::{svd, svd_compressed, tsqr, CompressedOptions, TsqrOptions};
+
+type Res<T> = Result<T, Box<dyn std::error::Error>>;
+
+/// The workloads, in the order the table lists them.
+const WORKLOADS: [&str; 11] = [
+    "overhead",
+    "random_sum",
+    "elementwise_reduction",
+    "rechunk",
+    "matmul",
+    "tsqr",
+    "seed_svd",
+    "svd_compressed",
+    "zarr_write",
+    "zarr_read",
+    "out_of_core_sum",
+];
+
+fn arg(name: &str) -> Option<String> {
+    let args: Vec<String> = std::env::args().collect();
+    args.iter().position(|a| a == name).and_then(|i| args.get(i + 1).cloned())
+}
+
+fn vm_hwm_kib() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status.lines().find(|l| l.starts_with("VmHWM")).and_then(|l| l.split_whitespace().nth(1)).and_then(|v| v.parse().ok()).unwrap_or(0)
+}
+
+/// A side length scaled so that the data scales by `scale`.
+fn side(n: f64, scale: f64) -> usize {
+    ((n * scale.sqrt()) as usize).max(1)
+}
+
+/// The workload's kind of work ("bytes" or "flops"), its amount, and one run.
+fn setup(name: &str, scale: f64) -> Res<(&'static str, f64, Box<dyn FnMut() -> Res<()>>)> {
+    let ctx = Context::default();
+    let rows = ((100_000.0 * scale) as usize).max(1000);
+    Ok(match name {
+        "overhead" => {
+            let n = ((1_000_000.0 * scale) as usize).max(1000);
+            let x = Array::<f64>::ones(&[n], 100)?;
+            let s = x.sum(None)?;
+            ("tasks", s.num_tasks() as f64, Box::new(move || s.compute_with(&ctx).map(drop).map_err(Into::into)))
+        }
+        "random_sum" => {
+            let x: Array<f64> = RandomState::new(0).uniform(&[rows, 1000], [1000, 1000])?;
+            let s = x.sum(None)?;
+            ("bytes", (rows * 1000 * 8) as f64, Box::new(move || s.compute_with(&ctx).map(drop).map_err(Into::into)))
+        }
+        "elementwise_reduction" => {
+            let n = side(20_000.0, scale);
+            let x: Array<f64> = RandomState::new(0).uniform(&[n, n], [2000, 2000])?;
+            let s = (&x - &x.mean(0)?).pow(2.0)?.sum(None)?;
+            ("bytes", (2 * n * n * 8) as f64, Box::new(move || s.compute_with(&ctx).map(drop).map_err(Into::into)))
+        }
+        "rechunk" => {
+            let n = side(20_000.0, scale);
+            let x: Array<f64> = RandomState::new(0).uniform(&[n, n], [n, 100])?;
+            let s = (&x * 1.0).rechunk_with([100, n], RechunkOptions::default())?.sum(None)?;
+            // Read and written once each.
+            ("bytes", (2 * n * n * 8) as f64, Box::new(move || s.compute_with(&ctx).map(drop).map_err(Into::into)))
+        }
+        "matmul" => {
+            let n = ((10_000.0 * scale.cbrt()) as usize).max(100);
+            let x: Array<f64> = RandomState::new(0).uniform(&[n, n], [2000, 2000])?;
+            let s = x.matmul(&x)?.sum(None)?;
+            ("flops", 2.0 * (n as f64).powi(3), Box::new(move || s.compute_with(&ctx).map(drop).map_err(Into::into)))
+        }
+        "tsqr" => {
+            let m = ((1_000_000.0 * scale) as usize).max(10_000);
+            let a: Array<f64> = RandomState::new(1).uniform(&[m, 100], [10_000, 100])?;
+            let f = tsqr(&a, &TsqrOptions::default())?;
+            let (q, r) = (f.q.clone(), f.r.clone());
+            ("flops", 4.0 * m as f64 * 100.0f64.powi(2), Box::new(move || chunked_array::Computable::compute_with((&q, &r), &ctx).map(drop).map_err(Into::into)))
+        }
+        "seed_svd" => {
+            let x: Array<f64> = RandomState::new(0).uniform(&[rows, 1000], [1000, 1000])?;
+            let f = svd(&x)?;
+            ("flops", 6.0 * rows as f64 * 1e6, Box::new(move || chunked_array::Computable::compute_with((&f.u, &f.s, &f.vt), &ctx).map(drop).map_err(Into::into)))
+        }
+        "svd_compressed" => {
+            let a: Array<f64> = RandomState::new(2).uniform(&[rows, 1000], [10_000, 1000])?.persist()?;
+            let f = svd_compressed(&a, 10, &CompressedOptions::default())?;
+            // Two passes over A (sketch and projection) of 2mn(k+p) flops each.
+            ("flops", 4.0 * rows as f64 * 1000.0 * 20.0, Box::new(move || chunked_array::Computable::compute_with((&f.u, &f.s, &f.vt), &ctx).map(drop).map_err(Into::into)))
+        }
+        "zarr_write" | "zarr_read" => {
+            let n = side(20_000.0, scale);
+            let dir = std::env::temp_dir().join(format!("chunked-suite-{}", std::process::id()));
+            let x: Array<f64> = RandomState::new(0).uniform(&[n, n], [1000, 1000])?;
+            let opts = ZarrWriteOptions { mode: WriteMode::Overwrite, ..Default::default() };
+            x.to_zarr(&dir, "x", &opts)?;
+            let bytes = (n * n * 8) as f64;
+            if name == "zarr_write" {
+                ("bytes", bytes, Box::new(move || x.to_zarr(&dir, "x", &opts).map(drop).map_err(Into::into)))
+            } else {
+                let y = from_zarr::<f64>(&dir, "x")?.sum(None)?;
+                ("bytes", bytes, Box::new(move || y.compute_with(&ctx).map(drop).map_err(Into::into)))
+            }
+        }
+        "out_of_core_sum" => {
+            // An array 4x the memory limit, summed through a rechunk (so it must spill).
+            let n = side(8_000.0, scale);
+            let x: Array<f64> = RandomState::new(0).uniform(&[n, n], [n, 100])?;
+            let limit = n * n * 8 / 4;
+            // Rechunk tasks sized to the limit (the planner does not see the context).
+            let s = (&x * 1.0).rechunk_with([100, n], RechunkOptions { block_size_limit: limit / 4 })?.sum(None)?;
+            let limited = Context::default().with_memory_limit(limit);
+            ("bytes", (4 * n * n * 8) as f64, Box::new(move || s.compute_with(&limited).map(drop).map_err(Into::into)))
+        }
+        other => return Err(format!("unknown workload {other}; --list names them").into()),
+    })
+}
+
+fn main() -> Res<()> {
+    if std::env::args().any(|a| a == "--list") {
+        println!("{}", WORKLOADS.join(" "));
+        return Ok(());
+    }
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if std::env::args().any(|a| a == "--limits") {
+        let bw = chunked_benches::streaming_read_gbs(1 << 27, threads);
+        let gemm = chunked_benches::faer_gemm_gflops(3000);
+        println!("{{\"read_gbs\": {bw:.2}, \"gemm_gflops\": {gemm:.1}, \"threads\": {threads}}}");
+        return Ok(());
+    }
+    let name = arg("--workload").ok_or("--workload NAME (or --list, --limits)")?;
+    let scale: f64 = arg("--scale").map_or(Ok(1.0), |s| s.parse())?;
+    let repeat: usize = arg("--repeat").map_or(Ok(3), |s| s.parse())?;
+    let (kind, work, mut run) = setup(&name, scale)?;
+    run()?; // warm-up
+    let mut times = Vec::with_capacity(repeat);
+    for _ in 0..repeat {
+        chunked_array::schedule::release_memory();
+        let t = Instant::now();
+        run()?;
+        times.push(t.elapsed().as_secs_f64());
+    }
+    let list: Vec<String> = times.iter().map(|t| format!("{t:.4}")).collect();
+    println!(
+        "{{\"workload\": \"{name}\", \"times\": [{}], \"peak_rss_kib\": {}, \"work_kind\": \"{kind}\", \"work\": {work}}}",
+        list.join(", "),
+        vm_hwm_kib()
+    );
+    Ok(())
+}
