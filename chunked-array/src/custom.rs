@@ -67,6 +67,17 @@ pub trait LayerOp: Send + Sync + 'static {
     /// # Errors
     /// Any error; it is reported with the task's key.
     fn run(&self, idx: &[usize], inputs: &[&Block]) -> Result<Block>;
+    /// Bytes of output block `idx` for a layer of intermediate values (element
+    /// layers are sized from their dtype and shape); `None` (default): unknown.
+    /// The plan-time memory check counts it.
+    fn output_bytes(&self, _idx: &[usize]) -> Option<usize> {
+        None
+    }
+    /// Bytes the kernel allocates for itself while computing block `idx`
+    /// (default 0). The plan-time memory check counts it.
+    fn scratch_bytes(&self, _idx: &[usize]) -> usize {
+        0
+    }
 }
 
 /// Collects the input blocks an output block reads (see [`LayerOp::deps`]).
@@ -102,6 +113,14 @@ struct Custom<O>(O);
 impl<O: LayerOp> BlockOp for Custom<O> {
     fn deps(&self, node: &Node, idx: &[usize], out: &mut Vec<(usize, usize)>) {
         self.0.deps(idx, &mut Deps { node, out });
+    }
+
+    fn output_estimate(&self, _node: &Node, idx: &[usize]) -> Option<usize> {
+        self.0.output_bytes(idx)
+    }
+
+    fn scratch_estimate(&self, _node: &Node, idx: &[usize]) -> usize {
+        self.0.scratch_bytes(idx)
     }
 
     fn run(&self, node: &Node, idx: &[usize], inputs: &[&Block]) -> Result<Block> {

@@ -122,9 +122,20 @@ fn par_for(alone: bool) -> Par {
 }
 
 /// Level 0: the QR of every row block.
-struct LeafQr<T>(std::marker::PhantomData<fn() -> T>);
+struct LeafQr<T> {
+    tree: Arc<Tree>,
+    _t: std::marker::PhantomData<fn() -> T>,
+}
+
+/// Bytes of a node's factor: its rows x n, held as Householder vectors.
+fn factor_bytes<T>(tree: &Tree, level: usize, node: usize) -> usize {
+    tree.levels[level][node].rows * tree.n * std::mem::size_of::<T>()
+}
 
 impl<T: Scalar> LayerOp for LeafQr<T> {
+    fn output_bytes(&self, idx: &[usize]) -> Option<usize> {
+        Some(factor_bytes::<T>(&self.tree, 0, idx[0]))
+    }
     fn deps(&self, idx: &[usize], deps: &mut Deps<'_>) {
         deps.push(0, &[idx[0], 0]);
     }
@@ -143,6 +154,9 @@ struct StackQr<T> {
 }
 
 impl<T: Scalar> LayerOp for StackQr<T> {
+    fn output_bytes(&self, idx: &[usize]) -> Option<usize> {
+        Some(factor_bytes::<T>(&self.tree, self.level, idx[0]))
+    }
     fn deps(&self, idx: &[usize], deps: &mut Deps<'_>) {
         for c in self.tree.levels[self.level][idx[0]].children.clone() {
             deps.push(0, &[c]);
@@ -153,12 +167,33 @@ impl<T: Scalar> LayerOp for StackQr<T> {
         let mut stacked = Mat::<T>::zeros(node.rows, self.tree.n);
         let mut row = 0;
         for input in inputs {
-            let child = block_value::<HouseholderQr<T>>(input)?;
-            let k = child.rank_bound();
-            child.write_r(stacked.as_mut().get_mut(row..row + k, ..));
+            let r = &block_value::<Pushed<T>>(input)?.0;
+            let k = r.nrows();
+            stacked.as_mut().get_mut(row..row + k, ..).copy_from(r.as_ref());
             row += k;
         }
         Ok(Arc::new(HouseholderQr::factor(stacked, par_for(self.level == self.tree.top()))))
+    }
+}
+
+/// The R of each factor of a level, on its own: the level above reads these
+/// (k x n each), not the factors (rows x n), which can then wait on disk until
+/// the top-down pass needs them.
+struct RofFactor<T> {
+    tree: Arc<Tree>,
+    level: usize,
+    _t: std::marker::PhantomData<fn() -> T>,
+}
+
+impl<T: Scalar> LayerOp for RofFactor<T> {
+    fn deps(&self, idx: &[usize], deps: &mut Deps<'_>) {
+        deps.push(0, &[idx[0]]);
+    }
+    fn run(&self, _: &[usize], inputs: &[&Block]) -> chunked_array::Result<Block> {
+        Ok(Arc::new(Pushed(block_value::<HouseholderQr<T>>(inputs[0])?.r())))
+    }
+    fn output_bytes(&self, idx: &[usize]) -> Option<usize> {
+        Some(self.tree.levels[self.level][idx[0]].k * self.tree.n * std::mem::size_of::<T>())
     }
 }
 
@@ -257,6 +292,10 @@ fn w_of<'a, T: Scalar>(tree: &Tree, level: usize, node: usize, above: Option<&'a
 }
 
 impl<T: Scalar> LayerOp for Down<T> {
+    fn output_bytes(&self, idx: &[usize]) -> Option<usize> {
+        // E: this node's rows x the root's k.
+        Some(self.tree.levels[self.level][idx[0]].rows * self.tree.root().k * std::mem::size_of::<T>())
+    }
     fn deps(&self, idx: &[usize], deps: &mut Deps<'_>) {
         deps.push(0, &[idx[0]]);
         if self.level == self.tree.top() {
@@ -347,10 +386,12 @@ pub fn tsqr<T: Scalar>(a: &Array<T>, options: &TsqrOptions) -> Result<Tsqr<T>> {
     let k = tree.root().k;
     let phantom = std::marker::PhantomData;
 
-    let mut factors = vec![Layer::new("tsqr-leaf", DType::Intermediate, Chunks::from_lengths(vec![vec![1; row_lengths.len()]]), &[a.layer()], LeafQr::<T>(phantom))];
+    let mut factors = vec![Layer::new("tsqr-leaf", DType::Intermediate, Chunks::from_lengths(vec![vec![1; row_lengths.len()]]), &[a.layer()], LeafQr::<T> { tree: tree.clone(), _t: phantom })];
     for level in 1..tree.levels.len() {
         let nodes = tree.levels[level].len();
-        let below = factors[level - 1].clone();
+        let below_nodes = tree.levels[level - 1].len();
+        let r_op = RofFactor::<T> { tree: tree.clone(), level: level - 1, _t: phantom };
+        let below = Layer::new("tsqr-r-part", DType::Intermediate, Chunks::from_lengths(vec![vec![1; below_nodes]]), &[factors[level - 1].clone()], r_op);
         let op = StackQr::<T> { tree: tree.clone(), level, _t: phantom };
         factors.push(Layer::new("tsqr-tree", DType::Intermediate, Chunks::from_lengths(vec![vec![1; nodes]]), &[below], op));
     }

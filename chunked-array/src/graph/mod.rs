@@ -77,6 +77,17 @@ pub(crate) trait BlockOp: Send + Sync + 'static {
     fn deps(&self, node: &Node, idx: &[usize], out: &mut Vec<(usize, usize)>);
     /// Computes output block `idx` from its inputs.
     fn run(&self, node: &Node, idx: &[usize], inputs: &[&Block]) -> Result<Block>;
+    /// Bytes of output block `idx` when the layer holds intermediate values (for
+    /// element layers the dtype and shape say it); `None`: unknown. Used by the
+    /// plan-time memory check.
+    fn output_estimate(&self, _node: &Node, _idx: &[usize]) -> Option<usize> {
+        None
+    }
+    /// Bytes the kernel allocates for itself while computing block `idx`
+    /// (workspace beyond its inputs and output).
+    fn scratch_estimate(&self, _node: &Node, _idx: &[usize]) -> usize {
+        0
+    }
     /// For the optimizer: this op as an elementwise layer, if it is one.
     fn as_elementwise(&self) -> Option<&dyn fuse::Fusable> {
         None

@@ -279,11 +279,29 @@ impl TaskGraph {
         node.chunks.block_shape(&node.chunks.unravel(self.task_block[t]))
     }
 
-    /// Bytes of task `t`'s output block, from its layer's element type and block
-    /// shape (0 for intermediate values, whose size is not known ahead).
+    /// Bytes of task `t`'s output block: from its layer's element type and block
+    /// shape, or for intermediate values the layer's own estimate (0 when it
+    /// has none).
     pub fn estimated_bytes(&self, t: usize) -> usize {
         let node = &self.nodes[self.task_node[t] as usize];
-        self.block_shape(t).iter().product::<usize>() * node.dtype.size()
+        if node.dtype == crate::element::DType::Intermediate {
+            node.op.output_estimate(node, &node.chunks.unravel(self.task_block[t])).unwrap_or(0)
+        } else {
+            self.block_shape(t).iter().product::<usize>() * node.dtype.size()
+        }
+    }
+
+    /// Whether task `t` makes a block of elements (which a rechunk can resize),
+    /// not an intermediate value.
+    pub fn holds_elements(&self, t: usize) -> bool {
+        self.nodes[self.task_node[t] as usize].dtype != crate::element::DType::Intermediate
+    }
+
+    /// Bytes task `t`'s kernel allocates for itself while it runs (its layer's
+    /// estimate; 0 when it has none).
+    pub fn scratch_bytes(&self, t: usize) -> usize {
+        let node = &self.nodes[self.task_node[t] as usize];
+        node.op.scratch_estimate(node, &node.chunks.unravel(self.task_block[t]))
     }
 
     /// Per layer: its label (`name-id`), plain name and block grid.

@@ -92,6 +92,11 @@ impl<'g> BlockStore<'g> {
         self.held.load(Ordering::Relaxed)
     }
 
+    /// The memory limit in bytes.
+    pub fn limit(&self) -> usize {
+        self.limit
+    }
+
     /// Whether host memory is past the limit (schedulers hold back sources then).
     pub fn over_limit(&self) -> bool {
         self.over.load(Ordering::Relaxed)

@@ -54,8 +54,8 @@ pub fn physical_memory() -> Option<u64> {
 }
 
 /// Refuses a plan in which one task cannot fit the memory limit: the blocks it
-/// reads and the block it makes must be in memory together while it runs,
-/// whatever else is spilled.
+/// reads, the block it makes and its kernel's workspace must be in memory
+/// together while it runs, whatever else is spilled.
 ///
 /// # Errors
 /// [`Error::PlanExceedsMemory`] naming the largest such task, its estimate, the
@@ -63,32 +63,43 @@ pub fn physical_memory() -> Option<u64> {
 pub(crate) fn check_plan(graph: &TaskGraph, limit: usize) -> Result<()> {
     let mut worst: Option<(usize, usize)> = None;
     for t in 0..graph.len() {
-        let estimate = graph.estimated_bytes(t) + graph.deps(t).iter().map(|&d| graph.estimated_bytes(d as usize)).sum::<usize>();
+        let estimate = graph.estimated_bytes(t)
+            + graph.scratch_bytes(t)
+            + graph.deps(t).iter().map(|&d| graph.estimated_bytes(d as usize)).sum::<usize>();
         if estimate > limit && worst.is_none_or(|(_, e)| estimate > e) {
             worst = Some((t, estimate));
         }
     }
     let Some((t, estimate)) = worst else { return Ok(()) };
-    // The biggest block the task holds (its own or an input's) shrinks by the
-    // factor that makes the whole task fit.
+    // The biggest block of elements the task holds (its own or an input's)
+    // shrinks by the factor that makes the whole task fit; intermediate values
+    // (factorizations) follow the blocks they are made from.
     let parts = estimate.div_ceil(limit.max(1)).max(2);
-    let biggest = std::iter::once(t).chain(graph.deps(t).iter().map(|&d| d as usize)).max_by_key(|&b| graph.estimated_bytes(b)).unwrap_or(t);
-    let shape = graph.block_shape(biggest);
-    let mut suggested = shape.clone();
-    let mut left = parts;
-    while left > 1 {
-        let Some(axis) = (0..suggested.len()).filter(|&a| suggested[a] > 1).max_by_key(|&a| (suggested[a], std::cmp::Reverse(a))) else { break };
-        let cut = left.min(suggested[axis]);
-        suggested[axis] = suggested[axis].div_ceil(cut);
-        left = left.div_ceil(cut);
-    }
+    let biggest = std::iter::once(t)
+        .chain(graph.deps(t).iter().map(|&d| d as usize))
+        .filter(|&b| graph.holds_elements(b))
+        .max_by_key(|&b| graph.estimated_bytes(b));
+    let advice = match biggest {
+        Some(b) => {
+            let shape = graph.block_shape(b);
+            let mut suggested = shape.clone();
+            let mut left = parts;
+            while left > 1 {
+                let Some(axis) = (0..suggested.len()).filter(|&a| suggested[a] > 1).max_by_key(|&a| (suggested[a], std::cmp::Reverse(a))) else {
+                    break;
+                };
+                let cut = left.min(suggested[axis]);
+                suggested[axis] = suggested[axis].div_ceil(cut);
+                left = left.div_ceil(cut);
+            }
+            format!("{} has blocks of {shape:?}; about {suggested:?} would fit", graph.key(b).layer)
+        }
+        None => format!("{} holds intermediate values made from blocks of the input: chunk the input more finely", graph.key(t).layer),
+    };
     Err(Error::PlanExceedsMemory {
         key: graph.key(t).to_string(),
         estimate: estimate as u64,
         limit: limit as u64,
-        suggestion: format!(
-            "use blocks about {parts}x smaller: {} has blocks of {shape:?}; about {suggested:?} would fit (or raise the memory limit)",
-            graph.key(biggest).layer
-        ),
+        suggestion: format!("use blocks about {parts}x smaller: {advice} (or raise the memory limit)"),
     })
 }

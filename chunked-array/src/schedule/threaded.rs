@@ -46,8 +46,13 @@ struct Queue {
     sources: BinaryHeap<Reverse<(u32, u32)>>,
     /// Tasks running now.
     running: usize,
-    /// Workers waiting because only held-back sources are ready.
+    /// Workers waiting because the ready tasks are held back (memory).
     held_back: usize,
+    /// Estimated bytes that running tasks will add (outputs and workspace),
+    /// counted for tasks started near the memory limit.
+    inflight: usize,
+    /// Per task, its share of `inflight` while it runs.
+    estimates: Vec<usize>,
     idle: usize,
     stop: bool,
 }
@@ -107,10 +112,21 @@ impl Shared<'_> {
                 return None;
             }
             if let Some(t) = q.pop(self.store.over_limit()) {
-                q.running += 1;
-                return Some(t as usize);
+                // Admission: near the limit, a task starts only when its output
+                // and workspace fit beside what is held and what running tasks
+                // will make, unless nothing runs (then it must, and spills).
+                let limit = self.store.limit();
+                let near = self.store.held() + q.inflight > limit / 2;
+                let estimate = if near { self.graph.estimated_bytes(t as usize) + self.graph.scratch_bytes(t as usize) } else { 0 };
+                if q.running == 0 || self.store.held() + q.inflight + estimate <= limit {
+                    q.running += 1;
+                    q.inflight += estimate;
+                    q.estimates[t as usize] = estimate;
+                    return Some(t as usize);
+                }
+                q.push(self.graph, t);
             }
-            let held_back = !q.sources.is_empty();
+            let held_back = !q.sources.is_empty() || !q.ready.is_empty();
             q.idle += 1;
             q.held_back += usize::from(held_back);
             q = self.wake.wait(q).unwrap_or_else(|p| p.into_inner());
@@ -171,6 +187,7 @@ impl Shared<'_> {
             let done = self.completed.fetch_add(1, Ordering::AcqRel) + 1 == g.len();
             let mut q = self.queue.lock().unwrap_or_else(|p| p.into_inner());
             q.running -= 1;
+            q.inflight -= std::mem::take(&mut q.estimates[t]);
             for &c in &newly_ready {
                 q.push(g, c);
             }
@@ -208,7 +225,7 @@ impl Scheduler for ThreadedScheduler {
             graph,
             observer,
             timing: observer.wants_timing(),
-            queue: Mutex::new(Queue { ready: BinaryHeap::new(), sources, running: 0, held_back: 0, idle: 0, stop: false }),
+            queue: Mutex::new(Queue { ready: BinaryHeap::new(), sources, running: 0, held_back: 0, inflight: 0, estimates: vec![0; n], idle: 0, stop: false }),
             wake: Condvar::new(),
             waiting_on: (0..n).map(|t| AtomicU32::new(graph.deps(t).len() as u32)).collect(),
             readers_left: (0..n).map(|t| AtomicU32::new(graph.consumers(t).len() as u32)).collect(),
@@ -252,6 +269,8 @@ mod tests {
             sources: sources.iter().map(|&x| Reverse(x)).collect(),
             running,
             held_back: 0,
+            inflight: 0,
+            estimates: Vec::new(),
             idle: 0,
             stop: false,
         }
