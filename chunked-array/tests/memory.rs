@@ -101,9 +101,11 @@ fn damage_all(dir: &Path, how: &str) {
             "delete" => std::fs::remove_file(&p).unwrap(),
             "truncate" => std::fs::OpenOptions::new().write(true).open(&p).unwrap().set_len(20).unwrap(),
             _ => {
+                // A flipped byte in every page: every record is damaged.
                 let mut bytes = std::fs::read(&p).unwrap();
-                let last = bytes.len() - 1;
-                bytes[last] ^= 0xff;
+                for i in (100..bytes.len()).step_by(4096) {
+                    bytes[i] ^= 0xff;
+                }
                 std::fs::write(&p, bytes).unwrap();
             }
         }

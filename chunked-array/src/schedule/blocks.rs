@@ -183,25 +183,16 @@ impl<'g> BlockStore<'g> {
     }
 
     /// A block for a recomputation, without keeping it: from disk if spilled
-    /// (the file stays), else recomputed.
+    /// (its record stays for its own consumers), else recomputed.
     fn read_or_recompute(&self, d: usize) -> Result<Block> {
-        let from_disk = {
-            let slot = lock(&self.slots[d]);
-            match &*slot {
-                Slot::Disk(s) => std::fs::metadata(&s.path).is_ok().then(|| SpilledBlock { path: s.path.clone(), nbytes: 0, rebuild: s.rebuild }),
-                _ => None,
-            }
+        let spilled = match &*lock(&self.slots[d]) {
+            Slot::Disk(s) => Some(*s),
+            _ => None,
         };
-        if let Some(copy) = from_disk {
-            // Read through a hard link so that the original file stays for its own consumers.
-            let link = copy.path.with_extension("reread");
-            if std::fs::hard_link(&copy.path, &link).is_ok() {
-                let probe = SpilledBlock { path: link, nbytes: 0, rebuild: copy.rebuild };
-                if let Ok(b) = self.disk.read(&probe) {
-                    return Ok(b);
-                }
-                let _ = std::fs::remove_file(&probe.path);
-            }
+        if let Some(s) = spilled
+            && let Ok(b) = self.disk.peek(&s)
+        {
+            return Ok(b);
         }
         self.recompute(d)
     }
@@ -252,7 +243,7 @@ impl<'g> BlockStore<'g> {
             if used.saturating_add(bytes as u64) > self.disk.limit {
                 return Err(self.exhausted(bytes, format!("spill cap reached ({used} bytes on disk)")));
             }
-            match self.disk.write(t, b) {
+            match self.disk.write(b) {
                 Ok(Some(spilled)) => {
                     *slot = Slot::Disk(spilled);
                     drop(slot);
