@@ -51,3 +51,36 @@ pub fn faer_gemm_gflops(n: usize) -> f64 {
     run(&mut c);
     2.0 * (n as f64).powi(3) / t.elapsed().as_secs_f64() / 1e9
 }
+
+/// The value after `--name` on the command line.
+pub fn arg(name: &str) -> Option<String> {
+    let args: Vec<String> = std::env::args().collect();
+    args.iter().position(|a| a == name).and_then(|i| args.get(i + 1).cloned())
+}
+
+/// Seconds `f` takes, starting from a trimmed heap (the last workload's results
+/// freed), and what it returned.
+pub fn secs<T>(f: impl FnOnce() -> T) -> (f64, T) {
+    chunked_array::schedule::release_memory();
+    let t = Instant::now();
+    let out = f();
+    (t.elapsed().as_secs_f64(), out)
+}
+
+/// This process's peak resident set size in kiB (Linux VmHWM; 0 elsewhere).
+pub fn vm_hwm_kib() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status.lines().find(|l| l.starts_with("VmHWM")).and_then(|l| l.split_whitespace().nth(1)).and_then(|v| v.parse().ok()).unwrap_or(0)
+}
+
+/// Prints a report's rows (name, value, note) to stderr, and with `json` as one
+/// JSON object on stdout (what the Python comparisons read).
+pub fn print_rows(rows: &[(String, f64, String)], json: bool) {
+    for (name, t, note) in rows {
+        eprintln!("{name:<32} {t:>9.3}   {note}");
+    }
+    if json {
+        let items: Vec<String> = rows.iter().map(|(n, t, note)| format!("\"{n}\": {{\"chunked\": {t}, \"note\": \"{note}\"}}")).collect();
+        println!("{{{}}}", items.join(", "));
+    }
+}

@@ -11,25 +11,13 @@
 
 use std::io::Write;
 use std::path::PathBuf;
-use std::time::Instant;
 
 use chunked_array::io::npy::from_npy;
 use chunked_array::io::zarr::{from_zarr_with, Compression, ZarrReadOptions, ZarrWriteOptions};
 use chunked_array::io::WriteMode;
 use chunked_array::random::RandomState;
 use chunked_array::{Array, Context};
-
-fn secs<T>(f: impl FnOnce() -> T) -> (f64, T) {
-    chunked_array::schedule::release_memory();
-    let t = Instant::now();
-    let out = f();
-    (t.elapsed().as_secs_f64(), out)
-}
-
-fn arg(name: &str) -> Option<String> {
-    let args: Vec<String> = std::env::args().collect();
-    args.iter().position(|a| a == name).and_then(|i| args.get(i + 1).cloned())
-}
+use chunked_benches::{arg, secs};
 
 /// GB/s of writing `bytes` sequentially to a new file in `dir` (in 8 MiB writes).
 fn disk_write_rate(dir: &std::path::Path, bytes: usize) -> f64 {
@@ -93,12 +81,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let rate = disk_write_rate(&dir, (gb * 1e9) as usize / 4);
     rows.push(("disk_sequential_write_rate".into(), rate, "GB/s, one file, 8 MiB writes (page cache)".into()));
 
-    for (name, t, note) in &rows {
-        eprintln!("{name:<28} {t:>9.3}   {note}");
-    }
-    if json {
-        let items: Vec<String> = rows.iter().map(|(n, t, note)| format!("\"{n}\": {{\"chunked\": {t}, \"note\": \"{note}\"}}")).collect();
-        println!("{{{}}}", items.join(", "));
-    }
+    chunked_benches::print_rows(&rows, json);
     Ok(())
 }

@@ -6,19 +6,11 @@
 //!
 //! `benches/python/compare_linalg.py` runs the same work in dask and numpy.
 
-use std::time::Instant;
 
 use chunked_array::random::RandomState;
 use chunked_array::{compute, Array};
+use chunked_benches::{secs};
 use chunked_linalg::{svd, svd_compressed, tsqr, CompressedOptions, TsqrOptions};
-
-fn secs<T>(f: impl FnOnce() -> T) -> (f64, T) {
-    // Start every workload from a trimmed heap (results of the last one freed).
-    chunked_array::schedule::release_memory();
-    let t = Instant::now();
-    let out = f();
-    (t.elapsed().as_secs_f64(), out)
-}
 
 /// GFLOP/s of one in-core faer QR (factor + thin Q) of an m x n matrix on all cores.
 fn faer_qr_rate(m: usize, n: usize) -> f64 {
@@ -63,12 +55,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let rate = faer_qr_rate(20_000, 1000);
     rows.push(("faer_in_core_qr_rate".into(), rate, "GFLOP/s, one 20000x1000 QR + thin Q, all cores".into()));
 
-    for (name, t, note) in &rows {
-        eprintln!("{name:<32} {t:>9.3}   {note}");
-    }
-    if json {
-        let items: Vec<String> = rows.iter().map(|(n, t, note)| format!("\"{n}\": {{\"chunked\": {t}, \"note\": \"{note}\"}}")).collect();
-        println!("{{{}}}", items.join(", "));
-    }
+    chunked_benches::print_rows(&rows, json);
     Ok(())
 }

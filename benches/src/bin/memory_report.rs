@@ -10,16 +10,7 @@ use std::time::Instant;
 
 use chunked_array::random::RandomState;
 use chunked_array::{Array, Context, RunStats};
-
-fn arg(name: &str) -> Option<String> {
-    let args: Vec<String> = std::env::args().collect();
-    args.iter().position(|a| a == name).and_then(|i| args.get(i + 1).cloned())
-}
-
-fn vm_hwm_kib() -> usize {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    status.lines().find(|l| l.starts_with("VmHWM")).and_then(|l| l.split_whitespace().nth(1)).and_then(|v| v.parse().ok()).unwrap_or(0)
-}
+use chunked_benches::{arg, vm_hwm_kib};
 
 /// Runs one case in this process and prints `CASE seconds peak_rss_kib stats`.
 fn child(case: &str, limit: Option<usize>, scale: f64) -> Result<(), Box<dyn std::error::Error>> {

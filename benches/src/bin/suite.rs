@@ -14,9 +14,13 @@ use chunked_array::io::zarr::{from_zarr, ZarrWriteOptions};
 use chunked_array::io::WriteMode;
 use chunked_array::random::RandomState;
 use chunked_array::{Array, Context, RechunkOptions};
+use chunked_benches::{arg, vm_hwm_kib};
 use chunked_linalg::{svd, svd_compressed, tsqr, CompressedOptions, TsqrOptions};
 
 type Res<T> = Result<T, Box<dyn std::error::Error>>;
+
+/// One timed run of a workload.
+type Run = Box<dyn FnMut() -> Res<()>>;
 
 /// The workloads, in the order the table lists them.
 const WORKLOADS: [&str; 11] = [
@@ -33,23 +37,13 @@ const WORKLOADS: [&str; 11] = [
     "out_of_core_sum",
 ];
 
-fn arg(name: &str) -> Option<String> {
-    let args: Vec<String> = std::env::args().collect();
-    args.iter().position(|a| a == name).and_then(|i| args.get(i + 1).cloned())
-}
-
-fn vm_hwm_kib() -> u64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    status.lines().find(|l| l.starts_with("VmHWM")).and_then(|l| l.split_whitespace().nth(1)).and_then(|v| v.parse().ok()).unwrap_or(0)
-}
-
 /// A side length scaled so that the data scales by `scale`.
 fn side(n: f64, scale: f64) -> usize {
     ((n * scale.sqrt()) as usize).max(1)
 }
 
 /// The workload's kind of work ("bytes" or "flops"), its amount, and one run.
-fn setup(name: &str, scale: f64) -> Res<(&'static str, f64, Box<dyn FnMut() -> Res<()>>)> {
+fn setup(name: &str, scale: f64) -> Res<(&'static str, f64, Run)> {
     let ctx = Context::default();
     let rows = ((100_000.0 * scale) as usize).max(1000);
     Ok(match name {

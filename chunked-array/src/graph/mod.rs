@@ -41,8 +41,11 @@ pub struct SpillImage {
     pub bytes: Vec<u8>,
     /// Rebuilds the block from those bytes, in the same process; `None` when they
     /// do not describe one.
-    pub rebuild: fn(&[u8]) -> Option<Block>,
+    pub rebuild: Rebuild,
 }
+
+/// Rebuilds a spilled block from its bytes (see [`SpillImage`]).
+pub type Rebuild = fn(&[u8]) -> Option<Block>;
 
 impl<T: Send + Sync + 'static> BlockValue for ArrayD<T> {
     fn nbytes(&self) -> usize {
@@ -53,6 +56,26 @@ impl<T: Send + Sync + 'static> BlockValue for ArrayD<T> {
     }
     fn into_any(self: Arc<Self>) -> Arc<dyn Any + Send + Sync> {
         self
+    }
+}
+
+/// The element type of a block of elements ([`DType::Intermediate`] otherwise).
+pub(crate) fn block_dtype(block: &Block) -> DType {
+    let any = block.as_any();
+    if any.is::<ArrayD<f64>>() {
+        DType::F64
+    } else if any.is::<ArrayD<f32>>() {
+        DType::F32
+    } else if any.is::<ArrayD<i64>>() {
+        DType::I64
+    } else if any.is::<ArrayD<i32>>() {
+        DType::I32
+    } else if any.is::<ArrayD<u8>>() {
+        DType::U8
+    } else if any.is::<ArrayD<bool>>() {
+        DType::Bool
+    } else {
+        DType::Intermediate
     }
 }
 

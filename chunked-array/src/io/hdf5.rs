@@ -267,7 +267,7 @@ struct Hdf5Writer {
 
 impl ChunkWriter for Hdf5Writer {
     fn write(&self, idx: &[usize], block: &Block) -> Result<u64> {
-        let dtype = super::block_dtype(block);
+        let dtype = crate::graph::block_dtype(block);
         crate::elementwise::dispatch_dtype!(dtype, write_block::<_>(self, idx, block))
             .unwrap_or_else(|| Err(Error::io(&self.name, "the block holds no elements")))
     }

@@ -21,32 +21,9 @@ pub mod zarr;
 
 pub use store::{Store, StoreReport, WriteMode};
 
-use ndarray::ArrayD;
-
 use crate::array::Array;
-use crate::element::{DType, Element};
+use crate::element::Element;
 use crate::error::{Error, Result};
-use crate::graph::Block;
-
-/// The element type of a block of elements ([`DType::Intermediate`] otherwise).
-pub(crate) fn block_dtype(block: &Block) -> DType {
-    let any = block.as_any();
-    if any.is::<ArrayD<f64>>() {
-        DType::F64
-    } else if any.is::<ArrayD<f32>>() {
-        DType::F32
-    } else if any.is::<ArrayD<i64>>() {
-        DType::I64
-    } else if any.is::<ArrayD<i32>>() {
-        DType::I32
-    } else if any.is::<ArrayD<u8>>() {
-        DType::U8
-    } else if any.is::<ArrayD<bool>>() {
-        DType::Bool
-    } else {
-        DType::Intermediate
-    }
-}
 
 /// The array to store with blocks equal to the stored chunks, and that chunk
 /// shape: `requested`, or for a regular chunking its chunk length per axis, or for

@@ -414,7 +414,7 @@ struct NpyWriter {
 
 impl ChunkWriter for NpyWriter {
     fn write(&self, idx: &[usize], block: &Block) -> Result<u64> {
-        let dtype = super::block_dtype(block);
+        let dtype = crate::graph::block_dtype(block);
         crate::elementwise::dispatch_dtype!(dtype, write_block::<_>(self, idx, block))
             .unwrap_or_else(|| Err(Error::io(self.path.display(), "the block holds no elements")))
     }

@@ -528,7 +528,7 @@ impl ChunkWriter for ZarrChunkWriter {
     fn write(&self, idx: &[usize], block: &Block) -> Result<u64> {
         let chunk: Vec<u64> = idx.iter().map(|&i| i as u64).collect();
         let path = self.location.chunk_path(&self.array, &chunk);
-        let dtype = super::block_dtype(block);
+        let dtype = crate::graph::block_dtype(block);
         let encoded = crate::elementwise::dispatch_dtype!(dtype, encode_block::<_>(self, &chunk, block))
             .ok_or_else(|| Error::io(path.display(), "the block holds no elements"))?
             .map_err(|e| Error::io(path.display(), e))?;

@@ -35,7 +35,7 @@ pub(crate) struct SpilledBlock {
     /// Bytes of the block in memory (what unspilling brings back).
     pub nbytes: usize,
     /// For blocks that are not arrays of elements: how to rebuild them.
-    pub rebuild: Option<fn(&[u8]) -> Option<Block>>,
+    pub rebuild: Option<crate::graph::Rebuild>,
 }
 
 const PAGE: u64 = 4096;
@@ -43,11 +43,14 @@ const PAGE: u64 = 4096;
 /// Dtype byte of an opaque image (see [`crate::SpillImage`]).
 const OPAQUE: u8 = 255;
 
+/// The run's spill file and its path.
+type Arena = (PathBuf, File);
+
 /// The spill directory of one run.
 pub(crate) struct DiskTier {
     parent: PathBuf,
     /// The run's directory and its spill file, made on the first spill.
-    arena: OnceLock<std::io::Result<(PathBuf, File)>>,
+    arena: OnceLock<std::io::Result<Arena>>,
     /// Cap on bytes on disk at once (`u64::MAX`: none).
     pub limit: u64,
     pub used: AtomicU64,
@@ -65,7 +68,7 @@ impl DiskTier {
         &self.parent
     }
 
-    fn arena(&self) -> std::io::Result<&(PathBuf, File)> {
+    fn arena(&self) -> std::io::Result<&Arena> {
         static RUNS: AtomicU64 = AtomicU64::new(0);
         let made = self.arena.get_or_init(|| {
             let dir = self.parent.join(format!("chunked-spill-{}-{}", std::process::id(), RUNS.fetch_add(1, Ordering::Relaxed)));
@@ -242,18 +245,13 @@ struct RawBlock<'a> {
 
 impl<'a> RawBlock<'a> {
     fn of(block: &'a Block) -> Option<RawBlock<'a>> {
-        fn try_as<'b, T: Element>(block: &'b Block) -> Option<RawBlock<'b>> {
+        fn as_raw<T: Element>(block: &Block) -> Option<RawBlock<'_>> {
             let a = block.as_any().downcast_ref::<ArrayD<T>>()?;
             let slice = a.as_slice()?; // standard layout only; others stay in memory
             // SAFETY: plain numbers without padding, viewed as bytes for writing.
             let bytes = unsafe { std::slice::from_raw_parts(slice.as_ptr().cast::<u8>(), std::mem::size_of_val(slice)) };
             Some(RawBlock { dtype: T::DTYPE, shape: a.shape().to_vec(), bytes })
         }
-        try_as::<f64>(block)
-            .or_else(|| try_as::<f32>(block))
-            .or_else(|| try_as::<i64>(block))
-            .or_else(|| try_as::<i32>(block))
-            .or_else(|| try_as::<u8>(block))
-            .or_else(|| try_as::<bool>(block))
+        crate::elementwise::dispatch_dtype!(crate::graph::block_dtype(block), as_raw::<_>(block))
     }
 }
