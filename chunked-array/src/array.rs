@@ -13,7 +13,7 @@ use crate::error::{Error, Result};
 use crate::graph::fuse::optimize;
 use crate::graph::task::TaskGraph;
 use crate::graph::{post_order, Block, BlockOp, Node};
-use crate::schedule::{Context, RunStats};
+use crate::schedule::{Context, Deliver, RunStats};
 
 /// A lazy n-dimensional array of `T`, split into blocks.
 ///
@@ -129,10 +129,28 @@ impl<T: Element> Array<T> {
     ///
     /// # Errors
     /// As [`Array::compute`].
+    ///
+    /// In a run over several processes (MPI) that gathers results on one rank
+    /// only, the other ranks take part and then get [`Error::ResultElsewhere`];
+    /// [`Array::compute_root`] is the call for such programs.
     pub fn compute_with(&self, ctx: &Context) -> Result<ArrayD<T>> {
         let out = Assemble::<T>::new(&self.node.chunks);
         run(std::slice::from_ref(&self.node), ctx, &[&out])?;
         out.finish()
+    }
+
+    /// Computes the whole array; `Some` on the processes that receive results
+    /// (every one, except in an MPI run gathering on rank 0, where the other
+    /// ranks compute their share and get `None`).
+    ///
+    /// # Errors
+    /// As [`Array::compute`].
+    pub fn compute_root(&self, ctx: &Context) -> Result<Option<ArrayD<T>>> {
+        match self.compute_with(ctx) {
+            Ok(a) => Ok(Some(a)),
+            Err(Error::ResultElsewhere { .. }) => Ok(None),
+            Err(e) => Err(e),
+        }
     }
 
     /// Computes the whole array and also returns what the run did (tasks, peak bytes
@@ -171,10 +189,14 @@ impl<T: Element> Array<T> {
     ///
     /// # Errors
     /// As [`Array::compute`].
+    ///
+    /// In a run over several processes (MPI), each process keeps the blocks it
+    /// owns (an even spread of the block numbers over the ranks), and later runs
+    /// place the tasks that read them on their owners.
     pub fn persist_with(&self, ctx: &Context) -> Result<Array<T>> {
         let held = Hold::new(self.num_blocks());
-        run(std::slice::from_ref(&self.node), ctx, &[&held])?;
-        let blocks = held.finish()?;
+        run_blocks(std::slice::from_ref(&self.node), &[(0..self.num_blocks()).collect()], ctx, Deliver::Owners, &[&held])?;
+        let blocks = held.finish(ctx.scheduler())?;
         Ok(Self::from_node(Node::new(self.node.name.clone(), T::DTYPE, self.node.chunks.clone(), vec![], Persisted { blocks })))
     }
 
@@ -279,14 +301,25 @@ pub(crate) trait Collector: Sync {
 
 /// Optimizes, materializes and runs the graph for every block of `nodes`, handing
 /// each output block to the matching collector.
+/// In a multi-process run that gathers results elsewhere, this process takes
+/// part and then gets [`Error::ResultElsewhere`].
 pub(crate) fn run(nodes: &[Arc<Node>], ctx: &Context, collectors: &[&dyn Collector]) -> Result<RunStats> {
     let all: Vec<Vec<usize>> = nodes.iter().map(|n| (0..n.chunks.num_blocks()).collect()).collect();
-    run_blocks(nodes, &all, ctx, collectors)
+    let stats = run_blocks(nodes, &all, ctx, Deliver::Result, collectors)?;
+    let scheduler = ctx.scheduler();
+    if !scheduler.receives_result() {
+        return Err(Error::ResultElsewhere {
+            rank: scheduler.rank(),
+            ranks: scheduler.processes(),
+            how: format!("the {} scheduler gathers results on rank 0; use compute_root, or gather on every rank", scheduler.name()),
+        });
+    }
+    Ok(stats)
 }
 
 /// [`run`] for the listed blocks of each node only (C-order linear numbers); the
 /// collectors receive each block's position in its list.
-pub(crate) fn run_blocks(nodes: &[Arc<Node>], blocks: &[Vec<usize>], ctx: &Context, collectors: &[&dyn Collector]) -> Result<RunStats> {
+pub(crate) fn run_blocks(nodes: &[Arc<Node>], blocks: &[Vec<usize>], ctx: &Context, deliver: Deliver, collectors: &[&dyn Collector]) -> Result<RunStats> {
     for n in nodes {
         n.check()?;
     }
@@ -321,7 +354,7 @@ pub(crate) fn run_blocks(nodes: &[Arc<Node>], blocks: &[Vec<usize>], ctx: &Conte
         observers.push(b);
     }
     crate::schedule::memory::check_plan(&graph, ctx.memory().memory_limit)?;
-    ctx.scheduler().execute(&graph, &sink, &crate::diagnostics::Observers(observers), ctx.memory())
+    ctx.scheduler().execute(&graph, deliver, &sink, &crate::diagnostics::Observers(observers), ctx.memory())
 }
 
 /// Writes output blocks into one `ArrayD` as they arrive.
@@ -395,12 +428,16 @@ impl Hold {
     pub(crate) fn new(n: usize) -> Self {
         Hold { blocks: Mutex::new(vec![None; n]) }
     }
-    pub(crate) fn finish(self) -> Result<Vec<Block>> {
+    /// The blocks; in a multi-process run only those this process owns are
+    /// present.
+    pub(crate) fn finish(self, scheduler: &dyn crate::Scheduler) -> Result<Vec<Option<Block>>> {
         let v = self.blocks.into_inner().unwrap_or_else(|p| p.into_inner());
-        v.into_iter()
-            .enumerate()
-            .map(|(i, b)| b.ok_or_else(|| Error::Task { key: format!("block {i}"), message: "never computed".into() }))
-            .collect()
+        if scheduler.processes() == 1
+            && let Some(i) = v.iter().position(Option::is_none)
+        {
+            return Err(Error::Task { key: format!("block {i}"), message: "never computed".into() });
+        }
+        Ok(v)
     }
 }
 
@@ -412,13 +449,18 @@ impl Collector for Hold {
 }
 
 /// A source backed by blocks already computed.
+///
+/// In a multi-process run each process holds only the blocks it owns (`None`
+/// for the others); the MPI placement runs each block's task on its owner.
 struct Persisted {
-    blocks: Vec<Block>,
+    blocks: Vec<Option<Block>>,
 }
 impl BlockOp for Persisted {
     fn deps(&self, _: &Node, _: &[usize], _: &mut Vec<(usize, usize)>) {}
     fn run(&self, node: &Node, idx: &[usize], _: &[&Block]) -> Result<Block> {
-        Ok(self.blocks[node.chunks.linear(idx)].clone())
+        self.blocks[node.chunks.linear(idx)].clone().ok_or_else(|| {
+            Error::invalid("persisted block", format!("{idx:?}"), "is held by another process of the run that persisted it (run the graph with the same scheduler)")
+        })
     }
 }
 

@@ -78,6 +78,12 @@ pub trait LayerOp: Send + Sync + 'static {
     fn scratch_bytes(&self, _idx: &[usize]) -> usize {
         0
     }
+    /// For a layer of intermediate values: how its blocks travel between the
+    /// processes of an MPI run. `None` (default): they stay on the rank that made
+    /// them, and every task reading them runs there too.
+    fn wire(&self) -> Option<crate::Wire> {
+        None
+    }
 }
 
 /// Collects the input blocks an output block reads (see [`LayerOp::deps`]).
@@ -121,6 +127,10 @@ impl<O: LayerOp> BlockOp for Custom<O> {
 
     fn scratch_estimate(&self, _node: &Node, idx: &[usize]) -> usize {
         self.0.scratch_bytes(idx)
+    }
+
+    fn wire(&self) -> Option<crate::Wire> {
+        self.0.wire()
     }
 
     fn run(&self, node: &Node, idx: &[usize], inputs: &[&Block]) -> Result<Block> {

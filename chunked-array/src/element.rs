@@ -68,7 +68,7 @@ mod sealed {
 
 /// A type an array can hold: `f32`, `f64`, `i32`, `i64`, `u8` or `bool`.
 pub trait Element:
-    sealed::Sealed + Copy + Send + Sync + Default + PartialEq + PartialOrd + Debug + Display + 'static
+    sealed::Sealed + crate::WireValue + Copy + Send + Sync + Default + PartialEq + PartialOrd + Debug + Display + 'static
 {
     /// The dtype value of this type.
     const DTYPE: DType;

@@ -80,6 +80,17 @@ pub enum Error {
         /// What went wrong.
         message: String,
     },
+    /// A result was gathered on another process of a multi-process run (MPI rank
+    /// 0, say): this process took part in computing it but does not hold it.
+    #[error("rank {rank} of {ranks} does not receive the result: {how}")]
+    ResultElsewhere {
+        /// This process's rank.
+        rank: usize,
+        /// Number of processes in the run.
+        ranks: usize,
+        /// Where the result went and how to get it here.
+        how: String,
+    },
     /// A resource (memory tier, threads) ran out: every tier is full.
     #[error("resources exhausted in {tier}: {requested} bytes could not be placed ({detail})")]
     ResourcesExhausted {

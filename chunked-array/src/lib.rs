@@ -47,12 +47,13 @@ pub use elementwise::{where_, Operand};
 pub use manip::{concatenate, stack};
 pub use error::{Error, Result};
 pub use graph::task::TaskGraph;
+pub use graph::wire::{Wire, WireValue};
 pub use graph::{Block, BlockValue, Key, SpillImage};
 pub use halo::{Boundary, PadMode};
 pub use rechunk::RechunkOptions;
 pub use reduce::ReduceOptions;
 pub use diagnostics::Profiler;
-pub use schedule::{Context, RunObserver, RunStats, Scheduler, SyncScheduler, ThreadedScheduler};
+pub use schedule::{Context, Deliver, RunObserver, RunStats, Scheduler, SyncScheduler, ThreadedScheduler};
 pub use slicing::Idx;
 
 /// The README's example, compiled and run as a doctest.

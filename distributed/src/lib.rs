@@ -1,10 +1,141 @@
-//! Distributing chunked work over MPI ranks.
+//! Distributing chunked work over MPI ranks: the same program under
+//! `mpirun -np N`.
 //!
-//! So far: the deterministic placement every rank computes on its own (so no
-//! central scheduler is needed): which rank owns each block of a layer. The
-//! `MpiScheduler` (rsmpi) that runs task graphs over ranks comes with the
-//! distributed issue.
+//! SPMD, as `mpirun` jobs are: every rank builds the same arrays; [`Mpi`] gives
+//! each rank a [`Context`] whose [`MpiScheduler`] runs the rank's share of every
+//! graph. A deterministic placement ([`place_tasks`]) gives each task an owner
+//! rank, computed alike on every rank, so no central scheduler exists and no
+//! rank waits on one: sources are spread evenly, other tasks run where most of
+//! their input bytes are, and each block is sent (non-blocking point-to-point)
+//! to the ranks that read it. Reductions and TSQR thus become trees over ranks
+//! in which only partials and R factors travel.
+//!
+//! - `compute` gathers the result on rank 0 ([`Gather::Root`], with
+//!   [`Array::compute_root`](chunked_array::Array::compute_root)) or on every rank
+//!   ([`Gather::All`]).
+//! - `persist` keeps each block on its owner; later runs read it there.
+//! - `store` to Zarr writes each chunk from the rank that computed it, and is
+//!   resumable as on one process.
+//! - Each rank keeps its blocks within its own memory limit (the context's, at
+//!   most its share of the node) and spills to its own directory.
+//! - A task error on one rank ends the run with an error on every rank; a panic
+//!   outside a task, or a rank that dies, ends the whole job (`MPI_Abort`, or
+//!   `mpirun` itself), never a hang.
+//!
+//! ```no_run
+//! use chunked_array::Array;
+//! use chunked_distributed::Mpi;
+//! let mpi = Mpi::init().unwrap();
+//! let x = Array::<f64>::random_normal(&[100_000, 100], [10_000, 100], 42).unwrap();
+//! let total = x.sum(None).unwrap().compute_root(&mpi.context()).unwrap();
+//! if let Some(total) = total {
+//!     println!("sum over {} ranks: {}", mpi.size(), total[[]]);
+//! }
+//! ```
 
+mod panics;
 mod placement;
+mod scheduler;
+mod transport;
 
-pub use placement::{owner_of, owned_range};
+use std::sync::Arc;
+
+use chunked_array::{Context, Error, Result};
+use mpi::topology::SimpleCommunicator;
+use mpi::traits::*;
+
+pub use placement::{owned_range, owner_of, place_tasks};
+pub use scheduler::{Gather, MpiScheduler, TransferStats};
+
+/// Keeps MPI initialized while any scheduler uses it (finalized on drop).
+pub(crate) struct UniverseHandle(#[allow(dead_code)] mpi::environment::Universe);
+
+// SAFETY: the universe is only dropped (finalizing MPI) once every scheduler
+// holding it is gone; MPI runs with `Threading::Multiple`.
+unsafe impl Send for UniverseHandle {}
+unsafe impl Sync for UniverseHandle {}
+
+/// This process's place in the MPI job, and the contexts that run graphs over
+/// all its ranks.
+pub struct Mpi {
+    universe: Arc<UniverseHandle>,
+    rank: usize,
+    size: usize,
+    local_ranks: usize,
+}
+
+impl std::fmt::Debug for Mpi {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Mpi(rank {} of {}, {} on this node)", self.rank, self.size, self.local_ranks)
+    }
+}
+
+impl Mpi {
+    /// Initializes MPI (with `MPI_THREAD_MULTIPLE`) and installs the panic hook
+    /// that aborts the job when a rank panics outside a task. Also works without
+    /// `mpirun`, as a job of one rank.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] when MPI was already initialized in this
+    /// process or cannot give multi-threaded support.
+    pub fn init() -> Result<Mpi> {
+        let refuse = |reason: String| Error::InvalidArgument { name: "MPI".into(), value: "init".into(), reason };
+        let (universe, threading) = mpi::initialize_with_threading(mpi::Threading::Multiple)
+            .ok_or_else(|| refuse("MPI is already initialized in this process (call Mpi::init once)".into()))?;
+        if threading != mpi::Threading::Multiple {
+            return Err(refuse(format!("the MPI library gives {threading:?} threading, not Multiple")));
+        }
+        let world = universe.world();
+        let (rank, size) = (world.rank() as usize, world.size() as usize);
+        let local_ranks = world.split_shared(0).size() as usize;
+        panics::install_abort_hook(rank);
+        Ok(Mpi { universe: Arc::new(UniverseHandle(universe)), rank, size, local_ranks })
+    }
+
+    /// This process's rank.
+    pub fn rank(&self) -> usize {
+        self.rank
+    }
+
+    /// Number of ranks in the job.
+    pub fn size(&self) -> usize {
+        self.size
+    }
+
+    /// Whether this is rank 0 (the one that prints, and receives results).
+    pub fn is_root(&self) -> bool {
+        self.rank == 0
+    }
+
+    /// Ranks on this process's node.
+    pub fn local_ranks(&self) -> usize {
+        self.local_ranks
+    }
+
+    /// The world communicator, for the program's own MPI calls.
+    pub fn world(&self) -> SimpleCommunicator {
+        SimpleCommunicator::world()
+    }
+
+    /// Waits until every rank gets here.
+    pub fn barrier(&self) {
+        self.world().barrier();
+    }
+
+    /// A scheduler over every rank, gathering results as `gather` says. Every
+    /// rank must make its schedulers in the same order (each has its own
+    /// communicator, made collectively).
+    pub fn scheduler(&self, gather: Gather) -> Arc<MpiScheduler> {
+        Arc::new(MpiScheduler::new(self.world().duplicate(), self.local_ranks, gather, self.universe.clone()))
+    }
+
+    /// A context that runs graphs over every rank and gathers results on rank 0.
+    pub fn context(&self) -> Context {
+        Context::with_scheduler(self.scheduler(Gather::Root))
+    }
+
+    /// A context that runs graphs over every rank and gives results to every rank.
+    pub fn context_gather_all(&self) -> Context {
+        Context::with_scheduler(self.scheduler(Gather::All))
+    }
+}

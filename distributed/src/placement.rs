@@ -4,6 +4,8 @@
 
 use std::ops::Range;
 
+use chunked_array::TaskGraph;
+
 /// The block numbers rank `rank` of `ranks` owns among `blocks`: a contiguous range,
 /// the first `blocks % ranks` ranks holding one extra block.
 ///
@@ -34,4 +36,95 @@ pub fn owner_of(block: usize, blocks: usize, ranks: usize) -> usize {
     let extra = blocks % ranks;
     let big = extra * (base + 1);
     if block < big { block / (base + 1) } else { extra + (block - big) / base.max(1) }
+}
+
+/// The rank that runs each task of `graph` over `ranks` ranks. Every rank
+/// computes the same answer from the same graph, so no rank has to tell the
+/// others.
+///
+/// - A source task (no inputs) goes to the owner of its block in the even
+///   spread of its layer's blocks ([`owner_of`]): neighbouring blocks share a
+///   rank, and a persisted array's block is where `persist` left it.
+/// - Any other task goes where most of its input bytes are (ties: the rank of
+///   its first input), so elementwise chains and the first levels of reduction
+///   and TSQR trees stay on one rank and only partials and R factors travel.
+/// - Tasks tied by blocks that cannot travel (intermediate values without a
+///   [`chunked_array::Wire`]: LU and Cholesky panels, scans' carries) run on
+///   one rank: the rank the first of them gets.
+pub fn place_tasks(graph: &TaskGraph, ranks: usize) -> Vec<u32> {
+    let n = graph.len();
+    let layer_blocks: Vec<usize> = graph.layers().iter().map(|(_, _, chunks)| chunks.num_blocks()).collect();
+    let mut groups = UnionFind::new(n);
+    for t in 0..n {
+        for &d in graph.deps(t) {
+            if !graph.can_travel(d as usize) {
+                groups.union(t, d as usize);
+            }
+        }
+    }
+    const UNSET: u32 = u32::MAX;
+    let mut group_owner = vec![UNSET; n];
+    let mut owner = vec![0u32; n];
+    let mut bytes_at: Vec<(u32, usize)> = Vec::new();
+    for &t in graph.order() {
+        let t = t as usize;
+        let root = groups.find(t);
+        if group_owner[root] != UNSET {
+            owner[t] = group_owner[root];
+            continue;
+        }
+        let deps = graph.deps(t);
+        let rank = if deps.is_empty() {
+            let (layer, block) = graph.task_layer_block(t);
+            owner_of(block, layer_blocks[layer as usize], ranks) as u32
+        } else {
+            bytes_at.clear();
+            for &d in deps {
+                let r = owner[d as usize];
+                // +1: inputs of unknown size still count.
+                let b = graph.estimated_bytes(d as usize) + 1;
+                match bytes_at.iter_mut().find(|(q, _)| *q == r) {
+                    Some((_, total)) => *total += b,
+                    None => bytes_at.push((r, b)),
+                }
+            }
+            // The first maximum: ties go to the rank of the earliest input.
+            bytes_at.iter().fold((UNSET, 0), |best, &(r, b)| if b > best.1 { (r, b) } else { best }).0
+        };
+        owner[t] = rank;
+        group_owner[root] = rank;
+    }
+    owner
+}
+
+/// Disjoint sets of tasks (path halving, union by size).
+struct UnionFind {
+    parent: Vec<u32>,
+    size: Vec<u32>,
+}
+
+impl UnionFind {
+    fn new(n: usize) -> UnionFind {
+        UnionFind { parent: (0..n as u32).collect(), size: vec![1; n] }
+    }
+
+    fn find(&mut self, mut x: usize) -> usize {
+        while self.parent[x] as usize != x {
+            self.parent[x] = self.parent[self.parent[x] as usize];
+            x = self.parent[x] as usize;
+        }
+        x
+    }
+
+    fn union(&mut self, a: usize, b: usize) {
+        let (mut a, mut b) = (self.find(a), self.find(b));
+        if a == b {
+            return;
+        }
+        if self.size[a] < self.size[b] {
+            std::mem::swap(&mut a, &mut b);
+        }
+        self.parent[b] = a as u32;
+        self.size[a] += self.size[b];
+    }
 }

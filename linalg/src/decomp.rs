@@ -132,6 +132,9 @@ pub fn svd<T: Scalar>(a: &Array<T>) -> Result<Svd<T>> {
 struct FirstBlockQr<T>(std::marker::PhantomData<fn() -> T>);
 
 impl<T: Scalar> LayerOp for FirstBlockQr<T> {
+    fn wire(&self) -> Option<chunked_array::Wire> {
+        Some(HouseholderQr::<T>::wire())
+    }
     fn deps(&self, _: &[usize], deps: &mut Deps<'_>) {
         deps.push(0, &[0, 0]);
     }

@@ -20,7 +20,25 @@ use crate::Scalar;
 /// `BlockValue` for an intermediate block type: `$bytes` (with `$v` bound to
 /// the value) counts what it holds; the `Any` conversions are always the same.
 macro_rules! intermediate_block {
-    (impl$(<$g:ident: $bound:path>)? for $ty:ty, |$v:ident| $bytes:expr $(, $spill:ident)?) => {
+    // `spill`: the type's `spill_mats` and `from_spill_mats` let it go to the
+    // disk tier when memory is over the limit, and travel between MPI ranks.
+    (impl<$g:ident: $bound:path> for $ty:ty, |$v:ident| $bytes:expr, spill) => {
+        crate::kernels::intermediate_block!(impl<$g: $bound> for $ty, |$v| $bytes, image);
+        impl<$g: $bound> $ty {
+            /// The block from the bytes of its spill image (in any process of
+            /// the same program).
+            fn from_bytes(bytes: &[u8]) -> Option<chunked_array::Block> {
+                let mats = crate::kernels::mats_from_bytes(bytes)?;
+                Some(std::sync::Arc::new(<$ty>::from_spill_mats(mats)?) as chunked_array::Block)
+            }
+
+            /// How blocks of this type travel between MPI ranks: as their spill image.
+            pub(crate) fn wire() -> chunked_array::Wire {
+                chunked_array::Wire::spill_image(Self::from_bytes)
+            }
+        }
+    };
+    (impl$(<$g:ident: $bound:path>)? for $ty:ty, |$v:ident| $bytes:expr $(, $image:ident)?) => {
         impl$(<$g: $bound>)? chunked_array::BlockValue for $ty {
             fn nbytes(&self) -> usize {
                 let $v = self;
@@ -32,18 +50,10 @@ macro_rules! intermediate_block {
             fn into_any(self: std::sync::Arc<Self>) -> std::sync::Arc<dyn std::any::Any + Send + Sync> {
                 self
             }
-            // `spill`: the type's `spill_mats` and `from_spill_mats` let it go to
-            // the disk tier when memory is over the limit.
             $(
             fn spill_image(&self) -> Option<chunked_array::SpillImage> {
-                let _ = stringify!($spill);
-                Some(chunked_array::SpillImage {
-                    bytes: crate::kernels::mats_to_bytes(&self.spill_mats()),
-                    rebuild: |bytes| {
-                        let mats = crate::kernels::mats_from_bytes(bytes)?;
-                        Some(std::sync::Arc::new(<$ty>::from_spill_mats(mats)?) as chunked_array::Block)
-                    },
-                })
+                let _ = stringify!($image);
+                Some(chunked_array::SpillImage { bytes: crate::kernels::mats_to_bytes(&self.spill_mats()), rebuild: <$ty>::from_bytes })
             }
             )?
         }

@@ -133,6 +133,9 @@ fn factor_bytes<T>(tree: &Tree, level: usize, node: usize) -> usize {
 }
 
 impl<T: Scalar> LayerOp for LeafQr<T> {
+    fn wire(&self) -> Option<chunked_array::Wire> {
+        Some(HouseholderQr::<T>::wire())
+    }
     fn output_bytes(&self, idx: &[usize]) -> Option<usize> {
         Some(factor_bytes::<T>(&self.tree, 0, idx[0]))
     }
@@ -154,6 +157,9 @@ struct StackQr<T> {
 }
 
 impl<T: Scalar> LayerOp for StackQr<T> {
+    fn wire(&self) -> Option<chunked_array::Wire> {
+        Some(HouseholderQr::<T>::wire())
+    }
     fn output_bytes(&self, idx: &[usize]) -> Option<usize> {
         Some(factor_bytes::<T>(&self.tree, self.level, idx[0]))
     }
@@ -186,6 +192,9 @@ struct RofFactor<T> {
 }
 
 impl<T: Scalar> LayerOp for RofFactor<T> {
+    fn wire(&self) -> Option<chunked_array::Wire> {
+        Some(Pushed::<T>::wire())
+    }
     fn deps(&self, idx: &[usize], deps: &mut Deps<'_>) {
         deps.push(0, &[idx[0]]);
     }
@@ -214,6 +223,9 @@ impl<T: Scalar> LayerOp for RootR<T> {
 struct SvdOfR<T>(std::marker::PhantomData<fn() -> T>);
 
 impl<T: Scalar> LayerOp for SvdOfR<T> {
+    fn wire(&self) -> Option<chunked_array::Wire> {
+        Some(ThinSvd::<T>::wire())
+    }
     fn deps(&self, _: &[usize], deps: &mut Deps<'_>) {
         deps.push(0, &[0]);
     }
@@ -292,6 +304,9 @@ fn w_of<'a, T: Scalar>(tree: &Tree, level: usize, node: usize, above: Option<&'a
 }
 
 impl<T: Scalar> LayerOp for Down<T> {
+    fn wire(&self) -> Option<chunked_array::Wire> {
+        Some(Pushed::<T>::wire())
+    }
     fn output_bytes(&self, idx: &[usize]) -> Option<usize> {
         // E: this node's rows x the root's k.
         Some(self.tree.levels[self.level][idx[0]].rows * self.tree.root().k * std::mem::size_of::<T>())

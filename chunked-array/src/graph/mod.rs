@@ -3,6 +3,7 @@
 
 pub(crate) mod fuse;
 pub mod task;
+pub mod wire;
 
 use std::any::Any;
 use std::fmt;
@@ -110,6 +111,12 @@ pub(crate) trait BlockOp: Send + Sync + 'static {
     /// (workspace beyond its inputs and output).
     fn scratch_estimate(&self, _node: &Node, _idx: &[usize]) -> usize {
         0
+    }
+    /// How this layer's blocks travel to another process, for a layer of
+    /// intermediate values (blocks of elements always can); `None`: they stay
+    /// where they are made (see [`wire`]).
+    fn wire(&self) -> Option<wire::Wire> {
+        None
     }
     /// For the optimizer: this op as an elementwise layer, if it is one.
     fn as_elementwise(&self) -> Option<&dyn fuse::Fusable> {

@@ -18,6 +18,7 @@ use std::sync::Arc;
 
 use super::{Block, Key, Node};
 use crate::chunks::Chunks;
+use crate::element::DType;
 use crate::error::{Error, Result};
 
 /// A small multiplicative hasher for integer keys: the task map is the hot path of
@@ -284,7 +285,7 @@ impl TaskGraph {
     /// has none).
     pub fn estimated_bytes(&self, t: usize) -> usize {
         let node = &self.nodes[self.task_node[t] as usize];
-        if node.dtype == crate::element::DType::Intermediate {
+        if node.dtype == DType::Intermediate {
             node.op.output_estimate(node, &node.chunks.unravel(self.task_block[t])).unwrap_or(0)
         } else {
             self.block_shape(t).iter().product::<usize>() * node.dtype.size()
@@ -294,7 +295,7 @@ impl TaskGraph {
     /// Whether task `t` makes a block of elements (which a rechunk can resize),
     /// not an intermediate value.
     pub fn holds_elements(&self, t: usize) -> bool {
-        self.nodes[self.task_node[t] as usize].dtype != crate::element::DType::Intermediate
+        self.nodes[self.task_node[t] as usize].dtype != DType::Intermediate
     }
 
     /// Bytes task `t`'s kernel allocates for itself while it runs (its layer's
@@ -307,6 +308,46 @@ impl TaskGraph {
     /// Per layer: its label (`name-id`), plain name and block grid.
     pub fn layers(&self) -> Vec<(String, String, Chunks)> {
         self.nodes.iter().map(|n| (n.label(), n.name.clone(), n.chunks.clone())).collect()
+    }
+
+    /// Whether task `t`'s block can be sent to another process: a block of
+    /// elements, or an intermediate value whose layer has a [`wire::Wire`](super::wire::Wire).
+    pub fn can_travel(&self, t: usize) -> bool {
+        let node = &self.nodes[self.task_node[t] as usize];
+        node.dtype != DType::Intermediate || node.op.wire().is_some()
+    }
+
+    /// Task `t`'s block as bytes for another process of the same program.
+    ///
+    /// # Errors
+    /// [`Error::Task`] naming the task when its block cannot travel (see
+    /// [`TaskGraph::can_travel`]) or is not of its layer's type.
+    pub fn encode_block(&self, t: usize, block: &Block) -> Result<Vec<u8>> {
+        let node = &self.nodes[self.task_node[t] as usize];
+        let bytes = match node.op.wire() {
+            _ if node.dtype != DType::Intermediate => super::wire::encode_elements(block),
+            Some(wire) => (wire.encode)(block),
+            None => None,
+        };
+        bytes.ok_or_else(|| Error::Task { key: self.key(t).to_string(), message: "its block cannot be sent to another process".into() })
+    }
+
+    /// Task `t`'s block from the bytes [`TaskGraph::encode_block`] made.
+    ///
+    /// # Errors
+    /// [`Error::Task`] naming the task when the bytes do not describe a block of its layer.
+    pub fn decode_block(&self, t: usize, bytes: &[u8]) -> Result<Block> {
+        let node = &self.nodes[self.task_node[t] as usize];
+        let block = match node.op.wire() {
+            _ if node.dtype != DType::Intermediate => super::wire::decode_elements(node.dtype, bytes),
+            Some(wire) => (wire.decode)(bytes),
+            None => None,
+        };
+        let block = block.ok_or_else(|| Error::Task { key: self.key(t).to_string(), message: format!("{} received bytes do not describe one of its blocks", bytes.len()) })?;
+        if node.dtype != DType::Intermediate && block.nbytes() != self.estimated_bytes(t) {
+            return Err(Error::Task { key: self.key(t).to_string(), message: format!("received a block of {} bytes, expected {}", block.nbytes(), self.estimated_bytes(t)) });
+        }
+        Ok(block)
     }
 
     /// Runs task `t` on its input blocks (in the order of [`TaskGraph::deps`]).

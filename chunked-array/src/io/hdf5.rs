@@ -229,7 +229,7 @@ impl Store {
         let abort = Box::new(move || {
             let _ = f.unlink(&tmp);
         });
-        self.push(&source, "to_hdf5", writer, ((0..source.num_blocks()).collect(), 0), Completion { finish, abort });
+        self.push(&source, "to_hdf5", false, writer, ((0..source.num_blocks()).collect(), 0), Completion { finish, abort });
         Ok(self)
     }
 }

@@ -400,7 +400,7 @@ impl Store {
         let abort = Box::new(move || {
             let _ = std::fs::remove_file(&tmp_abort);
         });
-        self.push(a, "to_npy", writer, ((0..a.num_blocks()).collect(), 0), Completion { finish, abort });
+        self.push(a, "to_npy", false, writer, ((0..a.num_blocks()).collect(), 0), Completion { finish, abort });
         Ok(self)
     }
 }

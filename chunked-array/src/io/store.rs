@@ -69,6 +69,13 @@ impl<W: ChunkWriter> BlockOp for StoreOp<W> {
     fn run(&self, _node: &Node, idx: &[usize], inputs: &[&Block]) -> Result<Block> {
         Ok(Arc::new(Written(self.0.write(idx, inputs[0])?)))
     }
+    /// The bytes a chunk took travel to the rank that tallies it.
+    fn wire(&self) -> Option<crate::Wire> {
+        Some(crate::Wire {
+            encode: |b| Some(b.as_any().downcast_ref::<Written>()?.0.to_le_bytes().to_vec()),
+            decode: |bytes| Some(Arc::new(Written(u64::from_le_bytes(bytes.try_into().ok()?))) as Block),
+        })
+    }
 }
 
 #[derive(Default)]
@@ -103,6 +110,7 @@ struct Target {
     node: Arc<Node>,
     blocks: Vec<usize>,
     skipped: usize,
+    parallel: bool,
     finish: Option<Finish>,
     abort: Option<Abort>,
 }
@@ -169,18 +177,21 @@ impl Store {
     }
 
     /// Adds a prepared target: `writer` receives the listed blocks of `array`
-    /// (`skipped` others were already written).
+    /// (`skipped` others were already written). `parallel`: whether several
+    /// processes (MPI ranks) may write its chunks at once.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn push<T: Element>(
         &mut self,
         array: &Array<T>,
         name: &str,
+        parallel: bool,
         writer: impl ChunkWriter,
         (blocks, skipped): (Vec<usize>, usize),
         completion: Completion,
     ) {
         let node = Node::new(name, DType::Intermediate, array.chunks().clone(), vec![array.node.clone()], StoreOp(writer));
         let (finish, abort) = (Some(completion.finish), Some(completion.abort));
-        self.targets.push(Target { node, blocks, skipped, finish, abort });
+        self.targets.push(Target { node, blocks, skipped, parallel, finish, abort });
     }
 
     /// Computes and writes every target with the default (threaded) scheduler;
@@ -199,7 +210,20 @@ impl Store {
     ///
     /// # Errors
     /// As [`Store::run`].
+    ///
+    /// With a context over several processes (MPI), only Zarr targets can be
+    /// written (each chunk from the rank that computes it); `.npy` and HDF5
+    /// targets are an error on every rank before anything runs.
     pub fn run_with(mut self, ctx: &Context) -> Result<Vec<StoreReport>> {
+        if ctx.scheduler().processes() > 1
+            && let Some(t) = self.targets.iter().find(|t| !t.parallel)
+        {
+            return Err(crate::Error::invalid(
+                "store target",
+                t.node.label(),
+                format!("is written from one process, and this run has {} (MPI): store to Zarr instead", ctx.scheduler().processes()),
+            ));
+        }
         let active: Vec<usize> = (0..self.targets.len()).filter(|&i| !self.targets[i].blocks.is_empty()).collect();
         let tallies: Vec<Tally> = active.iter().map(|_| Tally::default()).collect();
         let stats = if active.is_empty() {
@@ -208,7 +232,7 @@ impl Store {
             let nodes: Vec<Arc<Node>> = active.iter().map(|&i| self.targets[i].node.clone()).collect();
             let blocks: Vec<Vec<usize>> = active.iter().map(|&i| self.targets[i].blocks.clone()).collect();
             let collectors: Vec<&dyn Collector> = tallies.iter().map(|t| t as &dyn Collector).collect();
-            run_blocks(&nodes, &blocks, ctx, &collectors)?
+            run_blocks(&nodes, &blocks, ctx, crate::Deliver::Owners, &collectors)?
         };
         let mut reports = Vec::with_capacity(self.targets.len());
         for (i, target) in self.targets.iter_mut().enumerate() {

@@ -198,9 +198,14 @@ impl<T: Element> Array<T> {
     ///
     /// # Errors
     /// As [`Array::to_zarr`].
+    ///
+    /// With a context over several processes (MPI), rank 0 checks and prepares
+    /// the target (and, to resume, finds the chunks already complete) and shares
+    /// the plan with every rank; each chunk is then written by the rank that
+    /// computes it.
     pub fn to_zarr_with(&self, path: impl AsRef<Path>, array: &str, options: &ZarrWriteOptions, ctx: &Context) -> Result<StoreReport> {
         let mut store = Store::new();
-        store.zarr(self, path, array, options)?;
+        store.zarr_with(self, path, array, options, ctx)?;
         store_one(store, ctx)
     }
 }
@@ -212,51 +217,103 @@ impl Store {
     /// # Errors
     /// As [`Array::to_zarr`], for what can be checked before computing.
     pub fn zarr<T: Element>(&mut self, a: &Array<T>, path: impl AsRef<Path>, array: &str, options: &ZarrWriteOptions) -> Result<&mut Self> {
+        self.zarr_with(a, path, array, options, &Context::default())
+    }
+
+    /// [`Store::zarr`] for a store that runs with `ctx`: with several processes
+    /// (MPI), rank 0 prepares the target and shares the plan (see
+    /// [`Array::to_zarr_with`]); every rank must make the same call.
+    ///
+    /// # Errors
+    /// As [`Store::zarr`]; on the other ranks, rank 0's error.
+    pub fn zarr_with<T: Element>(&mut self, a: &Array<T>, path: impl AsRef<Path>, array: &str, options: &ZarrWriteOptions, ctx: &Context) -> Result<&mut Self> {
         a.check()?;
         let location = Location::new(path.as_ref(), array)?;
         let (source, chunk_shape) = super::aligned_to_stored_chunks(a, options.chunks.as_deref())?;
         let za = build_array::<T>(&location, &source.shape(), &chunk_shape, options)?;
-
-        let existing = location.existing()?;
-        let resume = options.mode == WriteMode::Resume && existing == Existing::ZarrV3;
-        match (options.mode, existing) {
-            (_, Existing::Nothing) => {}
-            (WriteMode::Create, _) => {
-                return Err(Error::io(location.dir.display(), "already exists (write with WriteMode::Overwrite to replace it)"))
-            }
-            (_, Existing::Other) => {
-                return Err(Error::io(location.dir.display(), "holds something that is not a Zarr array; it is left untouched"))
-            }
-            (WriteMode::Resume, Existing::ZarrV2) => {
-                return Err(Error::io(location.dir.display(), "holds a Zarr v2 array; only v3 stores can be resumed"))
-            }
-            (WriteMode::Resume, _) => check_same_layout(&location, &za)?,
-            (WriteMode::Overwrite, _) => {
-                std::fs::remove_dir_all(&location.dir).map_err(|e| Error::io(location.dir.display(), e))?;
-            }
-        }
-
-        let marker = location.dir.join(INCOMPLETE_MARKER);
-        write_atomic(&marker, b"a chunked store into this array has not finished\n", false)?;
-        za.store_metadata().map_err(|e| Error::io(location.dir.display(), e))?;
-        remove_temporaries(&location.dir)?;
-
-        let grid = source.chunks().grid();
-        let total = source.num_blocks();
-        let (todo, skipped) = if resume {
-            let complete = complete_chunks(&za, &location, &grid);
-            let todo: Vec<usize> = (0..total).filter(|&b| !complete[b]).collect();
-            let skipped = total - todo.len();
-            (todo, skipped)
-        } else {
-            ((0..total).collect(), 0)
-        };
+        let scheduler = ctx.scheduler();
+        let root = scheduler.rank() == 0;
+        let plan = if root { prepare_target(&location, &za, options, &source.chunks().grid()) } else { Ok((Vec::new(), 0)) };
+        let (todo, skipped) = if scheduler.processes() > 1 { share_plan(scheduler, plan, &location)? } else { plan? };
         let writer = ZarrChunkWriter { array: Arc::new(za), location: location.clone(), options: codec_options(), direct_io: options.direct_io };
-        let finish = Box::new(move || std::fs::remove_file(&marker).map_err(|e| Error::io(marker.display(), e)));
+        let marker = location.dir.join(INCOMPLETE_MARKER);
+        // Rank 0 alone marks the array complete: its run ends only once every
+        // rank has finished writing.
+        let finish: Box<dyn FnOnce() -> Result<()> + Send> =
+            if root { Box::new(move || std::fs::remove_file(&marker).map_err(|e| Error::io(marker.display(), e))) } else { Box::new(|| Ok(())) };
         // On failure the marker stays: the array is incomplete, and resumable.
-        self.push(&source, "to_zarr", writer, (todo, skipped), Completion { finish, abort: Box::new(|| {}) });
+        self.push(&source, "to_zarr", true, writer, (todo, skipped), Completion { finish, abort: Box::new(|| {}) });
         Ok(self)
     }
+}
+
+/// Rank 0's plan (the chunks to write, and how many were skipped), or its
+/// error, on every rank.
+fn share_plan(scheduler: &dyn crate::Scheduler, plan: Result<(Vec<usize>, usize)>, location: &Location) -> Result<(Vec<usize>, usize)> {
+    let mut bytes = Vec::new();
+    match &plan {
+        Ok((todo, skipped)) => {
+            bytes.push(1);
+            bytes.extend_from_slice(&(*skipped as u64).to_le_bytes());
+            todo.iter().for_each(|&b| bytes.extend_from_slice(&(b as u64).to_le_bytes()));
+        }
+        Err(e) => {
+            bytes.push(0);
+            bytes.extend_from_slice(e.to_string().as_bytes());
+        }
+    }
+    let shared = scheduler.share_from_root(bytes);
+    if scheduler.rank() == 0 {
+        return plan;
+    }
+    match shared.split_first() {
+        Some((1, rest)) if rest.len() % 8 == 0 && !rest.is_empty() => {
+            let mut words = rest.chunks_exact(8).map(|w| u64::from_le_bytes(w.try_into().expect("8 bytes")) as usize);
+            let skipped = words.next().expect("checked");
+            Ok((words.collect(), skipped))
+        }
+        Some((0, message)) => Err(Error::io(location.dir.display(), format!("rank 0 could not prepare the store: {}", String::from_utf8_lossy(message)))),
+        _ => Err(Error::io(location.dir.display(), "rank 0 shared no store plan")),
+    }
+}
+
+/// Checks the target against the write mode, writes the incomplete marker and
+/// the metadata, and lists the chunks to write (all, or to resume, those not
+/// already complete); returns them with the number skipped.
+fn prepare_target(location: &Location, za: &ZArray, options: &ZarrWriteOptions, grid: &[usize]) -> Result<(Vec<usize>, usize)> {
+    let existing = location.existing()?;
+    let resume = options.mode == WriteMode::Resume && existing == Existing::ZarrV3;
+    match (options.mode, existing) {
+        (_, Existing::Nothing) => {}
+        (WriteMode::Create, _) => {
+            return Err(Error::io(location.dir.display(), "already exists (write with WriteMode::Overwrite to replace it)"))
+        }
+        (_, Existing::Other) => {
+            return Err(Error::io(location.dir.display(), "holds something that is not a Zarr array; it is left untouched"))
+        }
+        (WriteMode::Resume, Existing::ZarrV2) => {
+            return Err(Error::io(location.dir.display(), "holds a Zarr v2 array; only v3 stores can be resumed"))
+        }
+        (WriteMode::Resume, _) => check_same_layout(location, za)?,
+        (WriteMode::Overwrite, _) => {
+            std::fs::remove_dir_all(&location.dir).map_err(|e| Error::io(location.dir.display(), e))?;
+        }
+    }
+
+    let marker = location.dir.join(INCOMPLETE_MARKER);
+    write_atomic(&marker, b"a chunked store into this array has not finished\n", false)?;
+    za.store_metadata().map_err(|e| Error::io(location.dir.display(), e))?;
+    remove_temporaries(&location.dir)?;
+
+    let total: usize = grid.iter().product();
+    Ok(if resume {
+        let complete = complete_chunks(za, location, grid);
+        let todo: Vec<usize> = (0..total).filter(|&b| !complete[b]).collect();
+        let skipped = total - todo.len();
+        (todo, skipped)
+    } else {
+        ((0..total).collect(), 0)
+    })
 }
 
 /// The store root, the array's path inside it and its directory.

@@ -35,7 +35,8 @@ pub(crate) enum IndexMode {
 /// One kind of reduction: per-element accumulation, merging, finishing.
 pub(crate) trait Reducer: Send + Sync + 'static {
     type In: Element;
-    type Acc: Clone + Send + Sync + 'static;
+    /// Plain values, so that partials can travel between MPI ranks.
+    type Acc: crate::WireValue;
     type Out: Element;
     const INDEX: IndexMode = IndexMode::None;
     /// Whether reducing an empty set has a value (min/max do not).
@@ -250,6 +251,10 @@ impl<R: Reducer> BlockOp for Partial<R> {
         Ok(self.finish(acc))
     }
 
+    fn wire(&self) -> Option<crate::Wire> {
+        Some(crate::Wire::values::<R::Acc>())
+    }
+
     fn absorb_input(&self, node: &Node, input: &Arc<Node>) -> Option<Arc<Node>> {
         if self.fused.is_some() || input.op.as_elementwise().is_none() || input.dtype != R::In::DTYPE {
             return None;
@@ -275,6 +280,10 @@ impl<R: Reducer> BlockOp for Combine<R> {
         let lo: Vec<usize> = full.iter().zip(&self.group).map(|(&i, &k)| i * k).collect();
         let hi: Vec<usize> = lo.iter().zip(&self.group).zip(&grid).map(|((&l, &k), &g)| (l + k).min(g)).collect();
         for_each_in_box(&lo, &hi, |b| out.push((0, input.linear(b))));
+    }
+
+    fn wire(&self) -> Option<crate::Wire> {
+        Some(crate::Wire::values::<R::Acc>())
     }
 
     fn run(&self, node: &Node, _: &[usize], inputs: &[&Block]) -> Result<Block> {

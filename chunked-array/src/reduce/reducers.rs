@@ -238,6 +238,17 @@ pub(crate) struct Moments {
     m2: f64,
 }
 
+impl crate::WireValue for Moments {
+    const SIZE: usize = 24;
+    fn put(&self, out: &mut Vec<u8>) {
+        (self.n, (self.mean, self.m2)).put(out);
+    }
+    fn get(bytes: &[u8]) -> Option<Self> {
+        let (n, (mean, m2)) = <(f64, (f64, f64))>::get(bytes)?;
+        Some(Moments { n, mean, m2 })
+    }
+}
+
 impl Moments {
     #[inline]
     fn merge(&mut self, b: &Moments) {

@@ -28,16 +28,25 @@ enum Slot {
 
 /// What the store did, for [`super::RunStats`].
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub(crate) struct TierStats {
+pub struct TierStats {
+    /// Most bytes held in memory at once.
     pub peak_bytes: usize,
+    /// Blocks written to disk.
     pub spilled: usize,
+    /// Their bytes.
     pub spilled_bytes: u64,
+    /// Blocks read back.
     pub unspilled: usize,
+    /// Their bytes.
     pub unspilled_bytes: u64,
+    /// Tasks run again because their spilled block was lost or damaged.
     pub recomputed: usize,
 }
 
-pub(crate) struct BlockStore<'g> {
+/// The blocks of one run, counted against the memory limit, spilled to disk
+/// past it (see the module notes). Every scheduler keeps its blocks here, the
+/// MPI scheduler included (one store per rank, with the rank's own limits).
+pub struct BlockStore<'g> {
     graph: &'g TaskGraph,
     observer: &'g dyn RunObserver,
     slots: Vec<Mutex<Slot>>,
@@ -64,6 +73,7 @@ fn lock(m: &Mutex<Slot>) -> MutexGuard<'_, Slot> {
 }
 
 impl<'g> BlockStore<'g> {
+    /// An empty store for the tasks of `graph`, reporting tier events to `observer`.
     pub fn new(graph: &'g TaskGraph, memory: &MemoryConfig, observer: &'g dyn RunObserver) -> BlockStore<'g> {
         let n = graph.len();
         BlockStore {
@@ -131,6 +141,9 @@ impl<'g> BlockStore<'g> {
 
     /// Task `t`'s block for a consumer: from memory, from disk (back into
     /// memory), or recomputed when its spill file is lost.
+    ///
+    /// # Errors
+    /// [`Error::Task`] when the block is neither held nor recomputable.
     pub fn input(&self, t: usize) -> Result<Block> {
         self.touch(t);
         let mut slot = lock(&self.slots[t]);
@@ -272,6 +285,7 @@ impl<'g> BlockStore<'g> {
         }
     }
 
+    /// What the store did so far.
     pub fn stats(&self) -> TierStats {
         TierStats {
             peak_bytes: self.peak.load(Ordering::Relaxed),

@@ -15,6 +15,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 pub use allocator::{release_memory, tune_allocator};
+pub use blocks::{BlockStore, TierStats};
 pub use memory::MemoryConfig;
 pub use sync::SyncScheduler;
 pub use threaded::ThreadedScheduler;
@@ -48,7 +49,8 @@ pub struct RunStats {
 }
 
 impl RunStats {
-    pub(crate) fn from_tiers(tasks: usize, elapsed: Duration, tiers: blocks::TierStats) -> RunStats {
+    /// The statistics of a run from its task count, time and block store.
+    pub fn from_tiers(tasks: usize, elapsed: Duration, tiers: TierStats) -> RunStats {
         RunStats {
             tasks,
             peak_bytes: tiers.peak_bytes,
@@ -161,18 +163,54 @@ impl Clock {
     }
 }
 
+/// Where the output blocks of a run go when it spans several processes (MPI
+/// ranks); one process gets them all either way.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Deliver {
+    /// To the processes that receive results (`compute`): rank 0, or every
+    /// rank, as the scheduler is set up.
+    Result,
+    /// Each output block to the process that owns it in the even spread of the
+    /// output's blocks over the processes (`persist`, `store`): block `b` of `n`
+    /// to the process `chunked_distributed::owner_of(b, n, processes)`, which is
+    /// also where a later run's source task for it is placed.
+    Owners,
+}
+
 /// Runs task graphs. Implemented by [`SyncScheduler`], [`ThreadedScheduler`] and,
 /// in `chunked-distributed`, the MPI scheduler.
 pub trait Scheduler: Send + Sync {
     /// A short name ("sync", "threads").
     fn name(&self) -> &str;
     /// Runs every task of `graph` within the memory limits of `memory`, calling
-    /// `sink` for each output task and reporting every task to `observer`.
+    /// `sink` for each output task delivered to this process (see [`Deliver`];
+    /// all of them in a one-process run) and reporting every task run here to
+    /// `observer`.
     ///
     /// # Errors
     /// The first task error ([`crate::Error::Task`] naming its key), sink error or
     /// [`crate::Error::ResourcesExhausted`]; the run stops without hanging.
-    fn execute(&self, graph: &TaskGraph, sink: &OutputSink<'_>, observer: &dyn RunObserver, memory: &MemoryConfig) -> Result<RunStats>;
+    fn execute(&self, graph: &TaskGraph, deliver: Deliver, sink: &OutputSink<'_>, observer: &dyn RunObserver, memory: &MemoryConfig) -> Result<RunStats>;
+    /// This process's number among the processes that run each graph together
+    /// (the MPI rank; 0 for one-process schedulers).
+    fn rank(&self) -> usize {
+        0
+    }
+    /// How many processes run each graph together (1 for one-process schedulers).
+    fn processes(&self) -> usize {
+        1
+    }
+    /// Whether this process receives the results of [`Deliver::Result`] runs.
+    fn receives_result(&self) -> bool {
+        true
+    }
+    /// Rank 0's `bytes`, on every process of the run (a collective call: every
+    /// process makes it, in the same order as its runs). One-process schedulers
+    /// return them as they are. Used where one process must decide for all,
+    /// as when rank 0 prepares a store.
+    fn share_from_root(&self, bytes: Vec<u8>) -> Vec<u8> {
+        bytes
+    }
 }
 
 /// Execution resources: which scheduler runs the graph.

@@ -4,7 +4,7 @@ use std::time::Instant;
 
 use super::blocks::BlockStore;
 use super::memory::MemoryConfig;
-use super::{Clock, OutputSink, RunObserver, RunStats, Scheduler, TaskEvent};
+use super::{Deliver, Clock, OutputSink, RunObserver, RunStats, Scheduler, TaskEvent};
 use crate::error::Result;
 use crate::graph::task::TaskGraph;
 use crate::graph::Block;
@@ -19,7 +19,7 @@ impl Scheduler for SyncScheduler {
         "sync"
     }
 
-    fn execute(&self, graph: &TaskGraph, sink: &OutputSink<'_>, observer: &dyn RunObserver, memory: &MemoryConfig) -> Result<RunStats> {
+    fn execute(&self, graph: &TaskGraph, _deliver: Deliver, sink: &OutputSink<'_>, observer: &dyn RunObserver, memory: &MemoryConfig) -> Result<RunStats> {
         super::tune_allocator();
         let start = Instant::now();
         let n = graph.len();

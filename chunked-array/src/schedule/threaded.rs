@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use super::blocks::BlockStore;
 use super::memory::MemoryConfig;
-use super::{Clock, OutputSink, RunObserver, RunStats, Scheduler, TaskEvent};
+use super::{Deliver, Clock, OutputSink, RunObserver, RunStats, Scheduler, TaskEvent};
 use crate::error::{Error, Result};
 use crate::graph::task::TaskGraph;
 use crate::graph::Block;
@@ -212,7 +212,7 @@ impl Scheduler for ThreadedScheduler {
         "threads"
     }
 
-    fn execute(&self, graph: &TaskGraph, sink: &OutputSink<'_>, observer: &dyn RunObserver, memory: &MemoryConfig) -> Result<RunStats> {
+    fn execute(&self, graph: &TaskGraph, _deliver: Deliver, sink: &OutputSink<'_>, observer: &dyn RunObserver, memory: &MemoryConfig) -> Result<RunStats> {
         super::tune_allocator();
         let start = Instant::now();
         let n = graph.len();

@@ -1,0 +1,176 @@
+//! Blocks as bytes for another process of the same program (the MPI scheduler's
+//! transfers between ranks).
+//!
+//! Blocks of elements travel as their dtype, shape and raw data. A layer of
+//! intermediate values says how its blocks travel through [`Wire`] (its
+//! [`BlockOp::wire`](super::BlockOp::wire)); a layer without one keeps its blocks
+//! in the process that made them, and the MPI placement runs their consumers
+//! there too.
+
+use std::sync::Arc;
+
+use ndarray::{ArrayD, IxDyn};
+
+use super::Block;
+use crate::element::{DType, Element};
+
+/// How the blocks of one layer of intermediate values become bytes and back.
+#[derive(Clone, Copy)]
+pub struct Wire {
+    /// The block as bytes; `None` when it is not of the layer's block type.
+    pub encode: fn(&Block) -> Option<Vec<u8>>,
+    /// The block from bytes that `encode` wrote (in any process of the same
+    /// program); `None` when they do not describe one.
+    pub decode: fn(&[u8]) -> Option<Block>,
+}
+
+impl std::fmt::Debug for Wire {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Wire")
+    }
+}
+
+impl Wire {
+    /// Blocks that travel as their [`BlockValue::spill_image`](super::BlockValue::spill_image)
+    /// bytes; `decode` rebuilds one from them.
+    pub fn spill_image(decode: fn(&[u8]) -> Option<Block>) -> Wire {
+        Wire { encode: |block| block.spill_image().map(|image| image.bytes), decode }
+    }
+
+    /// Blocks that are `ndarray` arrays of plain values `V` (reduction partials).
+    pub fn values<V: WireValue>() -> Wire {
+        Wire { encode: encode_values::<V>, decode: decode_values::<V> }
+    }
+}
+
+/// A plain value that travels as a fixed number of little-endian bytes.
+pub trait WireValue: Copy + Send + Sync + 'static {
+    /// Bytes of one value.
+    const SIZE: usize;
+    /// Appends the value's bytes.
+    fn put(&self, out: &mut Vec<u8>);
+    /// The value from its `SIZE` bytes; `None` when they are not one.
+    fn get(bytes: &[u8]) -> Option<Self>;
+}
+
+macro_rules! wire_number {
+    ($($t:ty),*) => {$(
+        impl WireValue for $t {
+            const SIZE: usize = std::mem::size_of::<$t>();
+            fn put(&self, out: &mut Vec<u8>) {
+                out.extend_from_slice(&self.to_le_bytes());
+            }
+            fn get(bytes: &[u8]) -> Option<Self> {
+                Some(<$t>::from_le_bytes(bytes.try_into().ok()?))
+            }
+        }
+    )*};
+}
+wire_number!(f32, f64, i32, i64, u8, u64);
+
+impl WireValue for bool {
+    const SIZE: usize = 1;
+    fn put(&self, out: &mut Vec<u8>) {
+        out.push(u8::from(*self));
+    }
+    fn get(bytes: &[u8]) -> Option<Self> {
+        match bytes {
+            [0] => Some(false),
+            [1] => Some(true),
+            _ => None,
+        }
+    }
+}
+
+impl<A: WireValue, B: WireValue> WireValue for (A, B) {
+    const SIZE: usize = A::SIZE + B::SIZE;
+    fn put(&self, out: &mut Vec<u8>) {
+        self.0.put(out);
+        self.1.put(out);
+    }
+    fn get(bytes: &[u8]) -> Option<Self> {
+        Some((A::get(&bytes[..A::SIZE])?, B::get(&bytes[A::SIZE..])?))
+    }
+}
+
+/// Shape header: ndim (one byte), then each length as a u64.
+fn put_shape(shape: &[usize], out: &mut Vec<u8>) {
+    out.push(shape.len() as u8);
+    for &n in shape {
+        out.extend_from_slice(&(n as u64).to_le_bytes());
+    }
+}
+
+/// The shape and the bytes after it.
+fn get_shape(bytes: &[u8]) -> Option<(Vec<usize>, &[u8])> {
+    let (&ndim, mut rest) = bytes.split_first()?;
+    let mut shape = Vec::with_capacity(ndim as usize);
+    for _ in 0..ndim {
+        let (n, tail) = rest.split_at_checked(8)?;
+        shape.push(usize::try_from(u64::from_le_bytes(n.try_into().ok()?)).ok()?);
+        rest = tail;
+    }
+    Some((shape, rest))
+}
+
+fn encode_values<V: WireValue>(block: &Block) -> Option<Vec<u8>> {
+    let a = block.as_any().downcast_ref::<ArrayD<V>>()?;
+    let mut out = Vec::with_capacity(1 + 8 * a.ndim() + a.len() * V::SIZE);
+    put_shape(a.shape(), &mut out);
+    for v in a.iter() {
+        v.put(&mut out);
+    }
+    Some(out)
+}
+
+fn decode_values<V: WireValue>(bytes: &[u8]) -> Option<Block> {
+    let (shape, data) = get_shape(bytes)?;
+    let len = shape.iter().try_fold(1usize, |acc, &n| acc.checked_mul(n))?;
+    if data.len() != len.checked_mul(V::SIZE)? {
+        return None;
+    }
+    let values: Option<Vec<V>> = data.chunks_exact(V::SIZE.max(1)).take(len).map(V::get).collect();
+    Some(Arc::new(ArrayD::from_shape_vec(IxDyn(&shape), values?).ok()?))
+}
+
+/// A block of elements as bytes: dtype, shape, then the values in C order.
+pub(crate) fn encode_elements(block: &Block) -> Option<Vec<u8>> {
+    fn raw<T: Element>(block: &Block) -> Option<Vec<u8>> {
+        let a = block.as_any().downcast_ref::<ArrayD<T>>()?;
+        let standard = a.as_standard_layout();
+        let values = standard.as_slice().expect("standard layout");
+        // SAFETY: every element type is a plain number (or bool) without padding.
+        let bytes = unsafe { std::slice::from_raw_parts(values.as_ptr().cast::<u8>(), std::mem::size_of_val(values)) };
+        let mut out = Vec::with_capacity(2 + 8 * a.ndim() + bytes.len());
+        out.push(T::DTYPE as u8);
+        put_shape(a.shape(), &mut out);
+        out.extend_from_slice(bytes);
+        Some(out)
+    }
+    crate::elementwise::dispatch_dtype!(super::block_dtype(block), raw::<_>(block))
+}
+
+/// The block [`encode_elements`] wrote, checked against the dtype the layer
+/// declares.
+pub(crate) fn decode_elements(dtype: DType, bytes: &[u8]) -> Option<Block> {
+    fn raw<T: Element>(bytes: &[u8]) -> Option<Block> {
+        let (shape, data) = get_shape(bytes)?;
+        let len = shape.iter().try_fold(1usize, |acc, &n| acc.checked_mul(n))?;
+        if data.len() != len.checked_mul(std::mem::size_of::<T>())? {
+            return None;
+        }
+        if T::DTYPE == DType::Bool && data.iter().any(|&b| b > 1) {
+            return None;
+        }
+        let mut values = vec![T::default(); len];
+        // SAFETY: plain numbers without padding, filled from as many bytes; bools
+        // were checked to be 0 or 1 above.
+        unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), values.as_mut_ptr().cast::<u8>(), data.len()) };
+        Some(Arc::new(ArrayD::from_shape_vec(IxDyn(&shape), values).ok()?))
+    }
+    let (&tag, rest) = bytes.split_first()?;
+    if tag != dtype as u8 {
+        return None;
+    }
+    crate::elementwise::dispatch_dtype!(dtype, raw::<_>(rest))
+}

@@ -1,0 +1,368 @@
+//! The MPI scheduler: every rank runs the same graph's tasks that the placement
+//! gives it, and sends each block it makes to the ranks that read it.
+//!
+//! There is no central process. Each rank knows from the placement alone which
+//! blocks it will receive and which it must send, so it runs until its own
+//! tasks are done and every block it expects has arrived. It then tells every
+//! other rank it is closing and keeps draining messages until each of them has
+//! closed too; only then does it wait for its own sends, which by then have all
+//! been received. A failing rank first tells every other rank why, so that the
+//! whole run ends with an error on every rank instead of ranks waiting for
+//! blocks that will never come.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use chunked_array::schedule::memory::{physical_memory, MemoryConfig};
+use chunked_array::schedule::{BlockStore, Clock, OutputSink, RunObserver, TaskEvent};
+use chunked_array::{Block, Deliver, Error, Result, RunStats, Scheduler, TaskGraph};
+use mpi::topology::SimpleCommunicator;
+
+use crate::placement::{owner_of, place_tasks};
+use crate::transport::{receive, Message, Outbox};
+use crate::UniverseHandle;
+
+/// Where [`Deliver::Result`] runs (`compute`) gather their output blocks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Gather {
+    /// On rank 0 only (default): the other ranks' `compute_root` gives `None`.
+    #[default]
+    Root,
+    /// On every rank: `compute` returns the result everywhere.
+    All,
+}
+
+/// What the last run sent from this rank (for benchmarks and the cost model).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TransferStats {
+    /// Tasks this rank ran.
+    pub tasks: usize,
+    /// Messages it sent (one per block and destination, plus the closing ones).
+    pub messages: u64,
+    /// Bytes it sent.
+    pub bytes: u64,
+}
+
+/// Runs task graphs over the ranks of an MPI communicator (see the module notes).
+/// Made by [`crate::Mpi::scheduler`]; every rank must run the same computations
+/// in the same order, as in any SPMD program.
+pub struct MpiScheduler {
+    comm: Mutex<Comm>,
+    rank: usize,
+    size: usize,
+    /// Ranks sharing this rank's node: the default memory limit is split among them.
+    local_ranks: usize,
+    gather: Gather,
+    last: Mutex<TransferStats>,
+    // Declared last: dropped after the communicator, which must be freed before
+    // MPI is finalized.
+    _universe: Arc<UniverseHandle>,
+}
+
+/// The scheduler's own communicator.
+struct Comm(SimpleCommunicator);
+
+// SAFETY: MPI was initialized with `Threading::Multiple` (checked in
+// `Mpi::init`), and the mutex around the communicator lets one run at a time use it.
+unsafe impl Send for Comm {}
+
+impl MpiScheduler {
+    pub(crate) fn new(comm: SimpleCommunicator, local_ranks: usize, gather: Gather, universe: Arc<UniverseHandle>) -> MpiScheduler {
+        use mpi::traits::Communicator;
+        let (rank, size) = (comm.rank() as usize, comm.size() as usize);
+        MpiScheduler { comm: Mutex::new(Comm(comm)), rank, size, local_ranks: local_ranks.max(1), gather, last: Mutex::new(TransferStats::default()), _universe: universe }
+    }
+
+    /// Where `compute` gathers results.
+    pub fn gather(&self) -> Gather {
+        self.gather
+    }
+
+    /// What this rank sent in the last run.
+    pub fn last_transfers(&self) -> TransferStats {
+        *self.last.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// This rank's memory limit: the context's, at most its share of 80% of the
+    /// node's memory when several ranks share the node.
+    fn rank_memory(&self, memory: &MemoryConfig) -> MemoryConfig {
+        let mut mine = memory.clone();
+        if let Some(total) = physical_memory() {
+            let share = (total as f64 * 0.8 / self.local_ranks as f64) as usize;
+            mine.memory_limit = mine.memory_limit.min(share);
+        }
+        mine
+    }
+}
+
+impl std::fmt::Debug for MpiScheduler {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "MpiScheduler(rank {} of {}, gather {:?})", self.rank, self.size, self.gather)
+    }
+}
+
+impl Scheduler for MpiScheduler {
+    fn name(&self) -> &str {
+        "mpi"
+    }
+
+    fn rank(&self) -> usize {
+        self.rank
+    }
+
+    fn processes(&self) -> usize {
+        self.size
+    }
+
+    fn receives_result(&self) -> bool {
+        self.gather == Gather::All || self.rank == 0
+    }
+
+    fn share_from_root(&self, mut bytes: Vec<u8>) -> Vec<u8> {
+        use mpi::traits::*;
+        let comm = self.comm.lock().unwrap_or_else(|p| p.into_inner());
+        let root = comm.0.process_at_rank(0);
+        let mut len = bytes.len() as u64;
+        root.broadcast_into(&mut len);
+        bytes.resize(len as usize, 0);
+        root.broadcast_into(&mut bytes[..]);
+        bytes
+    }
+
+    fn execute(&self, graph: &TaskGraph, deliver: Deliver, sink: &OutputSink<'_>, observer: &dyn RunObserver, memory: &MemoryConfig) -> Result<RunStats> {
+        chunked_array::schedule::tune_allocator();
+        let comm = self.comm.lock().unwrap_or_else(|p| p.into_inner());
+        let memory = self.rank_memory(memory);
+        let start = Instant::now();
+        let store = BlockStore::new(graph, &memory, observer);
+        let mut run = Run::new(graph, self, deliver, &store);
+        observer.run_started(graph, 1);
+        let mut outbox = Outbox::new();
+        let outcome = run.main_loop(&comm.0, &mut outbox, sink, observer);
+        let outcome = run.close(&comm.0, &mut outbox, outcome);
+        observer.run_finished(graph);
+        *self.last.lock().unwrap_or_else(|p| p.into_inner()) = TransferStats { tasks: run.tasks_run, messages: outbox.sent_messages, bytes: outbox.sent_bytes };
+        outcome?;
+        Ok(RunStats::from_tiers(run.tasks_run, start.elapsed(), store.stats()))
+    }
+}
+
+/// The state of one run on this rank.
+struct Run<'a> {
+    graph: &'a TaskGraph,
+    store: &'a BlockStore<'a>,
+    me: usize,
+    ranks: usize,
+    owner: Vec<u32>,
+    /// Per task, the ranks besides its owner that need its block.
+    destinations: Vec<Vec<u32>>,
+    /// Per task, whether its block is delivered to this rank's sink.
+    delivered_here: Vec<bool>,
+    /// Per task, consumers on this rank that have not run yet (with multiplicity).
+    readers_left: Vec<u32>,
+    /// Per task of this rank, inputs not here yet (with multiplicity).
+    inputs_missing: Vec<u32>,
+    ready: BinaryHeap<Reverse<(u32, u32)>>,
+    own_left: usize,
+    expected: usize,
+    received: usize,
+    closed: Vec<bool>,
+    /// Whether another rank reported a failure (this rank then only closes).
+    remote_failed: bool,
+    tasks_run: usize,
+}
+
+impl<'a> Run<'a> {
+    fn new(graph: &'a TaskGraph, scheduler: &MpiScheduler, deliver: Deliver, store: &'a BlockStore<'a>) -> Run<'a> {
+        let (me, ranks) = (scheduler.rank, scheduler.size);
+        let n = graph.len();
+        let owner = place_tasks(graph, ranks);
+        let layer_blocks: Vec<usize> = match deliver {
+            Deliver::Owners => graph.layers().iter().map(|(_, _, c)| c.num_blocks()).collect(),
+            Deliver::Result => Vec::new(),
+        };
+        let deliveries = |t: usize| -> Vec<u32> {
+            if !graph.is_output(t) {
+                return Vec::new();
+            }
+            match (deliver, scheduler.gather) {
+                (Deliver::Result, Gather::Root) => vec![0],
+                (Deliver::Result, Gather::All) => (0..ranks as u32).collect(),
+                (Deliver::Owners, _) => {
+                    let (layer, block) = graph.task_layer_block(t);
+                    vec![owner_of(block, layer_blocks[layer as usize], ranks) as u32]
+                }
+            }
+        };
+        let mut destinations = vec![Vec::new(); n];
+        let mut delivered_here = vec![false; n];
+        let mut readers_left = vec![0u32; n];
+        let mut inputs_missing = vec![0u32; n];
+        let mut ready = BinaryHeap::new();
+        let (mut own_left, mut expected) = (0, 0);
+        for t in 0..n {
+            let mut dest: Vec<u32> = graph.consumers(t).iter().map(|&c| owner[c as usize]).collect();
+            readers_left[t] = dest.iter().filter(|&&r| r as usize == me).count() as u32;
+            let delivered = deliveries(t);
+            delivered_here[t] = delivered.contains(&(me as u32));
+            dest.extend(delivered);
+            dest.sort_unstable();
+            dest.dedup();
+            dest.retain(|&r| r != owner[t]);
+            if owner[t] as usize == me {
+                own_left += 1;
+                inputs_missing[t] = graph.deps(t).len() as u32;
+                if inputs_missing[t] == 0 {
+                    ready.push(Reverse((graph.rank(t), t as u32)));
+                }
+            } else if dest.contains(&(me as u32)) {
+                expected += 1;
+            }
+            destinations[t] = dest;
+        }
+        let closed = (0..ranks).map(|r| r == me).collect();
+        Run { graph, store, me, ranks, owner, destinations, delivered_here, readers_left, inputs_missing, ready, own_left, expected, received: 0, closed, remote_failed: false, tasks_run: 0 }
+    }
+
+    /// Runs this rank's tasks and takes in the blocks it needs, until both are done.
+    fn main_loop(&mut self, comm: &SimpleCommunicator, outbox: &mut Outbox, sink: &OutputSink<'_>, observer: &dyn RunObserver) -> Result<()> {
+        let timing = observer.wants_timing();
+        let mut inputs: Vec<Block> = Vec::new();
+        loop {
+            while let Some((from, message)) = receive(comm, false) {
+                self.take(from, message, sink)?;
+            }
+            outbox.progress();
+            if let Some(Reverse((_, t))) = self.ready.pop() {
+                self.run_task(t as usize, comm, outbox, sink, observer, timing, &mut inputs)?;
+                continue;
+            }
+            if self.own_left == 0 && self.received == self.expected {
+                return Ok(());
+            }
+            if self.closed.iter().all(|&c| c) {
+                return Err(Error::Task {
+                    key: format!("rank {}", self.me),
+                    message: format!("every other rank closed with {} of {} expected blocks received and {} tasks blocked", self.received, self.expected, self.own_left),
+                });
+            }
+            let (from, message) = receive(comm, true).expect("a blocking probe returns a message");
+            self.take(from, message, sink)?;
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn run_task(&mut self, t: usize, comm: &SimpleCommunicator, outbox: &mut Outbox, sink: &OutputSink<'_>, observer: &dyn RunObserver, timing: bool, inputs: &mut Vec<Block>) -> Result<()> {
+        let graph = self.graph;
+        inputs.clear();
+        for &d in graph.deps(t) {
+            inputs.push(self.store.input(d as usize)?);
+        }
+        let input_bytes = inputs.iter().map(|b| b.nbytes()).sum();
+        let refs: Vec<&Block> = inputs.iter().collect();
+        let started = if timing { Clock::now() } else { 0 };
+        let block = crate::panics::in_task(|| graph.run_task(t, &refs))?;
+        let ended = if timing { Clock::now() } else { 0 };
+        drop(refs);
+        inputs.clear();
+        self.own_left -= 1;
+        self.tasks_run += 1;
+        for &d in graph.deps(t) {
+            let d = d as usize;
+            self.readers_left[d] -= 1;
+            if self.readers_left[d] == 0 {
+                self.store.release(d);
+            }
+        }
+        let output_bytes = block.nbytes();
+        if !self.destinations[t].is_empty() {
+            let ranks: Vec<usize> = self.destinations[t].iter().map(|&r| r as usize).collect();
+            let bytes = graph.encode_block(t, &block)?;
+            outbox.send_block(comm, &ranks, t, &bytes).map_err(|message| Error::Task { key: graph.key(t).to_string(), message })?;
+        }
+        self.arrive(t, block, sink)?;
+        observer.task_done(&TaskEvent { task: t, worker: self.me, start: started, end: ended, input_bytes, output_bytes, held_bytes: self.store.held() });
+        Ok(())
+    }
+
+    /// Task `t`'s block is here (made or received): hand it to the sink if it is
+    /// delivered here, keep it for local readers, wake them.
+    fn arrive(&mut self, t: usize, block: Block, sink: &OutputSink<'_>) -> Result<()> {
+        let bytes = block.nbytes();
+        self.store.count(bytes);
+        if self.delivered_here[t] {
+            sink(t, &block)?;
+        }
+        if self.readers_left[t] > 0 {
+            self.store.insert(t, block);
+        } else {
+            self.store.uncount(bytes);
+        }
+        self.store.make_room()?;
+        for &c in self.graph.consumers(t) {
+            let c = c as usize;
+            if self.owner[c] as usize == self.me {
+                self.inputs_missing[c] -= 1;
+                if self.inputs_missing[c] == 0 {
+                    self.ready.push(Reverse((self.graph.rank(c), c as u32)));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Takes in one message.
+    fn take(&mut self, from: usize, message: std::result::Result<Message, String>, sink: &OutputSink<'_>) -> Result<()> {
+        let remote = |message: String| Error::Task { key: format!("rank {from}"), message };
+        match message.map_err(remote)? {
+            Message::Block { task, bytes } => {
+                let expected = task < self.graph.len() && self.owner[task] as usize == from && self.destinations[task].contains(&(self.me as u32));
+                if !expected {
+                    return Err(remote(format!("sent task {task}'s block, which this rank did not expect (do all ranks run the same program?)")));
+                }
+                let block = self.graph.decode_block(task, &bytes)?;
+                drop(bytes);
+                self.received += 1;
+                self.arrive(task, block, sink)
+            }
+            Message::Failed(text) => {
+                self.remote_failed = true;
+                Err(Error::Task { key: format!("rank {from}"), message: text })
+            }
+            Message::Closed => {
+                self.closed[from] = true;
+                Ok(())
+            }
+        }
+    }
+
+    /// Ends the run on this rank: tells the others it failed (if it did) and is
+    /// closing, drains their messages until each has closed, and waits for its
+    /// own sends. Returns the run's outcome: this rank's error, else the first
+    /// error another rank reported.
+    fn close(&mut self, comm: &SimpleCommunicator, outbox: &mut Outbox, outcome: Result<()>) -> Result<()> {
+        let others: Vec<usize> = (0..self.ranks).filter(|&r| r != self.me).collect();
+        if let Err(e) = &outcome
+            && !self.remote_failed
+        {
+            let _ = outbox.send_failed(comm, &others, &format!("{e}"));
+        }
+        let _ = outbox.send_closed(comm, &others);
+        let mut outcome = outcome;
+        while self.closed.iter().any(|c| !c) {
+            let (from, message) = receive(comm, true).expect("a blocking probe returns a message");
+            match message {
+                Ok(Message::Closed) => self.closed[from] = true,
+                Ok(Message::Failed(text)) if outcome.is_ok() => outcome = Err(Error::Task { key: format!("rank {from}"), message: text }),
+                Ok(Message::Block { .. }) if outcome.is_ok() => {
+                    outcome = Err(Error::Task { key: format!("rank {from}"), message: "sent a block after this rank finished (do all ranks run the same program?)".into() })
+                }
+                _ => {}
+            }
+        }
+        outbox.finish();
+        outcome
+    }
+}

@@ -1,0 +1,164 @@
+//! Messages between ranks: blocks, an error, and the end of a rank's sending.
+//!
+//! Every message is one byte vector on the scheduler's own communicator (a
+//! duplicate of the world, so user messages never mix with ours): the payload,
+//! then for blocks the task number, then a kind byte (a trailer, so that the
+//! receiver takes the payload by truncating, without a copy). Sends are
+//! non-blocking (a blocking send between two ranks that both send would
+//! deadlock), so their buffers live in an [`Outbox`] until MPI is done with them.
+
+use mpi::request::{Request, StaticScope};
+use mpi::topology::SimpleCommunicator;
+use mpi::traits::*;
+
+/// The tag of every message the scheduler sends.
+const TAG: i32 = 7_301;
+
+/// What one message says.
+pub(crate) enum Message {
+    /// Task `task`'s block, as [`chunked_array::TaskGraph::encode_block`] made it.
+    Block { task: usize, bytes: Vec<u8> },
+    /// The sender failed; the text of its error.
+    Failed(String),
+    /// The sender will send nothing more in this run.
+    Closed,
+}
+
+const BLOCK: u8 = 1;
+const FAILED: u8 = 2;
+const CLOSED: u8 = 3;
+
+/// One message's bytes, leaked for the `'static` lifetime MPI's non-blocking
+/// sends need, and freed once every send of it completed.
+struct Buffer {
+    bytes: *mut [u8],
+    pending: usize,
+}
+
+/// The sends in flight and their buffers.
+pub(crate) struct Outbox {
+    buffers: Vec<Option<Buffer>>,
+    requests: Vec<(Request<'static, [u8], StaticScope>, usize)>,
+    /// Bytes sent so far (for the statistics).
+    pub sent_bytes: u64,
+    /// Messages sent so far.
+    pub sent_messages: u64,
+}
+
+impl Outbox {
+    pub fn new() -> Outbox {
+        Outbox { buffers: Vec::new(), requests: Vec::new(), sent_bytes: 0, sent_messages: 0 }
+    }
+
+    /// Sends a block to each of `ranks`, from one buffer.
+    pub fn send_block(&mut self, comm: &SimpleCommunicator, ranks: &[usize], task: usize, payload: &[u8]) -> Result<(), String> {
+        let mut bytes = Vec::with_capacity(payload.len() + 9);
+        bytes.extend_from_slice(payload);
+        bytes.extend_from_slice(&(task as u64).to_le_bytes());
+        bytes.push(BLOCK);
+        self.send(comm, ranks, bytes)
+    }
+
+    /// Tells every rank in `ranks` that this one failed with `error`.
+    pub fn send_failed(&mut self, comm: &SimpleCommunicator, ranks: &[usize], error: &str) -> Result<(), String> {
+        let mut bytes = error.as_bytes().to_vec();
+        bytes.push(FAILED);
+        self.send(comm, ranks, bytes)
+    }
+
+    /// Tells every rank in `ranks` that this one sends nothing more.
+    pub fn send_closed(&mut self, comm: &SimpleCommunicator, ranks: &[usize]) -> Result<(), String> {
+        self.send(comm, ranks, vec![CLOSED])
+    }
+
+    fn send(&mut self, comm: &SimpleCommunicator, ranks: &[usize], bytes: Vec<u8>) -> Result<(), String> {
+        if ranks.is_empty() {
+            return Ok(());
+        }
+        if i32::try_from(bytes.len()).is_err() {
+            return Err(format!("a message of {} bytes is over MPI's limit of {} bytes per message: use smaller chunks", bytes.len(), i32::MAX));
+        }
+        let len = bytes.len() as u64;
+        let leaked: &'static [u8] = Box::leak(bytes.into_boxed_slice());
+        let slot = self.buffers.iter().position(Option::is_none).unwrap_or_else(|| {
+            self.buffers.push(None);
+            self.buffers.len() - 1
+        });
+        self.buffers[slot] = Some(Buffer { bytes: leaked as *const [u8] as *mut [u8], pending: ranks.len() });
+        for &r in ranks {
+            let request = comm.process_at_rank(r as i32).immediate_send_with_tag(StaticScope, leaked, TAG);
+            self.requests.push((request, slot));
+            self.sent_bytes += len;
+            self.sent_messages += 1;
+        }
+        Ok(())
+    }
+
+    /// Frees the buffers of completed sends; returns without waiting.
+    pub fn progress(&mut self) {
+        let mut i = 0;
+        while i < self.requests.len() {
+            let (request, slot) = self.requests.swap_remove(i);
+            match request.test() {
+                Ok(_) => self.done(slot),
+                Err(request) => {
+                    self.requests.push((request, slot));
+                    let last = self.requests.len() - 1;
+                    self.requests.swap(i, last);
+                    i += 1;
+                }
+            }
+        }
+    }
+
+    /// Waits for every send. Only safe once every receiver drains its messages
+    /// (after a [`Message::Closed`] protocol), else it could wait forever.
+    pub fn finish(&mut self) {
+        while let Some((request, slot)) = self.requests.pop() {
+            request.wait();
+            self.done(slot);
+        }
+    }
+
+    fn done(&mut self, slot: usize) {
+        let buffer = self.buffers[slot].as_mut().expect("buffer of a pending send");
+        buffer.pending -= 1;
+        if buffer.pending == 0 {
+            let buffer = self.buffers[slot].take().expect("checked");
+            // SAFETY: leaked from a Box in `send`; every send that read it completed.
+            drop(unsafe { Box::from_raw(buffer.bytes) });
+        }
+    }
+}
+
+impl Drop for Outbox {
+    /// Waits for the sends left (a run that returns normally has none): MPI may
+    /// still read their buffers, which must not be freed before.
+    fn drop(&mut self) {
+        self.finish();
+    }
+}
+
+/// The next message from any rank: waiting for one when `block`, else `None`
+/// when none has arrived. Returns the sender's rank and the message.
+pub(crate) fn receive(comm: &SimpleCommunicator, block: bool) -> Option<(usize, Result<Message, String>)> {
+    let any = comm.any_process();
+    let probed = if block { Some(any.matched_probe_with_tag(TAG)) } else { any.immediate_matched_probe_with_tag(TAG) };
+    let (bytes, status) = probed?.matched_receive_vec::<u8>();
+    let from = status.source_rank() as usize;
+    Some((from, parse(bytes)))
+}
+
+fn parse(mut bytes: Vec<u8>) -> Result<Message, String> {
+    let n = bytes.len();
+    match bytes.last() {
+        Some(&BLOCK) if n >= 9 => {
+            let task = u64::from_le_bytes(bytes[n - 9..n - 1].try_into().expect("8 bytes")) as usize;
+            bytes.truncate(n - 9);
+            Ok(Message::Block { task, bytes })
+        }
+        Some(&FAILED) => Ok(Message::Failed(String::from_utf8_lossy(&bytes[..n - 1]).into_owned())),
+        Some(&CLOSED) if n == 1 => Ok(Message::Closed),
+        _ => Err(format!("a message of {n} bytes that is not the scheduler's")),
+    }
+}
