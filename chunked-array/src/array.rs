@@ -487,6 +487,21 @@ pub trait Computable {
     /// # Errors
     /// Deferred build errors, and task errors naming the failing task.
     fn compute_with(self, ctx: &Context) -> Result<Self::Output>;
+    /// Computes everything; `Some` where results are received (see
+    /// [`Array::compute_root`]), `None` on the other ranks of an MPI run.
+    ///
+    /// # Errors
+    /// As [`Computable::compute_with`].
+    fn compute_root(self, ctx: &Context) -> Result<Option<Self::Output>>
+    where
+        Self: Sized,
+    {
+        match self.compute_with(ctx) {
+            Ok(out) => Ok(Some(out)),
+            Err(Error::ResultElsewhere { .. }) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
 }
 
 /// Computes several arrays in one run, each shared intermediate once.

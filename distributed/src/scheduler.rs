@@ -21,7 +21,7 @@ use chunked_array::{Block, Deliver, Error, Result, RunStats, Scheduler, TaskGrap
 use mpi::topology::SimpleCommunicator;
 
 use crate::placement::{owner_of, place_tasks};
-use crate::transport::{receive, Message, Outbox};
+use crate::transport::{receive, run_tag, Message, Outbox};
 use crate::UniverseHandle;
 
 /// Where [`Deliver::Result`] runs (`compute`) gather their output blocks.
@@ -61,8 +61,8 @@ pub struct MpiScheduler {
     _universe: Arc<UniverseHandle>,
 }
 
-/// The scheduler's own communicator.
-struct Comm(SimpleCommunicator);
+/// The scheduler's own communicator, and how many runs it has started.
+struct Comm(SimpleCommunicator, u64);
 
 // SAFETY: MPI was initialized with `Threading::Multiple` (checked in
 // `Mpi::init`), and the mutex around the communicator lets one run at a time use it.
@@ -72,7 +72,7 @@ impl MpiScheduler {
     pub(crate) fn new(comm: SimpleCommunicator, local_ranks: usize, gather: Gather, universe: Arc<UniverseHandle>) -> MpiScheduler {
         use mpi::traits::Communicator;
         let (rank, size) = (comm.rank() as usize, comm.size() as usize);
-        MpiScheduler { comm: Mutex::new(Comm(comm)), rank, size, local_ranks: local_ranks.max(1), gather, last: Mutex::new(TransferStats::default()), _universe: universe }
+        MpiScheduler { comm: Mutex::new(Comm(comm, 0)), rank, size, local_ranks: local_ranks.max(1), gather, last: Mutex::new(TransferStats::default()), _universe: universe }
     }
 
     /// Where `compute` gathers results.
@@ -133,13 +133,15 @@ impl Scheduler for MpiScheduler {
 
     fn execute(&self, graph: &TaskGraph, deliver: Deliver, sink: &OutputSink<'_>, observer: &dyn RunObserver, memory: &MemoryConfig) -> Result<RunStats> {
         chunked_array::schedule::tune_allocator();
-        let comm = self.comm.lock().unwrap_or_else(|p| p.into_inner());
+        let mut comm = self.comm.lock().unwrap_or_else(|p| p.into_inner());
+        let tag = run_tag(comm.1);
+        comm.1 += 1;
         let memory = self.rank_memory(memory);
         let start = Instant::now();
         let store = BlockStore::new(graph, &memory, observer);
-        let mut run = Run::new(graph, self, deliver, &store);
+        let mut run = Run::new(graph, self, deliver, &store, tag);
         observer.run_started(graph, 1);
-        let mut outbox = Outbox::new();
+        let mut outbox = Outbox::new(tag);
         let outcome = run.main_loop(&comm.0, &mut outbox, sink, observer);
         let outcome = run.close(&comm.0, &mut outbox, outcome);
         observer.run_finished(graph);
@@ -152,6 +154,8 @@ impl Scheduler for MpiScheduler {
 /// The state of one run on this rank.
 struct Run<'a> {
     graph: &'a TaskGraph,
+    /// This run's message tag.
+    tag: i32,
     store: &'a BlockStore<'a>,
     me: usize,
     ranks: usize,
@@ -175,7 +179,7 @@ struct Run<'a> {
 }
 
 impl<'a> Run<'a> {
-    fn new(graph: &'a TaskGraph, scheduler: &MpiScheduler, deliver: Deliver, store: &'a BlockStore<'a>) -> Run<'a> {
+    fn new(graph: &'a TaskGraph, scheduler: &MpiScheduler, deliver: Deliver, store: &'a BlockStore<'a>, tag: i32) -> Run<'a> {
         let (me, ranks) = (scheduler.rank, scheduler.size);
         let n = graph.len();
         let owner = place_tasks(graph, ranks);
@@ -223,7 +227,7 @@ impl<'a> Run<'a> {
             destinations[t] = dest;
         }
         let closed = (0..ranks).map(|r| r == me).collect();
-        Run { graph, store, me, ranks, owner, destinations, delivered_here, readers_left, inputs_missing, ready, own_left, expected, received: 0, closed, remote_failed: false, tasks_run: 0 }
+        Run { graph, tag, store, me, ranks, owner, destinations, delivered_here, readers_left, inputs_missing, ready, own_left, expected, received: 0, closed, remote_failed: false, tasks_run: 0 }
     }
 
     /// Runs this rank's tasks and takes in the blocks it needs, until both are done.
@@ -231,7 +235,7 @@ impl<'a> Run<'a> {
         let timing = observer.wants_timing();
         let mut inputs: Vec<Block> = Vec::new();
         loop {
-            while let Some((from, message)) = receive(comm, false) {
+            while let Some((from, message)) = receive(comm, self.tag, false) {
                 self.take(from, message, sink)?;
             }
             outbox.progress();
@@ -248,7 +252,7 @@ impl<'a> Run<'a> {
                     message: format!("every other rank closed with {} of {} expected blocks received and {} tasks blocked", self.received, self.expected, self.own_left),
                 });
             }
-            let (from, message) = receive(comm, true).expect("a blocking probe returns a message");
+            let (from, message) = receive(comm, self.tag, true).expect("a blocking probe returns a message");
             self.take(from, message, sink)?;
         }
     }
@@ -352,7 +356,7 @@ impl<'a> Run<'a> {
         let _ = outbox.send_closed(comm, &others);
         let mut outcome = outcome;
         while self.closed.iter().any(|c| !c) {
-            let (from, message) = receive(comm, true).expect("a blocking probe returns a message");
+            let (from, message) = receive(comm, self.tag, true).expect("a blocking probe returns a message");
             match message {
                 Ok(Message::Closed) => self.closed[from] = true,
                 Ok(Message::Failed(text)) if outcome.is_ok() => outcome = Err(Error::Task { key: format!("rank {from}"), message: text }),

@@ -11,8 +11,14 @@ use mpi::request::{Request, StaticScope};
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 
-/// The tag of every message the scheduler sends.
-const TAG: i32 = 7_301;
+/// The message tag of run number `run`. A rank may start its next run while
+/// another still drains the last one (it has seen every rank close; the other
+/// has not yet), so each run's messages carry their own tag: a block of the next
+/// run waits in MPI until that run probes for it. No rank can be more than one
+/// run ahead, so a few distinct tags would do; MPI guarantees at least 32767.
+pub(crate) fn run_tag(run: u64) -> i32 {
+    1 + (run % 16_384) as i32
+}
 
 /// What one message says.
 pub(crate) enum Message {
@@ -37,6 +43,7 @@ struct Buffer {
 
 /// The sends in flight and their buffers.
 pub(crate) struct Outbox {
+    tag: i32,
     buffers: Vec<Option<Buffer>>,
     requests: Vec<(Request<'static, [u8], StaticScope>, usize)>,
     /// Bytes sent so far (for the statistics).
@@ -46,8 +53,9 @@ pub(crate) struct Outbox {
 }
 
 impl Outbox {
-    pub fn new() -> Outbox {
-        Outbox { buffers: Vec::new(), requests: Vec::new(), sent_bytes: 0, sent_messages: 0 }
+    /// An outbox for the messages of the run with this tag.
+    pub fn new(tag: i32) -> Outbox {
+        Outbox { tag, buffers: Vec::new(), requests: Vec::new(), sent_bytes: 0, sent_messages: 0 }
     }
 
     /// Sends a block to each of `ranks`, from one buffer.
@@ -86,7 +94,7 @@ impl Outbox {
         });
         self.buffers[slot] = Some(Buffer { bytes: leaked as *const [u8] as *mut [u8], pending: ranks.len() });
         for &r in ranks {
-            let request = comm.process_at_rank(r as i32).immediate_send_with_tag(StaticScope, leaked, TAG);
+            let request = comm.process_at_rank(r as i32).immediate_send_with_tag(StaticScope, leaked, self.tag);
             self.requests.push((request, slot));
             self.sent_bytes += len;
             self.sent_messages += 1;
@@ -139,11 +147,12 @@ impl Drop for Outbox {
     }
 }
 
-/// The next message from any rank: waiting for one when `block`, else `None`
-/// when none has arrived. Returns the sender's rank and the message.
-pub(crate) fn receive(comm: &SimpleCommunicator, block: bool) -> Option<(usize, Result<Message, String>)> {
+/// The next message of the run with tag `tag` from any rank: waiting for one
+/// when `block`, else `None` when none has arrived. Returns the sender's rank
+/// and the message.
+pub(crate) fn receive(comm: &SimpleCommunicator, tag: i32, block: bool) -> Option<(usize, Result<Message, String>)> {
     let any = comm.any_process();
-    let probed = if block { Some(any.matched_probe_with_tag(TAG)) } else { any.immediate_matched_probe_with_tag(TAG) };
+    let probed = if block { Some(any.matched_probe_with_tag(tag)) } else { any.immediate_matched_probe_with_tag(tag) };
     let (bytes, status) = probed?.matched_receive_vec::<u8>();
     let from = status.source_rank() as usize;
     Some((from, parse(bytes)))

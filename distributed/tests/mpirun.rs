@@ -102,7 +102,7 @@ fn launch() -> ExitCode {
         let dir = std::env::temp_dir().join(format!("chunked-mpi-checks-{}-{np}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).expect("scratch dir");
-        let job = run_job(np, &["--rank-checks", dir.to_str().expect("utf-8 temp dir")], Duration::from_secs(300));
+        let job = run_job(np, &["--rank-checks", dir.to_str().expect("utf-8 temp dir")], Duration::from_secs(180));
         let _ = std::fs::remove_dir_all(&dir);
         let oks = (0..np).filter(|r| job.output.contains(&format!("rank {r}: all checks passed"))).count();
         println!("mpirun -np {np}: exit {:?} in {:.1} s, {oks} of {np} ranks passed", job.code, job.elapsed.as_secs_f64());

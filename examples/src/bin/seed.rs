@@ -6,9 +6,14 @@
 //! `u[:5, :5]`, the reconstruction and orthogonality errors and the time, with a
 //! progress bar on a terminal.
 //!
-//! Options: `--rows N --cols N --chunks R,C --seed S --scheduler threads|sync
+//! Options: `--rows N --cols N --chunks R,C --seed S --scheduler threads|sync|mpi
 //! --threads N --profile FILE.html --progress --memory-limit BYTES[K|M|G]
 //! --spill-dir DIR` (a memory limit spills blocks to disk past it).
+//!
+//! As an MPI batch job (built with `--features mpi`):
+//! `mpirun -np 4 target/release/seed --scheduler mpi`. Every rank generates and
+//! factors its share of the row blocks; only R factors travel; rank 0 gathers
+//! the result and prints (the memory limit is then per rank).
 
 use std::process::ExitCode;
 use std::time::Instant;
@@ -18,12 +23,19 @@ use chunked_array::diagnostics::{Profiler, Progress};
 use chunked_array::{Array, Computable, Context};
 use ndarray::{s, Axis, Ix1, Ix2};
 
+#[derive(PartialEq)]
+enum Scheduler {
+    Threads,
+    Sync,
+    Mpi,
+}
+
 struct Options {
     rows: usize,
     cols: usize,
     chunks: (usize, usize),
     seed: u64,
-    sync: bool,
+    scheduler: Scheduler,
     threads: usize,
     profile: Option<std::path::PathBuf>,
     progress: bool,
@@ -32,11 +44,11 @@ struct Options {
 }
 
 fn parse() -> Result<Options, String> {
-    let mut o = Options { rows: 100_000, cols: 1000, chunks: (1000, 1000), seed: 42, sync: false, threads: 0, profile: None, progress: false, memory_limit: None, spill_dir: None };
+    let mut o = Options { rows: 100_000, cols: 1000, chunks: (1000, 1000), seed: 42, scheduler: Scheduler::Threads, threads: 0, profile: None, progress: false, memory_limit: None, spill_dir: None };
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
         if flag == "--help" || flag == "-h" {
-            return Err("usage: seed [--rows N] [--cols N] [--chunks R,C] [--seed S] [--scheduler threads|sync] [--threads N] [--profile FILE.html] [--progress] [--memory-limit BYTES[K|M|G]] [--spill-dir DIR]".into());
+            return Err("usage: seed [--rows N] [--cols N] [--chunks R,C] [--seed S] [--scheduler threads|sync|mpi] [--threads N] [--profile FILE.html] [--progress] [--memory-limit BYTES[K|M|G]] [--spill-dir DIR]".into());
         }
         if flag == "--progress" {
             o.progress = true;
@@ -53,13 +65,14 @@ fn parse() -> Result<Options, String> {
             }
             "--seed" => o.seed = value.parse().map_err(|e| format!("--seed {value}: {e}"))?,
             "--scheduler" => match value.as_str() {
-                "sync" => o.sync = true,
-                "threads" => o.sync = false,
-                other => return Err(format!("--scheduler {other}: expected threads or sync")),
+                "sync" => o.scheduler = Scheduler::Sync,
+                "threads" => o.scheduler = Scheduler::Threads,
+                "mpi" => o.scheduler = Scheduler::Mpi,
+                other => return Err(format!("--scheduler {other}: expected threads, sync or mpi")),
             },
             "--threads" => o.threads = num(&value)?,
             "--profile" => o.profile = Some(value.into()),
-            "--memory-limit" => o.memory_limit = Some(parse_bytes(&value).ok_or_else(|| format!("--memory-limit {value}: expected bytes, e.g. 200M or 4G"))?),
+            "--memory-limit" => o.memory_limit = Some(chunked_examples::parse_bytes(&value).ok_or_else(|| format!("--memory-limit {value}: expected bytes, e.g. 200M or 4G"))?),
             "--spill-dir" => o.spill_dir = Some(value.into()),
             other => return Err(format!("unknown option {other}")),
         }
@@ -67,24 +80,27 @@ fn parse() -> Result<Options, String> {
     Ok(o)
 }
 
-/// `200M`, `4G`, `512K` or a plain number of bytes.
-fn parse_bytes(v: &str) -> Option<usize> {
-    let (digits, unit) = match v.char_indices().find(|(_, c)| c.is_ascii_alphabetic()) {
-        Some((i, _)) => v.split_at(i),
-        None => (v, ""),
-    };
-    let scale: usize = match unit.to_ascii_uppercase().trim_end_matches(['B', 'I']) {
-        "" => 1,
-        "K" => 1 << 10,
-        "M" => 1 << 20,
-        "G" => 1 << 30,
-        _ => return None,
-    };
-    digits.trim().parse::<usize>().ok()?.checked_mul(scale)
+/// What keeps MPI initialized while the job runs (finalized when dropped).
+type Guard = Option<Box<dyn std::any::Any>>;
+
+/// The context for `--scheduler`, whether this process prints (rank 0), and
+/// the MPI guard.
+fn context(o: &Options) -> Result<(Context, bool, Guard), Box<dyn std::error::Error>> {
+    Ok(match o.scheduler {
+        Scheduler::Sync => (Context::sync(), true, None),
+        Scheduler::Threads => (Context::threads(o.threads), true, None),
+        #[cfg(feature = "mpi")]
+        Scheduler::Mpi => {
+            let mpi = chunked_distributed::Mpi::init()?;
+            (mpi.context(), mpi.is_root(), Some(Box::new(mpi)))
+        }
+        #[cfg(not(feature = "mpi"))]
+        Scheduler::Mpi => return Err("this seed was built without MPI: cargo build --release -p chunked-examples --features mpi".into()),
+    })
 }
 
 fn run(o: &Options) -> Result<(), Box<dyn std::error::Error>> {
-    let mut ctx = if o.sync { Context::sync() } else { Context::threads(o.threads) };
+    let (mut ctx, root, _mpi) = context(o)?;
     if let Some(limit) = o.memory_limit {
         ctx = ctx.with_memory_limit(limit);
     }
@@ -97,11 +113,14 @@ fn run(o: &Options) -> Result<(), Box<dyn std::error::Error>> {
         ctx = ctx.with_profiler(&profiler);
     }
     let x: Array<f64> = RandomState::new(o.seed).uniform(&[o.rows, o.cols], [o.chunks.0, o.chunks.1])?;
-    println!("x = {x}");
     let svd = chunked_linalg::svd(&x)?;
-    println!("u = {}", svd.u);
+    if root {
+        println!("x = {x}");
+        println!("u = {}", svd.u);
+    }
     let start = Instant::now();
-    let (u, s, vt) = (&svd.u, &svd.s, &svd.vt).compute_with(&ctx)?;
+    // Under MPI the other ranks compute their share and stop here.
+    let Some((u, s, vt)) = (&svd.u, &svd.s, &svd.vt).compute_root(&ctx)? else { return Ok(()) };
     let secs = start.elapsed().as_secs_f64();
     let u = u.into_dimensionality::<Ix2>()?;
     let vt = vt.into_dimensionality::<Ix2>()?;
@@ -127,7 +146,11 @@ fn run(o: &Options) -> Result<(), Box<dyn std::error::Error>> {
     println!("reconstruction error ||A - U S Vt|| / ||A|| ~ {recon:.3e}   (16 random probes)");
     println!("orthogonality error  ||Ut U - I||          ~ {orth:.3e}   (16 random probes)");
     let gflop = 6.0 * o.rows as f64 * (o.cols as f64).powi(2) / 1e9;
-    println!("time = {secs:.3} s for the SVD on {} ({:.0} GFLOP/s of TSQR work at 6mn^2 flops); checks {:.2} s", ctx.scheduler().name(), gflop / secs, check.elapsed().as_secs_f64());
+    let on = match ctx.scheduler().processes() {
+        1 => ctx.scheduler().name().to_string(),
+        n => format!("{} ({n} ranks)", ctx.scheduler().name()),
+    };
+    println!("time = {secs:.3} s for the SVD on {on} ({:.0} GFLOP/s of TSQR work at 6mn^2 flops); checks {:.2} s", gflop / secs, check.elapsed().as_secs_f64());
     if let Some(path) = &o.profile {
         profiler.write_html(path, "chunked: seed SVD")?;
         println!("profile = {} ({} tasks)", path.display(), profiler.spans().len());
