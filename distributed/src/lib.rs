@@ -125,17 +125,20 @@ impl Mpi {
     /// A scheduler over every rank, gathering results as `gather` says. Every
     /// rank must make its schedulers in the same order (each has its own
     /// communicator, made collectively).
-    pub fn scheduler(&self, gather: Gather) -> Arc<MpiScheduler> {
-        Arc::new(MpiScheduler::new(self.world().duplicate(), self.local_ranks, gather, self.universe.clone()))
+    ///
+    /// `threads` worker threads run this rank's tasks; 0: the node's cores
+    /// shared among the ranks on it (one rank per node uses every core).
+    pub fn scheduler(&self, gather: Gather, threads: usize) -> Arc<MpiScheduler> {
+        Arc::new(MpiScheduler::new(self.world().duplicate(), self.local_ranks, gather, threads, self.universe.clone()))
     }
 
     /// A context that runs graphs over every rank and gathers results on rank 0.
     pub fn context(&self) -> Context {
-        Context::with_scheduler(self.scheduler(Gather::Root))
+        Context::with_scheduler(self.scheduler(Gather::Root, 0))
     }
 
     /// A context that runs graphs over every rank and gives results to every rank.
     pub fn context_gather_all(&self) -> Context {
-        Context::with_scheduler(self.scheduler(Gather::All))
+        Context::with_scheduler(self.scheduler(Gather::All, 0))
     }
 }

@@ -12,8 +12,8 @@
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
-use std::sync::{Arc, Mutex};
-use std::time::Instant;
+use std::sync::{mpsc, Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use chunked_array::schedule::memory::{physical_memory, MemoryConfig};
 use chunked_array::schedule::{BlockStore, Clock, OutputSink, RunObserver, TaskEvent};
@@ -54,6 +54,8 @@ pub struct MpiScheduler {
     size: usize,
     /// Ranks sharing this rank's node: the default memory limit is split among them.
     local_ranks: usize,
+    /// Worker threads that run this rank's tasks.
+    threads: usize,
     gather: Gather,
     last: Mutex<TransferStats>,
     // Declared last: dropped after the communicator, which must be freed before
@@ -69,15 +71,24 @@ struct Comm(SimpleCommunicator, u64);
 unsafe impl Send for Comm {}
 
 impl MpiScheduler {
-    pub(crate) fn new(comm: SimpleCommunicator, local_ranks: usize, gather: Gather, universe: Arc<UniverseHandle>) -> MpiScheduler {
+    /// `threads` 0: the node's cores shared among its ranks (at least one each).
+    pub(crate) fn new(comm: SimpleCommunicator, local_ranks: usize, gather: Gather, threads: usize, universe: Arc<UniverseHandle>) -> MpiScheduler {
         use mpi::traits::Communicator;
         let (rank, size) = (comm.rank() as usize, comm.size() as usize);
-        MpiScheduler { comm: Mutex::new(Comm(comm, 0)), rank, size, local_ranks: local_ranks.max(1), gather, last: Mutex::new(TransferStats::default()), _universe: universe }
+        let local_ranks = local_ranks.max(1);
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let threads = if threads == 0 { (cores / local_ranks).max(1) } else { threads };
+        MpiScheduler { comm: Mutex::new(Comm(comm, 0)), rank, size, local_ranks, threads, gather, last: Mutex::new(TransferStats::default()), _universe: universe }
     }
 
     /// Where `compute` gathers results.
     pub fn gather(&self) -> Gather {
         self.gather
+    }
+
+    /// Worker threads running this rank's tasks.
+    pub fn threads(&self) -> usize {
+        self.threads
     }
 
     /// What this rank sent in the last run.
@@ -99,7 +110,7 @@ impl MpiScheduler {
 
 impl std::fmt::Debug for MpiScheduler {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "MpiScheduler(rank {} of {}, gather {:?})", self.rank, self.size, self.gather)
+        write!(f, "MpiScheduler(rank {} of {}, {} threads, gather {:?})", self.rank, self.size, self.threads, self.gather)
     }
 }
 
@@ -160,8 +171,9 @@ struct Run<'a> {
     me: usize,
     ranks: usize,
     owner: Vec<u32>,
-    /// Per task, the ranks besides its owner that need its block.
-    destinations: Vec<Vec<u32>>,
+    /// Per task, the ranks besides its owner that need its block (shared with
+    /// the workers, which encode the blocks that travel).
+    destinations: Arc<[Vec<u32>]>,
     /// Per task, whether its block is delivered to this rank's sink.
     delivered_here: Vec<bool>,
     /// Per task, consumers on this rank that have not run yet (with multiplicity).
@@ -175,6 +187,8 @@ struct Run<'a> {
     closed: Vec<bool>,
     /// Whether another rank reported a failure (this rank then only closes).
     remote_failed: bool,
+    /// Worker threads.
+    threads: usize,
     tasks_run: usize,
 }
 
@@ -227,50 +241,103 @@ impl<'a> Run<'a> {
             destinations[t] = dest;
         }
         let closed = (0..ranks).map(|r| r == me).collect();
-        Run { graph, tag, store, me, ranks, owner, destinations, delivered_here, readers_left, inputs_missing, ready, own_left, expected, received: 0, closed, remote_failed: false, tasks_run: 0 }
+        let destinations = destinations.into();
+        Run { graph, tag, store, me, ranks, owner, destinations, delivered_here, readers_left, inputs_missing, ready, own_left, expected, received: 0, closed, remote_failed: false, threads: scheduler.threads, tasks_run: 0 }
     }
 
-    /// Runs this rank's tasks and takes in the blocks it needs, until both are done.
+    /// Runs this rank's tasks on `threads` worker threads and takes in the
+    /// blocks it needs, until both are done. This thread does all MPI calls,
+    /// hands out tasks in priority order and finishes them (sends, sink, store);
+    /// the workers only compute (and encode what must travel).
     fn main_loop(&mut self, comm: &SimpleCommunicator, outbox: &mut Outbox, sink: &OutputSink<'_>, observer: &dyn RunObserver) -> Result<()> {
         let timing = observer.wants_timing();
-        let mut inputs: Vec<Block> = Vec::new();
-        loop {
-            while let Some((from, message)) = receive(comm, self.tag, false) {
-                self.take(from, message, sink)?;
-            }
-            outbox.progress();
-            if let Some(Reverse((_, t))) = self.ready.pop() {
-                self.run_task(t as usize, comm, outbox, sink, observer, timing, &mut inputs)?;
-                continue;
-            }
-            if self.own_left == 0 && self.received == self.expected {
-                return Ok(());
-            }
-            if self.closed.iter().all(|&c| c) {
-                return Err(Error::Task {
-                    key: format!("rank {}", self.me),
-                    message: format!("every other rank closed with {} of {} expected blocks received and {} tasks blocked", self.received, self.expected, self.own_left),
+        let (graph, store, destinations) = (self.graph, self.store, self.destinations.clone());
+        let destinations = &destinations[..];
+        let (job_tx, job_rx) = mpsc::channel::<usize>();
+        let job_rx = Mutex::new(job_rx);
+        let (done_tx, done_rx) = mpsc::channel::<Done>();
+        std::thread::scope(|scope| {
+            for worker in 0..self.threads {
+                let (job_rx, done_tx) = (&job_rx, done_tx.clone());
+                scope.spawn(move || {
+                    let mut inputs: Vec<Block> = Vec::new();
+                    loop {
+                        let job = job_rx.lock().unwrap_or_else(|p| p.into_inner()).recv();
+                        let Ok(t) = job else { return };
+                        let done = compute(graph, store, destinations, t, worker, timing, &mut inputs);
+                        if done_tx.send(done).is_err() {
+                            return;
+                        }
+                    }
                 });
             }
-            let (from, message) = receive(comm, self.tag, true).expect("a blocking probe returns a message");
-            self.take(from, message, sink)?;
-        }
+            drop(done_tx);
+            let mut in_flight = 0;
+            let outcome = (|| -> Result<()> {
+                loop {
+                    let mut progressed = false;
+                    while let Some((from, message)) = receive(comm, self.tag, false) {
+                        self.take(from, message, sink)?;
+                        progressed = true;
+                    }
+                    while let Ok(done) = done_rx.try_recv() {
+                        in_flight -= 1;
+                        self.finish_task(done, comm, outbox, sink, observer)?;
+                        progressed = true;
+                    }
+                    outbox.progress();
+                    while in_flight < self.threads
+                        && let Some(Reverse((_, t))) = self.ready.pop()
+                    {
+                        job_tx.send(t as usize).expect("workers wait for tasks");
+                        in_flight += 1;
+                        progressed = true;
+                    }
+                    if self.own_left == 0 && self.received == self.expected {
+                        return Ok(());
+                    }
+                    if progressed {
+                        continue;
+                    }
+                    if in_flight > 0 {
+                        // Wait for a worker, looking at MPI again now and then: a
+                        // message cannot start a task while every worker is busy
+                        // (but MPI must still be called to move large sends on),
+                        // so the wait is long then and short otherwise. The
+                        // wake-ups cost next to nothing against block tasks.
+                        let wait = if in_flight == self.threads { Duration::from_millis(1) } else { Duration::from_micros(100) };
+                        if let Ok(done) = done_rx.recv_timeout(wait) {
+                            in_flight -= 1;
+                            self.finish_task(done, comm, outbox, sink, observer)?;
+                        }
+                        continue;
+                    }
+                    if self.closed.iter().all(|&c| c) {
+                        return Err(Error::Task {
+                            key: format!("rank {}", self.me),
+                            message: format!("every other rank closed with {} of {} expected blocks received and {} tasks blocked", self.received, self.expected, self.own_left),
+                        });
+                    }
+                    // Nothing runs here until a block arrives: wait for one.
+                    let (from, message) = receive(comm, self.tag, true).expect("a blocking probe returns a message");
+                    self.take(from, message, sink)?;
+                }
+            })();
+            // Let the workers finish what they hold (on an error too) and stop.
+            drop(job_tx);
+            for _ in 0..in_flight {
+                let _ = done_rx.recv();
+            }
+            outcome
+        })
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn run_task(&mut self, t: usize, comm: &SimpleCommunicator, outbox: &mut Outbox, sink: &OutputSink<'_>, observer: &dyn RunObserver, timing: bool, inputs: &mut Vec<Block>) -> Result<()> {
+    /// A task a worker finished: release its inputs, send its block where it
+    /// is read, and take it in here.
+    fn finish_task(&mut self, done: Done, comm: &SimpleCommunicator, outbox: &mut Outbox, sink: &OutputSink<'_>, observer: &dyn RunObserver) -> Result<()> {
         let graph = self.graph;
-        inputs.clear();
-        for &d in graph.deps(t) {
-            inputs.push(self.store.input(d as usize)?);
-        }
-        let input_bytes = inputs.iter().map(|b| b.nbytes()).sum();
-        let refs: Vec<&Block> = inputs.iter().collect();
-        let started = if timing { Clock::now() } else { 0 };
-        let block = crate::panics::in_task(|| graph.run_task(t, &refs))?;
-        let ended = if timing { Clock::now() } else { 0 };
-        drop(refs);
-        inputs.clear();
+        let Done { task: t, worker, block, encoded, start, end, input_bytes } = done;
+        let block = block?;
         self.own_left -= 1;
         self.tasks_run += 1;
         for &d in graph.deps(t) {
@@ -281,13 +348,12 @@ impl<'a> Run<'a> {
             }
         }
         let output_bytes = block.nbytes();
-        if !self.destinations[t].is_empty() {
+        if let Some(bytes) = encoded {
             let ranks: Vec<usize> = self.destinations[t].iter().map(|&r| r as usize).collect();
-            let bytes = graph.encode_block(t, &block)?;
-            outbox.send_block(comm, &ranks, t, &bytes).map_err(|message| Error::Task { key: graph.key(t).to_string(), message })?;
+            outbox.send_block(comm, &ranks, t, &bytes?).map_err(|message| Error::Task { key: graph.key(t).to_string(), message })?;
         }
         self.arrive(t, block, sink)?;
-        observer.task_done(&TaskEvent { task: t, worker: self.me, start: started, end: ended, input_bytes, output_bytes, held_bytes: self.store.held() });
+        observer.task_done(&TaskEvent { task: t, worker, start, end, input_bytes, output_bytes, held_bytes: self.store.held() });
         Ok(())
     }
 
@@ -369,4 +435,37 @@ impl<'a> Run<'a> {
         outbox.finish();
         outcome
     }
+}
+
+/// A task a worker ran.
+struct Done {
+    task: usize,
+    worker: usize,
+    block: Result<Block>,
+    /// The block as bytes, when other ranks read it.
+    encoded: Option<Result<Vec<u8>>>,
+    start: u64,
+    end: u64,
+    input_bytes: usize,
+}
+
+/// Runs task `t` on a worker thread: its inputs from the store, the kernel, and
+/// the block's encoding when it travels.
+fn compute(graph: &TaskGraph, store: &BlockStore<'_>, destinations: &[Vec<u32>], t: usize, worker: usize, timing: bool, inputs: &mut Vec<Block>) -> Done {
+    let (mut start, mut end) = (0, 0);
+    inputs.clear();
+    let block = graph.deps(t).iter().try_for_each(|&d| Ok(inputs.push(store.input(d as usize)?))).and_then(|()| {
+        let refs: Vec<&Block> = inputs.iter().collect();
+        start = if timing { Clock::now() } else { 0 };
+        let block = graph.run_task(t, &refs);
+        end = if timing { Clock::now() } else { 0 };
+        block
+    });
+    let input_bytes = inputs.iter().map(|b| b.nbytes()).sum();
+    inputs.clear();
+    let encoded = match &block {
+        Ok(b) if !destinations[t].is_empty() => Some(graph.encode_block(t, b)),
+        _ => None,
+    };
+    Done { task: t, worker, block, encoded, start, end, input_bytes }
 }
