@@ -147,13 +147,10 @@ impl Drop for Outbox {
     }
 }
 
-/// The next message of the run with tag `tag` from any rank: waiting for one
-/// when `block`, else `None` when none has arrived. Returns the sender's rank
-/// and the message.
-pub(crate) fn receive(comm: &SimpleCommunicator, tag: i32, block: bool) -> Option<(usize, Result<Message, String>)> {
-    let any = comm.any_process();
-    let probed = if block { Some(any.matched_probe_with_tag(tag)) } else { any.immediate_matched_probe_with_tag(tag) };
-    let (bytes, status) = probed?.matched_receive_vec::<u8>();
+/// The next message of the run with tag `tag` from any rank, `None` when none
+/// has arrived. Returns the sender's rank and the message.
+pub(crate) fn receive(comm: &SimpleCommunicator, tag: i32) -> Option<(usize, Result<Message, String>)> {
+    let (bytes, status) = comm.any_process().immediate_matched_probe_with_tag(tag)?.matched_receive_vec::<u8>();
     let from = status.source_rank() as usize;
     Some((from, parse(bytes)))
 }

@@ -293,14 +293,39 @@ impl<T: Scalar> Pushed<T> {
     }
 }
 
-/// This node's W: its rows of the parent's E, or the root's W.
-fn w_of<'a, T: Scalar>(tree: &Tree, level: usize, node: usize, above: Option<&'a Block>, root: &'a Option<Mat<T>>) -> chunked_array::Result<MatRef<'a, T>> {
-    let me = &tree.levels[level][node];
+/// This node's W: its [`WofParent`] block, or the root's W.
+fn w_of<'a, T: Scalar>(tree: &Tree, level: usize, above: Option<&'a Block>, root: &'a Option<Mat<T>>) -> chunked_array::Result<MatRef<'a, T>> {
     if level == tree.top() {
         return Ok(root.as_ref().expect("root W").as_ref());
     }
-    let e = &block_value::<Pushed<T>>(above.expect("parent block"))?.0;
-    Ok(e.as_ref().get(me.offset_in_parent..me.offset_in_parent + me.k, ..))
+    Ok(block_value::<Pushed<T>>(above.expect("W block"))?.0.as_ref())
+}
+
+/// Each node's W: its k rows of its parent's E, on their own. The node's
+/// top-down task reads these (k x k) instead of the parent's whole E
+/// (children x k rows), so that under MPI only W travels to a child on another
+/// rank, and the parent's E goes as soon as its children's Ws are taken.
+struct WofParent<T> {
+    tree: Arc<Tree>,
+    level: usize,
+    _t: std::marker::PhantomData<fn() -> T>,
+}
+
+impl<T: Scalar> LayerOp for WofParent<T> {
+    fn wire(&self) -> Option<chunked_array::Wire> {
+        Some(Pushed::<T>::wire())
+    }
+    fn output_bytes(&self, idx: &[usize]) -> Option<usize> {
+        Some(self.tree.levels[self.level][idx[0]].k * self.tree.root().k * std::mem::size_of::<T>())
+    }
+    fn deps(&self, idx: &[usize], deps: &mut Deps<'_>) {
+        deps.push(0, &[self.tree.levels[self.level][idx[0]].parent]);
+    }
+    fn run(&self, idx: &[usize], inputs: &[&Block]) -> chunked_array::Result<Block> {
+        let me = &self.tree.levels[self.level][idx[0]];
+        let e = &block_value::<Pushed<T>>(inputs[0])?.0;
+        Ok(Arc::new(Pushed(e.as_ref().get(me.offset_in_parent..me.offset_in_parent + me.k, ..).to_owned())))
+    }
 }
 
 impl<T: Scalar> LayerOp for Down<T> {
@@ -318,14 +343,14 @@ impl<T: Scalar> LayerOp for Down<T> {
                 deps.push(1, &[0]);
             }
         } else {
-            deps.push(1, &[self.tree.levels[self.level][idx[0]].parent]);
+            deps.push(1, &[idx[0]]);
         }
     }
-    fn run(&self, idx: &[usize], inputs: &[&Block]) -> chunked_array::Result<Block> {
+    fn run(&self, _: &[usize], inputs: &[&Block]) -> chunked_array::Result<Block> {
         let f = block_value::<HouseholderQr<T>>(inputs[0])?;
         let top = self.level == self.tree.top();
         let root = if top { Some(root_w::<T>(self.tree.root().k, inputs.get(1).copied())?) } else { None };
-        let w = w_of(&self.tree, self.level, idx[0], inputs.get(1).copied(), &root)?;
+        let w = w_of(&self.tree, self.level, inputs.get(1).copied(), &root)?;
         let mut e = Mat::zeros(f.nrows(), w.ncols());
         f.q_times(w, e.as_mut(), par_for(top));
         Ok(Arc::new(Pushed(e)))
@@ -347,15 +372,15 @@ impl<T: Scalar> LayerOp for LeafOut<T> {
             if self.tree.top() == 0 {
                 deps.push(1, &[0]);
             } else {
-                deps.push(1, &[self.tree.levels[0][idx[0]].parent]);
+                deps.push(1, &[idx[0]]);
             }
         }
     }
-    fn run(&self, idx: &[usize], inputs: &[&Block]) -> chunked_array::Result<Block> {
+    fn run(&self, _: &[usize], inputs: &[&Block]) -> chunked_array::Result<Block> {
         let f = block_value::<HouseholderQr<T>>(inputs[0])?;
         let top = self.tree.top() == 0;
         let root = if top { Some(root_w::<T>(self.tree.root().k, inputs.get(1).copied())?) } else { None };
-        let w = w_of(&self.tree, 0, idx[0], inputs.get(1).copied(), &root)?;
+        let w = w_of(&self.tree, 0, inputs.get(1).copied(), &root)?;
         Ok(row_major_block::<T>(f.nrows(), w.ncols(), |dst| f.q_times(w, dst, par_for(top))))
     }
 }
@@ -422,7 +447,10 @@ pub fn tsqr<T: Scalar>(a: &Array<T>, options: &TsqrOptions) -> Result<Tsqr<T>> {
             let mut inputs = vec![factors[level].clone()];
             inputs.extend(above.clone());
             let op = Down::<T> { tree: tree.clone(), level, svd: svd.is_some(), _t: phantom };
-            above = Some(Layer::new("tsqr-down", DType::Intermediate, Chunks::from_lengths(vec![vec![1; nodes]]), &inputs, op));
+            let e = Layer::new("tsqr-down", DType::Intermediate, Chunks::from_lengths(vec![vec![1; nodes]]), &inputs, op);
+            let below = tree.levels[level - 1].len();
+            let w = WofParent::<T> { tree: tree.clone(), level: level - 1, _t: phantom };
+            above = Some(Layer::new("tsqr-w-part", DType::Intermediate, Chunks::from_lengths(vec![vec![1; below]]), &[e], w));
         }
         let mut inputs = vec![factors[0].clone()];
         inputs.extend(above.clone());
