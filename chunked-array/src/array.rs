@@ -339,7 +339,8 @@ pub(crate) fn run_blocks(nodes: &[Arc<Node>], blocks: &[Vec<usize>], ctx: &Conte
         }
         Ok(())
     };
-    let bar = crate::diagnostics::ProgressBar::new(ctx.progress(), &nodes[0].label());
+    // In a run over several processes, rank 0 draws one bar for all of them.
+    let bar = if ctx.scheduler().rank() == 0 { crate::diagnostics::ProgressBar::new(ctx.progress(), &nodes[0].label()) } else { None };
     let recorders: Vec<crate::diagnostics::Recorder> = ctx
         .profilers()
         .iter()

@@ -162,6 +162,25 @@ fn element_block_shape(block: &Block, dtype: DType) -> Option<Vec<usize>> {
 }
 
 impl Layer {
+    /// The task graph that computing every block of `layers` together runs
+    /// (optimized, as `compute` builds it): for planning and cost models, such
+    /// as what an MPI run of it would send between ranks.
+    ///
+    /// # Errors
+    /// Deferred build errors.
+    pub fn task_graph(layers: &[Layer]) -> Result<crate::TaskGraph> {
+        let nodes: Vec<Arc<Node>> = layers.iter().map(|l| l.node.clone()).collect();
+        for n in &nodes {
+            n.check()?;
+        }
+        let optimized = crate::graph::fuse::optimize(&nodes);
+        let outputs: Vec<(Arc<Node>, Vec<usize>)> = optimized.into_iter().map(|n| {
+            let all = (0..n.chunks.num_blocks()).collect();
+            (n, all)
+        }).collect();
+        crate::TaskGraph::build(&outputs)
+    }
+
     /// A new layer named `name` with output grid `chunks`, reading `inputs`.
     pub fn new(name: &str, dtype: DType, chunks: Chunks, inputs: &[Layer], op: impl LayerOp) -> Layer {
         let nodes = inputs.iter().map(|l| l.node.clone()).collect();

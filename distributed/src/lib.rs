@@ -23,10 +23,10 @@
 //!   `mpirun` itself), never a hang.
 //!
 //! ```no_run
-//! use chunked_array::Array;
+//! use chunked_array::random::RandomState;
 //! use chunked_distributed::Mpi;
 //! let mpi = Mpi::init().unwrap();
-//! let x = Array::<f64>::random_normal(&[100_000, 100], [10_000, 100], 42).unwrap();
+//! let x = RandomState::new(42).standard_normal::<f64>(&[100_000, 100], [10_000, 100]).unwrap();
 //! let total = x.sum(None).unwrap().compute_root(&mpi.context()).unwrap();
 //! if let Some(total) = total {
 //!     println!("sum over {} ranks: {}", mpi.size(), total[[]]);
@@ -44,7 +44,7 @@ use chunked_array::{Context, Error, Result};
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 
-pub use placement::{owned_range, owner_of, place_tasks};
+pub use placement::{owned_range, owner_of, place_tasks, plan_run, traffic, RunPlan};
 pub use scheduler::{Gather, MpiScheduler, TransferStats};
 
 /// Keeps MPI initialized while any scheduler uses it (finalized on drop).
@@ -61,12 +61,13 @@ pub struct Mpi {
     universe: Arc<UniverseHandle>,
     rank: usize,
     size: usize,
+    local_rank: usize,
     local_ranks: usize,
 }
 
 impl std::fmt::Debug for Mpi {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Mpi(rank {} of {}, {} on this node)", self.rank, self.size, self.local_ranks)
+        write!(f, "Mpi(rank {} of {}, {} of {} on this node)", self.rank, self.size, self.local_rank, self.local_ranks)
     }
 }
 
@@ -87,9 +88,10 @@ impl Mpi {
         }
         let world = universe.world();
         let (rank, size) = (world.rank() as usize, world.size() as usize);
-        let local_ranks = world.split_shared(0).size() as usize;
+        let node = world.split_shared(rank as i32);
+        let (local_rank, local_ranks) = (node.rank() as usize, node.size() as usize);
         panics::install_abort_hook(rank);
-        Ok(Mpi { universe: Arc::new(UniverseHandle(universe)), rank, size, local_ranks })
+        Ok(Mpi { universe: Arc::new(UniverseHandle(universe)), rank, size, local_rank, local_ranks })
     }
 
     /// This process's rank.
@@ -110,6 +112,13 @@ impl Mpi {
     /// Ranks on this process's node.
     pub fn local_ranks(&self) -> usize {
         self.local_ranks
+    }
+
+    /// This process's number among the ranks on its node (0..local_ranks):
+    /// with one GPU per rank, the device this rank uses (as dask-cuda gives one
+    /// worker per visible GPU).
+    pub fn local_rank(&self) -> usize {
+        self.local_rank
     }
 
     /// The world communicator, for the program's own MPI calls.

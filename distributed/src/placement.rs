@@ -4,7 +4,9 @@
 
 use std::ops::Range;
 
-use chunked_array::TaskGraph;
+use chunked_array::{Deliver, TaskGraph};
+
+use crate::scheduler::{Gather, TransferStats};
 
 /// The block numbers rank `rank` of `ranks` owns among `blocks`: a contiguous range,
 /// the first `blocks % ranks` ranks holding one extra block.
@@ -127,4 +129,67 @@ impl UnionFind {
         self.parent[b] = a as u32;
         self.size[a] += self.size[b];
     }
+}
+
+/// Where every block of a run goes, as every rank computes it.
+#[derive(Debug, Clone)]
+pub struct RunPlan {
+    /// Per task, the rank that runs it ([`place_tasks`]).
+    pub owner: Vec<u32>,
+    /// Per task, the other ranks its block is sent to: where it is read, and
+    /// where it is delivered as an output.
+    pub destinations: Vec<Vec<u32>>,
+    /// Per task, the ranks whose sink receives it (empty unless an output).
+    pub delivered: Vec<Vec<u32>>,
+}
+
+/// The plan of a run of `graph` over `ranks` ranks (see [`chunked_array::Deliver`]
+/// and [`Gather`] for where outputs go).
+pub fn plan_run(graph: &TaskGraph, ranks: usize, deliver: Deliver, gather: Gather) -> RunPlan {
+    let n = graph.len();
+    let owner = place_tasks(graph, ranks);
+    let layer_blocks: Vec<usize> = match deliver {
+        Deliver::Owners => graph.layers().iter().map(|(_, _, c)| c.num_blocks()).collect(),
+        Deliver::Result => Vec::new(),
+    };
+    let mut destinations = Vec::with_capacity(n);
+    let mut delivered = Vec::with_capacity(n);
+    for t in 0..n {
+        let to: Vec<u32> = if !graph.is_output(t) {
+            Vec::new()
+        } else {
+            match (deliver, gather) {
+                (Deliver::Result, Gather::Root) => vec![0],
+                (Deliver::Result, Gather::All) => (0..ranks as u32).collect(),
+                (Deliver::Owners, _) => {
+                    let (layer, block) = graph.task_layer_block(t);
+                    vec![owner_of(block, layer_blocks[layer as usize], ranks) as u32]
+                }
+            }
+        };
+        let mut dest: Vec<u32> = graph.consumers(t).iter().map(|&c| owner[c as usize]).chain(to.iter().copied()).collect();
+        dest.sort_unstable();
+        dest.dedup();
+        dest.retain(|&r| r != owner[t]);
+        destinations.push(dest);
+        delivered.push(to);
+    }
+    RunPlan { owner, destinations, delivered }
+}
+
+/// What each rank would run and send in a run of `graph` over `ranks` ranks,
+/// from the plan alone (blocks sized by their layers' estimates; closing
+/// messages left out): the communication volume of a job size this machine
+/// cannot run.
+pub fn traffic(graph: &TaskGraph, ranks: usize, deliver: Deliver, gather: Gather) -> Vec<TransferStats> {
+    let plan = plan_run(graph, ranks, deliver, gather);
+    let mut per_rank = vec![TransferStats::default(); ranks];
+    for t in 0..graph.len() {
+        let r = &mut per_rank[plan.owner[t] as usize];
+        r.tasks += 1;
+        let copies = plan.destinations[t].len() as u64;
+        r.messages += copies;
+        r.bytes += copies * graph.estimated_bytes(t) as u64;
+    }
+    per_rank
 }

@@ -20,9 +20,12 @@ use chunked_array::schedule::{BlockStore, Clock, OutputSink, RunObserver, TaskEv
 use chunked_array::{Block, Deliver, Error, Result, RunStats, Scheduler, TaskGraph};
 use mpi::topology::SimpleCommunicator;
 
-use crate::placement::{owner_of, place_tasks};
+use crate::placement::{plan_run, RunPlan};
 use crate::transport::{receive, run_tag, Message, Outbox};
 use crate::UniverseHandle;
+
+/// How often the other ranks tell rank 0 their progress.
+const PROGRESS_EVERY: Duration = Duration::from_millis(100);
 
 /// Where [`Deliver::Result`] runs (`compute`) gather their output blocks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -154,7 +157,7 @@ impl Scheduler for MpiScheduler {
         observer.run_started(graph, 1);
         let mut outbox = Outbox::new(tag);
         let outcome = run.main_loop(&comm.0, &mut outbox, sink, observer);
-        let outcome = run.close(&comm.0, &mut outbox, outcome);
+        let outcome = run.close(&comm.0, &mut outbox, outcome, observer);
         observer.run_finished(graph);
         *self.last.lock().unwrap_or_else(|p| p.into_inner()) = TransferStats { tasks: run.tasks_run, messages: outbox.sent_messages, bytes: outbox.sent_bytes };
         outcome?;
@@ -189,6 +192,9 @@ struct Run<'a> {
     remote_failed: bool,
     /// Worker threads.
     threads: usize,
+    /// Tasks done (and their output bytes) not yet reported to rank 0.
+    unreported: (u64, u64),
+    last_report: Instant,
     tasks_run: usize,
 }
 
@@ -196,39 +202,16 @@ impl<'a> Run<'a> {
     fn new(graph: &'a TaskGraph, scheduler: &MpiScheduler, deliver: Deliver, store: &'a BlockStore<'a>, tag: i32) -> Run<'a> {
         let (me, ranks) = (scheduler.rank, scheduler.size);
         let n = graph.len();
-        let owner = place_tasks(graph, ranks);
-        let layer_blocks: Vec<usize> = match deliver {
-            Deliver::Owners => graph.layers().iter().map(|(_, _, c)| c.num_blocks()).collect(),
-            Deliver::Result => Vec::new(),
-        };
-        let deliveries = |t: usize| -> Vec<u32> {
-            if !graph.is_output(t) {
-                return Vec::new();
-            }
-            match (deliver, scheduler.gather) {
-                (Deliver::Result, Gather::Root) => vec![0],
-                (Deliver::Result, Gather::All) => (0..ranks as u32).collect(),
-                (Deliver::Owners, _) => {
-                    let (layer, block) = graph.task_layer_block(t);
-                    vec![owner_of(block, layer_blocks[layer as usize], ranks) as u32]
-                }
-            }
-        };
-        let mut destinations = vec![Vec::new(); n];
+        let RunPlan { owner, destinations: all_destinations, delivered } = plan_run(graph, ranks, deliver, scheduler.gather);
         let mut delivered_here = vec![false; n];
         let mut readers_left = vec![0u32; n];
         let mut inputs_missing = vec![0u32; n];
         let mut ready = BinaryHeap::new();
         let (mut own_left, mut expected) = (0, 0);
         for t in 0..n {
-            let mut dest: Vec<u32> = graph.consumers(t).iter().map(|&c| owner[c as usize]).collect();
-            readers_left[t] = dest.iter().filter(|&&r| r as usize == me).count() as u32;
-            let delivered = deliveries(t);
-            delivered_here[t] = delivered.contains(&(me as u32));
-            dest.extend(delivered);
-            dest.sort_unstable();
-            dest.dedup();
-            dest.retain(|&r| r != owner[t]);
+            readers_left[t] = graph.consumers(t).iter().filter(|&&c| owner[c as usize] as usize == me).count() as u32;
+            delivered_here[t] = delivered[t].contains(&(me as u32));
+            let dest = &all_destinations[t];
             if owner[t] as usize == me {
                 own_left += 1;
                 inputs_missing[t] = graph.deps(t).len() as u32;
@@ -238,11 +221,10 @@ impl<'a> Run<'a> {
             } else if dest.contains(&(me as u32)) {
                 expected += 1;
             }
-            destinations[t] = dest;
         }
         let closed = (0..ranks).map(|r| r == me).collect();
-        let destinations = destinations.into();
-        Run { graph, tag, store, me, ranks, owner, destinations, delivered_here, readers_left, inputs_missing, ready, own_left, expected, received: 0, closed, remote_failed: false, threads: scheduler.threads, tasks_run: 0 }
+        let destinations = all_destinations.into();
+        Run { graph, tag, store, me, ranks, owner, destinations, delivered_here, readers_left, inputs_missing, ready, own_left, expected, received: 0, closed, remote_failed: false, threads: scheduler.threads, unreported: (0, 0), last_report: Instant::now(), tasks_run: 0 }
     }
 
     /// Runs this rank's tasks on `threads` worker threads and takes in the
@@ -277,7 +259,7 @@ impl<'a> Run<'a> {
                 loop {
                     let mut progressed = false;
                     while let Some((from, message)) = receive(comm, self.tag) {
-                        self.take(from, message, sink)?;
+                        self.take(from, message, sink, observer)?;
                         progressed = true;
                     }
                     while let Ok(done) = done_rx.try_recv() {
@@ -320,7 +302,7 @@ impl<'a> Run<'a> {
                     }
                     // Nothing runs here until a block arrives: wait for one.
                     let (from, message) = wait_for_message(comm, self.tag, outbox);
-                    self.take(from, message, sink)?;
+                    self.take(from, message, sink, observer)?;
                 }
             })();
             // Let the workers finish what they hold (on an error too) and stop.
@@ -354,7 +336,20 @@ impl<'a> Run<'a> {
         }
         self.arrive(t, block, sink)?;
         observer.task_done(&TaskEvent { task: t, worker, start, end, input_bytes, output_bytes, held_bytes: self.store.held() });
+        self.unreported = (self.unreported.0 + 1, self.unreported.1 + output_bytes as u64);
+        if self.me != 0 && self.last_report.elapsed() >= PROGRESS_EVERY {
+            self.report_progress(comm, outbox);
+        }
         Ok(())
+    }
+
+    /// Tells rank 0 what this rank finished since its last report.
+    fn report_progress(&mut self, comm: &SimpleCommunicator, outbox: &mut Outbox) {
+        if self.unreported.0 > 0 {
+            let _ = outbox.send_progress(comm, 0, self.unreported.0, self.unreported.1);
+        }
+        self.unreported = (0, 0);
+        self.last_report = Instant::now();
     }
 
     /// Task `t`'s block is here (made or received): hand it to the sink if it is
@@ -384,7 +379,7 @@ impl<'a> Run<'a> {
     }
 
     /// Takes in one message.
-    fn take(&mut self, from: usize, message: std::result::Result<Message, String>, sink: &OutputSink<'_>) -> Result<()> {
+    fn take(&mut self, from: usize, message: std::result::Result<Message, String>, sink: &OutputSink<'_>, observer: &dyn RunObserver) -> Result<()> {
         let remote = |message: String| Error::Task { key: format!("rank {from}"), message };
         match message.map_err(remote)? {
             Message::Block { task, bytes } => {
@@ -405,6 +400,10 @@ impl<'a> Run<'a> {
                 self.closed[from] = true;
                 Ok(())
             }
+            Message::Progress { tasks, bytes } => {
+                observer.remote_progress(from, tasks as usize, bytes);
+                Ok(())
+            }
         }
     }
 
@@ -412,7 +411,10 @@ impl<'a> Run<'a> {
     /// closing, drains their messages until each has closed, and waits for its
     /// own sends. Returns the run's outcome: this rank's error, else the first
     /// error another rank reported.
-    fn close(&mut self, comm: &SimpleCommunicator, outbox: &mut Outbox, outcome: Result<()>) -> Result<()> {
+    fn close(&mut self, comm: &SimpleCommunicator, outbox: &mut Outbox, outcome: Result<()>, observer: &dyn RunObserver) -> Result<()> {
+        if self.me != 0 {
+            self.report_progress(comm, outbox);
+        }
         let others: Vec<usize> = (0..self.ranks).filter(|&r| r != self.me).collect();
         if let Err(e) = &outcome
             && !self.remote_failed
@@ -425,6 +427,7 @@ impl<'a> Run<'a> {
             let (from, message) = wait_for_message(comm, self.tag, outbox);
             match message {
                 Ok(Message::Closed) => self.closed[from] = true,
+                Ok(Message::Progress { tasks, bytes }) => observer.remote_progress(from, tasks as usize, bytes),
                 Ok(Message::Failed(text)) if outcome.is_ok() => outcome = Err(Error::Task { key: format!("rank {from}"), message: text }),
                 Ok(Message::Block { .. }) if outcome.is_ok() => {
                     outcome = Err(Error::Task { key: format!("rank {from}"), message: "sent a block after this rank finished (do all ranks run the same program?)".into() })

@@ -28,11 +28,15 @@ pub(crate) enum Message {
     Failed(String),
     /// The sender will send nothing more in this run.
     Closed,
+    /// The sender finished `tasks` more tasks (with `bytes` of output) since its
+    /// last report (for rank 0's progress bar).
+    Progress { tasks: u64, bytes: u64 },
 }
 
 const BLOCK: u8 = 1;
 const FAILED: u8 = 2;
 const CLOSED: u8 = 3;
+const PROGRESS: u8 = 4;
 
 /// One message's bytes, leaked for the `'static` lifetime MPI's non-blocking
 /// sends need, and freed once every send of it completed.
@@ -72,6 +76,15 @@ impl Outbox {
         let mut bytes = error.as_bytes().to_vec();
         bytes.push(FAILED);
         self.send(comm, ranks, bytes)
+    }
+
+    /// Tells rank `to` how many tasks this one finished since its last report.
+    pub fn send_progress(&mut self, comm: &SimpleCommunicator, to: usize, tasks: u64, bytes: u64) -> Result<(), String> {
+        let mut message = Vec::with_capacity(17);
+        message.extend_from_slice(&tasks.to_le_bytes());
+        message.extend_from_slice(&bytes.to_le_bytes());
+        message.push(PROGRESS);
+        self.send(comm, &[to], message)
     }
 
     /// Tells every rank in `ranks` that this one sends nothing more.
@@ -165,6 +178,10 @@ fn parse(mut bytes: Vec<u8>) -> Result<Message, String> {
         }
         Some(&FAILED) => Ok(Message::Failed(String::from_utf8_lossy(&bytes[..n - 1]).into_owned())),
         Some(&CLOSED) if n == 1 => Ok(Message::Closed),
+        Some(&PROGRESS) if n == 17 => {
+            let word = |i: usize| u64::from_le_bytes(bytes[i..i + 8].try_into().expect("8 bytes"));
+            Ok(Message::Progress { tasks: word(0), bytes: word(8) })
+        }
         _ => Err(format!("a message of {n} bytes that is not the scheduler's")),
     }
 }

@@ -31,6 +31,7 @@ fn main() -> ExitCode {
         Some("--rank-checks") => rank_checks(Path::new(&args[2])),
         Some("--rank-kill") => rank_kill(),
         Some("--rank-panic") => rank_panic(),
+        Some("--rank-progress") => rank_progress(),
         _ => launch(),
     }
 }
@@ -109,6 +110,13 @@ fn launch() -> ExitCode {
         if job.code != Some(0) || oks != np || job.timed_out {
             failures.push(format!("-np {np} (exit {:?}, timed out: {}):\n{}", job.code, job.timed_out, job.output));
         }
+    }
+    // Rank 0's progress bar counts every rank's tasks.
+    let job = run_job(2, &["--rank-progress"], Duration::from_secs(120));
+    let total = job.output.lines().find_map(|l| l.strip_prefix("tasks in the graph: ")).map(str::to_string);
+    match total {
+        Some(n) if job.code == Some(0) && job.output.contains(&format!("{n}/{n} tasks")) => println!("progress on rank 0: {n}/{n} tasks"),
+        _ => failures.push(format!("rank 0's bar did not reach every rank's task count (exit {:?}):\n{}", job.code, job.output)),
     }
     // A rank killed in the middle of a compute, and a rank panicking outside a
     // task: the job must end with an error, within a bounded time, never hang.
@@ -367,6 +375,29 @@ fn check_resume(mpi: &Mpi, dir: &Path) -> Result<(), String> {
     mpi.barrier();
     let back = from_zarr::<f64>(&path, "x").map_err(err)?.compute_with(&Context::sync()).map_err(err)?;
     same(&back, &x.compute_with(&Context::sync()).map_err(err)?, "resumed store read back")
+}
+
+/// A compute with the bar on: rank 0 draws it for both ranks.
+fn rank_progress() -> ExitCode {
+    let mpi = Mpi::init().expect("MPI");
+    let x = RandomState::new(1).uniform::<f64>(&[400, 10], [10, 10]).expect("array");
+    let slow = x
+        .map_blocks(
+            |b, _| {
+                std::thread::sleep(Duration::from_millis(10));
+                b.to_owned()
+            },
+            None,
+        )
+        .expect("map_blocks");
+    let y = slow.sum(None).expect("sum");
+    if mpi.is_root() {
+        let graph = chunked_array::custom::Layer::task_graph(&[y.layer()]).expect("graph");
+        println!("tasks in the graph: {}", graph.len());
+    }
+    let ctx = mpi.context().with_progress(chunked_array::diagnostics::Progress::Always);
+    y.compute_root(&ctx).expect("compute");
+    ExitCode::SUCCESS
 }
 
 /// Rank 1 kills itself (SIGKILL) inside a task of a long compute.

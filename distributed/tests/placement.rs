@@ -20,3 +20,86 @@ proptest! {
         prop_assert_eq!(next, blocks);
     }
 }
+
+use chunked_array::custom::Layer;
+use chunked_array::random::RandomState;
+use chunked_array::{Deliver, TaskGraph};
+use chunked_distributed::{place_tasks, plan_run, traffic, Gather};
+
+fn graph(layers: &[Layer]) -> TaskGraph {
+    Layer::task_graph(layers).unwrap()
+}
+
+/// Sources spread evenly, elementwise work and first-level partials stay with
+/// their block: only the reduction's partials cross ranks.
+#[test]
+fn elementwise_stays_with_its_source() {
+    let x = RandomState::new(1).uniform::<f64>(&[1000, 10], [100, 10]).unwrap();
+    let y = (&x * 2.0).exp().sum(None).unwrap();
+    let g = graph(&[y.layer()]);
+    for ranks in [1, 2, 3, 4, 7] {
+        let owner = place_tasks(&g, ranks);
+        let plan = plan_run(&g, ranks, Deliver::Result, Gather::Root);
+        for t in 0..g.len() {
+            let (_, block) = g.task_layer_block(t);
+            if g.deps(t).is_empty() {
+                assert_eq!(owner[t] as usize, owner_of(block, 10, ranks), "source {t} over {ranks} ranks");
+            }
+            if !plan.destinations[t].is_empty() {
+                let name = g.layer_name(t);
+                assert!(!name.starts_with("random"), "a source block travels: {name}");
+            }
+        }
+        let sent: u64 = traffic(&g, ranks, Deliver::Result, Gather::Root).iter().map(|r| r.bytes).sum();
+        // At most one 8-byte partial per block, and the result.
+        assert!(sent <= 8 * 11, "{sent} bytes over {ranks} ranks");
+    }
+}
+
+/// TSQR over ranks: R factors go up and W pieces come down, the row blocks and
+/// their Householder factors never move; the volume grows with the ranks only.
+#[test]
+fn tsqr_moves_only_r_factors() {
+    let a = RandomState::new(2).standard_normal::<f64>(&[64_000, 50], [1000, 50]).unwrap();
+    let f = chunked_linalg::tsqr(&a, &chunked_linalg::TsqrOptions::default()).unwrap();
+    let g = graph(&[f.q.sum(0).unwrap().layer(), f.r.layer()]);
+    let r_bytes = 50 * 50 * 8;
+    for ranks in [2, 4, 8, 16, 64] {
+        let plan = plan_run(&g, ranks, Deliver::Result, Gather::Root);
+        let mut crossings = 0;
+        for t in 0..g.len() {
+            if plan.destinations[t].is_empty() {
+                continue;
+            }
+            let name = g.layer_name(t);
+            assert!(
+                ["tsqr-r-part", "tsqr-w-part", "tsqr-r", "sum-partial", "sum-combine", "sum"].iter().any(|l| name.starts_with(l)),
+                "{name} sent over {ranks} ranks"
+            );
+            if name.starts_with("tsqr-r-part") || name.starts_with("tsqr-w-part") {
+                assert!(g.estimated_bytes(t) <= r_bytes, "{name}: {} bytes", g.estimated_bytes(t));
+                crossings += plan.destinations[t].len();
+            }
+        }
+        // Each rank boundary can split a tree node on every level (4-ary, 64 leaves: 3 levels), up and down.
+        assert!(crossings <= 2 * 3 * (ranks - 1), "{crossings} R/W crossings over {ranks} ranks");
+    }
+}
+
+/// Blocks that cannot travel (LU's panels) keep every task reading them on one rank.
+#[test]
+fn untravelled_blocks_keep_their_readers() {
+    let a = RandomState::new(3).standard_normal::<f64>(&[96, 96], [32, 32]).unwrap();
+    let (p, l, u) = chunked_linalg::lu(&a).unwrap();
+    let g = graph(&[p.layer(), l.layer(), u.layer()]);
+    for ranks in [2, 3, 4] {
+        let owner = place_tasks(&g, ranks);
+        for t in 0..g.len() {
+            for &d in g.deps(t) {
+                if !g.can_travel(d as usize) {
+                    assert_eq!(owner[t], owner[d as usize], "{} reads {} across ranks", g.layer_name(t), g.layer_name(d as usize));
+                }
+            }
+        }
+    }
+}

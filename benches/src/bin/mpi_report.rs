@@ -11,8 +11,16 @@
 //! 2mn² for the QR and 4mn² for forming Q: 6mn² in all), the most bytes any rank
 //! sent, all bytes sent, and the lower bound: the tree's R factors going up
 //! and its n x n pieces of Q's basis coming down, (P-1) of each, n² values
-//! apiece. The result (Q's or U's column sums, R or S and Vᵀ) is gathered on
+//! apiece (P: the ranks that hold rows). The result (Q's or U's column sums, R or S and Vᵀ) is gathered on
 //! rank 0, so that only the factorization's own traffic is measured.
+//!
+//! `--model-ranks 16,64 --t1 SECONDS` instead prints, for job sizes this
+//! machine cannot run, what every rank would run and send, from the real
+//! placement of the same graph ([`chunked_distributed::traffic`]), and a cost
+//! model: `T(P) = T1 · (most tasks on a rank / all tasks) + α · (most messages
+//! sent by a rank) + (most bytes sent by a rank) / β`, with T1 the measured
+//! one-thread time, α = 2 µs and β = 12.5 GB/s (a 100 Gb/s InfiniBand link). The
+//! model leaves out the tree's serial top levels (a few QRs of 4n x n).
 
 use std::time::Instant;
 
@@ -32,6 +40,37 @@ fn main() {
     let scheduler = mpi.scheduler(Gather::Root, threads);
     let ctx = chunked_array::Context::with_scheduler(scheduler.clone());
     let x: Array<f64> = RandomState::new(1).standard_normal(&[rows, cols], [chunk_rows, cols]).expect("matrix");
+    if let Some(ranks) = arg("--model-ranks") {
+        let t1: f64 = arg("--t1").map_or(0.0, |v| v.parse().expect("seconds"));
+        let layers = match workload.as_str() {
+            "tsqr" => {
+                let f = tsqr(&x, &TsqrOptions::default()).expect("tsqr");
+                vec![f.q.sum(0).expect("sum").layer(), f.r.layer()]
+            }
+            _ => {
+                let svd = chunked_linalg::svd(&x).expect("svd");
+                vec![svd.u.sum(0).expect("sum").layer(), svd.s.layer(), svd.vt.layer()]
+            }
+        };
+        let graph = chunked_array::custom::Layer::task_graph(&layers).expect("graph");
+        for p in ranks.split(',').map(|p| p.trim().parse::<usize>().expect("a rank count")) {
+            let per_rank = chunked_distributed::traffic(&graph, p, chunked_array::Deliver::Result, Gather::Root);
+            let max = |f: fn(&chunked_distributed::TransferStats) -> u64| per_rank.iter().map(f).max().unwrap_or(0);
+            let total: u64 = per_rank.iter().map(|r| r.bytes).sum();
+            let active = per_rank.iter().filter(|r| r.tasks > 0).count() as u64;
+            let bound = 2 * (active - 1) * (cols * cols * 8) as u64;
+            let (tasks_max, bytes_max, messages_max) = (max(|r| r.tasks as u64), max(|r| r.bytes), max(|r| r.messages));
+            let modeled = t1 * tasks_max as f64 / graph.len() as f64 + 2e-6 * messages_max as f64 + bytes_max as f64 / 12.5e9;
+            println!(
+                "| {workload} | {p} (model) | {rows} x {cols} | {chunk_rows} | {tasks_max} of {} | {modeled:.3} | {:.2} | {:.2} | {:.2} |",
+                graph.len(),
+                bytes_max as f64 / 1e6,
+                total as f64 / 1e6,
+                bound as f64 / 1e6
+            );
+        }
+        return;
+    }
 
     let run_once = || {
         let world = mpi.world();
@@ -68,8 +107,9 @@ fn main() {
         let per_rank: Vec<&[u64]> = all.chunks(3).collect();
         let max_bytes = per_rank.iter().map(|r| r[0]).max().unwrap_or(0);
         let total: u64 = per_rank.iter().map(|r| r[0]).sum();
-        let p = mpi.size() as u64;
-        let bound = 2 * (p - 1) * (cols * cols * 8) as u64;
+        // Ranks that hold rows (a job can have more ranks than row blocks).
+        let active = per_rank.iter().filter(|r| r[2] > 0).count() as u64;
+        let bound = 2 * (active - 1) * (cols * cols * 8) as u64;
         let gflops = 6.0 * rows as f64 * (cols as f64).powi(2) / median / 1e9;
         println!(
             "| {workload} | {} | {rows} x {cols} | {chunk_rows} | {} | {median:.3} | {gflops:.1} | {:.2} | {:.2} | {:.2} | {} |",

@@ -38,6 +38,11 @@ impl RunObserver for Observers<'_> {
             o.tier_event(event);
         }
     }
+    fn remote_progress(&self, rank: usize, tasks: usize, bytes: u64) {
+        for o in &self.0 {
+            o.remote_progress(rank, tasks, bytes);
+        }
+    }
     fn run_finished(&self, graph: &TaskGraph) {
         for o in &self.0 {
             o.run_finished(graph);

@@ -96,6 +96,11 @@ impl RunObserver for ProgressBar {
             self.bar.set_message(crate::array::human_bytes(total as usize));
         }
     }
+    fn remote_progress(&self, _rank: usize, tasks: usize, bytes: u64) {
+        let total = self.bytes.fetch_add(bytes, Ordering::Relaxed) + bytes;
+        self.bar.inc(tasks as u64);
+        self.bar.set_message(crate::array::human_bytes(total as usize));
+    }
     fn run_finished(&self, _graph: &TaskGraph) {
         self.bar.set_message(crate::array::human_bytes(self.bytes.load(Ordering::Relaxed) as usize));
         self.bar.finish();
