@@ -4,7 +4,7 @@
 # worker thread per rank; bytes sent per rank against the TSQR lower bound; and
 # the modeled traffic and time of 16 and 64 ranks from the real placement.
 #
-#   bash benches/run_mpi.sh [--quick]
+#   bash benches/run_mpi.sh [--quick] [--tsqr-only]
 #
 # Prints markdown tables (BENCHMARKS.md keeps the latest). Needs Open MPI
 # (scripts/test.sh installs it).
@@ -14,17 +14,23 @@ cargo build --release -p chunked-benches --bin mpi_report >&2
 bin=target/release/mpi_report
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 run() { mpirun --bind-to none -np "$1" "$bin" "${@:2}"; }
-quick=${1:-}
-tsqr_rows=1000000; svd_rows=100000; repeat=3
-if [ "$quick" = "--quick" ]; then tsqr_rows=200000; svd_rows=20000; repeat=1; fi
+tsqr_rows=1000000; svd_rows=100000; repeat=3; tsqr_only=""
+for a in "$@"; do
+    case "$a" in
+        --quick) tsqr_rows=200000; svd_rows=20000; repeat=1 ;;
+        --tsqr-only) tsqr_only=1 ;;
+        *) echo "unknown option $a" >&2; exit 2 ;;
+    esac
+done
 
 echo "| workload | ranks | shape | chunk rows | threads/rank | median s | GFLOP/s | max MB sent by a rank | MB sent in all | lower bound MB | tasks per rank |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|"
 echo "| **strong scaling** | | | | | | | | | | |"
 for np in 1 2 4; do run $np --workload tsqr --rows $tsqr_rows --cols 100 --chunk-rows 10000 --repeat $repeat --threads 1; done
-for np in 1 2 4; do run $np --workload svd --rows $svd_rows --cols 1000 --chunk-rows 1000 --repeat 1 --threads 1; done
+[ -z "$tsqr_only" ] && for np in 1 2 4; do run $np --workload svd --rows $svd_rows --cols 1000 --chunk-rows 1000 --repeat 1 --threads 1; done
 echo "| **weak scaling** | | | | | | | | | | |"
 for np in 1 2 4; do run $np --workload tsqr --rows $((tsqr_rows / 4 * np)) --cols 100 --chunk-rows 10000 --repeat $repeat --threads 1; done
+[ -n "$tsqr_only" ] && exit 0
 for np in 1 2 4; do run $np --workload svd --rows $((svd_rows / 4 * np)) --cols 1000 --chunk-rows 1000 --repeat 1 --threads 1; done
 
 # T1: the one-rank, one-thread time, for the model.

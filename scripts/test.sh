@@ -6,9 +6,9 @@ cd "$(dirname "$0")/.."
 
 # System packages the tests need: a C compiler; Chromium to render the profile
 # report; Graphviz for graph pictures; Python (with venv) for checking exports and
-# for the Zarr/HDF5 interop tests; libhdf5 for the `hdf5` feature; Open MPI (and
-# libclang, which the mpi crate's bindgen needs) for the MPI scheduler, whose
-# tests run under mpirun -np 1 to 4.
+# for the Zarr/HDF5 interop tests; libhdf5 for the `hdf5` feature; Open MPI and
+# MPICH (and libclang, which the mpi crate's bindgen needs) for the MPI
+# scheduler, whose tests run under mpirun -np 1 to 4 with each of them.
 need_apt=()
 command -v cc >/dev/null 2>&1 || need_apt+=(build-essential)
 command -v pkg-config >/dev/null 2>&1 || need_apt+=(pkg-config)
@@ -17,7 +17,8 @@ command -v dot >/dev/null 2>&1 || need_apt+=(graphviz)
 command -v python3 >/dev/null 2>&1 || need_apt+=(python3)
 python3 -m venv --help >/dev/null 2>&1 || need_apt+=(python3-venv)
 pkg-config --exists hdf5 2>/dev/null || [ -e /usr/include/hdf5/serial/hdf5.h ] || need_apt+=(libhdf5-dev)
-command -v mpicc >/dev/null 2>&1 && command -v mpirun >/dev/null 2>&1 || need_apt+=(libopenmpi-dev openmpi-bin)
+command -v mpicc.openmpi >/dev/null 2>&1 && command -v mpirun.openmpi >/dev/null 2>&1 || need_apt+=(libopenmpi-dev openmpi-bin)
+command -v mpicc.mpich >/dev/null 2>&1 && command -v mpirun.mpich >/dev/null 2>&1 || need_apt+=(libmpich-dev mpich)
 compgen -G "/usr/lib/llvm-*/lib/libclang*.so*" >/dev/null || need_apt+=(libclang-dev)
 if [ ${#need_apt[@]} -gt 0 ]; then
     SUDO=""
@@ -39,3 +40,7 @@ bash scripts/setup_python.sh
 # optional HDF5 support and the MPI example jobs on.
 cargo build --workspace --all-targets --features chunked-array/hdf5,chunked-examples/mpi
 cargo test --workspace --features chunked-array/hdf5,chunked-examples/mpi
+
+# The MPI tests again, built against and launched by MPICH (the build above uses
+# Debian's default MPI, Open MPI).
+CARGO_TARGET_DIR=target/mpich MPICC=mpicc.mpich CHUNKED_MPIRUN=mpirun.mpich cargo test -p chunked-distributed --test mpirun

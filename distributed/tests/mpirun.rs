@@ -38,16 +38,20 @@ fn main() -> ExitCode {
 
 // ---------------------------------------------------------------- launcher
 
-/// The MPI launcher and the environment it needs, or why there is none.
+/// The MPI launcher (`CHUNKED_MPIRUN`, default `mpirun`: the one matching the
+/// MPI library this test was built against) and the environment it needs, or
+/// why there is none.
 fn mpirun() -> Result<(String, Vec<String>, Vec<(String, String)>), String> {
-    let version = Command::new("mpirun").arg("--version").output().map_err(|e| format!("no mpirun ({e})"))?;
+    let launcher = std::env::var("CHUNKED_MPIRUN").unwrap_or_else(|_| "mpirun".into());
+    let version = Command::new(&launcher).arg("--version").output().map_err(|e| format!("no {launcher} ({e})"))?;
     let text = String::from_utf8_lossy(&version.stdout).to_string() + &String::from_utf8_lossy(&version.stderr);
     if text.contains("Open MPI") || text.contains("OpenRTE") {
         // As root, and with more ranks than the CI machine's 2 cores.
         let env = [("OMPI_ALLOW_RUN_AS_ROOT", "1"), ("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1"), ("OMPI_MCA_rmaps_base_oversubscribe", "1")];
-        Ok(("mpirun".into(), vec!["--oversubscribe".into()], env.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()))
+        Ok((launcher, vec!["--oversubscribe".into()], env.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()))
     } else {
-        Ok(("mpirun".into(), Vec::new(), Vec::new()))
+        // MPICH's hydra needs neither.
+        Ok((launcher, Vec::new(), Vec::new()))
     }
 }
 
