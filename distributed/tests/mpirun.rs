@@ -151,7 +151,7 @@ fn launch() -> ExitCode {
 fn rank_checks(dir: &Path) -> ExitCode {
     let mpi = Mpi::init().expect("MPI");
     let mut failed = Vec::new();
-    let checks: [(&str, fn(&Mpi, &Path) -> Result<(), String>); 11] = [
+    let checks: [(&str, fn(&Mpi, &Path) -> Result<(), String>); 12] = [
         ("random and elementwise, bit-identical", check_elementwise),
         ("reductions", check_reductions),
         ("rechunk and transpose", check_rechunk),
@@ -163,6 +163,7 @@ fn rank_checks(dir: &Path) -> ExitCode {
         ("store to zarr", check_store),
         ("error on one rank ends the run on every rank", check_task_error),
         ("interrupted store resumes", check_resume),
+        ("each rank spills past its own memory limit", check_spill),
     ];
     for (name, check) in checks {
         if let Err(why) = check(&mpi, dir) {
@@ -402,6 +403,26 @@ fn rank_progress() -> ExitCode {
     let ctx = mpi.context().with_progress(chunked_array::diagnostics::Progress::Always);
     y.compute_root(&ctx).expect("compute");
     ExitCode::SUCCESS
+}
+
+fn check_spill(mpi: &Mpi, dir: &Path) -> Result<(), String> {
+    // 40 blocks of 16 kB, all held until the column means are known; each rank
+    // may hold 2 blocks, so every rank that holds more spills to its own files.
+    let spill_dir = dir.join(format!("spill-{}", mpi.rank()));
+    std::fs::create_dir_all(&spill_dir).map_err(|e| e.to_string())?;
+    let ctx = mpi.context_gather_all().with_memory_limit(2 * 16_000 + 4_000).with_spill_dir(&spill_dir);
+    let x = RandomState::new(17).standard_normal::<f64>(&[800, 100], [20, 100]).map_err(err)?;
+    let centered = (&x - &x.mean(0).map_err(err)?).abs().sum(0).map_err(err)?;
+    let (got, stats) = centered.compute_stats(&ctx).map_err(err)?;
+    close(&got, &centered.compute_with(&Context::sync()).map_err(err)?, "sum of centered values under a memory limit")?;
+    let mine = chunked_distributed::owned_range(40, mpi.size(), mpi.rank()).len();
+    if mine > 3 && stats.spilled == 0 {
+        return Err(format!("rank holds {mine} blocks over a 2-block limit and spilled nothing ({stats:?})"));
+    }
+    if std::fs::read_dir(&spill_dir).map_err(|e| e.to_string())?.count() != 0 {
+        return Err("spill files left after the run".into());
+    }
+    Ok(())
 }
 
 /// Rank 1 kills itself (SIGKILL) inside a task of a long compute.

@@ -120,7 +120,15 @@ fn run(o: &Options) -> Result<(), Box<dyn std::error::Error>> {
     }
     let start = Instant::now();
     // Under MPI the other ranks compute their share and stop here.
-    let Some((u, s, vt)) = (&svd.u, &svd.s, &svd.vt).compute_root(&ctx)? else { return Ok(()) };
+    let Some((u, s, vt)) = (&svd.u, &svd.s, &svd.vt).compute_root(&ctx)? else {
+        // Under MPI each rank profiles its own tasks: the other ranks write
+        // FILE.rank<r>.html beside rank 0's FILE.
+        if let Some(path) = &o.profile {
+            let mine = path.with_extension(format!("rank{}.html", ctx.scheduler().rank()));
+            profiler.write_html(&mine, &format!("chunked: seed SVD, rank {}", ctx.scheduler().rank()))?;
+        }
+        return Ok(());
+    };
     let secs = start.elapsed().as_secs_f64();
     let u = u.into_dimensionality::<Ix2>()?;
     let vt = vt.into_dimensionality::<Ix2>()?;
