@@ -48,7 +48,7 @@ fn pipeline_resumes_and_reduce_reads_it() {
     assert!(skipped[0] > 0 && skipped[0] < 20 && skipped[0] == skipped[1], "{log}");
 
     let reduce = env!("CARGO_BIN_EXE_mpi_zarr_reduce");
-    let third = mpirun(2, reduce, &["--input", out]).unwrap();
+    let third = mpirun(2, reduce, &["--input", out, "--array", "standardized"]).unwrap();
     let log = text(&third);
     assert!(third.status.success(), "{log}");
     // Standardized columns: mean 0 and standard deviation 1 (ddof 0 written,

@@ -48,7 +48,7 @@ fn parse() -> Result<Options, String> {
     Ok(o)
 }
 
-fn run(o: &Options, mpi: &Mpi) -> Result<(), Box<dyn std::error::Error>> {
+fn run(o: &Options, mpi: &Mpi) -> chunked_examples::JobResult {
     let ctx = mpi.context();
     let x = RandomState::new(7).normal::<f64>(3.0, 2.0, &[o.rows, o.cols], [o.chunks.0, o.chunks.1])?;
     let standardized = &(&x - &x.mean(0)?) / &x.std(0, 0)?;
@@ -77,25 +77,5 @@ fn run(o: &Options, mpi: &Mpi) -> Result<(), Box<dyn std::error::Error>> {
 }
 
 fn main() -> ExitCode {
-    let o = match parse() {
-        Ok(o) => o,
-        Err(msg) => {
-            eprintln!("{msg}");
-            return ExitCode::from(2);
-        }
-    };
-    let mpi = match Mpi::init() {
-        Ok(m) => m,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    match run(&o, &mpi) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("rank {}: error: {e} (run the same command again to resume)", mpi.rank());
-            ExitCode::FAILURE
-        }
-    }
+    chunked_examples::mpi_main(parse, run, " (run the same command again to resume)")
 }

@@ -1,11 +1,12 @@
 //! An out-of-core reduction of a Zarr array as an MPI batch job.
 //!
 //! ```text
-//! mpirun -np 4 target/release/mpi_zarr_reduce --input data.zarr \
+//! mpirun -np 4 target/release/mpi_zarr_reduce --input data.zarr [--array x] \
 //!     [--make ROWS,COLS --chunks R,C] [--memory-limit 200M] [--spill-dir DIR]
 //! ```
 //!
-//! With `--make`, the ranks first write a random normal array `x` of that shape
+//! With `--make`, the ranks first write a random normal array (named by
+//! `--array`, default `x`) of that shape
 //! to the store together (each chunk from the rank that generates it). Then
 //! every rank reads its share of the chunks, reduces them to partial sums and
 //! moments, and only those partials travel: rank 0 prints each column's mean and
@@ -23,6 +24,7 @@ use chunked_distributed::Mpi;
 
 struct Options {
     input: std::path::PathBuf,
+    array: String,
     make: Option<(usize, usize)>,
     chunks: (usize, usize),
     memory_limit: Option<usize>,
@@ -36,12 +38,13 @@ fn pair(flag: &str, v: &str) -> Result<(usize, usize), String> {
 }
 
 fn parse() -> Result<Options, String> {
-    let mut o = Options { input: "x.zarr".into(), make: None, chunks: (10_000, 1000), memory_limit: None, spill_dir: None };
+    let mut o = Options { input: "x.zarr".into(), array: "x".into(), make: None, chunks: (10_000, 1000), memory_limit: None, spill_dir: None };
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
-        let value = args.next().ok_or_else(|| format!("{flag} needs a value (usage: mpi_zarr_reduce --input DIR [--make ROWS,COLS --chunks R,C] [--memory-limit BYTES] [--spill-dir DIR])"))?;
+        let value = args.next().ok_or_else(|| format!("{flag} needs a value (usage: mpi_zarr_reduce --input DIR [--array NAME] [--make ROWS,COLS --chunks R,C] [--memory-limit BYTES] [--spill-dir DIR])"))?;
         match flag.as_str() {
             "--input" => o.input = value.into(),
+            "--array" => o.array = value,
             "--make" => o.make = Some(pair(&flag, &value)?),
             "--chunks" => o.chunks = pair(&flag, &value)?,
             "--memory-limit" => o.memory_limit = Some(chunked_examples::parse_bytes(&value).ok_or_else(|| format!("--memory-limit {value}: expected bytes, e.g. 200M"))?),
@@ -52,7 +55,7 @@ fn parse() -> Result<Options, String> {
     Ok(o)
 }
 
-fn run(o: &Options, mpi: &Mpi) -> Result<(), Box<dyn std::error::Error>> {
+fn run(o: &Options, mpi: &Mpi) -> chunked_examples::JobResult {
     let mut ctx = mpi.context();
     if let Some(limit) = o.memory_limit {
         ctx = ctx.with_memory_limit(limit);
@@ -64,12 +67,12 @@ fn run(o: &Options, mpi: &Mpi) -> Result<(), Box<dyn std::error::Error>> {
         let start = Instant::now();
         let x = RandomState::new(1).standard_normal::<f64>(&[rows, cols], [o.chunks.0, o.chunks.1])?;
         let options = ZarrWriteOptions { mode: WriteMode::Overwrite, ..ZarrWriteOptions::default() };
-        let report = x.to_zarr_with(&o.input, "x", &options, &ctx)?;
+        let report = x.to_zarr_with(&o.input, &o.array, &options, &ctx)?;
         println!("rank {}: wrote {} chunks ({} MB) in {:.2} s", mpi.rank(), report.chunks_written, report.bytes_written / 1_000_000, start.elapsed().as_secs_f64());
     }
     // Every rank waits for the store to be complete before reading it.
     mpi.barrier();
-    let x = from_zarr::<f64>(&o.input, "x")?;
+    let x = from_zarr::<f64>(&o.input, &o.array)?;
     let start = Instant::now();
     let (total, mean, std) = (&x.sum(None)?, &x.mean(0)?, &x.std(0, 1)?).compute_root(&ctx)?.map_or((None, None, None), |(t, m, s)| (Some(t), Some(m), Some(s)));
     let secs = start.elapsed().as_secs_f64();
@@ -86,25 +89,5 @@ fn run(o: &Options, mpi: &Mpi) -> Result<(), Box<dyn std::error::Error>> {
 }
 
 fn main() -> ExitCode {
-    let o = match parse() {
-        Ok(o) => o,
-        Err(msg) => {
-            eprintln!("{msg}");
-            return ExitCode::from(2);
-        }
-    };
-    let mpi = match Mpi::init() {
-        Ok(m) => m,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    match run(&o, &mpi) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("rank {}: error: {e}", mpi.rank());
-            ExitCode::FAILURE
-        }
-    }
+    chunked_examples::mpi_main(parse, run, "")
 }
