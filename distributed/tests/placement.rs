@@ -21,9 +21,9 @@ proptest! {
     }
 }
 
-use chunked_array::custom::Layer;
+use chunked_array::custom::{Deps, Layer, LayerOp};
 use chunked_array::random::RandomState;
-use chunked_array::{Deliver, TaskGraph};
+use chunked_array::{Array, Block, Chunks, DType, Deliver, TaskGraph};
 use chunked_distributed::{place_tasks, plan_run, traffic, Gather};
 
 fn graph(layers: &[Layer]) -> TaskGraph {
@@ -86,20 +86,85 @@ fn tsqr_moves_only_r_factors() {
     }
 }
 
-/// Blocks that cannot travel (LU's panels) keep every task reading them on one rank.
+/// A user's intermediate value with no wire format.
+struct Note(f64);
+
+impl chunked_array::BlockValue for Note {
+    fn nbytes(&self) -> usize {
+        8
+    }
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+    fn into_any(self: std::sync::Arc<Self>) -> std::sync::Arc<dyn std::any::Any + Send + Sync> {
+        self
+    }
+}
+
+/// Each block's sum as a [`Note`].
+struct MakeNote;
+impl LayerOp for MakeNote {
+    fn deps(&self, idx: &[usize], deps: &mut Deps<'_>) {
+        deps.push(0, &[idx[0], 0]);
+    }
+    fn run(&self, _: &[usize], inputs: &[&Block]) -> chunked_array::Result<Block> {
+        Ok(std::sync::Arc::new(Note(chunked_array::custom::block_array::<f64>(inputs[0])?.sum())))
+    }
+}
+
+/// Block i: notes i and i + 1 (cyclically) added, as a 1-element array.
+struct AddNeighbours(usize);
+impl LayerOp for AddNeighbours {
+    fn deps(&self, idx: &[usize], deps: &mut Deps<'_>) {
+        deps.push(0, &[idx[0]]);
+        deps.push(0, &[(idx[0] + 1) % self.0]);
+    }
+    fn run(&self, _: &[usize], inputs: &[&Block]) -> chunked_array::Result<Block> {
+        let v = |b: &Block| b.as_any().downcast_ref::<Note>().map_or(f64::NAN, |n| n.0);
+        Ok(std::sync::Arc::new(ndarray::ArrayD::from_elem(ndarray::IxDyn(&[1]), v(inputs[0]) + v(inputs[1]))))
+    }
+}
+
+/// Blocks that cannot travel (a custom layer's values without a wire format)
+/// keep every task reading them on one rank, even where readers chain them all.
 #[test]
 fn untravelled_blocks_keep_their_readers() {
-    let a = RandomState::new(3).standard_normal::<f64>(&[96, 96], [32, 32]).unwrap();
-    let (p, l, u) = chunked_linalg::lu(&a).unwrap();
-    let g = graph(&[p.layer(), l.layer(), u.layer()]);
+    let x = RandomState::new(3).standard_normal::<f64>(&[100, 4], [10, 4]).unwrap();
+    let notes = Layer::new("note", DType::Intermediate, Chunks::from_lengths(vec![vec![1; 10]]), &[x.layer()], MakeNote);
+    let pairs = Layer::new("pairs", DType::F64, Chunks::from_lengths(vec![vec![1; 10]]), &[notes], AddNeighbours(10));
+    let g = graph(&[pairs]);
+    let mut tied = 0;
     for ranks in [2, 3, 4] {
         let owner = place_tasks(&g, ranks);
         for t in 0..g.len() {
             for &d in g.deps(t) {
                 if !g.can_travel(d as usize) {
+                    tied += 1;
                     assert_eq!(owner[t], owner[d as usize], "{} reads {} across ranks", g.layer_name(t), g.layer_name(d as usize));
                 }
             }
         }
+    }
+    assert!(tied > 0, "the notes were expected to stay where they are made");
+    // The chain ties every note and pair to one rank.
+    let owner = place_tasks(&g, 4);
+    let tied_ranks: std::collections::BTreeSet<u32> = (0..g.len()).filter(|&t| !g.deps(t).is_empty()).map(|t| owner[t]).collect();
+    assert_eq!(tied_ranks.len(), 1, "{tied_ranks:?}");
+}
+
+/// LU's panels and pivot orders, and Cholesky's work blocks, travel: their
+/// tasks spread over the ranks.
+#[test]
+fn lu_and_cholesky_work_spreads_over_ranks() {
+    let a = RandomState::new(3).standard_normal::<f64>(&[128, 128], [32, 32]).unwrap();
+    let (p, l, u) = chunked_linalg::lu(&a).unwrap();
+    let spd = (&a.matmul(&a.t()).unwrap() + &(&Array::<f64>::eye(128, None, 0, 32).unwrap() * 128.0)).rechunk([32, 32]).unwrap();
+    let c = chunked_linalg::cholesky(&spd, true).unwrap();
+    for layers in [vec![p.layer(), l.layer(), u.layer()], vec![c.layer()]] {
+        let g = graph(&layers);
+        assert!((0..g.len()).all(|t| g.can_travel(t)));
+        let owner = place_tasks(&g, 4);
+        let used: std::collections::BTreeSet<u32> = owner.iter().copied().collect();
+        assert!(used.len() > 1, "all {} tasks on one rank", g.len());
     }
 }

@@ -17,7 +17,7 @@ use faer::reborrow::Reborrow;
 use faer::{Mat, MatRef, Par};
 use ndarray::ArrayD;
 
-use crate::kernels::{self, gemm, intermediate_block, mat_bytes, row_major_block, view};
+use crate::kernels::{self, gemm, mat_bytes, row_major_block, view};
 use crate::{numerical, Error, Result, Scalar};
 
 /// The block lengths of a square matrix with square blocks (the same list on
@@ -56,6 +56,9 @@ struct CholeskyWork<T> {
 }
 
 impl<T: Scalar> LayerOp for CholeskyWork<T> {
+    fn wire(&self) -> Option<chunked_array::Wire> {
+        Some(chunked_array::Wire::elements::<T>())
+    }
     fn deps(&self, idx: &[usize], deps: &mut Deps<'_>) {
         let (p, i, j) = (idx[0], idx[1], idx[2]);
         if p >= 1 {
@@ -169,6 +172,9 @@ impl<T> SubstitutionWork<T> {
 }
 
 impl<T: Scalar> LayerOp for SubstitutionWork<T> {
+    fn wire(&self) -> Option<chunked_array::Wire> {
+        Some(chunked_array::Wire::elements::<T>())
+    }
     fn deps(&self, idx: &[usize], deps: &mut Deps<'_>) {
         let (p, t, c) = (idx[0], idx[1], idx[2]);
         let r = self.row(t);
@@ -258,7 +264,46 @@ struct Panel<T: Scalar> {
     perm: Vec<usize>,
 }
 
-intermediate_block!(impl<T: Scalar> for Panel<T>, |p| mat_bytes(&p.data) + p.perm.len() * std::mem::size_of::<usize>());
+/// Indices as bytes (little-endian u64s), after whatever `out` holds.
+fn put_indices(indices: &[usize], out: &mut Vec<u8>) {
+    indices.iter().for_each(|&i| out.extend_from_slice(&(i as u64).to_le_bytes()));
+}
+
+/// The indices [`put_indices`] wrote; `None` when the bytes are not whole u64s.
+fn get_indices(bytes: &[u8]) -> Option<Vec<usize>> {
+    if bytes.len() % 8 != 0 {
+        return None;
+    }
+    bytes.chunks_exact(8).map(|w| usize::try_from(u64::from_le_bytes(w.try_into().ok()?)).ok()).collect()
+}
+
+/// Panels spill to disk and travel between MPI ranks as their matrix (with
+/// its shape) followed by the pivot order.
+impl<T: Scalar> chunked_array::BlockValue for Panel<T> {
+    fn nbytes(&self) -> usize {
+        mat_bytes(&self.data) + self.perm.len() * std::mem::size_of::<usize>()
+    }
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+    fn into_any(self: Arc<Self>) -> Arc<dyn std::any::Any + Send + Sync> {
+        self
+    }
+    fn spill_image(&self) -> Option<chunked_array::SpillImage> {
+        let mut bytes = kernels::mats_to_bytes(&[self.data.as_ref()]);
+        put_indices(&self.perm, &mut bytes);
+        Some(chunked_array::SpillImage { bytes, rebuild: Self::from_bytes })
+    }
+}
+
+impl<T: Scalar> Panel<T> {
+    fn from_bytes(bytes: &[u8]) -> Option<Block> {
+        let (rows, cols) = (u64::from_le_bytes(bytes.get(..8)?.try_into().ok()?) as usize, u64::from_le_bytes(bytes.get(8..16)?.try_into().ok()?) as usize);
+        let mat_len = 16 + rows.checked_mul(cols)?.checked_mul(std::mem::size_of::<T>())?;
+        let [data]: [Mat<T>; 1] = kernels::mats_from_bytes::<T>(bytes.get(..mat_len)?)?.try_into().ok()?;
+        Some(Arc::new(Panel { data, perm: get_indices(&bytes[mat_len..])? }))
+    }
+}
 
 /// Rows `off..` of `m` reordered by `perm` (local indices).
 fn permute_rows<T: Scalar>(m: &mut Mat<T>, off: usize, perm: &[usize]) {
@@ -299,6 +344,9 @@ impl<T: Scalar> LuWork<T> {
 }
 
 impl<T: Scalar> LayerOp for LuWork<T> {
+    fn wire(&self) -> Option<chunked_array::Wire> {
+        Some(chunked_array::Wire::spill_image(Panel::<T>::from_bytes))
+    }
     fn deps(&self, idx: &[usize], deps: &mut Deps<'_>) {
         let (s, j) = (idx[0], idx[1]);
         if s == self.nb {
@@ -369,9 +417,34 @@ struct LuOrder<T> {
 
 struct Order(Vec<usize>);
 
-intermediate_block!(impl for Order, |o| o.0.len() * std::mem::size_of::<usize>());
+/// Orders spill and travel as their indices.
+impl chunked_array::BlockValue for Order {
+    fn nbytes(&self) -> usize {
+        self.0.len() * std::mem::size_of::<usize>()
+    }
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+    fn into_any(self: Arc<Self>) -> Arc<dyn std::any::Any + Send + Sync> {
+        self
+    }
+    fn spill_image(&self) -> Option<chunked_array::SpillImage> {
+        let mut bytes = Vec::with_capacity(8 * self.0.len());
+        put_indices(&self.0, &mut bytes);
+        Some(chunked_array::SpillImage { bytes, rebuild: Order::from_bytes })
+    }
+}
+
+impl Order {
+    fn from_bytes(bytes: &[u8]) -> Option<Block> {
+        Some(Arc::new(Order(get_indices(bytes)?)))
+    }
+}
 
 impl<T: Scalar> LayerOp for LuOrder<T> {
+    fn wire(&self) -> Option<chunked_array::Wire> {
+        Some(chunked_array::Wire::spill_image(Order::from_bytes))
+    }
     fn deps(&self, _: &[usize], deps: &mut Deps<'_>) {
         let nb = self.offsets.len() - 1;
         for s in 0..nb {

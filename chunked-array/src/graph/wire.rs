@@ -41,6 +41,16 @@ impl Wire {
     pub fn values<V: WireValue>() -> Wire {
         Wire { encode: encode_values::<V>, decode: decode_values::<V> }
     }
+
+    /// Blocks that are `ndarray` arrays of elements `T` in a layer of
+    /// intermediate values (work blocks of a staged algorithm): their raw data.
+    pub fn elements<T: Element>() -> Wire {
+        Wire { encode: encode_elements, decode: decode_elements_as::<T> }
+    }
+}
+
+fn decode_elements_as<T: Element>(bytes: &[u8]) -> Option<Block> {
+    decode_elements(T::DTYPE, bytes)
 }
 
 /// A plain value that travels as a fixed number of little-endian bytes.
