@@ -52,12 +52,17 @@ fn mat_of<T: Scalar>(b: &Block) -> chunked_array::Result<MatRef<'_, T>> {
 /// Work blocks (p, i, j), j <= i: p >= 1 is A^(p)_ij = A^(p-1)_ij - L_i,p-1 L_j,p-1ᵀ
 /// (A^(0) the input); p = 0 is the finished L_ij.
 struct CholeskyWork<T> {
+    /// Block lengths (the same on both axes).
+    lens: Vec<usize>,
     _t: std::marker::PhantomData<fn() -> T>,
 }
 
 impl<T: Scalar> LayerOp for CholeskyWork<T> {
     fn wire(&self) -> Option<chunked_array::Wire> {
         Some(chunked_array::Wire::elements::<T>())
+    }
+    fn output_bytes(&self, idx: &[usize]) -> Option<usize> {
+        Some(self.lens[idx[1]] * self.lens[idx[2]] * std::mem::size_of::<T>())
     }
     fn deps(&self, idx: &[usize], deps: &mut Deps<'_>) {
         let (p, i, j) = (idx[0], idx[1], idx[2]);
@@ -149,7 +154,7 @@ fn cube(nb: usize, extra_planes: usize, cols: usize) -> Chunks {
 pub fn cholesky<T: Scalar>(a: &Array<T>, lower: bool) -> Result<Array<T>> {
     let lens = square_blocks(a, "cholesky")?;
     let nb = lens.len();
-    let work = Layer::new("cholesky-work", DType::Intermediate, Chunks::from_lengths(vec![vec![1; nb], vec![1; nb], vec![1; nb]]), &[a.layer()], CholeskyWork::<T> { _t: std::marker::PhantomData });
+    let work = Layer::new("cholesky-work", DType::Intermediate, Chunks::from_lengths(vec![vec![1; nb], vec![1; nb], vec![1; nb]]), &[a.layer()], CholeskyWork::<T> { lens: lens.clone(), _t: std::marker::PhantomData });
     let l = pick::<T>("cholesky", &work, a.chunks(), |i, j| (i >= j).then(|| vec![0, i, j]))?;
     Ok(if lower { l } else { l.t() })
 }
@@ -162,6 +167,9 @@ pub fn cholesky<T: Scalar>(a: &Array<T>, lower: bool) -> Result<Array<T>> {
 struct SubstitutionWork<T> {
     lower: bool,
     nb: usize,
+    /// Row and column block lengths of the right-hand side.
+    rows: Vec<usize>,
+    cols: Vec<usize>,
     _t: std::marker::PhantomData<fn() -> T>,
 }
 
@@ -174,6 +182,10 @@ impl<T> SubstitutionWork<T> {
 impl<T: Scalar> LayerOp for SubstitutionWork<T> {
     fn wire(&self) -> Option<chunked_array::Wire> {
         Some(chunked_array::Wire::elements::<T>())
+    }
+    fn output_bytes(&self, idx: &[usize]) -> Option<usize> {
+        // A block of b: row block row(t), column block c.
+        Some(self.rows[self.row(idx[1])] * self.cols[idx[2]] * std::mem::size_of::<T>())
     }
     fn deps(&self, idx: &[usize], deps: &mut Deps<'_>) {
         let (p, t, c) = (idx[0], idx[1], idx[2]);
@@ -245,7 +257,7 @@ pub fn solve_triangular<T: Scalar>(a: &Array<T>, b: &Array<T>, lower: bool) -> R
     let nb = lens.len();
     let (b2, one_d) = rhs(b, a.shape()[0], &lens, "solve_triangular")?;
     let col_blocks = b2.chunks().grid()[1];
-    let op = SubstitutionWork::<T> { lower, nb, _t: std::marker::PhantomData };
+    let op = SubstitutionWork::<T> { lower, nb, rows: b2.chunks().lengths()[0].clone(), cols: b2.chunks().lengths()[1].clone(), _t: std::marker::PhantomData };
     let work = Layer::new("substitution-work", DType::Intermediate, cube(nb, 0, col_blocks), &[a.layer(), b2.layer()], op);
     let x_chunks = b2.chunks().clone();
     let op = Pick::<T, _> { at: move |i: usize, c: usize| Some(vec![0, if lower { i } else { nb - 1 - i }, c]), chunks: x_chunks.clone(), _t: std::marker::PhantomData };
@@ -346,6 +358,14 @@ impl<T: Scalar> LuWork<T> {
 impl<T: Scalar> LayerOp for LuWork<T> {
     fn wire(&self) -> Option<chunked_array::Wire> {
         Some(chunked_array::Wire::spill_image(Panel::<T>::from_bytes))
+    }
+    fn output_bytes(&self, idx: &[usize]) -> Option<usize> {
+        let n = *self.offsets.last().expect("offsets");
+        let width = |j: usize| self.offsets[j + 1] - self.offsets[j];
+        let index = std::mem::size_of::<usize>();
+        // At most a whole column panel (n x b_j) and its pivot order; row nb
+        // holds a pivot order alone.
+        Some(if idx[0] == self.nb { n * index } else { n * width(idx[1]) * std::mem::size_of::<T>() + n * index })
     }
     fn deps(&self, idx: &[usize], deps: &mut Deps<'_>) {
         let (s, j) = (idx[0], idx[1]);

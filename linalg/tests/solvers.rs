@@ -170,3 +170,17 @@ fn lu_under_a_memory_limit_matches_the_unlimited_run() {
     assert_eq!(std::fs::read_dir(&spill).unwrap().count(), 0, "spill files removed");
     std::fs::remove_dir_all(&spill).unwrap();
 }
+
+/// The plan-time check counts LU's panels (n x b): a limit below one panel is
+/// refused before anything runs, naming the LU work.
+#[test]
+fn the_memory_check_counts_lu_panels() {
+    use chunked_array::{Context, Error};
+    let a = RandomState::new(9).standard_normal::<f64>(&[192, 192], [32, 32]).unwrap();
+    let (_, l, _) = lu(&a).unwrap();
+    // A 32 x 32 block is 8 kB; a column panel is 192 x 32, 49 kB.
+    match l.compute_with(&Context::sync().with_memory_limit(40_000)) {
+        Err(Error::PlanExceedsMemory { key, .. }) => assert!(key.contains("lu-work"), "{key}"),
+        other => panic!("expected the plan to be refused, got {:?}", other.map(|a| a.shape().to_vec())),
+    }
+}
