@@ -129,11 +129,19 @@ pub fn svd<T: Scalar>(a: &Array<T>) -> Result<Svd<T>> {
 }
 
 /// QR of the first column block (m × c0, c0 >= m).
-struct FirstBlockQr<T>(std::marker::PhantomData<fn() -> T>);
+struct FirstBlockQr<T> {
+    /// Shape of the first column block (m × c0), which the factor holds.
+    rows: usize,
+    cols: usize,
+    _t: std::marker::PhantomData<fn() -> T>,
+}
 
 impl<T: Scalar> LayerOp for FirstBlockQr<T> {
     fn wire(&self) -> Option<chunked_array::Wire> {
         Some(HouseholderQr::<T>::wire())
+    }
+    fn output_bytes(&self, _: &[usize]) -> Option<usize> {
+        Some(self.rows * self.cols * std::mem::size_of::<T>())
     }
     fn deps(&self, _: &[usize], deps: &mut Deps<'_>) {
         deps.push(0, &[0, 0]);
@@ -191,7 +199,7 @@ pub fn sfqr<T: Scalar>(a: &Array<T>) -> Result<(Array<T>, Array<T>)> {
     // The transposed leaf rule gives column blocks of >= m columns (>= 10m).
     let t = tall_grid(&a.t(), "sfqr")?.t();
     let cols = t.chunks().lengths()[1].clone();
-    let factor = Layer::new("sfqr-qr", DType::Intermediate, Chunks::from_lengths(vec![vec![1]]), &[t.layer()], FirstBlockQr::<T>(std::marker::PhantomData));
+    let factor = Layer::new("sfqr-qr", DType::Intermediate, Chunks::from_lengths(vec![vec![1]]), &[t.layer()], FirstBlockQr::<T> { rows: m, cols: cols[0], _t: std::marker::PhantomData });
     let q = Layer::new("sfqr-q", T::DTYPE, Chunks::from_lengths(vec![vec![m], vec![m]]), std::slice::from_ref(&factor), SfqrPart::<T> { q: true, _t: std::marker::PhantomData }).into_array()?;
     let r = Layer::new("sfqr-r", T::DTYPE, Chunks::from_lengths(vec![vec![m], cols]), &[factor, t.layer()], SfqrPart::<T> { q: false, _t: std::marker::PhantomData }).into_array()?;
     Ok((q, r))

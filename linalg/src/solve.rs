@@ -465,6 +465,9 @@ impl<T: Scalar> LayerOp for LuOrder<T> {
     fn wire(&self) -> Option<chunked_array::Wire> {
         Some(chunked_array::Wire::spill_image(Order::from_bytes))
     }
+    fn output_bytes(&self, _: &[usize]) -> Option<usize> {
+        Some(*self.offsets.last().expect("offsets") * std::mem::size_of::<usize>())
+    }
     fn deps(&self, _: &[usize], deps: &mut Deps<'_>) {
         let nb = self.offsets.len() - 1;
         for s in 0..nb {
