@@ -346,7 +346,7 @@ pub(crate) fn run_blocks(nodes: &[Arc<Node>], blocks: &[Vec<usize>], ctx: &Conte
         .iter()
         .map(|p| {
             let mut r = p.recorder();
-            r.prepare(&graph, ctx.memory().memory_limit);
+            r.prepare(&graph, ctx.memory().memory_limit, ctx.scheduler().rank());
             r
         })
         .collect();

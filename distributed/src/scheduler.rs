@@ -192,9 +192,11 @@ struct Run<'a> {
     remote_failed: bool,
     /// Worker threads.
     threads: usize,
-    /// Tasks done (and their output bytes) not yet reported to rank 0.
-    unreported: (u64, u64),
+    /// Tasks done here and not yet reported to rank 0.
+    unreported: Vec<TaskEvent>,
     last_report: Instant,
+    /// The clock at this run's start (ticks and time), for reported times.
+    origin: (u64, Instant),
     tasks_run: usize,
 }
 
@@ -224,7 +226,7 @@ impl<'a> Run<'a> {
         }
         let closed = (0..ranks).map(|r| r == me).collect();
         let destinations = all_destinations.into();
-        Run { graph, tag, store, me, ranks, owner, destinations, delivered_here, readers_left, inputs_missing, ready, own_left, expected, received: 0, closed, remote_failed: false, threads: scheduler.threads, unreported: (0, 0), last_report: Instant::now(), tasks_run: 0 }
+        Run { graph, tag, store, me, ranks, owner, destinations, delivered_here, readers_left, inputs_missing, ready, own_left, expected, received: 0, closed, remote_failed: false, threads: scheduler.threads, unreported: Vec::new(), last_report: Instant::now(), origin: (Clock::now(), Instant::now()), tasks_run: 0 }
     }
 
     /// Runs this rank's tasks on `threads` worker threads and takes in the
@@ -335,20 +337,32 @@ impl<'a> Run<'a> {
             outbox.send_block(comm, &ranks, t, &bytes?).map_err(|message| Error::Task { key: graph.key(t).to_string(), message })?;
         }
         self.arrive(t, block, sink)?;
-        observer.task_done(&TaskEvent { task: t, worker, start, end, input_bytes, output_bytes, held_bytes: self.store.held() });
-        self.unreported = (self.unreported.0 + 1, self.unreported.1 + output_bytes as u64);
-        if self.me != 0 && self.last_report.elapsed() >= PROGRESS_EVERY {
-            self.report_progress(comm, outbox);
+        let event = TaskEvent { task: t, worker, start, end, input_bytes, output_bytes, held_bytes: self.store.held() };
+        observer.task_done(&event);
+        if self.me != 0 {
+            self.unreported.push(event);
+            if self.last_report.elapsed() >= PROGRESS_EVERY {
+                self.report_progress(comm, outbox);
+            }
         }
         Ok(())
     }
 
-    /// Tells rank 0 what this rank finished since its last report.
+    /// Tells rank 0 which tasks this rank finished since its last report, their
+    /// times turned from clock ticks into nanoseconds since this run started
+    /// (ticks mean nothing on another node).
     fn report_progress(&mut self, comm: &SimpleCommunicator, outbox: &mut Outbox) {
-        if self.unreported.0 > 0 {
-            let _ = outbox.send_progress(comm, 0, self.unreported.0, self.unreported.1);
+        if !self.unreported.is_empty() {
+            let (tick0, instant0) = self.origin;
+            let ticks = Clock::now().saturating_sub(tick0).max(1) as f64;
+            let ns_per_tick = instant0.elapsed().as_nanos() as f64 / ticks;
+            let ns = |tick: u64| if tick == 0 { 0 } else { (tick.saturating_sub(tick0) as f64 * ns_per_tick) as u64 };
+            for e in &mut self.unreported {
+                (e.start, e.end) = (ns(e.start), ns(e.end));
+            }
+            let _ = outbox.send_progress(comm, 0, &self.unreported);
+            self.unreported.clear();
         }
-        self.unreported = (0, 0);
         self.last_report = Instant::now();
     }
 
@@ -400,8 +414,11 @@ impl<'a> Run<'a> {
                 self.closed[from] = true;
                 Ok(())
             }
-            Message::Progress { tasks, bytes } => {
-                observer.remote_progress(from, tasks as usize, bytes);
+            Message::Progress(events) => {
+                if events.iter().any(|e| e.task >= self.graph.len()) {
+                    return Err(remote("reported a task this rank's graph does not have (do all ranks run the same program?)".into()));
+                }
+                observer.remote_tasks(from, &events);
                 Ok(())
             }
         }
@@ -427,7 +444,7 @@ impl<'a> Run<'a> {
             let (from, message) = wait_for_message(comm, self.tag, outbox);
             match message {
                 Ok(Message::Closed) => self.closed[from] = true,
-                Ok(Message::Progress { tasks, bytes }) => observer.remote_progress(from, tasks as usize, bytes),
+                Ok(Message::Progress(events)) if events.iter().all(|e| e.task < self.graph.len()) => observer.remote_tasks(from, &events),
                 Ok(Message::Failed(text)) if outcome.is_ok() => outcome = Err(Error::Task { key: format!("rank {from}"), message: text }),
                 Ok(Message::Block { .. }) if outcome.is_ok() => {
                     outcome = Err(Error::Task { key: format!("rank {from}"), message: "sent a block after this rank finished (do all ranks run the same program?)".into() })

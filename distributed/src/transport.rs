@@ -9,6 +9,7 @@
 
 use mpi::request::{Request, StaticScope};
 use mpi::topology::SimpleCommunicator;
+use chunked_array::schedule::TaskEvent;
 use mpi::traits::*;
 
 /// The message tag of run number `run`. A rank may start its next run while
@@ -28,15 +29,17 @@ pub(crate) enum Message {
     Failed(String),
     /// The sender will send nothing more in this run.
     Closed,
-    /// The sender finished `tasks` more tasks (with `bytes` of output) since its
-    /// last report (for rank 0's progress bar).
-    Progress { tasks: u64, bytes: u64 },
+    /// The tasks the sender finished since its last report (for rank 0's
+    /// progress bar and profile; times in nanoseconds since its run started).
+    Progress(Vec<TaskEvent>),
 }
 
 const BLOCK: u8 = 1;
 const FAILED: u8 = 2;
 const CLOSED: u8 = 3;
 const PROGRESS: u8 = 4;
+/// Bytes of one task event in a progress message: seven u64s.
+const EVENT_BYTES: usize = 56;
 
 /// One message's bytes, leaked for the `'static` lifetime MPI's non-blocking
 /// sends need, and freed once every send of it completed.
@@ -78,11 +81,14 @@ impl Outbox {
         self.send(comm, ranks, bytes)
     }
 
-    /// Tells rank `to` how many tasks this one finished since its last report.
-    pub fn send_progress(&mut self, comm: &SimpleCommunicator, to: usize, tasks: u64, bytes: u64) -> Result<(), String> {
-        let mut message = Vec::with_capacity(17);
-        message.extend_from_slice(&tasks.to_le_bytes());
-        message.extend_from_slice(&bytes.to_le_bytes());
+    /// Tells rank `to` which tasks this one finished since its last report.
+    pub fn send_progress(&mut self, comm: &SimpleCommunicator, to: usize, events: &[TaskEvent]) -> Result<(), String> {
+        let mut message = Vec::with_capacity(EVENT_BYTES * events.len() + 1);
+        for e in events {
+            for v in [e.task as u64, e.worker as u64, e.start, e.end, e.input_bytes as u64, e.output_bytes as u64, e.held_bytes as u64] {
+                message.extend_from_slice(&v.to_le_bytes());
+            }
+        }
         message.push(PROGRESS);
         self.send(comm, &[to], message)
     }
@@ -178,9 +184,23 @@ fn parse(mut bytes: Vec<u8>) -> Result<Message, String> {
         }
         Some(&FAILED) => Ok(Message::Failed(String::from_utf8_lossy(&bytes[..n - 1]).into_owned())),
         Some(&CLOSED) if n == 1 => Ok(Message::Closed),
-        Some(&PROGRESS) if n == 17 => {
-            let word = |i: usize| u64::from_le_bytes(bytes[i..i + 8].try_into().expect("8 bytes"));
-            Ok(Message::Progress { tasks: word(0), bytes: word(8) })
+        Some(&PROGRESS) if (n - 1) % EVENT_BYTES == 0 => {
+            let events = bytes[..n - 1]
+                .chunks_exact(EVENT_BYTES)
+                .map(|e| {
+                    let word = |i: usize| u64::from_le_bytes(e[8 * i..8 * i + 8].try_into().expect("8 bytes"));
+                    TaskEvent {
+                        task: word(0) as usize,
+                        worker: word(1) as usize,
+                        start: word(2),
+                        end: word(3),
+                        input_bytes: word(4) as usize,
+                        output_bytes: word(5) as usize,
+                        held_bytes: word(6) as usize,
+                    }
+                })
+                .collect();
+            Ok(Message::Progress(events))
         }
         _ => Err(format!("a message of {n} bytes that is not the scheduler's")),
     }

@@ -118,9 +118,16 @@ fn launch() -> ExitCode {
     // Rank 0's progress bar counts every rank's tasks.
     let job = run_job(2, &["--rank-progress"], Duration::from_secs(120));
     let total = job.output.lines().find_map(|l| l.strip_prefix("tasks in the graph: ")).map(str::to_string);
-    match total {
+    match &total {
         Some(n) if job.code == Some(0) && job.output.contains(&format!("{n}/{n} tasks")) => println!("progress on rank 0: {n}/{n} tasks"),
         _ => failures.push(format!("rank 0's bar did not reach every rank's task count (exit {:?}):\n{}", job.code, job.output)),
+    }
+    // And its profile holds every rank's tasks.
+    match &total {
+        Some(n) if job.output.contains(&format!("rank 0: {n} spans from ranks {{0, 1}}, ordered true, rows named by rank true")) => {
+            println!("profile on rank 0: {n} spans from ranks 0 and 1")
+        }
+        _ => failures.push(format!("rank 0's profile does not hold every rank's tasks:\n{}", job.output)),
     }
     // A rank killed in the middle of a compute, and a rank panicking outside a
     // task: the job must end with an error, within a bounded time, never hang.
@@ -400,8 +407,21 @@ fn rank_progress() -> ExitCode {
         let graph = chunked_array::custom::Layer::task_graph(&[y.layer()]).expect("graph");
         println!("tasks in the graph: {}", graph.len());
     }
-    let ctx = mpi.context().with_progress(chunked_array::diagnostics::Progress::Always);
+    let profiler = chunked_array::Profiler::new();
+    let ctx = mpi.context().with_progress(chunked_array::diagnostics::Progress::Always).with_profiler(&profiler);
     y.compute_root(&ctx).expect("compute");
+    // Rank 0's profile holds every rank's tasks, each with its rank; the
+    // others' hold their own.
+    let spans = profiler.spans();
+    let ranks: std::collections::BTreeSet<usize> = spans.iter().map(|s| s.rank).collect();
+    let html = profiler.html_report("mpi");
+    let ordered = spans.iter().all(|s| s.end >= s.start && s.start >= 0.0);
+    println!(
+        "rank {}: {} spans from ranks {ranks:?}, ordered {ordered}, rows named by rank {}",
+        mpi.rank(),
+        spans.len(),
+        html.contains("\"r1.w0\"")
+    );
     ExitCode::SUCCESS
 }
 

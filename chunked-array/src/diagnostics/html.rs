@@ -3,22 +3,34 @@
 
 use super::profile::{json_string, Span, TierMark};
 
-pub(crate) fn report(title: &str, spans: &[Span], marks: &[TierMark], limit: Option<usize>) -> String {
+/// `own_rank`: the rank that recorded; the memory chart shows its blocks (other
+/// ranks' tasks, from an MPI run profiled on rank 0, get rows of their own).
+pub(crate) fn report(title: &str, spans: &[Span], marks: &[TierMark], limit: Option<usize>, own_rank: usize) -> String {
     let mut layers: Vec<&str> = Vec::new();
     let mut tasks = Vec::with_capacity(spans.len());
+    // A row per (rank, worker), named w<k>, or r<rank>.w<k> when ranks differ.
+    let mut rows: Vec<(usize, usize)> = spans.iter().map(|s| (s.rank, s.worker)).collect();
+    rows.sort_unstable();
+    rows.dedup();
+    let many_ranks = rows.first().map(|r| r.0) != rows.last().map(|r| r.0);
+    let labels: Vec<String> = rows.iter().map(|&(r, w)| json_string(&if many_ranks { format!("r{r}.w{w}") } else { format!("w{w}") })).collect();
     for s in spans {
         let l = layers.iter().position(|&x| x == s.layer).unwrap_or_else(|| {
             layers.push(&s.layer);
             layers.len() - 1
         });
-        tasks.push(format!("[{},{:.9},{:.9},{},{},{}]", s.worker, s.start, s.end, l, s.held_bytes, json_string(&s.key)));
+        let row = rows.binary_search(&(s.rank, s.worker)).expect("every span has a row");
+        // Held bytes only for this rank's tasks: -1 keeps the others off the memory chart.
+        let held = if s.rank == own_rank { s.held_bytes as i64 } else { -1 };
+        tasks.push(format!("[{row},{:.9},{:.9},{},{held},{}]", s.start, s.end, l, json_string(&s.key)));
     }
     let layer_json: Vec<String> = layers.iter().map(|l| json_string(l)).collect();
     let marks: Vec<String> =
         marks.iter().map(|m| format!("[{:.9},{},{},{}]", m.time, json_string(m.kind.name()), m.bytes, json_string(&m.key))).collect();
     let data = format!(
-        "{{\"layers\":[{}],\"tasks\":[{}],\"marks\":[{}],\"limit\":{}}}",
+        "{{\"layers\":[{}],\"rows\":[{}],\"tasks\":[{}],\"marks\":[{}],\"limit\":{}}}",
         layer_json.join(","),
+        labels.join(","),
         tasks.join(","),
         marks.join(","),
         limit.map_or("null".to_string(), |l| l.to_string())
@@ -75,7 +87,7 @@ const W = stream.width - 60, rowH = (stream.height - 20) / workers;
 const x = tt => 50 + (tt - t0) / span * W;
 sc.fillStyle = "#fafafa"; sc.fillRect(0, 0, stream.width, stream.height);
 sc.fillStyle = "#222"; sc.font = "11px sans-serif";
-for (let w = 0; w < workers; w++) sc.fillText("w" + w, 4, 12 + rowH * (w + 0.5));
+for (let w = 0; w < workers; w++) sc.fillText(DATA.rows[w] || ("w" + w), 4, 12 + rowH * (w + 0.5));
 for (const t of tasks) {
   sc.fillStyle = colour(t[3]);
   sc.fillRect(x(t[1]), 4 + rowH * t[0], Math.max(1, x(t[2]) - x(t[1])), rowH - 4);
@@ -95,7 +107,7 @@ const H = memory.height - 40;
 const yMax = Math.max(peak, drawLimit ? DATA.limit : 0, 1);
 const y = b => 10 + H - b / yMax * H;
 mc.fillStyle = "#fafafa"; mc.fillRect(0, 0, memory.width, memory.height);
-const byEnd = tasks.slice().sort((a, b) => a[2] - b[2]);
+const byEnd = tasks.filter(t => t[4] >= 0).sort((a, b) => a[2] - b[2]);
 mc.strokeStyle = "#3366cc"; mc.lineWidth = 1.5; mc.beginPath(); mc.moveTo(x(t0), y(0));
 let held = 0;
 for (const t of byEnd) { mc.lineTo(x(t[2]), y(held)); held = t[4]; mc.lineTo(x(t[2]), y(held)); }

@@ -38,9 +38,9 @@ impl RunObserver for Observers<'_> {
             o.tier_event(event);
         }
     }
-    fn remote_progress(&self, rank: usize, tasks: usize, bytes: u64) {
+    fn remote_tasks(&self, rank: usize, events: &[TaskEvent]) {
         for o in &self.0 {
-            o.remote_progress(rank, tasks, bytes);
+            o.remote_tasks(rank, events);
         }
     }
     fn run_finished(&self, graph: &TaskGraph) {

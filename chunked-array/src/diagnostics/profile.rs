@@ -15,8 +15,12 @@ pub struct Span {
     pub key: String,
     /// The layer's name (`add`), which colours the task stream.
     pub layer: String,
-    /// Worker thread (or rank) that ran it.
+    /// Worker thread that ran it (numbered within its rank).
     pub worker: usize,
+    /// The rank (MPI process) that ran it: 0 in a one-process run. A profiler
+    /// on rank 0 of an MPI run records every rank's tasks; one on another rank
+    /// records that rank's own.
+    pub rank: usize,
     /// Start, in seconds since the profiler was created.
     pub start: f64,
     /// End, in seconds since the profiler was created.
@@ -56,6 +60,7 @@ unsafe impl Sync for Slots {}
 struct Raw {
     task: u32,
     worker: u32,
+    rank: u32,
     start: u64,
     end: u64,
     input_bytes: usize,
@@ -70,6 +75,8 @@ struct Run {
     raws: Vec<Raw>,
     tier_events: Vec<TierEvent>,
     memory_limit: usize,
+    /// The rank of the process that recorded it (its own tasks' rank).
+    rank: usize,
     /// Clock ticks at the run's start, and seconds per tick.
     tick0: u64,
     t0: f64,
@@ -167,6 +174,7 @@ impl Profiler {
                         key: format!("('{label}', {idx:?})"),
                         layer: name.clone(),
                         worker: r.worker as usize,
+                        rank: r.rank as usize,
                         start: time(r.start),
                         end: time(r.end),
                         input_bytes: r.input_bytes,
@@ -188,16 +196,18 @@ impl Profiler {
         let mut events = Vec::with_capacity(2 * spans.len() + 1);
         for s in &spans {
             events.push(format!(
-                r#"{{"name":{},"cat":{},"ph":"X","ts":{:.3},"dur":{:.3},"pid":0,"tid":{},"args":{{"input_bytes":{},"output_bytes":{}}}}}"#,
+                r#"{{"name":{},"cat":{},"ph":"X","ts":{:.3},"dur":{:.3},"pid":{},"tid":{},"args":{{"input_bytes":{},"output_bytes":{}}}}}"#,
                 json_string(&s.key),
                 json_string(&s.layer),
                 s.start * 1e6,
                 (s.end - s.start).max(0.0) * 1e6,
+                s.rank,
                 s.worker,
                 s.input_bytes,
                 s.output_bytes
             ));
-            events.push(format!(r#"{{"name":"memory","ph":"C","ts":{:.3},"pid":0,"args":{{"held_bytes":{}}}}}"#, s.end * 1e6, s.held_bytes));
+            // One memory counter per rank (process), as Perfetto shows them.
+            events.push(format!(r#"{{"name":"memory","ph":"C","ts":{:.3},"pid":{},"args":{{"held_bytes":{}}}}}"#, s.end * 1e6, s.rank, s.held_bytes));
         }
         for m in self.tier_marks() {
             events.push(format!(
@@ -214,7 +224,12 @@ impl Profiler {
     /// The record as one self-contained HTML page: a task stream (a row per
     /// worker, coloured by layer) and memory over time with the limit drawn.
     pub fn html_report(&self, title: &str) -> String {
-        super::html::report(title, &self.spans(), &self.tier_marks(), self.memory_limit())
+        super::html::report(title, &self.spans(), &self.tier_marks(), self.memory_limit(), self.own_rank())
+    }
+
+    /// The rank of the process that recorded (0 when nothing was recorded).
+    fn own_rank(&self) -> usize {
+        self.inner.runs.lock().unwrap_or_else(|p| p.into_inner()).first().map_or(0, |r| r.rank)
     }
 
     /// Writes [`Profiler::html_report`] to `path`.
@@ -254,7 +269,7 @@ impl Profiler {
     /// An observer recording one run into this profiler (runs may overlap: each
     /// has its own recorder).
     pub(crate) fn recorder(&self) -> Recorder {
-        Recorder { profiler: self.clone(), slots: Slots(Box::new([])), started: None, tier_events: Mutex::new(Vec::new()), memory_limit: usize::MAX }
+        Recorder { profiler: self.clone(), slots: Slots(Box::new([])), started: None, tier_events: Mutex::new(Vec::new()), remote: Mutex::new(Vec::new()), memory_limit: usize::MAX, rank: 0 }
     }
 }
 
@@ -265,13 +280,19 @@ pub(crate) struct Recorder {
     started: Option<(u64, Instant)>,
     /// Rare (only under a memory limit), so a lock is fine.
     tier_events: Mutex<Vec<TierEvent>>,
+    /// Other ranks' tasks (times in nanoseconds since their run started), a
+    /// batch every 100 ms per rank.
+    remote: Mutex<Vec<(usize, TaskEvent)>>,
     memory_limit: usize,
+    rank: usize,
 }
 
 impl Recorder {
     /// Prepares the slots; called before the run with its graph.
-    pub(crate) fn prepare(&mut self, graph: &TaskGraph, memory_limit: usize) {
+    /// `rank`: this process's rank (0 in a one-process run).
+    pub(crate) fn prepare(&mut self, graph: &TaskGraph, memory_limit: usize, rank: usize) {
         self.memory_limit = memory_limit;
+        self.rank = rank;
         self.slots = Slots((0..graph.len()).map(|_| std::cell::UnsafeCell::new(Raw::default())).collect());
         self.started = Some((Clock::now(), Instant::now()));
     }
@@ -287,6 +308,7 @@ impl RunObserver for Recorder {
         let raw = Raw {
             task: e.task as u32,
             worker: e.worker as u32,
+            rank: self.rank as u32,
             start: e.start,
             end: e.end,
             input_bytes: e.input_bytes,
@@ -304,19 +326,43 @@ impl RunObserver for Recorder {
         self.tier_events.lock().unwrap_or_else(|p| p.into_inner()).push(*event);
     }
 
+    fn remote_tasks(&self, rank: usize, events: &[TaskEvent]) {
+        self.remote.lock().unwrap_or_else(|p| p.into_inner()).extend(events.iter().map(|e| (rank, *e)));
+    }
+
     fn run_finished(&self, graph: &TaskGraph) {
         let Some((tick0, instant0)) = self.started else { return };
         let (tick1, instant1) = (Clock::now(), Instant::now());
         let seconds = instant1.duration_since(instant0).as_secs_f64();
         let seconds_per_tick = if tick1 > tick0 { seconds / (tick1 - tick0) as f64 } else { 0.0 };
         // SAFETY: the run is over (every worker joined), so no slot is written any more.
-        let raws: Vec<Raw> = self.slots.0.iter().map(|c| unsafe { *c.get() }).filter(|r| r.end != 0).collect();
+        let mut raws: Vec<Raw> = self.slots.0.iter().map(|c| unsafe { *c.get() }).filter(|r| r.end != 0).collect();
+        // Other ranks' tasks: nanoseconds since their run started, placed on
+        // this run's clock as if the runs started together (they start within
+        // the skew of the ranks reaching the same compute call).
+        let ticks = |ns: u64| if seconds_per_tick > 0.0 { tick0 + (ns as f64 * 1e-9 / seconds_per_tick) as u64 } else { tick0 };
+        for (rank, e) in std::mem::take(&mut *self.remote.lock().unwrap_or_else(|p| p.into_inner())) {
+            if e.end == 0 {
+                continue; // taken without times
+            }
+            raws.push(Raw {
+                task: e.task as u32,
+                worker: e.worker as u32,
+                rank: rank as u32,
+                start: ticks(e.start),
+                end: ticks(e.end).max(ticks(e.start) + 1),
+                input_bytes: e.input_bytes,
+                output_bytes: e.output_bytes,
+                held_bytes: e.held_bytes,
+            });
+        }
         let run = Run {
             layers: graph.layers(),
             task_layer_block: (0..graph.len()).map(|t| graph.task_layer_block(t)).collect(),
             raws,
             tier_events: std::mem::take(&mut *self.tier_events.lock().unwrap_or_else(|p| p.into_inner())),
             memory_limit: self.memory_limit,
+            rank: self.rank,
             tick0,
             t0: instant0.duration_since(self.profiler.inner.created).as_secs_f64(),
             seconds_per_tick,

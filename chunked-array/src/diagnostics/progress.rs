@@ -96,9 +96,10 @@ impl RunObserver for ProgressBar {
             self.bar.set_message(crate::array::human_bytes(total as usize));
         }
     }
-    fn remote_progress(&self, _rank: usize, tasks: usize, bytes: u64) {
+    fn remote_tasks(&self, _rank: usize, events: &[TaskEvent]) {
+        let bytes: u64 = events.iter().map(|e| e.output_bytes as u64).sum();
         let total = self.bytes.fetch_add(bytes, Ordering::Relaxed) + bytes;
-        self.bar.inc(tasks as u64);
+        self.bar.inc(events.len() as u64);
         self.bar.set_message(crate::array::human_bytes(total as usize));
     }
     fn run_finished(&self, _graph: &TaskGraph) {

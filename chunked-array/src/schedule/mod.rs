@@ -132,10 +132,11 @@ pub trait RunObserver: Sync {
     /// Called when a block spills, comes back or is recomputed (rare: only
     /// under a memory limit).
     fn tier_event(&self, _event: &TierEvent) {}
-    /// Called on rank 0 of a run over several processes (MPI) when another
-    /// rank reports `tasks` more tasks done, with `bytes` of output, since its
-    /// last report: so that rank 0's progress bar shows the whole job.
-    fn remote_progress(&self, _rank: usize, _tasks: usize, _bytes: u64) {}
+    /// Called on rank 0 of a run over several processes (MPI) with the tasks
+    /// another rank finished since its last report, so that rank 0's progress
+    /// bar and profile show the whole job. Their `start` and `end` are
+    /// nanoseconds since that rank's run started (0 when it took no times).
+    fn remote_tasks(&self, _rank: usize, _events: &[TaskEvent]) {}
     /// Called once after the run (also after a failed one).
     fn run_finished(&self, _graph: &TaskGraph) {}
 }

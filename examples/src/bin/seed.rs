@@ -121,8 +121,8 @@ fn run(o: &Options) -> Result<(), Box<dyn std::error::Error>> {
     let start = Instant::now();
     // Under MPI the other ranks compute their share and stop here.
     let Some((u, s, vt)) = (&svd.u, &svd.s, &svd.vt).compute_root(&ctx)? else {
-        // Under MPI each rank profiles its own tasks: the other ranks write
-        // FILE.rank<r>.html beside rank 0's FILE.
+        // Under MPI rank 0's profile holds every rank's tasks; the other ranks
+        // write their own beside it, FILE.rank<r>.html.
         if let Some(path) = &o.profile {
             let mine = path.with_extension(format!("rank{}.html", ctx.scheduler().rank()));
             profiler.write_html(&mine, &format!("chunked: seed SVD, rank {}", ctx.scheduler().rank()))?;
