@@ -35,6 +35,7 @@
 
 mod panics;
 mod placement;
+mod run;
 mod scheduler;
 mod transport;
 

@@ -1,0 +1,362 @@
+//! One run of a graph on this rank: which tasks it runs, which blocks it
+//! expects and sends, the loop that hands tasks to worker threads and takes in
+//! messages, and the closing protocol (see the scheduler's module notes).
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::sync::{mpsc, Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use chunked_array::schedule::{BlockStore, Clock, OutputSink, RunObserver, TaskEvent};
+use chunked_array::{Block, Deliver, Error, Result, Scheduler, TaskGraph};
+use mpi::topology::SimpleCommunicator;
+
+use crate::placement::{plan_run, RunPlan};
+use crate::scheduler::MpiScheduler;
+use crate::transport::{receive, Message, Outbox};
+
+/// How often the other ranks tell rank 0 their progress.
+const PROGRESS_EVERY: Duration = Duration::from_millis(100);
+
+/// The state of one run on this rank.
+pub(crate) struct Run<'a> {
+    graph: &'a TaskGraph,
+    /// This run's message tag.
+    tag: i32,
+    store: &'a BlockStore<'a>,
+    me: usize,
+    ranks: usize,
+    owner: Vec<u32>,
+    /// Per task, the ranks besides its owner that need its block (shared with
+    /// the workers, which encode the blocks that travel).
+    destinations: Arc<[Vec<u32>]>,
+    /// Per task, whether its block is delivered to this rank's sink.
+    delivered_here: Vec<bool>,
+    /// Per task, consumers on this rank that have not run yet (with multiplicity).
+    readers_left: Vec<u32>,
+    /// Per task of this rank, inputs not here yet (with multiplicity).
+    inputs_missing: Vec<u32>,
+    ready: BinaryHeap<Reverse<(u32, u32)>>,
+    own_left: usize,
+    expected: usize,
+    received: usize,
+    closed: Vec<bool>,
+    /// Whether another rank reported a failure (this rank then only closes).
+    remote_failed: bool,
+    /// Worker threads.
+    threads: usize,
+    /// Tasks done here and not yet reported to rank 0.
+    unreported: Vec<TaskEvent>,
+    last_report: Instant,
+    /// The clock at this run's start (ticks and time), for reported times.
+    origin: (u64, Instant),
+    /// Tasks this rank ran.
+    pub tasks_run: usize,
+}
+
+impl<'a> Run<'a> {
+    pub fn new(graph: &'a TaskGraph, scheduler: &MpiScheduler, deliver: Deliver, store: &'a BlockStore<'a>, tag: i32) -> Run<'a> {
+        let (me, ranks) = (Scheduler::rank(scheduler), scheduler.processes());
+        let n = graph.len();
+        let RunPlan { owner, destinations: all_destinations, delivered } = plan_run(graph, ranks, deliver, scheduler.gather());
+        let mut delivered_here = vec![false; n];
+        let mut readers_left = vec![0u32; n];
+        let mut inputs_missing = vec![0u32; n];
+        let mut ready = BinaryHeap::new();
+        let (mut own_left, mut expected) = (0, 0);
+        for t in 0..n {
+            readers_left[t] = graph.consumers(t).iter().filter(|&&c| owner[c as usize] as usize == me).count() as u32;
+            delivered_here[t] = delivered[t].contains(&(me as u32));
+            let dest = &all_destinations[t];
+            if owner[t] as usize == me {
+                own_left += 1;
+                inputs_missing[t] = graph.deps(t).len() as u32;
+                if inputs_missing[t] == 0 {
+                    ready.push(Reverse((graph.rank(t), t as u32)));
+                }
+            } else if dest.contains(&(me as u32)) {
+                expected += 1;
+            }
+        }
+        let closed = (0..ranks).map(|r| r == me).collect();
+        let destinations = all_destinations.into();
+        Run { graph, tag, store, me, ranks, owner, destinations, delivered_here, readers_left, inputs_missing, ready, own_left, expected, received: 0, closed, remote_failed: false, threads: scheduler.threads(), unreported: Vec::new(), last_report: Instant::now(), origin: (Clock::now(), Instant::now()), tasks_run: 0 }
+    }
+
+    /// Runs this rank's tasks on `threads` worker threads and takes in the
+    /// blocks it needs, until both are done. This thread does all MPI calls,
+    /// hands out tasks in priority order and finishes them (sends, sink, store);
+    /// the workers only compute (and encode what must travel).
+    pub fn main_loop(&mut self, comm: &SimpleCommunicator, outbox: &mut Outbox, sink: &OutputSink<'_>, observer: &dyn RunObserver) -> Result<()> {
+        let timing = observer.wants_timing();
+        let (graph, store, destinations) = (self.graph, self.store, self.destinations.clone());
+        let destinations = &destinations[..];
+        let (job_tx, job_rx) = mpsc::channel::<usize>();
+        let job_rx = Mutex::new(job_rx);
+        let (done_tx, done_rx) = mpsc::channel::<Done>();
+        std::thread::scope(|scope| {
+            for worker in 0..self.threads {
+                let (job_rx, done_tx) = (&job_rx, done_tx.clone());
+                scope.spawn(move || {
+                    let mut inputs: Vec<Block> = Vec::new();
+                    loop {
+                        let job = job_rx.lock().unwrap_or_else(|p| p.into_inner()).recv();
+                        let Ok(t) = job else { return };
+                        let done = compute(graph, store, destinations, t, worker, timing, &mut inputs);
+                        if done_tx.send(done).is_err() {
+                            return;
+                        }
+                    }
+                });
+            }
+            drop(done_tx);
+            let mut in_flight = 0;
+            let outcome = (|| -> Result<()> {
+                loop {
+                    let mut progressed = false;
+                    while let Some((from, message)) = receive(comm, self.tag) {
+                        self.take(from, message, sink, observer)?;
+                        progressed = true;
+                    }
+                    while let Ok(done) = done_rx.try_recv() {
+                        in_flight -= 1;
+                        self.finish_task(done, comm, outbox, sink, observer)?;
+                        progressed = true;
+                    }
+                    outbox.progress();
+                    while in_flight < self.threads
+                        && let Some(Reverse((_, t))) = self.ready.pop()
+                    {
+                        job_tx.send(t as usize).expect("workers wait for tasks");
+                        in_flight += 1;
+                        progressed = true;
+                    }
+                    if self.own_left == 0 && self.received == self.expected {
+                        return Ok(());
+                    }
+                    if progressed {
+                        continue;
+                    }
+                    if in_flight > 0 {
+                        // Wait for a worker, looking at MPI again now and then: a
+                        // message cannot start a task while every worker is busy
+                        // (but MPI must still be called to move large sends on),
+                        // so the wait is long then and short otherwise. The
+                        // wake-ups cost next to nothing against block tasks.
+                        let wait = if in_flight == self.threads { Duration::from_millis(1) } else { Duration::from_micros(100) };
+                        if let Ok(done) = done_rx.recv_timeout(wait) {
+                            in_flight -= 1;
+                            self.finish_task(done, comm, outbox, sink, observer)?;
+                        }
+                        continue;
+                    }
+                    if self.closed.iter().all(|&c| c) {
+                        return Err(Error::Task {
+                            key: format!("rank {}", self.me),
+                            message: format!("every other rank closed with {} of {} expected blocks received and {} tasks blocked", self.received, self.expected, self.own_left),
+                        });
+                    }
+                    // Nothing runs here until a block arrives: wait for one.
+                    let (from, message) = wait_for_message(comm, self.tag, outbox);
+                    self.take(from, message, sink, observer)?;
+                }
+            })();
+            // Let the workers finish what they hold (on an error too) and stop.
+            drop(job_tx);
+            for _ in 0..in_flight {
+                let _ = done_rx.recv();
+            }
+            outcome
+        })
+    }
+
+    /// A task a worker finished: release its inputs, send its block where it
+    /// is read, and take it in here.
+    fn finish_task(&mut self, done: Done, comm: &SimpleCommunicator, outbox: &mut Outbox, sink: &OutputSink<'_>, observer: &dyn RunObserver) -> Result<()> {
+        let graph = self.graph;
+        let Done { task: t, worker, block, encoded, start, end, input_bytes } = done;
+        let block = block?;
+        self.own_left -= 1;
+        self.tasks_run += 1;
+        for &d in graph.deps(t) {
+            let d = d as usize;
+            self.readers_left[d] -= 1;
+            if self.readers_left[d] == 0 {
+                self.store.release(d);
+            }
+        }
+        let output_bytes = block.nbytes();
+        if let Some(bytes) = encoded {
+            let ranks: Vec<usize> = self.destinations[t].iter().map(|&r| r as usize).collect();
+            outbox.send_block(comm, &ranks, t, &bytes?).map_err(|message| Error::Task { key: graph.key(t).to_string(), message })?;
+        }
+        self.arrive(t, block, sink)?;
+        let event = TaskEvent { task: t, worker, start, end, input_bytes, output_bytes, held_bytes: self.store.held() };
+        observer.task_done(&event);
+        if self.me != 0 {
+            self.unreported.push(event);
+            if self.last_report.elapsed() >= PROGRESS_EVERY {
+                self.report_progress(comm, outbox);
+            }
+        }
+        Ok(())
+    }
+
+    /// Tells rank 0 which tasks this rank finished since its last report, their
+    /// times turned from clock ticks into nanoseconds since this run started
+    /// (ticks mean nothing on another node).
+    fn report_progress(&mut self, comm: &SimpleCommunicator, outbox: &mut Outbox) {
+        if !self.unreported.is_empty() {
+            let (tick0, instant0) = self.origin;
+            let ticks = Clock::now().saturating_sub(tick0).max(1) as f64;
+            let ns_per_tick = instant0.elapsed().as_nanos() as f64 / ticks;
+            let ns = |tick: u64| if tick == 0 { 0 } else { (tick.saturating_sub(tick0) as f64 * ns_per_tick) as u64 };
+            for e in &mut self.unreported {
+                (e.start, e.end) = (ns(e.start), ns(e.end));
+            }
+            let _ = outbox.send_progress(comm, 0, &self.unreported);
+            self.unreported.clear();
+        }
+        self.last_report = Instant::now();
+    }
+
+    /// Task `t`'s block is here (made or received): hand it to the sink if it is
+    /// delivered here, keep it for local readers, wake them.
+    fn arrive(&mut self, t: usize, block: Block, sink: &OutputSink<'_>) -> Result<()> {
+        let bytes = block.nbytes();
+        self.store.count(bytes);
+        if self.delivered_here[t] {
+            sink(t, &block)?;
+        }
+        if self.readers_left[t] > 0 {
+            self.store.insert(t, block);
+        } else {
+            self.store.uncount(bytes);
+        }
+        self.store.make_room()?;
+        for &c in self.graph.consumers(t) {
+            let c = c as usize;
+            if self.owner[c] as usize == self.me {
+                self.inputs_missing[c] -= 1;
+                if self.inputs_missing[c] == 0 {
+                    self.ready.push(Reverse((self.graph.rank(c), c as u32)));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Takes in one message.
+    fn take(&mut self, from: usize, message: std::result::Result<Message, String>, sink: &OutputSink<'_>, observer: &dyn RunObserver) -> Result<()> {
+        let remote = |message: String| Error::Task { key: format!("rank {from}"), message };
+        match message.map_err(remote)? {
+            Message::Block { task, bytes } => {
+                let expected = task < self.graph.len() && self.owner[task] as usize == from && self.destinations[task].contains(&(self.me as u32));
+                if !expected {
+                    return Err(remote(format!("sent task {task}'s block, which this rank did not expect (do all ranks run the same program?)")));
+                }
+                let block = self.graph.decode_block(task, &bytes)?;
+                drop(bytes);
+                self.received += 1;
+                self.arrive(task, block, sink)
+            }
+            Message::Failed(text) => {
+                self.remote_failed = true;
+                Err(Error::Task { key: format!("rank {from}"), message: text })
+            }
+            Message::Closed => {
+                self.closed[from] = true;
+                Ok(())
+            }
+            Message::Progress(events) => {
+                if events.iter().any(|e| e.task >= self.graph.len()) {
+                    return Err(remote("reported a task this rank's graph does not have (do all ranks run the same program?)".into()));
+                }
+                observer.remote_tasks(from, &events);
+                Ok(())
+            }
+        }
+    }
+
+    /// Ends the run on this rank: tells the others it failed (if it did) and is
+    /// closing, drains their messages until each has closed, and waits for its
+    /// own sends. Returns the run's outcome: this rank's error, else the first
+    /// error another rank reported.
+    pub fn close(&mut self, comm: &SimpleCommunicator, outbox: &mut Outbox, outcome: Result<()>, observer: &dyn RunObserver) -> Result<()> {
+        if self.me != 0 {
+            self.report_progress(comm, outbox);
+        }
+        let others: Vec<usize> = (0..self.ranks).filter(|&r| r != self.me).collect();
+        if let Err(e) = &outcome
+            && !self.remote_failed
+        {
+            let _ = outbox.send_failed(comm, &others, &format!("{e}"));
+        }
+        let _ = outbox.send_closed(comm, &others);
+        let mut outcome = outcome;
+        while self.closed.iter().any(|c| !c) {
+            let (from, message) = wait_for_message(comm, self.tag, outbox);
+            match message {
+                Ok(Message::Closed) => self.closed[from] = true,
+                Ok(Message::Progress(events)) if events.iter().all(|e| e.task < self.graph.len()) => observer.remote_tasks(from, &events),
+                Ok(Message::Failed(text)) if outcome.is_ok() => outcome = Err(Error::Task { key: format!("rank {from}"), message: text }),
+                Ok(Message::Block { .. }) if outcome.is_ok() => {
+                    outcome = Err(Error::Task { key: format!("rank {from}"), message: "sent a block after this rank finished (do all ranks run the same program?)".into() })
+                }
+                _ => {}
+            }
+        }
+        outbox.finish();
+        outcome
+    }
+}
+
+/// A task a worker ran.
+struct Done {
+    task: usize,
+    worker: usize,
+    block: Result<Block>,
+    /// The block as bytes, when other ranks read it.
+    encoded: Option<Result<Vec<u8>>>,
+    start: u64,
+    end: u64,
+    input_bytes: usize,
+}
+
+/// Runs task `t` on a worker thread: its inputs from the store, the kernel, and
+/// the block's encoding when it travels.
+fn compute(graph: &TaskGraph, store: &BlockStore<'_>, destinations: &[Vec<u32>], t: usize, worker: usize, timing: bool, inputs: &mut Vec<Block>) -> Done {
+    let (mut start, mut end) = (0, 0);
+    inputs.clear();
+    let block = graph.deps(t).iter().try_for_each(|&d| Ok(inputs.push(store.input(d as usize)?))).and_then(|()| {
+        let refs: Vec<&Block> = inputs.iter().collect();
+        start = if timing { Clock::now() } else { 0 };
+        let block = graph.run_task(t, &refs);
+        end = if timing { Clock::now() } else { 0 };
+        block
+    });
+    let input_bytes = inputs.iter().map(|b| b.nbytes()).sum();
+    inputs.clear();
+    let encoded = match &block {
+        Ok(b) if !destinations[t].is_empty() => Some(graph.encode_block(t, b)),
+        _ => None,
+    };
+    Done { task: t, worker, block, encoded, start, end, input_bytes }
+}
+
+/// The next message of this run, waiting without spinning: MPI libraries
+/// busy-poll inside blocking calls, which on a node with as many ranks as cores
+/// takes a core from the ranks that still compute. Polls with a backoff from 10
+/// µs up to 0.5 ms instead (the latency this adds is small against block tasks),
+/// moving this rank's own sends on meanwhile.
+fn wait_for_message(comm: &SimpleCommunicator, tag: i32, outbox: &mut Outbox) -> (usize, std::result::Result<Message, String>) {
+    let mut pause = Duration::from_micros(10);
+    loop {
+        if let Some(got) = receive(comm, tag) {
+            return got;
+        }
+        outbox.progress();
+        std::thread::sleep(pause);
+        pause = (pause * 2).min(Duration::from_micros(500));
+    }
+}
