@@ -50,9 +50,9 @@ pub fn owner_of(block: usize, blocks: usize, ranks: usize) -> usize {
 /// - Any other task goes where most of its input bytes are (ties: the rank of
 ///   its first input), so elementwise chains and the first levels of reduction
 ///   and TSQR trees stay on one rank and only partials and R factors travel.
-/// - Tasks tied by blocks that cannot travel (intermediate values without a
-///   [`chunked_array::Wire`]: LU and Cholesky panels, scans' carries) run on
-///   one rank: the rank the first of them gets.
+/// - Tasks tied by blocks that cannot travel (intermediate values of a custom
+///   layer without a [`chunked_array::Wire`]) run on one rank: the rank the
+///   first of them gets. Every built-in layer's blocks travel.
 pub fn place_tasks(graph: &TaskGraph, ranks: usize) -> Vec<u32> {
     let n = graph.len();
     let layer_blocks: Vec<usize> = graph.layers().iter().map(|(_, _, chunks)| chunks.num_blocks()).collect();
