@@ -117,7 +117,12 @@ fn launch() -> ExitCode {
     }
     // Rank 0's progress bar counts every rank's tasks.
     let job = run_job(2, &["--rank-progress"], Duration::from_secs(120));
-    let total = job.output.lines().find_map(|l| l.strip_prefix("tasks in the graph: ")).map(str::to_string);
+    // mpirun forwards stdout and stderr (where the bar draws) as they come, so
+    // the line may not start with it.
+    let total = job.output.lines().find_map(|l| {
+        let rest = &l[l.find("tasks in the graph: ")? + "tasks in the graph: ".len()..];
+        Some(rest.chars().take_while(char::is_ascii_digit).collect::<String>())
+    });
     match &total {
         Some(n) if job.code == Some(0) && job.output.contains(&format!("{n}/{n} tasks")) => println!("progress on rank 0: {n}/{n} tasks"),
         _ => failures.push(format!("rank 0's bar did not reach every rank's task count (exit {:?}):\n{}", job.code, job.output)),
