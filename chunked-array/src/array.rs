@@ -146,11 +146,7 @@ impl<T: Element> Array<T> {
     /// # Errors
     /// As [`Array::compute`].
     pub fn compute_root(&self, ctx: &Context) -> Result<Option<ArrayD<T>>> {
-        match self.compute_with(ctx) {
-            Ok(a) => Ok(Some(a)),
-            Err(Error::ResultElsewhere { .. }) => Ok(None),
-            Err(e) => Err(e),
-        }
+        received_here(self.compute_with(ctx))
     }
 
     /// Computes the whole array and also returns what the run did (tasks, peak bytes
@@ -497,11 +493,17 @@ pub trait Computable {
     where
         Self: Sized,
     {
-        match self.compute_with(ctx) {
-            Ok(out) => Ok(Some(out)),
-            Err(Error::ResultElsewhere { .. }) => Ok(None),
-            Err(e) => Err(e),
-        }
+        received_here(self.compute_with(ctx))
+    }
+}
+
+/// A result as the processes that do not receive it see it: `None` instead of
+/// [`Error::ResultElsewhere`].
+fn received_here<T>(result: Result<T>) -> Result<Option<T>> {
+    match result {
+        Ok(out) => Ok(Some(out)),
+        Err(Error::ResultElsewhere { .. }) => Ok(None),
+        Err(e) => Err(e),
     }
 }
 

@@ -55,7 +55,6 @@ pub fn owner_of(block: usize, blocks: usize, ranks: usize) -> usize {
 ///   first of them gets. Every built-in layer's blocks travel.
 pub fn place_tasks(graph: &TaskGraph, ranks: usize) -> Vec<u32> {
     let n = graph.len();
-    let layer_blocks: Vec<usize> = graph.layers().iter().map(|(_, _, chunks)| chunks.num_blocks()).collect();
     let mut groups = UnionFind::new(n);
     for t in 0..n {
         for &d in graph.deps(t) {
@@ -78,7 +77,7 @@ pub fn place_tasks(graph: &TaskGraph, ranks: usize) -> Vec<u32> {
         let deps = graph.deps(t);
         let rank = if deps.is_empty() {
             let (layer, block) = graph.task_layer_block(t);
-            owner_of(block, layer_blocks[layer as usize], ranks) as u32
+            owner_of(block, graph.layer_blocks(layer), ranks) as u32
         } else {
             bytes_at.clear();
             for &d in deps {
@@ -148,10 +147,6 @@ pub struct RunPlan {
 pub fn plan_run(graph: &TaskGraph, ranks: usize, deliver: Deliver, gather: Gather) -> RunPlan {
     let n = graph.len();
     let owner = place_tasks(graph, ranks);
-    let layer_blocks: Vec<usize> = match deliver {
-        Deliver::Owners => graph.layers().iter().map(|(_, _, c)| c.num_blocks()).collect(),
-        Deliver::Result => Vec::new(),
-    };
     let mut destinations = Vec::with_capacity(n);
     let mut delivered = Vec::with_capacity(n);
     for t in 0..n {
@@ -163,7 +158,7 @@ pub fn plan_run(graph: &TaskGraph, ranks: usize, deliver: Deliver, gather: Gathe
                 (Deliver::Result, Gather::All) => (0..ranks as u32).collect(),
                 (Deliver::Owners, _) => {
                     let (layer, block) = graph.task_layer_block(t);
-                    vec![owner_of(block, layer_blocks[layer as usize], ranks) as u32]
+                    vec![owner_of(block, graph.layer_blocks(layer), ranks) as u32]
                 }
             }
         };

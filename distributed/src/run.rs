@@ -188,7 +188,7 @@ impl<'a> Run<'a> {
         let output_bytes = block.nbytes();
         if let Some(bytes) = encoded {
             let ranks: Vec<usize> = self.destinations[t].iter().map(|&r| r as usize).collect();
-            outbox.send_block(comm, &ranks, t, &bytes?).map_err(|message| Error::Task { key: graph.key(t).to_string(), message })?;
+            outbox.send_block(comm, &ranks, t, bytes?).map_err(|message| Error::Task { key: graph.key(t).to_string(), message })?;
         }
         self.arrive(t, block, sink)?;
         let event = TaskEvent { task: t, worker, start, end, input_bytes, output_bytes, held_bytes: self.store.held() };
@@ -262,7 +262,7 @@ impl<'a> Run<'a> {
             }
             Message::Failed(text) => {
                 self.remote_failed = true;
-                Err(Error::Task { key: format!("rank {from}"), message: text })
+                Err(remote(text))
             }
             Message::Closed => {
                 self.closed[from] = true;
@@ -282,7 +282,7 @@ impl<'a> Run<'a> {
     /// closing, drains their messages until each has closed, and waits for its
     /// own sends. Returns the run's outcome: this rank's error, else the first
     /// error another rank reported.
-    pub fn close(&mut self, comm: &SimpleCommunicator, outbox: &mut Outbox, outcome: Result<()>, observer: &dyn RunObserver) -> Result<()> {
+    pub fn close(&mut self, comm: &SimpleCommunicator, outbox: &mut Outbox, outcome: Result<()>, sink: &OutputSink<'_>, observer: &dyn RunObserver) -> Result<()> {
         if self.me != 0 {
             self.report_progress(comm, outbox);
         }
@@ -296,14 +296,16 @@ impl<'a> Run<'a> {
         let mut outcome = outcome;
         while self.closed.iter().any(|c| !c) {
             let (from, message) = wait_for_message(comm, self.tag, outbox);
-            match message {
-                Ok(Message::Closed) => self.closed[from] = true,
-                Ok(Message::Progress(events)) if events.iter().all(|e| e.task < self.graph.len()) => observer.remote_tasks(from, &events),
-                Ok(Message::Failed(text)) if outcome.is_ok() => outcome = Err(Error::Task { key: format!("rank {from}"), message: text }),
-                Ok(Message::Block { .. }) if outcome.is_ok() => {
-                    outcome = Err(Error::Task { key: format!("rank {from}"), message: "sent a block after this rank finished (do all ranks run the same program?)".into() })
-                }
-                _ => {}
+            // Blocks are no longer taken in (this rank has all it expected, or
+            // failed); every other message is taken as during the run.
+            let taken = match message {
+                Ok(Message::Block { .. }) => Err(Error::Task { key: format!("rank {from}"), message: "sent a block after this rank finished (do all ranks run the same program?)".into() }),
+                other => self.take(from, other, sink, observer),
+            };
+            if let Err(e) = taken
+                && outcome.is_ok()
+            {
+                outcome = Err(e);
             }
         }
         outbox.finish();

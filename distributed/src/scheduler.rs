@@ -152,7 +152,7 @@ impl Scheduler for MpiScheduler {
         observer.run_started(graph, 1);
         let mut outbox = Outbox::new(tag);
         let outcome = run.main_loop(&comm.0, &mut outbox, sink, observer);
-        let outcome = run.close(&comm.0, &mut outbox, outcome, observer);
+        let outcome = run.close(&comm.0, &mut outbox, outcome, sink, observer);
         observer.run_finished(graph);
         *self.last.lock().unwrap_or_else(|p| p.into_inner()) = TransferStats { tasks: run.tasks_run, messages: outbox.sent_messages, bytes: outbox.sent_bytes };
         outcome?;

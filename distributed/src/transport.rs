@@ -65,10 +65,9 @@ impl Outbox {
         Outbox { tag, buffers: Vec::new(), requests: Vec::new(), sent_bytes: 0, sent_messages: 0 }
     }
 
-    /// Sends a block to each of `ranks`, from one buffer.
-    pub fn send_block(&mut self, comm: &SimpleCommunicator, ranks: &[usize], task: usize, payload: &[u8]) -> Result<(), String> {
-        let mut bytes = Vec::with_capacity(payload.len() + 9);
-        bytes.extend_from_slice(payload);
+    /// Sends a block to each of `ranks`, from one buffer: the encoded block
+    /// itself, with the trailer appended.
+    pub fn send_block(&mut self, comm: &SimpleCommunicator, ranks: &[usize], task: usize, mut bytes: Vec<u8>) -> Result<(), String> {
         bytes.extend_from_slice(&(task as u64).to_le_bytes());
         bytes.push(BLOCK);
         self.send(comm, ranks, bytes)
@@ -123,17 +122,10 @@ impl Outbox {
 
     /// Frees the buffers of completed sends; returns without waiting.
     pub fn progress(&mut self) {
-        let mut i = 0;
-        while i < self.requests.len() {
-            let (request, slot) = self.requests.swap_remove(i);
+        for (request, slot) in std::mem::take(&mut self.requests) {
             match request.test() {
                 Ok(_) => self.done(slot),
-                Err(request) => {
-                    self.requests.push((request, slot));
-                    let last = self.requests.len() - 1;
-                    self.requests.swap(i, last);
-                    i += 1;
-                }
+                Err(request) => self.requests.push((request, slot)),
             }
         }
     }

@@ -19,26 +19,48 @@ use crate::Scalar;
 
 /// `BlockValue` for an intermediate block type: `$bytes` (with `$v` bound to
 /// the value) counts what it holds; the `Any` conversions are always the same.
+///
+/// - `image`: the type's `spill_bytes` and `from_bytes` let it go to the disk
+///   tier when memory is over the limit and travel between MPI ranks (its
+///   `wire()`).
+/// - `spill`: the same, with those two made from the type's `spill_mats` and
+///   `from_spill_mats` (blocks that are a few matrices).
 macro_rules! intermediate_block {
-    // `spill`: the type's `spill_mats` and `from_spill_mats` let it go to the
-    // disk tier when memory is over the limit, and travel between MPI ranks.
     (impl<$g:ident: $bound:path> for $ty:ty, |$v:ident| $bytes:expr, spill) => {
-        crate::kernels::intermediate_block!(impl<$g: $bound> for $ty, |$v| $bytes, image);
         impl<$g: $bound> $ty {
+            /// The bytes of the block's spill image: its matrices.
+            fn spill_bytes(&self) -> Vec<u8> {
+                crate::kernels::mats_to_bytes(&self.spill_mats())
+            }
+
             /// The block from the bytes of its spill image (in any process of
             /// the same program).
             fn from_bytes(bytes: &[u8]) -> Option<chunked_array::Block> {
                 let mats = crate::kernels::mats_from_bytes(bytes)?;
                 Some(std::sync::Arc::new(<$ty>::from_spill_mats(mats)?) as chunked_array::Block)
             }
-
+        }
+        crate::kernels::intermediate_block!(impl<$g: $bound> for $ty, |$v| $bytes, image);
+    };
+    (impl<$g:ident: $bound:path> for $ty:ty, |$v:ident| $bytes:expr, image) => {
+        crate::kernels::intermediate_block!(impl<$g: $bound> for $ty, |$v| $bytes, with_image);
+        impl<$g: $bound> $ty {
             /// How blocks of this type travel between MPI ranks: as their spill image.
             pub(crate) fn wire() -> chunked_array::Wire {
                 chunked_array::Wire::spill_image(Self::from_bytes)
             }
         }
     };
-    (impl$(<$g:ident: $bound:path>)? for $ty:ty, |$v:ident| $bytes:expr $(, $image:ident)?) => {
+    (impl for $ty:ty, |$v:ident| $bytes:expr, image) => {
+        crate::kernels::intermediate_block!(impl for $ty, |$v| $bytes, with_image);
+        impl $ty {
+            /// How blocks of this type travel between MPI ranks: as their spill image.
+            pub(crate) fn wire() -> chunked_array::Wire {
+                chunked_array::Wire::spill_image(Self::from_bytes)
+            }
+        }
+    };
+    (impl$(<$g:ident: $bound:path>)? for $ty:ty, |$v:ident| $bytes:expr $(, $with_image:ident)?) => {
         impl$(<$g: $bound>)? chunked_array::BlockValue for $ty {
             fn nbytes(&self) -> usize {
                 let $v = self;
@@ -52,8 +74,8 @@ macro_rules! intermediate_block {
             }
             $(
             fn spill_image(&self) -> Option<chunked_array::SpillImage> {
-                let _ = stringify!($image);
-                Some(chunked_array::SpillImage { bytes: crate::kernels::mats_to_bytes(&self.spill_mats()), rebuild: <$ty>::from_bytes })
+                let _ = stringify!($with_image);
+                Some(chunked_array::SpillImage { bytes: self.spill_bytes(), rebuild: <$ty>::from_bytes })
             }
             )?
         }

@@ -17,7 +17,7 @@ use faer::reborrow::Reborrow;
 use faer::{Mat, MatRef, Par};
 use ndarray::ArrayD;
 
-use crate::kernels::{self, gemm, mat_bytes, row_major_block, view};
+use crate::kernels::{self, gemm, intermediate_block, mat_bytes, row_major_block, view};
 use crate::{numerical, Error, Result, Scalar};
 
 /// The block lengths of a square matrix with square blocks (the same list on
@@ -289,26 +289,17 @@ fn get_indices(bytes: &[u8]) -> Option<Vec<usize>> {
     bytes.chunks_exact(8).map(|w| usize::try_from(u64::from_le_bytes(w.try_into().ok()?)).ok()).collect()
 }
 
-/// Panels spill to disk and travel between MPI ranks as their matrix (with
-/// its shape) followed by the pivot order.
-impl<T: Scalar> chunked_array::BlockValue for Panel<T> {
-    fn nbytes(&self) -> usize {
-        mat_bytes(&self.data) + self.perm.len() * std::mem::size_of::<usize>()
-    }
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
-    }
-    fn into_any(self: Arc<Self>) -> Arc<dyn std::any::Any + Send + Sync> {
-        self
-    }
-    fn spill_image(&self) -> Option<chunked_array::SpillImage> {
-        let mut bytes = kernels::mats_to_bytes(&[self.data.as_ref()]);
-        put_indices(&self.perm, &mut bytes);
-        Some(chunked_array::SpillImage { bytes, rebuild: Self::from_bytes })
-    }
-}
+// Panels spill to disk and travel between MPI ranks as their matrix (with its
+// shape) followed by the pivot order.
+intermediate_block!(impl<T: Scalar> for Panel<T>, |p| mat_bytes(&p.data) + p.perm.len() * std::mem::size_of::<usize>(), image);
 
 impl<T: Scalar> Panel<T> {
+    fn spill_bytes(&self) -> Vec<u8> {
+        let mut bytes = kernels::mats_to_bytes(&[self.data.as_ref()]);
+        put_indices(&self.perm, &mut bytes);
+        bytes
+    }
+
     fn from_bytes(bytes: &[u8]) -> Option<Block> {
         let (rows, cols) = (u64::from_le_bytes(bytes.get(..8)?.try_into().ok()?) as usize, u64::from_le_bytes(bytes.get(8..16)?.try_into().ok()?) as usize);
         let mat_len = 16 + rows.checked_mul(cols)?.checked_mul(std::mem::size_of::<T>())?;
@@ -357,7 +348,7 @@ impl<T: Scalar> LuWork<T> {
 
 impl<T: Scalar> LayerOp for LuWork<T> {
     fn wire(&self) -> Option<chunked_array::Wire> {
-        Some(chunked_array::Wire::spill_image(Panel::<T>::from_bytes))
+        Some(Panel::<T>::wire())
     }
     fn output_bytes(&self, idx: &[usize]) -> Option<usize> {
         let n = *self.offsets.last().expect("offsets");
@@ -437,25 +428,16 @@ struct LuOrder<T> {
 
 struct Order(Vec<usize>);
 
-/// Orders spill and travel as their indices.
-impl chunked_array::BlockValue for Order {
-    fn nbytes(&self) -> usize {
-        self.0.len() * std::mem::size_of::<usize>()
-    }
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
-    }
-    fn into_any(self: Arc<Self>) -> Arc<dyn std::any::Any + Send + Sync> {
-        self
-    }
-    fn spill_image(&self) -> Option<chunked_array::SpillImage> {
-        let mut bytes = Vec::with_capacity(8 * self.0.len());
-        put_indices(&self.0, &mut bytes);
-        Some(chunked_array::SpillImage { bytes, rebuild: Order::from_bytes })
-    }
-}
+// Orders spill and travel as their indices.
+intermediate_block!(impl for Order, |o| o.0.len() * std::mem::size_of::<usize>(), image);
 
 impl Order {
+    fn spill_bytes(&self) -> Vec<u8> {
+        let mut bytes = Vec::with_capacity(8 * self.0.len());
+        put_indices(&self.0, &mut bytes);
+        bytes
+    }
+
     fn from_bytes(bytes: &[u8]) -> Option<Block> {
         Some(Arc::new(Order(get_indices(bytes)?)))
     }
@@ -463,7 +445,7 @@ impl Order {
 
 impl<T: Scalar> LayerOp for LuOrder<T> {
     fn wire(&self) -> Option<chunked_array::Wire> {
-        Some(chunked_array::Wire::spill_image(Order::from_bytes))
+        Some(Order::wire())
     }
     fn output_bytes(&self, _: &[usize]) -> Option<usize> {
         Some(*self.offsets.last().expect("offsets") * std::mem::size_of::<usize>())

@@ -16,6 +16,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
+use super::wire::Wire;
 use super::{Block, Key, Node};
 use crate::chunks::Chunks;
 use crate::element::DType;
@@ -305,16 +306,32 @@ impl TaskGraph {
         node.op.scratch_estimate(node, &node.chunks.unravel(self.task_block[t]))
     }
 
+    /// Number of blocks in layer `layer`'s grid (an index into
+    /// [`TaskGraph::layers`]), all of them, not only those this graph computes.
+    pub fn layer_blocks(&self, layer: u32) -> usize {
+        self.nodes[layer as usize].chunks.num_blocks()
+    }
+
     /// Per layer: its label (`name-id`), plain name and block grid.
     pub fn layers(&self) -> Vec<(String, String, Chunks)> {
         self.nodes.iter().map(|n| (n.label(), n.name.clone(), n.chunks.clone())).collect()
     }
 
-    /// Whether task `t`'s block can be sent to another process: a block of
-    /// elements, or an intermediate value whose layer has a [`wire::Wire`](super::wire::Wire).
-    pub fn can_travel(&self, t: usize) -> bool {
+    /// How task `t`'s block travels to another process: as elements of its
+    /// layer's dtype, or through its layer's own [`Wire`]; `None` when it
+    /// cannot.
+    fn wire(&self, t: usize) -> Option<Wire> {
         let node = &self.nodes[self.task_node[t] as usize];
-        node.dtype != DType::Intermediate || node.op.wire().is_some()
+        match node.dtype {
+            DType::Intermediate => node.op.wire(),
+            dtype => Some(Wire::of_dtype(dtype)),
+        }
+    }
+
+    /// Whether task `t`'s block can be sent to another process: a block of
+    /// elements, or an intermediate value whose layer has a [`Wire`].
+    pub fn can_travel(&self, t: usize) -> bool {
+        self.wire(t).is_some()
     }
 
     /// Task `t`'s block as bytes for another process of the same program.
@@ -323,12 +340,7 @@ impl TaskGraph {
     /// [`Error::Task`] naming the task when its block cannot travel (see
     /// [`TaskGraph::can_travel`]) or is not of its layer's type.
     pub fn encode_block(&self, t: usize, block: &Block) -> Result<Vec<u8>> {
-        let node = &self.nodes[self.task_node[t] as usize];
-        let bytes = match node.op.wire() {
-            _ if node.dtype != DType::Intermediate => super::wire::encode_elements(block),
-            Some(wire) => (wire.encode)(block),
-            None => None,
-        };
+        let bytes = self.wire(t).and_then(|wire| (wire.encode)(block));
         bytes.ok_or_else(|| Error::Task { key: self.key(t).to_string(), message: "its block cannot be sent to another process".into() })
     }
 
@@ -338,11 +350,7 @@ impl TaskGraph {
     /// [`Error::Task`] naming the task when the bytes do not describe a block of its layer.
     pub fn decode_block(&self, t: usize, bytes: &[u8]) -> Result<Block> {
         let node = &self.nodes[self.task_node[t] as usize];
-        let block = match node.op.wire() {
-            _ if node.dtype != DType::Intermediate => super::wire::decode_elements(node.dtype, bytes),
-            Some(wire) => (wire.decode)(bytes),
-            None => None,
-        };
+        let block = self.wire(t).and_then(|wire| (wire.decode)(bytes));
         let block = block.ok_or_else(|| Error::Task { key: self.key(t).to_string(), message: format!("{} received bytes do not describe one of its blocks", bytes.len()) })?;
         if node.dtype != DType::Intermediate && block.nbytes() != self.estimated_bytes(t) {
             return Err(Error::Task { key: self.key(t).to_string(), message: format!("received a block of {} bytes, expected {}", block.nbytes(), self.estimated_bytes(t)) });

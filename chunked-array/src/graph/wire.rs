@@ -42,15 +42,24 @@ impl Wire {
         Wire { encode: encode_values::<V>, decode: decode_values::<V> }
     }
 
-    /// Blocks that are `ndarray` arrays of elements `T` in a layer of
-    /// intermediate values (work blocks of a staged algorithm): their raw data.
+    /// Blocks that are `ndarray` arrays of elements `T`: their dtype, shape
+    /// and raw data. Every layer of elements travels so; a layer of
+    /// intermediate values whose blocks are arrays of elements (work blocks of
+    /// a staged algorithm) says so with this.
     pub fn elements<T: Element>() -> Wire {
-        Wire { encode: encode_elements, decode: decode_elements_as::<T> }
+        Wire { encode: encode_elements, decode: decode_elements::<T> }
     }
-}
 
-fn decode_elements_as<T: Element>(bytes: &[u8]) -> Option<Block> {
-    decode_elements(T::DTYPE, bytes)
+    /// [`Wire::elements`] for a dtype known at run time.
+    ///
+    /// # Panics
+    /// For [`DType::Intermediate`], which is no element type.
+    pub(crate) fn of_dtype(dtype: DType) -> Wire {
+        fn elements<T: Element>() -> Option<Wire> {
+            Some(Wire::elements::<T>())
+        }
+        crate::elementwise::dispatch_dtype!(dtype, elements::<_>()).expect("a dtype of elements")
+    }
 }
 
 /// A plain value that travels as a fixed number of little-endian bytes.
@@ -133,18 +142,22 @@ fn encode_values<V: WireValue>(block: &Block) -> Option<Vec<u8>> {
     Some(out)
 }
 
-fn decode_values<V: WireValue>(bytes: &[u8]) -> Option<Block> {
+/// The shape and the data after it, checked to hold exactly the shape's
+/// number of values of `value_size` bytes.
+fn get_array(bytes: &[u8], value_size: usize) -> Option<(Vec<usize>, &[u8])> {
     let (shape, data) = get_shape(bytes)?;
     let len = shape.iter().try_fold(1usize, |acc, &n| acc.checked_mul(n))?;
-    if data.len() != len.checked_mul(V::SIZE)? {
-        return None;
-    }
-    let values: Option<Vec<V>> = data.chunks_exact(V::SIZE.max(1)).take(len).map(V::get).collect();
+    (data.len() == len.checked_mul(value_size)?).then_some((shape, data))
+}
+
+fn decode_values<V: WireValue>(bytes: &[u8]) -> Option<Block> {
+    let (shape, data) = get_array(bytes, V::SIZE)?;
+    let values: Option<Vec<V>> = data.chunks_exact(V::SIZE.max(1)).take(shape.iter().product()).map(V::get).collect();
     Some(Arc::new(ArrayD::from_shape_vec(IxDyn(&shape), values?).ok()?))
 }
 
 /// A block of elements as bytes: dtype, shape, then the values in C order.
-pub(crate) fn encode_elements(block: &Block) -> Option<Vec<u8>> {
+fn encode_elements(block: &Block) -> Option<Vec<u8>> {
     fn raw<T: Element>(block: &Block) -> Option<Vec<u8>> {
         let a = block.as_any().downcast_ref::<ArrayD<T>>()?;
         let standard = a.as_standard_layout();
@@ -160,27 +173,19 @@ pub(crate) fn encode_elements(block: &Block) -> Option<Vec<u8>> {
     crate::elementwise::dispatch_dtype!(super::block_dtype(block), raw::<_>(block))
 }
 
-/// The block [`encode_elements`] wrote, checked against the dtype the layer
-/// declares.
-pub(crate) fn decode_elements(dtype: DType, bytes: &[u8]) -> Option<Block> {
-    fn raw<T: Element>(bytes: &[u8]) -> Option<Block> {
-        let (shape, data) = get_shape(bytes)?;
-        let len = shape.iter().try_fold(1usize, |acc, &n| acc.checked_mul(n))?;
-        if data.len() != len.checked_mul(std::mem::size_of::<T>())? {
-            return None;
-        }
-        if T::DTYPE == DType::Bool && data.iter().any(|&b| b > 1) {
-            return None;
-        }
-        let mut values = vec![T::default(); len];
-        // SAFETY: plain numbers without padding, filled from as many bytes; bools
-        // were checked to be 0 or 1 above.
-        unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), values.as_mut_ptr().cast::<u8>(), data.len()) };
-        Some(Arc::new(ArrayD::from_shape_vec(IxDyn(&shape), values).ok()?))
-    }
+/// The block [`encode_elements`] wrote, checked to hold elements `T`.
+fn decode_elements<T: Element>(bytes: &[u8]) -> Option<Block> {
     let (&tag, rest) = bytes.split_first()?;
-    if tag != dtype as u8 {
+    if tag != T::DTYPE as u8 {
         return None;
     }
-    crate::elementwise::dispatch_dtype!(dtype, raw::<_>(rest))
+    let (shape, data) = get_array(rest, std::mem::size_of::<T>())?;
+    if T::DTYPE == DType::Bool && data.iter().any(|&b| b > 1) {
+        return None;
+    }
+    let mut values = vec![T::default(); shape.iter().product()];
+    // SAFETY: plain numbers without padding, filled from as many bytes (checked
+    // by `get_array`); bools were checked to be 0 or 1 above.
+    unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), values.as_mut_ptr().cast::<u8>(), data.len()) };
+    Some(Arc::new(ArrayD::from_shape_vec(IxDyn(&shape), values).ok()?))
 }
