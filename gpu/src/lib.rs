@@ -1,12 +1,27 @@
 //! GPU support for chunked, through cudarc with dynamic loading: this crate builds
 //! and its tests pass on machines with no CUDA at all.
 //!
-//! cudarc panics when it calls into a CUDA library that is not installed, so every
-//! entry point here first checks that the driver library is present and returns
-//! [`Error::NoDevice`] when it is not.
+//! - [`Device`]: a CUDA device, or an *emulated* one (host memory behind the same
+//!   interface, with its own capacity) so that dispatch, memory accounting and
+//!   spilling run and are tested on machines without a GPU.
+//! - [`DeviceBuffer`]: elements in a device's memory, counted against the
+//!   device's capacity while they live.
+//! - Kernels on CUDA devices: the Philox random fill ([`philox`], the same
+//!   stream as chunked's CPU generator) and cuBLAS gemm ([`Device::gemm`]). On an
+//!   emulated device the buffers are host slices ([`DeviceBuffer::host`]) and
+//!   callers run their CPU kernels on them.
 //!
-//! So far the crate discovers devices; device buffers, cuBLAS, the Philox kernel,
-//! cuSOLVER and the device memory pool come with the GPU issue.
+//! cudarc panics when it calls into a CUDA library that is not installed, so every
+//! entry point here first checks that the library is present and returns
+//! [`Error::NoDevice`] when it is not.
+
+mod buffer;
+mod cuda;
+mod device;
+pub mod philox;
+
+pub use buffer::DeviceBuffer;
+pub use device::{Backend, Device, DeviceElement, Transpose};
 
 use cudarc::driver::CudaContext;
 
@@ -27,6 +42,27 @@ pub enum Error {
         call: String,
         /// The driver's message.
         message: String,
+    },
+    /// An allocation does not fit the device's memory.
+    #[error("device {device} out of memory: {requested} bytes requested, {in_use} of {capacity} bytes in use")]
+    OutOfMemory {
+        /// The device, as [`Device::describe`] names it.
+        device: String,
+        /// Bytes asked for.
+        requested: usize,
+        /// Bytes allocated when it was asked.
+        in_use: usize,
+        /// The device's capacity.
+        capacity: usize,
+    },
+    /// An operation the device cannot do (a kernel asked of an emulated device,
+    /// buffers of two devices mixed, wrong lengths); `what` says which.
+    #[error("unsupported on device {device}: {what}")]
+    Unsupported {
+        /// The device.
+        device: String,
+        /// What was asked.
+        what: String,
     },
 }
 
@@ -52,8 +88,23 @@ pub fn driver_present() -> bool {
     unsafe { cudarc::driver::sys::is_culib_present() }
 }
 
-fn cuda(call: &str) -> impl Fn(cudarc::driver::DriverError) -> Error + '_ {
+pub(crate) fn cuda_error(call: &str) -> impl Fn(cudarc::driver::DriverError) -> Error + '_ {
     move |e| Error::Cuda { call: call.to_string(), message: format!("{e:?}") }
+}
+
+/// Number of visible CUDA devices.
+///
+/// # Errors
+/// [`Error::NoDevice`] without a driver library, when `cuInit` fails or with no device.
+pub fn device_count() -> Result<usize> {
+    if !driver_present() {
+        return Err(Error::NoDevice { reason: "the CUDA driver library (libcuda) is not installed".into() });
+    }
+    let count = CudaContext::device_count().map_err(|e| Error::NoDevice { reason: format!("cuInit failed: {e:?}") })?;
+    if count <= 0 {
+        return Err(Error::NoDevice { reason: "the driver reports no devices".into() });
+    }
+    Ok(count as usize)
 }
 
 /// The visible devices.
@@ -69,21 +120,14 @@ fn cuda(call: &str) -> impl Fn(cudarc::driver::DriverError) -> Error + '_ {
 /// [`Error::NoDevice`] without a driver library or with no device;
 /// [`Error::Cuda`] when the driver fails.
 pub fn devices() -> Result<Vec<DeviceInfo>> {
-    if !driver_present() {
-        return Err(Error::NoDevice { reason: "the CUDA driver library (libcuda) is not installed".into() });
-    }
-    let count = CudaContext::device_count().map_err(|e| Error::NoDevice { reason: format!("cuInit failed: {e:?}") })?;
-    if count <= 0 {
-        return Err(Error::NoDevice { reason: "the driver reports no devices".into() });
-    }
-    (0..count as usize)
+    (0..device_count()?)
         .map(|ordinal| {
-            let ctx = CudaContext::new(ordinal).map_err(cuda("cuDevicePrimaryCtxRetain"))?;
+            let ctx = CudaContext::new(ordinal).map_err(cuda_error("cuDevicePrimaryCtxRetain"))?;
             Ok(DeviceInfo {
                 ordinal,
-                name: ctx.name().map_err(cuda("cuDeviceGetName"))?,
-                total_memory: ctx.total_mem().map_err(cuda("cuDeviceTotalMem"))?,
-                compute_capability: ctx.compute_capability().map_err(cuda("cuDeviceGetAttribute"))?,
+                name: ctx.name().map_err(cuda_error("cuDeviceGetName"))?,
+                total_memory: ctx.total_mem().map_err(cuda_error("cuDeviceTotalMem"))?,
+                compute_capability: ctx.compute_capability().map_err(cuda_error("cuDeviceGetAttribute"))?,
             })
         })
         .collect()

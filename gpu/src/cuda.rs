@@ -1,0 +1,120 @@
+//! The CUDA side of a device: its context and stream, cuBLAS handle and the
+//! NVRTC-compiled kernels, each compiled once per device and cached.
+
+use std::any::Any;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use cudarc::cublas::{sys::cublasOperation_t, CudaBlas, Gemm, GemmConfig};
+use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream};
+
+use crate::buffer::DeviceBuffer;
+use crate::device::{Device, DeviceElement};
+use crate::{cuda_error, Error, Result};
+
+pub(crate) struct CudaState {
+    pub ctx: Arc<CudaContext>,
+    pub stream: Arc<CudaStream>,
+    blas: OnceLock<Result<CudaBlas>>,
+    /// Compiled modules by source name.
+    modules: Mutex<HashMap<&'static str, Arc<CudaModule>>>,
+}
+
+impl CudaState {
+    pub fn new(ordinal: usize) -> Result<CudaState> {
+        let ctx = CudaContext::new(ordinal).map_err(cuda_error("cuDevicePrimaryCtxRetain"))?;
+        let stream = ctx.default_stream();
+        Ok(CudaState { ctx, stream, blas: OnceLock::new(), modules: Mutex::new(HashMap::new()) })
+    }
+
+    pub fn zeros<T: DeviceElement>(&self, len: usize) -> Result<CudaSlice<T>> {
+        self.stream.alloc_zeros::<T>(len).map_err(cuda_error("cuMemAlloc"))
+    }
+
+    pub fn upload<T: DeviceElement>(&self, host: &[T]) -> Result<CudaSlice<T>> {
+        self.stream.clone_htod(host).map_err(cuda_error("cuMemcpyHtoD"))
+    }
+
+    pub fn download<T: DeviceElement>(&self, src: &CudaSlice<T>, out: &mut [T]) -> Result<()> {
+        self.stream.memcpy_dtoh(src, out).map_err(cuda_error("cuMemcpyDtoH"))?;
+        self.stream.synchronize().map_err(cuda_error("cuStreamSynchronize"))
+    }
+
+    /// The function `name` of the module compiled from `source` (compiled by
+    /// NVRTC on first use).
+    pub fn function(&self, module: &'static str, source: &str, name: &str) -> Result<CudaFunction> {
+        let mut modules = self.modules.lock().unwrap_or_else(|p| p.into_inner());
+        let module = match modules.get(module) {
+            Some(m) => m.clone(),
+            None => {
+                // SAFETY: only dlopens NVRTC by its usual names.
+                if !unsafe { cudarc::nvrtc::sys::is_culib_present() } {
+                    return Err(Error::NoDevice { reason: "NVRTC (libnvrtc) is not installed: kernels cannot be compiled".into() });
+                }
+                let ptx = cudarc::nvrtc::compile_ptx(source).map_err(|e| Error::Cuda { call: format!("nvrtc compile of {module}"), message: format!("{e:?}") })?;
+                let loaded = self.ctx.load_module(ptx).map_err(cuda_error("cuModuleLoadData"))?;
+                modules.insert(module, loaded.clone());
+                loaded
+            }
+        };
+        module.load_function(name).map_err(cuda_error("cuModuleGetFunction"))
+    }
+
+    fn blas(&self) -> Result<&CudaBlas> {
+        self.blas
+            .get_or_init(|| {
+                // SAFETY: only dlopens cuBLAS by its usual names.
+                if !unsafe { cudarc::cublas::sys::is_culib_present() } {
+                    return Err(Error::NoDevice { reason: "cuBLAS (libcublas) is not installed".into() });
+                }
+                CudaBlas::new(self.stream.clone()).map_err(|e| Error::Cuda { call: "cublasCreate".into(), message: format!("{e:?}") })
+            })
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+
+    /// Row-major `c = alpha op(a) op(b) + beta c` as cuBLAS's column-major
+    /// `c^T = op(b)^T op(a)^T`: the operands swap and the dimensions with them.
+    #[allow(clippy::too_many_arguments)]
+    pub fn gemm<T: DeviceElement>(
+        &self,
+        device: &Device,
+        (m, n, k): (usize, usize, usize),
+        alpha: T,
+        a: &DeviceBuffer<T>,
+        trans_a: bool,
+        b: &DeviceBuffer<T>,
+        trans_b: bool,
+        beta: T,
+        c: &mut DeviceBuffer<T>,
+    ) -> Result<()> {
+        let int = |x: usize| i32::try_from(x).map_err(|_| device.unsupported(format!("gemm dimension {x} exceeds cuBLAS's 32-bit sizes")));
+        let op = |t: bool| if t { cublasOperation_t::CUBLAS_OP_T } else { cublasOperation_t::CUBLAS_OP_N };
+        let (mi, ni, ki) = (int(m)?, int(n)?, int(k)?);
+        let lda = if trans_b { ki } else { ni };
+        let ldb = if trans_a { mi } else { ki };
+        let blas = self.blas()?;
+        let (a, b) = (a.cuda().expect("CUDA buffer on a CUDA device"), b.cuda().expect("CUDA buffer on a CUDA device"));
+        let c = c.cuda_mut().expect("CUDA buffer on a CUDA device");
+        let failed = |e: cudarc::cublas::result::CublasError| Error::Cuda { call: "cublas gemm".into(), message: format!("{e:?}") };
+        macro_rules! call {
+            ($t:ty) => {
+                if let (Some(a), Some(b), Some(c), Some(&alpha), Some(&beta)) = (
+                    (a as &dyn Any).downcast_ref::<CudaSlice<$t>>(),
+                    (b as &dyn Any).downcast_ref::<CudaSlice<$t>>(),
+                    (c as &mut dyn Any).downcast_mut::<CudaSlice<$t>>(),
+                    (&alpha as &dyn Any).downcast_ref::<$t>(),
+                    (&beta as &dyn Any).downcast_ref::<$t>(),
+                ) {
+                    let cfg = GemmConfig { transa: op(trans_b), transb: op(trans_a), m: ni, n: mi, k: ki, alpha, lda, ldb, beta, ldc: ni };
+                    // SAFETY: the lengths were checked against (m, n, k) by the caller,
+                    // so every leading dimension and extent is within its buffer.
+                    return unsafe { blas.gemm(cfg, b, a, c) }.map_err(failed);
+                }
+            };
+        }
+        call!(f64);
+        call!(f32);
+        Err(device.unsupported(format!("gemm of {} (cuBLAS has f32 and f64)", T::C_NAME)))
+    }
+}

@@ -1,0 +1,315 @@
+//! Devices: a CUDA device or an emulated one, each with a byte count of the
+//! buffers alive on it against its capacity.
+
+use std::fmt;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use cudarc::driver::{DeviceRepr, ValidAsZeroBits};
+
+use crate::buffer::{DeviceBuffer, Storage};
+use crate::cuda::CudaState;
+use crate::{Error, Result};
+
+/// What runs a device's kernels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    /// A CUDA GPU through the driver, NVRTC and cuBLAS.
+    Cuda,
+    /// Host memory behind the device interface: no kernels of its own; callers
+    /// run their CPU kernels on [`DeviceBuffer::host`].
+    Emulated,
+}
+
+/// Whether gemm reads an operand transposed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Transpose {
+    /// As stored.
+    No,
+    /// Transposed.
+    Yes,
+}
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// Element types a device buffer holds.
+pub trait DeviceElement: DeviceRepr + ValidAsZeroBits + Copy + Default + Send + Sync + fmt::Debug + 'static + sealed::Sealed {
+    /// The C type name, as the kernels' names use it.
+    const C_NAME: &'static str;
+}
+
+macro_rules! device_element {
+    ($($t:ty => $name:literal),*) => {$(
+        impl sealed::Sealed for $t {}
+        impl DeviceElement for $t {
+            const C_NAME: &'static str = $name;
+        }
+    )*};
+}
+device_element!(f64 => "f64", f32 => "f32", i64 => "i64", i32 => "i32", u8 => "u8", u64 => "u64");
+
+pub(crate) enum Kind {
+    Emulated,
+    Cuda(CudaState),
+}
+
+pub(crate) struct Inner {
+    id: u64,
+    pub kind: Kind,
+    ordinal: usize,
+    name: String,
+    capacity: usize,
+    in_use: AtomicUsize,
+    peak: AtomicUsize,
+}
+
+/// A device: where device buffers live and kernels run. Cheap to clone (shared).
+///
+/// ```
+/// use chunked_gpu::Device;
+/// let dev = Device::emulated(1 << 20);
+/// let buf = dev.upload(&[1.0f64, 2.0, 3.0]).unwrap();
+/// assert_eq!(buf.download().unwrap(), vec![1.0, 2.0, 3.0]);
+/// assert_eq!(dev.in_use(), 24);
+/// drop(buf);
+/// assert_eq!(dev.in_use(), 0);
+/// assert!(dev.upload(&vec![0u8; 2 << 20]).is_err()); // past its capacity
+/// ```
+#[derive(Clone)]
+pub struct Device {
+    pub(crate) inner: Arc<Inner>,
+}
+
+static NEXT_ID: AtomicU64 = AtomicU64::new(0);
+
+impl Device {
+    /// An emulated device of `capacity` bytes: host memory behind the device
+    /// interface, so that device code paths run without a GPU.
+    pub fn emulated(capacity: usize) -> Device {
+        let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
+        Device::new(id, Kind::Emulated, 0, format!("emulated device {id}"), capacity)
+    }
+
+    /// CUDA device `ordinal` among the visible ones (`CUDA_VISIBLE_DEVICES`
+    /// applies, as the driver numbers them).
+    ///
+    /// # Errors
+    /// [`Error::NoDevice`] without a driver or when `ordinal` is not a visible
+    /// device; [`Error::Cuda`] when the driver fails.
+    pub fn cuda(ordinal: usize) -> Result<Device> {
+        let count = crate::device_count()?;
+        if ordinal >= count {
+            return Err(Error::NoDevice { reason: format!("device {ordinal} asked for, {count} visible") });
+        }
+        let state = CudaState::new(ordinal)?;
+        let name = state.ctx.name().map_err(crate::cuda_error("cuDeviceGetName"))?;
+        let capacity = state.ctx.total_mem().map_err(crate::cuda_error("cuDeviceTotalMem"))?;
+        Ok(Device::new(NEXT_ID.fetch_add(1, Ordering::Relaxed), Kind::Cuda(state), ordinal, name, capacity))
+    }
+
+    /// The device of an MPI rank (or any process) by its rank on its node: the
+    /// visible devices in turn, as dask-cuda gives one worker per GPU.
+    ///
+    /// # Errors
+    /// As [`Device::cuda`].
+    pub fn for_local_rank(local_rank: usize) -> Result<Device> {
+        Device::cuda(local_rank % crate::device_count()?)
+    }
+
+    fn new(id: u64, kind: Kind, ordinal: usize, name: String, capacity: usize) -> Device {
+        Device { inner: Arc::new(Inner { id, kind, ordinal, name, capacity, in_use: AtomicUsize::new(0), peak: AtomicUsize::new(0) }) }
+    }
+
+    /// What runs its kernels.
+    pub fn backend(&self) -> Backend {
+        match self.inner.kind {
+            Kind::Emulated => Backend::Emulated,
+            Kind::Cuda(_) => Backend::Cuda,
+        }
+    }
+
+    /// Whether this is an emulated device.
+    pub fn is_emulated(&self) -> bool {
+        self.backend() == Backend::Emulated
+    }
+
+    /// Ordinal among the visible CUDA devices (0 for an emulated one).
+    pub fn ordinal(&self) -> usize {
+        self.inner.ordinal
+    }
+
+    /// The device's name ("NVIDIA H100 80GB HBM3", "emulated device 3").
+    pub fn name(&self) -> &str {
+        &self.inner.name
+    }
+
+    /// How errors and reports name it: `cuda:0 (NVIDIA H100 …)` or `emulated device 3`.
+    pub fn describe(&self) -> String {
+        match self.inner.kind {
+            Kind::Emulated => self.inner.name.clone(),
+            Kind::Cuda(_) => format!("cuda:{} ({})", self.inner.ordinal, self.inner.name),
+        }
+    }
+
+    /// Bytes of memory the device has.
+    pub fn capacity(&self) -> usize {
+        self.inner.capacity
+    }
+
+    /// Bytes of the buffers alive on it.
+    pub fn in_use(&self) -> usize {
+        self.inner.in_use.load(Ordering::Relaxed)
+    }
+
+    /// Most bytes alive on it at once so far.
+    pub fn peak(&self) -> usize {
+        self.inner.peak.load(Ordering::Relaxed)
+    }
+
+    /// Whether `other` is the same device (the same handle, or a clone of it).
+    pub fn same(&self, other: &Device) -> bool {
+        self.inner.id == other.inner.id
+    }
+
+    /// Counts `bytes` against the capacity, or refuses them.
+    pub(crate) fn reserve(&self, bytes: usize) -> Result<()> {
+        let before = self.inner.in_use.fetch_add(bytes, Ordering::Relaxed);
+        if before.saturating_add(bytes) > self.inner.capacity {
+            self.inner.in_use.fetch_sub(bytes, Ordering::Relaxed);
+            return Err(self.out_of_memory(bytes, before));
+        }
+        self.inner.peak.fetch_max(before + bytes, Ordering::Relaxed);
+        Ok(())
+    }
+
+    pub(crate) fn out_of_memory(&self, requested: usize, in_use: usize) -> Error {
+        Error::OutOfMemory { device: self.describe(), requested, in_use, capacity: self.inner.capacity }
+    }
+
+    pub(crate) fn unreserve(&self, bytes: usize) {
+        self.inner.in_use.fetch_sub(bytes, Ordering::Relaxed);
+    }
+
+    pub(crate) fn unsupported(&self, what: impl Into<String>) -> Error {
+        Error::Unsupported { device: self.describe(), what: what.into() }
+    }
+
+    pub(crate) fn cuda_state(&self, what: &str) -> Result<&CudaState> {
+        match &self.inner.kind {
+            Kind::Cuda(state) => Ok(state),
+            Kind::Emulated => Err(self.unsupported(format!("{what} is a CUDA kernel; an emulated device runs the CPU's on its host slices"))),
+        }
+    }
+
+    /// A buffer of `len` zeros.
+    ///
+    /// # Errors
+    /// [`Error::OutOfMemory`] past the device's capacity; [`Error::Cuda`].
+    pub fn zeros<T: DeviceElement>(&self, len: usize) -> Result<DeviceBuffer<T>> {
+        let bytes = len * size_of::<T>();
+        self.reserve(bytes)?;
+        let storage = match &self.inner.kind {
+            Kind::Emulated => Ok(Storage::Host(vec![T::default(); len])),
+            Kind::Cuda(state) => state.zeros::<T>(len).map(Storage::Cuda),
+        };
+        self.buffer(storage, len, bytes)
+    }
+
+    /// A copy of `host` on the device.
+    ///
+    /// # Errors
+    /// As [`Device::zeros`].
+    pub fn upload<T: DeviceElement>(&self, host: &[T]) -> Result<DeviceBuffer<T>> {
+        let bytes = std::mem::size_of_val(host);
+        self.reserve(bytes)?;
+        let storage = match &self.inner.kind {
+            Kind::Emulated => Ok(Storage::Host(host.to_vec())),
+            Kind::Cuda(state) => state.upload(host).map(Storage::Cuda),
+        };
+        self.buffer(storage, host.len(), bytes)
+    }
+
+    /// `host` moved onto the device: an emulated device keeps the vector itself.
+    ///
+    /// # Errors
+    /// As [`Device::zeros`].
+    pub fn upload_vec<T: DeviceElement>(&self, host: Vec<T>) -> Result<DeviceBuffer<T>> {
+        match self.inner.kind {
+            Kind::Emulated => {
+                let bytes = host.len() * size_of::<T>();
+                self.reserve(bytes)?;
+                let len = host.len();
+                self.buffer(Ok(Storage::Host(host)), len, bytes)
+            }
+            Kind::Cuda(_) => self.upload(&host),
+        }
+    }
+
+    fn buffer<T: DeviceElement>(&self, storage: Result<Storage<T>>, len: usize, bytes: usize) -> Result<DeviceBuffer<T>> {
+        match storage {
+            Ok(storage) => Ok(DeviceBuffer { device: self.clone(), len, storage }),
+            Err(e) => {
+                self.unreserve(bytes);
+                Err(e)
+            }
+        }
+    }
+
+    /// Waits for the device's queued work.
+    ///
+    /// # Errors
+    /// [`Error::Cuda`] when the driver reports a failure of that work.
+    pub fn synchronize(&self) -> Result<()> {
+        match &self.inner.kind {
+            Kind::Emulated => Ok(()),
+            Kind::Cuda(state) => state.stream.synchronize().map_err(crate::cuda_error("cuStreamSynchronize")),
+        }
+    }
+
+    /// `c = alpha * op(a) @ op(b) + beta * c` on row-major matrices by cuBLAS,
+    /// `c` being `m x n` and the product's inner dimension `k`. `a` is stored
+    /// `m x k` (`k x m` when transposed), `b` `k x n` (`n x k` when transposed).
+    ///
+    /// # Errors
+    /// [`Error::Unsupported`] on an emulated device, for an element type cuBLAS
+    /// has no gemm for, for buffers of another device or of the wrong length;
+    /// [`Error::Cuda`].
+    #[allow(clippy::too_many_arguments)]
+    pub fn gemm<T: DeviceElement>(
+        &self,
+        (m, n, k): (usize, usize, usize),
+        alpha: T,
+        a: &DeviceBuffer<T>,
+        trans_a: Transpose,
+        b: &DeviceBuffer<T>,
+        trans_b: Transpose,
+        beta: T,
+        c: &mut DeviceBuffer<T>,
+    ) -> Result<()> {
+        for (name, buf, len) in [("a", a, m * k), ("b", b, k * n), ("c", &*c, m * n)] {
+            if !buf.device.same(self) || buf.len != len {
+                return Err(self.unsupported(format!(
+                    "gemm ({m}x{k} @ {k}x{n}): operand {name} has {} elements on {}, expected {len} here",
+                    buf.len,
+                    buf.device.describe()
+                )));
+            }
+        }
+        let state = self.cuda_state("gemm")?;
+        state.gemm(self, (m, n, k), alpha, a, trans_a == Transpose::Yes, b, trans_b == Transpose::Yes, beta, c)
+    }
+}
+
+impl PartialEq for Device {
+    fn eq(&self, other: &Device) -> bool {
+        self.same(other)
+    }
+}
+
+impl fmt::Debug for Device {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Device({}, {} of {} bytes in use)", self.describe(), self.in_use(), self.capacity())
+    }
+}
