@@ -350,7 +350,7 @@ pub(crate) fn run_blocks(nodes: &[Arc<Node>], blocks: &[Vec<usize>], ctx: &Conte
     if let Some(b) = &bar {
         observers.push(b);
     }
-    crate::schedule::memory::check_plan(&graph, ctx.memory().memory_limit)?;
+    crate::schedule::memory::check_plan(&graph, ctx.memory())?;
     ctx.scheduler().execute(&graph, deliver, &sink, &crate::diagnostics::Observers(observers), ctx.memory())
 }
 
@@ -389,6 +389,14 @@ impl<T: Element> Assemble<T> {
 
 impl<T: Element> Collector for Assemble<T> {
     fn accept(&self, lin: usize, block: &Block) -> Result<()> {
+        // A result on a device comes back to the host here, block by block.
+        let host;
+        let block = if block.device().is_some() {
+            host = crate::device::block::to_host_block(block)?;
+            &host
+        } else {
+            block
+        };
         let arr = block.as_any().downcast_ref::<ArrayD<T>>().ok_or_else(|| Error::DtypeMismatch {
             key: format!("output block {lin}"),
             expected: T::DTYPE.to_string(),

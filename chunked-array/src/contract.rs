@@ -5,6 +5,9 @@
 //! groups small enough that one task's inputs stay under the block-size limit;
 //! with more than one group, the partial products are summed by the reduction
 //! tree (`split_every`), as dask does for `tensordot`.
+//!
+//! On a device the products are cuBLAS gemms (on an emulated device, faer on
+//! its host memory), one task per output block over the whole contracted axis.
 
 use std::sync::Arc;
 
@@ -12,14 +15,18 @@ use faer::linalg::matmul::matmul;
 use faer::{Accum, MatMut, MatRef, Par};
 use ndarray::{ArrayD, IxDyn};
 
+use chunked_gpu::{Device, Operand};
+
 use crate::array::Array;
 use crate::chunks::{refine, Chunks, DEFAULT_AUTO_BYTES};
+use crate::device::block::{device_input, to_device_block};
+use crate::device::DeviceBlock;
 use crate::element::{Element, Float};
 use crate::error::{Error, Result};
 use crate::graph::{block_as, Block, BlockOp, Node};
 
 /// Floats faer multiplies (their sums stay in the same type).
-pub trait Gemm: Float + Element<Sum = Self> {
+pub trait Gemm: Float + Element<Sum = Self> + chunked_gpu::DeviceElement {
     /// `c (+)= a · b` for row-major `c`.
     fn gemm(c: &mut [Self], rows: usize, cols: usize, a: MatRef<'_, Self>, b: MatRef<'_, Self>, accumulate: bool);
 }
@@ -76,19 +83,83 @@ impl<T: Gemm> BlockOp for Product<T> {
 
     fn run(&self, node: &Node, idx: &[usize], inputs: &[&Block]) -> Result<Block> {
         let shape = node.chunks.block_shape(idx);
+        match &node.device {
+            Some(device) if !device.is_emulated() => return self.run_cuda(node, idx, inputs, device),
+            _ => {}
+        }
         let (rows, cols) = (shape[0], shape[1]);
         let mut c = vec![T::ZERO; rows * cols];
         for (k, p) in self.group(idx).iter().enumerate() {
-            let a = block_as::<T>(inputs[2 * k], node, "matmul lhs")?.as_standard_layout();
-            let b = block_as::<T>(inputs[2 * k + 1], node, "matmul rhs")?.as_standard_layout();
-            let (ar, ac) = (a.shape()[0], a.shape()[1]);
-            let (br, bc) = (b.shape()[0], b.shape()[1]);
-            let am = MatRef::from_row_major_slice(a.as_slice().expect("standard layout"), ar, ac).submatrix(0, p.a_offset, ar, p.len);
-            let bm = MatRef::from_row_major_slice(b.as_slice().expect("standard layout"), br, bc).submatrix(p.b_offset, 0, p.len, bc);
+            // On an emulated device the blocks' memory is the host's: faer
+            // multiplies it in place, as a device kernel would.
+            let a = HostMatrix::<T>::of(inputs[2 * k], node, "matmul lhs")?;
+            let b = HostMatrix::<T>::of(inputs[2 * k + 1], node, "matmul rhs")?;
+            let am = MatRef::from_row_major_slice(a.data(), a.rows, a.cols).submatrix(0, p.a_offset, a.rows, p.len);
+            let bm = MatRef::from_row_major_slice(b.data(), b.rows, b.cols).submatrix(p.b_offset, 0, p.len, b.cols);
             T::gemm(&mut c, rows, cols, am, bm, k > 0);
         }
         let out = ArrayD::from_shape_vec(IxDyn(&shape), c).map_err(|e| Error::invalid("block", idx, e.to_string()))?;
-        Ok(Arc::new(out))
+        match &node.device {
+            Some(device) => to_device_block(Arc::new(out), device),
+            None => Ok(Arc::new(out)),
+        }
+    }
+
+    fn runs_on_device(&self) -> bool {
+        true
+    }
+}
+
+impl<T: Gemm> Product<T> {
+    /// The block product by cuBLAS: one gemm per piece of the contracted axis,
+    /// accumulating into the output (beta = 1 after the first).
+    fn run_cuda(&self, node: &Node, idx: &[usize], inputs: &[&Block], device: &Device) -> Result<Block> {
+        let shape = node.chunks.block_shape(idx);
+        let (rows, cols) = (shape[0], shape[1]);
+        let mut c = device.zeros::<T>(rows * cols)?;
+        for (k, p) in self.group(idx).iter().enumerate() {
+            let a = device_input::<T>(inputs[2 * k], device)?;
+            let b = device_input::<T>(inputs[2 * k + 1], device)?;
+            let (Some(a), Some(b)) = (a.as_any().downcast_ref::<DeviceBlock<T>>(), b.as_any().downcast_ref::<DeviceBlock<T>>()) else {
+                return Err(Error::DtypeMismatch { key: format!("matmul input of {}", node.label()), expected: T::DTYPE.to_string(), found: "another type".into() });
+            };
+            let a_op = Operand::columns(&a.buffer, a.shape[1], p.a_offset);
+            let b_op = Operand::rows(&b.buffer, b.shape[1], p.b_offset);
+            let beta = if k > 0 { T::ONE } else { T::ZERO };
+            device.gemm((rows, cols, p.len), T::ONE, a_op, b_op, beta, &mut c)?;
+        }
+        Ok(Arc::new(DeviceBlock { buffer: c, shape }))
+    }
+}
+
+/// A 2-d block's elements in host memory, row-major: borrowed from a host
+/// array in standard layout or from an emulated device's buffer, else copied.
+struct HostMatrix<'a, T: Gemm> {
+    data: std::borrow::Cow<'a, [T]>,
+    rows: usize,
+    cols: usize,
+}
+
+impl<'a, T: Gemm> HostMatrix<'a, T> {
+    fn of(block: &'a Block, node: &Node, what: &str) -> Result<Self> {
+        if let Some(d) = block.as_any().downcast_ref::<DeviceBlock<T>>() {
+            let data = match d.buffer.host() {
+                Some(s) => std::borrow::Cow::Borrowed(s),
+                None => std::borrow::Cow::Owned(d.buffer.download()?),
+            };
+            return Ok(HostMatrix { data, rows: d.shape[0], cols: d.shape[1] });
+        }
+        let a = block_as::<T>(block, node, what)?;
+        let (rows, cols) = (a.shape()[0], a.shape()[1]);
+        let data = match a.as_slice() {
+            Some(s) => std::borrow::Cow::Borrowed(s),
+            None => std::borrow::Cow::Owned(a.iter().copied().collect()),
+        };
+        Ok(HostMatrix { data, rows, cols })
+    }
+
+    fn data(&self) -> &[T] {
+        &self.data
     }
 }
 
@@ -201,7 +272,10 @@ fn matmul2<T: Gemm>(a: &Array<T>, b: &Array<T>, panel_limit: usize) -> Result<Ar
         pieces.push(Piece { a_block: ab, a_offset: pos - ca.offset(1, ab), b_block: bb, b_offset: pos - cb.offset(0, bb), len });
         pos += len;
     }
-    // Group pieces so that one task's row and column panels stay under the limit.
+    // Group pieces so that one task's row and column panels stay under the
+    // limit. On a device one task takes every piece: cuBLAS accumulates into
+    // its output, and the panels are blocks the device holds anyway.
+    let panel_limit = if a.node.device.is_some() || b.node.device.is_some() { usize::MAX } else { panel_limit };
     let band = |p: &Piece| (ca.max_block_elems() / ca.lengths()[1][p.a_block].max(1) + cb.max_block_elems() / cb.lengths()[0][p.b_block].max(1)) * p.len;
     let mut groups: Vec<Vec<Piece>> = Vec::new();
     let mut bytes = 0usize;

@@ -91,6 +91,9 @@ pub enum Error {
         /// Where the result went and how to get it here.
         how: String,
     },
+    /// A device (GPU or emulated) failed: no device, out of its memory, a CUDA error.
+    #[error("device error: {0}")]
+    Device(#[from] chunked_gpu::Error),
     /// A resource (memory tier, threads) ran out: every tier is full.
     #[error("resources exhausted in {tier}: {requested} bytes could not be placed ({detail})")]
     ResourcesExhausted {
@@ -105,14 +108,16 @@ pub enum Error {
     },
     /// Before running: a task needs more memory than the limit allows, so the
     /// plan cannot run within it whatever is spilled.
-    #[error("task {key} needs about {estimate} bytes (inputs and output) but the memory limit is {limit} bytes; {suggestion}")]
+    #[error("task {key} needs about {estimate} bytes (inputs and output) but the {tier} is {limit} bytes; {suggestion}")]
     PlanExceedsMemory {
         /// The task's key.
         key: String,
         /// Estimated bytes of its inputs and output.
         estimate: u64,
-        /// The memory limit.
+        /// The limit.
         limit: u64,
+        /// Which limit: "memory limit" (host) or "device memory limit".
+        tier: String,
         /// A chunking that would fit.
         suggestion: String,
     },

@@ -22,6 +22,7 @@ pub mod chunks;
 pub mod contract;
 mod creation;
 pub mod custom;
+pub mod device;
 pub mod diagnostics;
 mod dot;
 mod indexing;

@@ -233,7 +233,7 @@ fn bounded(hi: u32, lo: u32, low: i64, high: i64) -> i64 {
 }
 
 /// Element types that random arrays can hold.
-pub trait RandomElement: Element {
+pub trait RandomElement: Element + chunked_gpu::DeviceElement {
     /// Writes elements `first..first + out.len()` of stream `(key, stream)` to `out`.
     fn fill_stream(key: [u32; 2], stream: [u32; 2], dist: &Distribution, first: u64, out: &mut [MaybeUninit<Self>]);
 }
@@ -430,8 +430,52 @@ impl<T: RandomElement> BlockOp for TypedRandom<T> {
     }
     fn deps(&self, _: &Node, _: &[usize], _: &mut Vec<(usize, usize)>) {}
     fn run(&self, node: &Node, idx: &[usize], _: &[&Block]) -> Result<Block> {
-        Ok(Arc::new(random_block::<T>(&self.op, &node.chunks, idx)))
+        match &node.device {
+            Some(device) if !device.is_emulated() => random_on_cuda::<T>(&self.op, &node.chunks, idx, device),
+            // An emulated device's memory is the host's: the CPU generator fills
+            // it, and the block moves there without a copy.
+            Some(device) => crate::device::block::to_device_block(Arc::new(random_block::<T>(&self.op, &node.chunks, idx)), device),
+            None => Ok(Arc::new(random_block::<T>(&self.op, &node.chunks, idx))),
+        }
     }
+    fn runs_on_device(&self) -> bool {
+        true
+    }
+}
+
+/// A block drawn by the Philox kernel on a CUDA device: the same elements as
+/// [`random_block`] (see [`chunked_gpu::philox`] for the normal draws' ulps).
+fn random_on_cuda<T: RandomElement>(op: &RandomOp, chunks: &Chunks, idx: &[usize], device: &chunked_gpu::Device) -> Result<Block> {
+    let shape = chunks.block_shape(idx);
+    let start = chunks.block_start(idx);
+    let full = chunks.shape();
+    let total: usize = shape.iter().product();
+    let mut run = 1usize;
+    let mut split = shape.len();
+    while split > 0 {
+        run *= shape[split - 1];
+        split -= 1;
+        if shape[split] != full[split] {
+            break;
+        }
+    }
+    let mut starts = Vec::with_capacity(total / run.max(1));
+    if total > 0 {
+        for_each_run_start(&full, &start, &shape[..split], |g| starts.push(g));
+    }
+    let draw = match op.dist {
+        Distribution::Uniform => chunked_gpu::philox::Draw::Uniform,
+        Distribution::Normal { mean, std } => chunked_gpu::philox::Draw::Normal { mean, std },
+        Distribution::Integers { low, high } => chunked_gpu::philox::Draw::Integers { low, high },
+    };
+    // Integer arrays draw 0 or 1 unless built by `integers` (as on the CPU).
+    let draw = match (draw, T::IS_FLOAT) {
+        (chunked_gpu::philox::Draw::Integers { .. }, _) | (_, true) => draw,
+        _ => chunked_gpu::philox::Draw::Integers { low: 0, high: 2 },
+    };
+    let mut buffer = device.zeros::<T>(total)?;
+    chunked_gpu::philox::fill(&mut buffer, op.seed, op.stream, draw, &starts, if total > 0 { run } else { 0 })?;
+    Ok(Arc::new(crate::device::DeviceBlock { buffer, shape }))
 }
 
 /// A seeded source of random arrays (dask's `da.random.RandomState` /

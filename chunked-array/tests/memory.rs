@@ -137,10 +137,11 @@ fn a_task_larger_than_the_limit_is_refused_before_running() {
     let x: Array<f64> = RandomState::new(0).uniform(&[1000, 1000], [1000, 1000]).unwrap();
     let ctx = Context::sync().with_memory_limit(1 << 20);
     let err = x.sum(None).unwrap().compute_with(&ctx).unwrap_err();
-    let Error::PlanExceedsMemory { key, estimate, limit, suggestion } = &err else { panic!("expected PlanExceedsMemory, got {err}") };
+    let Error::PlanExceedsMemory { key, estimate, limit, suggestion, tier } = &err else { panic!("expected PlanExceedsMemory, got {err}") };
     assert!(key.contains("sum"), "{err}");
     assert_eq!(*estimate, 8_000_008, "the random block and the sum's scalar");
     assert_eq!(*limit, 1 << 20);
+    assert_eq!(tier, "memory limit");
     assert!(suggestion.contains("random_uniform") && suggestion.contains("[1000, 1000]; about [125, 1000] would fit"), "{err}");
     // Following the advice, it runs.
     let small: Array<f64> = RandomState::new(0).uniform(&[1000, 1000], [125, 1000]).unwrap();

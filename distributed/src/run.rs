@@ -223,15 +223,14 @@ impl<'a> Run<'a> {
     /// Task `t`'s block is here (made or received): hand it to the sink if it is
     /// delivered here, keep it for local readers, wake them.
     fn arrive(&mut self, t: usize, block: Block, sink: &OutputSink<'_>) -> Result<()> {
-        let bytes = block.nbytes();
-        self.store.count(bytes);
+        self.store.count(&block);
         if self.delivered_here[t] {
             sink(t, &block)?;
         }
         if self.readers_left[t] > 0 {
             self.store.insert(t, block);
         } else {
-            self.store.uncount(bytes);
+            self.store.uncount(&block);
         }
         self.store.make_room()?;
         for &c in self.graph.consumers(t) {

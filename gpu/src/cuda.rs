@@ -9,7 +9,7 @@ use cudarc::cublas::{sys::cublasOperation_t, CudaBlas, Gemm, GemmConfig};
 use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream};
 
 use crate::buffer::DeviceBuffer;
-use crate::device::{Device, DeviceElement};
+use crate::device::{Device, DeviceElement, Operand};
 use crate::{cuda_error, Error, Result};
 
 pub(crate) struct CudaState {
@@ -74,42 +74,34 @@ impl CudaState {
     }
 
     /// Row-major `c = alpha op(a) op(b) + beta c` as cuBLAS's column-major
-    /// `c^T = op(b)^T op(a)^T`: the operands swap and the dimensions with them.
-    #[allow(clippy::too_many_arguments)]
-    pub fn gemm<T: DeviceElement>(
-        &self,
-        device: &Device,
-        (m, n, k): (usize, usize, usize),
-        alpha: T,
-        a: &DeviceBuffer<T>,
-        trans_a: bool,
-        b: &DeviceBuffer<T>,
-        trans_b: bool,
-        beta: T,
-        c: &mut DeviceBuffer<T>,
-    ) -> Result<()> {
-        let int = |x: usize| i32::try_from(x).map_err(|_| device.unsupported(format!("gemm dimension {x} exceeds cuBLAS's 32-bit sizes")));
+    /// `c^T = op(b)^T op(a)^T`: a row-major matrix is its transpose in column
+    /// major, so the operands swap and keep their own transpose flags.
+    pub fn gemm<T: DeviceElement>(&self, device: &Device, (m, n, k): (usize, usize, usize), alpha: T, a: Operand<'_, T>, b: Operand<'_, T>, beta: T, c: &mut DeviceBuffer<T>) -> Result<()> {
+        let int = |x: usize| i32::try_from(x).map_err(|_| device.unsupported(format!("gemm size {x} exceeds cuBLAS's 32-bit sizes")));
         let op = |t: bool| if t { cublasOperation_t::CUBLAS_OP_T } else { cublasOperation_t::CUBLAS_OP_N };
-        let (mi, ni, ki) = (int(m)?, int(n)?, int(k)?);
-        let lda = if trans_b { ki } else { ni };
-        let ldb = if trans_a { mi } else { ki };
+        let (mi, ni, ki, lda, ldb) = (int(m)?, int(n)?, int(k)?, int(b.ld)?, int(a.ld)?);
+        if m == 0 || n == 0 {
+            return Ok(());
+        }
         let blas = self.blas()?;
-        let (a, b) = (a.cuda().expect("CUDA buffer on a CUDA device"), b.cuda().expect("CUDA buffer on a CUDA device"));
+        let a_slice = a.buffer.cuda().expect("CUDA buffer on a CUDA device");
+        let b_slice = b.buffer.cuda().expect("CUDA buffer on a CUDA device");
         let c = c.cuda_mut().expect("CUDA buffer on a CUDA device");
         let failed = |e: cudarc::cublas::result::CublasError| Error::Cuda { call: "cublas gemm".into(), message: format!("{e:?}") };
         macro_rules! call {
             ($t:ty) => {
-                if let (Some(a), Some(b), Some(c), Some(&alpha), Some(&beta)) = (
-                    (a as &dyn Any).downcast_ref::<CudaSlice<$t>>(),
-                    (b as &dyn Any).downcast_ref::<CudaSlice<$t>>(),
+                if let (Some(a_all), Some(b_all), Some(c), Some(&alpha), Some(&beta)) = (
+                    (a_slice as &dyn Any).downcast_ref::<CudaSlice<$t>>(),
+                    (b_slice as &dyn Any).downcast_ref::<CudaSlice<$t>>(),
                     (c as &mut dyn Any).downcast_mut::<CudaSlice<$t>>(),
                     (&alpha as &dyn Any).downcast_ref::<$t>(),
                     (&beta as &dyn Any).downcast_ref::<$t>(),
                 ) {
-                    let cfg = GemmConfig { transa: op(trans_b), transb: op(trans_a), m: ni, n: mi, k: ki, alpha, lda, ldb, beta, ldc: ni };
-                    // SAFETY: the lengths were checked against (m, n, k) by the caller,
-                    // so every leading dimension and extent is within its buffer.
-                    return unsafe { blas.gemm(cfg, b, a, c) }.map_err(failed);
+                    let cfg = GemmConfig { transa: op(b.transpose), transb: op(a.transpose), m: ni, n: mi, k: ki, alpha, lda, ldb, beta, ldc: ni };
+                    // SAFETY: Device::gemm checked that each operand's extent
+                    // fits its buffer and that c holds m x n elements.
+                    let (av, bv) = (a_all.slice(a.offset..), b_all.slice(b.offset..));
+                    return unsafe { blas.gemm(cfg, &bv, &av, c) }.map_err(failed);
                 }
             };
         }

@@ -21,15 +21,6 @@ pub enum Backend {
     Emulated,
 }
 
-/// Whether gemm reads an operand transposed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Transpose {
-    /// As stored.
-    No,
-    /// Transposed.
-    Yes,
-}
-
 mod sealed {
     pub trait Sealed {}
 }
@@ -268,37 +259,74 @@ impl Device {
         }
     }
 
-    /// `c = alpha * op(a) @ op(b) + beta * c` on row-major matrices by cuBLAS,
-    /// `c` being `m x n` and the product's inner dimension `k`. `a` is stored
-    /// `m x k` (`k x m` when transposed), `b` `k x n` (`n x k` when transposed).
+    /// `c = alpha * op(a) @ op(b) + beta * c` on row-major matrices by cuBLAS:
+    /// `c` is `m x n` (the whole buffer), the inner dimension is `k`, and each
+    /// operand is a matrix inside its buffer ([`Operand`]): `a` is `m x k`
+    /// (`k x m` stored when transposed), `b` `k x n` (`n x k` when transposed).
     ///
     /// # Errors
     /// [`Error::Unsupported`] on an emulated device, for an element type cuBLAS
-    /// has no gemm for, for buffers of another device or of the wrong length;
-    /// [`Error::Cuda`].
-    #[allow(clippy::too_many_arguments)]
-    pub fn gemm<T: DeviceElement>(
-        &self,
-        (m, n, k): (usize, usize, usize),
-        alpha: T,
-        a: &DeviceBuffer<T>,
-        trans_a: Transpose,
-        b: &DeviceBuffer<T>,
-        trans_b: Transpose,
-        beta: T,
-        c: &mut DeviceBuffer<T>,
-    ) -> Result<()> {
-        for (name, buf, len) in [("a", a, m * k), ("b", b, k * n), ("c", &*c, m * n)] {
-            if !buf.device.same(self) || buf.len != len {
+    /// has no gemm for, for buffers of another device or operands that do not
+    /// fit their buffers; [`Error::Cuda`].
+    pub fn gemm<T: DeviceElement>(&self, (m, n, k): (usize, usize, usize), alpha: T, a: Operand<'_, T>, b: Operand<'_, T>, beta: T, c: &mut DeviceBuffer<T>) -> Result<()> {
+        let extent = |o: &Operand<'_, T>, rows: usize, cols: usize| {
+            let (r, c) = if o.transpose { (cols, rows) } else { (rows, cols) };
+            if r == 0 || c == 0 { 0 } else { o.offset + (r - 1) * o.ld + c }
+        };
+        for (name, o, rows, cols) in [("a", &a, m, k), ("b", &b, k, n)] {
+            let stored_cols = if o.transpose { rows } else { cols };
+            if !o.buffer.device.same(self) || extent(o, rows, cols) > o.buffer.len || o.ld < stored_cols {
                 return Err(self.unsupported(format!(
-                    "gemm ({m}x{k} @ {k}x{n}): operand {name} has {} elements on {}, expected {len} here",
-                    buf.len,
-                    buf.device.describe()
+                    "gemm ({m}x{k} @ {k}x{n}): operand {name} (offset {}, leading dimension {}, transposed {}) does not fit its {} elements on {}",
+                    o.offset,
+                    o.ld,
+                    o.transpose,
+                    o.buffer.len,
+                    o.buffer.device.describe()
                 )));
             }
         }
+        if !c.device.same(self) || c.len != m * n {
+            return Err(self.unsupported(format!("gemm ({m}x{k} @ {k}x{n}): the output has {} elements on {}, expected {}", c.len, c.device.describe(), m * n)));
+        }
         let state = self.cuda_state("gemm")?;
-        state.gemm(self, (m, n, k), alpha, a, trans_a == Transpose::Yes, b, trans_b == Transpose::Yes, beta, c)
+        state.gemm(self, (m, n, k), alpha, a, b, beta, c)
+    }
+}
+
+/// A row-major matrix inside a device buffer, for [`Device::gemm`]: element
+/// `(i, j)` of the stored matrix is at `offset + i * ld + j`.
+#[derive(Debug, Clone, Copy)]
+pub struct Operand<'a, T: DeviceElement> {
+    /// The buffer holding it.
+    pub buffer: &'a DeviceBuffer<T>,
+    /// Where its first element is.
+    pub offset: usize,
+    /// Elements from one stored row to the next.
+    pub ld: usize,
+    /// Whether the product reads it transposed.
+    pub transpose: bool,
+}
+
+impl<'a, T: DeviceElement> Operand<'a, T> {
+    /// The whole buffer as a matrix of `cols` columns.
+    pub fn whole(buffer: &'a DeviceBuffer<T>, cols: usize) -> Self {
+        Operand { buffer, offset: 0, ld: cols, transpose: false }
+    }
+
+    /// The columns `first..` of a matrix of `cols` columns stored in `buffer`.
+    pub fn columns(buffer: &'a DeviceBuffer<T>, cols: usize, first: usize) -> Self {
+        Operand { buffer, offset: first, ld: cols, transpose: false }
+    }
+
+    /// The rows `first..` of a matrix of `cols` columns stored in `buffer`.
+    pub fn rows(buffer: &'a DeviceBuffer<T>, cols: usize, first: usize) -> Self {
+        Operand { buffer, offset: first * cols, ld: cols, transpose: false }
+    }
+
+    /// The same matrix, read transposed.
+    pub fn transposed(self) -> Self {
+        Operand { transpose: !self.transpose, ..self }
     }
 }
 

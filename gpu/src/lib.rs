@@ -21,7 +21,7 @@ mod device;
 pub mod philox;
 
 pub use buffer::DeviceBuffer;
-pub use device::{Backend, Device, DeviceElement, Transpose};
+pub use device::{Backend, Device, DeviceElement, Operand};
 
 use cudarc::driver::CudaContext;
 

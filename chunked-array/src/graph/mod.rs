@@ -34,6 +34,10 @@ pub trait BlockValue: Any + Send + Sync {
     fn spill_image(&self) -> Option<SpillImage> {
         None
     }
+    /// The device holding the block, for blocks in device memory (`None`: host).
+    fn device(&self) -> Option<&chunked_gpu::Device> {
+        None
+    }
 }
 
 /// A block as bytes for the disk tier (see [`BlockValue::spill_image`]).
@@ -118,6 +122,13 @@ pub(crate) trait BlockOp: Send + Sync + 'static {
     fn wire(&self) -> Option<wire::Wire> {
         None
     }
+    /// Whether `run` handles device placement itself: it takes device or host
+    /// input blocks and makes its block on `node.device`. Other ops get host
+    /// inputs (device blocks are copied down first) and their blocks are copied
+    /// up to the layer's device after (see [`task::TaskGraph::run_task`]).
+    fn runs_on_device(&self) -> bool {
+        false
+    }
     /// For the optimizer: this op as an elementwise layer, if it is one.
     fn as_elementwise(&self) -> Option<&dyn fuse::Fusable> {
         None
@@ -154,19 +165,22 @@ pub(crate) struct Node {
     /// Set on arrays built from invalid input by an operator that cannot return
     /// `Result` (`&a + &b` with mismatched shapes): the error surfaces on use.
     pub error: Option<Error>,
+    /// The device its blocks live on (`None`: host memory). A layer is placed
+    /// where its first device-placed input is, so work on device arrays stays on
+    /// the device; [`crate::Array::to_device`] and [`crate::Array::to_host`]
+    /// move arrays.
+    pub device: Option<chunked_gpu::Device>,
 }
 
 impl Node {
     pub fn new(name: impl Into<String>, dtype: DType, chunks: Chunks, inputs: Vec<Arc<Node>>, op: impl BlockOp) -> Arc<Node> {
-        Arc::new(Node {
-            id: NEXT_NODE_ID.fetch_add(1, Ordering::Relaxed),
-            name: name.into(),
-            dtype,
-            chunks,
-            inputs,
-            op: Arc::new(op),
-            error: None,
-        })
+        let device = inputs.iter().find_map(|n| n.device.clone());
+        Node::placed(name, dtype, chunks, inputs, Arc::new(op), device)
+    }
+
+    /// A layer on `device` (`None`: host), whatever its inputs' placement.
+    pub fn placed(name: impl Into<String>, dtype: DType, chunks: Chunks, inputs: Vec<Arc<Node>>, op: Arc<dyn BlockOp>, device: Option<chunked_gpu::Device>) -> Arc<Node> {
+        Arc::new(Node { id: NEXT_NODE_ID.fetch_add(1, Ordering::Relaxed), name: name.into(), dtype, chunks, inputs, op, error: None, device })
     }
 
     /// This source layer on another grid (see [`BlockOp::position_only`]).
@@ -179,6 +193,7 @@ impl Node {
             inputs: vec![],
             op: self.op.clone(),
             error: None,
+            device: self.device.clone(),
         })
     }
 
@@ -193,6 +208,7 @@ impl Node {
             inputs,
             op: self.op.clone(),
             error: self.error.clone(),
+            device: self.device.clone(),
         })
     }
 
@@ -205,6 +221,7 @@ impl Node {
             inputs: vec![],
             op: Arc::new(FailedOp),
             error: Some(error),
+            device: None,
         })
     }
 

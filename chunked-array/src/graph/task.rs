@@ -18,6 +18,7 @@ use std::sync::Arc;
 
 use super::wire::Wire;
 use super::{Block, Key, Node};
+use chunked_gpu::Device;
 use crate::chunks::Chunks;
 use crate::element::DType;
 use crate::error::{Error, Result};
@@ -293,6 +294,22 @@ impl TaskGraph {
         }
     }
 
+    /// The device task `t`'s block is made on (`None`: host memory).
+    pub fn task_device(&self, t: usize) -> Option<&Device> {
+        self.nodes[self.task_node[t] as usize].device.as_ref()
+    }
+
+    /// The devices the graph's layers are placed on, each once.
+    pub fn devices(&self) -> Vec<Device> {
+        let mut out: Vec<Device> = Vec::new();
+        for d in self.nodes.iter().filter_map(|n| n.device.as_ref()) {
+            if !out.iter().any(|o| o.same(d)) {
+                out.push(d.clone());
+            }
+        }
+        out
+    }
+
     /// Whether task `t` makes a block of elements (which a rechunk can resize),
     /// not an intermediate value.
     pub fn holds_elements(&self, t: usize) -> bool {
@@ -340,6 +357,13 @@ impl TaskGraph {
     /// [`Error::Task`] naming the task when its block cannot travel (see
     /// [`TaskGraph::can_travel`]) or is not of its layer's type.
     pub fn encode_block(&self, t: usize, block: &Block) -> Result<Vec<u8>> {
+        let host;
+        let block = if block.device().is_some() {
+            host = crate::device::block::to_host_block(block)?;
+            &host
+        } else {
+            block
+        };
         let bytes = self.wire(t).and_then(|wire| (wire.encode)(block));
         bytes.ok_or_else(|| Error::Task { key: self.key(t).to_string(), message: "its block cannot be sent to another process".into() })
     }
@@ -366,7 +390,7 @@ impl TaskGraph {
         let node = &self.nodes[self.task_node[t] as usize];
         let mut idx = Vec::with_capacity(node.chunks.ndim());
         node.chunks.unravel_into(self.task_block[t], &mut idx);
-        match catch_unwind(AssertUnwindSafe(|| node.op.run(node, &idx, inputs))) {
+        match catch_unwind(AssertUnwindSafe(|| run_placed(node, &idx, inputs))) {
             Ok(Ok(b)) => Ok(b),
             // I/O errors already name the file or chunk, and callers match on them.
             Ok(Err(e @ (Error::Task { .. } | Error::Io { .. }))) => Err(e),
@@ -376,6 +400,26 @@ impl TaskGraph {
                 Err(Error::Task { key: self.key(t).to_string(), message: format!("panicked: {message}") })
             }
         }
+    }
+}
+
+/// Runs `node`'s op on block `idx` where the node is placed: ops without device
+/// kernels get host copies of device inputs, and their block is copied up to
+/// the node's device after (see [`crate::device`]).
+fn run_placed(node: &Node, idx: &[usize], inputs: &[&Block]) -> Result<Block> {
+    if node.op.runs_on_device() {
+        return node.op.run(node, idx, inputs);
+    }
+    let block = if inputs.iter().any(|b| b.device().is_some()) {
+        let host = inputs.iter().map(|b| crate::device::block::to_host_block(b)).collect::<Result<Vec<Block>>>()?;
+        let refs: Vec<&Block> = host.iter().collect();
+        node.op.run(node, idx, &refs)?
+    } else {
+        node.op.run(node, idx, inputs)?
+    };
+    match &node.device {
+        Some(device) if node.dtype != DType::Intermediate => crate::device::block::to_device_block(block, device),
+        _ => Ok(block),
     }
 }
 

@@ -1,7 +1,10 @@
 //! The block store of a run: every block a task produced and a later task still
-//! needs, counted in bytes, in host memory or spilled to disk.
+//! needs, counted in bytes, in device memory, host memory or spilled to disk.
 //!
-//! Over the memory limit, the least recently used blocks that no running task
+//! Tiers, top down: device, host, disk. Over the device memory limit, the least
+//! recently used device blocks that no running task holds are copied to host
+//! memory (and come back to their device when a task reads them). Over the
+//! host memory limit, the least recently used blocks that no running task
 //! holds are written to the disk tier and read back when a task needs them. A
 //! spilled block whose file is missing or damaged is recomputed from its lineage
 //! (its task, from its own inputs, recursively), so a lost file costs time, not
@@ -17,13 +20,16 @@ use super::{Clock, RunObserver, TierEvent, TierEventKind};
 use crate::error::{Error, Result};
 use crate::graph::task::TaskGraph;
 use crate::graph::Block;
+use chunked_gpu::Device;
 
 /// Where a task's block is.
 enum Slot {
     /// Not computed yet, or released after its last consumer.
     Empty,
-    Host(Block),
-    Disk(SpilledBlock),
+    /// In memory: a device block, or a host block; `home` is the device a host
+    /// block was moved down from (it goes back there when read).
+    Held { block: Block, home: Option<Device> },
+    Disk { spilled: SpilledBlock, home: Option<Device> },
 }
 
 /// What the store did, for [`super::RunStats`].
@@ -41,6 +47,16 @@ pub struct TierStats {
     pub unspilled_bytes: u64,
     /// Tasks run again because their spilled block was lost or damaged.
     pub recomputed: usize,
+    /// Most bytes held in device memory at once.
+    pub device_peak_bytes: usize,
+    /// Device blocks moved to host memory (device memory limit reached).
+    pub device_spilled: usize,
+    /// Their bytes.
+    pub device_spilled_bytes: u64,
+    /// Blocks moved back to their device.
+    pub device_unspilled: usize,
+    /// Their bytes.
+    pub device_unspilled_bytes: u64,
 }
 
 /// The blocks of one run, counted against the memory limit, spilled to disk
@@ -56,6 +72,7 @@ pub struct BlockStore<'g> {
     held: AtomicUsize,
     peak: AtomicUsize,
     limit: usize,
+    device: DeviceTier,
     /// Spill down to this, so that spilling happens in batches.
     low_water: usize,
     disk: DiskTier,
@@ -68,6 +85,19 @@ pub struct BlockStore<'g> {
     recomputed: AtomicUsize,
 }
 
+/// The device tier's counts (one for all the run's devices: a process drives
+/// one device, as dask-cuda runs one worker per GPU).
+struct DeviceTier {
+    held: AtomicUsize,
+    peak: AtomicUsize,
+    limit: usize,
+    low_water: usize,
+    spilled: AtomicUsize,
+    spilled_bytes: AtomicU64,
+    unspilled: AtomicUsize,
+    unspilled_bytes: AtomicU64,
+}
+
 fn lock(m: &Mutex<Slot>) -> MutexGuard<'_, Slot> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
@@ -76,6 +106,7 @@ impl<'g> BlockStore<'g> {
     /// An empty store for the tasks of `graph`, reporting tier events to `observer`.
     pub fn new(graph: &'g TaskGraph, memory: &MemoryConfig, observer: &'g dyn RunObserver) -> BlockStore<'g> {
         let n = graph.len();
+        let device_limit = memory.device_limit_for(&graph.devices());
         BlockStore {
             graph,
             observer,
@@ -86,6 +117,16 @@ impl<'g> BlockStore<'g> {
             peak: AtomicUsize::new(0),
             limit: memory.memory_limit,
             low_water: memory.memory_limit / 10 * 9,
+            device: DeviceTier {
+                held: AtomicUsize::new(0),
+                peak: AtomicUsize::new(0),
+                limit: device_limit,
+                low_water: device_limit / 10 * 9,
+                spilled: AtomicUsize::new(0),
+                spilled_bytes: AtomicU64::new(0),
+                unspilled: AtomicUsize::new(0),
+                unspilled_bytes: AtomicU64::new(0),
+            },
             disk: DiskTier::new(memory.spill_dir.clone(), memory.spill_limit),
             spilling: Mutex::new(()),
             over: AtomicBool::new(false),
@@ -107,13 +148,30 @@ impl<'g> BlockStore<'g> {
         self.limit
     }
 
-    /// Whether host memory is past the limit (schedulers hold back sources then).
-    pub fn over_limit(&self) -> bool {
-        self.over.load(Ordering::Relaxed)
+    /// Bytes of blocks in device memory.
+    pub fn device_held(&self) -> usize {
+        self.device.held.load(Ordering::Relaxed)
     }
 
-    /// Counts `bytes` of a new block (also one that is only handed to the sink).
-    pub fn count(&self, bytes: usize) {
+    /// The device memory limit in bytes.
+    pub fn device_limit(&self) -> usize {
+        self.device.limit
+    }
+
+    /// Whether host or device memory is past its limit (schedulers hold back
+    /// sources then).
+    pub fn over_limit(&self) -> bool {
+        self.over.load(Ordering::Relaxed) || self.device_held() > self.device.limit
+    }
+
+    /// Counts a new block (also one that is only handed to the sink) in its tier.
+    pub fn count(&self, block: &Block) {
+        let bytes = block.nbytes();
+        if block.device().is_some() {
+            let now = self.device.held.fetch_add(bytes, Ordering::Relaxed) + bytes;
+            self.device.peak.fetch_max(now, Ordering::Relaxed);
+            return;
+        }
         let now = self.held.fetch_add(bytes, Ordering::Relaxed) + bytes;
         self.peak.fetch_max(now, Ordering::Relaxed);
         if now > self.limit {
@@ -121,8 +179,13 @@ impl<'g> BlockStore<'g> {
         }
     }
 
-    /// Uncounts `bytes` of a block dropped without being stored.
-    pub fn uncount(&self, bytes: usize) {
+    /// Uncounts a block dropped without being stored.
+    pub fn uncount(&self, block: &Block) {
+        let bytes = block.nbytes();
+        if block.device().is_some() {
+            self.device.held.fetch_sub(bytes, Ordering::Relaxed);
+            return;
+        }
         let now = self.held.fetch_sub(bytes, Ordering::Relaxed) - bytes;
         if now <= self.limit {
             self.over.store(false, Ordering::Relaxed);
@@ -132,7 +195,7 @@ impl<'g> BlockStore<'g> {
     /// Keeps task `t`'s block (already counted) for its consumers.
     pub fn insert(&self, t: usize, block: Block) {
         self.touch(t);
-        *lock(&self.slots[t]) = Slot::Host(block);
+        *lock(&self.slots[t]) = Slot::Held { block, home: None };
     }
 
     fn touch(&self, t: usize) {
@@ -140,17 +203,20 @@ impl<'g> BlockStore<'g> {
     }
 
     /// Task `t`'s block for a consumer: from memory, from disk (back into
-    /// memory), or recomputed when its spill file is lost.
+    /// memory), or recomputed when its spill file is lost. A block moved down
+    /// from a device goes back to it.
     ///
     /// # Errors
     /// [`Error::Task`] when the block is neither held nor recomputable.
     pub fn input(&self, t: usize) -> Result<Block> {
         self.touch(t);
         let mut slot = lock(&self.slots[t]);
-        match &*slot {
-            Slot::Host(b) => Ok(b.clone()),
-            Slot::Disk(spilled) => {
-                let block = match self.disk.read(spilled) {
+        let (block, home) = match &mut *slot {
+            Slot::Held { block, home: None } => return Ok(block.clone()),
+            Slot::Held { block, home } => (block.clone(), home.take()),
+            Slot::Disk { spilled, home } => {
+                let (spilled, home) = (*spilled, home.take());
+                let block = match self.disk.read(&spilled) {
                     Ok(b) => {
                         self.unspilled.fetch_add(1, Ordering::Relaxed);
                         self.unspilled_bytes.fetch_add(spilled.nbytes as u64, Ordering::Relaxed);
@@ -158,16 +224,33 @@ impl<'g> BlockStore<'g> {
                         b
                     }
                     Err(_) => {
-                        self.disk.forget(spilled);
+                        self.disk.forget(&spilled);
                         self.recompute(t)?
                     }
                 };
-                self.count(block.nbytes());
-                *slot = Slot::Host(block.clone());
-                Ok(block)
+                self.count(&block);
+                (block, home)
             }
             Slot::Empty => unreachable!("task {t}'s block is read before it was computed or after it was released"),
-        }
+        };
+        let block = match home {
+            // Back to its device; if the device cannot take it now, readers
+            // use the host copy (kernels take host inputs too).
+            Some(device) if block.device().is_none() => match crate::device::block::to_device_block(block.clone(), &device) {
+                Ok(up) if up.device().is_some() => {
+                    self.uncount(&block);
+                    self.count(&up);
+                    self.device.unspilled.fetch_add(1, Ordering::Relaxed);
+                    self.device.unspilled_bytes.fetch_add(up.nbytes() as u64, Ordering::Relaxed);
+                    self.report(t, TierEventKind::DeviceUnspill, up.nbytes());
+                    up
+                }
+                _ => block,
+            },
+            _ => block,
+        };
+        *slot = Slot::Held { block: block.clone(), home: None };
+        Ok(block)
     }
 
     /// Runs task `t` again from its inputs, recomputing those that were
@@ -179,7 +262,7 @@ impl<'g> BlockStore<'g> {
             let held = {
                 let slot = lock(&self.slots[d]);
                 match &*slot {
-                    Slot::Host(b) => Some(b.clone()),
+                    Slot::Held { block, .. } => Some(block.clone()),
                     _ => None,
                 }
             };
@@ -199,7 +282,7 @@ impl<'g> BlockStore<'g> {
     /// (its record stays for its own consumers), else recomputed.
     fn read_or_recompute(&self, d: usize) -> Result<Block> {
         let spilled = match &*lock(&self.slots[d]) {
-            Slot::Disk(s) => Some(*s),
+            Slot::Disk { spilled, .. } => Some(*spilled),
             _ => None,
         };
         if let Some(s) = spilled
@@ -214,53 +297,88 @@ impl<'g> BlockStore<'g> {
     pub fn release(&self, t: usize) {
         let old = std::mem::replace(&mut *lock(&self.slots[t]), Slot::Empty);
         match old {
-            Slot::Host(b) => self.uncount(b.nbytes()),
-            Slot::Disk(s) => self.disk.forget(&s),
+            Slot::Held { block, .. } => self.uncount(&block),
+            Slot::Disk { spilled, .. } => self.disk.forget(&spilled),
             Slot::Empty => {}
         }
     }
 
-    /// Spills least recently used idle blocks until memory is under the limit's
-    /// low-water mark, or nothing idle is left. One thread spills at a time.
-    ///
-    /// # Errors
-    /// [`Error::ResourcesExhausted`] when a block must spill and the disk tier
-    /// is full (its cap) or unwritable.
-    pub fn make_room(&self) -> Result<()> {
-        if self.held() <= self.limit {
-            return Ok(());
-        }
-        let Ok(_one) = self.spilling.try_lock() else { return Ok(()) };
+    /// Idle blocks of the given tier (device or host), least recently used first.
+    fn idle_blocks(&self, on_device: bool) -> Vec<usize> {
         let mut candidates: Vec<(u64, usize)> = Vec::new();
         for (t, m) in self.slots.iter().enumerate() {
             if let Ok(slot) = m.try_lock()
-                && let Slot::Host(b) = &*slot
-                && Arc::strong_count(b) == 1
-                && b.nbytes() > 0
+                && let Slot::Held { block, .. } = &*slot
+                && block.device().is_some() == on_device
+                && Arc::strong_count(block) == 1
+                && block.nbytes() > 0
             {
                 candidates.push((self.last_use[t].load(Ordering::Relaxed), t));
             }
         }
         candidates.sort_unstable();
-        for (_, t) in candidates {
+        candidates.into_iter().map(|(_, t)| t).collect()
+    }
+
+    /// Moves least recently used idle blocks one tier down until each tier is
+    /// under its limit's low-water mark, or nothing idle is left: device blocks
+    /// to host memory, then host blocks to disk. One thread moves at a time.
+    ///
+    /// # Errors
+    /// [`Error::ResourcesExhausted`] when a block must spill and the disk tier
+    /// is full (its cap) or unwritable; [`Error::Device`] when a copy from the
+    /// device fails.
+    pub fn make_room(&self) -> Result<()> {
+        if self.held() <= self.limit && self.device_held() <= self.device.limit {
+            return Ok(());
+        }
+        let Ok(_one) = self.spilling.try_lock() else { return Ok(()) };
+        if self.device_held() > self.device.limit {
+            for t in self.idle_blocks(true) {
+                if self.device_held() <= self.device.low_water {
+                    break;
+                }
+                let mut slot = lock(&self.slots[t]);
+                let Slot::Held { block, .. } = &*slot else { continue };
+                if Arc::strong_count(block) != 1 {
+                    continue; // a task took it meanwhile
+                }
+                let host = crate::device::block::to_host_block(block)?;
+                let device = block.device().cloned();
+                let bytes = block.nbytes();
+                self.uncount(block);
+                self.count(&host);
+                *slot = Slot::Held { block: host, home: device };
+                drop(slot);
+                self.device.spilled.fetch_add(1, Ordering::Relaxed);
+                self.device.spilled_bytes.fetch_add(bytes as u64, Ordering::Relaxed);
+                self.report(t, TierEventKind::DeviceSpill, bytes);
+            }
+        }
+        if self.held() <= self.limit {
+            return Ok(());
+        }
+        for t in self.idle_blocks(false) {
             if self.held() <= self.low_water {
                 break;
             }
             let mut slot = lock(&self.slots[t]);
-            let Slot::Host(b) = &*slot else { continue };
-            if Arc::strong_count(b) != 1 {
+            let Slot::Held { block, .. } = &*slot else { continue };
+            if Arc::strong_count(block) != 1 {
                 continue; // a task took it meanwhile
             }
-            let bytes = b.nbytes();
+            let bytes = block.nbytes();
             let used = self.disk.used.load(Ordering::Relaxed);
             if used.saturating_add(bytes as u64) > self.disk.limit {
                 return Err(self.exhausted(bytes, format!("spill cap reached ({used} bytes on disk)")));
             }
-            match self.disk.write(b) {
+            match self.disk.write(block) {
                 Ok(Some(spilled)) => {
-                    *slot = Slot::Disk(spilled);
+                    let block = std::mem::replace(&mut *slot, Slot::Empty);
+                    let Slot::Held { block, home } = block else { unreachable!("matched above") };
+                    *slot = Slot::Disk { spilled, home };
                     drop(slot);
-                    self.uncount(bytes);
+                    self.uncount(&block);
                     self.spilled.fetch_add(1, Ordering::Relaxed);
                     self.spilled_bytes.fetch_add(bytes as u64, Ordering::Relaxed);
                     self.report(t, TierEventKind::Spill, bytes);
@@ -294,6 +412,11 @@ impl<'g> BlockStore<'g> {
             unspilled: self.unspilled.load(Ordering::Relaxed),
             unspilled_bytes: self.unspilled_bytes.load(Ordering::Relaxed),
             recomputed: self.recomputed.load(Ordering::Relaxed),
+            device_peak_bytes: self.device.peak.load(Ordering::Relaxed),
+            device_spilled: self.device.spilled.load(Ordering::Relaxed),
+            device_spilled_bytes: self.device.spilled_bytes.load(Ordering::Relaxed),
+            device_unspilled: self.device.unspilled.load(Ordering::Relaxed),
+            device_unspilled_bytes: self.device.unspilled_bytes.load(Ordering::Relaxed),
         }
     }
 }

@@ -1,9 +1,9 @@
 //! Memory limits of a run: how many bytes of blocks the host tier may hold, where
 //! blocks spill to past that, and how much the disk tier may take.
 //!
-//! Tiers, top down: host memory, then disk (this module and [`super::spill`]).
-//! The GPU issue adds a device tier above host: its blocks spill to host
-//! blocks, which spill to disk through the same least-recently-used policy.
+//! Tiers, top down: device memory (arrays placed on a device, see
+//! [`crate::device`]), host memory, then disk ([`super::spill`]). Each tier
+//! moves its least recently used idle blocks one tier down past its limit.
 
 use std::path::PathBuf;
 
@@ -33,6 +33,17 @@ pub struct MemoryConfig {
     /// Bytes the disk tier may hold at once; past it a run fails with
     /// [`Error::ResourcesExhausted`](crate::Error::ResourcesExhausted). Default: no cap.
     pub spill_limit: u64,
+    /// Bytes of blocks the device tier may hold before the least recently used
+    /// idle ones move to host memory. `None` (the default): 80% of the smallest
+    /// memory among the run's devices, as dask-cuda's default.
+    pub device_memory_limit: Option<usize>,
+}
+
+impl MemoryConfig {
+    /// The device tier's limit for a run on `devices`.
+    pub fn device_limit_for(&self, devices: &[chunked_gpu::Device]) -> usize {
+        self.device_memory_limit.unwrap_or_else(|| devices.iter().map(|d| d.capacity() / 5 * 4).min().unwrap_or(usize::MAX))
+    }
 }
 
 impl Default for MemoryConfig {
@@ -41,6 +52,7 @@ impl Default for MemoryConfig {
             memory_limit: physical_memory().map_or(usize::MAX, |m| (m / 5 * 4) as usize),
             spill_dir: std::env::temp_dir(),
             spill_limit: u64::MAX,
+            device_memory_limit: None,
         }
     }
 }
@@ -60,17 +72,20 @@ pub fn physical_memory() -> Option<u64> {
 /// # Errors
 /// [`Error::PlanExceedsMemory`] naming the largest such task, its estimate, the
 /// limit and a block size that would fit.
-pub(crate) fn check_plan(graph: &TaskGraph, limit: usize) -> Result<()> {
-    let mut worst: Option<(usize, usize)> = None;
+pub(crate) fn check_plan(graph: &TaskGraph, memory: &MemoryConfig) -> Result<()> {
+    let device_limit = memory.device_limit_for(&graph.devices());
+    let mut worst: Option<(usize, usize, usize, &str)> = None;
     for t in 0..graph.len() {
         let estimate = graph.estimated_bytes(t)
             + graph.scratch_bytes(t)
             + graph.deps(t).iter().map(|&d| graph.estimated_bytes(d as usize)).sum::<usize>();
-        if estimate > limit && worst.is_none_or(|(_, e)| estimate > e) {
-            worst = Some((t, estimate));
+        // A task on a device holds its blocks in device memory.
+        let (limit, tier) = if graph.task_device(t).is_some() { (device_limit, "device memory limit") } else { (memory.memory_limit, "memory limit") };
+        if estimate > limit && worst.is_none_or(|(_, e, _, _)| estimate > e) {
+            worst = Some((t, estimate, limit, tier));
         }
     }
-    let Some((t, estimate)) = worst else { return Ok(()) };
+    let Some((t, estimate, limit, tier)) = worst else { return Ok(()) };
     // The biggest block of elements the task holds (its own or an input's)
     // shrinks by the factor that makes the whole task fit; intermediate values
     // (factorizations) follow the blocks they are made from.
@@ -100,6 +115,7 @@ pub(crate) fn check_plan(graph: &TaskGraph, limit: usize) -> Result<()> {
         key: graph.key(t).to_string(),
         estimate: estimate as u64,
         limit: limit as u64,
-        suggestion: format!("use blocks about {parts}x smaller: {advice} (or raise the memory limit)"),
+        tier: tier.into(),
+        suggestion: format!("use blocks about {parts}x smaller: {advice} (or raise the {tier})"),
     })
 }

@@ -46,6 +46,16 @@ pub struct RunStats {
     pub unspilled_bytes: u64,
     /// Tasks run again because a spilled block was lost or damaged.
     pub recomputed: usize,
+    /// Largest number of bytes held in device memory at once.
+    pub device_peak_bytes: usize,
+    /// Device blocks moved to host memory (device memory limit reached).
+    pub device_spilled: usize,
+    /// Their bytes.
+    pub device_spilled_bytes: u64,
+    /// Blocks moved back to their device for a task.
+    pub device_unspilled: usize,
+    /// Their bytes.
+    pub device_unspilled_bytes: u64,
 }
 
 impl RunStats {
@@ -60,6 +70,11 @@ impl RunStats {
             unspilled: tiers.unspilled,
             unspilled_bytes: tiers.unspilled_bytes,
             recomputed: tiers.recomputed,
+            device_peak_bytes: tiers.device_peak_bytes,
+            device_spilled: tiers.device_spilled,
+            device_spilled_bytes: tiers.device_spilled_bytes,
+            device_unspilled: tiers.device_unspilled,
+            device_unspilled_bytes: tiers.device_unspilled_bytes,
         }
     }
 }
@@ -92,15 +107,21 @@ pub enum TierEventKind {
     Unspill,
     /// Recomputed from its inputs (its spill file was lost or damaged).
     Recompute,
+    /// Moved from device memory to host memory (device memory over its limit).
+    DeviceSpill,
+    /// Moved back to its device for a task.
+    DeviceUnspill,
 }
 
 impl TierEventKind {
-    /// "spill", "unspill" or "recompute".
+    /// "spill", "unspill", "recompute", "device-spill" or "device-unspill".
     pub fn name(self) -> &'static str {
         match self {
             TierEventKind::Spill => "spill",
             TierEventKind::Unspill => "unspill",
             TierEventKind::Recompute => "recompute",
+            TierEventKind::DeviceSpill => "device-spill",
+            TierEventKind::DeviceUnspill => "device-unspill",
         }
     }
 }
@@ -245,6 +266,14 @@ impl Context {
     /// task larger than this is refused before it runs.
     pub fn with_memory_limit(mut self, bytes: usize) -> Self {
         self.memory.memory_limit = bytes;
+        self
+    }
+
+    /// Bytes of device blocks that may be held in device memory (dask-cuda's
+    /// `device_memory_limit`); past it, the least recently used idle ones move
+    /// to host memory. Default: 80% of the device's memory.
+    pub fn with_device_memory_limit(mut self, bytes: usize) -> Self {
+        self.memory.device_memory_limit = Some(bytes);
         self
     }
 

@@ -43,7 +43,7 @@ impl Scheduler for SyncScheduler {
                 drop(refs);
                 inputs.clear();
                 let output_bytes = block.nbytes();
-                store.count(output_bytes);
+                store.count(&block);
                 if graph.is_output(t) {
                     sink(t, &block)?;
                 }
@@ -57,7 +57,7 @@ impl Scheduler for SyncScheduler {
                 if left[t] > 0 {
                     store.insert(t, block);
                 } else {
-                    store.uncount(output_bytes);
+                    store.uncount(&block);
                 }
                 store.make_room()?;
                 observer.task_done(&TaskEvent { task: t, worker: 0, start: started, end: ended, input_bytes, output_bytes, held_bytes: store.held() });

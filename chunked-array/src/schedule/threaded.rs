@@ -158,7 +158,7 @@ impl Shared<'_> {
             drop(refs);
             inputs.clear();
             let bytes = block.nbytes();
-            self.store.count(bytes);
+            self.store.count(&block);
             if g.is_output(t)
                 && let Err(e) = sink(t, &block) {
                     return self.fail(e);
@@ -169,7 +169,7 @@ impl Shared<'_> {
                 }
             }
             if g.consumers(t).is_empty() {
-                self.store.uncount(bytes);
+                self.store.uncount(&block);
             } else {
                 self.store.insert(t, block);
             }

@@ -1,0 +1,59 @@
+//! Arrays on a device: blocks in GPU memory (or an emulated device's), as
+//! dask users get with CuPy-backed arrays and dask-cuda.
+//!
+//! An array is placed on a device by [`Array::to_device`]; every layer built on
+//! it is placed there too, so a chain of operations stays on the device and
+//! [`Array::compute`] copies only the result to the host. Sources moved to a
+//! device (random arrays, constants) make their blocks there directly.
+//!
+//! How a layer on a device runs its blocks:
+//! - ops with device kernels (random generation, matmul's block products, the
+//!   moves themselves) take device blocks and make device blocks;
+//! - every other op gets its input blocks copied to the host, runs its CPU
+//!   kernel, and its block is copied up to the device. On an emulated device
+//!   those copies are memory copies; on a CUDA device they are PCIe/NVLink
+//!   transfers, correct but slower than a device kernel would be.
+//!
+//! Device blocks are counted in the block store against the device memory
+//! limit ([`crate::Context::with_device_memory_limit`]); past it the least
+//! recently used idle ones move to host memory, from where they spill on to
+//! disk under the host limit, and come back to the device when a task reads them.
+
+pub(crate) mod block;
+mod ops;
+
+pub use block::DeviceBlock;
+pub use chunked_gpu::{Backend, Device, DeviceBuffer, DeviceElement};
+
+use crate::array::Array;
+use crate::element::Element;
+
+impl<T: Element> Array<T> {
+    /// This array with its blocks on `device` (CuPy's `asarray`, dask's
+    /// `map_blocks(cupy.asarray)`). Random and other position-only sources are
+    /// generated on the device directly; other arrays are copied block by block.
+    /// Layers built on the result are placed on the device too.
+    ///
+    /// ```
+    /// use chunked_array::{device::Device, random::RandomState};
+    /// let dev = Device::emulated(64 << 20);
+    /// let x = RandomState::new(1).uniform::<f64>(&[100, 10], [25, 10]).unwrap();
+    /// let on_dev = x.to_device(&dev);
+    /// assert!(on_dev.device().is_some());
+    /// let y = (&on_dev * 2.0).compute().unwrap(); // the result comes back to the host
+    /// assert_eq!(y, x.compute().unwrap() * 2.0);
+    /// ```
+    pub fn to_device(&self, device: &Device) -> Array<T> {
+        Array::from_node(ops::to_device(&self.node, device))
+    }
+
+    /// This array with its blocks in host memory (`cupy.asnumpy` per block).
+    pub fn to_host(&self) -> Array<T> {
+        Array::from_node(ops::to_host(&self.node))
+    }
+
+    /// The device the array's blocks live on (`None`: host memory).
+    pub fn device(&self) -> Option<Device> {
+        self.node.device.clone()
+    }
+}

@@ -1,0 +1,62 @@
+//! The layers that move arrays between host and device.
+
+use std::sync::Arc;
+
+use chunked_gpu::Device;
+
+use super::block::{to_device_block, to_host_block};
+use crate::error::Result;
+use crate::graph::{Block, BlockOp, Node};
+
+/// Copies each block up to the layer's device.
+struct ToDevice;
+
+impl BlockOp for ToDevice {
+    fn deps(&self, node: &Node, idx: &[usize], out: &mut Vec<(usize, usize)>) {
+        out.push((0, node.chunks.linear(idx)));
+    }
+    fn run(&self, node: &Node, _: &[usize], inputs: &[&Block]) -> Result<Block> {
+        let device = node.device.as_ref().expect("a to_device layer is placed on its device");
+        to_device_block(inputs[0].clone(), device)
+    }
+    fn runs_on_device(&self) -> bool {
+        true
+    }
+}
+
+/// Copies each block down to host memory.
+struct ToHost;
+
+impl BlockOp for ToHost {
+    fn deps(&self, node: &Node, idx: &[usize], out: &mut Vec<(usize, usize)>) {
+        out.push((0, node.chunks.linear(idx)));
+    }
+    fn run(&self, _: &Node, _: &[usize], inputs: &[&Block]) -> Result<Block> {
+        to_host_block(inputs[0])
+    }
+    fn runs_on_device(&self) -> bool {
+        true
+    }
+}
+
+pub(super) fn to_device(node: &Arc<Node>, device: &Device) -> Arc<Node> {
+    if node.error.is_some() || node.device.as_ref().is_some_and(|d| d.same(device)) {
+        return node.clone();
+    }
+    // A source whose blocks depend only on their position makes them on the
+    // device itself: no host copy of the array ever exists.
+    if node.inputs.is_empty() && node.op.position_only() {
+        return Node::placed(node.name.clone(), node.dtype, node.chunks.clone(), vec![], node.op.clone(), Some(device.clone()));
+    }
+    Node::placed("to_device", node.dtype, node.chunks.clone(), vec![node.clone()], Arc::new(ToDevice), Some(device.clone()))
+}
+
+pub(super) fn to_host(node: &Arc<Node>) -> Arc<Node> {
+    if node.device.is_none() {
+        return node.clone();
+    }
+    if node.inputs.is_empty() && node.op.position_only() {
+        return Node::placed(node.name.clone(), node.dtype, node.chunks.clone(), vec![], node.op.clone(), None);
+    }
+    Node::placed("to_host", node.dtype, node.chunks.clone(), vec![node.clone()], Arc::new(ToHost), None)
+}

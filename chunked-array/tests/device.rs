@@ -1,0 +1,201 @@
+//! The CPU oracle tests, run per backend: on the host (no device), on an
+//! emulated device and on a CUDA device (which skips, saying why, where there
+//! is none). Oracles are ndarray on whole in-memory arrays and the host
+//! generator's numbers.
+
+use approx::assert_relative_eq;
+use chunked_array::device::{Backend, Device};
+use chunked_array::random::RandomState;
+use chunked_array::{Array, Context, Error};
+use ndarray::{ArrayD, Axis, Ix2};
+
+/// 256 MiB: more than any test here holds.
+const EMULATED_CAPACITY: usize = 256 << 20;
+
+/// Generates one test per backend from `$body`, a fn(Option<&Device>).
+macro_rules! per_backend {
+    ($name:ident, $body:expr) => {
+        mod $name {
+            use super::*;
+            #[test]
+            fn cpu() {
+                ($body)(None)
+            }
+            #[test]
+            fn emulated() {
+                ($body)(Some(&Device::emulated(EMULATED_CAPACITY)))
+            }
+            #[test]
+            fn cuda() {
+                match Device::cuda(0) {
+                    Ok(device) => ($body)(Some(&device)),
+                    Err(e) => println!("skipping the CUDA variant: {e}"),
+                }
+            }
+        }
+    };
+}
+
+fn place<T: chunked_array::Element>(a: &Array<T>, device: Option<&Device>) -> Array<T> {
+    match device {
+        Some(d) => a.to_device(d),
+        None => a.clone(),
+    }
+}
+
+fn is_cuda(device: Option<&Device>) -> bool {
+    device.is_some_and(|d| d.backend() == Backend::Cuda)
+}
+
+per_backend!(random_streams_match_the_host_generator, |device: Option<&Device>| {
+    let rng = RandomState::new(2024).with_stream(3);
+    // Device arrays in one chunking against host arrays in another: the same
+    // numbers, bit for bit (uniform and integers).
+    let host = rng.uniform::<f64>(&[70, 90], [70, 90]).unwrap().compute().unwrap();
+    let dev = place(&rng.uniform::<f64>(&[70, 90], [17, 40]).unwrap(), device);
+    assert_eq!(dev.device().is_some(), device.is_some());
+    assert_eq!(dev.compute().unwrap(), host);
+    let host = rng.uniform::<f32>(&[33, 29], 1000).unwrap().compute().unwrap();
+    assert_eq!(place(&rng.uniform::<f32>(&[33, 29], [5, 7]).unwrap(), device).compute().unwrap(), host);
+    let host = rng.integers::<i64>(-5, 1 << 40, &[301], 301).unwrap().compute().unwrap();
+    assert_eq!(place(&rng.integers::<i64>(-5, 1 << 40, &[301], 19).unwrap(), device).compute().unwrap(), host);
+    let host = rng.integers::<i32>(0, 7, &[11, 13], 100).unwrap().compute().unwrap();
+    assert_eq!(place(&rng.integers::<i32>(0, 7, &[11, 13], [3, 4]).unwrap(), device).compute().unwrap(), host);
+    // Normal draws: CUDA's log and sincos are within a few ulp of glibc's.
+    let tol = if is_cuda(device) { 1e-13 } else { 0.0 };
+    let host = rng.normal::<f64>(1.0, 2.0, &[41, 23], 1000).unwrap().compute().unwrap();
+    let dev = place(&rng.normal::<f64>(1.0, 2.0, &[41, 23], [9, 23]).unwrap(), device).compute().unwrap();
+    for (a, b) in dev.iter().zip(host.iter()) {
+        assert!((a - b).abs() <= tol * b.abs().max(1.0), "{a} vs {b}");
+    }
+    let host = rng.standard_normal::<f32>(&[50], 50).unwrap().compute().unwrap();
+    let dev = place(&rng.standard_normal::<f32>(&[50], 7).unwrap(), device).compute().unwrap();
+    for (a, b) in dev.iter().zip(host.iter()) {
+        assert!((a - b).abs() <= 2.0 * f32::EPSILON * b.abs().max(1.0), "{a} vs {b}");
+    }
+});
+
+per_backend!(elementwise_and_reductions_stay_on_the_device, |device: Option<&Device>| {
+    let x = RandomState::new(7).uniform::<f64>(&[64, 48], [16, 12]).unwrap();
+    let oracle = x.compute().unwrap();
+    let x = place(&x, device);
+    let y = (&x * 2.0 + 1.0).sin() - &x;
+    assert_eq!(y.device().is_some(), device.is_some(), "layers built on a device array are placed on it");
+    let expected = (&oracle * 2.0 + 1.0).mapv(f64::sin) - &oracle;
+    let got = y.compute().unwrap();
+    for (a, b) in got.iter().zip(expected.iter()) {
+        assert_relative_eq!(*a, *b, max_relative = 1e-15);
+    }
+    let sums = y.sum(0).unwrap().compute().unwrap();
+    for (a, b) in sums.iter().zip(expected.sum_axis(Axis(0)).iter()) {
+        assert_relative_eq!(*a, *b, max_relative = 1e-12);
+    }
+    assert_relative_eq!(y.mean(None).unwrap().compute_scalar().unwrap(), expected.mean().unwrap(), max_relative = 1e-12);
+    let max = x.max(1).unwrap().compute().unwrap();
+    assert_eq!(max, oracle.map_axis(Axis(1), |r| r.iter().copied().fold(f64::MIN, f64::max)));
+});
+
+per_backend!(matmul_matches_ndarray, |device: Option<&Device>| {
+    let rng = RandomState::new(11);
+    let a = rng.standard_normal::<f64>(&[60, 45], [20, 15]).unwrap();
+    let b = rng.with_stream(1).standard_normal::<f64>(&[45, 30], [10, 12]).unwrap();
+    let (ah, bh) = (a.compute().unwrap(), b.compute().unwrap());
+    let expected = ah.clone().into_dimensionality::<Ix2>().unwrap().dot(&bh.clone().into_dimensionality::<Ix2>().unwrap());
+    let c = place(&a, device).matmul(&place(&b, device)).unwrap();
+    assert_eq!(c.device().is_some(), device.is_some());
+    let got = c.compute().unwrap().into_dimensionality::<Ix2>().unwrap();
+    for (x, y) in got.iter().zip(expected.iter()) {
+        assert!((x - y).abs() <= 1e-12 * 45.0, "{x} vs {y}");
+    }
+    // A host operand with a device one: the product runs on the device.
+    let mixed = a.matmul(&place(&b, device)).unwrap().compute().unwrap();
+    assert_eq!(mixed.shape(), &[60, 30]);
+    let f32s = place(&a.astype::<f32>(), device).matmul(&place(&b.astype::<f32>(), device)).unwrap().compute().unwrap();
+    for (x, y) in f32s.iter().zip(expected.iter()) {
+        assert!((*x as f64 - y).abs() <= 1e-4 * 45.0, "{x} vs {y}");
+    }
+});
+
+per_backend!(host_arrays_move_and_manipulations_work_there, |device: Option<&Device>| {
+    let data = ArrayD::from_shape_fn(vec![12, 10], |i| (i[0] * 10 + i[1]) as f64);
+    let x = place(&Array::from_ndarray(data.clone(), [5, 4]).unwrap(), device);
+    let t = x.t().compute().unwrap();
+    assert_eq!(t, data.t().to_owned());
+    let both = chunked_array::concatenate(&[&x, &x], 0).unwrap().compute().unwrap();
+    assert_eq!(both.shape(), &[24, 10]);
+    assert_eq!(both.slice(ndarray::s![12.., ..]).to_owned().into_dyn(), data);
+    let back = x.to_host();
+    assert!(back.device().is_none());
+    assert_eq!(back.compute().unwrap(), data);
+    let bools = x.gt(50.0).unwrap().compute().unwrap();
+    assert_eq!(bools, data.mapv(|v| v > 50.0));
+});
+
+per_backend!(persist_keeps_blocks_on_the_device, |device: Option<&Device>| {
+    let x = place(&RandomState::new(5).uniform::<f64>(&[40, 40], [10, 10]).unwrap(), device);
+    let before = device.map_or(0, |d| d.in_use());
+    let kept = x.persist().unwrap();
+    if let Some(d) = device {
+        assert_eq!(d.in_use() - before, 40 * 40 * 8, "the persisted blocks live on the device");
+    }
+    let total = (&kept + 1.0).sum(None).unwrap().compute_scalar().unwrap();
+    assert_relative_eq!(total, x.compute().unwrap().sum() + 1600.0, max_relative = 1e-12);
+    drop(kept);
+    if let Some(d) = device {
+        assert_eq!(d.in_use(), before, "dropping the persisted array frees the device memory");
+    }
+});
+
+per_backend!(device_memory_spills_to_host_and_disk, |device: Option<&Device>| {
+    let Some(device) = device else { return println!("no device tier on the CPU backend") };
+    // Centering by the column means holds every block of x until the means
+    // are known: 40 blocks of 160 KB (6.4 MB) against a device limit of 400 KB,
+    // with the host limit at 800 KB so that blocks go on to disk as well.
+    let x = RandomState::new(9).uniform::<f64>(&[1000, 800], [100, 200]).unwrap();
+    let oracle = x.compute().unwrap();
+    let xd = x.to_device(device);
+    let z = &xd - &xd.mean(0).unwrap();
+    let y = (&z * &z).sum(0).unwrap();
+    let spill = std::env::temp_dir().join(format!("chunked-device-spill-{}", std::process::id()));
+    let ctx = Context::threads(2).with_device_memory_limit(400 << 10).with_memory_limit(800 << 10).with_spill_dir(&spill);
+    let (sums, stats) = y.compute_stats(&ctx).unwrap();
+    let centered = &oracle - &oracle.mean_axis(Axis(0)).unwrap();
+    for (a, b) in sums.iter().zip((&centered * &centered).sum_axis(Axis(0)).iter()) {
+        assert_relative_eq!(*a, *b, max_relative = 1e-11);
+    }
+    assert!(stats.spilled > 0, "host blocks moved on to disk: {stats:?}");
+    assert!(stats.device_spilled > 0 && stats.device_spilled_bytes > 0, "{stats:?}");
+    assert!(stats.device_peak_bytes < 1 << 20, "device peak {} over the 400 KB limit plus the running tasks' blocks", stats.device_peak_bytes);
+    assert_eq!(device.in_use(), 0, "every device buffer is freed after the run");
+    let _ = std::fs::remove_dir_all(&spill);
+    // The unlimited run spills nothing.
+    let (_, stats) = y.compute_stats(&Context::threads(2)).unwrap();
+    assert_eq!((stats.device_spilled, stats.spilled), (0, 0), "{stats:?}");
+    assert!(stats.device_peak_bytes > 0);
+});
+
+per_backend!(a_task_larger_than_the_device_limit_is_refused, |device: Option<&Device>| {
+    let Some(device) = device else { return println!("no device tier on the CPU backend") };
+    let x = RandomState::new(1).uniform::<f64>(&[1000, 1000], [500, 500]).unwrap().to_device(device);
+    let err = (&x + 1.0).compute_with(&Context::threads(2).with_device_memory_limit(1 << 20)).unwrap_err();
+    match err {
+        Error::PlanExceedsMemory { tier, limit, .. } => {
+            assert_eq!(tier, "device memory limit");
+            assert_eq!(limit, 1 << 20);
+        }
+        other => panic!("expected a refused plan, got {other}"),
+    }
+});
+
+#[test]
+fn an_emulated_device_out_of_memory_is_an_error_not_a_crash() {
+    let device = Device::emulated(1 << 20);
+    // Blocks of 2 MB on a 1 MB device, under a limit above the device's
+    // capacity: the device itself refuses them.
+    let x = RandomState::new(1).uniform::<f64>(&[1000, 1000], [500, 500]).unwrap().to_device(&device);
+    let err = (&x * 2.0).sum(None).unwrap().compute_with(&Context::threads(2).with_device_memory_limit(64 << 20)).unwrap_err();
+    let text = err.to_string();
+    assert!(matches!(err, Error::Device(chunked_gpu::Error::OutOfMemory { .. }) | Error::Task { .. }), "{text}");
+    assert!(text.contains("out of memory") && text.contains("emulated device"), "{text}");
+    assert_eq!(device.in_use(), 0, "nothing stays allocated after the failed run");
+}
