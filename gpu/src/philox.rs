@@ -82,7 +82,7 @@ __device__ inline float bounded32(unsigned w, long long low, unsigned long long 
 
 // One thread per (run, counter): counter j of run r covers elements j*PER ..
 // j*PER+PER-1, of which those inside [start, start + run_len) are written.
-#define PHILOX_KERNEL(NAME, T, PER, CONVERT)                                                   \
+#define PHILOX_KERNEL(NAME, T, PER, ...)                                                        \
 extern "C" __global__ void NAME(T* out, const unsigned long long* run_starts,                 \
         unsigned long long runs, unsigned long long run_len, unsigned k0, unsigned k1,         \
         unsigned s0, unsigned s1, int dist, double mean, double sd, long long low,             \
@@ -99,7 +99,7 @@ extern "C" __global__ void NAME(T* out, const unsigned long long* run_starts,   
         unsigned w[4] = {(unsigned)j, (unsigned)(j >> 32), s0, s1};                            \
         philox(w, k0, k1);                                                                     \
         T v[PER];                                                                              \
-        CONVERT                                                                                \
+        __VA_ARGS__                                                                            \
         for (unsigned long long k = 0; k < PER; k++) {                                         \
             unsigned long long e = j * PER + k;                                                \
             if (e >= start && e < start + run_len) out[r * run_len + (e - start)] = v[k];     \

@@ -1,0 +1,132 @@
+//! The CUDA Philox kernels' arithmetic, checked on machines without a GPU: the
+//! kernel source is compiled by the host C++ compiler with a prelude standing
+//! in for CUDA's intrinsics and launch indices, run over a grid, and its output
+//! compared bit for bit with the CPU generator (same glibc math, so the normal
+//! draws match exactly here; on a GPU they match to a few ulp).
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use chunked_array::random::{fill, Distribution};
+
+const HOST_PRELUDE: &str = r#"
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+#define __global__
+#define __device__
+struct Dim3 { unsigned x; };
+static Dim3 blockIdx, threadIdx, blockDim, gridDim;
+using std::log;
+using std::sqrt;
+// sincos: glibc's (a GNU extension C++ compilers enable), as CUDA has one.
+static inline double bits_f64(unsigned long long x) { double d; std::memcpy(&d, &x, 8); return d; }
+static inline float bits_f32(unsigned x) { float f; std::memcpy(&f, &x, 4); return f; }
+static inline unsigned long long mul_hi_u64(unsigned long long a, unsigned long long b) {
+    return (unsigned long long)(((unsigned __int128)a * b) >> 64);
+}
+"#;
+
+/// Launches every kernel over a small grid (so that the grid-stride loop is
+/// exercised) and prints the elements' bits, one per line.
+const HOST_MAIN: &str = r#"
+template <typename T, typename Bits, typename K>
+static void launch(K kernel, const char* const* argv, int argc) {
+    // argv: runs run_len seed stream dist mean sd low high start...
+    unsigned long long runs = strtoull(argv[0], 0, 10), run_len = strtoull(argv[1], 0, 10);
+    unsigned long long seed = strtoull(argv[2], 0, 10), stream = strtoull(argv[3], 0, 10);
+    int dist = atoi(argv[4]);
+    double mean = atof(argv[5]), sd = atof(argv[6]);
+    long long low = strtoll(argv[7], 0, 10), high = strtoll(argv[8], 0, 10);
+    std::vector<unsigned long long> starts;
+    for (int i = 9; i < argc; i++) starts.push_back(strtoull(argv[i], 0, 10));
+    std::vector<T> out(runs * run_len);
+    gridDim.x = 3; blockDim.x = 4;
+    for (blockIdx.x = 0; blockIdx.x < gridDim.x; blockIdx.x++)
+        for (threadIdx.x = 0; threadIdx.x < blockDim.x; threadIdx.x++)
+            kernel(out.data(), starts.data(), runs, run_len, (unsigned)seed, (unsigned)(seed >> 32),
+                   (unsigned)stream, (unsigned)(stream >> 32), dist, mean, sd, low,
+                   (unsigned long long)(high - low));
+    for (size_t i = 0; i < out.size(); i++) {
+        Bits b = 0; std::memcpy(&b, &out[i], sizeof(T));
+        printf("%llu\n", (unsigned long long)b);
+    }
+}
+int main(int argc, char** argv) {
+    const char* kind = argv[1];
+    if (!strcmp(kind, "f64")) launch<double, unsigned long long>(philox_f64, (const char* const*)argv + 2, argc - 2);
+    if (!strcmp(kind, "f32")) launch<float, unsigned>(philox_f32, (const char* const*)argv + 2, argc - 2);
+    if (!strcmp(kind, "i64")) launch<long long, unsigned long long>(philox_i64, (const char* const*)argv + 2, argc - 2);
+    if (!strcmp(kind, "i32")) launch<int, unsigned>(philox_i32, (const char* const*)argv + 2, argc - 2);
+    return 0;
+}
+"#;
+
+fn compiler() -> Option<&'static str> {
+    ["c++", "g++", "clang++"].into_iter().find(|c| Command::new(c).arg("--version").output().is_ok_and(|o| o.status.success()))
+}
+
+fn build() -> Option<PathBuf> {
+    let Some(cxx) = compiler() else {
+        println!("skipping: no host C++ compiler (c++, g++ or clang++) to build the kernel source with");
+        return None;
+    };
+    let dir = std::env::temp_dir().join(format!("chunked-philox-host-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let src = dir.join("philox.cpp");
+    std::fs::write(&src, format!("{HOST_PRELUDE}{}{HOST_MAIN}", chunked_gpu::philox::SOURCE)).unwrap();
+    let exe = dir.join("philox");
+    let out = Command::new(cxx).args(["-O1", "-std=c++17", "-o"]).arg(&exe).arg(&src).output().unwrap();
+    assert!(out.status.success(), "the kernel source does not compile as C++:\n{}", String::from_utf8_lossy(&out.stderr));
+    Some(exe)
+}
+
+/// The kernel's elements for `runs` runs of `run_len` starting at `starts`.
+fn kernel_bits(exe: &PathBuf, kind: &str, starts: &[u64], run_len: usize, seed: u64, stream: u64, dist: &Distribution) -> Vec<u64> {
+    let (code, mean, sd, low, high) = match *dist {
+        Distribution::Uniform => (0, 0.0, 0.0, 0, 0),
+        Distribution::Normal { mean, std } => (1, mean, std, 0, 0),
+        Distribution::Integers { low, high } => (2, 0.0, 0.0, low, high),
+    };
+    let mut args = vec![kind.to_string(), starts.len().to_string(), run_len.to_string(), seed.to_string(), stream.to_string(), code.to_string()];
+    args.extend([format!("{mean:e}"), format!("{sd:e}"), low.to_string(), high.to_string()]);
+    args.extend(starts.iter().map(|s| s.to_string()));
+    let out = Command::new(exe).args(&args).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap().lines().map(|l| l.parse().unwrap()).collect()
+}
+
+/// The CPU generator's elements for the same runs.
+fn cpu_bits<T: chunked_array::random::RandomElement>(starts: &[u64], run_len: usize, seed: u64, stream: u64, dist: &Distribution, bits: impl Fn(T) -> u64) -> Vec<u64> {
+    let mut all = Vec::new();
+    for &s in starts {
+        let mut run = vec![T::default(); run_len];
+        fill(seed, stream, dist, s, &mut run);
+        all.extend(run.into_iter().map(&bits));
+    }
+    all
+}
+
+#[test]
+fn the_cuda_philox_kernels_compute_what_the_cpu_generator_does() {
+    let Some(exe) = build() else { return };
+    // Runs starting mid-counter and at counter boundaries, as a block's rows do.
+    let starts = [0u64, 3, 101, 1 << 33 | 1, 7 * 4099];
+    let seed = 0x1234_5678_9abc_def0;
+    let stream = 5;
+    for run_len in [1usize, 6, 37] {
+        let uniform = Distribution::Uniform;
+        let normal = Distribution::Normal { mean: -1.5, std: 3.0 };
+        let ints = Distribution::Integers { low: -1000, high: 1 << 41 };
+        let small = Distribution::Integers { low: 3, high: 10 };
+        for dist in [&uniform, &normal, &small] {
+            assert_eq!(kernel_bits(&exe, "f64", &starts, run_len, seed, stream, dist), cpu_bits::<f64>(&starts, run_len, seed, stream, dist, f64::to_bits), "f64 {dist:?} runs of {run_len}");
+            assert_eq!(kernel_bits(&exe, "f32", &starts, run_len, seed, stream, dist), cpu_bits::<f32>(&starts, run_len, seed, stream, dist, |x| x.to_bits() as u64), "f32 {dist:?} runs of {run_len}");
+        }
+        assert_eq!(kernel_bits(&exe, "i64", &starts, run_len, seed, stream, &ints), cpu_bits::<i64>(&starts, run_len, seed, stream, &ints, |x| x as u64), "i64 runs of {run_len}");
+        assert_eq!(kernel_bits(&exe, "i32", &starts, run_len, seed, stream, &small), cpu_bits::<i32>(&starts, run_len, seed, stream, &small, |x| x as u32 as u64), "i32 runs of {run_len}");
+    }
+    let _ = std::fs::remove_dir_all(exe.parent().unwrap());
+}
