@@ -1,0 +1,149 @@
+//! The seeds' larger-than-GPU-memory workflow: a random (300000, 1000) matrix
+//! made on the GPU, a device memory limit well below its 2.4 GB, and its SVD,
+//! with the spilling between device, host and disk shown in the statistics
+//! (dask-cuda's `LocalCUDACluster(device_memory_limit=...)` with
+//! `da.random.RandomState(RandomState=cupy.random.RandomState)`).
+//!
+//! By default the matrix is centered first (a PCA): centering holds every
+//! block until the column means are known, so the device holds the whole
+//! matrix unless it spills, which is what makes the job larger than the
+//! device's memory. `--no-center` takes the plain SVD, whose blocks are
+//! consumed as they are made.
+//!
+//! Options: `--rows N --cols N --chunks R,C --seed S --device auto|cuda|emulated
+//! --device-memory-limit BYTES[K|M|G] --memory-limit BYTES --spill-dir DIR
+//! --threads N --no-center`. With `auto` (the default) the first visible CUDA
+//! device is used, or an emulated device (host memory) where there is none.
+
+use std::process::ExitCode;
+use std::time::Instant;
+
+use chunked_array::device::Device;
+use chunked_array::random::RandomState;
+use chunked_array::{Array, Context};
+use chunked_examples::parse_bytes;
+
+struct Options {
+    rows: usize,
+    cols: usize,
+    chunks: (usize, usize),
+    seed: u64,
+    device: String,
+    device_memory_limit: usize,
+    memory_limit: Option<usize>,
+    spill_dir: Option<std::path::PathBuf>,
+    threads: usize,
+    center: bool,
+}
+
+const USAGE: &str = "usage: gpu_svd [--rows N] [--cols N] [--chunks R,C] [--seed S] [--device auto|cuda|emulated] [--device-memory-limit BYTES] [--memory-limit BYTES] [--spill-dir DIR] [--threads N] [--no-center]";
+
+fn parse() -> Result<Options, String> {
+    let mut o = Options {
+        rows: 300_000,
+        cols: 1000,
+        chunks: (1000, 1000),
+        seed: 12,
+        device: "auto".into(),
+        device_memory_limit: 1 << 30,
+        memory_limit: None,
+        spill_dir: None,
+        threads: 0,
+        center: true,
+    };
+    let mut args = std::env::args().skip(1);
+    while let Some(flag) = args.next() {
+        match flag.as_str() {
+            "--help" | "-h" => return Err(USAGE.into()),
+            "--no-center" => {
+                o.center = false;
+                continue;
+            }
+            _ => {}
+        }
+        let value = args.next().ok_or_else(|| format!("{flag} needs a value"))?;
+        let num = |v: &str| v.parse::<usize>().map_err(|e| format!("{flag} {v}: {e}"));
+        let bytes = |v: &str| parse_bytes(v).ok_or_else(|| format!("{flag} {v}: expected bytes, e.g. 512M or 1G"));
+        match flag.as_str() {
+            "--rows" => o.rows = num(&value)?,
+            "--cols" => o.cols = num(&value)?,
+            "--chunks" => {
+                let (r, c) = value.split_once(',').ok_or_else(|| format!("--chunks {value}: expected R,C"))?;
+                o.chunks = (num(r)?, num(c)?);
+            }
+            "--seed" => o.seed = value.parse().map_err(|e| format!("--seed {value}: {e}"))?,
+            "--device" => match value.as_str() {
+                "auto" | "cuda" | "emulated" => o.device = value,
+                other => return Err(format!("--device {other}: expected auto, cuda or emulated")),
+            },
+            "--device-memory-limit" => o.device_memory_limit = bytes(&value)?,
+            "--memory-limit" => o.memory_limit = Some(bytes(&value)?),
+            "--spill-dir" => o.spill_dir = Some(value.into()),
+            "--threads" => o.threads = num(&value)?,
+            other => return Err(format!("unknown option {other}\n{USAGE}")),
+        }
+    }
+    Ok(o)
+}
+
+/// The device `--device` asks for; an emulated one is as large as host memory.
+fn device(o: &Options) -> Result<Device, Box<dyn std::error::Error>> {
+    let emulated = || Device::emulated(chunked_array::schedule::memory::physical_memory().unwrap_or(u64::MAX) as usize);
+    Ok(match o.device.as_str() {
+        "cuda" => Device::cuda(0)?,
+        "emulated" => emulated(),
+        _ => Device::cuda(0).unwrap_or_else(|e| {
+            println!("no CUDA device ({e}): using an emulated device");
+            emulated()
+        }),
+    })
+}
+
+fn run(o: &Options) -> Result<(), Box<dyn std::error::Error>> {
+    let device = device(o)?;
+    let mut ctx = Context::threads(o.threads).with_device_memory_limit(o.device_memory_limit);
+    if let Some(limit) = o.memory_limit {
+        ctx = ctx.with_memory_limit(limit);
+    }
+    if let Some(dir) = &o.spill_dir {
+        ctx = ctx.with_spill_dir(dir);
+    }
+    let x: Array<f64> = RandomState::new(o.seed).uniform(&[o.rows, o.cols], [o.chunks.0, o.chunks.1])?.to_device(&device);
+    let a = if o.center { &x - &x.mean(0)? } else { x.clone() };
+    let svd = chunked_linalg::svd(&a)?;
+    println!("device = {}", device.describe());
+    println!("x = {x} ({:.1} MB), device memory limit {:.1} MB", (o.rows * o.cols * 8) as f64 / 1e6, o.device_memory_limit as f64 / 1e6);
+    let start = Instant::now();
+    let (s, stats) = svd.s.compute_stats(&ctx)?;
+    let secs = start.elapsed().as_secs_f64();
+    let top: Vec<String> = s.iter().take(6).map(|v| format!("{v:.6}")).collect();
+    println!("singular values{} = [{}, ...] ({} of them)", if o.center { " of the centered matrix" } else { "" }, top.join(", "), s.len());
+    println!("time = {secs:.3} s, {} tasks", stats.tasks);
+    println!("device: peak {:.1} MB held", stats.device_peak_bytes as f64 / 1e6);
+    println!(
+        "device spilled to host = {} blocks ({:.1} MB), back to the device = {} blocks ({:.1} MB)",
+        stats.device_spilled,
+        stats.device_spilled_bytes as f64 / 1e6,
+        stats.device_unspilled,
+        stats.device_unspilled_bytes as f64 / 1e6
+    );
+    println!("host: peak {:.1} MB held; spilled to disk = {} blocks ({:.1} MB), read back = {}", stats.peak_bytes as f64 / 1e6, stats.spilled, stats.spilled_bytes as f64 / 1e6, stats.unspilled);
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    let o = match parse() {
+        Ok(o) => o,
+        Err(msg) => {
+            eprintln!("{msg}");
+            return ExitCode::from(2);
+        }
+    };
+    match run(&o) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
