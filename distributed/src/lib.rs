@@ -122,6 +122,19 @@ impl Mpi {
         self.local_rank
     }
 
+    /// This rank's GPU: visible CUDA device `local_rank % devices`, so that
+    /// the ranks on a node take one device each (dask-cuda's one worker per
+    /// GPU). Arrays moved there with [`chunked_array::Array::to_device`] keep
+    /// their blocks on it; blocks that travel to another rank go through host
+    /// memory, and each rank's device tier spills under its own
+    /// `device_memory_limit`.
+    ///
+    /// # Errors
+    /// [`chunked_array::Error::Device`] with no CUDA driver or device.
+    pub fn device(&self) -> Result<chunked_array::device::Device, chunked_array::Error> {
+        Ok(chunked_array::device::Device::for_local_rank(self.local_rank)?)
+    }
+
     /// The world communicator, for the program's own MPI calls.
     pub fn world(&self) -> SimpleCommunicator {
         SimpleCommunicator::world()

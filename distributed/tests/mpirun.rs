@@ -163,7 +163,7 @@ fn launch() -> ExitCode {
 fn rank_checks(dir: &Path) -> ExitCode {
     let mpi = Mpi::init().expect("MPI");
     let mut failed = Vec::new();
-    let checks: [(&str, fn(&Mpi, &Path) -> Result<(), String>); 12] = [
+    let checks: [(&str, fn(&Mpi, &Path) -> Result<(), String>); 13] = [
         ("random and elementwise, bit-identical", check_elementwise),
         ("reductions", check_reductions),
         ("rechunk and transpose", check_rechunk),
@@ -176,6 +176,7 @@ fn rank_checks(dir: &Path) -> ExitCode {
         ("error on one rank ends the run on every rank", check_task_error),
         ("interrupted store resumes", check_resume),
         ("each rank spills past its own memory limit", check_spill),
+        ("device arrays, one device per rank", check_device),
     ];
     for (name, check) in checks {
         if let Err(why) = check(&mpi, dir) {
@@ -446,6 +447,49 @@ fn check_spill(mpi: &Mpi, dir: &Path) -> Result<(), String> {
     }
     if std::fs::read_dir(&spill_dir).map_err(|e| e.to_string())?.count() != 0 {
         return Err("spill files left after the run".into());
+    }
+    Ok(())
+}
+
+/// Each rank's device: its GPU by local rank, or an emulated device where
+/// there is none (so that the device code paths run under MPI everywhere).
+fn rank_device(mpi: &Mpi) -> chunked_array::device::Device {
+    mpi.device().unwrap_or_else(|e| {
+        if mpi.is_root() {
+            println!("device check on emulated devices: {e}");
+        }
+        chunked_array::device::Device::emulated(256 << 20)
+    })
+}
+
+fn check_device(mpi: &Mpi, dir: &Path) -> Result<(), String> {
+    let device = rank_device(mpi);
+    let all = mpi.context_gather_all();
+    let x = RandomState::new(7).standard_normal::<f64>(&[400, 90], [70, 40]).map_err(err)?;
+    let y = (&(&x.to_device(&device) * 2.0) + 1.0).exp().sin();
+    // Normal draws on a CUDA device differ from the host's by a few ulp.
+    if device.is_emulated() {
+        same(&y.compute_with(&all).map_err(err)?, &y.compute_with(&Context::sync()).map_err(err)?, "device elementwise chain")?;
+    } else {
+        close(&y.compute_with(&all).map_err(err)?, &y.compute_with(&Context::sync()).map_err(err)?, "device elementwise chain")?;
+    }
+    let a = RandomState::new(9).standard_normal::<f64>(&[1200, 40], [100, 40]).map_err(err)?;
+    let s = chunked_linalg::svd(&a.to_device(&device)).map_err(|e| e.to_string())?.s;
+    close(&s.compute_with(&all).map_err(err)?, &chunked_linalg::svd(&a).map_err(|e| e.to_string())?.s.compute().map_err(err)?, "singular values of a device array")?;
+    // Centering holds each rank's blocks on its device past its own limit.
+    let spill_dir = dir.join(format!("device-spill-{}", mpi.rank()));
+    std::fs::create_dir_all(&spill_dir).map_err(|e| e.to_string())?;
+    let ctx = mpi.context_gather_all().with_device_memory_limit(2 * 16_000 + 4_000).with_spill_dir(&spill_dir);
+    let x = RandomState::new(17).standard_normal::<f64>(&[800, 100], [20, 100]).map_err(err)?.to_device(&device);
+    let centered = (&x - &x.mean(0).map_err(err)?).abs().sum(0).map_err(err)?;
+    let (got, stats) = centered.compute_stats(&ctx).map_err(err)?;
+    close(&got, &centered.compute_with(&Context::sync()).map_err(err)?, "sum of centered device values under a device limit")?;
+    let mine = chunked_distributed::owned_range(40, mpi.size(), mpi.rank()).len();
+    if mine > 3 && stats.device_spilled == 0 {
+        return Err(format!("rank holds {mine} device blocks over a 2-block device limit and moved none to the host ({stats:?})"));
+    }
+    if device.in_use() != 0 {
+        return Err(format!("{} bytes left on the rank's device", device.in_use()));
     }
     Ok(())
 }
