@@ -105,7 +105,7 @@ impl<T: Gemm> BlockOp for Product<T> {
         }
     }
 
-    fn runs_on_device(&self) -> bool {
+    fn runs_on_device(&self, _node: &Node) -> bool {
         true
     }
 }

@@ -438,7 +438,7 @@ impl<T: RandomElement> BlockOp for TypedRandom<T> {
             None => Ok(Arc::new(random_block::<T>(&self.op, &node.chunks, idx))),
         }
     }
-    fn runs_on_device(&self) -> bool {
+    fn runs_on_device(&self, _node: &Node) -> bool {
         true
     }
 }

@@ -130,3 +130,130 @@ fn the_cuda_philox_kernels_compute_what_the_cpu_generator_does() {
     }
     let _ = std::fs::remove_dir_all(exe.parent().unwrap());
 }
+
+/// Stands in for CUDA in host builds of the generated elementwise kernels.
+const ELEMENTWISE_HOST_PRELUDE: &str = r#"
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <vector>
+#define __global__
+#define __device__
+struct Dim3 { unsigned x; };
+static Dim3 blockIdx, threadIdx, blockDim, gridDim;
+using std::cos; using std::exp; using std::fabs; using std::fmod; using std::isnan; using std::log;
+using std::pow; using std::sin; using std::sqrt; using std::tanh;
+static inline double bits_f64(unsigned long long x) { double d; std::memcpy(&d, &x, 8); return d; }
+static inline float bits_f32(unsigned x) { float f; std::memcpy(&f, &x, 4); return f; }
+static inline double nan_of(double) { return bits_f64(0x7FF8000000000000ull); }
+static inline float nan_of(float) { return bits_f32(0x7FC00000u); }
+"#;
+
+/// Runs a generated kernel (f64 inputs and output) on the host over a small
+/// grid: `meta` as the device path builds it.
+fn run_elementwise(source: &str, inputs: &[&[f64]], n: usize, ndim: usize, meta: &[i64], contiguous: bool) -> Option<Vec<f64>> {
+    let cxx = compiler()?;
+    let dir = std::env::temp_dir().join(format!("chunked-ew-host-{}-{}", std::process::id(), n * 1000 + meta.len()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let args: String = (0..inputs.len()).map(|k| format!(", x{k}.data()")).collect();
+    let loads: String = (0..inputs.len()).map(|k| format!("    auto x{k} = load<double>(argv[{}]);\n", 5 + k)).collect();
+    let main = format!(
+        r#"
+template <typename T> static std::vector<T> load(const char* path) {{
+    std::ifstream f(path, std::ios::binary);
+    std::vector<char> b((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    std::vector<T> v(b.size() / sizeof(T));
+    std::memcpy(v.data(), b.data(), b.size());
+    return v;
+}}
+int main(int argc, char** argv) {{
+    unsigned long long n = strtoull(argv[2], 0, 10);
+    int ndim = atoi(argv[3]), contiguous = atoi(argv[4]);
+    auto meta = load<long long>(argv[5 + {leaves}]);
+{loads}    std::vector<double> out(n);
+    gridDim.x = 3; blockDim.x = 5;
+    for (blockIdx.x = 0; blockIdx.x < gridDim.x; blockIdx.x++)
+        for (threadIdx.x = 0; threadIdx.x < blockDim.x; threadIdx.x++)
+            chunked_elementwise(out.data(), n, ndim, meta.data(), contiguous{args});
+    std::ofstream(argv[1], std::ios::binary).write((const char*)out.data(), n * sizeof(double));
+    return 0;
+}}
+"#,
+        leaves = inputs.len()
+    );
+    let src = dir.join("ew.cpp");
+    std::fs::write(&src, format!("{ELEMENTWISE_HOST_PRELUDE}{}{source}{main}", chunked_gpu::kernels::ELEMENTWISE_HELPERS)).unwrap();
+    let exe = dir.join("ew");
+    let out = Command::new(cxx).args(["-O1", "-std=c++17", "-o"]).arg(&exe).arg(&src).output().unwrap();
+    assert!(out.status.success(), "the generated kernel does not compile as C++:\n{}\n{source}", String::from_utf8_lossy(&out.stderr));
+    let bytes = |v: &[u8], name: &str| {
+        let p = dir.join(name);
+        std::fs::write(&p, v).unwrap();
+        p
+    };
+    let mut cmd = Command::new(&exe);
+    cmd.arg(dir.join("out")).arg(n.to_string()).arg(ndim.to_string()).arg((contiguous as i32).to_string());
+    for (k, x) in inputs.iter().enumerate() {
+        cmd.arg(bytes(&x.iter().flat_map(|v| v.to_ne_bytes()).collect::<Vec<u8>>(), &format!("x{k}")));
+    }
+    cmd.arg(bytes(&meta.iter().flat_map(|v| v.to_ne_bytes()).collect::<Vec<u8>>(), "meta"));
+    let status = cmd.output().unwrap();
+    assert!(status.status.success(), "{}", String::from_utf8_lossy(&status.stderr));
+    let raw = std::fs::read(dir.join("out")).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    Some(raw.chunks_exact(8).map(|c| f64::from_ne_bytes(c.try_into().unwrap())).collect())
+}
+
+fn bits(v: &[f64]) -> Vec<u64> {
+    v.iter().map(|x| x.to_bits()).collect()
+}
+
+#[test]
+fn generated_elementwise_kernels_compute_what_the_cpu_does() {
+    use chunked_array::{where_, Array};
+    use ndarray::ArrayD;
+    if compiler().is_none() {
+        return println!("skipping: no host C++ compiler to build the generated kernels with");
+    }
+    let xs = ArrayD::from_shape_fn(vec![6, 5], |i| (i[0] as f64 - 2.5) * 0.7 + i[1] as f64 * 0.31);
+    let ys = ArrayD::from_shape_fn(vec![6, 5], |i| ((i[0] * 5 + i[1]) as f64).sqrt() - 1.2);
+    let x = Array::from_ndarray(xs.clone(), [6, 5]).unwrap();
+    let y = Array::from_ndarray(ys.clone(), [6, 5]).unwrap();
+    // One fused chain over two same-shaped blocks (the contiguous path): math
+    // functions, scalars on either side, fmod, clip, maximum, where, astype.
+    let chain = where_(
+        &x.gt(&y).unwrap(),
+        &((&x * 2.0 + 1.0).sin() - &y).abs().maximum(&(&y % 0.3)).unwrap(),
+        &(1.5 - &y.clip(-0.5, 2.0)).exp().tanh() / 3.0,
+    )
+    .unwrap()
+    .astype::<f32>()
+    .astype::<f64>();
+    let source = chain.cuda_kernel_source().expect("the chain has a device form");
+    let expected = chain.compute().unwrap();
+    let got = run_elementwise(&source, &[xs.as_slice().unwrap(), ys.as_slice().unwrap()], 30, 2, &[6, 5, 0, 5, 1, 0, 5, 1], true).unwrap();
+    assert_eq!(bits(&got), bits(expected.as_slice().unwrap()), "{source}");
+    // The same kernel through the strided path (every stride given in meta).
+    let strided = run_elementwise(&source, &[xs.as_slice().unwrap(), ys.as_slice().unwrap()], 30, 2, &[6, 5, 0, 5, 1, 0, 5, 1], false).unwrap();
+    assert_eq!(bits(&strided), bits(expected.as_slice().unwrap()));
+
+    // Broadcasting a row (stride 0 along the rows) and reading x transposed
+    // (strides swapped): the meta the device path builds for these leaves.
+    let row = ArrayD::from_shape_fn(vec![6], |i| 0.25 * i[0] as f64 - 0.4);
+    let r = Array::from_ndarray(row.clone(), 6).unwrap();
+    let t = (&x.t() * 0.5).pow(2.0).unwrap() + &r;
+    let source = t.cuda_kernel_source().expect("a device form");
+    let expected = t.compute().unwrap();
+    // Output (5, 6): x is read at [j, i] (strides 1, 5), the row at [j] (0, 1).
+    let got = run_elementwise(&source, &[xs.as_slice().unwrap(), row.as_slice().unwrap()], 30, 2, &[5, 6, 0, 1, 5, 0, 0, 1], false).unwrap();
+    assert_eq!(bits(&got), bits(expected.as_standard_layout().as_slice().unwrap()), "{source}");
+
+    // What has no exact device form says so.
+    assert!(x.map(|v| v * 3.0).cuda_kernel_source().is_none(), "a closure");
+    let ints = Array::<i64>::arange(0, 10, 1, 5).unwrap();
+    assert!((&ints * 3).cuda_kernel_source().is_none(), "integer arithmetic wraps in Rust, not in C");
+    assert!(x.sum(None).unwrap().cuda_kernel_source().is_none(), "not an elementwise layer");
+}

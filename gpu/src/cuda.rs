@@ -16,8 +16,9 @@ pub(crate) struct CudaState {
     pub ctx: Arc<CudaContext>,
     pub stream: Arc<CudaStream>,
     blas: OnceLock<Result<CudaBlas>>,
-    /// Compiled modules by source name.
-    modules: Mutex<HashMap<&'static str, Arc<CudaModule>>>,
+    /// Compiled modules by their source (a fused elementwise chain compiles
+    /// once per device, however many blocks run it).
+    modules: Mutex<HashMap<String, Arc<CudaModule>>>,
 }
 
 impl CudaState {
@@ -41,19 +42,22 @@ impl CudaState {
     }
 
     /// The function `name` of the module compiled from `source` (compiled by
-    /// NVRTC on first use).
-    pub fn function(&self, module: &'static str, source: &str, name: &str) -> Result<CudaFunction> {
+    /// NVRTC on first use; `module` names it in errors).
+    pub fn function(&self, module: &str, source: &str, name: &str) -> Result<CudaFunction> {
         let mut modules = self.modules.lock().unwrap_or_else(|p| p.into_inner());
-        let module = match modules.get(module) {
+        let module = match modules.get(source) {
             Some(m) => m.clone(),
             None => {
                 // SAFETY: only dlopens NVRTC by its usual names.
                 if !unsafe { cudarc::nvrtc::sys::is_culib_present() } {
                     return Err(Error::NoDevice { reason: "NVRTC (libnvrtc) is not installed: kernels cannot be compiled".into() });
                 }
-                let ptx = cudarc::nvrtc::compile_ptx(source).map_err(|e| Error::Cuda { call: format!("nvrtc compile of {module}"), message: format!("{e:?}") })?;
+                // No fused multiply-add contraction, IEEE division and square
+                // root: arithmetic rounds as the CPU's does.
+                let options = cudarc::nvrtc::CompileOptions { fmad: Some(false), prec_div: Some(true), prec_sqrt: Some(true), ftz: Some(false), ..Default::default() };
+                let ptx = cudarc::nvrtc::compile_ptx_with_opts(source, options).map_err(|e| Error::Cuda { call: format!("nvrtc compile of {module}"), message: format!("{e:?}") })?;
                 let loaded = self.ctx.load_module(ptx).map_err(cuda_error("cuModuleLoadData"))?;
-                modules.insert(module, loaded.clone());
+                modules.insert(source.to_string(), loaded.clone());
                 loaded
             }
         };

@@ -18,6 +18,7 @@
 mod buffer;
 mod cuda;
 mod device;
+pub mod kernels;
 pub mod philox;
 
 pub use buffer::DeviceBuffer;

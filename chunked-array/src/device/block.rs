@@ -128,6 +128,20 @@ fn upload_array<T: DeviceElement>(device: &Device, a: &ArrayD<T>) -> Result<Devi
     })
 }
 
+/// A device block's shape and buffer (as a kernel argument); `None` for other blocks.
+pub(crate) fn device_parts(block: &Block) -> Option<(&[usize], &dyn chunked_gpu::kernels::KernelInput)> {
+    let any = block.as_any();
+    macro_rules! parts {
+        ($t:ty) => {
+            if let Some(d) = any.downcast_ref::<DeviceBlock<$t>>() {
+                return Some((&d.shape, &d.buffer));
+            }
+        };
+    }
+    for_device_types!(parts);
+    None
+}
+
 /// A device block of `T` from a kernel's input: borrowed when it is one on
 /// `device`, else copied up (from the host, or from another device).
 pub(crate) fn device_input<T: DeviceElement>(block: &Block, device: &Device) -> Result<Block> {

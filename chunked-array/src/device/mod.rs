@@ -52,6 +52,25 @@ impl<T: Element> Array<T> {
         Array::from_node(ops::to_host(&self.node))
     }
 
+    /// The CUDA C++ kernel this array's last layer runs as on a CUDA device,
+    /// after fusion: one kernel for the whole elementwise chain (see
+    /// [`chunked_gpu::kernels`] for its signature). `None` when the layer is
+    /// not elementwise or has a part without an exact device form (integer
+    /// arithmetic, user closures); such layers run through host copies.
+    ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let x = Array::<f64>::ones(&[4, 4], 2).unwrap();
+    /// let source = ((&x * 2.0).sin() + &x).cuda_kernel_source().unwrap();
+    /// assert!(source.contains("sin(") && source.contains("chunked_elementwise"));
+    /// assert!(x.map(|v| v * 3.0).cuda_kernel_source().is_none()); // a closure
+    /// ```
+    pub fn cuda_kernel_source(&self) -> Option<String> {
+        let optimized = crate::graph::fuse::optimize(std::slice::from_ref(&self.node));
+        let node = optimized.first()?;
+        node.op.as_elementwise()?.cuda_kernel_source(node)
+    }
+
     /// The device the array's blocks live on (`None`: host memory).
     pub fn device(&self) -> Option<Device> {
         self.node.device.clone()

@@ -19,7 +19,7 @@ impl BlockOp for ToDevice {
         let device = node.device.as_ref().expect("a to_device layer is placed on its device");
         to_device_block(inputs[0].clone(), device)
     }
-    fn runs_on_device(&self) -> bool {
+    fn runs_on_device(&self, _node: &Node) -> bool {
         true
     }
 }
@@ -34,7 +34,7 @@ impl BlockOp for ToHost {
     fn run(&self, _: &Node, _: &[usize], inputs: &[&Block]) -> Result<Block> {
         to_host_block(inputs[0])
     }
-    fn runs_on_device(&self) -> bool {
+    fn runs_on_device(&self, _node: &Node) -> bool {
         true
     }
 }

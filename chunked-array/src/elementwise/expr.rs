@@ -60,6 +60,11 @@ pub(crate) trait TileExpr<T: Element>: Send + Sync + 'static {
     fn rebind(&self, map: &dyn Fn(usize) -> Rebind) -> Arc<dyn TileExpr<T>>;
     /// A readable form, e.g. `add(sqrt(x0), 2)`.
     fn describe(&self) -> String;
+    /// The expression in CUDA C++ (leaf `k` read as `xk[ok]`), or `None` when
+    /// some part has no exact device form (see [`super::cuda`]).
+    fn cuda(&self) -> Option<String> {
+        None
+    }
     /// Levels of nesting (a leaf or constant is 1). Each level holds up to three
     /// tile buffers on the stack while it evaluates, so fusion bounds it.
     fn depth(&self) -> usize;
@@ -134,6 +139,9 @@ impl<T: Element> TileExpr<T> for Leaf<T> {
     fn describe(&self) -> String {
         format!("x{}", self.index)
     }
+    fn cuda(&self) -> Option<String> {
+        Some(format!("x{0}[o{0}]", self.index))
+    }
     fn depth(&self) -> usize {
         1
     }
@@ -153,6 +161,9 @@ impl<T: Element> TileExpr<T> for Const<T> {
     }
     fn describe(&self) -> String {
         format!("{}", self.0)
+    }
+    fn cuda(&self) -> Option<String> {
+        super::cuda::literal(self.0)
     }
     fn depth(&self) -> usize {
         1
@@ -178,6 +189,8 @@ pub(crate) struct Unary<A, O, F> {
     pub name: &'static str,
     pub a: Expr<A>,
     pub f: Arc<F>,
+    /// Its C form, when it has one (a closure's captured scalar is in it).
+    pub cuda: Option<super::cuda::CudaForm>,
     pub _t: PhantomData<fn() -> O>,
 }
 
@@ -194,10 +207,13 @@ impl<A: Element, O: Element, F: Fn(A) -> O + Send + Sync + 'static> TileExpr<O> 
         buf
     }
     fn rebind(&self, map: &dyn Fn(usize) -> Rebind) -> Expr<O> {
-        Arc::new(Unary { name: self.name, a: self.a.rebind(map), f: self.f.clone(), _t: PhantomData })
+        Arc::new(Unary { name: self.name, a: self.a.rebind(map), f: self.f.clone(), cuda: self.cuda.clone(), _t: PhantomData })
     }
     fn describe(&self) -> String {
         format!("{}({})", self.name, self.a.describe())
+    }
+    fn cuda(&self) -> Option<String> {
+        Some(self.cuda.as_ref()?.apply(&self.a.cuda()?))
     }
     fn depth(&self) -> usize {
         1 + self.a.depth()
@@ -231,6 +247,9 @@ impl<A: Element, B: Element, O: Element, F: Fn(A, B) -> O + Send + Sync + 'stati
     }
     fn describe(&self) -> String {
         format!("{}({}, {})", self.name, self.a.describe(), self.b.describe())
+    }
+    fn cuda(&self) -> Option<String> {
+        super::cuda::binary_expr::<A, B>(self.name, &self.a.cuda()?, &self.b.cuda()?)
     }
     fn depth(&self) -> usize {
         1 + self.a.depth().max(self.b.depth())
@@ -275,6 +294,11 @@ impl<A: Element, B: Element, C: Element, O: Element, F: Fn(A, B, C) -> O + Send 
     }
     fn describe(&self) -> String {
         format!("{}({}, {}, {})", self.name, self.a.describe(), self.b.describe(), self.c.describe())
+    }
+    fn cuda(&self) -> Option<String> {
+        // `where` is the only ternary with a device form.
+        (self.name == "where" && A::DTYPE == crate::element::DType::Bool && B::DTYPE == O::DTYPE && C::DTYPE == O::DTYPE)
+            .then(|| Some(format!("({} ? {} : {})", self.a.cuda()?, self.b.cuda()?, self.c.cuda()?)))?
     }
     fn depth(&self) -> usize {
         1 + self.a.depth().max(self.b.depth()).max(self.c.depth())

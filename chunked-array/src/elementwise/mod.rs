@@ -1,6 +1,7 @@
 //! Elementwise layers: NumPy broadcasting, chunk unification by common refinement,
 //! and the fused tile kernel.
 
+pub(crate) mod cuda;
 pub(crate) mod expr;
 mod ops;
 mod stream;
@@ -15,7 +16,8 @@ use std::sync::Arc;
 use ndarray::ArrayD;
 
 use crate::chunks::{refine, Chunks};
-use crate::element::Element;
+use crate::device::block::device_parts;
+use crate::element::{DType, Element};
 use crate::error::{Error, Result};
 use crate::graph::fuse::Fusable;
 use crate::graph::{Block, BlockOp, Node};
@@ -99,6 +101,9 @@ pub(crate) fn broadcast_chunks(op: &str, leaves: &[&Node]) -> Result<Chunks> {
 pub(crate) struct ElementwiseOp<T: Element> {
     expr: Expr<T>,
     maps: Vec<LeafMap>,
+    /// The CUDA kernel of the whole expression, made on first use on a CUDA
+    /// device (`None`: some part has no exact device form).
+    cuda_source: std::sync::OnceLock<Option<String>>,
 }
 
 /// Builds an elementwise layer over `leaves` (duplicates allowed) computing `expr`.
@@ -129,7 +134,7 @@ type LeafSpec = (Arc<Node>, Option<Vec<usize>>);
 fn make_node<T: Element>(name: &str, chunks: Chunks, leaves: Vec<LeafSpec>, expr: Expr<T>) -> Arc<Node> {
     let maps = leaves.iter().map(|(l, p)| LeafMap::new(l, p.as_deref(), &chunks)).collect();
     let nodes = leaves.into_iter().map(|(l, _)| l).collect();
-    Node::new(name, T::DTYPE, chunks, nodes, ElementwiseOp { expr, maps })
+    Node::new(name, T::DTYPE, chunks, nodes, ElementwiseOp { expr, maps, cuda_source: std::sync::OnceLock::new() })
 }
 
 /// A leaf block's memory, as the kernel reads it.
@@ -178,6 +183,11 @@ impl<T: Element> BlockOp for ElementwiseOp<T> {
     }
 
     fn run(&self, node: &Node, idx: &[usize], inputs: &[&Block]) -> Result<Block> {
+        if let Some(device) = &node.device
+            && self.runs_on_device(node)
+        {
+            return self.run_cuda(node, idx, inputs, device);
+        }
         let shape = node.chunks.block_shape(idx);
         let mut stream = TileStream::new(self, node, idx, inputs)?;
         let mut out: Vec<T> = Vec::with_capacity(stream.remaining);
@@ -195,9 +205,95 @@ impl<T: Element> BlockOp for ElementwiseOp<T> {
     fn as_elementwise(&self) -> Option<&dyn Fusable> {
         Some(self)
     }
+
+    /// On a CUDA device, a chain with a device form runs as one generated
+    /// kernel; anything else goes through host copies.
+    fn runs_on_device(&self, node: &Node) -> bool {
+        node.device.as_ref().is_some_and(|d| !d.is_emulated()) && self.cuda_kernel(node).is_some()
+    }
+}
+
+impl<T: Element> ElementwiseOp<T> {
+    /// The layer's CUDA kernel (see [`cuda`]): inputs of device element types
+    /// and an output a device holds (not bool).
+    pub(crate) fn cuda_kernel(&self, node: &Node) -> Option<&str> {
+        self.cuda_source
+            .get_or_init(|| {
+                let dtypes: Vec<DType> = node.inputs.iter().map(|n| n.dtype).collect();
+                if T::DTYPE == DType::Bool || dtypes.contains(&DType::Bool) {
+                    return None;
+                }
+                cuda::kernel_source(T::DTYPE, &dtypes, &self.expr.cuda()?)
+            })
+            .as_deref()
+    }
+
+    /// The block by the generated kernel on a CUDA device: each input's
+    /// offset and strides along the output block's axes go in `meta`.
+    fn run_cuda(&self, node: &Node, idx: &[usize], inputs: &[&Block], device: &chunked_gpu::Device) -> Result<Block> {
+        let source = self.cuda_kernel(node).expect("runs_on_device checked the kernel");
+        let shape = node.chunks.block_shape(idx);
+        let start = node.chunks.block_start(idx);
+        let ndim = shape.len();
+        let mut meta: Vec<i64> = shape.iter().map(|&d| d as i64).collect();
+        let mut held: Vec<Block> = Vec::with_capacity(inputs.len());
+        let mut contiguous = true;
+        let mut li = Vec::new();
+        for (k, leaf) in node.inputs.iter().enumerate() {
+            let block = crate::device::block::to_device_block(inputs[k].clone(), device)?;
+            let leaf_shape = device_parts(&block).map(|(shape, _)| shape.to_vec()).ok_or_else(|| Error::DtypeMismatch { key: format!("leaf {k} of {}", node.label()), expected: leaf.dtype.to_string(), found: "a block the device cannot hold".into() })?;
+            // C-order strides of the leaf block.
+            let mut c_strides = vec![0i64; leaf_shape.len()];
+            let mut acc = 1i64;
+            for a in (0..leaf_shape.len()).rev() {
+                c_strides[a] = acc;
+                acc *= leaf_shape[a] as i64;
+            }
+            let m = &self.maps[k];
+            m.leaf_block(idx, &mut li);
+            let leaf_start = leaf.chunks.block_start(&li);
+            let mut strides = vec![0i64; ndim];
+            let mut offset = 0i64;
+            for (la, axis_map) in m.axes.iter().enumerate() {
+                if axis_map.is_some() {
+                    let (a, sa) = (la + m.lead, m.perm[la]);
+                    strides[a] = c_strides[sa];
+                    offset += (start[a] - leaf_start[sa]) as i64 * c_strides[sa];
+                }
+            }
+            let mut own = vec![0i64; ndim];
+            let mut acc = 1i64;
+            for a in (0..ndim).rev() {
+                own[a] = acc;
+                acc *= shape[a] as i64;
+            }
+            contiguous &= offset == 0 && (0..ndim).all(|a| shape[a] == 1 || strides[a] == own[a]);
+            meta.push(offset);
+            meta.extend(strides);
+            held.push(block);
+        }
+        let args: Vec<&dyn chunked_gpu::kernels::KernelInput> = held.iter().map(|b| device_parts(b).expect("device element blocks").1).collect();
+        fn launch<X: chunked_gpu::DeviceElement>(device: &chunked_gpu::Device, source: &str, shape: Vec<usize>, ndim: usize, meta: &[i64], contiguous: bool, args: &[&dyn chunked_gpu::kernels::KernelInput]) -> Result<Block> {
+            let mut buffer = device.zeros::<X>(shape.iter().product())?;
+            chunked_gpu::kernels::launch_elementwise(source, &mut buffer, ndim, meta, contiguous, args)?;
+            Ok(Arc::new(crate::device::DeviceBlock { buffer, shape }))
+        }
+        match T::DTYPE {
+            DType::F64 => launch::<f64>(device, source, shape, ndim, &meta, contiguous, &args),
+            DType::F32 => launch::<f32>(device, source, shape, ndim, &meta, contiguous, &args),
+            DType::I64 => launch::<i64>(device, source, shape, ndim, &meta, contiguous, &args),
+            DType::I32 => launch::<i32>(device, source, shape, ndim, &meta, contiguous, &args),
+            DType::U8 => launch::<u8>(device, source, shape, ndim, &meta, contiguous, &args),
+            DType::Bool | DType::Intermediate => unreachable!("no kernel for {} outputs", T::DTYPE),
+        }
+    }
 }
 
 impl<T: Element> Fusable for ElementwiseOp<T> {
+    fn cuda_kernel_source(&self, node: &Node) -> Option<String> {
+        self.cuda_kernel(node).map(str::to_string)
+    }
+
     fn expr_rebased(&self, index_of: &dyn Fn(usize) -> usize) -> Arc<dyn Any + Send + Sync> {
         let e: Expr<T> = self.expr.rebind(&|i| Rebind::Index(index_of(i)));
         Arc::new(e)

@@ -64,9 +64,18 @@ pub(crate) fn unary<A: Element, O: Element>(a: &Array<A>, name: &'static str, f:
 }
 
 fn try_unary<A: Element, O: Element>(a: &Array<A>, name: &'static str, f: impl Fn(A) -> O + Send + Sync + 'static) -> Result<Array<O>> {
+    try_unary_with(a, name, f, super::cuda::unary_form::<A, O>(name))
+}
+
+/// A unary layer with an explicit C form (for closures over scalars).
+pub(crate) fn unary_with<A: Element, O: Element>(a: &Array<A>, name: &'static str, f: impl Fn(A) -> O + Send + Sync + 'static, cuda: Option<super::cuda::CudaForm>) -> Array<O> {
+    Array::from_result(try_unary_with(a, name, f, cuda))
+}
+
+fn try_unary_with<A: Element, O: Element>(a: &Array<A>, name: &'static str, f: impl Fn(A) -> O + Send + Sync + 'static, cuda: Option<super::cuda::CudaForm>) -> Result<Array<O>> {
     let mut leaves = Vec::new();
     let x = Operand::Array(a).expr(&mut leaves);
-    let e: Expr<O> = Arc::new(Unary { name, a: x, f: Arc::new(f), _t: PhantomData });
+    let e: Expr<O> = Arc::new(Unary { name, a: x, f: Arc::new(f), cuda, _t: PhantomData });
     Ok(Array::from_node(build(name, leaves, e)?))
 }
 
@@ -207,7 +216,7 @@ impl<T: Number> Array<T> {
 
     /// Limits values to `[low, high]` (NumPy's `clip`; NaN stays NaN).
     pub fn clip(&self, low: T, high: T) -> Array<T> {
-        unary(self, "clip", move |x: T| if x < low { low } else if x > high { high } else { x })
+        unary_with(self, "clip", move |x: T| if x < low { low } else if x > high { high } else { x }, super::cuda::clip_form(low, high))
     }
 }
 
@@ -274,25 +283,25 @@ macro_rules! arith_op {
         impl ops::$tr<$t> for &Array<$t> {
             type Output = Array<$t>;
             fn $m(self, rhs: $t) -> Array<$t> {
-                unary(self, $name, move |x: $t| $f(x, rhs))
+                unary_with(self, $name, move |x: $t| $f(x, rhs), super::cuda::scalar_form($name, rhs, false))
             }
         }
         impl ops::$tr<$t> for Array<$t> {
             type Output = Array<$t>;
             fn $m(self, rhs: $t) -> Array<$t> {
-                unary(&self, $name, move |x: $t| $f(x, rhs))
+                unary_with(&self, $name, move |x: $t| $f(x, rhs), super::cuda::scalar_form($name, rhs, false))
             }
         }
         impl ops::$tr<&Array<$t>> for $t {
             type Output = Array<$t>;
             fn $m(self, rhs: &Array<$t>) -> Array<$t> {
-                unary(rhs, $name, move |x: $t| $f(self, x))
+                unary_with(rhs, $name, move |x: $t| $f(self, x), super::cuda::scalar_form($name, self, true))
             }
         }
         impl ops::$tr<Array<$t>> for $t {
             type Output = Array<$t>;
             fn $m(self, rhs: Array<$t>) -> Array<$t> {
-                unary(&rhs, $name, move |x: $t| $f(self, x))
+                unary_with(&rhs, $name, move |x: $t| $f(self, x), super::cuda::scalar_form($name, self, true))
             }
         }
     )*};

@@ -28,6 +28,8 @@ pub(crate) trait Fusable {
     fn leaf_perms(&self) -> Vec<Option<Vec<usize>>>;
     /// Nesting depth of the expression.
     fn depth(&self) -> usize;
+    /// The CUDA kernel the layer runs as on a CUDA device, if it has one.
+    fn cuda_kernel_source(&self, node: &Node) -> Option<String>;
 }
 
 /// Deepest fused expression: each level keeps up to three 512-element tile

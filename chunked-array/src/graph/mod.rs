@@ -126,7 +126,7 @@ pub(crate) trait BlockOp: Send + Sync + 'static {
     /// input blocks and makes its block on `node.device`. Other ops get host
     /// inputs (device blocks are copied down first) and their blocks are copied
     /// up to the layer's device after (see [`task::TaskGraph::run_task`]).
-    fn runs_on_device(&self) -> bool {
+    fn runs_on_device(&self, _node: &Node) -> bool {
         false
     }
     /// For the optimizer: this op as an elementwise layer, if it is one.

@@ -407,7 +407,7 @@ impl TaskGraph {
 /// kernels get host copies of device inputs, and their block is copied up to
 /// the node's device after (see [`crate::device`]).
 fn run_placed(node: &Node, idx: &[usize], inputs: &[&Block]) -> Result<Block> {
-    if node.op.runs_on_device() {
+    if node.op.runs_on_device(node) {
         return node.op.run(node, idx, inputs);
     }
     let block = if inputs.iter().any(|b| b.device().is_some()) {

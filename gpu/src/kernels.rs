@@ -1,0 +1,93 @@
+//! Launching generated elementwise kernels: a fused chain of elementwise
+//! operations becomes one CUDA C++ kernel (its source written by the caller,
+//! see chunked's `elementwise` module), compiled by NVRTC once per device and
+//! cached by its source.
+//!
+//! The kernel's signature is fixed: `(OUT* out, unsigned long long n, int
+//! ndim, const long long* meta, int contiguous, const T0* x0, const T1* x1,
+//! ...)`, where `meta` holds the output block's shape and, per input, the
+//! element offset of the block's first element and its element stride along
+//! each output axis (0 for a broadcast axis).
+
+use cudarc::driver::{LaunchArgs, PushKernelArg};
+
+use crate::device::DeviceElement;
+use crate::{cuda_error, DeviceBuffer, Result};
+
+/// Name of the generated kernel's entry point.
+pub const ELEMENTWISE_ENTRY: &str = "chunked_elementwise";
+
+/// The helpers the generated elementwise kernels call, for NVRTC.
+pub const ELEMENTWISE_PRELUDE: &str = r#"
+__device__ inline double bits_f64(unsigned long long x) { return __longlong_as_double((long long)x); }
+__device__ inline float bits_f32(unsigned x) { return __int_as_float((int)x); }
+__device__ inline double nan_of(double) { return bits_f64(0x7FF8000000000000ull); }
+__device__ inline float nan_of(float) { return bits_f32(0x7FC00000u); }
+"#;
+
+/// The helpers shared by NVRTC and host builds of the kernels (after a prelude
+/// that defines `bits_f64`, `bits_f32` and `nan_of`).
+pub const ELEMENTWISE_HELPERS: &str = r#"
+template <typename T> __device__ inline T sq(T x) { return x * x; }
+template <typename T> __device__ inline T cube(T x) { return x * x * x; }
+template <typename T> __device__ inline T max_nan(T a, T b) { return (isnan(a) || isnan(b)) ? nan_of(a) : (b > a ? b : a); }
+template <typename T> __device__ inline T min_nan(T a, T b) { return (isnan(a) || isnan(b)) ? nan_of(a) : (b < a ? b : a); }
+template <typename T> __device__ inline T clip_to(T lo, T hi, T x) { return x < lo ? lo : (x > hi ? hi : x); }
+"#;
+
+/// A device buffer of any element type, as a kernel argument.
+pub trait KernelInput: Sync {
+    /// Pushes the buffer as the launch's next argument.
+    #[doc(hidden)]
+    fn push<'a>(&'a self, args: &mut LaunchArgs<'a>);
+    /// The device it lives on.
+    fn device(&self) -> &crate::Device;
+}
+
+impl<T: DeviceElement> KernelInput for DeviceBuffer<T> {
+    fn push<'a>(&'a self, args: &mut LaunchArgs<'a>) {
+        args.arg(self.cuda().expect("CUDA buffer on a CUDA device"));
+    }
+    fn device(&self) -> &crate::Device {
+        DeviceBuffer::device(self)
+    }
+}
+
+/// Runs the generated elementwise kernel `source` over `out`'s elements.
+///
+/// # Errors
+/// [`crate::Error::Unsupported`] on an emulated device or with inputs on
+/// another device; [`crate::Error::NoDevice`] without NVRTC; [`crate::Error::Cuda`]
+/// when compiling or launching fails (the compile log is in the message).
+pub fn launch_elementwise<O: DeviceElement>(source: &str, out: &mut DeviceBuffer<O>, ndim: usize, meta: &[i64], contiguous: bool, inputs: &[&dyn KernelInput]) -> Result<()> {
+    let device = out.device().clone();
+    if let Some(other) = inputs.iter().find(|i| !i.device().same(&device)) {
+        return Err(device.unsupported(format!("an elementwise kernel on {} reading a buffer on {}", device.describe(), other.device().describe())));
+    }
+    let state = device.cuda_state("elementwise kernel")?;
+    if meta.len() != ndim + inputs.len() * (ndim + 1) {
+        return Err(device.unsupported(format!("elementwise kernel metadata of {} values for {ndim} axes and {} inputs", meta.len(), inputs.len())));
+    }
+    if out.is_empty() {
+        return Ok(());
+    }
+    let full = format!("{ELEMENTWISE_PRELUDE}{ELEMENTWISE_HELPERS}{source}");
+    let function = state.function("elementwise", &full, ELEMENTWISE_ENTRY)?;
+    let meta_dev = state.upload(meta)?;
+    let n = out.len() as u64;
+    let dims = ndim as i32;
+    let flag = contiguous as i32;
+    let blocks = n.div_ceil(256).min(1 << 20) as u32;
+    let cfg = cudarc::driver::LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (256, 1, 1), shared_mem_bytes: 0 };
+    let slice = out.cuda_mut().expect("CUDA buffer on a CUDA device");
+    let mut launch = state.stream.launch_builder(&function);
+    launch.arg(slice).arg(&n).arg(&dims).arg(&meta_dev).arg(&flag);
+    for input in inputs {
+        input.push(&mut launch);
+    }
+    // SAFETY: the generated kernel reads each input at the offsets `meta`
+    // gives, which the caller computed from the inputs' shapes, and writes
+    // `n` elements of `out`.
+    unsafe { launch.launch(cfg) }.map_err(cuda_error("cuLaunchKernel elementwise"))?;
+    Ok(())
+}
