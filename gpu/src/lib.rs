@@ -20,6 +20,7 @@ mod cuda;
 mod device;
 pub mod kernels;
 pub mod philox;
+pub mod reference;
 
 pub use buffer::DeviceBuffer;
 pub use device::{Backend, Device, DeviceElement, Operand};

@@ -1,0 +1,150 @@
+//! GPU rows: chunked's device work against the device's own yardsticks.
+//!
+//! ```text
+//! target/release/gpu_report [--scale F] [--repeat R]
+//! ```
+//!
+//! On a CUDA device (the first visible one):
+//! - random fill: chunked's Philox kernel (one block of `2^27 * F` doubles)
+//!   against cuRAND's Philox generator and a device-to-device copy (read +
+//!   write bytes: the memory bandwidth), in GB/s of output;
+//! - gemm: `x @ x` of a random `10000F x 10000F` matrix in blocks of `2000F`
+//!   on the device (blocks kept there with `persist`) against one cuBLAS gemm
+//!   of the whole matrix (target: 90%);
+//! - the seed SVD, `100000F x 1000` in `(1000, 1000)` blocks made on the
+//!   device, singular values computed.
+//!
+//! Without one it says why and measures what the device layer costs on an
+//! emulated device (host memory behind the device interface) against the same
+//! work on the host: a random fill, a fused elementwise chain with a
+//! reduction, the blocked matmul and the SVD, at sizes scaled by `F`
+//! (default 0.25 there).
+//!
+//! Prints one markdown table; each time is the median of `R` runs after a
+//! warm-up.
+
+use std::time::Instant;
+
+use chunked_array::device::Device;
+use chunked_array::random::RandomState;
+use chunked_array::{Array, Context};
+use chunked_benches::arg;
+use chunked_gpu::{philox, reference, Operand};
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// Median seconds of `repeat` runs of `f` after one warm-up.
+fn time(repeat: usize, mut f: impl FnMut()) -> f64 {
+    f();
+    median(
+        (0..repeat)
+            .map(|_| {
+                let t = Instant::now();
+                f();
+                t.elapsed().as_secs_f64()
+            })
+            .collect(),
+    )
+}
+
+fn main() {
+    let repeat: usize = arg("--repeat").map_or(3, |v| v.parse().expect("a number"));
+    match Device::cuda(0) {
+        Ok(device) => cuda_rows(&device, arg("--scale").map_or(1.0, |v| v.parse().expect("a number")), repeat),
+        Err(e) => {
+            println!("no CUDA device ({e}): measuring the device layer on an emulated device against the host\n");
+            emulated_rows(arg("--scale").map_or(0.25, |v| v.parse().expect("a number")), repeat);
+        }
+    }
+}
+
+fn scaled(n: usize, f: f64) -> usize {
+    ((n as f64 * f) as usize).max(1)
+}
+
+fn cuda_rows(device: &Device, f: f64, repeat: usize) {
+    println!("device: {} ({:.1} GB)\n", device.describe(), device.capacity() as f64 / 1e9);
+    println!("| workload | chunked | reference | ratio |");
+    println!("|---|---|---|---|");
+    // Random fill, one run of n doubles.
+    let n = scaled(1 << 27, f);
+    let gb = (n * 8) as f64 / 1e9;
+    let mut ours = device.zeros::<f64>(n).expect("device memory");
+    let t_ours = time(repeat, || {
+        philox::fill(&mut ours, 42, 0, philox::Draw::Uniform, &[0], n).expect("philox kernel");
+        device.synchronize().expect("sync");
+    });
+    let mut theirs = device.zeros::<f64>(n).expect("device memory");
+    let t_curand = time(repeat, || {
+        reference::curand_philox_uniform(&mut theirs, 42).expect("cuRAND");
+        device.synchronize().expect("sync");
+    });
+    let t_copy = time(repeat, || {
+        reference::copy(&ours, &mut theirs).expect("copy");
+        device.synchronize().expect("sync");
+    });
+    println!("| random fill {n} f64 | {:.0} GB/s | cuRAND Philox {:.0} GB/s | {:.2} |", gb / t_ours, gb / t_curand, t_curand / t_ours);
+    println!("| (memory bandwidth) | | device copy {:.0} GB/s (read + write) | {:.2} of it |", 2.0 * gb / t_copy, (gb / t_ours) / (2.0 * gb / t_copy));
+    drop((ours, theirs));
+
+    // Blocked gemm against one cuBLAS call.
+    let m = scaled(10_000, f);
+    let b = scaled(2000, f);
+    let ctx = Context::threads(0);
+    let x = RandomState::new(1).uniform::<f64>(&[m, m], [b, b]).expect("shape").to_device(device).persist_with(&ctx).expect("persist");
+    let product = x.matmul(&x).expect("matmul");
+    let t_blocked = time(repeat, || {
+        let kept = product.persist_with(&ctx).expect("matmul on the device");
+        device.synchronize().expect("sync");
+        drop(kept);
+    });
+    let whole = device.upload(&vec![0.5f64; m * m]).expect("device memory");
+    let mut c = device.zeros::<f64>(m * m).expect("device memory");
+    let t_cublas = time(repeat, || {
+        device.gemm((m, m, m), 1.0, Operand::whole(&whole, m), Operand::whole(&whole, m), 0.0, &mut c).expect("cuBLAS gemm");
+        device.synchronize().expect("sync");
+    });
+    let flop = 2.0 * (m as f64).powi(3);
+    println!("| matmul {m}² in {b}² blocks | {:.1} TFLOP/s | one cuBLAS gemm {:.1} TFLOP/s | {:.2} |", flop / t_blocked / 1e12, flop / t_cublas / 1e12, t_cublas / t_blocked);
+    drop((x, whole, c));
+
+    // The seed SVD made on the device.
+    let rows = scaled(100_000, f);
+    let a = RandomState::new(42).uniform::<f64>(&[rows, 1000], [1000, 1000]).expect("shape").to_device(device);
+    let svd = chunked_linalg::svd(&a).expect("svd");
+    let t_svd = time(repeat, || {
+        svd.s.compute_with(&ctx).expect("svd");
+    });
+    println!("| seed SVD {rows}x1000, (1000, 1000) blocks, on the device | {t_svd:.2} s | | |");
+}
+
+fn emulated_rows(f: f64, repeat: usize) {
+    let device = Device::emulated(usize::MAX);
+    let ctx = Context::threads(0);
+    println!("| workload | host | emulated device | device / host |");
+    println!("|---|---|---|---|");
+    let row = |name: String, host: &dyn Fn(), dev: &dyn Fn()| {
+        let (h, d) = (time(repeat, host), time(repeat, dev));
+        println!("| {name} | {h:.3} s | {d:.3} s | {:.2} |", d / h);
+    };
+    let n = scaled(20_000, f);
+    let x = RandomState::new(0).uniform::<f64>(&[n, n], [n.min(2000), n.min(2000)]).expect("shape");
+    let xd = x.to_device(&device);
+    let total = |a: &Array<f64>| a.sum(None).expect("sum").compute_with(&ctx).expect("run");
+    row(format!("random {n}² + sum"), &|| drop(total(&x)), &|| drop(total(&xd)));
+    let chain = |a: &Array<f64>| total(&((a * 2.0 + 1.0).sin() - a));
+    row(format!("elementwise chain + sum, {n}²"), &|| drop(chain(&x)), &|| drop(chain(&xd)));
+    let m = scaled(10_000, f);
+    let y = RandomState::new(1).uniform::<f64>(&[m, m], [m.min(2000), m.min(2000)]).expect("shape");
+    let yd = y.to_device(&device);
+    let mm = |a: &Array<f64>| total(&a.matmul(a).expect("matmul"));
+    row(format!("matmul {m}² + sum"), &|| drop(mm(&y)), &|| drop(mm(&yd)));
+    let rows = scaled(100_000, f);
+    let a = RandomState::new(42).uniform::<f64>(&[rows, 1000], [1000, 1000]).expect("shape");
+    let ad = a.to_device(&device);
+    let svd = |a: &Array<f64>| chunked_linalg::svd(a).expect("svd").s.compute_with(&ctx).expect("run");
+    row(format!("seed SVD {rows}x1000"), &|| drop(svd(&a)), &|| drop(svd(&ad)));
+}
