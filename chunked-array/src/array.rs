@@ -193,7 +193,8 @@ impl<T: Element> Array<T> {
         let held = Hold::new(self.num_blocks());
         run_blocks(std::slice::from_ref(&self.node), &[(0..self.num_blocks()).collect()], ctx, Deliver::Owners, &[&held])?;
         let blocks = held.finish(ctx.scheduler())?;
-        Ok(Self::from_node(Node::new(self.node.name.clone(), T::DTYPE, self.node.chunks.clone(), vec![], Persisted { blocks })))
+        // Blocks persisted on a device stay there, and so does the array.
+        Ok(Self::from_node(Node::placed(self.node.name.clone(), T::DTYPE, self.node.chunks.clone(), vec![], Arc::new(Persisted { blocks }), self.node.device.clone())))
     }
 
     /// The block with multi-index `index`, as a one-block array (dask's

@@ -168,6 +168,18 @@ per_backend!(device_memory_spills_to_host_and_disk, |device: Option<&Device>| {
     assert!(stats.device_peak_bytes < 1 << 20, "device peak {} over the 400 KB limit plus the running tasks' blocks", stats.device_peak_bytes);
     assert_eq!(device.in_use(), 0, "every device buffer is freed after the run");
     let _ = std::fs::remove_dir_all(&spill);
+    // Blocks moved down come back to the device for readers that run there
+    // (matmul's block products), and stay on the host for readers that work
+    // on host copies anyway (the subtraction above, on an emulated device).
+    let means = xd.mean(0).unwrap().expand_dims(1).unwrap();
+    let projected = xd.matmul(&means).unwrap();
+    let (got, stats) = projected.compute_stats(&Context::threads(2).with_device_memory_limit(800 << 10)).unwrap();
+    let oracle_means = oracle.mean_axis(Axis(0)).unwrap();
+    let expected = oracle.into_dimensionality::<Ix2>().unwrap().dot(&oracle_means.into_dimensionality::<ndarray::Ix1>().unwrap());
+    for (a, b) in got.iter().zip(expected.iter()) {
+        assert_relative_eq!(*a, *b, max_relative = 1e-12);
+    }
+    assert!(stats.device_spilled > 0 && stats.device_unspilled > 0, "{stats:?}");
     // The unlimited run spills nothing.
     let (_, stats) = y.compute_stats(&Context::threads(2)).unwrap();
     assert_eq!((stats.device_spilled, stats.spilled), (0, 0), "{stats:?}");

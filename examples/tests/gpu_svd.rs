@@ -23,7 +23,6 @@ fn spills_from_the_device_and_gets_the_same_values() {
     let limited = run(&[&small[..], &["--device-memory-limit", "2M", "--memory-limit", "3M", "--spill-dir", spill.to_str().unwrap()]].concat());
     assert!(limited.contains("device = emulated device"), "{limited}");
     assert!(number_after(&limited, "device spilled to host =") > 0.0, "{limited}");
-    assert!(number_after(&limited, "back to the device =") > 0.0, "{limited}");
     assert!(number_after(&limited, "spilled to disk =") > 0.0, "{limited}");
     let unlimited = run(&small);
     assert_eq!(number_after(&unlimited, "device spilled to host ="), 0.0, "{unlimited}");

@@ -37,6 +37,9 @@ impl BlockOp for ToHost {
     fn runs_on_device(&self, _node: &Node) -> bool {
         true
     }
+    fn reads_on_device(&self, _node: &Node) -> bool {
+        false
+    }
 }
 
 pub(super) fn to_device(node: &Arc<Node>, device: &Device) -> Arc<Node> {

@@ -129,6 +129,12 @@ pub(crate) trait BlockOp: Send + Sync + 'static {
     fn runs_on_device(&self, _node: &Node) -> bool {
         false
     }
+    /// Whether `run` wants its inputs on `node.device` (so that the block
+    /// store brings blocks moved down to the host back up first): ops that run
+    /// on the device, except those that only copy blocks down.
+    fn reads_on_device(&self, node: &Node) -> bool {
+        node.device.is_some() && self.runs_on_device(node)
+    }
     /// For the optimizer: this op as an elementwise layer, if it is one.
     fn as_elementwise(&self) -> Option<&dyn fuse::Fusable> {
         None

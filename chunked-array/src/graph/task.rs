@@ -299,6 +299,13 @@ impl TaskGraph {
         self.nodes[self.task_node[t] as usize].device.as_ref()
     }
 
+    /// Whether task `t` reads its inputs on its device (see
+    /// [`BlockStore::input`](crate::schedule::BlockStore::input)).
+    pub fn reads_on_device(&self, t: usize) -> bool {
+        let node = &self.nodes[self.task_node[t] as usize];
+        node.op.reads_on_device(node)
+    }
+
     /// The devices the graph's layers are placed on, each once.
     pub fn devices(&self) -> Vec<Device> {
         let mut out: Vec<Device> = Vec::new();

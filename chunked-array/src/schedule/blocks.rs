@@ -202,17 +202,20 @@ impl<'g> BlockStore<'g> {
         self.last_use[t].store(self.tick.fetch_add(1, Ordering::Relaxed), Ordering::Relaxed);
     }
 
-    /// Task `t`'s block for a consumer: from memory, from disk (back into
+    /// Task `t`'s block for task `reader`: from memory, from disk (back into
     /// memory), or recomputed when its spill file is lost. A block moved down
-    /// from a device goes back to it.
+    /// from a device goes back to it when the reader runs on the device (a
+    /// reader that works on host copies takes the host block as it is).
     ///
     /// # Errors
     /// [`Error::Task`] when the block is neither held nor recomputable.
-    pub fn input(&self, t: usize) -> Result<Block> {
+    pub fn input(&self, t: usize, reader: usize) -> Result<Block> {
         self.touch(t);
         let mut slot = lock(&self.slots[t]);
+        let on_device = self.graph.reads_on_device(reader);
         let (block, home) = match &mut *slot {
             Slot::Held { block, home: None } => return Ok(block.clone()),
+            Slot::Held { block, .. } if !on_device => return Ok(block.clone()),
             Slot::Held { block, home } => (block.clone(), home.take()),
             Slot::Disk { spilled, home } => {
                 let (spilled, home) = (*spilled, home.take());
@@ -229,6 +232,11 @@ impl<'g> BlockStore<'g> {
                     }
                 };
                 self.count(&block);
+                if !on_device {
+                    // Kept on the host for now, still marked as the device's.
+                    *slot = Slot::Held { block: block.clone(), home };
+                    return Ok(block);
+                }
                 (block, home)
             }
             Slot::Empty => unreachable!("task {t}'s block is read before it was computed or after it was released"),

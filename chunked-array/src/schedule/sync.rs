@@ -33,7 +33,7 @@ impl Scheduler for SyncScheduler {
                 let t = t as usize;
                 inputs.clear();
                 for &d in graph.deps(t) {
-                    inputs.push(store.input(d as usize)?);
+                    inputs.push(store.input(d as usize, t)?);
                 }
                 let refs: Vec<&Block> = inputs.iter().collect();
                 let input_bytes = inputs.iter().map(|b| b.nbytes()).sum();

@@ -142,7 +142,7 @@ impl Shared<'_> {
         while let Some(t) = self.next_task() {
             inputs.clear();
             for &d in g.deps(t) {
-                match self.store.input(d as usize) {
+                match self.store.input(d as usize, t) {
                     Ok(b) => inputs.push(b),
                     Err(e) => return self.fail(e),
                 }
