@@ -391,13 +391,7 @@ impl<T: Element> Assemble<T> {
 impl<T: Element> Collector for Assemble<T> {
     fn accept(&self, lin: usize, block: &Block) -> Result<()> {
         // A result on a device comes back to the host here, block by block.
-        let host;
-        let block = if block.device().is_some() {
-            host = crate::device::block::to_host_block(block)?;
-            &host
-        } else {
-            block
-        };
+        let block = &crate::device::block::to_host_block(block)?;
         let arr = block.as_any().downcast_ref::<ArrayD<T>>().ok_or_else(|| Error::DtypeMismatch {
             key: format!("output block {lin}"),
             expected: T::DTYPE.to_string(),

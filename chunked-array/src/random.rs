@@ -181,26 +181,8 @@ unsafe fn philox_batch_avx512(first: u64, stream: [u32; 2], key: [u32; 2], out: 
     }
 }
 
-/// The distribution of a random array.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Distribution {
-    /// Uniform on `[0, 1)`.
-    Uniform,
-    /// Normal with the given mean and standard deviation.
-    Normal {
-        /// Mean.
-        mean: f64,
-        /// Standard deviation.
-        std: f64,
-    },
-    /// Uniform integers on `[low, high)`.
-    Integers {
-        /// Smallest value.
-        low: i64,
-        /// One past the largest value.
-        high: i64,
-    },
-}
+/// The distribution of a random array (shared with the device kernels).
+pub use chunked_gpu::philox::Distribution;
 
 /// `[0, 1)` from 52 random bits: the bits become the mantissa of a number in
 /// `[1, 2)`, minus 1. Pure integer and one subtraction, so it vectorizes (there is
@@ -393,28 +375,41 @@ struct RandomOp {
     dist: Distribution,
 }
 
+/// A block as runs of consecutive global indices: the run length (the
+/// trailing axes the block spans whole, and one more) and, for each run in C
+/// order, `f` of its first global index.
+fn for_each_run(chunks: &Chunks, idx: &[usize], mut f: impl FnMut(u64)) -> usize {
+    let shape = chunks.block_shape(idx);
+    let full = chunks.shape();
+    if shape.contains(&0) {
+        return 0;
+    }
+    let mut run = 1usize;
+    let mut split = shape.len();
+    while split > 0 {
+        run *= shape[split - 1];
+        split -= 1;
+        if shape[split] != full[split] {
+            break;
+        }
+    }
+    for_each_run_start(&full, &chunks.block_start(idx), &shape[..split], f);
+    run
+}
+
 fn random_block<T: RandomElement>(op: &RandomOp, chunks: &Chunks, idx: &[usize]) -> ArrayD<T> {
     let shape = chunks.block_shape(idx);
-    let start = chunks.block_start(idx);
-    let full = chunks.shape();
     let total: usize = shape.iter().product();
     let mut out: Vec<T> = Vec::with_capacity(total);
-    if total > 0 {
-        // Trailing axes the block spans whole are one contiguous run of global indices.
-        let mut run = 1usize;
-        let mut split = shape.len();
-        while split > 0 {
-            run *= shape[split - 1];
-            split -= 1;
-            if shape[split] != full[split] {
-                break;
-            }
-        }
-        let mut rows = out.spare_capacity_mut()[..total].chunks_mut(run);
-        for_each_run_start(&full, &start, &shape[..split], |g| {
-            fill_uninit(op.seed, op.stream, &op.dist, g, rows.next().expect("one row per run"));
-        });
+    // A block has few runs (one per row at most): collect their starts first.
+    let mut starts = Vec::new();
+    let run = for_each_run(chunks, idx, |g| starts.push(g));
+    let mut written = 0;
+    for (g, dst) in starts.into_iter().zip(out.spare_capacity_mut()[..total].chunks_mut(run.max(1))) {
+        fill_uninit(op.seed, op.stream, &op.dist, g, dst);
+        written += dst.len();
     }
+    assert_eq!(written, total, "the runs cover the block");
     // SAFETY: the runs above wrote every one of the `total` elements.
     unsafe { out.set_len(total) };
     ArrayD::from_shape_vec(IxDyn(&shape), out).expect("length matches shape")
@@ -447,34 +442,16 @@ impl<T: RandomElement> BlockOp for TypedRandom<T> {
 /// [`random_block`] (see [`chunked_gpu::philox`] for the normal draws' ulps).
 fn random_on_cuda<T: RandomElement>(op: &RandomOp, chunks: &Chunks, idx: &[usize], device: &chunked_gpu::Device) -> Result<Block> {
     let shape = chunks.block_shape(idx);
-    let start = chunks.block_start(idx);
-    let full = chunks.shape();
     let total: usize = shape.iter().product();
-    let mut run = 1usize;
-    let mut split = shape.len();
-    while split > 0 {
-        run *= shape[split - 1];
-        split -= 1;
-        if shape[split] != full[split] {
-            break;
-        }
-    }
-    let mut starts = Vec::with_capacity(total / run.max(1));
-    if total > 0 {
-        for_each_run_start(&full, &start, &shape[..split], |g| starts.push(g));
-    }
-    let draw = match op.dist {
-        Distribution::Uniform => chunked_gpu::philox::Draw::Uniform,
-        Distribution::Normal { mean, std } => chunked_gpu::philox::Draw::Normal { mean, std },
-        Distribution::Integers { low, high } => chunked_gpu::philox::Draw::Integers { low, high },
-    };
+    let mut starts = Vec::new();
+    let run = for_each_run(chunks, idx, |g| starts.push(g));
     // Integer arrays draw 0 or 1 unless built by `integers` (as on the CPU).
-    let draw = match (draw, T::IS_FLOAT) {
-        (chunked_gpu::philox::Draw::Integers { .. }, _) | (_, true) => draw,
-        _ => chunked_gpu::philox::Draw::Integers { low: 0, high: 2 },
+    let draw = match (op.dist, T::IS_FLOAT) {
+        (Distribution::Integers { .. }, _) | (_, true) => op.dist,
+        _ => Distribution::Integers { low: 0, high: 2 },
     };
     let mut buffer = device.zeros::<T>(total)?;
-    chunked_gpu::philox::fill(&mut buffer, op.seed, op.stream, draw, &starts, if total > 0 { run } else { 0 })?;
+    chunked_gpu::philox::fill(&mut buffer, op.seed, op.stream, draw, &starts, run)?;
     Ok(Arc::new(crate::device::DeviceBlock { buffer, shape }))
 }
 

@@ -9,32 +9,9 @@ use chunked_array::random::RandomState;
 use chunked_array::{Array, Context, Error};
 use ndarray::{ArrayD, Axis, Ix2};
 
-/// 256 MiB: more than any test here holds.
-const EMULATED_CAPACITY: usize = 256 << 20;
-
-/// Generates one test per backend from `$body`, a fn(Option<&Device>).
-macro_rules! per_backend {
-    ($name:ident, $body:expr) => {
-        mod $name {
-            use super::*;
-            #[test]
-            fn cpu() {
-                ($body)(None)
-            }
-            #[test]
-            fn emulated() {
-                ($body)(Some(&Device::emulated(EMULATED_CAPACITY)))
-            }
-            #[test]
-            fn cuda() {
-                match Device::cuda(0) {
-                    Ok(device) => ($body)(Some(&device)),
-                    Err(e) => println!("skipping the CUDA variant: {e}"),
-                }
-            }
-        }
-    };
-}
+#[macro_use]
+#[path = "support/backends.rs"]
+mod backends;
 
 fn place<T: chunked_array::Element>(a: &Array<T>, device: Option<&Device>) -> Array<T> {
     match device {

@@ -431,22 +431,33 @@ fn rank_progress() -> ExitCode {
     ExitCode::SUCCESS
 }
 
-fn check_spill(mpi: &Mpi, dir: &Path) -> Result<(), String> {
-    // 40 blocks of 16 kB, all held until the column means are known; each rank
-    // may hold 2 blocks, so every rank that holds more spills to its own files.
-    let spill_dir = dir.join(format!("spill-{}", mpi.rank()));
+/// The sum of centered values of 40 blocks of 16 kB, all held until the
+/// column means are known, with each rank allowed 2 blocks (in host memory, or
+/// on `device` when given); the rank's run statistics and how many blocks it owns.
+fn centered_under_limit(mpi: &Mpi, dir: &Path, device: Option<&chunked_array::device::Device>) -> Result<(chunked_array::RunStats, usize), String> {
+    let spill_dir = dir.join(format!("spill-{}-{}", mpi.rank(), device.is_some()));
     std::fs::create_dir_all(&spill_dir).map_err(|e| e.to_string())?;
-    let ctx = mpi.context_gather_all().with_memory_limit(2 * 16_000 + 4_000).with_spill_dir(&spill_dir);
-    let x = RandomState::new(17).standard_normal::<f64>(&[800, 100], [20, 100]).map_err(err)?;
+    let limit = 2 * 16_000 + 4_000;
+    let mut ctx = mpi.context_gather_all().with_spill_dir(&spill_dir);
+    ctx = if device.is_some() { ctx.with_device_memory_limit(limit) } else { ctx.with_memory_limit(limit) };
+    let mut x = RandomState::new(17).standard_normal::<f64>(&[800, 100], [20, 100]).map_err(err)?;
+    if let Some(d) = device {
+        x = x.to_device(d);
+    }
     let centered = (&x - &x.mean(0).map_err(err)?).abs().sum(0).map_err(err)?;
     let (got, stats) = centered.compute_stats(&ctx).map_err(err)?;
     close(&got, &centered.compute_with(&Context::sync()).map_err(err)?, "sum of centered values under a memory limit")?;
-    let mine = chunked_distributed::owned_range(40, mpi.size(), mpi.rank()).len();
-    if mine > 3 && stats.spilled == 0 {
-        return Err(format!("rank holds {mine} blocks over a 2-block limit and spilled nothing ({stats:?})"));
-    }
     if std::fs::read_dir(&spill_dir).map_err(|e| e.to_string())?.count() != 0 {
         return Err("spill files left after the run".into());
+    }
+    Ok((stats, chunked_distributed::owned_range(40, mpi.size(), mpi.rank()).len()))
+}
+
+fn check_spill(mpi: &Mpi, dir: &Path) -> Result<(), String> {
+    // Every rank that holds more than its 2 blocks spills to its own files.
+    let (stats, mine) = centered_under_limit(mpi, dir, None)?;
+    if mine > 3 && stats.spilled == 0 {
+        return Err(format!("rank holds {mine} blocks over a 2-block limit and spilled nothing ({stats:?})"));
     }
     Ok(())
 }
@@ -477,14 +488,7 @@ fn check_device(mpi: &Mpi, dir: &Path) -> Result<(), String> {
     let s = chunked_linalg::svd(&a.to_device(&device)).map_err(|e| e.to_string())?.s;
     close(&s.compute_with(&all).map_err(err)?, &chunked_linalg::svd(&a).map_err(|e| e.to_string())?.s.compute().map_err(err)?, "singular values of a device array")?;
     // Centering holds each rank's blocks on its device past its own limit.
-    let spill_dir = dir.join(format!("device-spill-{}", mpi.rank()));
-    std::fs::create_dir_all(&spill_dir).map_err(|e| e.to_string())?;
-    let ctx = mpi.context_gather_all().with_device_memory_limit(2 * 16_000 + 4_000).with_spill_dir(&spill_dir);
-    let x = RandomState::new(17).standard_normal::<f64>(&[800, 100], [20, 100]).map_err(err)?.to_device(&device);
-    let centered = (&x - &x.mean(0).map_err(err)?).abs().sum(0).map_err(err)?;
-    let (got, stats) = centered.compute_stats(&ctx).map_err(err)?;
-    close(&got, &centered.compute_with(&Context::sync()).map_err(err)?, "sum of centered device values under a device limit")?;
-    let mine = chunked_distributed::owned_range(40, mpi.size(), mpi.rank()).len();
+    let (stats, mine) = centered_under_limit(mpi, dir, Some(&device))?;
     if mine > 3 && stats.device_spilled == 0 {
         return Err(format!("rank holds {mine} device blocks over a 2-block device limit and moved none to the host ({stats:?})"));
     }

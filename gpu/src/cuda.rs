@@ -80,6 +80,7 @@ impl CudaState {
     /// Row-major `c = alpha op(a) op(b) + beta c` as cuBLAS's column-major
     /// `c^T = op(b)^T op(a)^T`: a row-major matrix is its transpose in column
     /// major, so the operands swap and keep their own transpose flags.
+    #[allow(clippy::too_many_arguments)]
     pub fn gemm<T: DeviceElement>(&self, device: &Device, (m, n, k): (usize, usize, usize), alpha: T, a: Operand<'_, T>, b: Operand<'_, T>, beta: T, c: &mut DeviceBuffer<T>) -> Result<()> {
         let int = |x: usize| i32::try_from(x).map_err(|_| device.unsupported(format!("gemm size {x} exceeds cuBLAS's 32-bit sizes")));
         let op = |t: bool| if t { cublasOperation_t::CUBLAS_OP_T } else { cublasOperation_t::CUBLAS_OP_N };

@@ -20,9 +20,10 @@
 use crate::device::{Device, DeviceElement};
 use crate::{cuda_error, DeviceBuffer, Result};
 
-/// What to draw.
+/// The distribution of a random array (re-exported as
+/// `chunked_array::random::Distribution`).
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Draw {
+pub enum Distribution {
     /// Uniform on `[0, 1)` (floating-point types only).
     Uniform,
     /// Normal with a mean and a standard deviation (floating-point types only).
@@ -151,7 +152,7 @@ pub fn per_counter<T: DeviceElement>() -> u64 {
 /// [`DeviceBuffer::host_mut`]), for `u8`, for uniform or normal integers and
 /// when `out` does not have `runs * run_len` elements; [`crate::Error::Cuda`]
 /// and [`crate::Error::NoDevice`] (no NVRTC) from CUDA.
-pub fn fill<T: DeviceElement>(out: &mut DeviceBuffer<T>, seed: u64, stream: u64, draw: Draw, run_starts: &[u64], run_len: usize) -> Result<()> {
+pub fn fill<T: DeviceElement>(out: &mut DeviceBuffer<T>, seed: u64, stream: u64, draw: Distribution, run_starts: &[u64], run_len: usize) -> Result<()> {
     let device: Device = out.device().clone();
     if out.len() != run_starts.len() * run_len {
         return Err(device.unsupported(format!("philox fill of {} runs of {run_len} into {} elements", run_starts.len(), out.len())));
@@ -164,9 +165,9 @@ pub fn fill<T: DeviceElement>(out: &mut DeviceBuffer<T>, seed: u64, stream: u64,
         other => return Err(device.unsupported(format!("random {other} arrays"))),
     };
     let (dist, mean, sd, low, high) = match draw {
-        Draw::Uniform => (0i32, 0.0, 0.0, 0, 0),
-        Draw::Normal { mean, std } => (1, mean, std, 0, 0),
-        Draw::Integers { low, high } => (2, 0.0, 0.0, low, high),
+        Distribution::Uniform => (0i32, 0.0, 0.0, 0, 0),
+        Distribution::Normal { mean, std } => (1, mean, std, 0, 0),
+        Distribution::Integers { low, high } => (2, 0.0, 0.0, low, high),
     };
     if dist != 2 && !matches!(T::C_NAME, "f64" | "f32") {
         return Err(device.unsupported(format!("{draw:?} draws of {}", T::C_NAME)));

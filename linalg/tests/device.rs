@@ -10,28 +10,9 @@ use chunked_array::{Array, Context};
 use chunked_linalg::{svd, svd_compressed, tsqr, CompressedOptions, TsqrOptions};
 use common::{fro, mat, orthogonality, singular_values};
 
-macro_rules! per_backend {
-    ($name:ident, $body:expr) => {
-        mod $name {
-            use super::*;
-            #[test]
-            fn cpu() {
-                ($body)(None)
-            }
-            #[test]
-            fn emulated() {
-                ($body)(Some(&Device::emulated(256 << 20)))
-            }
-            #[test]
-            fn cuda() {
-                match Device::cuda(0) {
-                    Ok(device) => ($body)(Some(&device)),
-                    Err(e) => println!("skipping the CUDA variant: {e}"),
-                }
-            }
-        }
-    };
-}
+#[macro_use]
+#[path = "../../chunked-array/tests/support/backends.rs"]
+mod backends;
 
 fn input(device: Option<&Device>, rows: usize, cols: usize, chunk_rows: usize) -> Array<f64> {
     let a = RandomState::new(42).standard_normal::<f64>(&[rows, cols], [chunk_rows, cols]).unwrap();

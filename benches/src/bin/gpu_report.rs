@@ -74,7 +74,7 @@ fn cuda_rows(device: &Device, f: f64, repeat: usize) {
     let gb = (n * 8) as f64 / 1e9;
     let mut ours = device.zeros::<f64>(n).expect("device memory");
     let t_ours = time(repeat, || {
-        philox::fill(&mut ours, 42, 0, philox::Draw::Uniform, &[0], n).expect("philox kernel");
+        philox::fill(&mut ours, 42, 0, philox::Distribution::Uniform, &[0], n).expect("philox kernel");
         device.synchronize().expect("sync");
     });
     let mut theirs = device.zeros::<f64>(n).expect("device memory");

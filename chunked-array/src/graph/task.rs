@@ -364,13 +364,7 @@ impl TaskGraph {
     /// [`Error::Task`] naming the task when its block cannot travel (see
     /// [`TaskGraph::can_travel`]) or is not of its layer's type.
     pub fn encode_block(&self, t: usize, block: &Block) -> Result<Vec<u8>> {
-        let host;
-        let block = if block.device().is_some() {
-            host = crate::device::block::to_host_block(block)?;
-            &host
-        } else {
-            block
-        };
+        let block = &crate::device::block::to_host_block(block)?;
         let bytes = self.wire(t).and_then(|wire| (wire.encode)(block));
         bytes.ok_or_else(|| Error::Task { key: self.key(t).to_string(), message: "its block cannot be sent to another process".into() })
     }

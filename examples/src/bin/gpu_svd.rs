@@ -21,13 +21,10 @@ use std::time::Instant;
 use chunked_array::device::Device;
 use chunked_array::random::RandomState;
 use chunked_array::{Array, Context};
-use chunked_examples::parse_bytes;
+use chunked_examples::{parse_bytes, MatrixOptions};
 
 struct Options {
-    rows: usize,
-    cols: usize,
-    chunks: (usize, usize),
-    seed: u64,
+    matrix: MatrixOptions,
     device: String,
     device_memory_limit: usize,
     memory_limit: Option<usize>,
@@ -40,10 +37,7 @@ const USAGE: &str = "usage: gpu_svd [--rows N] [--cols N] [--chunks R,C] [--seed
 
 fn parse() -> Result<Options, String> {
     let mut o = Options {
-        rows: 300_000,
-        cols: 1000,
-        chunks: (1000, 1000),
-        seed: 12,
+        matrix: MatrixOptions { rows: 300_000, cols: 1000, chunks: (1000, 1000), seed: 12 },
         device: "auto".into(),
         device_memory_limit: 1 << 30,
         memory_limit: None,
@@ -65,13 +59,7 @@ fn parse() -> Result<Options, String> {
         let num = |v: &str| v.parse::<usize>().map_err(|e| format!("{flag} {v}: {e}"));
         let bytes = |v: &str| parse_bytes(v).ok_or_else(|| format!("{flag} {v}: expected bytes, e.g. 512M or 1G"));
         match flag.as_str() {
-            "--rows" => o.rows = num(&value)?,
-            "--cols" => o.cols = num(&value)?,
-            "--chunks" => {
-                let (r, c) = value.split_once(',').ok_or_else(|| format!("--chunks {value}: expected R,C"))?;
-                o.chunks = (num(r)?, num(c)?);
-            }
-            "--seed" => o.seed = value.parse().map_err(|e| format!("--seed {value}: {e}"))?,
+            _ if o.matrix.take(&flag, &value)? => {}
             "--device" => match value.as_str() {
                 "auto" | "cuda" | "emulated" => o.device = value,
                 other => return Err(format!("--device {other}: expected auto, cuda or emulated")),
@@ -108,11 +96,11 @@ fn run(o: &Options) -> Result<(), Box<dyn std::error::Error>> {
     if let Some(dir) = &o.spill_dir {
         ctx = ctx.with_spill_dir(dir);
     }
-    let x: Array<f64> = RandomState::new(o.seed).uniform(&[o.rows, o.cols], [o.chunks.0, o.chunks.1])?.to_device(&device);
+    let x: Array<f64> = RandomState::new(o.matrix.seed).uniform(&[o.matrix.rows, o.matrix.cols], [o.matrix.chunks.0, o.matrix.chunks.1])?.to_device(&device);
     let a = if o.center { &x - &x.mean(0)? } else { x.clone() };
     let svd = chunked_linalg::svd(&a)?;
     println!("device = {}", device.describe());
-    println!("x = {x} ({:.1} MB), device memory limit {:.1} MB", (o.rows * o.cols * 8) as f64 / 1e6, o.device_memory_limit as f64 / 1e6);
+    println!("x = {x} ({:.1} MB), device memory limit {:.1} MB", (o.matrix.rows * o.matrix.cols * 8) as f64 / 1e6, o.device_memory_limit as f64 / 1e6);
     let start = Instant::now();
     let (s, stats) = svd.s.compute_stats(&ctx)?;
     let secs = start.elapsed().as_secs_f64();
@@ -132,18 +120,5 @@ fn run(o: &Options) -> Result<(), Box<dyn std::error::Error>> {
 }
 
 fn main() -> ExitCode {
-    let o = match parse() {
-        Ok(o) => o,
-        Err(msg) => {
-            eprintln!("{msg}");
-            return ExitCode::from(2);
-        }
-    };
-    match run(&o) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    chunked_examples::main_with(parse, run)
 }

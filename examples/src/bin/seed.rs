@@ -18,6 +18,7 @@
 use std::process::ExitCode;
 use std::time::Instant;
 
+use chunked_examples::MatrixOptions;
 use chunked_array::random::RandomState;
 use chunked_array::diagnostics::{Profiler, Progress};
 use chunked_array::{Array, Computable, Context};
@@ -31,10 +32,7 @@ enum Scheduler {
 }
 
 struct Options {
-    rows: usize,
-    cols: usize,
-    chunks: (usize, usize),
-    seed: u64,
+    matrix: MatrixOptions,
     scheduler: Scheduler,
     threads: usize,
     profile: Option<std::path::PathBuf>,
@@ -44,7 +42,7 @@ struct Options {
 }
 
 fn parse() -> Result<Options, String> {
-    let mut o = Options { rows: 100_000, cols: 1000, chunks: (1000, 1000), seed: 42, scheduler: Scheduler::Threads, threads: 0, profile: None, progress: false, memory_limit: None, spill_dir: None };
+    let mut o = Options { matrix: MatrixOptions { rows: 100_000, cols: 1000, chunks: (1000, 1000), seed: 42 }, scheduler: Scheduler::Threads, threads: 0, profile: None, progress: false, memory_limit: None, spill_dir: None };
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
         if flag == "--help" || flag == "-h" {
@@ -57,13 +55,7 @@ fn parse() -> Result<Options, String> {
         let value = args.next().ok_or_else(|| format!("{flag} needs a value"))?;
         let num = |v: &str| v.parse::<usize>().map_err(|e| format!("{flag} {v}: {e}"));
         match flag.as_str() {
-            "--rows" => o.rows = num(&value)?,
-            "--cols" => o.cols = num(&value)?,
-            "--chunks" => {
-                let (r, c) = value.split_once(',').ok_or_else(|| format!("--chunks {value}: expected R,C"))?;
-                o.chunks = (num(r)?, num(c)?);
-            }
-            "--seed" => o.seed = value.parse().map_err(|e| format!("--seed {value}: {e}"))?,
+            _ if o.matrix.take(&flag, &value)? => {}
             "--scheduler" => match value.as_str() {
                 "sync" => o.scheduler = Scheduler::Sync,
                 "threads" => o.scheduler = Scheduler::Threads,
@@ -112,7 +104,7 @@ fn run(o: &Options) -> Result<(), Box<dyn std::error::Error>> {
     if o.profile.is_some() {
         ctx = ctx.with_profiler(&profiler);
     }
-    let x: Array<f64> = RandomState::new(o.seed).uniform(&[o.rows, o.cols], [o.chunks.0, o.chunks.1])?;
+    let x: Array<f64> = RandomState::new(o.matrix.seed).uniform(&[o.matrix.rows, o.matrix.cols], [o.matrix.chunks.0, o.matrix.chunks.1])?;
     let svd = chunked_linalg::svd(&x)?;
     if root {
         println!("x = {x}");
@@ -144,16 +136,16 @@ fn run(o: &Options) -> Result<(), Box<dyn std::error::Error>> {
     // as the SVD): ||(A - U S Vᵀ) P|| / ||A P|| and ||(Uᵀ U - I) Q|| / ||Q||.
     let check = Instant::now();
     let probes = 16;
-    let p = RandomState::new(o.seed).with_stream(1).standard_normal::<f64>(&[o.cols, probes], [o.chunks.1, probes])?;
+    let p = RandomState::new(o.matrix.seed).with_stream(1).standard_normal::<f64>(&[o.matrix.cols, probes], [o.matrix.chunks.1, probes])?;
     let ap = x.matmul(&p)?.compute_with(&Context::threads(o.threads))?.into_dimensionality::<Ix2>()?;
     let p = p.compute()?.into_dimensionality::<Ix2>()?;
     let usvp = u.dot(&(&vt.dot(&p) * &s.view().insert_axis(Axis(1))));
     let recon = fro(&(&ap - &usvp)) / fro(&ap);
-    let q = RandomState::new(o.seed).with_stream(2).standard_normal::<f64>(&[s.len(), probes], [s.len().max(1), probes])?.compute()?.into_dimensionality::<Ix2>()?;
+    let q = RandomState::new(o.matrix.seed).with_stream(2).standard_normal::<f64>(&[s.len(), probes], [s.len().max(1), probes])?.compute()?.into_dimensionality::<Ix2>()?;
     let orth = fro(&(u.t().dot(&u.dot(&q)) - &q)) / fro(&q);
     println!("reconstruction error ||A - U S Vt|| / ||A|| ~ {recon:.3e}   (16 random probes)");
     println!("orthogonality error  ||Ut U - I||          ~ {orth:.3e}   (16 random probes)");
-    let gflop = 6.0 * o.rows as f64 * (o.cols as f64).powi(2) / 1e9;
+    let gflop = 6.0 * o.matrix.rows as f64 * (o.matrix.cols as f64).powi(2) / 1e9;
     let on = match ctx.scheduler().processes() {
         1 => ctx.scheduler().name().to_string(),
         n => format!("{} ({n} ranks)", ctx.scheduler().name()),
@@ -171,18 +163,5 @@ fn fro(a: &ndarray::Array2<f64>) -> f64 {
 }
 
 fn main() -> ExitCode {
-    let o = match parse() {
-        Ok(o) => o,
-        Err(msg) => {
-            eprintln!("{msg}");
-            return ExitCode::from(2);
-        }
-    };
-    match run(&o) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    chunked_examples::main_with(parse, run)
 }
