@@ -378,7 +378,7 @@ struct RandomOp {
 /// A block as runs of consecutive global indices: the run length (the
 /// trailing axes the block spans whole, and one more) and, for each run in C
 /// order, `f` of its first global index.
-fn for_each_run(chunks: &Chunks, idx: &[usize], mut f: impl FnMut(u64)) -> usize {
+fn for_each_run(chunks: &Chunks, idx: &[usize], f: impl FnMut(u64)) -> usize {
     let shape = chunks.block_shape(idx);
     let full = chunks.shape();
     if shape.contains(&0) {
