@@ -83,7 +83,7 @@ impl<T: Gemm> BlockOp for Product<T> {
 
     fn run(&self, node: &Node, idx: &[usize], inputs: &[&Block]) -> Result<Block> {
         let shape = node.chunks.block_shape(idx);
-        match &node.device {
+        match node.device_at(idx) {
             Some(device) if !device.is_emulated() => return self.run_cuda(node, idx, inputs, device),
             _ => {}
         }
@@ -99,7 +99,7 @@ impl<T: Gemm> BlockOp for Product<T> {
             T::gemm(&mut c, rows, cols, am, bm, k > 0);
         }
         let out = ArrayD::from_shape_vec(IxDyn(&shape), c).map_err(|e| Error::invalid("block", idx, e.to_string()))?;
-        match &node.device {
+        match node.device_at(idx) {
             Some(device) => to_device_block(Arc::new(out), device),
             None => Ok(Arc::new(out)),
         }

@@ -425,7 +425,7 @@ impl<T: RandomElement> BlockOp for TypedRandom<T> {
     }
     fn deps(&self, _: &Node, _: &[usize], _: &mut Vec<(usize, usize)>) {}
     fn run(&self, node: &Node, idx: &[usize], _: &[&Block]) -> Result<Block> {
-        match &node.device {
+        match node.device_at(idx) {
             Some(device) if !device.is_emulated() => random_on_cuda::<T>(&self.op, &node.chunks, idx, device),
             // An emulated device's memory is the host's: the CPU generator fills
             // it, and the block moves there without a copy.

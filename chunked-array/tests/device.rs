@@ -188,3 +188,44 @@ fn an_emulated_device_out_of_memory_is_an_error_not_a_crash() {
     assert!(text.contains("out of memory") && text.contains("emulated device"), "{text}");
     assert_eq!(device.in_use(), 0, "nothing stays allocated after the failed run");
 }
+
+/// Two emulated devices, or the visible CUDA devices when there are two or more.
+fn two_devices() -> Vec<Device> {
+    match Device::visible() {
+        Ok(gpus) if gpus.len() >= 2 => gpus,
+        _ => vec![Device::emulated(64 << 20), Device::emulated(64 << 20)],
+    }
+}
+
+#[test]
+fn arrays_spread_over_several_devices() {
+    let devices = two_devices();
+    let x = RandomState::new(21).uniform::<f64>(&[300, 40], [50, 40]).unwrap();
+    let y = RandomState::new(22).uniform::<f64>(&[40, 30], [20, 15]).unwrap();
+    let (xh, yh) = (x.compute().unwrap(), y.compute().unwrap());
+    let spread = x.to_devices(&devices);
+    assert_eq!(spread.devices().len(), 2);
+    // Blocks in turn: 6 blocks of 16 kB, 3 on each device.
+    let kept = spread.persist().unwrap();
+    assert_eq!(devices.iter().map(Device::in_use).collect::<Vec<_>>(), vec![48_000, 48_000]);
+    // Work follows the blocks; operands on the other device come through the host.
+    let chain = ((&kept * 2.0).exp() - &kept).sum(0).unwrap().compute().unwrap();
+    let oracle = ((&xh * 2.0).mapv(f64::exp) - &xh).sum_axis(Axis(0));
+    for (a, b) in chain.iter().zip(oracle.iter()) {
+        assert_relative_eq!(*a, *b, max_relative = 1e-13);
+    }
+    let product = kept.matmul(&y.to_devices(&devices)).unwrap().compute().unwrap();
+    let expected = xh.into_dimensionality::<Ix2>().unwrap().dot(&yh.into_dimensionality::<Ix2>().unwrap());
+    for (a, b) in product.iter().zip(expected.iter()) {
+        assert!((a - b).abs() <= 1e-12 * 40.0, "{a} vs {b}");
+    }
+    drop(kept);
+    assert_eq!(devices.iter().map(Device::in_use).sum::<usize>(), 0);
+    // Each device has its own limit: with blocks held on both, both spill.
+    let z = &spread - &spread.mean(0).unwrap();
+    let (_, stats) = z.sum(None).unwrap().compute_stats(&Context::threads(2).with_device_memory_limit(40_000)).unwrap();
+    assert!(stats.device_spilled >= 2, "{stats:?}");
+    assert!(stats.device_peak_bytes <= 40_000 + 3 * 16_000, "one device held {} bytes", stats.device_peak_bytes);
+    // No devices: the array stays where it is.
+    assert!(x.to_devices(&[]).device().is_none());
+}

@@ -100,6 +100,16 @@ impl Device {
         Ok(Device::new(NEXT_ID.fetch_add(1, Ordering::Relaxed), Kind::Cuda(state), ordinal, name, capacity))
     }
 
+    /// Every visible CUDA device (`CUDA_VISIBLE_DEVICES` applies), for arrays
+    /// spread over all of them (`Array::to_devices`), as dask-cuda's
+    /// `LocalCUDACluster` starts one worker per visible GPU.
+    ///
+    /// # Errors
+    /// As [`Device::cuda`].
+    pub fn visible() -> Result<Vec<Device>> {
+        (0..crate::device_count()?).map(Device::cuda).collect()
+    }
+
     /// The device of an MPI rank (or any process) by its rank on its node: the
     /// visible devices in turn, as dask-cuda gives one worker per GPU.
     ///

@@ -27,6 +27,7 @@ pub use chunked_gpu::{Backend, Device, DeviceBuffer, DeviceElement};
 
 use crate::array::Array;
 use crate::element::Element;
+use crate::graph::Placement;
 
 impl<T: Element> Array<T> {
     /// This array with its blocks on `device` (CuPy's `asarray`, dask's
@@ -44,7 +45,28 @@ impl<T: Element> Array<T> {
     /// assert_eq!(y, x.compute().unwrap() * 2.0);
     /// ```
     pub fn to_device(&self, device: &Device) -> Array<T> {
-        Array::from_node(ops::to_device(&self.node, device))
+        Array::from_node(ops::to_device(&self.node, Placement::one(device)))
+    }
+
+    /// This array with its blocks spread over `devices` in turn (block `b` in
+    /// C order on `devices[b % n]`), as dask-cuda's `LocalCUDACluster` gives
+    /// each visible GPU a worker; [`Device::visible`] lists them. Layers built
+    /// on it follow the same turn; blocks a kernel reads from another device
+    /// go through host memory. With no devices, the array stays as it is.
+    ///
+    /// ```
+    /// use chunked_array::{device::Device, random::RandomState};
+    /// let gpus = [Device::emulated(16 << 20), Device::emulated(16 << 20)];
+    /// let x = RandomState::new(3).uniform::<f64>(&[400, 10], [100, 10]).unwrap();
+    /// let kept = x.to_devices(&gpus).persist().unwrap(); // 2 blocks on each
+    /// assert_eq!((gpus[0].in_use(), gpus[1].in_use()), (16_000, 16_000));
+    /// assert_eq!(kept.sum(None).unwrap().compute_scalar().unwrap(), x.sum(None).unwrap().compute_scalar().unwrap());
+    /// ```
+    pub fn to_devices(&self, devices: &[Device]) -> Array<T> {
+        match Placement::spread(devices) {
+            Some(placement) => Array::from_node(ops::to_device(&self.node, placement)),
+            None => self.clone(),
+        }
     }
 
     /// This array with its blocks in host memory (`cupy.asnumpy` per block).
@@ -71,8 +93,13 @@ impl<T: Element> Array<T> {
         node.op.as_elementwise()?.cuda_kernel_source(node)
     }
 
-    /// The device the array's blocks live on (`None`: host memory).
+    /// The device the array's (first) block lives on (`None`: host memory).
     pub fn device(&self) -> Option<Device> {
-        self.node.device.clone()
+        self.node.device.as_ref().map(|p| p.device_of(0).clone())
+    }
+
+    /// The devices the array's blocks live on, in turn (empty: host memory).
+    pub fn devices(&self) -> Vec<Device> {
+        self.node.device.as_ref().map_or_else(Vec::new, |p| p.devices().to_vec())
     }
 }

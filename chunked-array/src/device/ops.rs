@@ -2,11 +2,10 @@
 
 use std::sync::Arc;
 
-use chunked_gpu::Device;
 
 use super::block::{to_device_block, to_host_block};
 use crate::error::Result;
-use crate::graph::{Block, BlockOp, Node};
+use crate::graph::{Block, BlockOp, Node, Placement};
 
 /// Copies each block up to the layer's device.
 struct ToDevice;
@@ -15,8 +14,8 @@ impl BlockOp for ToDevice {
     fn deps(&self, node: &Node, idx: &[usize], out: &mut Vec<(usize, usize)>) {
         out.push((0, node.chunks.linear(idx)));
     }
-    fn run(&self, node: &Node, _: &[usize], inputs: &[&Block]) -> Result<Block> {
-        let device = node.device.as_ref().expect("a to_device layer is placed on its device");
+    fn run(&self, node: &Node, idx: &[usize], inputs: &[&Block]) -> Result<Block> {
+        let device = node.device_at(idx).expect("a to_device layer is placed on its devices");
         to_device_block(inputs[0].clone(), device)
     }
     fn runs_on_device(&self, _node: &Node) -> bool {
@@ -42,16 +41,16 @@ impl BlockOp for ToHost {
     }
 }
 
-pub(super) fn to_device(node: &Arc<Node>, device: &Device) -> Arc<Node> {
-    if node.error.is_some() || node.device.as_ref().is_some_and(|d| d.same(device)) {
+pub(super) fn to_device(node: &Arc<Node>, placement: Placement) -> Arc<Node> {
+    if node.error.is_some() || node.device.as_ref().is_some_and(|p| p.same(&placement)) {
         return node.clone();
     }
     // A source whose blocks depend only on their position makes them on the
     // device itself: no host copy of the array ever exists.
     if node.inputs.is_empty() && node.op.position_only() {
-        return Node::placed(node.name.clone(), node.dtype, node.chunks.clone(), vec![], node.op.clone(), Some(device.clone()));
+        return Node::placed(node.name.clone(), node.dtype, node.chunks.clone(), vec![], node.op.clone(), Some(placement));
     }
-    Node::placed("to_device", node.dtype, node.chunks.clone(), vec![node.clone()], Arc::new(ToDevice), Some(device.clone()))
+    Node::placed("to_device", node.dtype, node.chunks.clone(), vec![node.clone()], Arc::new(ToDevice), Some(placement))
 }
 
 pub(super) fn to_host(node: &Arc<Node>) -> Arc<Node> {

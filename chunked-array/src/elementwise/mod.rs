@@ -183,7 +183,7 @@ impl<T: Element> BlockOp for ElementwiseOp<T> {
     }
 
     fn run(&self, node: &Node, idx: &[usize], inputs: &[&Block]) -> Result<Block> {
-        if let Some(device) = &node.device
+        if let Some(device) = node.device_at(idx)
             && self.runs_on_device(node)
         {
             return self.run_cuda(node, idx, inputs, device);
@@ -209,7 +209,7 @@ impl<T: Element> BlockOp for ElementwiseOp<T> {
     /// On a CUDA device, a chain with a device form runs as one generated
     /// kernel; anything else goes through host copies.
     fn runs_on_device(&self, node: &Node) -> bool {
-        node.device.as_ref().is_some_and(|d| !d.is_emulated()) && self.cuda_kernel(node).is_some()
+        node.device.as_ref().is_some_and(|p| p.is_cuda()) && self.cuda_kernel(node).is_some()
     }
 }
 

@@ -171,11 +171,51 @@ pub(crate) struct Node {
     /// Set on arrays built from invalid input by an operator that cannot return
     /// `Result` (`&a + &b` with mismatched shapes): the error surfaces on use.
     pub error: Option<Error>,
-    /// The device its blocks live on (`None`: host memory). A layer is placed
-    /// where its first device-placed input is, so work on device arrays stays on
-    /// the device; [`crate::Array::to_device`] and [`crate::Array::to_host`]
-    /// move arrays.
-    pub device: Option<chunked_gpu::Device>,
+    /// The devices its blocks live on (`None`: host memory). A layer is
+    /// placed where its first device-placed input is, so work on device arrays
+    /// stays on the devices; [`crate::Array::to_device`],
+    /// [`crate::Array::to_devices`] and [`crate::Array::to_host`] move arrays.
+    pub device: Option<Placement>,
+}
+
+/// The devices of a layer's blocks: block `b` (C-order number) lives on
+/// device `b % n`, so that an array spread over several GPUs keeps each
+/// device busy (dask-cuda's one worker per GPU). Cheap to clone.
+#[derive(Clone, Debug)]
+pub struct Placement {
+    devices: Arc<[chunked_gpu::Device]>,
+}
+
+impl Placement {
+    /// Every block on `device`.
+    pub fn one(device: &chunked_gpu::Device) -> Placement {
+        Placement { devices: Arc::from(vec![device.clone()]) }
+    }
+
+    /// Blocks spread over `devices` in turn; `None` when there are none.
+    pub fn spread(devices: &[chunked_gpu::Device]) -> Option<Placement> {
+        (!devices.is_empty()).then(|| Placement { devices: Arc::from(devices.to_vec()) })
+    }
+
+    /// The device of block `block` (C-order number in the layer's grid).
+    pub fn device_of(&self, block: usize) -> &chunked_gpu::Device {
+        &self.devices[block % self.devices.len()]
+    }
+
+    /// The devices, in turn.
+    pub fn devices(&self) -> &[chunked_gpu::Device] {
+        &self.devices
+    }
+
+    /// Whether both place blocks on the same devices in the same turn.
+    pub fn same(&self, other: &Placement) -> bool {
+        self.devices.len() == other.devices.len() && self.devices.iter().zip(other.devices.iter()).all(|(a, b)| a.same(b))
+    }
+
+    /// Whether every device is a CUDA device (kernels run there).
+    pub fn is_cuda(&self) -> bool {
+        self.devices.iter().all(|d| !d.is_emulated())
+    }
 }
 
 impl Node {
@@ -185,7 +225,7 @@ impl Node {
     }
 
     /// A layer on `device` (`None`: host), whatever its inputs' placement.
-    pub fn placed(name: impl Into<String>, dtype: DType, chunks: Chunks, inputs: Vec<Arc<Node>>, op: Arc<dyn BlockOp>, device: Option<chunked_gpu::Device>) -> Arc<Node> {
+    pub fn placed(name: impl Into<String>, dtype: DType, chunks: Chunks, inputs: Vec<Arc<Node>>, op: Arc<dyn BlockOp>, device: Option<Placement>) -> Arc<Node> {
         Arc::new(Node { id: NEXT_NODE_ID.fetch_add(1, Ordering::Relaxed), name: name.into(), dtype, chunks, inputs, op, error: None, device })
     }
 
@@ -233,6 +273,11 @@ impl Node {
 
     pub fn shape(&self) -> Vec<usize> {
         self.chunks.shape()
+    }
+
+    /// The device of block `idx` (`None`: host memory).
+    pub fn device_at(&self, idx: &[usize]) -> Option<&chunked_gpu::Device> {
+        self.device.as_ref().map(|p| p.device_of(self.chunks.linear(idx)))
     }
 
     /// `name-id`, as task keys and graph pictures show the layer.

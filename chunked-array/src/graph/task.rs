@@ -296,7 +296,7 @@ impl TaskGraph {
 
     /// The device task `t`'s block is made on (`None`: host memory).
     pub fn task_device(&self, t: usize) -> Option<&Device> {
-        self.nodes[self.task_node[t] as usize].device.as_ref()
+        self.nodes[self.task_node[t] as usize].device.as_ref().map(|p| p.device_of(self.task_block[t]))
     }
 
     /// Whether task `t` reads its inputs on its device (see
@@ -309,7 +309,7 @@ impl TaskGraph {
     /// The devices the graph's layers are placed on, each once.
     pub fn devices(&self) -> Vec<Device> {
         let mut out: Vec<Device> = Vec::new();
-        for d in self.nodes.iter().filter_map(|n| n.device.as_ref()) {
+        for d in self.nodes.iter().filter_map(|n| n.device.as_ref()).flat_map(|p| p.devices()) {
             if !out.iter().any(|o| o.same(d)) {
                 out.push(d.clone());
             }
@@ -418,7 +418,7 @@ fn run_placed(node: &Node, idx: &[usize], inputs: &[&Block]) -> Result<Block> {
     } else {
         node.op.run(node, idx, inputs)?
     };
-    match &node.device {
+    match node.device_at(idx) {
         Some(device) if node.dtype != DType::Intermediate => crate::device::block::to_device_block(block, device),
         _ => Ok(block),
     }

@@ -47,7 +47,7 @@ pub struct TierStats {
     pub unspilled_bytes: u64,
     /// Tasks run again because their spilled block was lost or damaged.
     pub recomputed: usize,
-    /// Most bytes held in device memory at once.
+    /// Most bytes held in one device's memory at once.
     pub device_peak_bytes: usize,
     /// Device blocks moved to host memory (device memory limit reached).
     pub device_spilled: usize,
@@ -85,17 +85,46 @@ pub struct BlockStore<'g> {
     recomputed: AtomicUsize,
 }
 
-/// The device tier's counts (one for all the run's devices: a process drives
-/// one device, as dask-cuda runs one worker per GPU).
-struct DeviceTier {
+/// One device's share of the device tier: its blocks' bytes against its limit.
+struct DeviceMemory {
+    /// `None`: blocks of devices the graph does not place layers on (counted,
+    /// never over a limit).
+    device: Option<Device>,
     held: AtomicUsize,
     peak: AtomicUsize,
     limit: usize,
     low_water: usize,
+}
+
+/// The device tier: each device's memory (a process may drive several, as
+/// dask-cuda runs one worker per GPU), and what moved in and out of it.
+struct DeviceTier {
+    devices: Vec<DeviceMemory>,
     spilled: AtomicUsize,
     spilled_bytes: AtomicU64,
     unspilled: AtomicUsize,
     unspilled_bytes: AtomicU64,
+}
+
+impl DeviceTier {
+    fn new(devices: Vec<Device>, memory: &MemoryConfig) -> DeviceTier {
+        let memory_of = |device: Option<Device>| {
+            let limit = device.as_ref().map_or(usize::MAX, |d| memory.device_limit_for(std::slice::from_ref(d)));
+            DeviceMemory { device, held: AtomicUsize::new(0), peak: AtomicUsize::new(0), limit, low_water: limit / 10 * 9 }
+        };
+        let mut all: Vec<DeviceMemory> = devices.into_iter().map(|d| memory_of(Some(d))).collect();
+        all.push(memory_of(None));
+        DeviceTier { devices: all, spilled: AtomicUsize::new(0), spilled_bytes: AtomicU64::new(0), unspilled: AtomicUsize::new(0), unspilled_bytes: AtomicU64::new(0) }
+    }
+
+    /// The share of the device holding `device`'s blocks.
+    fn of(&self, device: &Device) -> &DeviceMemory {
+        self.devices.iter().find(|m| m.device.as_ref().is_some_and(|d| d.same(device))).unwrap_or_else(|| self.devices.last().expect("the catch-all share"))
+    }
+
+    fn over(&self) -> bool {
+        self.devices.iter().any(|m| m.held.load(Ordering::Relaxed) > m.limit)
+    }
 }
 
 fn lock(m: &Mutex<Slot>) -> MutexGuard<'_, Slot> {
@@ -106,7 +135,6 @@ impl<'g> BlockStore<'g> {
     /// An empty store for the tasks of `graph`, reporting tier events to `observer`.
     pub fn new(graph: &'g TaskGraph, memory: &MemoryConfig, observer: &'g dyn RunObserver) -> BlockStore<'g> {
         let n = graph.len();
-        let device_limit = memory.device_limit_for(&graph.devices());
         BlockStore {
             graph,
             observer,
@@ -117,16 +145,7 @@ impl<'g> BlockStore<'g> {
             peak: AtomicUsize::new(0),
             limit: memory.memory_limit,
             low_water: memory.memory_limit / 10 * 9,
-            device: DeviceTier {
-                held: AtomicUsize::new(0),
-                peak: AtomicUsize::new(0),
-                limit: device_limit,
-                low_water: device_limit / 10 * 9,
-                spilled: AtomicUsize::new(0),
-                spilled_bytes: AtomicU64::new(0),
-                unspilled: AtomicUsize::new(0),
-                unspilled_bytes: AtomicU64::new(0),
-            },
+            device: DeviceTier::new(graph.devices(), memory),
             disk: DiskTier::new(memory.spill_dir.clone(), memory.spill_limit),
             spilling: Mutex::new(()),
             over: AtomicBool::new(false),
@@ -148,28 +167,24 @@ impl<'g> BlockStore<'g> {
         self.limit
     }
 
-    /// Bytes of blocks in device memory.
+    /// Bytes of blocks in device memory, on all devices.
     pub fn device_held(&self) -> usize {
-        self.device.held.load(Ordering::Relaxed)
+        self.device.devices.iter().map(|m| m.held.load(Ordering::Relaxed)).sum()
     }
 
-    /// The device memory limit in bytes.
-    pub fn device_limit(&self) -> usize {
-        self.device.limit
-    }
-
-    /// Whether host or device memory is past its limit (schedulers hold back
-    /// sources then).
+    /// Whether host memory or a device's memory is past its limit
+    /// (schedulers hold back sources then).
     pub fn over_limit(&self) -> bool {
-        self.over.load(Ordering::Relaxed) || self.device_held() > self.device.limit
+        self.over.load(Ordering::Relaxed) || self.device.over()
     }
 
     /// Counts a new block (also one that is only handed to the sink) in its tier.
     pub fn count(&self, block: &Block) {
         let bytes = block.nbytes();
-        if block.device().is_some() {
-            let now = self.device.held.fetch_add(bytes, Ordering::Relaxed) + bytes;
-            self.device.peak.fetch_max(now, Ordering::Relaxed);
+        if let Some(device) = block.device() {
+            let memory = self.device.of(device);
+            let now = memory.held.fetch_add(bytes, Ordering::Relaxed) + bytes;
+            memory.peak.fetch_max(now, Ordering::Relaxed);
             return;
         }
         let now = self.held.fetch_add(bytes, Ordering::Relaxed) + bytes;
@@ -182,8 +197,8 @@ impl<'g> BlockStore<'g> {
     /// Uncounts a block dropped without being stored.
     pub fn uncount(&self, block: &Block) {
         let bytes = block.nbytes();
-        if block.device().is_some() {
-            self.device.held.fetch_sub(bytes, Ordering::Relaxed);
+        if let Some(device) = block.device() {
+            self.device.of(device).held.fetch_sub(bytes, Ordering::Relaxed);
             return;
         }
         let now = self.held.fetch_sub(bytes, Ordering::Relaxed) - bytes;
@@ -311,13 +326,17 @@ impl<'g> BlockStore<'g> {
         }
     }
 
-    /// Idle blocks of the given tier (device or host), least recently used first.
-    fn idle_blocks(&self, on_device: bool) -> Vec<usize> {
+    /// Idle blocks on `device` (`None`: in host memory), least recently used first.
+    fn idle_blocks(&self, device: Option<&Device>) -> Vec<usize> {
         let mut candidates: Vec<(u64, usize)> = Vec::new();
         for (t, m) in self.slots.iter().enumerate() {
             if let Ok(slot) = m.try_lock()
                 && let Slot::Held { block, .. } = &*slot
-                && block.device().is_some() == on_device
+                && match (block.device(), device) {
+                    (None, None) => true,
+                    (Some(on), Some(wanted)) => on.same(wanted),
+                    _ => false,
+                }
                 && Arc::strong_count(block) == 1
                 && block.nbytes() > 0
             {
@@ -337,13 +356,14 @@ impl<'g> BlockStore<'g> {
     /// is full (its cap) or unwritable; [`Error::Device`] when a copy from the
     /// device fails.
     pub fn make_room(&self) -> Result<()> {
-        if self.held() <= self.limit && self.device_held() <= self.device.limit {
+        if self.held() <= self.limit && !self.device.over() {
             return Ok(());
         }
         let Ok(_one) = self.spilling.try_lock() else { return Ok(()) };
-        if self.device_held() > self.device.limit {
-            for t in self.idle_blocks(true) {
-                if self.device_held() <= self.device.low_water {
+        for memory in self.device.devices.iter().filter(|m| m.held.load(Ordering::Relaxed) > m.limit) {
+            let Some(device) = &memory.device else { continue };
+            for t in self.idle_blocks(Some(device)) {
+                if memory.held.load(Ordering::Relaxed) <= memory.low_water {
                     break;
                 }
                 let mut slot = lock(&self.slots[t]);
@@ -352,11 +372,10 @@ impl<'g> BlockStore<'g> {
                     continue; // a task took it meanwhile
                 }
                 let host = crate::device::block::to_host_block(block)?;
-                let device = block.device().cloned();
                 let bytes = block.nbytes();
                 self.uncount(block);
                 self.count(&host);
-                *slot = Slot::Held { block: host, home: device };
+                *slot = Slot::Held { block: host, home: Some(device.clone()) };
                 drop(slot);
                 self.device.spilled.fetch_add(1, Ordering::Relaxed);
                 self.device.spilled_bytes.fetch_add(bytes as u64, Ordering::Relaxed);
@@ -366,7 +385,7 @@ impl<'g> BlockStore<'g> {
         if self.held() <= self.limit {
             return Ok(());
         }
-        for t in self.idle_blocks(false) {
+        for t in self.idle_blocks(None) {
             if self.held() <= self.low_water {
                 break;
             }
@@ -420,7 +439,7 @@ impl<'g> BlockStore<'g> {
             unspilled: self.unspilled.load(Ordering::Relaxed),
             unspilled_bytes: self.unspilled_bytes.load(Ordering::Relaxed),
             recomputed: self.recomputed.load(Ordering::Relaxed),
-            device_peak_bytes: self.device.peak.load(Ordering::Relaxed),
+            device_peak_bytes: self.device.devices.iter().map(|m| m.peak.load(Ordering::Relaxed)).max().unwrap_or(0),
             device_spilled: self.device.spilled.load(Ordering::Relaxed),
             device_spilled_bytes: self.device.spilled_bytes.load(Ordering::Relaxed),
             device_unspilled: self.device.unspilled.load(Ordering::Relaxed),

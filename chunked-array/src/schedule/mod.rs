@@ -46,7 +46,7 @@ pub struct RunStats {
     pub unspilled_bytes: u64,
     /// Tasks run again because a spilled block was lost or damaged.
     pub recomputed: usize,
-    /// Largest number of bytes held in device memory at once.
+    /// Largest number of bytes held in one device's memory at once.
     pub device_peak_bytes: usize,
     /// Device blocks moved to host memory (device memory limit reached).
     pub device_spilled: usize,

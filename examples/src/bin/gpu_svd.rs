@@ -10,10 +10,12 @@
 //! device's memory. `--no-center` takes the plain SVD, whose blocks are
 //! consumed as they are made.
 //!
-//! Options: `--rows N --cols N --chunks R,C --seed S --device auto|cuda|emulated
+//! Options: `--rows N --cols N --chunks R,C --seed S --device auto|cuda|all|emulated
 //! --device-memory-limit BYTES[K|M|G] --memory-limit BYTES --spill-dir DIR
 //! --threads N --no-center`. With `auto` (the default) the first visible CUDA
-//! device is used, or an emulated device (host memory) where there is none.
+//! device is used, or an emulated device (host memory) where there is none;
+//! `all` spreads the blocks over every visible GPU (`CUDA_VISIBLE_DEVICES`
+//! applies), one device memory limit each, like `LocalCUDACluster`.
 
 use std::process::ExitCode;
 use std::time::Instant;
@@ -33,7 +35,7 @@ struct Options {
     center: bool,
 }
 
-const USAGE: &str = "usage: gpu_svd [--rows N] [--cols N] [--chunks R,C] [--seed S] [--device auto|cuda|emulated] [--device-memory-limit BYTES] [--memory-limit BYTES] [--spill-dir DIR] [--threads N] [--no-center]";
+const USAGE: &str = "usage: gpu_svd [--rows N] [--cols N] [--chunks R,C] [--seed S] [--device auto|cuda|all|emulated] [--device-memory-limit BYTES] [--memory-limit BYTES] [--spill-dir DIR] [--threads N] [--no-center]";
 
 fn parse() -> Result<Options, String> {
     let mut o = Options {
@@ -61,8 +63,8 @@ fn parse() -> Result<Options, String> {
         match flag.as_str() {
             _ if o.matrix.take(&flag, &value)? => {}
             "--device" => match value.as_str() {
-                "auto" | "cuda" | "emulated" => o.device = value,
-                other => return Err(format!("--device {other}: expected auto, cuda or emulated")),
+                "auto" | "cuda" | "all" | "emulated" => o.device = value,
+                other => return Err(format!("--device {other}: expected auto, cuda, all or emulated")),
             },
             "--device-memory-limit" => o.device_memory_limit = bytes(&value)?,
             "--memory-limit" => o.memory_limit = Some(bytes(&value)?),
@@ -74,21 +76,22 @@ fn parse() -> Result<Options, String> {
     Ok(o)
 }
 
-/// The device `--device` asks for; an emulated one is as large as host memory.
-fn device(o: &Options) -> Result<Device, Box<dyn std::error::Error>> {
+/// The devices `--device` asks for; an emulated one is as large as host memory.
+fn devices(o: &Options) -> Result<Vec<Device>, Box<dyn std::error::Error>> {
     let emulated = || Device::emulated(chunked_array::schedule::memory::physical_memory().unwrap_or(u64::MAX) as usize);
     Ok(match o.device.as_str() {
-        "cuda" => Device::cuda(0)?,
-        "emulated" => emulated(),
-        _ => Device::cuda(0).unwrap_or_else(|e| {
+        "cuda" => vec![Device::cuda(0)?],
+        "all" => Device::visible()?,
+        "emulated" => vec![emulated()],
+        _ => vec![Device::cuda(0).unwrap_or_else(|e| {
             println!("no CUDA device ({e}): using an emulated device");
             emulated()
-        }),
+        })],
     })
 }
 
 fn run(o: &Options) -> Result<(), Box<dyn std::error::Error>> {
-    let device = device(o)?;
+    let devices = devices(o)?;
     let mut ctx = Context::threads(o.threads).with_device_memory_limit(o.device_memory_limit);
     if let Some(limit) = o.memory_limit {
         ctx = ctx.with_memory_limit(limit);
@@ -96,10 +99,10 @@ fn run(o: &Options) -> Result<(), Box<dyn std::error::Error>> {
     if let Some(dir) = &o.spill_dir {
         ctx = ctx.with_spill_dir(dir);
     }
-    let x: Array<f64> = RandomState::new(o.matrix.seed).uniform(&[o.matrix.rows, o.matrix.cols], [o.matrix.chunks.0, o.matrix.chunks.1])?.to_device(&device);
+    let x: Array<f64> = RandomState::new(o.matrix.seed).uniform(&[o.matrix.rows, o.matrix.cols], [o.matrix.chunks.0, o.matrix.chunks.1])?.to_devices(&devices);
     let a = if o.center { &x - &x.mean(0)? } else { x.clone() };
     let svd = chunked_linalg::svd(&a)?;
-    println!("device = {}", device.describe());
+    println!("device = {}", devices.iter().map(Device::describe).collect::<Vec<_>>().join(", "));
     println!("x = {x} ({:.1} MB), device memory limit {:.1} MB", (o.matrix.rows * o.matrix.cols * 8) as f64 / 1e6, o.device_memory_limit as f64 / 1e6);
     let start = Instant::now();
     let (s, stats) = svd.s.compute_stats(&ctx)?;
