@@ -152,14 +152,21 @@ static inline double nan_of(double) { return bits_f64(0x7FF8000000000000ull); }
 static inline float nan_of(float) { return bits_f32(0x7FC00000u); }
 "#;
 
-/// Runs a generated kernel (f64 inputs and output) on the host over a small
-/// grid: `meta` as the device path builds it.
-fn run_elementwise(source: &str, inputs: &[&[f64]], n: usize, ndim: usize, meta: &[i64], contiguous: bool) -> Option<Vec<f64>> {
+/// An input of a generated kernel: its C type and its elements' bytes.
+struct Input(&'static str, Vec<u8>);
+
+fn f64s(v: &[f64]) -> Input {
+    Input("double", v.iter().flat_map(|x| x.to_ne_bytes()).collect())
+}
+
+/// Runs a generated kernel (f64 output) on the host over a small grid:
+/// `meta` as the device path builds it.
+fn run_elementwise(source: &str, inputs: &[Input], n: usize, ndim: usize, meta: &[i64], contiguous: bool) -> Option<Vec<f64>> {
     let cxx = compiler()?;
     let dir = std::env::temp_dir().join(format!("chunked-ew-host-{}-{}", std::process::id(), n * 1000 + meta.len()));
     std::fs::create_dir_all(&dir).unwrap();
     let args: String = (0..inputs.len()).map(|k| format!(", x{k}.data()")).collect();
-    let loads: String = (0..inputs.len()).map(|k| format!("    auto x{k} = load<double>(argv[{}]);\n", 5 + k)).collect();
+    let loads: String = inputs.iter().enumerate().map(|(k, Input(ctype, _))| format!("    auto x{k} = load<{ctype}>(argv[{}]);\n", 5 + k)).collect();
     let main = format!(
         r#"
 template <typename T> static std::vector<T> load(const char* path) {{
@@ -196,8 +203,8 @@ int main(int argc, char** argv) {{
     };
     let mut cmd = Command::new(&exe);
     cmd.arg(dir.join("out")).arg(n.to_string()).arg(ndim.to_string()).arg((contiguous as i32).to_string());
-    for (k, x) in inputs.iter().enumerate() {
-        cmd.arg(bytes(&x.iter().flat_map(|v| v.to_ne_bytes()).collect::<Vec<u8>>(), &format!("x{k}")));
+    for (k, Input(_, data)) in inputs.iter().enumerate() {
+        cmd.arg(bytes(data, &format!("x{k}")));
     }
     cmd.arg(bytes(&meta.iter().flat_map(|v| v.to_ne_bytes()).collect::<Vec<u8>>(), "meta"));
     let status = cmd.output().unwrap();
@@ -234,10 +241,10 @@ fn generated_elementwise_kernels_compute_what_the_cpu_does() {
     .astype::<f64>();
     let source = chain.cuda_kernel_source().expect("the chain has a device form");
     let expected = chain.compute().unwrap();
-    let got = run_elementwise(&source, &[xs.as_slice().unwrap(), ys.as_slice().unwrap()], 30, 2, &[6, 5, 0, 5, 1, 0, 5, 1], true).unwrap();
+    let got = run_elementwise(&source, &[f64s(xs.as_slice().unwrap()), f64s(ys.as_slice().unwrap())], 30, 2, &[6, 5, 0, 5, 1, 0, 5, 1], true).unwrap();
     assert_eq!(bits(&got), bits(expected.as_slice().unwrap()), "{source}");
     // The same kernel through the strided path (every stride given in meta).
-    let strided = run_elementwise(&source, &[xs.as_slice().unwrap(), ys.as_slice().unwrap()], 30, 2, &[6, 5, 0, 5, 1, 0, 5, 1], false).unwrap();
+    let strided = run_elementwise(&source, &[f64s(xs.as_slice().unwrap()), f64s(ys.as_slice().unwrap())], 30, 2, &[6, 5, 0, 5, 1, 0, 5, 1], false).unwrap();
     assert_eq!(bits(&strided), bits(expected.as_slice().unwrap()));
 
     // Broadcasting a row (stride 0 along the rows) and reading x transposed
@@ -248,12 +255,22 @@ fn generated_elementwise_kernels_compute_what_the_cpu_does() {
     let source = t.cuda_kernel_source().expect("a device form");
     let expected = t.compute().unwrap();
     // Output (5, 6): x is read at [j, i] (strides 1, 5), the row at [j] (0, 1).
-    let got = run_elementwise(&source, &[xs.as_slice().unwrap(), row.as_slice().unwrap()], 30, 2, &[5, 6, 0, 1, 5, 0, 0, 1], false).unwrap();
+    let got = run_elementwise(&source, &[f64s(xs.as_slice().unwrap()), f64s(row.as_slice().unwrap())], 30, 2, &[5, 6, 0, 1, 5, 0, 0, 1], false).unwrap();
     assert_eq!(bits(&got), bits(expected.as_standard_layout().as_slice().unwrap()), "{source}");
+
+    // Integers to f32 round through f64, as on the CPU: above 2^53 that
+    // differs from one rounding.
+    let big: Vec<i64> = (0..8).map(|i| (1i64 << 60) + (1 << 36) + 1 + (i << 37)).collect();
+    let ints = Array::from_ndarray(ArrayD::from_shape_vec(vec![8], big.clone()).unwrap(), 8).unwrap();
+    let rounded = ints.astype::<f32>().astype::<f64>();
+    let source = rounded.cuda_kernel_source().expect("conversions to float have a device form");
+    let expected = rounded.compute().unwrap();
+    let got = run_elementwise(&source, &[Input("long long", big.iter().flat_map(|x| x.to_ne_bytes()).collect())], 8, 1, &[8, 0, 1], true).unwrap();
+    assert_eq!(bits(&got), bits(expected.as_slice().unwrap()), "{source}");
 
     // What has no exact device form says so.
     assert!(x.map(|v| v * 3.0).cuda_kernel_source().is_none(), "a closure");
-    let ints = Array::<i64>::arange(0, 10, 1, 5).unwrap();
-    assert!((&ints * 3).cuda_kernel_source().is_none(), "integer arithmetic wraps in Rust, not in C");
+    let small = Array::<i64>::arange(0, 10, 1, 5).unwrap();
+    assert!((&small * 3).cuda_kernel_source().is_none(), "integer arithmetic wraps in Rust, not in C");
     assert!(x.sum(None).unwrap().cuda_kernel_source().is_none(), "not an elementwise layer");
 }

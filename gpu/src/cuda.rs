@@ -88,6 +88,16 @@ impl CudaState {
         if m == 0 || n == 0 {
             return Ok(());
         }
+        if k == 0 {
+            // An empty sum: c = beta c, for the betas used (0 and 1).
+            if beta == T::default() {
+                let c = c.cuda_mut().expect("CUDA buffer on a CUDA device");
+                self.stream.memset_zeros(c).map_err(cuda_error("cuMemsetD8"))?;
+            } else if beta != T::MUL_IDENTITY {
+                return Err(device.unsupported(format!("gemm with an empty inner dimension and beta {beta:?} (only 0 and 1 scale c)")));
+            }
+            return Ok(());
+        }
         let blas = self.blas()?;
         let a_slice = a.buffer.cuda().expect("CUDA buffer on a CUDA device");
         let b_slice = b.buffer.cuda().expect("CUDA buffer on a CUDA device");

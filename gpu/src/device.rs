@@ -26,20 +26,24 @@ mod sealed {
 }
 
 /// Element types a device buffer holds.
-pub trait DeviceElement: DeviceRepr + ValidAsZeroBits + Copy + Default + Send + Sync + fmt::Debug + 'static + sealed::Sealed {
+pub trait DeviceElement: DeviceRepr + ValidAsZeroBits + Copy + Default + PartialEq + Send + Sync + fmt::Debug + 'static + sealed::Sealed {
     /// The C type name, as the kernels' names use it.
     const C_NAME: &'static str;
+    /// 1 (named apart from the array element traits' `ONE`, which types
+    /// implementing both also have).
+    const MUL_IDENTITY: Self;
 }
 
 macro_rules! device_element {
-    ($($t:ty => $name:literal),*) => {$(
+    ($($t:ty => $name:literal, $one:literal);*) => {$(
         impl sealed::Sealed for $t {}
         impl DeviceElement for $t {
             const C_NAME: &'static str = $name;
+            const MUL_IDENTITY: Self = $one;
         }
     )*};
 }
-device_element!(f64 => "f64", f32 => "f32", i64 => "i64", i32 => "i32", u8 => "u8", u64 => "u64");
+device_element!(f64 => "f64", 1.0; f32 => "f32", 1.0; i64 => "i64", 1; i32 => "i32", 1; u8 => "u8", 1; u64 => "u64", 1);
 
 pub(crate) enum Kind {
     Emulated,
@@ -89,15 +93,25 @@ impl Device {
     /// # Errors
     /// [`Error::NoDevice`] without a driver or when `ordinal` is not a visible
     /// device; [`Error::Cuda`] when the driver fails.
+    ///
+    /// Every call for the same ordinal returns the same device (one count of
+    /// its memory, one kernel cache).
     pub fn cuda(ordinal: usize) -> Result<Device> {
+        static OPENED: std::sync::Mutex<Vec<Device>> = std::sync::Mutex::new(Vec::new());
         let count = crate::device_count()?;
         if ordinal >= count {
             return Err(Error::NoDevice { reason: format!("device {ordinal} asked for, {count} visible") });
         }
+        let mut opened = OPENED.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(d) = opened.iter().find(|d| d.inner.ordinal == ordinal) {
+            return Ok(d.clone());
+        }
         let state = CudaState::new(ordinal)?;
         let name = state.ctx.name().map_err(crate::cuda_error("cuDeviceGetName"))?;
         let capacity = state.ctx.total_mem().map_err(crate::cuda_error("cuDeviceTotalMem"))?;
-        Ok(Device::new(NEXT_ID.fetch_add(1, Ordering::Relaxed), Kind::Cuda(state), ordinal, name, capacity))
+        let device = Device::new(NEXT_ID.fetch_add(1, Ordering::Relaxed), Kind::Cuda(state), ordinal, name, capacity);
+        opened.push(device.clone());
+        Ok(device)
     }
 
     /// Every visible CUDA device (`CUDA_VISIBLE_DEVICES` applies), for arrays
@@ -174,15 +188,24 @@ impl Device {
         self.inner.id == other.inner.id
     }
 
-    /// Counts `bytes` against the capacity, or refuses them.
+    /// Counts `bytes` against the capacity, or refuses them (a refused
+    /// request never counts, even for a moment).
     pub(crate) fn reserve(&self, bytes: usize) -> Result<()> {
-        let before = self.inner.in_use.fetch_add(bytes, Ordering::Relaxed);
-        if before.saturating_add(bytes) > self.inner.capacity {
-            self.inner.in_use.fetch_sub(bytes, Ordering::Relaxed);
-            return Err(self.out_of_memory(bytes, before));
+        let in_use = &self.inner.in_use;
+        let mut before = in_use.load(Ordering::Relaxed);
+        loop {
+            let after = before.saturating_add(bytes);
+            if after > self.inner.capacity {
+                return Err(self.out_of_memory(bytes, before));
+            }
+            match in_use.compare_exchange_weak(before, after, Ordering::Relaxed, Ordering::Relaxed) {
+                Ok(_) => {
+                    self.inner.peak.fetch_max(after, Ordering::Relaxed);
+                    return Ok(());
+                }
+                Err(now) => before = now,
+            }
         }
-        self.inner.peak.fetch_max(before + bytes, Ordering::Relaxed);
-        Ok(())
     }
 
     pub(crate) fn out_of_memory(&self, requested: usize, in_use: usize) -> Error {
@@ -212,6 +235,8 @@ impl Device {
         let bytes = len * size_of::<T>();
         self.reserve(bytes)?;
         let storage = match &self.inner.kind {
+            // The driver refuses zero-byte allocations: an empty buffer holds none.
+            _ if len == 0 => Ok(Storage::Host(Vec::new())),
             Kind::Emulated => Ok(Storage::Host(vec![T::default(); len])),
             Kind::Cuda(state) => state.zeros::<T>(len).map(Storage::Cuda),
         };
@@ -226,6 +251,7 @@ impl Device {
         let bytes = std::mem::size_of_val(host);
         self.reserve(bytes)?;
         let storage = match &self.inner.kind {
+            _ if host.is_empty() => Ok(Storage::Host(Vec::new())),
             Kind::Emulated => Ok(Storage::Host(host.to_vec())),
             Kind::Cuda(state) => state.upload(host).map(Storage::Cuda),
         };

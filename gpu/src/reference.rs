@@ -17,6 +17,9 @@ use crate::{cuda_error, DeviceBuffer, Error, Result};
 pub fn curand_philox_uniform(out: &mut DeviceBuffer<f64>, seed: u64) -> Result<()> {
     let device = out.device().clone();
     let state = device.cuda_state("cuRAND")?;
+    if out.is_empty() {
+        return Ok(());
+    }
     // SAFETY: only dlopens cuRAND by its usual names.
     if !unsafe { curand_sys::is_culib_present() } {
         return Err(Error::NoDevice { reason: "cuRAND (libcurand) is not installed".into() });
@@ -55,6 +58,9 @@ pub fn copy<T: DeviceElement>(src: &DeviceBuffer<T>, dst: &mut DeviceBuffer<T>) 
         return Err(device.unsupported(format!("copy of {} elements on {} into {} elements", src.len(), src.device().describe(), dst.len())));
     }
     let state = device.cuda_state("device copy")?;
+    if src.is_empty() {
+        return Ok(());
+    }
     let (from, to) = (src.cuda().expect("CUDA buffer"), dst.cuda_mut().expect("CUDA buffer"));
     state.stream.memcpy_dtod(from, to).map_err(cuda_error("cuMemcpyDtoD"))
 }

@@ -24,7 +24,8 @@ impl<T: DeviceElement> DeviceBlock<T> {
     /// [`crate::Error::Device`] when the copy fails.
     pub fn to_host(&self) -> Result<ArrayD<T>> {
         let data = self.buffer.download()?;
-        Ok(ArrayD::from_shape_vec(IxDyn(&self.shape), data).expect("buffer length matches the block's shape"))
+        let len = data.len();
+        ArrayD::from_shape_vec(IxDyn(&self.shape), data).map_err(|_| crate::Error::shape("device block to host", &self.shape, &[len]))
     }
 }
 
@@ -87,7 +88,7 @@ pub fn to_host_block(block: &Block) -> Result<Block> {
         };
     }
     for_device_types!(down);
-    unreachable!("device blocks hold one of the device element types")
+    Err(crate::Error::DtypeMismatch { key: "device block".into(), expected: "f64, f32, i64, i32 or u8 elements".into(), found: "another element type".into() })
 }
 
 /// `block` on `device`: a host array of a device element type copied up (moved,

@@ -67,8 +67,10 @@ pub(crate) fn unary_form<A: Element, O: Element>(name: &str) -> Option<CudaForm>
         "pow" if float => CudaForm::new("(", ")"), // x ** 1
         "isnan" if A::IS_FLOAT => CudaForm::new("isnan(", ")"),
         "not" if A::DTYPE == DType::Bool => CudaForm::new("(!", ")"),
-        // Conversions to floating point are C's (round to nearest, bool to 0/1).
-        "astype" if O::IS_FLOAT => CudaForm::new(format!("(({})(", c_type(O::DTYPE)?), "))"),
+        // Conversions to floating point go through double, as the CPU's do
+        // (`from_f64(to_f64(x))`: an i64 above 2^53 rounds twice on the way
+        // to f32), rounding to nearest; bool is 0 or 1.
+        "astype" if O::IS_FLOAT => CudaForm::new(format!("(({})((double)(", c_type(O::DTYPE)?), ")))"),
         _ => None,
     }
 }

@@ -393,8 +393,9 @@ impl TaskGraph {
         node.chunks.unravel_into(self.task_block[t], &mut idx);
         match catch_unwind(AssertUnwindSafe(|| run_placed(node, &idx, inputs))) {
             Ok(Ok(b)) => Ok(b),
-            // I/O errors already name the file or chunk, and callers match on them.
-            Ok(Err(e @ (Error::Task { .. } | Error::Io { .. }))) => Err(e),
+            // I/O errors already name the file or chunk, device errors the
+            // device and the bytes, and callers match on them.
+            Ok(Err(e @ (Error::Task { .. } | Error::Io { .. } | Error::Device(_)))) => Err(e),
             Ok(Err(e)) => Err(Error::Task { key: self.key(t).to_string(), message: e.to_string() }),
             Err(panic) => {
                 let message = panic_message(&*panic).unwrap_or_else(|| "panic with a non-string payload".to_string());

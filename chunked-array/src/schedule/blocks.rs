@@ -227,10 +227,13 @@ impl<'g> BlockStore<'g> {
     pub fn input(&self, t: usize, reader: usize) -> Result<Block> {
         self.touch(t);
         let mut slot = lock(&self.slots[t]);
-        let on_device = self.graph.reads_on_device(reader);
+        // A block moved down from a device goes back up for a reader that runs
+        // on that device; other readers take the host copy as it is.
+        let goes_up = |home: &Option<Device>| {
+            home.as_ref().is_some_and(|h| self.graph.reads_on_device(reader) && self.graph.task_device(reader).is_some_and(|d| d.same(h)))
+        };
         let (block, home) = match &mut *slot {
-            Slot::Held { block, home: None } => return Ok(block.clone()),
-            Slot::Held { block, .. } if !on_device => return Ok(block.clone()),
+            Slot::Held { block, home } if !goes_up(home) => return Ok(block.clone()),
             Slot::Held { block, home } => (block.clone(), home.take()),
             Slot::Disk { spilled, home } => {
                 let (spilled, home) = (*spilled, home.take());
@@ -247,32 +250,25 @@ impl<'g> BlockStore<'g> {
                     }
                 };
                 self.count(&block);
-                if !on_device {
-                    // Kept on the host for now, still marked as the device's.
-                    *slot = Slot::Held { block: block.clone(), home };
-                    return Ok(block);
-                }
                 (block, home)
             }
             Slot::Empty => unreachable!("task {t}'s block is read before it was computed or after it was released"),
         };
-        let block = match home {
-            // Back to its device; if the device cannot take it now, readers
-            // use the host copy (kernels take host inputs too).
-            Some(device) if block.device().is_none() => match crate::device::block::to_device_block(block.clone(), &device) {
-                Ok(up) if up.device().is_some() => {
-                    self.uncount(&block);
-                    self.count(&up);
-                    self.device.unspilled.fetch_add(1, Ordering::Relaxed);
-                    self.device.unspilled_bytes.fetch_add(up.nbytes() as u64, Ordering::Relaxed);
-                    self.report(t, TierEventKind::DeviceUnspill, up.nbytes());
-                    up
-                }
-                _ => block,
-            },
-            _ => block,
-        };
-        *slot = Slot::Held { block: block.clone(), home: None };
+        if let Some(device) = home.as_ref().filter(|_| goes_up(&home) && block.device().is_none())
+            && let Ok(up) = crate::device::block::to_device_block(block.clone(), device)
+            && up.device().is_some()
+        {
+            self.uncount(&block);
+            self.count(&up);
+            self.device.unspilled.fetch_add(1, Ordering::Relaxed);
+            self.device.unspilled_bytes.fetch_add(up.nbytes() as u64, Ordering::Relaxed);
+            self.report(t, TierEventKind::DeviceUnspill, up.nbytes());
+            *slot = Slot::Held { block: up.clone(), home: None };
+            return Ok(up);
+        }
+        // On the host, still marked as its device's (a device that cannot take
+        // it back now gets it later).
+        *slot = Slot::Held { block: block.clone(), home };
         Ok(block)
     }
 
