@@ -22,6 +22,13 @@
 //!
 //! Prints one markdown table; each time is the median of `R` runs after a
 //! warm-up.
+//!
+//! `--suite` instead prints, as JSON, the suite's GPU workloads end to end on
+//! the CUDA device (results copied to the host), for `benches/python/gpu_suite.py`
+//! to set beside dask + CuPy: `random_sum` (random (100000F, 1000) in
+//! (1000, 1000) blocks, summed), `matmul` (`(x @ x).sum()` of a random
+//! 10000F^(1/3)-sided square in 2000^2 blocks) and `seed_svd` (u, s and vt of
+//! the seed's matrix); or `{"skipped": why}` without a CUDA device.
 
 use std::time::Instant;
 
@@ -52,6 +59,14 @@ fn time(repeat: usize, mut f: impl FnMut()) -> f64 {
 
 fn main() {
     let repeat: usize = arg("--repeat").map_or(3, |v| v.parse().expect("a number"));
+    if std::env::args().any(|a| a == "--suite") {
+        let scale: f64 = arg("--scale").map_or(1.0, |v| v.parse().expect("a number"));
+        match Device::cuda(0) {
+            Ok(device) => suite_rows(&device, scale, repeat),
+            Err(e) => println!("{{\"skipped\": \"{}\"}}", e.to_string().replace('"', "'")),
+        }
+        return;
+    }
     match Device::cuda(0) {
         Ok(device) => cuda_rows(&device, arg("--scale").map_or(1.0, |v| v.parse().expect("a number")), repeat),
         Err(e) => {
@@ -119,6 +134,25 @@ fn cuda_rows(device: &Device, f: f64, repeat: usize) {
         svd.s.compute_with(&ctx).expect("svd");
     });
     println!("| seed SVD {rows}x1000, (1000, 1000) blocks, on the device | {t_svd:.2} s | | |");
+}
+
+/// The suite's GPU workloads on `device`, as JSON (see the module notes).
+fn suite_rows(device: &Device, f: f64, repeat: usize) {
+    let ctx = Context::threads(0);
+    let rows = scaled(100_000, f);
+    let x = RandomState::new(12).uniform::<f64>(&[rows, 1000], [1000, 1000]).expect("shape").to_device(device);
+    let total = x.sum(None).expect("sum");
+    let random_sum = time(repeat, || drop(total.compute_with(&ctx).expect("random sum")));
+    let n = ((10_000.0 * f.cbrt()) as usize).max(100);
+    let y = RandomState::new(0).uniform::<f64>(&[n, n], [2000, 2000]).expect("shape").to_device(device);
+    let product = y.matmul(&y).expect("matmul").sum(None).expect("sum");
+    let matmul = time(repeat, || drop(product.compute_with(&ctx).expect("matmul")));
+    let svd = chunked_linalg::svd(&x).expect("svd");
+    let seed_svd = time(repeat, || drop(chunked_array::compute((&svd.u, &svd.s, &svd.vt)).expect("svd")));
+    println!(
+        "{{\"device\": \"{}\", \"random_sum\": {random_sum}, \"matmul\": {matmul}, \"seed_svd\": {seed_svd}}}",
+        device.describe().replace('"', "'")
+    );
 }
 
 fn emulated_rows(f: f64, repeat: usize) {
