@@ -19,7 +19,8 @@ import os
 import statistics
 import subprocess
 import sys
-import time
+
+from suite import timed
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 REPORT = os.path.join(ROOT, "target", "release", "gpu_report")
@@ -57,13 +58,7 @@ def dask_cupy(scale, repeat):
     }
     out = {}
     for name, run in work.items():
-        run()
-        times = []
-        for _ in range(repeat):
-            t = time.perf_counter()
-            run()
-            times.append(time.perf_counter() - t)
-        out[name] = statistics.median(times)
+        out[name] = statistics.median(timed(run, repeat))
     return out, None
 
 

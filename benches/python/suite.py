@@ -124,6 +124,17 @@ def setup(lib, name, scale, work_dir):
     return None
 
 
+def timed(run, repeat):
+    """Seconds of `repeat` runs of `run` after one warm-up run."""
+    run()
+    times = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        run()
+        times.append(time.perf_counter() - t)
+    return times
+
+
 def child(lib, name, scale, repeat, work_dir):
     import resource
 
@@ -131,12 +142,7 @@ def child(lib, name, scale, repeat, work_dir):
     if run is None:
         print(json.dumps({"workload": name, "times": None}))
         return
-    run()
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - t)
+    times = timed(run, repeat)
     print(json.dumps({"workload": name, "times": times, "peak_rss_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}))
 
 
