@@ -1,32 +1,40 @@
-//! The CUDA Philox kernels' arithmetic, checked on machines without a GPU: the
-//! kernel source is compiled by the host C++ compiler with a prelude standing
-//! in for CUDA's intrinsics and launch indices, run over a grid, and its output
-//! compared bit for bit with the CPU generator (same glibc math, so the normal
-//! draws match exactly here; on a GPU they match to a few ulp).
+//! The CUDA kernels' arithmetic (Philox and generated elementwise kernels),
+//! checked on machines without a GPU: each kernel source is compiled by the
+//! host C++ compiler with a prelude standing in for CUDA's intrinsics and
+//! launch indices, run over a grid, and its output compared bit for bit with
+//! the CPU (same glibc math, so the normal draws and math functions match
+//! exactly here; on a GPU they match to a few ulp).
 
 use std::path::PathBuf;
 use std::process::Command;
 
 use chunked_array::random::{fill, Distribution};
 
+/// Stands in for CUDA in host builds of the kernel sources: the launch
+/// indices, and host definitions of what `chunked_gpu::kernels::CUDA_PRELUDE`
+/// maps to CUDA intrinsics.
 const HOST_PRELUDE: &str = r#"
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 #include <vector>
 #define __global__
 #define __device__
 struct Dim3 { unsigned x; };
 static Dim3 blockIdx, threadIdx, blockDim, gridDim;
-using std::log;
-using std::sqrt;
+using std::cos; using std::exp; using std::fabs; using std::fmod; using std::isnan; using std::log;
+using std::pow; using std::sin; using std::sqrt; using std::tanh;
 // sincos: glibc's (a GNU extension C++ compilers enable), as CUDA has one.
 static inline double bits_f64(unsigned long long x) { double d; std::memcpy(&d, &x, 8); return d; }
 static inline float bits_f32(unsigned x) { float f; std::memcpy(&f, &x, 4); return f; }
 static inline unsigned long long mul_hi_u64(unsigned long long a, unsigned long long b) {
     return (unsigned long long)(((unsigned __int128)a * b) >> 64);
 }
+static inline double nan_of(double) { return bits_f64(0x7FF8000000000000ull); }
+static inline float nan_of(float) { return bits_f32(0x7FC00000u); }
 "#;
 
 /// Launches every kernel over a small grid (so that the grid-stride loop is
@@ -131,27 +139,6 @@ fn the_cuda_philox_kernels_compute_what_the_cpu_generator_does() {
     let _ = std::fs::remove_dir_all(exe.parent().unwrap());
 }
 
-/// Stands in for CUDA in host builds of the generated elementwise kernels.
-const ELEMENTWISE_HOST_PRELUDE: &str = r#"
-#include <cmath>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <fstream>
-#include <iterator>
-#include <vector>
-#define __global__
-#define __device__
-struct Dim3 { unsigned x; };
-static Dim3 blockIdx, threadIdx, blockDim, gridDim;
-using std::cos; using std::exp; using std::fabs; using std::fmod; using std::isnan; using std::log;
-using std::pow; using std::sin; using std::sqrt; using std::tanh;
-static inline double bits_f64(unsigned long long x) { double d; std::memcpy(&d, &x, 8); return d; }
-static inline float bits_f32(unsigned x) { float f; std::memcpy(&f, &x, 4); return f; }
-static inline double nan_of(double) { return bits_f64(0x7FF8000000000000ull); }
-static inline float nan_of(float) { return bits_f32(0x7FC00000u); }
-"#;
-
 /// An input of a generated kernel: its C type and its elements' bytes.
 struct Input(&'static str, Vec<u8>);
 
@@ -192,7 +179,7 @@ int main(int argc, char** argv) {{
         leaves = inputs.len()
     );
     let src = dir.join("ew.cpp");
-    std::fs::write(&src, format!("{ELEMENTWISE_HOST_PRELUDE}{}{source}{main}", chunked_gpu::kernels::ELEMENTWISE_HELPERS)).unwrap();
+    std::fs::write(&src, format!("{HOST_PRELUDE}{source}{main}")).unwrap();
     let exe = dir.join("ew");
     let out = Command::new(cxx).args(["-O1", "-std=c++17", "-o"]).arg(&exe).arg(&src).output().unwrap();
     assert!(out.status.success(), "the generated kernel does not compile as C++:\n{}\n{source}", String::from_utf8_lossy(&out.stderr));

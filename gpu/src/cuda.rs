@@ -12,6 +12,13 @@ use crate::buffer::DeviceBuffer;
 use crate::device::{Device, DeviceElement, Operand};
 use crate::{cuda_error, Error, Result};
 
+/// A launch of 256-thread blocks for a kernel whose threads stride over
+/// `threads` items (capped at 2^20 blocks: the threads loop over the rest).
+pub(crate) fn grid_stride(threads: u64) -> cudarc::driver::LaunchConfig {
+    let blocks = threads.div_ceil(256).clamp(1, 1 << 20) as u32;
+    cudarc::driver::LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (256, 1, 1), shared_mem_bytes: 0 }
+}
+
 pub(crate) struct CudaState {
     pub ctx: Arc<CudaContext>,
     pub stream: Arc<CudaStream>,
@@ -41,8 +48,9 @@ impl CudaState {
         self.stream.synchronize().map_err(cuda_error("cuStreamSynchronize"))
     }
 
-    /// The function `name` of the module compiled from `source` (compiled by
-    /// NVRTC on first use; `module` names it in errors).
+    /// The function `name` of the module compiled from `source` after
+    /// [`crate::kernels::CUDA_PRELUDE`] (compiled by NVRTC on first use;
+    /// `module` names it in errors).
     pub fn function(&self, module: &str, source: &str, name: &str) -> Result<CudaFunction> {
         let mut modules = self.modules.lock().unwrap_or_else(|p| p.into_inner());
         let module = match modules.get(source) {
@@ -55,7 +63,8 @@ impl CudaState {
                 // No fused multiply-add contraction, IEEE division and square
                 // root: arithmetic rounds as the CPU's does.
                 let options = cudarc::nvrtc::CompileOptions { fmad: Some(false), prec_div: Some(true), prec_sqrt: Some(true), ftz: Some(false), ..Default::default() };
-                let ptx = cudarc::nvrtc::compile_ptx_with_opts(source, options).map_err(|e| Error::Cuda { call: format!("nvrtc compile of {module}"), message: format!("{e:?}") })?;
+                let full = format!("{}{source}", crate::kernels::CUDA_PRELUDE);
+                let ptx = cudarc::nvrtc::compile_ptx_with_opts(full, options).map_err(|e| Error::Cuda { call: format!("nvrtc compile of {module}"), message: format!("{e:?}") })?;
                 let loaded = self.ctx.load_module(ptx).map_err(cuda_error("cuModuleLoadData"))?;
                 modules.insert(source.to_string(), loaded.clone());
                 loaded

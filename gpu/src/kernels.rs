@@ -17,16 +17,20 @@ use crate::{cuda_error, DeviceBuffer, Result};
 /// Name of the generated kernel's entry point.
 pub const ELEMENTWISE_ENTRY: &str = "chunked_elementwise";
 
-/// The helpers the generated elementwise kernels call, for NVRTC.
-pub const ELEMENTWISE_PRELUDE: &str = r#"
+/// Maps the few CUDA intrinsics the kernel sources use (`bits_f64`,
+/// `bits_f32`, `mul_hi_u64`, `nan_of`); NVRTC compiles every source after it.
+/// Everything else in the sources is plain C++, so that a host compiler can
+/// build them with its own definitions of these (chunked's tests do).
+pub const CUDA_PRELUDE: &str = r#"
 __device__ inline double bits_f64(unsigned long long x) { return __longlong_as_double((long long)x); }
 __device__ inline float bits_f32(unsigned x) { return __int_as_float((int)x); }
+__device__ inline unsigned long long mul_hi_u64(unsigned long long a, unsigned long long b) { return __umul64hi(a, b); }
 __device__ inline double nan_of(double) { return bits_f64(0x7FF8000000000000ull); }
 __device__ inline float nan_of(float) { return bits_f32(0x7FC00000u); }
 "#;
 
-/// The helpers shared by NVRTC and host builds of the kernels (after a prelude
-/// that defines `bits_f64`, `bits_f32` and `nan_of`).
+/// The helpers generated elementwise kernels call; a generated source starts
+/// with them.
 pub const ELEMENTWISE_HELPERS: &str = r#"
 template <typename T> __device__ inline T sq(T x) { return x * x; }
 template <typename T> __device__ inline T cube(T x) { return x * x * x; }
@@ -53,7 +57,8 @@ impl<T: DeviceElement> KernelInput for DeviceBuffer<T> {
     }
 }
 
-/// Runs the generated elementwise kernel `source` over `out`'s elements.
+/// Runs the generated elementwise kernel `source` (starting with
+/// [`ELEMENTWISE_HELPERS`]) over `out`'s elements.
 ///
 /// # Errors
 /// [`crate::Error::Unsupported`] on an emulated device or with inputs on
@@ -71,14 +76,12 @@ pub fn launch_elementwise<O: DeviceElement>(source: &str, out: &mut DeviceBuffer
     if out.is_empty() {
         return Ok(());
     }
-    let full = format!("{ELEMENTWISE_PRELUDE}{ELEMENTWISE_HELPERS}{source}");
-    let function = state.function("elementwise", &full, ELEMENTWISE_ENTRY)?;
+    let function = state.function("elementwise", source, ELEMENTWISE_ENTRY)?;
     let meta_dev = state.upload(meta)?;
     let n = out.len() as u64;
     let dims = ndim as i32;
     let flag = contiguous as i32;
-    let blocks = n.div_ceil(256).min(1 << 20) as u32;
-    let cfg = cudarc::driver::LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (256, 1, 1), shared_mem_bytes: 0 };
+    let cfg = crate::cuda::grid_stride(n);
     let slice = out.cuda_mut().expect("CUDA buffer on a CUDA device");
     let mut launch = state.stream.launch_builder(&function);
     launch.arg(slice).arg(&n).arg(&dims).arg(&meta_dev).arg(&flag);

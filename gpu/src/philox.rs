@@ -43,7 +43,7 @@ pub enum Distribution {
 }
 
 /// The kernels' source, without the prelude that maps its intrinsics
-/// ([`CUDA_PRELUDE`] for NVRTC).
+/// ([`crate::kernels::CUDA_PRELUDE`] for NVRTC).
 pub const SOURCE: &str = r#"
 // Philox4x32-10 (Salmon et al., SC'11), as in Random123 and cuRAND.
 __device__ inline void philox(unsigned c[4], unsigned k0, unsigned k1) {
@@ -131,13 +131,6 @@ PHILOX_KERNEL(philox_i32, int, 2,
     v[0] = (int)bounded(w[0], w[1], low, range); v[1] = (int)bounded(w[2], w[3], low, range);)
 "#;
 
-/// Maps the source's intrinsics for NVRTC.
-pub const CUDA_PRELUDE: &str = r#"
-__device__ inline double bits_f64(unsigned long long x) { return __longlong_as_double((long long)x); }
-__device__ inline float bits_f32(unsigned x) { return __int_as_float((int)x); }
-__device__ inline unsigned long long mul_hi_u64(unsigned long long a, unsigned long long b) { return __umul64hi(a, b); }
-"#;
-
 /// Elements per Philox counter for `T` (as the CPU generator lays them out).
 pub fn per_counter<T: DeviceElement>() -> u64 {
     if T::C_NAME == "f32" { 4 } else { 2 }
@@ -176,15 +169,13 @@ pub fn fill<T: DeviceElement>(out: &mut DeviceBuffer<T>, seed: u64, stream: u64,
     if out.is_empty() {
         return Ok(());
     }
-    let function = state.function("philox", &format!("{CUDA_PRELUDE}{SOURCE}"), name)?;
+    let function = state.function("philox", SOURCE, name)?;
     let starts = state.upload(run_starts)?;
     let range = high.wrapping_sub(low) as u64;
     let runs = run_starts.len() as u64;
     let run_len = run_len as u64;
     let (k0, k1, s0, s1) = (seed as u32, (seed >> 32) as u32, stream as u32, (stream >> 32) as u32);
-    let threads = runs * (run_len / per_counter::<T>() + 2);
-    let blocks = threads.div_ceil(256).min(1 << 20) as u32;
-    let cfg = cudarc::driver::LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (256, 1, 1), shared_mem_bytes: 0 };
+    let cfg = crate::cuda::grid_stride(runs * (run_len / per_counter::<T>() + 2));
     let slice = out.cuda_mut().expect("CUDA buffer on a CUDA device");
     let mut launch = state.stream.launch_builder(&function);
     use cudarc::driver::PushKernelArg;

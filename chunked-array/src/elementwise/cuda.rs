@@ -135,7 +135,7 @@ pub(crate) fn binary_expr<A: Element, B: Element>(name: &str, a: &str, b: &str) 
 /// when a type has no device form.
 pub(crate) fn kernel_source(out: DType, leaves: &[DType], body: &str) -> Option<String> {
     let out_c = c_type(out)?;
-    let mut s = String::new();
+    let mut s = String::from(chunked_gpu::kernels::ELEMENTWISE_HELPERS);
     let _ = write!(s, "extern \"C\" __global__ void {}({out_c}* out, unsigned long long n, int ndim, const long long* meta, int contiguous", chunked_gpu::kernels::ELEMENTWISE_ENTRY);
     for (k, d) in leaves.iter().enumerate() {
         let _ = write!(s, ", const {}* x{k}", c_type(*d)?);
