@@ -19,7 +19,7 @@ use chunked_gpu::{Device, Operand};
 
 use crate::array::Array;
 use crate::chunks::{refine, Chunks, DEFAULT_AUTO_BYTES};
-use crate::device::block::{device_input, to_device_block};
+use crate::device::block::to_device_block;
 use crate::device::DeviceBlock;
 use crate::element::{Element, Float};
 use crate::error::{Error, Result};
@@ -118,8 +118,8 @@ impl<T: Gemm> Product<T> {
         let (rows, cols) = (shape[0], shape[1]);
         let mut c = device.zeros::<T>(rows * cols)?;
         for (k, p) in self.group(idx).iter().enumerate() {
-            let a = device_input::<T>(inputs[2 * k], device)?;
-            let b = device_input::<T>(inputs[2 * k + 1], device)?;
+            let a = to_device_block(inputs[2 * k].clone(), device)?;
+            let b = to_device_block(inputs[2 * k + 1].clone(), device)?;
             let (Some(a), Some(b)) = (a.as_any().downcast_ref::<DeviceBlock<T>>(), b.as_any().downcast_ref::<DeviceBlock<T>>()) else {
                 return Err(Error::DtypeMismatch { key: format!("matmul input of {}", node.label()), expected: T::DTYPE.to_string(), found: "another type".into() });
             };

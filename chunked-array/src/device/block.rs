@@ -142,16 +142,3 @@ pub(crate) fn device_parts(block: &Block) -> Option<(&[usize], &dyn chunked_gpu:
     for_device_types!(parts);
     None
 }
-
-/// A device block of `T` from a kernel's input: borrowed when it is one on
-/// `device`, else copied up (from the host, or from another device).
-pub(crate) fn device_input<T: DeviceElement>(block: &Block, device: &Device) -> Result<Block> {
-    if let Some(d) = block.as_any().downcast_ref::<DeviceBlock<T>>()
-        && d.buffer.device().same(device)
-    {
-        return Ok(block.clone());
-    }
-    to_device_block(block.clone(), device)
-}
-
-

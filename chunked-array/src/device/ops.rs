@@ -2,42 +2,26 @@
 
 use std::sync::Arc;
 
-
 use super::block::{to_device_block, to_host_block};
 use crate::error::Result;
 use crate::graph::{Block, BlockOp, Node, Placement};
 
-/// Copies each block up to the layer's device.
-struct ToDevice;
+/// Moves each block to where the layer is placed: up to its device, or down
+/// to host memory for a layer on the host.
+struct Move;
 
-impl BlockOp for ToDevice {
+impl BlockOp for Move {
     fn deps(&self, node: &Node, idx: &[usize], out: &mut Vec<(usize, usize)>) {
         out.push((0, node.chunks.linear(idx)));
     }
     fn run(&self, node: &Node, idx: &[usize], inputs: &[&Block]) -> Result<Block> {
-        let device = node.device_at(idx).expect("a to_device layer is placed on its devices");
-        to_device_block(inputs[0].clone(), device)
+        match node.device_at(idx) {
+            Some(device) => to_device_block(inputs[0].clone(), device),
+            None => to_host_block(inputs[0]),
+        }
     }
     fn runs_on_device(&self, _node: &Node) -> bool {
         true
-    }
-}
-
-/// Copies each block down to host memory.
-struct ToHost;
-
-impl BlockOp for ToHost {
-    fn deps(&self, node: &Node, idx: &[usize], out: &mut Vec<(usize, usize)>) {
-        out.push((0, node.chunks.linear(idx)));
-    }
-    fn run(&self, _: &Node, _: &[usize], inputs: &[&Block]) -> Result<Block> {
-        to_host_block(inputs[0])
-    }
-    fn runs_on_device(&self, _node: &Node) -> bool {
-        true
-    }
-    fn reads_on_device(&self, _node: &Node) -> bool {
-        false
     }
 }
 
@@ -50,7 +34,7 @@ pub(super) fn to_device(node: &Arc<Node>, placement: Placement) -> Arc<Node> {
     if node.inputs.is_empty() && node.op.position_only() {
         return Node::placed(node.name.clone(), node.dtype, node.chunks.clone(), vec![], node.op.clone(), Some(placement));
     }
-    Node::placed("to_device", node.dtype, node.chunks.clone(), vec![node.clone()], Arc::new(ToDevice), Some(placement))
+    Node::placed("to_device", node.dtype, node.chunks.clone(), vec![node.clone()], Arc::new(Move), Some(placement))
 }
 
 pub(super) fn to_host(node: &Arc<Node>) -> Arc<Node> {
@@ -60,5 +44,5 @@ pub(super) fn to_host(node: &Arc<Node>) -> Arc<Node> {
     if node.inputs.is_empty() && node.op.position_only() {
         return Node::placed(node.name.clone(), node.dtype, node.chunks.clone(), vec![], node.op.clone(), None);
     }
-    Node::placed("to_host", node.dtype, node.chunks.clone(), vec![node.clone()], Arc::new(ToHost), None)
+    Node::placed("to_host", node.dtype, node.chunks.clone(), vec![node.clone()], Arc::new(Move), None)
 }

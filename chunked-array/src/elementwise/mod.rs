@@ -57,6 +57,25 @@ impl LeafMap {
     }
 
     /// The leaf node's block index (in its own axis order) for output block `idx`.
+    /// Where output block `idx` (starting at `start`, `ndim` axes) reads this
+    /// leaf: the element offset of its first element in the leaf block and the
+    /// element stride along each output axis (0 where broadcast), given the
+    /// leaf block's own strides. `li` is scratch for the leaf block's index.
+    fn output_view(&self, leaf: &Node, idx: &[usize], start: &[usize], leaf_strides: &[isize], li: &mut Vec<usize>) -> (isize, Vec<isize>) {
+        self.leaf_block(idx, li);
+        let leaf_start = leaf.chunks.block_start(li);
+        let mut strides = vec![0isize; start.len()];
+        let mut offset = 0isize;
+        for (la, axis_map) in self.axes.iter().enumerate() {
+            if axis_map.is_some() {
+                let (a, sa) = (la + self.lead, self.perm[la]);
+                strides[a] = leaf_strides[sa];
+                offset += (start[a] - leaf_start[sa]) as isize * leaf_strides[sa];
+            }
+        }
+        (offset, strides)
+    }
+
     fn leaf_block(&self, idx: &[usize], out: &mut Vec<usize>) {
         out.clear();
         out.resize(self.perm.len(), 0);
@@ -238,38 +257,17 @@ impl<T: Element> ElementwiseOp<T> {
         let mut meta: Vec<i64> = shape.iter().map(|&d| d as i64).collect();
         let mut held: Vec<Block> = Vec::with_capacity(inputs.len());
         let mut contiguous = true;
+        // The output block's own C-order strides: a leaf read with them (and
+        // no offset) is read as the kernel writes.
+        let own = c_strides(&shape);
         let mut li = Vec::new();
         for (k, leaf) in node.inputs.iter().enumerate() {
             let block = crate::device::block::to_device_block(inputs[k].clone(), device)?;
             let leaf_shape = device_parts(&block).map(|(shape, _)| shape.to_vec()).ok_or_else(|| Error::DtypeMismatch { key: format!("leaf {k} of {}", node.label()), expected: leaf.dtype.to_string(), found: "a block the device cannot hold".into() })?;
-            // C-order strides of the leaf block.
-            let mut c_strides = vec![0i64; leaf_shape.len()];
-            let mut acc = 1i64;
-            for a in (0..leaf_shape.len()).rev() {
-                c_strides[a] = acc;
-                acc *= leaf_shape[a] as i64;
-            }
-            let m = &self.maps[k];
-            m.leaf_block(idx, &mut li);
-            let leaf_start = leaf.chunks.block_start(&li);
-            let mut strides = vec![0i64; ndim];
-            let mut offset = 0i64;
-            for (la, axis_map) in m.axes.iter().enumerate() {
-                if axis_map.is_some() {
-                    let (a, sa) = (la + m.lead, m.perm[la]);
-                    strides[a] = c_strides[sa];
-                    offset += (start[a] - leaf_start[sa]) as i64 * c_strides[sa];
-                }
-            }
-            let mut own = vec![0i64; ndim];
-            let mut acc = 1i64;
-            for a in (0..ndim).rev() {
-                own[a] = acc;
-                acc *= shape[a] as i64;
-            }
+            let (offset, strides) = self.maps[k].output_view(leaf, idx, &start, &c_strides(&leaf_shape), &mut li);
             contiguous &= offset == 0 && (0..ndim).all(|a| shape[a] == 1 || strides[a] == own[a]);
-            meta.push(offset);
-            meta.extend(strides);
+            meta.push(offset as i64);
+            meta.extend(strides.iter().map(|&s| s as i64));
             held.push(block);
         }
         let args: Vec<&dyn chunked_gpu::kernels::KernelInput> = held.iter().map(|b| device_parts(b).expect("device element blocks").1).collect();
@@ -287,6 +285,17 @@ impl<T: Element> ElementwiseOp<T> {
             DType::Bool | DType::Intermediate => unreachable!("no kernel for {} outputs", T::DTYPE),
         }
     }
+}
+
+/// Element strides of a C-order array of `shape`.
+fn c_strides(shape: &[usize]) -> Vec<isize> {
+    let mut strides = vec![0isize; shape.len()];
+    let mut acc = 1isize;
+    for a in (0..shape.len()).rev() {
+        strides[a] = acc;
+        acc *= shape[a] as isize;
+    }
+    strides
 }
 
 impl<T: Element> Fusable for ElementwiseOp<T> {

@@ -47,20 +47,9 @@ impl<'a, T: Element> TileStream<'a, T> {
                 expected: leaf.dtype.to_string(),
                 found: "another type".into(),
             })?;
-            let m = &op.maps[k];
-            m.leaf_block(idx, &mut li);
-            let leaf_start = leaf.chunks.block_start(&li);
-            let mut s = vec![0isize; ndim];
-            let mut offset = v.base;
-            for (la, axis_map) in m.axes.iter().enumerate() {
-                if axis_map.is_some() {
-                    let (a, sa) = (la + m.lead, m.perm[la]);
-                    s[a] = v.strides[sa];
-                    offset += (start[a] - leaf_start[sa]) as isize * v.strides[sa];
-                }
-            }
+            let (offset, s) = op.maps[k].output_view(leaf, idx, &start, &v.strides, &mut li);
             full_strides.push(s);
-            rows.push(LeafRow { ptr: v.ptr, len: v.len, dtype: leaf.dtype, offset, stride: 0 });
+            rows.push(LeafRow { ptr: v.ptr, len: v.len, dtype: leaf.dtype, offset: v.base + offset, stride: 0 });
         }
         // Coalesce: drop length-1 axes, merge neighbours contiguous for every leaf.
         let mut dims: Vec<usize> = Vec::new();
