@@ -375,14 +375,13 @@ struct RandomOp {
     dist: Distribution,
 }
 
-/// A block as runs of consecutive global indices: the run length (the
-/// trailing axes the block spans whole, and one more) and, for each run in C
-/// order, `f` of its first global index.
-fn for_each_run(chunks: &Chunks, idx: &[usize], f: impl FnMut(u64)) -> usize {
+/// `f(start, len)` for each run of consecutive global indices in a block, in
+/// C order: the trailing axes the block spans whole, and one more, are one run.
+fn for_each_run(chunks: &Chunks, idx: &[usize], mut f: impl FnMut(u64, usize)) {
     let shape = chunks.block_shape(idx);
     let full = chunks.shape();
     if shape.contains(&0) {
-        return 0;
+        return;
     }
     let mut run = 1usize;
     let mut split = shape.len();
@@ -393,22 +392,20 @@ fn for_each_run(chunks: &Chunks, idx: &[usize], f: impl FnMut(u64)) -> usize {
             break;
         }
     }
-    for_each_run_start(&full, &chunks.block_start(idx), &shape[..split], f);
-    run
+    for_each_run_start(&full, &chunks.block_start(idx), &shape[..split], |g| f(g, run));
 }
 
 fn random_block<T: RandomElement>(op: &RandomOp, chunks: &Chunks, idx: &[usize]) -> ArrayD<T> {
     let shape = chunks.block_shape(idx);
     let total: usize = shape.iter().product();
     let mut out: Vec<T> = Vec::with_capacity(total);
-    // A block has few runs (one per row at most): collect their starts first.
-    let mut starts = Vec::new();
-    let run = for_each_run(chunks, idx, |g| starts.push(g));
+    // The runs tile the block in C order: each fills the next elements.
+    let spare = &mut out.spare_capacity_mut()[..total];
     let mut written = 0;
-    for (g, dst) in starts.into_iter().zip(out.spare_capacity_mut()[..total].chunks_mut(run.max(1))) {
-        fill_uninit(op.seed, op.stream, &op.dist, g, dst);
-        written += dst.len();
-    }
+    for_each_run(chunks, idx, |g, run| {
+        fill_uninit(op.seed, op.stream, &op.dist, g, &mut spare[written..written + run]);
+        written += run;
+    });
     assert_eq!(written, total, "the runs cover the block");
     // SAFETY: the runs above wrote every one of the `total` elements.
     unsafe { out.set_len(total) };
@@ -443,15 +440,18 @@ impl<T: RandomElement> BlockOp for TypedRandom<T> {
 fn random_on_cuda<T: RandomElement>(op: &RandomOp, chunks: &Chunks, idx: &[usize], device: &chunked_gpu::Device) -> Result<Block> {
     let shape = chunks.block_shape(idx);
     let total: usize = shape.iter().product();
-    let mut starts = Vec::new();
-    let run = for_each_run(chunks, idx, |g| starts.push(g));
+    let (mut starts, mut run_len) = (Vec::new(), 0);
+    for_each_run(chunks, idx, |g, run| {
+        starts.push(g);
+        run_len = run;
+    });
     // Integer arrays draw 0 or 1 unless built by `integers` (as on the CPU).
     let draw = match (op.dist, T::IS_FLOAT) {
         (Distribution::Integers { .. }, _) | (_, true) => op.dist,
         _ => Distribution::Integers { low: 0, high: 2 },
     };
     let mut buffer = device.zeros::<T>(total)?;
-    chunked_gpu::philox::fill(&mut buffer, op.seed, op.stream, draw, &starts, run)?;
+    chunked_gpu::philox::fill(&mut buffer, op.seed, op.stream, draw, &starts, run_len)?;
     Ok(Arc::new(crate::device::DeviceBlock { buffer, shape }))
 }
 

@@ -109,7 +109,7 @@ struct DeviceTier {
 impl DeviceTier {
     fn new(devices: Vec<Device>, memory: &MemoryConfig) -> DeviceTier {
         let memory_of = |device: Option<Device>| {
-            let limit = device.as_ref().map_or(usize::MAX, |d| memory.device_limit_for(std::slice::from_ref(d)));
+            let limit = device.as_ref().map_or(usize::MAX, |d| memory.device_limit_for(d));
             DeviceMemory { device, held: AtomicUsize::new(0), peak: AtomicUsize::new(0), limit, low_water: limit / 10 * 9 }
         };
         let mut all: Vec<DeviceMemory> = devices.into_iter().map(|d| memory_of(Some(d))).collect();
@@ -165,11 +165,6 @@ impl<'g> BlockStore<'g> {
     /// The memory limit in bytes.
     pub fn limit(&self) -> usize {
         self.limit
-    }
-
-    /// Bytes of blocks in device memory, on all devices.
-    pub fn device_held(&self) -> usize {
-        self.device.devices.iter().map(|m| m.held.load(Ordering::Relaxed)).sum()
     }
 
     /// Whether host memory or a device's memory is past its limit

@@ -34,15 +34,16 @@ pub struct MemoryConfig {
     /// [`Error::ResourcesExhausted`](crate::Error::ResourcesExhausted). Default: no cap.
     pub spill_limit: u64,
     /// Bytes of blocks the device tier may hold before the least recently used
-    /// idle ones move to host memory. `None` (the default): 80% of the smallest
-    /// memory among the run's devices, as dask-cuda's default.
+    /// idle ones move to host memory, per device. `None` (the default): 80% of
+    /// each device's memory, as dask-cuda's default.
     pub device_memory_limit: Option<usize>,
 }
 
 impl MemoryConfig {
-    /// The device tier's limit for a run on `devices`.
-    pub fn device_limit_for(&self, devices: &[chunked_gpu::Device]) -> usize {
-        self.device_memory_limit.unwrap_or_else(|| devices.iter().map(|d| d.capacity() / 5 * 4).min().unwrap_or(usize::MAX))
+    /// The device tier's limit on `device`: the configured one, else 80% of
+    /// the device's memory.
+    pub fn device_limit_for(&self, device: &chunked_gpu::Device) -> usize {
+        self.device_memory_limit.unwrap_or(device.capacity() / 5 * 4)
     }
 }
 
@@ -73,14 +74,16 @@ pub fn physical_memory() -> Option<u64> {
 /// [`Error::PlanExceedsMemory`] naming the largest such task, its estimate, the
 /// limit and a block size that would fit.
 pub(crate) fn check_plan(graph: &TaskGraph, memory: &MemoryConfig) -> Result<()> {
-    let device_limit = memory.device_limit_for(&graph.devices());
     let mut worst: Option<(usize, usize, usize, &str)> = None;
     for t in 0..graph.len() {
         let estimate = graph.estimated_bytes(t)
             + graph.scratch_bytes(t)
             + graph.deps(t).iter().map(|&d| graph.estimated_bytes(d as usize)).sum::<usize>();
         // A task on a device holds its blocks in device memory.
-        let (limit, tier) = if graph.task_device(t).is_some() { (device_limit, "device memory limit") } else { (memory.memory_limit, "memory limit") };
+        let (limit, tier) = match graph.task_device(t) {
+            Some(device) => (memory.device_limit_for(device), "device memory limit"),
+            None => (memory.memory_limit, "memory limit"),
+        };
         if estimate > limit && worst.is_none_or(|(_, e, _, _)| estimate > e) {
             worst = Some((t, estimate, limit, tier));
         }
