@@ -58,6 +58,12 @@ pub fn arg(name: &str) -> Option<String> {
     args.iter().position(|a| a == name).and_then(|i| args.get(i + 1).cloned())
 }
 
+/// The median of `times` (the upper one of an even count).
+pub fn median(mut times: Vec<f64>) -> f64 {
+    times.sort_by(f64::total_cmp);
+    times[times.len() / 2]
+}
+
 /// Seconds `f` takes, starting from a trimmed heap (the last workload's results
 /// freed), and what it returned.
 pub fn secs<T>(f: impl FnOnce() -> T) -> (f64, T) {

@@ -30,31 +30,16 @@
 //! 10000F^(1/3)-sided square in 2000^2 blocks) and `seed_svd` (u, s and vt of
 //! the seed's matrix); or `{"skipped": why}` without a CUDA device.
 
-use std::time::Instant;
-
 use chunked_array::device::Device;
 use chunked_array::random::RandomState;
 use chunked_array::{Array, Context};
-use chunked_benches::arg;
+use chunked_benches::{arg, median, secs};
 use chunked_gpu::{philox, reference, Operand};
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
 
 /// Median seconds of `repeat` runs of `f` after one warm-up.
 fn time(repeat: usize, mut f: impl FnMut()) -> f64 {
     f();
-    median(
-        (0..repeat)
-            .map(|_| {
-                let t = Instant::now();
-                f();
-                t.elapsed().as_secs_f64()
-            })
-            .collect(),
-    )
+    median((0..repeat).map(|_| secs(&mut f).0).collect())
 }
 
 fn main() {

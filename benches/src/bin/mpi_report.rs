@@ -93,9 +93,7 @@ fn main() {
         start.elapsed().as_secs_f64()
     };
     run_once(); // warm-up
-    let mut times: Vec<f64> = (0..repeat).map(|_| run_once()).collect();
-    times.sort_by(f64::total_cmp);
-    let median = times[times.len() / 2];
+    let median = chunked_benches::median((0..repeat).map(|_| run_once()).collect());
 
     let sent = scheduler.last_transfers();
     let world = mpi.world();
