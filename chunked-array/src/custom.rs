@@ -84,6 +84,25 @@ pub trait LayerOp: Send + Sync + 'static {
     fn wire(&self) -> Option<crate::Wire> {
         None
     }
+    /// Whether [`LayerOp::run_on_device`] computes this layer's blocks on a
+    /// device. A layer reading a device array is placed on its device; with a
+    /// device kernel its inputs are brought to the block's device and
+    /// `run_on_device` runs there, without one (the default) [`LayerOp::run`]
+    /// gets host copies and its element blocks are copied up after.
+    fn has_device_kernel(&self) -> bool {
+        false
+    }
+    /// Computes output block `idx` on `device` from the blocks
+    /// [`LayerOp::deps`] declared, every element block among them already a
+    /// [`crate::device::DeviceBlock`] on `device`. A layer of elements returns
+    /// a `DeviceBlock` of its element type with the block's shape (checked).
+    ///
+    /// # Errors
+    /// Any error; the default refuses (only called when
+    /// [`LayerOp::has_device_kernel`] says so).
+    fn run_on_device(&self, idx: &[usize], _inputs: &[&Block], device: &crate::device::Device) -> Result<Block> {
+        Err(Error::InvalidArgument { name: "run_on_device".into(), value: format!("block {idx:?} on {}", device.describe()), reason: "the layer has no device kernel".into() })
+    }
 }
 
 /// Collects the input blocks an output block reads (see [`LayerOp::deps`]).
@@ -133,8 +152,25 @@ impl<O: LayerOp> BlockOp for Custom<O> {
         self.0.wire()
     }
 
+    fn runs_on_device(&self, _node: &Node) -> bool {
+        self.0.has_device_kernel()
+    }
+
     fn run(&self, node: &Node, idx: &[usize], inputs: &[&Block]) -> Result<Block> {
-        let block = self.0.run(idx, inputs)?;
+        let block = match node.device_at(idx) {
+            Some(device) if self.0.has_device_kernel() => {
+                let moved = inputs.iter().map(|&b| crate::device::block::to_device_block(b.clone(), device)).collect::<Result<Vec<Block>>>()?;
+                let refs: Vec<&Block> = moved.iter().collect();
+                self.0.run_on_device(idx, &refs, device)?
+            }
+            // Off a device (the op's `run` gets host blocks: `run_placed`
+            // copies device inputs down for ops without device kernels).
+            _ if inputs.iter().any(|b| b.device().is_some()) => {
+                let host = inputs.iter().map(|&b| crate::device::block::to_host_block(b)).collect::<Result<Vec<Block>>>()?;
+                self.0.run(idx, &host.iter().collect::<Vec<_>>())?
+            }
+            _ => self.0.run(idx, inputs)?,
+        };
         if node.dtype != DType::Intermediate {
             let want = node.chunks.block_shape(idx);
             match element_block_shape(&block, node.dtype) {
@@ -158,7 +194,25 @@ fn element_block_shape(block: &Block, dtype: DType) -> Option<Vec<usize>> {
     fn shape<T: 'static>(b: &Block) -> Option<Vec<usize>> {
         b.as_any().downcast_ref::<ArrayD<T>>().map(|a| a.shape().to_vec())
     }
+    if let Some((shape, _)) = crate::device::block::device_parts(block) {
+        return device_block_dtype(block, dtype).then(|| shape.to_vec());
+    }
     crate::elementwise::dispatch_dtype!(dtype, shape::<_>(block))
+}
+
+/// Whether a device block holds elements of `dtype`.
+fn device_block_dtype(block: &Block, dtype: DType) -> bool {
+    fn is<T: crate::device::DeviceElement>(b: &Block) -> bool {
+        b.as_any().is::<crate::device::DeviceBlock<T>>()
+    }
+    match dtype {
+        DType::F64 => is::<f64>(block),
+        DType::F32 => is::<f32>(block),
+        DType::I64 => is::<i64>(block),
+        DType::I32 => is::<i32>(block),
+        DType::U8 => is::<u8>(block),
+        _ => false,
+    }
 }
 
 impl Layer {

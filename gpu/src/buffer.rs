@@ -82,6 +82,7 @@ impl<T: DeviceElement> DeviceBuffer<T> {
         if out.len() != self.len {
             return Err(self.device.unsupported(format!("download of {} elements into {} places", self.len, out.len())));
         }
+        self.count_download();
         match (&self.storage, &self.device.inner.kind) {
             (Storage::Host(v), _) => {
                 out.copy_from_slice(v);
@@ -98,6 +99,7 @@ impl<T: DeviceElement> DeviceBuffer<T> {
     /// As [`DeviceBuffer::download_into`].
     pub fn download(&self) -> Result<Vec<T>> {
         if let Storage::Host(v) = &self.storage {
+            self.count_download();
             return Ok(v.clone());
         }
         let mut out = vec![T::default(); self.len];
@@ -111,9 +113,19 @@ impl<T: DeviceElement> DeviceBuffer<T> {
     /// As [`DeviceBuffer::download_into`].
     pub fn into_host(mut self) -> Result<Vec<T>> {
         match &mut self.storage {
-            Storage::Host(v) => Ok(std::mem::take(v)),
+            Storage::Host(v) => {
+                let v = std::mem::take(v);
+                self.device.inner.downloaded.fetch_add((v.len() * size_of::<T>()) as u64, std::sync::atomic::Ordering::Relaxed);
+                Ok(v)
+            }
             Storage::Cuda(_) => self.download(),
         }
+    }
+}
+
+impl<T: DeviceElement> DeviceBuffer<T> {
+    fn count_download(&self) {
+        self.device.inner.downloaded.fetch_add(self.nbytes() as u64, std::sync::atomic::Ordering::Relaxed);
     }
 }
 

@@ -26,13 +26,15 @@ pub(crate) struct CudaState {
     /// Compiled modules by their source (a fused elementwise chain compiles
     /// once per device, however many blocks run it).
     modules: Mutex<HashMap<String, Arc<CudaModule>>>,
+    /// cuSOLVER's handle on the stream, created on first use (see `solver.rs`).
+    pub(crate) solver: Mutex<Option<cudarc::cusolver::safe::DnHandle>>,
 }
 
 impl CudaState {
     pub fn new(ordinal: usize) -> Result<CudaState> {
         let ctx = CudaContext::new(ordinal).map_err(cuda_error("cuDevicePrimaryCtxRetain"))?;
         let stream = ctx.default_stream();
-        Ok(CudaState { ctx, stream, blas: OnceLock::new(), modules: Mutex::new(HashMap::new()) })
+        Ok(CudaState { ctx, stream, blas: OnceLock::new(), modules: Mutex::new(HashMap::new()), solver: Mutex::new(None) })
     }
 
     pub fn zeros<T: DeviceElement>(&self, len: usize) -> Result<CudaSlice<T>> {

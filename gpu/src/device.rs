@@ -58,6 +58,8 @@ pub(crate) struct Inner {
     capacity: usize,
     in_use: AtomicUsize,
     peak: AtomicUsize,
+    /// Bytes copied from the device to host memory so far.
+    pub(crate) downloaded: AtomicU64,
 }
 
 /// A device: where device buffers live and kernels run. Cheap to clone (shared).
@@ -134,7 +136,7 @@ impl Device {
     }
 
     fn new(id: u64, kind: Kind, ordinal: usize, name: String, capacity: usize) -> Device {
-        Device { inner: Arc::new(Inner { id, kind, ordinal, name, capacity, in_use: AtomicUsize::new(0), peak: AtomicUsize::new(0) }) }
+        Device { inner: Arc::new(Inner { id, kind, ordinal, name, capacity, in_use: AtomicUsize::new(0), peak: AtomicUsize::new(0), downloaded: AtomicU64::new(0) }) }
     }
 
     /// What runs its kernels.
@@ -181,6 +183,14 @@ impl Device {
     /// Most bytes alive on it at once so far.
     pub fn peak(&self) -> usize {
         self.inner.peak.load(Ordering::Relaxed)
+    }
+
+    /// Bytes copied from the device to host memory so far: results, blocks
+    /// copied down for ops without device kernels, blocks moved to host
+    /// memory past the device memory limit. On an emulated device, the bytes
+    /// such copies would move.
+    pub fn downloaded_bytes(&self) -> u64 {
+        self.inner.downloaded.load(Ordering::Relaxed)
     }
 
     /// Whether `other` is the same device (the same handle, or a clone of it).

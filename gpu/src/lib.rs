@@ -7,7 +7,8 @@
 //! - [`DeviceBuffer`]: elements in a device's memory, counted against the
 //!   device's capacity while they live.
 //! - Kernels on CUDA devices: the Philox random fill ([`philox`], the same
-//!   stream as chunked's CPU generator) and cuBLAS gemm ([`Device::gemm`]). On an
+//!   stream as chunked's CPU generator), cuBLAS gemm ([`Device::gemm`]) and
+//!   cuSOLVER's QR and SVD ([`Device::qr`], [`Device::svd`]). On an
 //!   emulated device the buffers are host slices ([`DeviceBuffer::host`]) and
 //!   callers run their CPU kernels on them.
 //!
@@ -21,9 +22,11 @@ mod device;
 pub mod kernels;
 pub mod philox;
 pub mod reference;
+mod solver;
 
 pub use buffer::DeviceBuffer;
 pub use device::{Backend, Device, DeviceElement, Operand};
+pub use solver::{QrFactors, SolverElement, SvdFactors, SOLVER_SOURCE};
 
 use cudarc::driver::CudaContext;
 

@@ -4,6 +4,7 @@
 //! (dense per-block kernels by faer) that run on any scheduler.
 
 mod decomp;
+mod device_kernels;
 mod kernels;
 mod lstsq;
 mod norm;
@@ -18,8 +19,9 @@ pub use solve::{cholesky, inv, lu, solve, solve_triangular};
 pub use randomized::{svd_compressed, CompressedOptions};
 pub use tsqr::{tsqr, Svd, Tsqr, TsqrOptions};
 
-/// Element types the dense kernels take: `f32` and `f64`.
-pub trait Scalar: chunked_array::contract::Gemm + faer::traits::RealField {}
+/// Element types the dense kernels take: `f32` and `f64` (on the CPU by
+/// faer, on a GPU by cuSOLVER and cuBLAS).
+pub trait Scalar: chunked_array::contract::Gemm + faer::traits::RealField + chunked_gpu::SolverElement {}
 impl Scalar for f32 {}
 impl Scalar for f64 {}
 

@@ -13,6 +13,11 @@
 //!
 //! With `compute_svd`, `R = U_R Σ Vᵀ` is taken at the root and `U_R` replaces the
 //! identity in step 3, so `U = Q U_R` costs no extra pass over the data.
+//!
+//! A device array takes the same tree on its device (see [`device`]): cuSOLVER
+//! factors with explicit Q, cuBLAS products on the way down.
+
+mod device;
 
 use std::ops::Range;
 use std::sync::Arc;
@@ -423,6 +428,9 @@ pub fn tsqr<T: Scalar>(a: &Array<T>, options: &TsqrOptions) -> Result<Tsqr<T>> {
     let n = shape[1];
     let row_lengths = a.chunks().lengths()[0].clone();
     let tree = Arc::new(Tree::new(&row_lengths, n, options.arity));
+    if a.device().is_some() {
+        return device::tsqr(a, tree, options.compute_svd);
+    }
     let k = tree.root().k;
     let phantom = std::marker::PhantomData;
 
