@@ -20,7 +20,7 @@ fn number_after(text: &str, label: &str) -> f64 {
 fn spills_from_the_device_and_gets_the_same_values() {
     let small = ["--rows", "6000", "--cols", "100", "--chunks", "500,100", "--device", "emulated", "--threads", "2"];
     let spill = std::env::temp_dir().join(format!("chunked-gpu-svd-{}", std::process::id()));
-    let limited = run(&[&small[..], &["--device-memory-limit", "2M", "--memory-limit", "3M", "--spill-dir", spill.to_str().unwrap()]].concat());
+    let limited = run(&[&small[..], &["--device-memory-limit", "3M", "--memory-limit", "1500K", "--spill-dir", spill.to_str().unwrap()]].concat());
     assert!(limited.contains("device = emulated device"), "{limited}");
     assert!(number_after(&limited, "device spilled to host =") > 0.0, "{limited}");
     assert!(number_after(&limited, "spilled to disk =") > 0.0, "{limited}");

@@ -8,7 +8,7 @@
 //!   device's capacity while they live.
 //! - Kernels on CUDA devices: the Philox random fill ([`philox`], the same
 //!   stream as chunked's CPU generator), cuBLAS gemm ([`Device::gemm`]) and
-//!   cuSOLVER's QR and SVD ([`Device::qr`], [`Device::svd`]). On an
+//!   cuSOLVER's QR and SVD ([`Device::qr_packed`], [`Device::svd`]). On an
 //!   emulated device the buffers are host slices ([`DeviceBuffer::host`]) and
 //!   callers run their CPU kernels on them.
 //!
@@ -26,7 +26,7 @@ mod solver;
 
 pub use buffer::DeviceBuffer;
 pub use device::{Backend, Device, DeviceElement, Operand};
-pub use solver::{QrFactors, SolverElement, SvdFactors, SOLVER_SOURCE};
+pub use solver::{SolverElement, SvdFactors, SOLVER_SOURCE};
 
 use cudarc::driver::CudaContext;
 

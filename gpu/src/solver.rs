@@ -115,14 +115,6 @@ extern "C" __global__ void col_to_row_f32(const float* src, long long ld, long l
 }
 "#;
 
-/// The thin QR of a row-major matrix: `a = q r`.
-pub struct QrFactors<T: DeviceElement> {
-    /// `m x k` with orthonormal columns, row-major (k = min(m, n)).
-    pub q: DeviceBuffer<T>,
-    /// `k x n` upper triangular (trapezoidal when m < n), row-major.
-    pub r: DeviceBuffer<T>,
-}
-
 /// The thin SVD of a row-major wide or square matrix: `a = u diag(s) vt`.
 pub struct SvdFactors<T: DeviceElement> {
     /// `m x m` left singular vectors, row-major.
@@ -198,26 +190,29 @@ impl Device {
         Ok(out)
     }
 
-    /// The thin QR of the row-major `m x n` matrix `a` by cuSOLVER (geqrf,
-    /// orgqr), the Householder QR LAPACK computes.
+    /// The thin QR `a = q r` of the row-major `m x n` matrix `a` by cuSOLVER
+    /// (geqrf, orgqr: the Householder QR LAPACK computes), packed in one
+    /// buffer: `q` (`m x k`, orthonormal columns) then `r` (`k x n`, upper
+    /// triangular), both row-major, k = min(m, n). One buffer, so that a QR
+    /// holds its input, a column-major copy and its result, nothing more.
     ///
     /// # Errors
     /// [`Error::Unsupported`] on an emulated device, for a buffer of another
     /// device or of the wrong length; [`Error::NoDevice`] without cuSOLVER;
     /// [`Error::OutOfMemory`]; [`Error::Cuda`].
-    pub fn qr<T: SolverElement>(&self, a: &DeviceBuffer<T>, (m, n): (usize, usize)) -> Result<QrFactors<T>> {
+    pub fn qr_packed<T: SolverElement>(&self, a: &DeviceBuffer<T>, (m, n): (usize, usize)) -> Result<DeviceBuffer<T>> {
         self.check_matrix("qr", a, m, n)?;
         let state = self.cuda_state("cuSOLVER qr")?;
         let k = m.min(n);
-        let (mut q, mut r) = (self.zeros::<T>(m * k)?, self.zeros::<T>(k * n)?);
+        let mut packed = self.zeros::<T>(m * k + k * n)?;
         if k == 0 {
-            return Ok(QrFactors { q, r });
+            return Ok(packed);
         }
         let (mi, ni, ki) = (int(self, "rows", m)?, int(self, "columns", n)?, int(self, "rank", k)?);
         // Column-major scratch: the row-major a is a column-major n x m, so
         // writing that out row-major gives a in column-major.
         let mut work_a = self.zeros::<T>(m * n)?;
-        self.col_to_row(a, n, (n, m), false, &mut work_a)?;
+        self.col_to_row(a, n, (n, m), false, &mut work_a, 0)?;
         let mut tau = self.zeros::<T>(k)?;
         let mut info = self.zeros::<i32>(1)?;
         let stream = &state.stream;
@@ -240,13 +235,13 @@ impl Device {
             status("cusolverDn geqrf", unsafe { T::geqrf(handle, mi, ni, a_ptr, mi, tau_ptr, work_ptr, lwork, info_ptr) })?;
             check_info("geqrf", info_ptr, stream)?;
             // R first: orgqr overwrites the upper triangle with Q.
-            self.col_to_row_raw(a_ptr as *const T, m, (k, n), true, &mut r)?;
+            self.col_to_row_raw(a_ptr as *const T, m, (k, n), true, &mut packed, m * k)?;
             // SAFETY: as for geqrf.
             status("cusolverDn orgqr", unsafe { T::orgqr(handle, mi, ki, ki, a_ptr, mi, tau_ptr, work_ptr, lwork, info_ptr) })?;
             check_info("orgqr", info_ptr, stream)
         })?;
-        self.col_to_row(&work_a, m, (m, k), false, &mut q)?;
-        Ok(QrFactors { q, r })
+        self.col_to_row(&work_a, m, (m, k), false, &mut packed, 0)?;
+        Ok(packed)
     }
 
     /// The thin SVD of the row-major `m x n` matrix `a`, `m <= n`, by cuSOLVER's
@@ -311,26 +306,26 @@ impl Device {
         Ok(())
     }
 
-    /// `dst` (rows x cols, row-major) = the column-major matrix in `src` with
-    /// leading dimension `ld`, upper triangle only when `upper`.
-    fn col_to_row<T: SolverElement>(&self, src: &DeviceBuffer<T>, ld: usize, (rows, cols): (usize, usize), upper: bool, dst: &mut DeviceBuffer<T>) -> Result<()> {
+    /// `dst[at..]` (rows x cols, row-major) = the column-major matrix in `src`
+    /// with leading dimension `ld`, upper triangle only when `upper`.
+    fn col_to_row<T: SolverElement>(&self, src: &DeviceBuffer<T>, ld: usize, (rows, cols): (usize, usize), upper: bool, dst: &mut DeviceBuffer<T>, at: usize) -> Result<()> {
         let state = self.cuda_state("layout kernel")?;
         let (ptr, _sync) = src.cuda().expect("CUDA buffer").device_ptr(&state.stream);
-        self.col_to_row_raw(ptr as *const T, ld, (rows, cols), upper, dst)
+        self.col_to_row_raw(ptr as *const T, ld, (rows, cols), upper, dst, at)
     }
 
-    fn col_to_row_raw<T: SolverElement>(&self, src: *const T, ld: usize, (rows, cols): (usize, usize), upper: bool, dst: &mut DeviceBuffer<T>) -> Result<()> {
+    fn col_to_row_raw<T: SolverElement>(&self, src: *const T, ld: usize, (rows, cols): (usize, usize), upper: bool, dst: &mut DeviceBuffer<T>, at: usize) -> Result<()> {
         let state = self.cuda_state("layout kernel")?;
         let function = state.function("solver", SOLVER_SOURCE, &format!("col_to_row_{}", T::C_NAME))?;
         let (ld, r, c, up) = (ld as i64, rows as i64, cols as i64, upper as i32);
         let src = src as u64;
         let cfg = crate::cuda::grid_stride((rows * cols) as u64);
-        let out = dst.cuda_mut().expect("CUDA buffer on a CUDA device");
+        let mut out = dst.cuda_mut().expect("CUDA buffer on a CUDA device").slice_mut(at..at + rows * cols);
         let mut launch = state.stream.launch_builder(&function);
-        launch.arg(&src).arg(&ld).arg(&r).arg(&c).arg(&up).arg(out);
+        launch.arg(&src).arg(&ld).arg(&r).arg(&c).arg(&up).arg(&mut out);
         // SAFETY: src holds a column-major rows x cols matrix with leading
-        // dimension ld (callers pass buffers of at least ld * cols elements),
-        // dst rows * cols elements.
+        // dimension ld (callers pass buffers of at least ld * cols elements);
+        // the output view has rows * cols elements (slice_mut checks).
         unsafe { launch.launch(cfg) }.map_err(cuda_error("cuLaunchKernel col_to_row"))?;
         Ok(())
     }

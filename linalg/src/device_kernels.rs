@@ -3,7 +3,7 @@
 //! run on the device buffers' host slices.
 
 use chunked_array::device::{Device, DeviceBuffer};
-use chunked_gpu::{Operand, QrFactors, SvdFactors};
+use chunked_gpu::{Operand, SvdFactors};
 use faer::{Mat, MatMut, MatRef, Par};
 
 use crate::kernels::{HouseholderQr, ThinSvd};
@@ -15,21 +15,22 @@ fn host<T: Scalar>(b: &DeviceBuffer<T>) -> &[T] {
     b.host().expect("host memory of an emulated device")
 }
 
-/// The thin QR of the row-major `m x n` matrix `a`: Q (`m x k`) and R
-/// (`k x n`), k = min(m, n), both row-major on `a`'s device.
-pub(crate) fn qr<T: Scalar>(device: &Device, a: &DeviceBuffer<T>, (m, n): (usize, usize)) -> Result<QrFactors<T>> {
+/// The thin QR of the row-major `m x n` matrix `a`, packed as
+/// [`Device::qr_packed`] packs it: Q (`m x k`) then R (`k x n`), k = min(m, n),
+/// both row-major, on `a`'s device.
+pub(crate) fn qr_packed<T: Scalar>(device: &Device, a: &DeviceBuffer<T>, (m, n): (usize, usize)) -> Result<DeviceBuffer<T>> {
     if !device.is_emulated() {
-        return Ok(device.qr(a, (m, n))?);
+        return Ok(device.qr_packed(a, (m, n))?);
     }
     let k = m.min(n);
     // Leaves run side by side, one core each, as on the host.
     let f = HouseholderQr::factor(MatRef::from_row_major_slice(host(a), m, n).to_owned(), Par::Seq);
-    let mut r = vec![T::ZERO; k * n];
-    f.write_r(MatMut::from_row_major_slice_mut(&mut r, k, n));
-    let mut q = vec![T::ZERO; m * k];
+    let mut packed = vec![T::ZERO; m * k + k * n];
+    let (q, r) = packed.split_at_mut(m * k);
+    f.write_r(MatMut::from_row_major_slice_mut(r, k, n));
     let identity = Mat::<T>::from_fn(k, k, |i, j| if i == j { T::ONE } else { T::ZERO });
-    f.q_times(identity.as_ref(), MatMut::from_row_major_slice_mut(&mut q, m, k), Par::Seq);
-    Ok(QrFactors { q: device.upload_vec(q)?, r: device.upload_vec(r)? })
+    f.q_times(identity.as_ref(), MatMut::from_row_major_slice_mut(q, m, k), Par::Seq);
+    Ok(device.upload_vec(packed)?)
 }
 
 /// The thin SVD of the row-major wide or square `m x n` matrix `a` (m <= n),

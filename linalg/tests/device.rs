@@ -71,8 +71,8 @@ per_backend!(svd_larger_than_the_device_limit_spills, |device: Option<&Device>| 
     let Some(device) = device else { return println!("no device tier on the CPU backend") };
     // A PCA: the SVD of the centered matrix. Centering holds every block of
     // the 5.1 MB input until the column means are known, against a device
-    // limit of 3 MB (one TSQR leaf task needs 2.7 MB: its 1000-row input, the
-    // packed factor and the kernel's copies): blocks move to host memory and
+    // limit of 3 MB (one TSQR leaf task needs 2 MB: its 1000-row input, the
+    // packed factor and the kernel's copy): blocks move to host memory and
     // back to the device; the result is the same.
     let a = input(Some(device), 8000, 80, 500);
     let centered = &a - &a.mean(0).unwrap();

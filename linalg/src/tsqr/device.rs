@@ -121,12 +121,12 @@ impl<T: Scalar> LayerOp for DeviceStep<T> {
     }
 
     fn scratch_bytes(&self, idx: &[usize]) -> usize {
-        // A QR factors a column-major copy (the CPU kernel its own copy) and
-        // makes Q and R before they are packed; a stack QR stacks its inputs
-        // first; the SVD factors a copy and makes its three factors.
+        // A QR factors a column-major copy (the CPU kernel its own copy); a
+        // stack QR stacks its inputs first; the SVD factors a copy and makes
+        // its three factors before packing them.
         let size = std::mem::size_of::<T>();
         let n = self.tree.n;
-        let qr = |node: &super::TreeNode| (node.rows * n + node.rows * node.k + node.k * n) * size;
+        let qr = |node: &super::TreeNode| node.rows * n * size;
         match self.step {
             Step::LeafQr => qr(self.node(0, idx[0])),
             Step::StackQr { level } => qr(self.node(level, idx[0])) + self.node(level, idx[0]).rows * n * size,
@@ -151,15 +151,12 @@ impl<T: Scalar> LayerOp for DeviceStep<T> {
         let i = idx[0];
         let n = self.tree.n;
         let input = |j: usize| device_buffer::<T>(inputs[j]);
-        let packed = |f: chunked_gpu::QrFactors<T>| -> chunked_array::Result<DeviceBuffer<T>> {
-            Ok(device.gather(&[(&f.q, 0..f.q.len()), (&f.r, 0..f.r.len())])?)
-        };
         Ok(match self.step {
             Step::LeafQr => {
                 let rows = self.node(0, i).rows;
-                let f = device_kernels::qr(device, input(0)?, (rows, n))?;
-                let len = f.q.len() + f.r.len();
-                block(packed(f)?, &[len])
+                let packed = device_kernels::qr_packed(device, input(0)?, (rows, n))?;
+                let len = packed.len();
+                block(packed, &[len])
             }
             Step::RPart { level } => {
                 let k = self.node(level, i).k;
@@ -176,10 +173,9 @@ impl<T: Scalar> LayerOp for DeviceStep<T> {
                 let node = self.node(level, i);
                 let parts: Vec<(&DeviceBuffer<T>, std::ops::Range<usize>)> = (0..inputs.len()).map(|j| input(j).map(|b| (b, 0..b.len()))).collect::<chunked_array::Result<_>>()?;
                 let stacked = device.gather(&parts)?;
-                let f = device_kernels::qr(device, &stacked, (node.rows, n))?;
-                drop(stacked);
-                let len = f.q.len() + f.r.len();
-                block(packed(f)?, &[len])
+                let packed = device_kernels::qr_packed(device, &stacked, (node.rows, n))?;
+                let len = packed.len();
+                block(packed, &[len])
             }
             Step::SvdOfR => {
                 let f = device_kernels::svd(device, input(0)?, (self.root_k(), n))?;
