@@ -21,6 +21,7 @@ mod cuda;
 mod device;
 pub mod kernels;
 pub mod philox;
+pub mod reduce;
 pub mod reference;
 mod solver;
 

@@ -80,6 +80,16 @@ impl<const N: usize> From<[isize; N]> for ReduceOptions {
         Self::axes(axes)
     }
 }
+impl From<&[isize]> for ReduceOptions {
+    fn from(axes: &[isize]) -> Self {
+        Self::axes(axes)
+    }
+}
+impl From<Vec<isize>> for ReduceOptions {
+    fn from(axes: Vec<isize>) -> Self {
+        Self::axes(axes)
+    }
+}
 impl<const N: usize> From<[i32; N]> for ReduceOptions {
     fn from(axes: [i32; N]) -> Self {
         Self::axes(axes.map(|a| a as isize))

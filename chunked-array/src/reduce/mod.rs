@@ -48,6 +48,12 @@ pub(crate) trait Reducer: Send + Sync + 'static {
     fn fold_row(&self, accs: &mut [Self::Acc], row: &[Self::In], index: i64);
     fn merge(&self, a: &mut Self::Acc, b: &Self::Acc);
     fn finish(&self, a: &Self::Acc) -> Self::Out;
+    /// The CUDA kernel computing this reduction's partials, for reducers
+    /// whose accumulator is their output and whose `finish` is the identity
+    /// (`None`, the default: partials of device blocks are made on the host).
+    fn device_op(&self) -> Option<chunked_gpu::reduce::ReduceOp> {
+        None
+    }
 }
 
 /// Where a partial reduction reads its block, in C order: a computed block, or an
@@ -220,7 +226,51 @@ impl<R: Reducer> Partial<R> {
     }
 }
 
+impl<R: Reducer> Partial<R> {
+    /// Whether this layer's partials run as a CUDA kernel: a reducer with
+    /// one, reading device element blocks (not bool) on a CUDA device.
+    fn on_cuda(&self, node: &Node) -> bool {
+        self.r.device_op().is_some()
+            && self.fused.is_none()
+            && R::In::DTYPE != DType::Bool
+            && R::Out::DTYPE != DType::Bool
+            && node.device.as_ref().is_some_and(|p| p.is_cuda())
+    }
+
+    /// The partial (or, at the last level, the result) of block `idx` by the
+    /// reduction kernels: the block stays on the device, and so does its
+    /// partial, until a combine level takes the (small) partials to the host.
+    fn run_cuda(&self, node: &Node, idx: &[usize], inputs: &[&Block], device: &chunked_gpu::Device) -> Result<Block> {
+        use chunked_gpu::reduce::{launch_reduce, source, ReduceLayout};
+        let op = self.r.device_op().expect("on_cuda checked");
+        let full = self.plan.full_index(idx, self.last);
+        let block = crate::device::block::to_device_block(inputs[0].clone(), device)?;
+        let (in_shape, input) = crate::device::block::device_parts(&block)
+            .ok_or_else(|| Error::DtypeMismatch { key: format!("{} input block {full:?}", node.label()), expected: R::In::DTYPE.to_string(), found: "a block the device cannot hold".into() })?;
+        let layout = ReduceLayout::new(in_shape, &self.plan.reduced);
+        let in_c = crate::elementwise::cuda::c_type(R::In::DTYPE).expect("device element type");
+        let shape = node.chunks.block_shape(idx);
+        fn launch<A: chunked_gpu::DeviceElement>(device: &chunked_gpu::Device, op: chunked_gpu::reduce::ReduceOp, in_c: &str, input: &dyn chunked_gpu::kernels::KernelInput, layout: &ReduceLayout, shape: Vec<usize>) -> Result<Block> {
+            let mut buffer = device.zeros::<A>(layout.outputs())?;
+            launch_reduce(&source::<A>(op, in_c), input, layout, &mut buffer)?;
+            Ok(Arc::new(crate::device::DeviceBlock { buffer, shape }))
+        }
+        match R::Out::DTYPE {
+            DType::F64 => launch::<f64>(device, op, in_c, input, &layout, shape),
+            DType::F32 => launch::<f32>(device, op, in_c, input, &layout, shape),
+            DType::I64 => launch::<i64>(device, op, in_c, input, &layout, shape),
+            DType::I32 => launch::<i32>(device, op, in_c, input, &layout, shape),
+            DType::U8 => launch::<u8>(device, op, in_c, input, &layout, shape),
+            DType::Bool | DType::Intermediate => unreachable!("on_cuda refuses {} outputs", R::Out::DTYPE),
+        }
+    }
+}
+
 impl<R: Reducer> BlockOp for Partial<R> {
+    fn runs_on_device(&self, node: &Node) -> bool {
+        self.on_cuda(node)
+    }
+
     fn deps(&self, node: &Node, idx: &[usize], out: &mut Vec<(usize, usize)>) {
         let full = self.plan.full_index(idx, self.last);
         match &self.fused {
@@ -230,6 +280,9 @@ impl<R: Reducer> BlockOp for Partial<R> {
     }
 
     fn run(&self, node: &Node, idx: &[usize], inputs: &[&Block]) -> Result<Block> {
+        if let Some(device) = node.device_at(idx).filter(|_| self.on_cuda(node)) {
+            return self.run_cuda(node, idx, inputs, device);
+        }
         let full = self.plan.full_index(idx, self.last);
         let grid_node = self.fused.as_ref().unwrap_or(&node.inputs[0]);
         let start = grid_node.chunks.block_start(&full);
@@ -257,6 +310,12 @@ impl<R: Reducer> BlockOp for Partial<R> {
 
     fn absorb_input(&self, node: &Node, input: &Arc<Node>) -> Option<Arc<Node>> {
         if self.fused.is_some() || input.op.as_elementwise().is_none() || input.dtype != R::In::DTYPE {
+            return None;
+        }
+        // On a CUDA device the chain runs as its own kernel and the partials
+        // as the reduction's, both on the device; fused, they would run on
+        // host copies.
+        if self.on_cuda(node) {
             return None;
         }
         let op = Partial { r: self.r.clone(), plan: self.plan.clone(), last: self.last, fused: Some(input.clone()) };

@@ -2,6 +2,8 @@
 
 use std::marker::PhantomData;
 
+use chunked_gpu::reduce::ReduceOp;
+
 use super::{IndexMode, Reducer};
 use crate::element::{Element, Number};
 
@@ -61,6 +63,9 @@ impl<T: Element, S: Number> Reducer for Sum<T, S> {
     fn finish(&self, a: &S) -> S {
         *a
     }
+    fn device_op(&self) -> Option<ReduceOp> {
+        Some(if self.skip_nan { ReduceOp::NanSum } else { ReduceOp::Sum })
+    }
 }
 
 /// `prod` accumulating in `S`.
@@ -88,6 +93,9 @@ impl<T: Element, S: Number> Reducer for Prod<T, S> {
     }
     fn finish(&self, a: &S) -> S {
         *a
+    }
+    fn device_op(&self) -> Option<ReduceOp> {
+        Some(ReduceOp::Prod)
     }
 }
 
@@ -151,6 +159,9 @@ impl<T: Number> Reducer for Extreme<T> {
     }
     fn finish(&self, a: &T) -> T {
         *a
+    }
+    fn device_op(&self) -> Option<ReduceOp> {
+        Some(if self.max { ReduceOp::Max } else { ReduceOp::Min })
     }
 }
 

@@ -1,0 +1,264 @@
+//! Block reductions on a CUDA device (sum, nansum, prod, max, min over any
+//! axes of a C-order block), as two generated kernels:
+//!
+//! 1. `chunked_reduce_pieces`: each output element's reduced elements are
+//!    dealt out to `pieces` threads in turn (thread `p` takes elements `p`,
+//!    `p + pieces`, ...), so that neighbouring threads read neighbouring
+//!    elements and the whole device is busy even for a full reduction;
+//! 2. `chunked_reduce_finish`: one thread per output element merges its
+//!    pieces in order.
+//!
+//! No shared memory and no atomics: the result is the same on every run, and
+//! the sources are plain C++ that a host compiler can build and run (chunked's
+//! tests do, against the CPU reductions).
+
+use std::fmt::Write;
+
+use cudarc::driver::PushKernelArg;
+
+use crate::device::DeviceElement;
+use crate::kernels::KernelInput;
+use crate::{cuda_error, DeviceBuffer, Result};
+
+/// Entry point of the first kernel.
+pub const PIECES_ENTRY: &str = "chunked_reduce_pieces";
+/// Entry point of the second kernel.
+pub const FINISH_ENTRY: &str = "chunked_reduce_finish";
+
+/// What a block reduction computes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReduceOp {
+    /// Sum.
+    Sum,
+    /// Sum skipping NaNs.
+    NanSum,
+    /// Product.
+    Prod,
+    /// Maximum; NaN propagates.
+    Max,
+    /// Minimum; NaN propagates.
+    Min,
+}
+
+/// A block's axes as the kernels walk them: adjacent axes of the same kind
+/// (kept or reduced) merged, length-1 axes dropped, each group with its
+/// element stride in the C-order block.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReduceLayout {
+    /// Kept groups (length, stride), outer first: output elements in C order.
+    pub kept: Vec<(usize, usize)>,
+    /// Reduced groups (length, stride), outer first.
+    pub reduced: Vec<(usize, usize)>,
+}
+
+impl ReduceLayout {
+    /// The layout of a C-order block of `shape` reduced over the axes marked in `reduced`.
+    pub fn new(shape: &[usize], reduced: &[bool]) -> ReduceLayout {
+        let mut layout = ReduceLayout { kept: Vec::new(), reduced: Vec::new() };
+        let mut stride = 1usize;
+        // From the innermost axis out, so strides are known as groups grow.
+        let mut groups: Vec<(usize, usize, bool)> = Vec::new();
+        for (&len, &red) in shape.iter().zip(reduced).rev() {
+            if len != 1 {
+                match groups.last_mut() {
+                    Some((l, _, kind)) if *kind == red => *l *= len,
+                    _ => groups.push((len, stride, red)),
+                }
+            }
+            stride *= len;
+        }
+        for (len, stride, red) in groups.into_iter().rev() {
+            if red {
+                layout.reduced.push((len, stride));
+            } else {
+                layout.kept.push((len, stride));
+            }
+        }
+        layout
+    }
+
+    /// Output elements.
+    pub fn outputs(&self) -> usize {
+        self.kept.iter().map(|g| g.0).product()
+    }
+
+    /// Reduced elements per output element.
+    pub fn reduced_len(&self) -> usize {
+        self.reduced.iter().map(|g| g.0).product()
+    }
+
+    /// Whether the innermost axis is reduced (then a thread's pieces of one
+    /// output are neighbours, otherwise the threads of one piece are).
+    pub fn reduced_inner(&self) -> bool {
+        self.reduced.last().is_some_and(|g| g.1 == 1)
+    }
+
+    /// Threads per output element: about 64Ki threads in all (enough to fill
+    /// a GPU), at most one per reduced element.
+    pub fn pieces(&self) -> usize {
+        (65536 / self.outputs().max(1)).clamp(1, self.reduced_len().max(1))
+    }
+
+    /// The kernels' `meta`: kept lengths, kept strides, reduced lengths,
+    /// reduced strides.
+    pub fn meta(&self) -> Vec<i64> {
+        let k = self.kept.iter();
+        let r = self.reduced.iter();
+        k.clone().map(|g| g.0 as i64).chain(k.map(|g| g.1 as i64)).chain(r.clone().map(|g| g.0 as i64)).chain(r.map(|g| g.1 as i64)).collect()
+    }
+}
+
+/// The C type of a device element type.
+fn c_type(c_name: &str) -> &'static str {
+    match c_name {
+        "f64" => "double",
+        "f32" => "float",
+        "i64" => "long long",
+        "i32" => "int",
+        "u8" => "unsigned char",
+        _ => "unsigned long long",
+    }
+}
+
+/// The kernels' source for `op` over input elements of C type `input_c`
+/// (`"double"`, `"int"`, ...) accumulating in `A`, after
+/// [`crate::kernels::ELEMENTWISE_HELPERS`].
+pub fn source<A: DeviceElement>(op: ReduceOp, input_c: &str) -> String {
+    let acc = c_type(A::C_NAME);
+    let float = matches!(A::C_NAME, "f64" | "f32");
+    let (lowest, highest) = match A::C_NAME {
+        "f64" => ("bits_f64(0xFFF0000000000000ull)", "bits_f64(0x7FF0000000000000ull)"),
+        "f32" => ("bits_f32(0xFF800000u)", "bits_f32(0x7F800000u)"),
+        "i64" => ("(long long)0x8000000000000000ull", "(long long)0x7FFFFFFFFFFFFFFFull"),
+        "i32" => ("(int)0x80000000u", "(int)0x7FFFFFFF"),
+        _ => ("(unsigned char)0", "(unsigned char)255"),
+    };
+    let (identity, step, merge) = match (op, float) {
+        (ReduceOp::Sum, _) | (ReduceOp::NanSum, false) => ("0".to_string(), "a + v", "a + b"),
+        (ReduceOp::NanSum, true) => ("0".to_string(), "isnan(v) ? a : a + v", "a + b"),
+        (ReduceOp::Prod, _) => ("1".to_string(), "a * v", "a * b"),
+        (ReduceOp::Max, true) => (lowest.to_string(), "max_nan(a, v)", "max_nan(a, b)"),
+        (ReduceOp::Min, true) => (highest.to_string(), "min_nan(a, v)", "min_nan(a, b)"),
+        (ReduceOp::Max, false) => (lowest.to_string(), "v > a ? v : a", "b > a ? b : a"),
+        (ReduceOp::Min, false) => (highest.to_string(), "v < a ? v : a", "b < a ? b : a"),
+    };
+    let mut s = String::from(crate::kernels::ELEMENTWISE_HELPERS);
+    let _ = write!(
+        s,
+        r#"
+typedef {input_c} in_t;
+typedef {acc} acc_t;
+__device__ inline acc_t op_identity() {{ return (acc_t)({identity}); }}
+__device__ inline acc_t op_step(acc_t a, acc_t v) {{ return {step}; }}
+__device__ inline acc_t op_merge(acc_t a, acc_t b) {{ return {merge}; }}
+__device__ inline long long offset_of(unsigned long long i, int groups, const long long* lens, const long long* strides) {{
+    long long off = 0;
+    for (int g = groups - 1; g >= 0; g--) {{
+        off += (long long)(i % (unsigned long long)lens[g]) * strides[g];
+        i /= (unsigned long long)lens[g];
+    }}
+    return off;
+}}
+extern "C" __global__ void {PIECES_ENTRY}(const in_t* x, acc_t* partial, unsigned long long n_out, unsigned long long n_red,
+                                          unsigned long long pieces, int nk, int nr, const long long* meta, int reduced_inner) {{
+    const long long* kept_len = meta;
+    const long long* kept_stride = meta + nk;
+    const long long* red_len = meta + 2 * nk;
+    const long long* red_stride = meta + 2 * nk + nr;
+    unsigned long long total = n_out * pieces;
+    unsigned long long step = (unsigned long long)gridDim.x * blockDim.x;
+    for (unsigned long long t = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; t < total; t += step) {{
+        unsigned long long o = reduced_inner ? t / pieces : t % n_out;
+        unsigned long long p = reduced_inner ? t % pieces : t / n_out;
+        long long base = offset_of(o, nk, kept_len, kept_stride);
+        acc_t a = op_identity();
+        for (unsigned long long r = p; r < n_red; r += pieces) {{
+            acc_t v = (acc_t)x[base + offset_of(r, nr, red_len, red_stride)];
+            a = op_step(a, v);
+        }}
+        partial[o * pieces + p] = a;
+    }}
+}}
+extern "C" __global__ void {FINISH_ENTRY}(const acc_t* partial, acc_t* out, unsigned long long n_out, unsigned long long pieces) {{
+    unsigned long long step = (unsigned long long)gridDim.x * blockDim.x;
+    for (unsigned long long o = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; o < n_out; o += step) {{
+        acc_t a = op_identity();
+        for (unsigned long long p = 0; p < pieces; p++) {{
+            acc_t b = partial[o * pieces + p];
+            a = op_merge(a, b);
+        }}
+        out[o] = a;
+    }}
+}}
+"#
+    );
+    s
+}
+
+/// Reduces the C-order block in `input` as `layout` says into `out` (one
+/// element per output element, C order), by the kernels of `source` (from
+/// [`source`] for `out`'s element type).
+///
+/// # Errors
+/// [`crate::Error::Unsupported`] on an emulated device, for an input on
+/// another device or an output of the wrong length; [`crate::Error::OutOfMemory`]
+/// for the pieces' buffer; [`crate::Error::NoDevice`] without NVRTC;
+/// [`crate::Error::Cuda`].
+pub fn launch_reduce<A: DeviceElement>(source: &str, input: &dyn KernelInput, layout: &ReduceLayout, out: &mut DeviceBuffer<A>) -> Result<()> {
+    let device = out.device().clone();
+    if !input.device().same(&device) || out.len() != layout.outputs() {
+        return Err(device.unsupported(format!(
+            "a reduction on {} of a block on {} into {} elements (expected {})",
+            device.describe(),
+            input.device().describe(),
+            out.len(),
+            layout.outputs()
+        )));
+    }
+    let state = device.cuda_state("reduction kernel")?;
+    if out.is_empty() {
+        return Ok(());
+    }
+    let pieces_fn = state.function("reduction", source, PIECES_ENTRY)?;
+    let finish_fn = state.function("reduction", source, FINISH_ENTRY)?;
+    let (n_out, n_red, pieces) = (layout.outputs() as u64, layout.reduced_len() as u64, layout.pieces() as u64);
+    let mut partial = device.zeros::<A>((n_out * pieces) as usize)?;
+    let meta = state.upload(&layout.meta())?;
+    let (nk, nr, inner) = (layout.kept.len() as i32, layout.reduced.len() as i32, layout.reduced_inner() as i32);
+    {
+        let mut launch = state.stream.launch_builder(&pieces_fn);
+        input.push(&mut launch);
+        launch.arg(partial.cuda_mut().expect("CUDA buffer")).arg(&n_out).arg(&n_red).arg(&pieces).arg(&nk).arg(&nr).arg(&meta).arg(&inner);
+        // SAFETY: the kernel reads the input at offsets within its block
+        // (the layout came from the block's shape) and writes n_out * pieces
+        // elements of `partial`.
+        unsafe { launch.launch(crate::cuda::grid_stride(n_out * pieces)) }.map_err(cuda_error("cuLaunchKernel reduction pieces"))?;
+    }
+    let mut launch = state.stream.launch_builder(&finish_fn);
+    launch.arg(partial.cuda().expect("CUDA buffer")).arg(out.cuda_mut().expect("CUDA buffer")).arg(&n_out).arg(&pieces);
+    // SAFETY: reads n_out * pieces elements of `partial`, writes n_out of `out`.
+    unsafe { launch.launch(crate::cuda::grid_stride(n_out)) }.map_err(cuda_error("cuLaunchKernel reduction finish"))?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ReduceLayout;
+
+    #[test]
+    fn layouts_merge_neighbouring_axes_of_a_kind_and_drop_length_one_axes() {
+        // (4, 1, 5, 6) reducing axes 1 to 3: kept 4 (stride 30), reduced 30 (stride 1).
+        let l = ReduceLayout::new(&[4, 1, 5, 6], &[false, true, true, true]);
+        assert_eq!((l.kept.clone(), l.reduced.clone()), (vec![(4, 30)], vec![(30, 1)]));
+        assert!(l.reduced_inner());
+        // (3, 4, 5) reducing axis 1: two kept groups around one reduced.
+        let l = ReduceLayout::new(&[3, 4, 5], &[false, true, false]);
+        assert_eq!((l.kept.clone(), l.reduced.clone()), (vec![(3, 20), (5, 1)], vec![(4, 5)]));
+        assert!(!l.reduced_inner());
+        assert_eq!((l.outputs(), l.reduced_len()), (15, 4));
+        assert_eq!(l.meta(), vec![3, 5, 20, 1, 4, 5]);
+        // Everything reduced: one output.
+        let l = ReduceLayout::new(&[7, 8], &[true, true]);
+        assert_eq!((l.outputs(), l.reduced_len(), l.pieces()), (1, 56, 56));
+    }
+}
