@@ -149,6 +149,9 @@ impl<'a, T: Gemm> HostMatrix<'a, T> {
             };
             return Ok(HostMatrix { data, rows: d.shape[0], cols: d.shape[1] });
         }
+        if let Some(p) = block.as_any().downcast_ref::<crate::device::PinnedBlock<T>>() {
+            return Ok(HostMatrix { data: std::borrow::Cow::Borrowed(p.buffer.as_slice()?), rows: p.shape[0], cols: p.shape[1] });
+        }
         let a = block_as::<T>(block, node, what)?;
         let (rows, cols) = (a.shape()[0], a.shape()[1]);
         let data = match a.as_slice() {

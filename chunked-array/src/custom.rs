@@ -165,7 +165,7 @@ impl<O: LayerOp> BlockOp for Custom<O> {
             }
             // Off a device (the op's `run` gets host blocks: `run_placed`
             // copies device inputs down for ops without device kernels).
-            _ if inputs.iter().any(|b| b.device().is_some()) => {
+            _ if inputs.iter().any(|b| b.device().is_some() || b.is_pinned_copy()) => {
                 let host = inputs.iter().map(|&b| crate::device::block::to_host_block(b)).collect::<Result<Vec<Block>>>()?;
                 self.0.run(idx, &host.iter().collect::<Vec<_>>())?
             }

@@ -142,6 +142,8 @@ per_backend!(device_memory_spills_to_host_and_disk, |device: Option<&Device>| {
     }
     assert!(stats.spilled > 0, "host blocks moved on to disk: {stats:?}");
     assert!(stats.device_spilled > 0 && stats.device_spilled_bytes > 0, "{stats:?}");
+    // Into pinned buffers, and from there on to disk (their image) and back.
+    assert_eq!(stats.device_spilled_pinned, stats.device_spilled, "{stats:?}");
     assert!(stats.device_peak_bytes < 1 << 20, "device peak {} over the 400 KB limit plus the running tasks' blocks", stats.device_peak_bytes);
     assert_eq!(device.in_use(), 0, "every device buffer is freed after the run");
     let _ = std::fs::remove_dir_all(&spill);
@@ -156,7 +158,9 @@ per_backend!(device_memory_spills_to_host_and_disk, |device: Option<&Device>| {
     for (a, b) in got.iter().zip(expected.iter()) {
         assert_relative_eq!(*a, *b, max_relative = 1e-12);
     }
+    // Back up from the pinned buffers.
     assert!(stats.device_spilled > 0 && stats.device_unspilled > 0, "{stats:?}");
+    assert_eq!(stats.device_spilled_pinned, stats.device_spilled, "{stats:?}");
     // The unlimited run spills nothing.
     let (_, stats) = y.compute_stats(&Context::threads(2)).unwrap();
     assert_eq!((stats.device_spilled, stats.spilled), (0, 0), "{stats:?}");

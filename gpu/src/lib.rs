@@ -5,7 +5,8 @@
 //!   interface, with its own capacity) so that dispatch, memory accounting and
 //!   spilling run and are tested on machines without a GPU.
 //! - [`DeviceBuffer`]: elements in a device's memory, counted against the
-//!   device's capacity while they live.
+//!   device's capacity while they live; [`PinnedBuffer`]: their copies in
+//!   page-locked host memory, where device blocks spill to.
 //! - Kernels on CUDA devices: the Philox random fill ([`philox`], the same
 //!   stream as chunked's CPU generator), cuBLAS gemm ([`Device::gemm`]) and
 //!   cuSOLVER's QR and SVD ([`Device::qr_packed`], [`Device::svd`]). On an
@@ -23,9 +24,11 @@ pub mod kernels;
 pub mod philox;
 pub mod reduce;
 pub mod reference;
+mod pinned;
 mod solver;
 
 pub use buffer::DeviceBuffer;
+pub use pinned::PinnedBuffer;
 pub use device::{Backend, Device, DeviceElement, Operand};
 pub use solver::{SolverElement, SvdFactors, SOLVER_SOURCE};
 

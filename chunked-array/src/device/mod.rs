@@ -22,8 +22,8 @@
 pub(crate) mod block;
 mod ops;
 
-pub use block::DeviceBlock;
-pub use chunked_gpu::{Backend, Device, DeviceBuffer, DeviceElement};
+pub use block::{DeviceBlock, PinnedBlock};
+pub use chunked_gpu::{Backend, Device, DeviceBuffer, DeviceElement, PinnedBuffer};
 
 use crate::array::Array;
 use crate::element::Element;

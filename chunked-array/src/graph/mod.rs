@@ -38,6 +38,12 @@ pub trait BlockValue: Any + Send + Sync {
     fn device(&self) -> Option<&chunked_gpu::Device> {
         None
     }
+    /// Whether this is a device block's copy in page-locked host memory
+    /// ([`crate::device::PinnedBlock`]): host memory, on its way back up to a
+    /// device; host kernels read it through a plain copy.
+    fn is_pinned_copy(&self) -> bool {
+        false
+    }
 }
 
 /// A block as bytes for the disk tier (see [`BlockValue::spill_image`]).

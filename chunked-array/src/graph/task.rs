@@ -412,7 +412,7 @@ fn run_placed(node: &Node, idx: &[usize], inputs: &[&Block]) -> Result<Block> {
     if node.op.runs_on_device(node) {
         return node.op.run(node, idx, inputs);
     }
-    let block = if inputs.iter().any(|b| b.device().is_some()) {
+    let block = if inputs.iter().any(|b| b.device().is_some() || b.is_pinned_copy()) {
         let host = inputs.iter().map(|b| crate::device::block::to_host_block(b)).collect::<Result<Vec<Block>>>()?;
         let refs: Vec<&Block> = host.iter().collect();
         node.op.run(node, idx, &refs)?

@@ -51,6 +51,9 @@ pub struct TierStats {
     pub device_peak_bytes: usize,
     /// Device blocks moved to host memory (device memory limit reached).
     pub device_spilled: usize,
+    /// Of those, the blocks held in page-locked (pinned) host memory; the
+    /// others went to pageable memory, the driver pinning no more.
+    pub device_spilled_pinned: usize,
     /// Their bytes.
     pub device_spilled_bytes: u64,
     /// Blocks moved back to their device.
@@ -101,6 +104,7 @@ struct DeviceMemory {
 struct DeviceTier {
     devices: Vec<DeviceMemory>,
     spilled: AtomicUsize,
+    spilled_pinned: AtomicUsize,
     spilled_bytes: AtomicU64,
     unspilled: AtomicUsize,
     unspilled_bytes: AtomicU64,
@@ -114,7 +118,7 @@ impl DeviceTier {
         };
         let mut all: Vec<DeviceMemory> = devices.into_iter().map(|d| memory_of(Some(d))).collect();
         all.push(memory_of(None));
-        DeviceTier { devices: all, spilled: AtomicUsize::new(0), spilled_bytes: AtomicU64::new(0), unspilled: AtomicUsize::new(0), unspilled_bytes: AtomicU64::new(0) }
+        DeviceTier { devices: all, spilled: AtomicUsize::new(0), spilled_pinned: AtomicUsize::new(0), spilled_bytes: AtomicU64::new(0), unspilled: AtomicUsize::new(0), unspilled_bytes: AtomicU64::new(0) }
     }
 
     /// The share of the device holding `device`'s blocks.
@@ -228,7 +232,7 @@ impl<'g> BlockStore<'g> {
             home.as_ref().is_some_and(|h| self.graph.reads_on_device(reader) && self.graph.task_device(reader).is_some_and(|d| d.same(h)))
         };
         let (block, home) = match &mut *slot {
-            Slot::Held { block, home } if !goes_up(home) => return Ok(block.clone()),
+            Slot::Held { block, home } if !goes_up(home) && !(block.is_pinned_copy() && !self.graph.reads_on_device(reader)) => return Ok(block.clone()),
             Slot::Held { block, home } => (block.clone(), home.take()),
             Slot::Disk { spilled, home } => {
                 let (spilled, home) = (*spilled, home.take());
@@ -261,6 +265,16 @@ impl<'g> BlockStore<'g> {
             *slot = Slot::Held { block: up.clone(), home: None };
             return Ok(up);
         }
+        // A pinned copy read by a host kernel becomes a plain host array once
+        // (host kernels read arrays), and so stays for its other readers.
+        let block = if block.is_pinned_copy() && !self.graph.reads_on_device(reader) {
+            let host = crate::device::block::to_host_block(&block)?;
+            self.uncount(&block);
+            self.count(&host);
+            host
+        } else {
+            block
+        };
         // On the host, still marked as its device's (a device that cannot take
         // it back now gets it later).
         *slot = Slot::Held { block: block.clone(), home };
@@ -362,13 +376,23 @@ impl<'g> BlockStore<'g> {
                 if Arc::strong_count(block) != 1 {
                     continue; // a task took it meanwhile
                 }
-                let host = crate::device::block::to_host_block(block)?;
+                // Into page-locked memory, so that the copy down and the one
+                // back up run at full speed; pageable memory when the driver
+                // cannot pin more.
+                let host = match crate::device::block::to_pinned_block(block) {
+                    Ok(pinned) => pinned,
+                    Err(_) => crate::device::block::to_host_block(block)?,
+                };
+                let pinned = host.is_pinned_copy();
                 let bytes = block.nbytes();
                 self.uncount(block);
                 self.count(&host);
                 *slot = Slot::Held { block: host, home: Some(device.clone()) };
                 drop(slot);
                 self.device.spilled.fetch_add(1, Ordering::Relaxed);
+                if pinned {
+                    self.device.spilled_pinned.fetch_add(1, Ordering::Relaxed);
+                }
                 self.device.spilled_bytes.fetch_add(bytes as u64, Ordering::Relaxed);
                 self.report(t, TierEventKind::DeviceSpill, bytes);
             }
@@ -432,6 +456,7 @@ impl<'g> BlockStore<'g> {
             recomputed: self.recomputed.load(Ordering::Relaxed),
             device_peak_bytes: self.device.devices.iter().map(|m| m.peak.load(Ordering::Relaxed)).max().unwrap_or(0),
             device_spilled: self.device.spilled.load(Ordering::Relaxed),
+            device_spilled_pinned: self.device.spilled_pinned.load(Ordering::Relaxed),
             device_spilled_bytes: self.device.spilled_bytes.load(Ordering::Relaxed),
             device_unspilled: self.device.unspilled.load(Ordering::Relaxed),
             device_unspilled_bytes: self.device.unspilled_bytes.load(Ordering::Relaxed),

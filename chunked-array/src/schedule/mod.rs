@@ -50,6 +50,9 @@ pub struct RunStats {
     pub device_peak_bytes: usize,
     /// Device blocks moved to host memory (device memory limit reached).
     pub device_spilled: usize,
+    /// Of those, the blocks held in page-locked (pinned) host memory; the
+    /// others went to pageable memory, the driver pinning no more.
+    pub device_spilled_pinned: usize,
     /// Their bytes.
     pub device_spilled_bytes: u64,
     /// Blocks moved back to their device for a task.
@@ -72,6 +75,7 @@ impl RunStats {
             recomputed: tiers.recomputed,
             device_peak_bytes: tiers.device_peak_bytes,
             device_spilled: tiers.device_spilled,
+            device_spilled_pinned: tiers.device_spilled_pinned,
             device_spilled_bytes: tiers.device_spilled_bytes,
             device_unspilled: tiers.device_unspilled,
             device_unspilled_bytes: tiers.device_unspilled_bytes,

@@ -112,9 +112,10 @@ fn run(o: &Options) -> Result<(), Box<dyn std::error::Error>> {
     println!("time = {secs:.3} s, {} tasks", stats.tasks);
     println!("device: peak {:.1} MB held", stats.device_peak_bytes as f64 / 1e6);
     println!(
-        "device spilled to host = {} blocks ({:.1} MB), back to the device = {} blocks ({:.1} MB)",
+        "device spilled to host = {} blocks ({:.1} MB, {} in pinned memory), back to the device = {} blocks ({:.1} MB)",
         stats.device_spilled,
         stats.device_spilled_bytes as f64 / 1e6,
+        stats.device_spilled_pinned,
         stats.device_unspilled,
         stats.device_unspilled_bytes as f64 / 1e6
     );

@@ -1,0 +1,128 @@
+//! Page-locked ("pinned") host memory: where device blocks go when they spill
+//! past the device memory limit. The GPU copies to and from it by DMA at the
+//! full bandwidth of its link, with no staging copy through a driver buffer,
+//! so blocks move down and back up as fast as the hardware allows.
+
+use std::fmt;
+
+use cudarc::driver::PinnedHostSlice;
+
+use crate::buffer::Storage;
+use crate::device::{Device, DeviceElement, Kind};
+use crate::{cuda_error, DeviceBuffer, Result};
+
+enum PinnedStorage<T> {
+    /// An emulated device's "pinned" memory: an ordinary vector.
+    Host(Vec<T>),
+    Cuda(PinnedHostSlice<T>),
+}
+
+/// `len` elements of `T` in page-locked host memory, copied from a device
+/// buffer ([`DeviceBuffer::download_pinned`]). Host memory: not counted
+/// against the device's capacity.
+pub struct PinnedBuffer<T: DeviceElement> {
+    device: Device,
+    storage: PinnedStorage<T>,
+}
+
+impl<T: DeviceElement> PinnedBuffer<T> {
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        match &self.storage {
+            PinnedStorage::Host(v) => v.len(),
+            PinnedStorage::Cuda(s) => s.len(),
+        }
+    }
+
+    /// Whether it holds no elements.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Bytes it holds.
+    pub fn nbytes(&self) -> usize {
+        self.len() * size_of::<T>()
+    }
+
+    /// The device it was copied from (and whose context pinned it).
+    pub fn device(&self) -> &Device {
+        &self.device
+    }
+
+    /// Whether the memory is really page-locked (on a CUDA device), rather
+    /// than an emulated device's vector.
+    pub fn is_page_locked(&self) -> bool {
+        matches!(self.storage, PinnedStorage::Cuda(_))
+    }
+
+    /// The elements, once the copy into them has finished.
+    ///
+    /// # Errors
+    /// [`crate::Error::Cuda`] when waiting for the copy fails.
+    pub fn as_slice(&self) -> Result<&[T]> {
+        match &self.storage {
+            PinnedStorage::Host(v) => Ok(v),
+            PinnedStorage::Cuda(s) => s.as_slice().map_err(cuda_error("cuEventSynchronize")),
+        }
+    }
+}
+
+impl<T: DeviceElement> DeviceBuffer<T> {
+    /// A copy of the elements in page-locked host memory (on an emulated
+    /// device, a vector). The copy is queued on the device's stream;
+    /// [`PinnedBuffer::as_slice`] waits for it.
+    ///
+    /// # Errors
+    /// [`crate::Error::Cuda`] when the driver cannot pin that much memory or
+    /// the copy fails.
+    pub fn download_pinned(&self) -> Result<PinnedBuffer<T>> {
+        let device = self.device.clone();
+        let storage = match (&self.storage, &device.inner.kind) {
+            (Storage::Host(v), _) => PinnedStorage::Host(v.clone()),
+            // The driver refuses zero-byte allocations.
+            (Storage::Cuda(_), _) if self.len == 0 => PinnedStorage::Host(Vec::new()),
+            (Storage::Cuda(s), Kind::Cuda(state)) => {
+                // Portable: any context may copy from it (a block can go back
+                // up to another device); not write-combined, so host reads of
+                // it (a host kernel, the disk tier) run at normal speed.
+                // SAFETY: the memory is written by the copy below before anyone
+                // reads it (as_slice waits for the copy's event).
+                let mut pinned = unsafe { state.ctx.alloc_pinned_with_flags::<T>(self.len, cudarc::driver::sys::CU_MEMHOSTALLOC_PORTABLE) }.map_err(cuda_error("cuMemHostAlloc"))?;
+                state.stream.memcpy_dtoh(s, &mut pinned).map_err(cuda_error("cuMemcpyDtoHAsync"))?;
+                PinnedStorage::Cuda(pinned)
+            }
+            (Storage::Cuda(_), Kind::Emulated) => unreachable!("CUDA memory on an emulated device"),
+        };
+        device.inner.downloaded.fetch_add(self.nbytes() as u64, std::sync::atomic::Ordering::Relaxed);
+        Ok(PinnedBuffer { device, storage })
+    }
+}
+
+impl Device {
+    /// A copy of `host` on this device, by DMA from the page-locked memory.
+    ///
+    /// # Errors
+    /// As [`Device::upload`].
+    pub fn upload_pinned<T: DeviceElement>(&self, host: &PinnedBuffer<T>) -> Result<DeviceBuffer<T>> {
+        match (&host.storage, &self.inner.kind) {
+            (PinnedStorage::Cuda(pinned), Kind::Cuda(state)) if !host.is_empty() => {
+                let bytes = host.nbytes();
+                self.reserve(bytes)?;
+                match state.stream.clone_htod(pinned) {
+                    Ok(slice) => Ok(DeviceBuffer { device: self.clone(), len: host.len(), storage: Storage::Cuda(slice) }),
+                    Err(e) => {
+                        self.unreserve(bytes);
+                        Err(cuda_error("cuMemcpyHtoDAsync")(e))
+                    }
+                }
+            }
+            _ => self.upload(host.as_slice()?),
+        }
+    }
+}
+
+impl<T: DeviceElement> fmt::Debug for PinnedBuffer<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "PinnedBuffer<{}>({} elements from {})", T::C_NAME, self.len(), self.device.describe())
+    }
+}
