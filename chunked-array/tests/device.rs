@@ -233,3 +233,30 @@ fn arrays_spread_over_several_devices() {
     // No devices: the array stays where it is.
     assert!(x.to_devices(&[]).device().is_none());
 }
+
+#[test]
+fn a_device_out_of_memory_spills_idle_blocks_and_runs_the_task_again() {
+    // The device limit counts blocks between tasks, set here above the
+    // device's real 1 MB: holding the blocks of x (up to 1.9 MB) until the means
+    // are known overflows the device itself. The allocations that fail move
+    // idle device blocks to host memory and their tasks run again.
+    let device = Device::emulated(1 << 20);
+    let x = RandomState::new(9).uniform::<f64>(&[1000, 800], [100, 200]).unwrap();
+    let oracle = x.compute().unwrap();
+    let xd = x.to_device(&device);
+    let y = (&xd - &xd.mean(0).unwrap()).abs().sum(0).unwrap();
+    let (sums, stats) = y.compute_stats(&Context::threads(2).with_device_memory_limit(64 << 20)).unwrap();
+    let centered = &oracle - &oracle.mean_axis(Axis(0)).unwrap();
+    for (a, b) in sums.iter().zip(centered.abs().sum_axis(Axis(0)).iter()) {
+        assert_relative_eq!(*a, *b, max_relative = 1e-11);
+    }
+    assert!(stats.device_spilled > 0, "{stats:?}");
+    assert!(device.peak() <= 1 << 20);
+    assert_eq!(device.in_use(), 0);
+    // A single allocation larger than the device still fails, naming it.
+    let big = RandomState::new(1).uniform::<f64>(&[1000, 400], [1000, 400]).unwrap().to_device(&device);
+    match big.sum(None).unwrap().compute_with(&Context::threads(1).with_device_memory_limit(64 << 20)).unwrap_err() {
+        Error::Device(chunked_gpu::Error::OutOfMemory { requested, capacity, .. }) => assert_eq!((requested, capacity), (3_200_000, 1 << 20)),
+        other => panic!("expected the device out of memory, got {other}"),
+    }
+}

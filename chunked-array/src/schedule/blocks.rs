@@ -300,7 +300,7 @@ impl<'g> BlockStore<'g> {
             });
         }
         let refs: Vec<&Block> = inputs.iter().collect();
-        let block = self.graph.run_task(t, &refs)?;
+        let block = self.run_task(t, &refs)?;
         self.recomputed.fetch_add(1, Ordering::Relaxed);
         self.report(t, TierEventKind::Recompute, block.nbytes());
         Ok(block)
@@ -367,35 +367,7 @@ impl<'g> BlockStore<'g> {
         let Ok(_one) = self.spilling.try_lock() else { return Ok(()) };
         for memory in self.device.devices.iter().filter(|m| m.held.load(Ordering::Relaxed) > m.limit) {
             let Some(device) = &memory.device else { continue };
-            for t in self.idle_blocks(Some(device)) {
-                if memory.held.load(Ordering::Relaxed) <= memory.low_water {
-                    break;
-                }
-                let mut slot = lock(&self.slots[t]);
-                let Slot::Held { block, .. } = &*slot else { continue };
-                if Arc::strong_count(block) != 1 {
-                    continue; // a task took it meanwhile
-                }
-                // Into page-locked memory, so that the copy down and the one
-                // back up run at full speed; pageable memory when the driver
-                // cannot pin more.
-                let host = match crate::device::block::to_pinned_block(block) {
-                    Ok(pinned) => pinned,
-                    Err(_) => crate::device::block::to_host_block(block)?,
-                };
-                let pinned = host.is_pinned_copy();
-                let bytes = block.nbytes();
-                self.uncount(block);
-                self.count(&host);
-                *slot = Slot::Held { block: host, home: Some(device.clone()) };
-                drop(slot);
-                self.device.spilled.fetch_add(1, Ordering::Relaxed);
-                if pinned {
-                    self.device.spilled_pinned.fetch_add(1, Ordering::Relaxed);
-                }
-                self.device.spilled_bytes.fetch_add(bytes as u64, Ordering::Relaxed);
-                self.report(t, TierEventKind::DeviceSpill, bytes);
-            }
+            self.demote_device_blocks(device, || memory.held.load(Ordering::Relaxed) <= memory.low_water)?;
         }
         if self.held() <= self.limit {
             return Ok(());
@@ -430,6 +402,76 @@ impl<'g> BlockStore<'g> {
             }
         }
         Ok(())
+    }
+
+    /// Moves idle blocks of `device` to host memory, least recently used
+    /// first, until `enough()` or none is idle; returns how many moved.
+    fn demote_device_blocks(&self, device: &Device, enough: impl Fn() -> bool) -> Result<usize> {
+        let mut moved = 0;
+        for t in self.idle_blocks(Some(device)) {
+            if enough() {
+                break;
+            }
+            let mut slot = lock(&self.slots[t]);
+            let Slot::Held { block, .. } = &*slot else { continue };
+            if Arc::strong_count(block) != 1 {
+                continue; // a task took it meanwhile
+            }
+            // Into page-locked memory, so that the copy down and the one
+            // back up run at full speed; pageable memory when the driver
+            // cannot pin more.
+            let host = match crate::device::block::to_pinned_block(block) {
+                Ok(pinned) => pinned,
+                Err(_) => crate::device::block::to_host_block(block)?,
+            };
+            let pinned = host.is_pinned_copy();
+            let bytes = block.nbytes();
+            self.uncount(block);
+            self.count(&host);
+            *slot = Slot::Held { block: host, home: Some(device.clone()) };
+            drop(slot);
+            moved += 1;
+            self.device.spilled.fetch_add(1, Ordering::Relaxed);
+            if pinned {
+                self.device.spilled_pinned.fetch_add(1, Ordering::Relaxed);
+            }
+            self.device.spilled_bytes.fetch_add(bytes as u64, Ordering::Relaxed);
+            self.report(t, TierEventKind::DeviceSpill, bytes);
+        }
+        Ok(moved)
+    }
+
+    /// Runs task `t` on `inputs` (as [`TaskGraph::run_task`]). When its
+    /// device runs out of memory (the device memory limit counts blocks
+    /// between tasks, not what kernels allocate while they run), idle blocks
+    /// of that device move to host memory until twice the allocation fits,
+    /// and the task runs again, up to five times.
+    ///
+    /// # Errors
+    /// As [`TaskGraph::run_task`]; [`Error::Device`] when the device is still
+    /// out of memory with nothing idle left to move.
+    pub fn run_task(&self, t: usize, inputs: &[&Block]) -> Result<Block> {
+        const RETRIES: usize = 5;
+        let mut retries = 0;
+        loop {
+            match self.graph.run_task(t, inputs) {
+                Err(Error::Device(chunked_gpu::Error::OutOfMemory { requested, device: name, in_use, capacity })) if retries < RETRIES => {
+                    let Some(device) = self.graph.task_device(t) else {
+                        return Err(Error::Device(chunked_gpu::Error::OutOfMemory { device: name, requested, in_use, capacity }));
+                    };
+                    // Room for twice the request and a tenth of the device:
+                    // tasks on other threads allocate meanwhile.
+                    let room = requested.saturating_mul(2).saturating_add(device.capacity() / 10).min(device.capacity());
+                    let fits = || device.capacity().saturating_sub(device.in_use()) >= room;
+                    let _one = self.spilling.lock().unwrap_or_else(|p| p.into_inner());
+                    if !fits() && self.demote_device_blocks(device, fits)? == 0 {
+                        return Err(Error::Device(chunked_gpu::Error::OutOfMemory { device: name, requested, in_use, capacity }));
+                    }
+                    retries += 1;
+                }
+                other => return other,
+            }
+        }
     }
 
     fn report(&self, task: usize, kind: TierEventKind, bytes: usize) {

@@ -150,7 +150,7 @@ impl Shared<'_> {
             let refs: Vec<&Block> = inputs.iter().collect();
             let input_bytes = inputs.iter().map(|b| b.nbytes()).sum();
             let started = if self.timing { Clock::now() } else { 0 };
-            let block = match g.run_task(t, &refs) {
+            let block = match self.store.run_task(t, &refs) {
                 Ok(b) => b,
                 Err(e) => return self.fail(e),
             };
