@@ -465,16 +465,18 @@ fn random_on_cuda<T: RandomElement>(op: &RandomOp, chunks: &Chunks, idx: &[usize
 /// let b = rng.uniform::<f64>(&[1000], 7).unwrap().compute().unwrap();
 /// assert_eq!(a, b);
 /// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct RandomState {
     seed: u64,
     stream: u64,
+    /// Where the arrays it makes live (`None`: host memory).
+    devices: Vec<crate::device::Device>,
 }
 
 impl RandomState {
     /// Stream 0 of `seed`.
     pub fn new(seed: u64) -> Self {
-        RandomState { seed, stream: 0 }
+        RandomState { seed, stream: 0, devices: Vec::new() }
     }
 
     /// An independent stream of the same seed.
@@ -482,10 +484,32 @@ impl RandomState {
         RandomState { stream, ..self }
     }
 
+    /// The same generator making its arrays on `device`: the Philox kernel
+    /// fills their blocks there, with the same values as on the host (dask's
+    /// `RandomState(RandomState=cupy.random.RandomState)`).
+    ///
+    /// ```
+    /// use chunked_array::{device::Device, random::RandomState};
+    /// let dev = Device::emulated(64 << 20);
+    /// let x = RandomState::new(7).on_device(&dev).uniform::<f64>(&[100, 10], [25, 10]).unwrap();
+    /// assert!(x.device().is_some());
+    /// assert_eq!(x.compute().unwrap(), RandomState::new(7).uniform::<f64>(&[100, 10], [25, 10]).unwrap().compute().unwrap());
+    /// ```
+    pub fn on_device(self, device: &crate::device::Device) -> Self {
+        self.on_devices(std::slice::from_ref(device))
+    }
+
+    /// The same generator making its arrays' blocks on `devices` in turn
+    /// (see [`Array::to_devices`]); none: host memory.
+    pub fn on_devices(self, devices: &[crate::device::Device]) -> Self {
+        RandomState { devices: devices.to_vec(), ..self }
+    }
+
     fn array<T: RandomElement>(&self, name: &str, dist: Distribution, shape: &[usize], chunks: impl Into<ChunkSpec>) -> Result<Array<T>> {
         let chunks = chunks.into().resolve(shape, T::DTYPE)?;
         let op = RandomOp { seed: self.seed, stream: self.stream, dist };
-        Ok(Array::source(name, chunks, TypedRandom::<T> { op, _t: std::marker::PhantomData }))
+        // A source moved to a device makes its blocks there (no host copy).
+        Ok(Array::source(name, chunks, TypedRandom::<T> { op, _t: std::marker::PhantomData }).to_devices(&self.devices))
     }
 
     /// Uniform on `[0, 1)` (dask's `random`).

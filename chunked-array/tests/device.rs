@@ -32,6 +32,12 @@ per_backend!(random_streams_match_the_host_generator, |device: Option<&Device>| 
     let dev = place(&rng.uniform::<f64>(&[70, 90], [17, 40]).unwrap(), device);
     assert_eq!(dev.device().is_some(), device.is_some());
     assert_eq!(dev.compute().unwrap(), host);
+    // The device option of the generator itself (the seeds' CuPy-backed RandomState).
+    if let Some(d) = device {
+        let made_there = rng.clone().on_device(d).uniform::<f64>(&[70, 90], [17, 40]).unwrap();
+        assert!(made_there.device().is_some_and(|on| on.same(d)));
+        assert_eq!(made_there.compute().unwrap(), host);
+    }
     let host = rng.uniform::<f32>(&[33, 29], 1000).unwrap().compute().unwrap();
     assert_eq!(place(&rng.uniform::<f32>(&[33, 29], [5, 7]).unwrap(), device).compute().unwrap(), host);
     let host = rng.integers::<i64>(-5, 1 << 40, &[301], 301).unwrap().compute().unwrap();

@@ -99,7 +99,7 @@ fn run(o: &Options) -> Result<(), Box<dyn std::error::Error>> {
     if let Some(dir) = &o.spill_dir {
         ctx = ctx.with_spill_dir(dir);
     }
-    let x: Array<f64> = RandomState::new(o.matrix.seed).uniform(&[o.matrix.rows, o.matrix.cols], [o.matrix.chunks.0, o.matrix.chunks.1])?.to_devices(&devices);
+    let x: Array<f64> = RandomState::new(o.matrix.seed).on_devices(&devices).uniform(&[o.matrix.rows, o.matrix.cols], [o.matrix.chunks.0, o.matrix.chunks.1])?;
     let a = if o.center { &x - &x.mean(0)? } else { x.clone() };
     let svd = chunked_linalg::svd(&a)?;
     println!("device = {}", devices.iter().map(Device::describe).collect::<Vec<_>>().join(", "));
