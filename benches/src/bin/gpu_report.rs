@@ -11,8 +11,12 @@
 //! - gemm: `x @ x` of a random `10000F x 10000F` matrix in blocks of `2000F`
 //!   on the device (blocks kept there with `persist`) against one cuBLAS gemm
 //!   of the whole matrix (target: 90%);
+//! - a full sum of a `100000F x 1000` device array (reduction kernels)
+//!   against the copy's bandwidth;
 //! - the seed SVD, `100000F x 1000` in `(1000, 1000)` blocks made on the
-//!   device, singular values computed.
+//!   device, singular values computed;
+//! - TSQR of `1e6F x 100` in `(10000, 100)` blocks, Q summed on the device,
+//!   with the bytes that left the device.
 //!
 //! Without one it says why and measures what the device layer costs on an
 //! emulated device (host memory behind the device interface) against the same
@@ -89,11 +93,21 @@ fn cuda_rows(device: &Device, f: f64, repeat: usize) {
     println!("| random fill {n} f64 | {:.0} GB/s | cuRAND Philox {:.0} GB/s | {:.2} |", gb / t_ours, gb / t_curand, t_curand / t_ours);
     println!("| (memory bandwidth) | | device copy {:.0} GB/s (read + write) | {:.2} of it |", 2.0 * gb / t_copy, (gb / t_ours) / (2.0 * gb / t_copy));
     drop((ours, theirs));
+    let ctx = Context::threads(0);
+
+    // A full sum of a device array by the reduction kernels, against the
+    // bandwidth the copy reached (a sum only reads).
+    let rows = scaled(100_000, f);
+    let kept = RandomState::new(3).on_device(device).uniform::<f64>(&[rows, 1000], [rows.min(10_000), 1000]).expect("shape").persist_with(&ctx).expect("persist");
+    let total = kept.sum(None).expect("sum");
+    let t_sum = time(repeat, || drop(total.compute_with(&ctx).expect("sum on the device")));
+    let read = (rows * 1000 * 8) as f64 / 1e9;
+    println!("| sum of {rows}x1000 f64 on the device | {:.0} GB/s read | device copy {:.0} GB/s | {:.2} of it |", read / t_sum, 2.0 * gb / t_copy, (read / t_sum) / (2.0 * gb / t_copy));
+    drop(kept);
 
     // Blocked gemm against one cuBLAS call.
     let m = scaled(10_000, f);
     let b = scaled(2000, f);
-    let ctx = Context::threads(0);
     let x = RandomState::new(1).uniform::<f64>(&[m, m], [b, b]).expect("shape").to_device(device).persist_with(&ctx).expect("persist");
     let product = x.matmul(&x).expect("matmul");
     let t_blocked = time(repeat, || {
@@ -119,6 +133,16 @@ fn cuda_rows(device: &Device, f: f64, repeat: usize) {
         svd.s.compute_with(&ctx).expect("svd");
     });
     println!("| seed SVD {rows}x1000, (1000, 1000) blocks, on the device | {t_svd:.2} s | | |");
+
+    // TSQR of a tall-skinny matrix: cuSOLVER per block, Q assembled on the
+    // device and summed there (only a number comes back).
+    let tall = scaled(1_000_000, f);
+    let t = RandomState::new(5).on_device(device).uniform::<f64>(&[tall, 100], [tall.min(10_000), 100]).expect("shape");
+    let q_sum = chunked_linalg::tsqr(&t, &chunked_linalg::TsqrOptions::default()).expect("tsqr").q.sum(None).expect("sum");
+    let before = device.downloaded_bytes();
+    let t_tsqr = time(repeat, || drop(q_sum.compute_with(&ctx).expect("tsqr")));
+    let per_run = (device.downloaded_bytes() - before) as f64 / (repeat + 1) as f64;
+    println!("| TSQR {tall}x100, (10000, 100) blocks, on the device | {t_tsqr:.2} s | {per_run:.0} bytes to the host per run | |");
 }
 
 /// The suite's GPU workloads on `device`, as JSON (see the module notes).
@@ -166,4 +190,8 @@ fn emulated_rows(f: f64, repeat: usize) {
     let ad = a.to_device(&device);
     let svd = |a: &Array<f64>| chunked_linalg::svd(a).expect("svd").s.compute_with(&ctx).expect("run");
     row(format!("seed SVD {rows}x1000"), &|| drop(svd(&a)), &|| drop(svd(&ad)));
+    // The device TSQR keeps every block on the device: only the result leaves.
+    let before = device.downloaded_bytes();
+    svd(&ad);
+    println!("\nbytes copied from the emulated device to the host by one seed SVD: {} (its {} singular values)", device.downloaded_bytes() - before, 1000);
 }

@@ -7,8 +7,11 @@
 //! device (random arrays, constants) make their blocks there directly.
 //!
 //! How a layer on a device runs its blocks:
-//! - ops with device kernels (random generation, matmul's block products, the
-//!   moves themselves) take device blocks and make device blocks;
+//! - ops with device kernels take device blocks and make device blocks:
+//!   random generation, fused elementwise chains, the partials of sum,
+//!   nansum, prod, mean, min and max, matmul's block products, custom layers
+//!   with a device kernel ([`crate::custom::LayerOp::has_device_kernel`]; the
+//!   TSQR, QR and SVD of chunked-linalg are such layers), and the moves;
 //! - every other op gets its input blocks copied to the host, runs its CPU
 //!   kernel, and its block is copied up to the device. On an emulated device
 //!   those copies are memory copies; on a CUDA device they are PCIe/NVLink
@@ -16,8 +19,11 @@
 //!
 //! Device blocks are counted in the block store against the device memory
 //! limit ([`crate::Context::with_device_memory_limit`]); past it the least
-//! recently used idle ones move to host memory, from where they spill on to
-//! disk under the host limit, and come back to the device when a task reads them.
+//! recently used idle ones move to pinned host buffers ([`PinnedBlock`]),
+//! from where they spill on to disk under the host limit, and come back to the
+//! device when a task reads them. A task that still finds its device out of
+//! memory (kernels allocate scratch the limit does not see) moves idle blocks
+//! down and runs again.
 
 pub(crate) mod block;
 mod ops;
