@@ -177,10 +177,20 @@ intermediate_block!(impl<T: Scalar> for HouseholderQr<T>, |f| mat_bytes(&f.qr) +
 
 impl<T: Scalar> HouseholderQr<T> {
     fn spill_mats(&self) -> Vec<MatRef<'_, T>> {
-        vec![self.qr.as_ref(), self.coeff.as_ref()]
+        self.mats()
     }
 
     fn from_spill_mats(mats: Vec<Mat<T>>) -> Option<Self> {
+        Self::from_mats(mats)
+    }
+
+    /// Its two matrices (the factored matrix, the block reflector factors).
+    pub(crate) fn mats(&self) -> Vec<MatRef<'_, T>> {
+        vec![self.qr.as_ref(), self.coeff.as_ref()]
+    }
+
+    /// The factorization from the two matrices [`HouseholderQr::mats`] gives.
+    pub(crate) fn from_mats(mats: Vec<Mat<T>>) -> Option<Self> {
         let [qr, coeff]: [Mat<T>; 2] = mats.try_into().ok()?;
         Some(HouseholderQr { qr, coeff })
     }

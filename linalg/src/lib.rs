@@ -8,6 +8,7 @@ mod device_kernels;
 mod kernels;
 mod lstsq;
 mod norm;
+mod pair_qr;
 mod randomized;
 mod solve;
 mod tsqr;
