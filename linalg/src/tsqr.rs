@@ -539,7 +539,7 @@ pub fn tsqr<T: Scalar>(a: &Array<T>, options: &TsqrOptions) -> Result<Tsqr<T>> {
         factors.push(Layer::new("tsqr-tree", DType::Intermediate, Chunks::from_lengths(vec![vec![1; nodes]]), &[below], op));
     }
     let root = factors[tree.top()].clone();
-    let r = Layer::new("tsqr-r", T::DTYPE, Chunks::from_lengths(vec![vec![k], vec![n]]), &[root.clone()], RootR::<T>(phantom)).into_array()?;
+    let r = Layer::new("tsqr-r", T::DTYPE, Chunks::from_lengths(vec![vec![k], vec![n]]), std::slice::from_ref(&root), RootR::<T>(phantom)).into_array()?;
 
     let q_chunks = Chunks::from_lengths(vec![row_lengths.clone(), vec![k]]);
     let assemble = |svd: Option<&Layer>, name: &str| -> Result<Array<T>> {
@@ -564,7 +564,7 @@ pub fn tsqr<T: Scalar>(a: &Array<T>, options: &TsqrOptions) -> Result<Tsqr<T>> {
     let svd = if options.compute_svd {
         let svd_r = Layer::new("tsqr-svd-r", DType::Intermediate, Chunks::from_lengths(vec![vec![1]]), &[root], SvdOfR::<T>(phantom));
         let u = assemble(Some(&svd_r), "svd-u")?;
-        let s = Layer::new("svd-s", T::DTYPE, Chunks::from_lengths(vec![vec![k]]), &[svd_r.clone()], SvdPart::<T> { vectors: false, _t: phantom }).into_array()?;
+        let s = Layer::new("svd-s", T::DTYPE, Chunks::from_lengths(vec![vec![k]]), std::slice::from_ref(&svd_r), SvdPart::<T> { vectors: false, _t: phantom }).into_array()?;
         let vt = Layer::new("svd-vt", T::DTYPE, Chunks::from_lengths(vec![vec![k], vec![n]]), &[svd_r], SvdPart::<T> { vectors: true, _t: phantom }).into_array()?;
         Some(Svd { u, s, vt })
     } else {

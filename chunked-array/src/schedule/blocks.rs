@@ -231,8 +231,10 @@ impl<'g> BlockStore<'g> {
         let goes_up = |home: &Option<Device>| {
             home.as_ref().is_some_and(|h| self.graph.reads_on_device(reader) && self.graph.task_device(reader).is_some_and(|d| d.same(h)))
         };
+        // A pinned copy read by a host kernel becomes a plain host array.
+        let to_plain = |b: &Block| b.is_pinned_copy() && !self.graph.reads_on_device(reader);
         let (block, home) = match &mut *slot {
-            Slot::Held { block, home } if !goes_up(home) && !(block.is_pinned_copy() && !self.graph.reads_on_device(reader)) => return Ok(block.clone()),
+            Slot::Held { block, home } if !goes_up(home) && !to_plain(block) => return Ok(block.clone()),
             Slot::Held { block, home } => (block.clone(), home.take()),
             Slot::Disk { spilled, home } => {
                 let (spilled, home) = (*spilled, home.take());
@@ -265,9 +267,8 @@ impl<'g> BlockStore<'g> {
             *slot = Slot::Held { block: up.clone(), home: None };
             return Ok(up);
         }
-        // A pinned copy read by a host kernel becomes a plain host array once
-        // (host kernels read arrays), and so stays for its other readers.
-        let block = if block.is_pinned_copy() && !self.graph.reads_on_device(reader) {
+        // Once (host kernels read arrays): it stays so for its other readers.
+        let block = if to_plain(&block) {
             let host = crate::device::block::to_host_block(&block)?;
             self.uncount(&block);
             self.count(&host);
