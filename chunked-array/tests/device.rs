@@ -76,6 +76,23 @@ per_backend!(elementwise_and_reductions_stay_on_the_device, |device: Option<&Dev
     assert_relative_eq!(y.mean(None).unwrap().compute_scalar().unwrap(), expected.mean().unwrap(), max_relative = 1e-12);
     let max = x.max(1).unwrap().compute().unwrap();
     assert_eq!(max, oracle.map_axis(Axis(1), |r| r.iter().copied().fold(f64::MIN, f64::max)));
+    // Moments: on a device, two passes of device reductions; the same values.
+    for ddof in [0usize, 1] {
+        let var = x.var(0, ddof).unwrap().compute().unwrap();
+        for (a, b) in var.iter().zip(oracle.var_axis(Axis(0), ddof as f64).iter()) {
+            assert_relative_eq!(*a, *b, max_relative = 1e-12);
+        }
+        let std = x.std(None, ddof).unwrap().compute_scalar().unwrap();
+        assert_relative_eq!(std, oracle.std(ddof as f64), max_relative = 1e-12);
+    }
+    // Integers go through their mean type (f64).
+    let ints = place(&RandomState::new(3).integers::<i32>(-50, 50, &[40, 30], [10, 30]).unwrap(), device);
+    let host_ints = ints.compute().unwrap().mapv(f64::from);
+    for (a, b) in ints.var(1, 0).unwrap().compute().unwrap().iter().zip(host_ints.var_axis(Axis(1), 0.0).iter()) {
+        assert_relative_eq!(*a, *b, max_relative = 1e-12);
+    }
+    // ddof as large as the count: inf, as on the host (numpy warns and gives inf).
+    assert!(x.var(None, 64 * 48).unwrap().compute_scalar().unwrap().is_infinite());
 });
 
 per_backend!(matmul_matches_ndarray, |device: Option<&Device>| {

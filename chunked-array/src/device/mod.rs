@@ -9,7 +9,8 @@
 //! How a layer on a device runs its blocks:
 //! - ops with device kernels take device blocks and make device blocks:
 //!   random generation, fused elementwise chains, the partials of sum,
-//!   nansum, prod, mean, min and max, matmul's block products, custom layers
+//!   nansum, prod, mean, min and max (var and std take two passes of them),
+//!   matmul's block products, custom layers
 //!   with a device kernel ([`crate::custom::LayerOp::has_device_kernel`]; the
 //!   TSQR, QR and SVD of chunked-linalg are such layers), and the moves;
 //! - every other op gets its input blocks copied to the host, runs its CPU

@@ -150,7 +150,32 @@ impl<T: Element> Array<T> {
     /// # Errors
     /// As [`Array::sum`].
     pub fn var(&self, axes: impl Into<ReduceOptions>, ddof: usize) -> Result<Array<T::Mean>> {
-        self.reduce_with("var", Var::<T> { ddof: ddof as f64, sqrt: false, _t: PhantomData }, axes.into())
+        let o = axes.into();
+        if self.node.device.is_some() {
+            return self.var_on_device(o, ddof, false);
+        }
+        self.reduce_with("var", Var::<T> { ddof: ddof as f64, sqrt: false, _t: PhantomData }, o)
+    }
+
+    /// `var`/`std` of a device array by the device's kernels: the mean, then
+    /// the sum of squared deviations from it (the textbook two passes; the
+    /// one-pass moments the host merges have no device kernel). In `T::Mean`
+    /// arithmetic, as CuPy computes it.
+    fn var_on_device(&self, o: ReduceOptions, ddof: usize, sqrt: bool) -> Result<Array<T::Mean>> {
+        let count = self.reduced_count(&o)?;
+        let x = self.astype::<T::Mean>();
+        let sum = |a: &Array<T::Mean>, name: &str, o: ReduceOptions| a.reduce_with(name, Sum::<T::Mean, T::Mean> { skip_nan: false, _t: PhantomData }, o);
+        let inv = 1.0 / count as f64;
+        let total = sum(&x, "var-mean", ReduceOptions { keepdims: true, ..o.clone() })?;
+        let mean = crate::elementwise::unary(&total, "mean-divide", move |s: T::Mean| s.mul(<T::Mean as Element>::from_f64(inv)));
+        let deviation = &x - &mean;
+        let squares = sum(&(&deviation * &deviation), "var", o)?;
+        // As the host's: m2 / max(n - ddof, 0).
+        let scale = 1.0 / (count as f64 - ddof as f64).max(0.0);
+        Ok(crate::elementwise::unary(&squares, if sqrt { "std-finish" } else { "var-finish" }, move |m2: T::Mean| {
+            let v = m2.to_f64() * scale;
+            <T::Mean as Element>::from_f64(if sqrt { v.sqrt() } else { v })
+        }))
     }
 
     /// Standard deviation with `ddof`.
@@ -158,7 +183,11 @@ impl<T: Element> Array<T> {
     /// # Errors
     /// As [`Array::sum`].
     pub fn std(&self, axes: impl Into<ReduceOptions>, ddof: usize) -> Result<Array<T::Mean>> {
-        self.reduce_with("std", Var::<T> { ddof: ddof as f64, sqrt: true, _t: PhantomData }, axes.into())
+        let o = axes.into();
+        if self.node.device.is_some() {
+            return self.var_on_device(o, ddof, true);
+        }
+        self.reduce_with("std", Var::<T> { ddof: ddof as f64, sqrt: true, _t: PhantomData }, o)
     }
 
     /// Whether any element is non-zero / true.
