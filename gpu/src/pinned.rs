@@ -55,10 +55,10 @@ impl<T: DeviceElement> PinnedBuffer<T> {
         matches!(self.storage, PinnedStorage::Cuda(_))
     }
 
-    /// The elements, once the copy into them has finished.
+    /// The elements.
     ///
     /// # Errors
-    /// [`crate::Error::Cuda`] when waiting for the copy fails.
+    /// [`crate::Error::Cuda`] when the driver reports a failure of the copy.
     pub fn as_slice(&self) -> Result<&[T]> {
         match &self.storage {
             PinnedStorage::Host(v) => Ok(v),
@@ -69,8 +69,7 @@ impl<T: DeviceElement> PinnedBuffer<T> {
 
 impl<T: DeviceElement> DeviceBuffer<T> {
     /// A copy of the elements in page-locked host memory (on an emulated
-    /// device, a vector). The copy is queued on the device's stream;
-    /// [`PinnedBuffer::as_slice`] waits for it.
+    /// device, a vector), complete when this returns.
     ///
     /// # Errors
     /// [`crate::Error::Cuda`] when the driver cannot pin that much memory or
@@ -89,6 +88,10 @@ impl<T: DeviceElement> DeviceBuffer<T> {
                 // reads it (as_slice waits for the copy's event).
                 let mut pinned = unsafe { state.ctx.alloc_pinned_with_flags::<T>(self.len, cudarc::driver::sys::CU_MEMHOSTALLOC_PORTABLE) }.map_err(cuda_error("cuMemHostAlloc"))?;
                 state.stream.memcpy_dtoh(s, &mut pinned).map_err(cuda_error("cuMemcpyDtoHAsync"))?;
+                // Wait for the copy: cudarc records the pinned slice's own
+                // event only when a context runs several streams, and ours
+                // runs one, so `as_slice` would not wait for it.
+                state.stream.synchronize().map_err(cuda_error("cuStreamSynchronize"))?;
                 PinnedStorage::Cuda(pinned)
             }
             (Storage::Cuda(_), Kind::Emulated) => unreachable!("CUDA memory on an emulated device"),
@@ -99,7 +102,8 @@ impl<T: DeviceElement> DeviceBuffer<T> {
 }
 
 impl Device {
-    /// A copy of `host` on this device, by DMA from the page-locked memory.
+    /// A copy of `host` on this device, by DMA from the page-locked memory,
+    /// complete when this returns (so `host` may go).
     ///
     /// # Errors
     /// As [`Device::upload`].
@@ -108,7 +112,9 @@ impl Device {
             (PinnedStorage::Cuda(pinned), Kind::Cuda(state)) if !host.is_empty() => {
                 let bytes = host.nbytes();
                 self.reserve(bytes)?;
-                match state.stream.clone_htod(pinned) {
+                // The copy reads the pinned memory asynchronously: wait for it
+                // before the buffer can be freed (see download_pinned).
+                match state.stream.clone_htod(pinned).and_then(|slice| state.stream.synchronize().map(|()| slice)) {
                     Ok(slice) => Ok(DeviceBuffer { device: self.clone(), len: host.len(), storage: Storage::Cuda(slice) }),
                     Err(e) => {
                         self.unreserve(bytes);

@@ -129,8 +129,9 @@ pub fn source<A: DeviceElement>(op: ReduceOp, input_c: &str) -> String {
     let (lowest, highest) = match A::C_NAME {
         "f64" => ("bits_f64(0xFFF0000000000000ull)", "bits_f64(0x7FF0000000000000ull)"),
         "f32" => ("bits_f32(0xFF800000u)", "bits_f32(0x7F800000u)"),
-        "i64" => ("(long long)0x8000000000000000ull", "(long long)0x7FFFFFFFFFFFFFFFull"),
-        "i32" => ("(int)0x80000000u", "(int)0x7FFFFFFF"),
+        "i64" => ("(-9223372036854775807LL - 1)", "9223372036854775807LL"),
+        "i32" => ("(-2147483647 - 1)", "2147483647"),
+        "u64" => ("0ull", "0xFFFFFFFFFFFFFFFFull"),
         _ => ("(unsigned char)0", "(unsigned char)255"),
     };
     let (identity, step, merge) = match (op, float) {
@@ -221,9 +222,27 @@ pub fn launch_reduce<A: DeviceElement>(source: &str, input: &dyn KernelInput, la
     }
     let pieces_fn = state.function("reduction", source, PIECES_ENTRY)?;
     let finish_fn = state.function("reduction", source, FINISH_ENTRY)?;
-    let (n_out, n_red, pieces) = (layout.outputs() as u64, layout.reduced_len() as u64, layout.pieces() as u64);
+    let (n_out, n_red) = (layout.outputs() as u64, layout.reduced_len() as u64);
+    if n_red == 0 {
+        // Nothing to reduce (an empty input, which holds no device memory to
+        // pass): merging no pieces writes the identity.
+        let nothing = device.zeros::<A>(1)?;
+        let zero = 0u64;
+        let mut launch = state.stream.launch_builder(&finish_fn);
+        launch.arg(nothing.cuda().expect("CUDA buffer")).arg(out.cuda_mut().expect("CUDA buffer")).arg(&n_out).arg(&zero);
+        // SAFETY: with no pieces the kernel reads nothing and writes n_out elements of `out`.
+        unsafe { launch.launch(crate::cuda::grid_stride(n_out)) }.map_err(cuda_error("cuLaunchKernel reduction finish"))?;
+        return Ok(());
+    }
+    let pieces = layout.pieces() as u64;
     let mut partial = device.zeros::<A>((n_out * pieces) as usize)?;
-    let meta = state.upload(&layout.meta())?;
+    // The driver refuses empty allocations: a block whose axes are all kept
+    // or of length 1 still gets one (unused) value.
+    let mut meta = layout.meta();
+    if meta.is_empty() {
+        meta.push(0);
+    }
+    let meta = state.upload(&meta)?;
     let (nk, nr, inner) = (layout.kept.len() as i32, layout.reduced.len() as i32, layout.reduced_inner() as i32);
     {
         let mut launch = state.stream.launch_builder(&pieces_fn);

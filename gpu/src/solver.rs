@@ -336,6 +336,8 @@ impl crate::cuda::CudaState {
     /// caller at a time: a handle's workspace is not shared between threads.
     pub(crate) fn with_solver<R>(&self, f: impl FnOnce(cusolverDnHandle_t) -> Result<R>) -> Result<R> {
         let mut slot = self.solver.lock().unwrap_or_else(|p| p.into_inner());
+        // The raw cuSOLVER and driver calls in `f` run in the current context.
+        self.ctx.bind_to_thread().map_err(cuda_error("cuCtxSetCurrent"))?;
         if slot.is_none() {
             // SAFETY: only dlopens cuSOLVER by its usual names.
             if !unsafe { cusolver_sys::is_culib_present() } {
