@@ -152,22 +152,18 @@ impl<O: LayerOp> BlockOp for Custom<O> {
         self.0.wire()
     }
 
-    fn runs_on_device(&self, _node: &Node) -> bool {
-        self.0.has_device_kernel()
+    fn runs_on_device(&self, node: &Node) -> bool {
+        node.device.is_some() && self.0.has_device_kernel()
     }
 
     fn run(&self, node: &Node, idx: &[usize], inputs: &[&Block]) -> Result<Block> {
+        // Off a device, `run` gets host blocks: `run_placed` copies device
+        // inputs down for ops that do not run on the device.
         let block = match node.device_at(idx) {
             Some(device) if self.0.has_device_kernel() => {
                 let moved = inputs.iter().map(|&b| crate::device::block::to_device_block(b.clone(), device)).collect::<Result<Vec<Block>>>()?;
                 let refs: Vec<&Block> = moved.iter().collect();
                 self.0.run_on_device(idx, &refs, device)?
-            }
-            // Off a device (the op's `run` gets host blocks: `run_placed`
-            // copies device inputs down for ops without device kernels).
-            _ if inputs.iter().any(|b| b.device().is_some() || b.is_pinned_copy()) => {
-                let host = inputs.iter().map(|&b| crate::device::block::to_host_block(b)).collect::<Result<Vec<Block>>>()?;
-                self.0.run(idx, &host.iter().collect::<Vec<_>>())?
             }
             _ => self.0.run(idx, inputs)?,
         };
@@ -195,24 +191,9 @@ fn element_block_shape(block: &Block, dtype: DType) -> Option<Vec<usize>> {
         b.as_any().downcast_ref::<ArrayD<T>>().map(|a| a.shape().to_vec())
     }
     if let Some((shape, _)) = crate::device::block::device_parts(block) {
-        return device_block_dtype(block, dtype).then(|| shape.to_vec());
+        return (crate::device::block::device_dtype(block) == Some(dtype)).then(|| shape.to_vec());
     }
     crate::elementwise::dispatch_dtype!(dtype, shape::<_>(block))
-}
-
-/// Whether a device block holds elements of `dtype`.
-fn device_block_dtype(block: &Block, dtype: DType) -> bool {
-    fn is<T: crate::device::DeviceElement>(b: &Block) -> bool {
-        b.as_any().is::<crate::device::DeviceBlock<T>>()
-    }
-    match dtype {
-        DType::F64 => is::<f64>(block),
-        DType::F32 => is::<f32>(block),
-        DType::I64 => is::<i64>(block),
-        DType::I32 => is::<i32>(block),
-        DType::U8 => is::<u8>(block),
-        _ => false,
-    }
 }
 
 impl Layer {

@@ -176,21 +176,13 @@ pub(crate) struct HouseholderQr<T: Scalar> {
 intermediate_block!(impl<T: Scalar> for HouseholderQr<T>, |f| mat_bytes(&f.qr) + mat_bytes(&f.coeff), spill);
 
 impl<T: Scalar> HouseholderQr<T> {
-    fn spill_mats(&self) -> Vec<MatRef<'_, T>> {
-        self.mats()
-    }
-
-    fn from_spill_mats(mats: Vec<Mat<T>>) -> Option<Self> {
-        Self::from_mats(mats)
-    }
-
     /// Its two matrices (the factored matrix, the block reflector factors).
-    pub(crate) fn mats(&self) -> Vec<MatRef<'_, T>> {
+    pub(crate) fn spill_mats(&self) -> Vec<MatRef<'_, T>> {
         vec![self.qr.as_ref(), self.coeff.as_ref()]
     }
 
-    /// The factorization from the two matrices [`HouseholderQr::mats`] gives.
-    pub(crate) fn from_mats(mats: Vec<Mat<T>>) -> Option<Self> {
+    /// The factorization from the two matrices [`HouseholderQr::spill_mats`] gives.
+    pub(crate) fn from_spill_mats(mats: Vec<Mat<T>>) -> Option<Self> {
         let [qr, coeff]: [Mat<T>; 2] = mats.try_into().ok()?;
         Some(HouseholderQr { qr, coeff })
     }

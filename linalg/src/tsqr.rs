@@ -150,14 +150,14 @@ impl<T: Scalar> Factor<T> {
     /// Its matrices: a dense factor's two, a pair's three (R, V2, T).
     fn spill_mats(&self) -> Vec<MatRef<'_, T>> {
         match self {
-            Factor::Dense(f) => f.mats(),
+            Factor::Dense(f) => f.spill_mats(),
             Factor::Pair(p) => vec![p.r.as_ref(), p.v2.as_ref(), p.t.as_ref()],
         }
     }
 
     fn from_spill_mats(mats: Vec<Mat<T>>) -> Option<Self> {
         match mats.len() {
-            2 => HouseholderQr::from_mats(mats).map(Factor::Dense),
+            2 => HouseholderQr::from_spill_mats(mats).map(Factor::Dense),
             3 => {
                 let [r, v2, t]: [Mat<T>; 3] = mats.try_into().ok()?;
                 Some(Factor::Pair(PairQr { r, v2, t }))

@@ -140,6 +140,36 @@ macro_rules! for_device_types {
     };
 }
 
+/// Calls `$f::<T>(args)` with `T` the device element type of `$dtype` (f64,
+/// f32, i64, i32 or u8), for kernels that make device blocks of a layer's
+/// dtype; bool and intermediate layers have no device form (a caller's bug).
+macro_rules! dispatch_device_dtype {
+    ($dtype:expr, $f:ident :: <_> ( $($arg:expr),* )) => {
+        match $dtype {
+            crate::element::DType::F64 => $f::<f64>($($arg),*),
+            crate::element::DType::F32 => $f::<f32>($($arg),*),
+            crate::element::DType::I64 => $f::<i64>($($arg),*),
+            crate::element::DType::I32 => $f::<i32>($($arg),*),
+            crate::element::DType::U8 => $f::<u8>($($arg),*),
+            other @ (crate::element::DType::Bool | crate::element::DType::Intermediate) => unreachable!("{other} has no device element type"),
+        }
+    };
+}
+pub(crate) use dispatch_device_dtype;
+
+/// The dtype of a device block's elements; `None` for other blocks.
+pub(crate) fn device_dtype(block: &Block) -> Option<crate::element::DType> {
+    macro_rules! dtype {
+        ($t:ty) => {
+            if block.as_any().is::<DeviceBlock<$t>>() {
+                return Some(<$t as crate::element::Element>::DTYPE);
+            }
+        };
+    }
+    for_device_types!(dtype);
+    None
+}
+
 /// `block` in host memory as a host array: a device block (or its pinned copy)
 /// copied, any other block as it is.
 ///

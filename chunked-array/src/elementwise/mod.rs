@@ -276,14 +276,7 @@ impl<T: Element> ElementwiseOp<T> {
             chunked_gpu::kernels::launch_elementwise(source, &mut buffer, ndim, meta, contiguous, args)?;
             Ok(Arc::new(crate::device::DeviceBlock { buffer, shape }))
         }
-        match T::DTYPE {
-            DType::F64 => launch::<f64>(device, source, shape, ndim, &meta, contiguous, &args),
-            DType::F32 => launch::<f32>(device, source, shape, ndim, &meta, contiguous, &args),
-            DType::I64 => launch::<i64>(device, source, shape, ndim, &meta, contiguous, &args),
-            DType::I32 => launch::<i32>(device, source, shape, ndim, &meta, contiguous, &args),
-            DType::U8 => launch::<u8>(device, source, shape, ndim, &meta, contiguous, &args),
-            DType::Bool | DType::Intermediate => unreachable!("no kernel for {} outputs", T::DTYPE),
-        }
+        crate::device::block::dispatch_device_dtype!(T::DTYPE, launch::<_>(device, source, shape, ndim, &meta, contiguous, &args))
     }
 }
 

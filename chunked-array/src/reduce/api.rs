@@ -163,13 +163,9 @@ impl<T: Element> Array<T> {
     /// arithmetic, as CuPy computes it.
     fn var_on_device(&self, o: ReduceOptions, ddof: usize, sqrt: bool) -> Result<Array<T::Mean>> {
         let count = self.reduced_count(&o)?;
-        let x = self.astype::<T::Mean>();
-        let sum = |a: &Array<T::Mean>, name: &str, o: ReduceOptions| a.reduce_with(name, Sum::<T::Mean, T::Mean> { skip_nan: false, _t: PhantomData }, o);
-        let inv = 1.0 / count as f64;
-        let total = sum(&x, "var-mean", ReduceOptions { keepdims: true, ..o.clone() })?;
-        let mean = crate::elementwise::unary(&total, "mean-divide", move |s: T::Mean| s.mul(<T::Mean as Element>::from_f64(inv)));
-        let deviation = &x - &mean;
-        let squares = sum(&(&deviation * &deviation), "var", o)?;
+        let mean = self.mean(ReduceOptions { keepdims: true, ..o.clone() })?;
+        let deviation = &self.astype::<T::Mean>() - &mean;
+        let squares = (&deviation * &deviation).reduce_with("var", Sum::<T::Mean, T::Mean> { skip_nan: false, _t: PhantomData }, o)?;
         // As the host's: m2 / max(n - ddof, 0).
         let scale = 1.0 / (count as f64 - ddof as f64).max(0.0);
         Ok(crate::elementwise::unary(&squares, if sqrt { "std-finish" } else { "var-finish" }, move |m2: T::Mean| {

@@ -255,14 +255,8 @@ impl<R: Reducer> Partial<R> {
             launch_reduce(&source::<A>(op, in_c), input, layout, &mut buffer)?;
             Ok(Arc::new(crate::device::DeviceBlock { buffer, shape }))
         }
-        match R::Out::DTYPE {
-            DType::F64 => launch::<f64>(device, op, in_c, input, &layout, shape),
-            DType::F32 => launch::<f32>(device, op, in_c, input, &layout, shape),
-            DType::I64 => launch::<i64>(device, op, in_c, input, &layout, shape),
-            DType::I32 => launch::<i32>(device, op, in_c, input, &layout, shape),
-            DType::U8 => launch::<u8>(device, op, in_c, input, &layout, shape),
-            DType::Bool | DType::Intermediate => unreachable!("on_cuda refuses {} outputs", R::Out::DTYPE),
-        }
+        // on_cuda refuses bool outputs.
+        crate::device::block::dispatch_device_dtype!(R::Out::DTYPE, launch::<_>(device, op, in_c, input, &layout, shape))
     }
 }
 

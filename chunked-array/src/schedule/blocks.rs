@@ -456,17 +456,15 @@ impl<'g> BlockStore<'g> {
         let mut retries = 0;
         loop {
             match self.graph.run_task(t, inputs) {
-                Err(Error::Device(chunked_gpu::Error::OutOfMemory { requested, device: name, in_use, capacity })) if retries < RETRIES => {
-                    let Some(device) = self.graph.task_device(t) else {
-                        return Err(Error::Device(chunked_gpu::Error::OutOfMemory { device: name, requested, in_use, capacity }));
-                    };
+                Err(e @ Error::Device(chunked_gpu::Error::OutOfMemory { requested, .. })) if retries < RETRIES => {
+                    let Some(device) = self.graph.task_device(t) else { return Err(e) };
                     // Room for twice the request and a tenth of the device:
                     // tasks on other threads allocate meanwhile.
                     let room = requested.saturating_mul(2).saturating_add(device.capacity() / 10).min(device.capacity());
                     let fits = || device.capacity().saturating_sub(device.in_use()) >= room;
                     let _one = self.spilling.lock().unwrap_or_else(|p| p.into_inner());
                     if !fits() && self.demote_device_blocks(device, fits)? == 0 {
-                        return Err(Error::Device(chunked_gpu::Error::OutOfMemory { device: name, requested, in_use, capacity }));
+                        return Err(e);
                     }
                     retries += 1;
                 }
