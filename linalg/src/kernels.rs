@@ -212,11 +212,6 @@ impl<T: Scalar> HouseholderQr<T> {
         self.qr.nrows().min(self.qr.ncols())
     }
 
-    /// Columns of the factored matrix (and of R).
-    pub fn ncols(&self) -> usize {
-        self.qr.ncols()
-    }
-
     /// The upper-trapezoidal R (`min(m, n)` × n) with explicit zeros below.
     pub fn r(&self) -> Mat<T> {
         let mut r = Mat::zeros(self.rank_bound(), self.qr.ncols());
@@ -327,6 +322,18 @@ impl<T: Scalar> ThinSvd<T> {
             }
         }
     }
+}
+
+/// The singular values of `a`, non-increasing, without the vectors.
+pub(crate) fn singular_values<T: Scalar>(a: MatRef<'_, T>, par: Par) -> Result<Vec<T>, String> {
+    use faer::linalg::svd::{svd, svd_scratch, ComputeSvdVectors};
+    let k = a.nrows().min(a.ncols());
+    let mut s = faer::diag::Diag::zeros(k);
+    if k > 0 {
+        let req = svd_scratch::<T>(a.nrows(), a.ncols(), ComputeSvdVectors::No, ComputeSvdVectors::No, par, Default::default());
+        with_stack(req, |stack| svd(a, s.as_mut(), None, None, par, stack, Default::default())).map_err(|e| format!("the SVD did not converge ({e:?})"))?;
+    }
+    Ok((0..k).map(|i| s[i]).collect())
 }
 
 /// Solves `t · x = b` in place for a triangular `t` (lower or upper).

@@ -18,7 +18,7 @@ pub use decomp::{qr, sfqr, svd};
 pub use lstsq::{lstsq, Lstsq};
 pub use solve::{cholesky, inv, lu, solve, solve_triangular};
 pub use randomized::{svd_compressed, CompressedOptions};
-pub use tsqr::{tsqr, Svd, Tsqr, TsqrOptions};
+pub use tsqr::{tsqr, Svd, Tsqr, TsqrOptions, DEFAULT_MAX_DIRECT_CONDITION};
 
 /// Element types the dense kernels take: `f32` and `f64` (on the CPU by
 /// faer, on a GPU by cuSOLVER and cuBLAS).

@@ -91,7 +91,7 @@ per_backend!(tsqr_runs_on_the_device, |device: Option<&Device>| {
     let Some(device) = device else { return println!("the host TSQR is tested in tsqr.rs") };
     // 7 row blocks, irregular last one, arity 2: three levels of the tree.
     let a = input(Some(device), 650, 30, 100);
-    let f = tsqr(&a, &TsqrOptions { arity: 2, compute_svd: true }).unwrap();
+    let f = tsqr(&a, &TsqrOptions { arity: 2, compute_svd: true, ..TsqrOptions::default() }).unwrap();
     let before = device.downloaded_bytes();
     let q = f.q.compute().unwrap();
     // Only the result leaves the device: every block of the factorization
@@ -114,7 +114,7 @@ per_backend!(tsqr_runs_on_the_device, |device: Option<&Device>| {
     }
     // The same deterministic signs as the host SVD (largest entry of each
     // right singular vector positive): the factors agree with the host's.
-    let host = tsqr(&input(None, 650, 30, 100), &TsqrOptions { arity: 2, compute_svd: true }).unwrap().svd.unwrap();
+    let host = tsqr(&input(None, 650, 30, 100), &TsqrOptions { arity: 2, compute_svd: true, ..TsqrOptions::default() }).unwrap().svd.unwrap();
     let (vt, host_vt) = (mat(&svd.vt), mat(&host.vt));
     assert!(fro(&(&vt - &host_vt)) < 1e-10, "{}", fro(&(&vt - &host_vt)));
     let (u, host_u) = (mat(&svd.u), mat(&host.u));

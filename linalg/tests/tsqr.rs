@@ -9,7 +9,7 @@
 mod common;
 
 use chunked_array::random::RandomState;
-use chunked_linalg::{tsqr, TsqrOptions};
+use chunked_linalg::{tsqr, TsqrOptions, DEFAULT_MAX_DIRECT_CONDITION};
 use common::*;
 use ndarray::Array2;
 
@@ -19,7 +19,7 @@ fn check_qr(a: &Array2<f64>, rows: Vec<usize>, arity: usize) {
     let (m, n) = a.dim();
     let k = m.min(n);
     let x = chunked(a, rows.clone(), vec![n]);
-    let f = tsqr(&x, &TsqrOptions { arity, compute_svd: true }).unwrap();
+    let f = tsqr(&x, &TsqrOptions { arity, compute_svd: true, ..TsqrOptions::default() }).unwrap();
     let (q, r) = (mat(&f.q), mat(&f.r));
     assert_eq!(q.dim(), (m, k));
     assert_eq!(r.dim(), (k, n));
@@ -72,7 +72,7 @@ fn tsqr_ill_conditioned_1e12() {
     let s: Vec<f64> = (0..n).map(|i| 10f64.powf(-12.0 * i as f64 / (n - 1) as f64)).collect();
     let a = with_singular_values(400, n, &s, 7);
     let x = chunked(&a, vec![50; 8], vec![n]);
-    let f = tsqr(&x, &TsqrOptions { arity: 2, compute_svd: true }).unwrap();
+    let f = tsqr(&x, &TsqrOptions { arity: 2, compute_svd: true, ..TsqrOptions::default() }).unwrap();
     let (q, r) = (mat(&f.q), mat(&f.r));
     let tol = 10.0 * n as f64 * EPS;
     // QR stays backward stable and orthogonal whatever the conditioning.
@@ -90,7 +90,7 @@ fn tsqr_rank_deficient() {
     let s = [3.0, 2.0, 1.0, 0.0, 0.0, 0.0];
     let a = with_singular_values(90, 6, &s[..3], 11);
     let x = chunked(&a, vec![30; 3], vec![6]);
-    let f = tsqr(&x, &TsqrOptions { arity: 2, compute_svd: true }).unwrap();
+    let f = tsqr(&x, &TsqrOptions { arity: 2, compute_svd: true, ..TsqrOptions::default() }).unwrap();
     let (q, r) = (mat(&f.q), mat(&f.r));
     let tol = 60.0 * EPS;
     assert!(fro(&(&a - &q.dot(&r))) / fro(&a) <= tol);
@@ -107,7 +107,7 @@ fn tsqr_refuses_bad_input() {
     let e = tsqr(&x, &TsqrOptions::default()).err().unwrap().to_string();
     assert!(e.contains("one block along the columns") && e.contains("[5, 5]"), "{e}");
     let y = RandomState::new(0).uniform::<f64>(&[20, 10], [10, 10]).unwrap();
-    let e = tsqr(&y, &TsqrOptions { arity: 1, compute_svd: false }).err().unwrap().to_string();
+    let e = tsqr(&y, &TsqrOptions { arity: 1, ..TsqrOptions::default() }).err().unwrap().to_string();
     assert!(e.contains("arity >= 2 (got 1)"), "{e}");
     let z = RandomState::new(0).uniform::<f64>(&[20], [10]).unwrap();
     assert!(tsqr(&z, &TsqrOptions::default()).is_err());
@@ -122,9 +122,9 @@ fn tsqr_f32() {
     assert!(err < 1e-5, "{err}");
 }
 
-/// Under a memory limit the factorization's own blocks (Householder factors, the
-/// top-down pieces of Q) spill to disk and come back bit for bit, and a lost
-/// spill file is recomputed.
+/// Under a memory limit the blocks the factorization holds (the row blocks
+/// waiting for the assembly of Q, the tree's factors) spill to disk and come
+/// back bit for bit.
 #[test]
 fn tsqr_and_svd_under_a_memory_limit_match_the_unlimited_run() {
     use chunked_array::Context;
@@ -143,7 +143,7 @@ fn tsqr_and_svd_under_a_memory_limit_match_the_unlimited_run() {
         assert_eq!(q, want_q);
         assert!(stats.spilled > 0 && stats.unspilled > 0, "{stats:?}");
         let (_, free) = f.q.compute_stats(&ctx).unwrap();
-        // Only the factors can spill here (the random blocks are consumed at once).
+        // The row blocks and factors spill: the limited run holds less.
         assert!(stats.peak_bytes < free.peak_bytes * 4 / 5, "limited {stats:?}, unlimited {free:?}");
         let (u, _) = svd.u.compute_stats(&limited).unwrap();
         assert_eq!(u, want_u);
@@ -153,7 +153,7 @@ fn tsqr_and_svd_under_a_memory_limit_match_the_unlimited_run() {
 }
 
 /// The plan-time check counts the factorization's own blocks: a leaf QR holds its
-/// row block and a factor of the same size.
+/// row block, a factor of the same size and the R it keeps.
 #[test]
 fn the_memory_check_counts_householder_factors() {
     use chunked_array::{Context, Error};
@@ -163,9 +163,55 @@ fn the_memory_check_counts_householder_factors() {
     let err = f.r.compute_with(&ctx).unwrap_err();
     let Error::PlanExceedsMemory { key, estimate, .. } = &err else { panic!("expected PlanExceedsMemory, got {err}") };
     assert!(key.contains("tsqr-leaf"), "{err}");
-    assert_eq!(*estimate, 2 * 20_000 * 100 * 8, "the row block and its factor");
+    assert_eq!(*estimate, 2 * 20_000 * 100 * 8 + 100 * 100 * 8, "the row block, its factor and R");
     // In blocks of 5000 rows, it fits and runs.
     let small = a.rechunk([5000, 100]).unwrap();
     let r = tsqr(&small, &TsqrOptions::default()).unwrap().r.compute_with(&ctx).unwrap();
     assert_eq!(r.shape(), &[100, 100]);
+}
+
+/// Q and U of a matrix with the given singular values (log-spaced from 1 to
+/// 1/κ) by one path: `max_direct_condition` 0 is the Householder path.
+fn factor_with_condition(kappa: f64, n: usize, max_direct_condition: f64) -> (Array2<f64>, Array2<f64>, Array2<f64>, Array2<f64>) {
+    let s: Vec<f64> = (0..n).map(|i| kappa.powf(-(i as f64) / (n - 1) as f64)).collect();
+    let a = with_singular_values(40 * n, n, &s, 5);
+    let x = chunked(&a, vec![5 * n; 8], vec![n]);
+    let f = tsqr(&x, &TsqrOptions { compute_svd: true, max_direct_condition, ..TsqrOptions::default() }).unwrap();
+    (a, mat(&f.q), mat(&f.r), mat(&f.svd.unwrap().u))
+}
+
+/// The direct path (Q = A·R⁻¹, U = A·VΣ⁻¹) agrees with the Householder path
+/// where A is well conditioned, and the threshold keeps its loss of
+/// orthogonality (about κ·ε) out of ill-conditioned problems.
+#[test]
+fn direct_path_where_well_conditioned_householder_past_the_threshold() {
+    let n = 40;
+    let tol = 10.0 * n as f64 * EPS;
+    // κ = 100: both paths, same R, so the same Q and U within κ·ε·c.
+    let (a, q_direct, r, u_direct) = factor_with_condition(100.0, n, 1e3);
+    // κ = 500, past the default threshold: the Householder path (a forced
+    // direct one loses about 2κ·ε there, 1.4e-13 for Q and 2.4e-13 for U).
+    let (_, q_500, _, u_500) = factor_with_condition(500.0, n, DEFAULT_MAX_DIRECT_CONDITION);
+    eprintln!("kappa 500 default: orth q {:.3e} u {:.3e}", orthogonality(&q_500), orthogonality(&u_500));
+    assert!(orthogonality(&q_500) <= tol && orthogonality(&u_500) <= tol);
+    let (_, q_hh, r_hh, u_hh) = factor_with_condition(100.0, n, 0.0);
+    assert_eq!(r, r_hh, "one R for both paths");
+    for (q, u, path) in [(&q_direct, &u_direct, "direct"), (&q_hh, &u_hh, "householder")] {
+        assert!(fro(&(&a - &q.dot(&r))) / fro(&a) <= tol, "{path}: residual {}", fro(&(&a - &q.dot(&r))) / fro(&a));
+        assert!(orthogonality(q) <= tol, "{path}: orthogonality of Q {}", orthogonality(q));
+        assert!(orthogonality(u) <= tol, "{path}: orthogonality of U {}", orthogonality(u));
+    }
+    assert!(fro(&(&q_direct - &q_hh)) <= 100.0 * tol, "{}", fro(&(&q_direct - &q_hh)));
+    assert!(fro(&(&u_direct - &u_hh)) <= 100.0 * tol, "{}", fro(&(&u_direct - &u_hh)));
+    // κ = 50, under the default threshold: the direct path still within the tolerance.
+    let (_, q, _, u) = factor_with_condition(50.0, n, DEFAULT_MAX_DIRECT_CONDITION);
+    eprintln!("kappa 50 direct: orth q {:.3e} u {:.3e}", orthogonality(&q), orthogonality(&u));
+    assert!(orthogonality(&q) <= tol && orthogonality(&u) <= tol, "{} {}", orthogonality(&q), orthogonality(&u));
+    // κ = 1e7: forced onto the direct path Q loses orthogonality; by default
+    // (the Householder path) it does not.
+    let (_, q_forced, _, u_forced) = factor_with_condition(1e7, n, 1e8);
+    let (_, q, _, u) = factor_with_condition(1e7, n, DEFAULT_MAX_DIRECT_CONDITION);
+    eprintln!("kappa 1e7: forced direct orth q {:.3e} u {:.3e}; default {:.3e} {:.3e}", orthogonality(&q_forced), orthogonality(&u_forced), orthogonality(&q), orthogonality(&u));
+    assert!(orthogonality(&q_forced) > 100.0 * tol, "the direct path at κ = 1e7: {}", orthogonality(&q_forced));
+    assert!(orthogonality(&q) <= tol && orthogonality(&u) <= tol, "{} {}", orthogonality(&q), orthogonality(&u));
 }

@@ -8,9 +8,11 @@
 //! ```
 //!
 //! Rank 0 prints one markdown row: ranks, shape, median time, GFLOP/s (at
-//! 2mn² for the QR and 4mn² for forming Q: 6mn² in all), the most bytes any rank
-//! sent, all bytes sent, and the lower bound: the tree's R factors going up
-//! and its n x n pieces of Q's basis coming down, (P-1) of each, n² values
+//! 2mn² for the QR and 2mn² for forming Q = A·R⁻¹ or U = A·VΣ⁻¹: 4mn² in all, the
+//! well-conditioned path), the most bytes any rank sent, all bytes sent, and
+//! the lower bound: the tree's R factors going up and an n x n matrix coming
+//! down (the root's R⁻¹ or VΣ⁻¹, or on the Householder path pieces of Q's
+//! basis), (P-1) of each, n² values
 //! apiece (P: the ranks that hold rows). The result (Q's or U's column sums, R or S and Vᵀ) is gathered on
 //! rank 0, so that only the factorization's own traffic is measured.
 //!
@@ -108,7 +110,7 @@ fn main() {
         // Ranks that hold rows (a job can have more ranks than row blocks).
         let active = per_rank.iter().filter(|r| r[2] > 0).count() as u64;
         let bound = 2 * (active - 1) * (cols * cols * 8) as u64;
-        let gflops = 6.0 * rows as f64 * (cols as f64).powi(2) / median / 1e9;
+        let gflops = 4.0 * rows as f64 * (cols as f64).powi(2) / median / 1e9;
         println!(
             "| {workload} | {} | {rows} x {cols} | {chunk_rows} | {} | {median:.3} | {gflops:.1} | {:.2} | {:.2} | {:.2} | {} |",
             mpi.size(),
