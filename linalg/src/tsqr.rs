@@ -1,8 +1,9 @@
 //! Direct TSQR (Benson, Gleich and Demmel, 2013) for tall-skinny arrays chunked
 //! along rows only.
 //!
-//! 1. Every row block is factored, `A_i = Q_i R_i`, and kept factored
-//!    (Householder vectors, not an explicit Q).
+//! 1. Every leaf is factored, `A_i = Q_i R_i`, and only R_i kept. A leaf is a
+//!    row block, or a part of one taller than `max(10000, 10n)` rows (a tall
+//!    leaf's QR is bound by memory bandwidth; see [`LEAF_ROWS`]).
 //! 2. The R factors are reduced in a tree: groups of `arity` stacked triangles
 //!    are factored again, level by level, so no single factorization is larger
 //!    than `arity` triangles even when the blocks are square. Pairs of full
@@ -115,19 +116,55 @@ struct TreeNode {
     offset_in_parent: usize,
 }
 
+/// Where a leaf's rows are: a row block of the input, from row `start` of it.
+#[derive(Debug, Clone, Copy)]
+struct LeafRows {
+    block: usize,
+    start: usize,
+}
+
 #[derive(Debug)]
 struct Tree {
     n: usize,
-    /// levels[0]: leaves (row blocks); the last level has one node, the root.
+    /// levels[0]: leaves (row blocks, or parts of them); the last level has
+    /// one node, the root.
     levels: Vec<Vec<TreeNode>>,
+    /// Per leaf, its rows of the input.
+    leaf_rows: Vec<LeafRows>,
+    /// Per row block of the input, its leaves.
+    leaves_of_block: Vec<Range<usize>>,
 }
 
+/// Leaves of at most this many rows, or 10n where that is more. A tall leaf's
+/// QR streams its panel from memory for every few columns: 1e6 x 100 in
+/// (100000, 100) blocks took 0.49 s per 100000-row leaf QR, against 10 x
+/// 0.015 s for the same rows as 10000-row leaves. Leaves of 10n rows and up
+/// keep the tree cheap against them.
+const LEAF_ROWS: usize = 10_000;
+
 impl Tree {
+    /// A leaf per row block.
     fn new(row_lengths: &[usize], n: usize, arity: usize) -> Tree {
-        let leaves: Vec<TreeNode> = row_lengths
-            .iter()
-            .map(|&rows| TreeNode { rows, k: rows.min(n), children: 0..0, parent: 0, offset_in_parent: 0 })
-            .collect();
+        Tree::with_leaf_cap(row_lengths, n, arity, usize::MAX)
+    }
+
+    /// Row blocks taller than `cap` split into near-equal leaves.
+    fn with_leaf_cap(row_lengths: &[usize], n: usize, arity: usize, cap: usize) -> Tree {
+        let mut leaf_rows = Vec::new();
+        let mut leaves_of_block = Vec::new();
+        let mut leaves = Vec::new();
+        for (block, &len) in row_lengths.iter().enumerate() {
+            let pieces = len.div_ceil(cap.max(1)).max(1);
+            let first = leaves.len();
+            let mut start = 0;
+            for p in 0..pieces {
+                let rows = len / pieces + usize::from(p < len % pieces);
+                leaf_rows.push(LeafRows { block, start });
+                leaves.push(TreeNode { rows, k: rows.min(n), children: 0..0, parent: 0, offset_in_parent: 0 });
+                start += rows;
+            }
+            leaves_of_block.push(first..leaves.len());
+        }
         let mut levels = vec![leaves];
         while levels.last().expect("one level").len() > 1 {
             let below = levels.last_mut().expect("one level");
@@ -144,7 +181,7 @@ impl Tree {
             }
             levels.push(above);
         }
-        Tree { n, levels }
+        Tree { n, levels, leaf_rows, leaves_of_block }
     }
 
     fn top(&self) -> usize {
@@ -231,9 +268,12 @@ fn factor_bytes<T>(tree: &Tree, level: usize, node: usize) -> usize {
     tree.levels[level][node].rows * tree.n * std::mem::size_of::<T>()
 }
 
-/// The QR of a leaf's row block, on one core unless the leaf is the root.
-fn leaf_factor<T: Scalar>(tree: &Tree, block: &Block) -> chunked_array::Result<HouseholderQr<T>> {
-    let a = view(block_array::<T>(block)?).expect("2-d block").to_owned();
+/// The QR of a leaf's rows of its row `block`, on one core unless the leaf is
+/// the root.
+fn leaf_factor<T: Scalar>(tree: &Tree, leaf: usize, block: &Block) -> chunked_array::Result<HouseholderQr<T>> {
+    let LeafRows { start, .. } = tree.leaf_rows[leaf];
+    let rows = tree.levels[0][leaf].rows;
+    let a = view(block_array::<T>(block)?).expect("2-d block").get(start..start + rows, ..).to_owned();
     Ok(HouseholderQr::factor(a, par_for(tree.top() == 0)))
 }
 
@@ -248,10 +288,10 @@ impl<T: Scalar> LayerOp for LeafR<T> {
         factor_bytes::<T>(&self.tree, 0, idx[0])
     }
     fn deps(&self, idx: &[usize], deps: &mut Deps<'_>) {
-        deps.push(0, &[idx[0], 0]);
+        deps.push(0, &[self.tree.leaf_rows[idx[0]].block, 0]);
     }
-    fn run(&self, _: &[usize], inputs: &[&Block]) -> chunked_array::Result<Block> {
-        Ok(Arc::new(Pushed(leaf_factor::<T>(&self.tree, inputs[0])?.r())))
+    fn run(&self, idx: &[usize], inputs: &[&Block]) -> chunked_array::Result<Block> {
+        Ok(Arc::new(Pushed(leaf_factor::<T>(&self.tree, idx[0], inputs[0])?.r())))
     }
 }
 
@@ -581,43 +621,62 @@ impl<T: Scalar> LayerOp for Down<T> {
     }
 }
 
-/// The leaves' blocks of the result, row-major: `A_i · m` on the direct path,
-/// else `Q_i · [W_i; 0]` from the leaf's QR taken again (the same
-/// deterministic kernel on the same block gives the R the tree reduced).
+/// The result's row blocks, row-major: `A_i · m` on the direct path, else
+/// `Q_l · [W_l; 0]` for each leaf l of the block, from the leaf's QR taken
+/// again (the same deterministic kernel on the same rows gives the R the tree
+/// reduced).
 struct LeafOut<T> {
     tree: Arc<Tree>,
     _t: std::marker::PhantomData<fn() -> T>,
 }
 
+impl<T: Scalar> LeafOut<T> {
+    /// Rows of row block `b`.
+    fn block_rows(&self, b: usize) -> usize {
+        self.tree.leaves_of_block[b].clone().map(|l| self.tree.levels[0][l].rows).sum()
+    }
+}
+
 impl<T: Scalar> LayerOp for LeafOut<T> {
     fn output_bytes(&self, idx: &[usize]) -> Option<usize> {
-        Some(self.tree.levels[0][idx[0]].rows * self.tree.root().k * std::mem::size_of::<T>())
+        Some(self.block_rows(idx[0]) * self.tree.root().k * std::mem::size_of::<T>())
     }
     fn scratch_bytes(&self, idx: &[usize]) -> usize {
-        // The Householder path's factor of the row block.
-        factor_bytes::<T>(&self.tree, 0, idx[0])
+        // The Householder path's factor of one leaf at a time.
+        self.tree.leaves_of_block[idx[0]].clone().map(|l| factor_bytes::<T>(&self.tree, 0, l)).max().unwrap_or(0)
     }
     fn deps(&self, idx: &[usize], deps: &mut Deps<'_>) {
         deps.push(0, &[idx[0], 0]);
         deps.push(1, &[0]);
         if self.tree.top() > 0 {
-            deps.push(2, &[idx[0]]);
+            for leaf in self.tree.leaves_of_block[idx[0]].clone() {
+                deps.push(2, &[leaf]);
+            }
         }
     }
-    fn run(&self, _: &[usize], inputs: &[&Block]) -> chunked_array::Result<Block> {
+    fn run(&self, idx: &[usize], inputs: &[&Block]) -> chunked_array::Result<Block> {
         let plan = block_value::<RootPlan<T>>(inputs[1])?;
-        let alone = self.tree.top() == 0;
+        let par = par_for(self.tree.leaves_of_block.len() == 1);
         if let Some((m, upper)) = &plan.direct {
             let a = view(block_array::<T>(inputs[0])?).expect("2-d block");
             return Ok(row_major_block::<T>(a.nrows(), m.ncols(), |dst| {
                 use faer::linalg::matmul::triangular::{matmul, BlockStructure};
                 let rhs = if *upper { BlockStructure::TriangularUpper } else { BlockStructure::Rectangular };
-                matmul(dst, BlockStructure::Rectangular, faer::Accum::Replace, a, BlockStructure::Rectangular, m.as_ref(), rhs, T::ONE, par_for(alone));
+                matmul(dst, BlockStructure::Rectangular, faer::Accum::Replace, a, BlockStructure::Rectangular, m.as_ref(), rhs, T::ONE, par);
             }));
         }
-        let f = leaf_factor::<T>(&self.tree, inputs[0])?;
-        let w = if alone { plan.w.as_ref() } else { block_value::<Pushed<T>>(inputs[2])?.0.as_ref() };
-        Ok(row_major_block::<T>(f.nrows(), w.ncols(), |dst| f.q_times(w, dst, par_for(alone))))
+        let leaves = self.tree.leaves_of_block[idx[0]].clone();
+        let mut ws = Vec::with_capacity(leaves.len());
+        for (i, _) in leaves.clone().enumerate() {
+            ws.push(if self.tree.top() == 0 { plan.w.as_ref() } else { block_value::<Pushed<T>>(inputs[2 + i])?.0.as_ref() });
+        }
+        let factors = leaves.clone().map(|l| leaf_factor::<T>(&self.tree, l, inputs[0])).collect::<chunked_array::Result<Vec<_>>>()?;
+        Ok(row_major_block::<T>(self.block_rows(idx[0]), self.tree.root().k, |mut dst| {
+            for ((leaf, f), w) in leaves.zip(&factors).zip(ws) {
+                let (start, rows) = (self.tree.leaf_rows[leaf].start, self.tree.levels[0][leaf].rows);
+                f.q_times(w, dst.as_mut().subrows_mut(start, rows), par);
+            }
+        }))
     }
 }
 
@@ -658,16 +717,16 @@ pub fn tsqr<T: Scalar>(a: &Array<T>, options: &TsqrOptions) -> Result<Tsqr<T>> {
     }
     let n = shape[1];
     let row_lengths = a.chunks().lengths()[0].clone();
-    let tree = Arc::new(Tree::new(&row_lengths, n, options.arity));
     if a.device().is_some() {
-        return device::tsqr(a, tree, options.compute_svd);
+        return device::tsqr(a, Arc::new(Tree::new(&row_lengths, n, options.arity)), options.compute_svd);
     }
+    let tree = Arc::new(Tree::with_leaf_cap(&row_lengths, n, options.arity, LEAF_ROWS.max(10 * n)));
     let k = tree.root().k;
     let phantom = std::marker::PhantomData;
 
     // factors[0]: the leaves' R; factors[l]: the factors of tree level l.
     let leaf_op = LeafR::<T> { tree: tree.clone(), _t: phantom };
-    let mut factors = vec![Layer::new("tsqr-leaf", DType::Intermediate, Chunks::from_lengths(vec![vec![1; row_lengths.len()]]), &[a.layer()], leaf_op)];
+    let mut factors = vec![Layer::new("tsqr-leaf", DType::Intermediate, Chunks::from_lengths(vec![vec![1; tree.levels[0].len()]]), &[a.layer()], leaf_op)];
     for level in 1..tree.levels.len() {
         let nodes = tree.levels[level].len();
         let below = if level == 1 {
@@ -732,5 +791,15 @@ mod tests {
         assert_eq!(t.levels[0][4].parent, 2);
         assert_eq!(t.root().rows, 6);
         assert_eq!(t.root().k, 3);
+    }
+
+    #[test]
+    fn tall_blocks_split_into_near_equal_leaves() {
+        let t = Tree::with_leaf_cap(&[25, 4, 0, 10], 2, 2, 10);
+        let rows: Vec<usize> = t.levels[0].iter().map(|n| n.rows).collect();
+        assert_eq!(rows, vec![9, 8, 8, 4, 0, 10]);
+        let starts: Vec<(usize, usize)> = t.leaf_rows.iter().map(|l| (l.block, l.start)).collect();
+        assert_eq!(starts, vec![(0, 0), (0, 9), (0, 17), (1, 0), (2, 0), (3, 0)]);
+        assert_eq!(t.leaves_of_block, vec![0..3, 3..4, 4..5, 5..6]);
     }
 }

@@ -60,6 +60,24 @@ fn tsqr_one_block_and_irregular_rows_shorter_than_n() {
     check_qr(&a, vec![7, 50, 1, 40, 5, 17], 2);
 }
 
+/// Row blocks taller than a leaf (10000 rows at this n) are factored as
+/// several leaves; q keeps the input's row blocks. Both ways of forming Q.
+#[test]
+fn tall_blocks_split_into_leaves_on_both_paths() {
+    let rows = vec![25_001, 5_999];
+    let a = mat(&RandomState::new(9).standard_normal::<f64>(&[31_000, 6], [31_000, 6]).unwrap());
+    check_qr(&a, rows.clone(), 2);
+    // κ = 1e8: the Householder path, each leaf's QR taken again.
+    let s: Vec<f64> = (0..6).map(|i| 10f64.powf(-8.0 * i as f64 / 5.0)).collect();
+    let a = with_singular_values(31_000, 6, &s, 3);
+    let f = tsqr(&chunked(&a, rows.clone(), vec![6]), &TsqrOptions::default()).unwrap();
+    let (q, r) = (mat(&f.q), mat(&f.r));
+    assert_eq!(f.q.chunks().lengths()[0], rows);
+    let tol = 10.0 * 6.0 * EPS;
+    assert!(fro(&(&a - &q.dot(&r))) / fro(&a) <= tol, "residual {}", fro(&(&a - &q.dot(&r))) / fro(&a));
+    assert!(orthogonality(&q) <= tol, "orthogonality {}", orthogonality(&q));
+}
+
 #[test]
 fn tsqr_square_blocks_like_the_seed() {
     let a = mat(&RandomState::new(5).standard_normal::<f64>(&[160, 20], [20, 20]).unwrap());
@@ -153,7 +171,8 @@ fn tsqr_and_svd_under_a_memory_limit_match_the_unlimited_run() {
 }
 
 /// The plan-time check counts the factorization's own blocks: a leaf QR holds its
-/// row block, a factor of the same size and the R it keeps.
+/// row block, the factor of its leaf (rows split into leaves of 10000 here) and
+/// the R it keeps.
 #[test]
 fn the_memory_check_counts_householder_factors() {
     use chunked_array::{Context, Error};
@@ -163,7 +182,7 @@ fn the_memory_check_counts_householder_factors() {
     let err = f.r.compute_with(&ctx).unwrap_err();
     let Error::PlanExceedsMemory { key, estimate, .. } = &err else { panic!("expected PlanExceedsMemory, got {err}") };
     assert!(key.contains("tsqr-leaf"), "{err}");
-    assert_eq!(*estimate, 2 * 20_000 * 100 * 8 + 100 * 100 * 8, "the row block, its factor and R");
+    assert_eq!(*estimate, 20_000 * 100 * 8 + 10_000 * 100 * 8 + 100 * 100 * 8, "the row block, its leaf's factor and R");
     // In blocks of 5000 rows, it fits and runs.
     let small = a.rechunk([5000, 100]).unwrap();
     let r = tsqr(&small, &TsqrOptions::default()).unwrap().r.compute_with(&ctx).unwrap();
