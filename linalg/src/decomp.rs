@@ -15,10 +15,13 @@ use crate::tsqr::{tsqr, Svd, TsqrOptions};
 use crate::{Error, Result, Scalar};
 
 /// Leaves of at least this many times n rows: a square leaf spends as much on
-/// its own QR as on the tree above it, a leaf of 10n rows keeps the tree cheap
+/// its own QR as on the tree above it, a leaf of 5n rows keeps the tree cheap
 /// (measured on the seed's 100000 x 1000 SVD, direct path: 7.8 s with
-/// 1000-row leaves, 6.3 s with 5000 or 10000, 7.0 s with 20000).
-const LEAF_ROWS_PER_COLUMN: usize = 10;
+/// 1000-row leaves, 6.3 s with 5000 or 10000, 7.0 s with 20000). Of the two
+/// fastest, 5n halves what a task holds (a row block of A, its block of U and
+/// a leaf's factor on the Householder path): the seed's SVD fits a memory
+/// limit of a quarter of A.
+const LEAF_ROWS_PER_COLUMN: usize = 5;
 
 fn require_2d<T: Scalar>(a: &Array<T>, routine: &str) -> Result<(usize, usize)> {
     a.check()?;
@@ -78,7 +81,7 @@ fn tall_grid<T: Scalar>(a: &Array<T>, routine: &str) -> Result<Array<T>> {
 
 /// QR decomposition `a = q · r` (reduced: q is m × k, r is k × n, k = min(m, n)).
 /// Tall-skinny matrices go through [`tsqr`] (row blocks merged into leaves of at
-/// least 10n rows; q comes out on that row grid), short-fat ones through
+/// least 5n rows; q comes out on that row grid), short-fat ones through
 /// [`sfqr`].
 ///
 /// ```
@@ -210,9 +213,9 @@ mod tests {
     use super::leaf_rows;
 
     #[test]
-    fn leaves_merge_to_ten_n_and_split_at_the_byte_cap() {
-        assert_eq!(leaf_rows(&[1000; 100], 1000, 8), vec![10_000; 10]);
-        assert_eq!(leaf_rows(&[5, 5, 5], 10, 8), vec![15]);
+    fn leaves_merge_to_five_n_and_split_at_the_byte_cap() {
+        assert_eq!(leaf_rows(&[1000; 100], 1000, 8), vec![5_000; 20]);
+        assert_eq!(leaf_rows(&[5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5], 10, 8), vec![50, 5]);
         assert_eq!(leaf_rows(&[0], 10, 8), vec![0]);
         // 128 MiB / (4096 * 8) = 4096 rows per block at most.
         assert_eq!(leaf_rows(&[10_000], 4096, 8), vec![4096, 4096, 1808]);
