@@ -30,6 +30,9 @@ impl<T: Element> BlockOp for FromNdarray<T> {
     fn position_only(&self) -> bool {
         true
     }
+    fn regenerates_cheaply(&self) -> bool {
+        true
+    }
     fn deps(&self, _: &Node, _: &[usize], _: &mut Vec<(usize, usize)>) {}
     fn run(&self, node: &Node, idx: &[usize], _: &[&Block]) -> Result<Block> {
         let start = node.chunks.block_start(idx);
@@ -47,6 +50,9 @@ struct Full<T> {
 }
 impl<T: Element> BlockOp for Full<T> {
     fn position_only(&self) -> bool {
+        true
+    }
+    fn regenerates_cheaply(&self) -> bool {
         true
     }
     fn deps(&self, _: &Node, _: &[usize], _: &mut Vec<(usize, usize)>) {}
@@ -80,6 +86,9 @@ impl<T: Number> BlockOp for Range<T> {
     fn position_only(&self) -> bool {
         true
     }
+    fn regenerates_cheaply(&self) -> bool {
+        true
+    }
     fn deps(&self, _: &Node, _: &[usize], _: &mut Vec<(usize, usize)>) {}
     fn run(&self, node: &Node, idx: &[usize], _: &[&Block]) -> Result<Block> {
         let a = fill_block(&node.chunks, idx, |g| match self.last {
@@ -102,6 +111,9 @@ struct Eye<T> {
 }
 impl<T: Number> BlockOp for Eye<T> {
     fn position_only(&self) -> bool {
+        true
+    }
+    fn regenerates_cheaply(&self) -> bool {
         true
     }
     fn deps(&self, _: &Node, _: &[usize], _: &mut Vec<(usize, usize)>) {}

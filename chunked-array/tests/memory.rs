@@ -59,6 +59,33 @@ fn spills_and_gives_the_unlimited_result() {
     assert!(free.peak_bytes > 4 * limit / 2 && free.spilled == 0, "{free:?}");
 }
 
+/// A random source's blocks, held until the mean of the whole array is known,
+/// are dropped past the limit instead of written to disk, and made again
+/// when the centered sum reads them: the same result, no spill file.
+#[test]
+fn cheap_source_blocks_are_dropped_and_made_again_not_spilled() {
+    // 2 MiB of random data in 64 kiB blocks under a 512 kiB limit.
+    let x: Array<f64> = RandomState::new(6).uniform(&[512, 512], [16, 512]).unwrap();
+    let centered = &x - &x.mean(None).unwrap();
+    let y = (&centered * &centered).sum(None).unwrap();
+    let want = y.compute_with(&Context::sync()).unwrap();
+    for ctx in [Context::sync(), Context::threads(2)] {
+        let spill = TempDir::new("drop");
+        let ctx = ctx.with_memory_limit(512 << 10).with_spill_dir(spill.path());
+        let (got, stats) = y.compute_stats(&ctx).unwrap();
+        assert_eq!(got, want, "{ctx:?}");
+        assert!(stats.dropped > 0 && stats.regenerated > 0, "{stats:?}");
+        assert_eq!(stats.dropped_bytes, stats.dropped as u64 * (64 << 10));
+        // Only the mean's partial sums (8 bytes each) may go to disk.
+        assert!(stats.spilled_bytes <= 1024 && stats.recomputed == 0, "{stats:?}");
+        assert!(stats.peak_bytes <= (512 << 10) + 4 * (64 << 10), "{ctx:?}: {stats:?}");
+        assert_eq!(files_under(spill.path()), 0);
+    }
+    // Without a limit the whole array is held until the mean is known.
+    let (_, free) = y.compute_stats(&Context::sync()).unwrap();
+    assert!(free.peak_bytes >= 2 << 20 && free.dropped == 0, "{free:?}");
+}
+
 /// Spill files deleted or damaged in the middle of a compute: the blocks are
 /// recomputed from their inputs, and the result does not change.
 #[test]

@@ -79,7 +79,7 @@ const drawLimit = DATA.limit !== null && DATA.limit <= 4 * Math.max(peak, 1);
 document.getElementById("summary").textContent =
   tasks.length + " tasks on " + workers + " workers over " + (span * 1e3).toFixed(2) + " ms; peak " + fmtBytes(peak) +
   (DATA.limit !== null ? "; limit " + fmtBytes(DATA.limit) + (drawLimit ? "" : " (off the chart)") : "") +
-  (DATA.marks.length ? "; " + count("spill") + " spilled, " + count("unspill") + " read back, " + count("recompute") + " recomputed" : "");
+  (DATA.marks.length ? "; " + count("spill") + " spilled, " + count("unspill") + " read back, " + count("recompute") + " recomputed, " + count("drop") + " dropped, " + count("regenerate") + " regenerated" : "");
 const stream = document.getElementById("stream");
 stream.height = Math.max(60, 24 * workers + 20);
 const sc = stream.getContext("2d");
@@ -117,10 +117,11 @@ if (drawLimit) {
   mc.moveTo(50, y(DATA.limit)); mc.lineTo(50 + W, y(DATA.limit)); mc.stroke(); mc.setLineDash([]);
   mc.fillStyle = "#cc3333"; mc.fillText("limit " + fmtBytes(DATA.limit), 54, y(DATA.limit) - 3);
 }
-// Spills (orange, down), unspills (green, up), recomputes (red) along the bottom.
-const markColour = { spill: "#e08a00", unspill: "#2a9d3c", recompute: "#cc3333" };
+// Spills (orange, down), unspills (green, up), recomputes (red), drops
+// (grey) and regenerations (blue) along the bottom.
+const markColour = { spill: "#e08a00", unspill: "#2a9d3c", recompute: "#cc3333", drop: "#888888", regenerate: "#3366cc" };
 for (const m of DATA.marks) {
-  const mx = x(m[0]), my = 10 + H + (m[1] === "unspill" ? 4 : m[1] === "spill" ? 10 : 16);
+  const mx = x(m[0]), my = 10 + H + (m[1] === "unspill" || m[1] === "regenerate" ? 4 : m[1] === "spill" || m[1] === "drop" ? 10 : 16);
   mc.fillStyle = markColour[m[1]] || "#888";
   mc.fillRect(mx - 1, my, 2, 5);
 }

@@ -38,7 +38,7 @@ pub struct Span {
 pub struct TierMark {
     /// The key of the task whose block moved.
     pub key: String,
-    /// Spill, unspill or recompute.
+    /// Spill, unspill, recompute, drop or regenerate (or a device move).
     pub kind: TierEventKind,
     /// Bytes of the block.
     pub bytes: usize,
@@ -134,7 +134,8 @@ impl Profiler {
         set.or_else(|| self.inner.runs.lock().unwrap_or_else(|p| p.into_inner()).iter().map(|r| r.memory_limit).min())
     }
 
-    /// Every recorded spill, unspill and recompute, in time order.
+    /// Every recorded move between tiers (spill, unspill, recompute, drop,
+    /// regenerate, device moves), in time order.
     pub fn tier_marks(&self) -> Vec<TierMark> {
         let runs = self.inner.runs.lock().unwrap_or_else(|p| p.into_inner());
         let mut out = Vec::new();

@@ -152,6 +152,14 @@ pub(crate) trait BlockOp: Send + Sync + 'static {
     fn position_only(&self) -> bool {
         false
     }
+    /// Whether this source makes a block again for less than writing it to
+    /// disk and reading it back costs: random generation, constants, ranges,
+    /// slices of an in-memory array (memory-bandwidth work, no user code).
+    /// Over the memory limit, such blocks are dropped instead of spilled and
+    /// made again when a task reads them.
+    fn regenerates_cheaply(&self) -> bool {
+        false
+    }
     /// For the optimizer: the axis permutation this layer applies, if that is all
     /// it does (so elementwise consumers can read its input through strides).
     fn as_permutation(&self) -> Option<&[usize]> {

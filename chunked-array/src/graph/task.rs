@@ -317,6 +317,13 @@ impl TaskGraph {
         out
     }
 
+    /// Whether task `t`'s block is cheaper to make again than to spill: a host
+    /// source whose op says so ([`super::BlockOp::regenerates_cheaply`]).
+    pub fn regenerates_cheaply(&self, t: usize) -> bool {
+        let node = &self.nodes[self.task_node[t] as usize];
+        self.deps(t).is_empty() && node.device.is_none() && node.op.regenerates_cheaply()
+    }
+
     /// Whether task `t` makes a block of elements (which a rechunk can resize),
     /// not an intermediate value.
     pub fn holds_elements(&self, t: usize) -> bool {

@@ -8,8 +8,10 @@
 //! holds are written to the disk tier and read back when a task needs them. A
 //! spilled block whose file is missing or damaged is recomputed from its lineage
 //! (its task, from its own inputs, recursively), so a lost file costs time, not
-//! the result. Blocks that are not arrays of elements (reduction partials,
-//! factorizations) stay in memory.
+//! the result. Blocks of sources that are cheaper to make again than to write
+//! and read back (random, constants, ranges: [`TaskGraph::regenerates_cheaply`])
+//! are dropped instead of spilled and made again when read. Blocks that are
+//! neither arrays of elements nor have a spill image stay in memory.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -30,6 +32,8 @@ enum Slot {
     /// block was moved down from (it goes back there when read).
     Held { block: Block, home: Option<Device> },
     Disk { spilled: SpilledBlock, home: Option<Device> },
+    /// Dropped over the memory limit: a cheap source's block, made again when read.
+    Dropped,
 }
 
 /// What the store did, for [`super::RunStats`].
@@ -47,6 +51,12 @@ pub struct TierStats {
     pub unspilled_bytes: u64,
     /// Tasks run again because their spilled block was lost or damaged.
     pub recomputed: usize,
+    /// Blocks of cheap sources dropped instead of spilled.
+    pub dropped: usize,
+    /// Their bytes.
+    pub dropped_bytes: u64,
+    /// Dropped blocks made again for a task.
+    pub regenerated: usize,
     /// Most bytes held in one device's memory at once.
     pub device_peak_bytes: usize,
     /// Device blocks moved to host memory (device memory limit reached).
@@ -86,6 +96,9 @@ pub struct BlockStore<'g> {
     unspilled: AtomicUsize,
     unspilled_bytes: AtomicU64,
     recomputed: AtomicUsize,
+    dropped: AtomicUsize,
+    dropped_bytes: AtomicU64,
+    regenerated: AtomicUsize,
 }
 
 /// One device's share of the device tier: its blocks' bytes against its limit.
@@ -158,6 +171,9 @@ impl<'g> BlockStore<'g> {
             unspilled: AtomicUsize::new(0),
             unspilled_bytes: AtomicU64::new(0),
             recomputed: AtomicUsize::new(0),
+            dropped: AtomicUsize::new(0),
+            dropped_bytes: AtomicU64::new(0),
+            regenerated: AtomicUsize::new(0),
         }
     }
 
@@ -253,6 +269,13 @@ impl<'g> BlockStore<'g> {
                 self.count(&block);
                 (block, home)
             }
+            Slot::Dropped => {
+                let block = self.run_again(t)?;
+                self.regenerated.fetch_add(1, Ordering::Relaxed);
+                self.report(t, TierEventKind::Regenerate, block.nbytes());
+                self.count(&block);
+                (block, None)
+            }
             Slot::Empty => unreachable!("task {t}'s block is read before it was computed or after it was released"),
         };
         if let Some(device) = home.as_ref().filter(|_| goes_up(&home) && block.device().is_none())
@@ -285,6 +308,15 @@ impl<'g> BlockStore<'g> {
     /// Runs task `t` again from its inputs, recomputing those that were
     /// released or lost too (lineage).
     fn recompute(&self, t: usize) -> Result<Block> {
+        let block = self.run_again(t)?;
+        self.recomputed.fetch_add(1, Ordering::Relaxed);
+        self.report(t, TierEventKind::Recompute, block.nbytes());
+        Ok(block)
+    }
+
+    /// Task `t` run again from its inputs, which are read, or themselves run
+    /// again when released, lost or dropped.
+    fn run_again(&self, t: usize) -> Result<Block> {
         let mut inputs = Vec::with_capacity(self.graph.deps(t).len());
         for &d in self.graph.deps(t) {
             let d = d as usize;
@@ -301,10 +333,7 @@ impl<'g> BlockStore<'g> {
             });
         }
         let refs: Vec<&Block> = inputs.iter().collect();
-        let block = self.run_task(t, &refs)?;
-        self.recomputed.fetch_add(1, Ordering::Relaxed);
-        self.report(t, TierEventKind::Recompute, block.nbytes());
-        Ok(block)
+        self.run_task(t, &refs)
     }
 
     /// A block for a recomputation, without keeping it: from disk if spilled
@@ -328,7 +357,7 @@ impl<'g> BlockStore<'g> {
         match old {
             Slot::Held { block, .. } => self.uncount(&block),
             Slot::Disk { spilled, .. } => self.disk.forget(&spilled),
-            Slot::Empty => {}
+            Slot::Empty | Slot::Dropped => {}
         }
     }
 
@@ -378,11 +407,21 @@ impl<'g> BlockStore<'g> {
                 break;
             }
             let mut slot = lock(&self.slots[t]);
-            let Slot::Held { block, .. } = &*slot else { continue };
+            let Slot::Held { block, home } = &*slot else { continue };
             if Arc::strong_count(block) != 1 {
                 continue; // a task took it meanwhile
             }
             let bytes = block.nbytes();
+            if home.is_none() && self.graph.regenerates_cheaply(t) {
+                let old = std::mem::replace(&mut *slot, Slot::Dropped);
+                drop(slot);
+                let Slot::Held { block, .. } = old else { unreachable!("matched above") };
+                self.uncount(&block);
+                self.dropped.fetch_add(1, Ordering::Relaxed);
+                self.dropped_bytes.fetch_add(bytes as u64, Ordering::Relaxed);
+                self.report(t, TierEventKind::Drop, bytes);
+                continue;
+            }
             let used = self.disk.used.load(Ordering::Relaxed);
             if used.saturating_add(bytes as u64) > self.disk.limit {
                 return Err(self.exhausted(bytes, format!("spill cap reached ({used} bytes on disk)")));
@@ -495,6 +534,9 @@ impl<'g> BlockStore<'g> {
             unspilled: self.unspilled.load(Ordering::Relaxed),
             unspilled_bytes: self.unspilled_bytes.load(Ordering::Relaxed),
             recomputed: self.recomputed.load(Ordering::Relaxed),
+            dropped: self.dropped.load(Ordering::Relaxed),
+            dropped_bytes: self.dropped_bytes.load(Ordering::Relaxed),
+            regenerated: self.regenerated.load(Ordering::Relaxed),
             device_peak_bytes: self.device.devices.iter().map(|m| m.peak.load(Ordering::Relaxed)).max().unwrap_or(0),
             device_spilled: self.device.spilled.load(Ordering::Relaxed),
             device_spilled_pinned: self.device.spilled_pinned.load(Ordering::Relaxed),

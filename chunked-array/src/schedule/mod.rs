@@ -46,6 +46,13 @@ pub struct RunStats {
     pub unspilled_bytes: u64,
     /// Tasks run again because a spilled block was lost or damaged.
     pub recomputed: usize,
+    /// Blocks of cheap sources (random, constants, ranges) dropped over the
+    /// memory limit instead of spilled.
+    pub dropped: usize,
+    /// Their bytes.
+    pub dropped_bytes: u64,
+    /// Dropped blocks made again for a task.
+    pub regenerated: usize,
     /// Largest number of bytes held in one device's memory at once.
     pub device_peak_bytes: usize,
     /// Device blocks moved to host memory (device memory limit reached).
@@ -73,6 +80,9 @@ impl RunStats {
             unspilled: tiers.unspilled,
             unspilled_bytes: tiers.unspilled_bytes,
             recomputed: tiers.recomputed,
+            dropped: tiers.dropped,
+            dropped_bytes: tiers.dropped_bytes,
+            regenerated: tiers.regenerated,
             device_peak_bytes: tiers.device_peak_bytes,
             device_spilled: tiers.device_spilled,
             device_spilled_pinned: tiers.device_spilled_pinned,
@@ -111,6 +121,10 @@ pub enum TierEventKind {
     Unspill,
     /// Recomputed from its inputs (its spill file was lost or damaged).
     Recompute,
+    /// Dropped over the memory limit (a cheap source's block).
+    Drop,
+    /// A dropped block made again for a task.
+    Regenerate,
     /// Moved from device memory to host memory (device memory over its limit).
     DeviceSpill,
     /// Moved back to its device for a task.
@@ -118,12 +132,15 @@ pub enum TierEventKind {
 }
 
 impl TierEventKind {
-    /// "spill", "unspill", "recompute", "device-spill" or "device-unspill".
+    /// "spill", "unspill", "recompute", "drop", "regenerate", "device-spill"
+    /// or "device-unspill".
     pub fn name(self) -> &'static str {
         match self {
             TierEventKind::Spill => "spill",
             TierEventKind::Unspill => "unspill",
             TierEventKind::Recompute => "recompute",
+            TierEventKind::Drop => "drop",
+            TierEventKind::Regenerate => "regenerate",
             TierEventKind::DeviceSpill => "device-spill",
             TierEventKind::DeviceUnspill => "device-unspill",
         }
