@@ -38,12 +38,13 @@ fn child(case: &str, limit: Option<usize>, scale: f64) -> Result<(), Box<dyn std
         }
     };
     println!(
-        "CASE {case} {:.3} {} {} {} {}",
+        "CASE {case} {:.3} {} {} {} {} {}",
         t.elapsed().as_secs_f64(),
         vm_hwm_kib(),
         stats.peak_bytes,
         stats.spilled_bytes,
-        stats.recomputed
+        stats.recomputed,
+        stats.dropped_bytes
     );
     Ok(())
 }
@@ -71,17 +72,18 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 continue;
             };
             let f: Vec<&str> = line.split_whitespace().collect();
-            let (secs, rss_kib, peak, spilled): (f64, usize, usize, u64) = (f[2].parse()?, f[3].parse()?, f[4].parse()?, f[5].parse()?);
+            let (secs, rss_kib, peak, spilled, dropped): (f64, usize, usize, u64, u64) = (f[2].parse()?, f[3].parse()?, f[4].parse()?, f[5].parse()?, f[7].parse()?);
             let name = format!("{case}{}", if limit.is_some() { "_limit25" } else { "_unlimited" });
             eprintln!(
-                "{name:<26} {secs:>8.2} s  peak RSS {:>7.0} MiB  peak held {:>7.0} MiB  spilled {:>7.0} MiB  (data {:.0} MiB{})",
+                "{name:<26} {secs:>8.2} s  peak RSS {:>7.0} MiB  peak held {:>7.0} MiB  spilled {:>7.0} MiB  dropped {:>7.0} MiB  (data {:.0} MiB{})",
                 rss_kib as f64 / 1024.0,
                 peak as f64 / 1048576.0,
                 spilled as f64 / 1048576.0,
+                dropped as f64 / 1048576.0,
                 data_bytes as f64 / 1048576.0,
                 limit.map_or(String::new(), |l| format!(", limit {:.0} MiB", l as f64 / 1048576.0))
             );
-            rows.push(format!("\"{name}\": {{\"seconds\": {secs}, \"peak_rss_kib\": {rss_kib}, \"peak_held\": {peak}, \"spilled_bytes\": {spilled}}}"));
+            rows.push(format!("\"{name}\": {{\"seconds\": {secs}, \"peak_rss_kib\": {rss_kib}, \"peak_held\": {peak}, \"spilled_bytes\": {spilled}, \"dropped_bytes\": {dropped}}}"));
         }
     }
     if json {
