@@ -423,10 +423,11 @@ impl<T: Scalar> LayerOp for SvdPart<T> {
 }
 
 /// Whether singular values `s` (non-increasing) of an n-column R allow the
-/// direct path: R square and invertible, and σ_max / σ_min at most `max`.
+/// direct path: R square and invertible, and σ_max / σ_min at most `max`
+/// (0: never).
 fn direct_allowed<T: Scalar>(s: &[T], n: usize, max: f64) -> bool {
     match (s.first(), s.last()) {
-        (Some(&hi), Some(&lo)) if s.len() == n => lo.to_f64() > 0.0 && hi.to_f64() <= max * lo.to_f64(),
+        (Some(&hi), Some(&lo)) if s.len() == n && max > 0.0 => lo.to_f64() > 0.0 && hi.to_f64() <= max * lo.to_f64(),
         _ => false,
     }
 }
@@ -471,15 +472,26 @@ fn is_upper_triangular<T: Scalar>(m: MatRef<'_, T>) -> bool {
     (0..m.ncols()).all(|j| (j + 1..m.nrows()).all(|i| m[(i, j)] == T::ZERO))
 }
 
-/// The plan for Q: `A_i · R⁻¹` when R is well conditioned, else the identity
-/// pushed down.
-struct QPlan<T> {
+/// What a [`Plan`] is for.
+#[derive(Clone, Copy)]
+enum PlanOf {
+    /// Q from the root's factor: `A_i · R⁻¹` when R is well conditioned,
+    /// else the identity pushed down.
+    Q,
+    /// U from R's SVD ([`SvdOfR`]): `A_i · V Σ⁻¹` when well conditioned, else
+    /// `U_R` pushed down.
+    U,
+}
+
+/// The root's choice between the direct and the Householder path.
+struct Plan<T> {
+    of: PlanOf,
     n: usize,
     max_direct_condition: f64,
     _t: std::marker::PhantomData<fn() -> T>,
 }
 
-impl<T: Scalar> LayerOp for QPlan<T> {
+impl<T: Scalar> LayerOp for Plan<T> {
     fn wire(&self) -> Option<chunked_array::Wire> {
         Some(RootPlan::<T>::wire())
     }
@@ -490,46 +502,30 @@ impl<T: Scalar> LayerOp for QPlan<T> {
         deps.push(0, &[0]);
     }
     fn run(&self, _: &[usize], inputs: &[&Block]) -> chunked_array::Result<Block> {
-        let r = root_r::<T>(inputs[0])?;
-        let (k, n) = r.shape();
-        let direct = self.max_direct_condition > 0.0
-            && k == n
-            && singular_values(r.as_ref(), Par::rayon(0)).is_ok_and(|s| direct_allowed(&s, n, self.max_direct_condition));
-        Ok(Arc::new(if direct {
-            let mut inverse = Mat::zeros(n, n);
-            faer::linalg::triangular_inverse::invert_upper_triangular(inverse.as_mut(), r.as_ref(), Par::rayon(0));
-            RootPlan { direct: Some((inverse, true)), w: Mat::zeros(0, 0) }
-        } else {
-            RootPlan { direct: None, w: RootPlan::identity_w(k) }
-        }))
-    }
-}
-
-/// The plan for U from R's SVD: `A_i · V Σ⁻¹` when well conditioned, else
-/// `U_R` pushed down.
-struct UPlan<T> {
-    n: usize,
-    max_direct_condition: f64,
-    _t: std::marker::PhantomData<fn() -> T>,
-}
-
-impl<T: Scalar> LayerOp for UPlan<T> {
-    fn wire(&self) -> Option<chunked_array::Wire> {
-        Some(RootPlan::<T>::wire())
-    }
-    fn output_bytes(&self, _: &[usize]) -> Option<usize> {
-        Some(self.n * self.n * std::mem::size_of::<T>())
-    }
-    fn deps(&self, _: &[usize], deps: &mut Deps<'_>) {
-        deps.push(0, &[0]);
-    }
-    fn run(&self, _: &[usize], inputs: &[&Block]) -> chunked_array::Result<Block> {
-        let svd = block_value::<ThinSvd<T>>(inputs[0])?;
-        Ok(Arc::new(if self.max_direct_condition > 0.0 && direct_allowed(&svd.s, self.n, self.max_direct_condition) {
-            let m = Mat::from_fn(svd.v.nrows(), svd.v.ncols(), |i, j| svd.v[(i, j)] / svd.s[j]);
-            RootPlan { direct: Some((m, false)), w: Mat::zeros(0, 0) }
-        } else {
-            RootPlan { direct: None, w: svd.u.clone() }
+        let none = |w| RootPlan { direct: None, w };
+        let direct = |m| RootPlan { direct: Some(m), w: Mat::zeros(0, 0) };
+        let max = self.max_direct_condition;
+        Ok(Arc::new(match self.of {
+            PlanOf::Q => {
+                let r = root_r::<T>(inputs[0])?;
+                let k = r.nrows();
+                // The singular values only when they can matter.
+                if max > 0.0 && k == self.n && singular_values(r.as_ref(), Par::rayon(0)).is_ok_and(|s| direct_allowed(&s, self.n, max)) {
+                    let mut inverse = Mat::zeros(k, k);
+                    faer::linalg::triangular_inverse::invert_upper_triangular(inverse.as_mut(), r.as_ref(), Par::rayon(0));
+                    direct((inverse, true))
+                } else {
+                    none(RootPlan::identity_w(k))
+                }
+            }
+            PlanOf::U => {
+                let svd = block_value::<ThinSvd<T>>(inputs[0])?;
+                if direct_allowed(&svd.s, self.n, max) {
+                    direct((Mat::from_fn(svd.v.nrows(), svd.v.ncols(), |i, j| svd.v[(i, j)] / svd.s[j]), false))
+                } else {
+                    none(svd.u.clone())
+                }
+            }
         }))
     }
 }
@@ -762,11 +758,11 @@ pub fn tsqr<T: Scalar>(a: &Array<T>, options: &TsqrOptions) -> Result<Tsqr<T>> {
         Ok(Layer::new(name, T::DTYPE, q_chunks.clone(), &inputs, LeafOut::<T> { tree: tree.clone(), _t: phantom }).into_array()?)
     };
     let max_direct_condition = options.max_direct_condition;
-    let q_plan = Layer::new("tsqr-q-plan", DType::Intermediate, one(), std::slice::from_ref(&root), QPlan::<T> { n, max_direct_condition, _t: phantom });
+    let q_plan = Layer::new("tsqr-q-plan", DType::Intermediate, one(), std::slice::from_ref(&root), Plan::<T> { of: PlanOf::Q, n, max_direct_condition, _t: phantom });
     let q = assemble(q_plan, "tsqr-q")?;
     let svd = if options.compute_svd {
         let svd_r = Layer::new("tsqr-svd-r", DType::Intermediate, one(), &[root], SvdOfR::<T>(phantom));
-        let u_plan = Layer::new("svd-u-plan", DType::Intermediate, one(), std::slice::from_ref(&svd_r), UPlan::<T> { n, max_direct_condition, _t: phantom });
+        let u_plan = Layer::new("svd-u-plan", DType::Intermediate, one(), std::slice::from_ref(&svd_r), Plan::<T> { of: PlanOf::U, n, max_direct_condition, _t: phantom });
         let u = assemble(u_plan, "svd-u")?;
         let s = Layer::new("svd-s", T::DTYPE, Chunks::from_lengths(vec![vec![k]]), std::slice::from_ref(&svd_r), SvdPart::<T> { vectors: false, _t: phantom }).into_array()?;
         let vt = Layer::new("svd-vt", T::DTYPE, Chunks::from_lengths(vec![vec![k], vec![n]]), &[svd_r], SvdPart::<T> { vectors: true, _t: phantom }).into_array()?;
