@@ -268,13 +268,12 @@ fn factor_bytes<T>(tree: &Tree, level: usize, node: usize) -> usize {
     tree.levels[level][node].rows * tree.n * std::mem::size_of::<T>()
 }
 
-/// The QR of a leaf's rows of its row `block`, on one core unless the leaf is
-/// the root.
-fn leaf_factor<T: Scalar>(tree: &Tree, leaf: usize, block: &Block) -> chunked_array::Result<HouseholderQr<T>> {
+/// The QR of a leaf's rows of its row block `a`, on one core unless the leaf
+/// is the root.
+fn leaf_factor<T: Scalar>(tree: &Tree, leaf: usize, a: MatRef<'_, T>) -> HouseholderQr<T> {
     let LeafRows { start, .. } = tree.leaf_rows[leaf];
     let rows = tree.levels[0][leaf].rows;
-    let a = view(block_array::<T>(block)?).expect("2-d block").get(start..start + rows, ..).to_owned();
-    Ok(HouseholderQr::factor(a, par_for(tree.top() == 0)))
+    HouseholderQr::factor(a.get(start..start + rows, ..).to_owned(), par_for(tree.top() == 0))
 }
 
 impl<T: Scalar> LayerOp for LeafR<T> {
@@ -291,7 +290,8 @@ impl<T: Scalar> LayerOp for LeafR<T> {
         deps.push(0, &[self.tree.leaf_rows[idx[0]].block, 0]);
     }
     fn run(&self, idx: &[usize], inputs: &[&Block]) -> chunked_array::Result<Block> {
-        Ok(Arc::new(Pushed(leaf_factor::<T>(&self.tree, idx[0], inputs[0])?.r())))
+        let a = view(block_array::<T>(inputs[0])?).expect("2-d block");
+        Ok(Arc::new(Pushed(leaf_factor(&self.tree, idx[0], a).r())))
     }
 }
 
@@ -586,7 +586,8 @@ impl<T: Scalar> LayerOp for WofParent<T> {
     fn run(&self, idx: &[usize], inputs: &[&Block]) -> chunked_array::Result<Block> {
         let me = &self.tree.levels[self.level][idx[0]];
         let e = &block_value::<Pushed<T>>(inputs[0])?.0;
-        if e.nrows() == 0 {
+        // The direct path's empty E (a node of no rows has k columns here).
+        if e.ncols() == 0 {
             return Ok(Arc::new(Pushed(Mat::<T>::zeros(0, 0))));
         }
         Ok(Arc::new(Pushed(e.as_ref().get(me.offset_in_parent..me.offset_in_parent + me.k, ..).to_owned())))
@@ -607,7 +608,8 @@ impl<T: Scalar> LayerOp for Down<T> {
     }
     fn run(&self, _: &[usize], inputs: &[&Block]) -> chunked_array::Result<Block> {
         let w = w_of::<T>(&self.tree, self.level, inputs[1])?;
-        if w.nrows() == 0 {
+        // The direct path's empty W (a node of no rows has k columns here).
+        if w.ncols() == 0 {
             return Ok(Arc::new(Pushed(Mat::<T>::zeros(0, 0))));
         }
         let f = block_value::<Factor<T>>(inputs[0])?;
@@ -653,8 +655,8 @@ impl<T: Scalar> LayerOp for LeafOut<T> {
     fn run(&self, idx: &[usize], inputs: &[&Block]) -> chunked_array::Result<Block> {
         let plan = block_value::<RootPlan<T>>(inputs[1])?;
         let par = par_for(self.tree.leaves_of_block.len() == 1);
+        let a = view(block_array::<T>(inputs[0])?).expect("2-d block");
         if let Some((m, upper)) = &plan.direct {
-            let a = view(block_array::<T>(inputs[0])?).expect("2-d block");
             return Ok(row_major_block::<T>(a.nrows(), m.ncols(), |dst| {
                 use faer::linalg::matmul::triangular::{matmul, BlockStructure};
                 let rhs = if *upper { BlockStructure::TriangularUpper } else { BlockStructure::Rectangular };
@@ -666,11 +668,11 @@ impl<T: Scalar> LayerOp for LeafOut<T> {
         for (i, _) in leaves.clone().enumerate() {
             ws.push(if self.tree.top() == 0 { plan.w.as_ref() } else { block_value::<Pushed<T>>(inputs[2 + i])?.0.as_ref() });
         }
-        let factors = leaves.clone().map(|l| leaf_factor::<T>(&self.tree, l, inputs[0])).collect::<chunked_array::Result<Vec<_>>>()?;
         Ok(row_major_block::<T>(self.block_rows(idx[0]), self.tree.root().k, |mut dst| {
-            for ((leaf, f), w) in leaves.zip(&factors).zip(ws) {
+            // One leaf's factor at a time (what scratch_bytes counts).
+            for (leaf, w) in leaves.zip(ws) {
                 let (start, rows) = (self.tree.leaf_rows[leaf].start, self.tree.levels[0][leaf].rows);
-                f.q_times(w, dst.as_mut().subrows_mut(start, rows), par);
+                leaf_factor(&self.tree, leaf, a).q_times(w, dst.as_mut().subrows_mut(start, rows), par);
             }
         }))
     }

@@ -270,9 +270,7 @@ impl<'g> BlockStore<'g> {
                 (block, home)
             }
             Slot::Dropped => {
-                let block = self.run_again(t)?;
-                self.regenerated.fetch_add(1, Ordering::Relaxed);
-                self.report(t, TierEventKind::Regenerate, block.nbytes());
+                let block = self.regenerate(t)?;
                 self.count(&block);
                 (block, None)
             }
@@ -314,6 +312,14 @@ impl<'g> BlockStore<'g> {
         Ok(block)
     }
 
+    /// A dropped block made again.
+    fn regenerate(&self, t: usize) -> Result<Block> {
+        let block = self.run_again(t)?;
+        self.regenerated.fetch_add(1, Ordering::Relaxed);
+        self.report(t, TierEventKind::Regenerate, block.nbytes());
+        Ok(block)
+    }
+
     /// Task `t` run again from its inputs, which are read, or themselves run
     /// again when released, lost or dropped.
     fn run_again(&self, t: usize) -> Result<Block> {
@@ -337,10 +343,12 @@ impl<'g> BlockStore<'g> {
     }
 
     /// A block for a recomputation, without keeping it: from disk if spilled
-    /// (its record stays for its own consumers), else recomputed.
+    /// (its record stays for its own consumers), made again if dropped, else
+    /// recomputed.
     fn read_or_recompute(&self, d: usize) -> Result<Block> {
         let spilled = match &*lock(&self.slots[d]) {
             Slot::Disk { spilled, .. } => Some(*spilled),
+            Slot::Dropped => return self.regenerate(d),
             _ => None,
         };
         if let Some(s) = spilled
