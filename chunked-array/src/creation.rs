@@ -30,9 +30,6 @@ impl<T: Element> BlockOp for FromNdarray<T> {
     fn position_only(&self) -> bool {
         true
     }
-    fn regenerates_cheaply(&self) -> bool {
-        true
-    }
     fn deps(&self, _: &Node, _: &[usize], _: &mut Vec<(usize, usize)>) {}
     fn run(&self, node: &Node, idx: &[usize], _: &[&Block]) -> Result<Block> {
         let start = node.chunks.block_start(idx);
@@ -52,9 +49,6 @@ impl<T: Element> BlockOp for Full<T> {
     fn position_only(&self) -> bool {
         true
     }
-    fn regenerates_cheaply(&self) -> bool {
-        true
-    }
     fn deps(&self, _: &Node, _: &[usize], _: &mut Vec<(usize, usize)>) {}
     fn run(&self, node: &Node, idx: &[usize], _: &[&Block]) -> Result<Block> {
         Ok(Arc::new(ArrayD::from_elem(IxDyn(&node.chunks.block_shape(idx)), self.value)))
@@ -68,6 +62,10 @@ struct FromFn<T, F> {
 impl<T: Element, F: Fn(&[usize]) -> T + Send + Sync + 'static> BlockOp for FromFn<T, F> {
     fn position_only(&self) -> bool {
         true
+    }
+    fn regenerates_cheaply(&self) -> bool {
+        // The user's function may cost more than the disk.
+        false
     }
     fn deps(&self, _: &Node, _: &[usize], _: &mut Vec<(usize, usize)>) {}
     fn run(&self, node: &Node, idx: &[usize], _: &[&Block]) -> Result<Block> {
@@ -84,9 +82,6 @@ struct Range<T> {
 }
 impl<T: Number> BlockOp for Range<T> {
     fn position_only(&self) -> bool {
-        true
-    }
-    fn regenerates_cheaply(&self) -> bool {
         true
     }
     fn deps(&self, _: &Node, _: &[usize], _: &mut Vec<(usize, usize)>) {}
@@ -111,9 +106,6 @@ struct Eye<T> {
 }
 impl<T: Number> BlockOp for Eye<T> {
     fn position_only(&self) -> bool {
-        true
-    }
-    fn regenerates_cheaply(&self) -> bool {
         true
     }
     fn deps(&self, _: &Node, _: &[usize], _: &mut Vec<(usize, usize)>) {}

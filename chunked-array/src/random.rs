@@ -420,10 +420,6 @@ impl<T: RandomElement> BlockOp for TypedRandom<T> {
     fn position_only(&self) -> bool {
         true
     }
-    fn regenerates_cheaply(&self) -> bool {
-        // Philox at about 690 M f64/s per core, against disk I/O at about 1 GB/s.
-        true
-    }
     fn deps(&self, _: &Node, _: &[usize], _: &mut Vec<(usize, usize)>) {}
     fn run(&self, node: &Node, idx: &[usize], _: &[&Block]) -> Result<Block> {
         match node.device_at(idx) {

@@ -255,9 +255,9 @@ impl<T: Scalar> Factor<T> {
     }
 }
 
-/// Level 0: the R of every row block's QR. The Householder vectors are
-/// dropped: a leaf's block of Q is made from the row block itself (see
-/// [`LeafOut`]), which the tree holds anyway.
+/// Level 0: the R of every leaf's QR. The Householder vectors are dropped:
+/// a leaf's block of Q is made from its rows of the input (see [`LeafOut`]),
+/// which the tree holds anyway.
 struct LeafR<T> {
     tree: Arc<Tree>,
     _t: std::marker::PhantomData<fn() -> T>,
@@ -435,7 +435,7 @@ fn direct_allowed<T: Scalar>(s: &[T], n: usize, max: f64) -> bool {
 /// How the leaves make their blocks of Q (or U), chosen at the root.
 struct RootPlan<T: Scalar> {
     /// The direct path: a leaf's block is `A_i · m` (n x k), with `upper`
-    /// when m is upper triangular (R⁻¹).
+    /// when m is upper triangular (R⁻¹; see [`RootPlan::direct`]).
     direct: Option<(Mat<T>, bool)>,
     /// The Householder path: what the root pushes down (k x k), Q's own basis
     /// (the identity) or R's left singular vectors. Empty on the direct path.
@@ -455,11 +455,21 @@ impl<T: Scalar> RootPlan<T> {
     fn from_spill_mats(mats: Vec<Mat<T>>) -> Option<Self> {
         let mut mats = mats.into_iter();
         let w = mats.next()?;
-        let direct = mats.next().map(|m| {
-            let upper = is_upper_triangular(m.as_ref());
-            (m, upper)
-        });
-        Some(RootPlan { direct, w })
+        Some(match mats.next() {
+            Some(m) => RootPlan::direct(m),
+            None => RootPlan::householder(w),
+        })
+    }
+
+    /// The direct path with the leaves' factor `m` (`upper` read off its zeros).
+    fn direct(m: Mat<T>) -> Self {
+        let upper = is_upper_triangular(m.as_ref());
+        RootPlan { direct: Some((m, upper)), w: Mat::zeros(0, 0) }
+    }
+
+    /// The Householder path, pushing `w` down.
+    fn householder(w: Mat<T>) -> Self {
+        RootPlan { direct: None, w }
     }
 
     fn identity_w(k: usize) -> Mat<T> {
@@ -502,8 +512,6 @@ impl<T: Scalar> LayerOp for Plan<T> {
         deps.push(0, &[0]);
     }
     fn run(&self, _: &[usize], inputs: &[&Block]) -> chunked_array::Result<Block> {
-        let none = |w| RootPlan { direct: None, w };
-        let direct = |m| RootPlan { direct: Some(m), w: Mat::zeros(0, 0) };
         let max = self.max_direct_condition;
         Ok(Arc::new(match self.of {
             PlanOf::Q => {
@@ -513,17 +521,17 @@ impl<T: Scalar> LayerOp for Plan<T> {
                 if max > 0.0 && k == self.n && singular_values(r.as_ref(), Par::rayon(0)).is_ok_and(|s| direct_allowed(&s, self.n, max)) {
                     let mut inverse = Mat::zeros(k, k);
                     faer::linalg::triangular_inverse::invert_upper_triangular(inverse.as_mut(), r.as_ref(), Par::rayon(0));
-                    direct((inverse, true))
+                    RootPlan::direct(inverse)
                 } else {
-                    none(RootPlan::identity_w(k))
+                    RootPlan::householder(RootPlan::identity_w(k))
                 }
             }
             PlanOf::U => {
                 let svd = block_value::<ThinSvd<T>>(inputs[0])?;
                 if direct_allowed(&svd.s, self.n, max) {
-                    direct((Mat::from_fn(svd.v.nrows(), svd.v.ncols(), |i, j| svd.v[(i, j)] / svd.s[j]), false))
+                    RootPlan::direct(Mat::from_fn(svd.v.nrows(), svd.v.ncols(), |i, j| svd.v[(i, j)] / svd.s[j]))
                 } else {
-                    none(svd.u.clone())
+                    RootPlan::householder(svd.u.clone())
                 }
             }
         }))

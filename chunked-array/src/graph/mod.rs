@@ -153,12 +153,13 @@ pub(crate) trait BlockOp: Send + Sync + 'static {
         false
     }
     /// Whether this source makes a block again for less than writing it to
-    /// disk and reading it back costs: random generation, constants, ranges,
-    /// slices of an in-memory array (memory-bandwidth work, no user code).
-    /// Over the memory limit, such blocks are dropped instead of spilled and
-    /// made again when a task reads them.
+    /// disk and reading it back costs. Over the memory limit, such blocks are
+    /// dropped instead of spilled and made again when a task reads them. By
+    /// default, the position-only sources: random generation, constants,
+    /// ranges, slices of an in-memory array (memory-bandwidth work); a source
+    /// that runs user code (`from_fn`) says no.
     fn regenerates_cheaply(&self) -> bool {
-        false
+        self.position_only()
     }
     /// For the optimizer: the axis permutation this layer applies, if that is all
     /// it does (so elementwise consumers can read its input through strides).
