@@ -318,7 +318,8 @@ impl TaskGraph {
     }
 
     /// Whether task `t`'s block is cheaper to make again than to spill: a host
-    /// source whose op says so ([`super::BlockOp::regenerates_cheaply`]).
+    /// source whose op says so (random, constants, ranges, in-memory arrays;
+    /// not `from_fn`, whose function may cost more than the disk).
     pub fn regenerates_cheaply(&self, t: usize) -> bool {
         let node = &self.nodes[self.task_node[t] as usize];
         self.deps(t).is_empty() && node.device.is_none() && node.op.regenerates_cheaply()
