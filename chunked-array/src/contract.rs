@@ -3,8 +3,10 @@
 //! Output block (i, j) multiplies row band i of `a` by column band j of `b` with
 //! faer's matmul (about 2x ndarray's `dot` here). The contracted axis is split into
 //! groups small enough that one task's inputs stay under the block-size limit;
-//! with more than one group, the partial products are summed by the reduction
-//! tree (`split_every`), as dask does for `tensordot`.
+//! with more than one group, the partial products are added up by a tree of
+//! [`AddPartials`] layers, [`DEFAULT_SPLIT_EVERY`] at a time (dask sums them with
+//! its reduction tree for `tensordot`; a plain elementwise add is one pass over
+//! each partial, where the general reducer folds a length-1 axis element by element).
 //!
 //! On a device the products are cuBLAS gemms (on an emulated device, faer on
 //! its host memory), one task per output block over the whole contracted axis.
@@ -21,9 +23,10 @@ use crate::array::Array;
 use crate::chunks::{refine, Chunks, DEFAULT_AUTO_BYTES};
 use crate::device::block::to_device_block;
 use crate::device::DeviceBlock;
-use crate::element::{Element, Float};
+use crate::element::{Element, Float, Number};
 use crate::error::{Error, Result};
 use crate::graph::{block_as, Block, BlockOp, Node};
+use crate::reduce::DEFAULT_SPLIT_EVERY;
 
 /// Floats faer multiplies (their sums stay in the same type).
 pub trait Gemm: Float + Element<Sum = Self> + chunked_gpu::DeviceElement {
@@ -304,9 +307,70 @@ fn matmul2<T: Gemm>(a: &Array<T>, b: &Array<T>, panel_limit: usize) -> Result<Ar
         let op = Product::<T> { groups, single: true, _t: std::marker::PhantomData };
         return Ok(Array::from_node(Node::new("matmul", T::DTYPE, Chunks::from_lengths(vec![rows, cols]), inputs, op)));
     }
-    let n = groups.len();
+    let mut n = groups.len();
     let op = Product::<T> { groups, single: false, _t: std::marker::PhantomData };
-    let partial: Array<T> = Array::from_node(Node::new("matmul-partial", T::DTYPE, Chunks::from_lengths(vec![rows, cols, vec![1; n]]), inputs, op));
-    // Partial products summed by the reduction tree.
-    partial.sum(2)
+    let mut partial = Node::new("matmul-partial", T::DTYPE, Chunks::from_lengths(vec![rows.clone(), cols.clone(), vec![1; n]]), inputs, op);
+    // Partial products added up, DEFAULT_SPLIT_EVERY at a time, until one is left.
+    while n > 1 {
+        let fan = DEFAULT_SPLIT_EVERY;
+        let next = n.div_ceil(fan);
+        let single = next == 1;
+        let chunks = if single { vec![rows.clone(), cols.clone()] } else { vec![rows.clone(), cols.clone(), vec![1; next]] };
+        let op = AddPartials::<T> { fan, inputs: n, single, _t: std::marker::PhantomData };
+        partial = Node::new(if single { "matmul" } else { "matmul-sum" }, T::DTYPE, Chunks::from_lengths(chunks), vec![partial], op);
+        n = next;
+    }
+    Ok(Array::from_node(partial))
+}
+
+/// Adds up partial products: block (i, j, h) of the output (or (i, j) for the
+/// last layer) is the sum of blocks (i, j, h·fan ..) of the input, `fan` at most.
+struct AddPartials<T> {
+    fan: usize,
+    /// Blocks along the input's group axis.
+    inputs: usize,
+    /// Whether the output drops the group axis (one block per (i, j) left).
+    single: bool,
+    _t: std::marker::PhantomData<fn() -> T>,
+}
+
+impl<T: Gemm> AddPartials<T> {
+    fn range(&self, idx: &[usize]) -> std::ops::Range<usize> {
+        let h = if self.single { 0 } else { idx[2] };
+        h * self.fan..((h + 1) * self.fan).min(self.inputs)
+    }
+}
+
+impl<T: Gemm> BlockOp for AddPartials<T> {
+    fn deps(&self, node: &Node, idx: &[usize], out: &mut Vec<(usize, usize)>) {
+        let input = &node.inputs[0].chunks;
+        for g in self.range(idx) {
+            out.push((0, input.linear(&[idx[0], idx[1], g])));
+        }
+    }
+
+    fn run(&self, node: &Node, idx: &[usize], inputs: &[&Block]) -> Result<Block> {
+        let shape = node.chunks.block_shape(idx);
+        let parts = inputs.iter().map(|b| HostMatrix::<T>::of(b, node, "partial product")).collect::<Result<Vec<_>>>()?;
+        let len: usize = shape.iter().product();
+        if let Some(p) = parts.iter().find(|p| p.data().len() != len) {
+            return Err(Error::shape("matmul partial product", &[p.rows, p.cols], &shape));
+        }
+        // One pass writes the sum of the first two; the rest are added in place.
+        let mut sum: Vec<T> = match &parts[..] {
+            [a] => a.data().to_vec(),
+            [a, b, ..] => a.data().iter().zip(b.data()).map(|(&x, &y)| Number::add(x, y)).collect(),
+            [] => vec![T::ZERO; len],
+        };
+        for p in parts.iter().skip(2) {
+            for (s, &x) in sum.iter_mut().zip(p.data()) {
+                *s = Number::add(*s, x);
+            }
+        }
+        let out = ArrayD::from_shape_vec(IxDyn(&shape), sum).map_err(|e| Error::invalid("block", idx, e.to_string()))?;
+        match node.device_at(idx) {
+            Some(device) => to_device_block(Arc::new(out), device),
+            None => Ok(Arc::new(out)),
+        }
+    }
 }

@@ -85,3 +85,21 @@ proptest! {
         assert_close(&got, &want, 1e-12);
     }
 }
+
+/// A contracted axis of 21 pieces, each its own group: the partial products are
+/// added in three layers (21 -> 6 -> 2 -> 1), in f64 and f32.
+#[test]
+fn many_partial_products_add_up() {
+    let a = Array2::from_shape_fn((7, 41), |(i, j)| ((i * 13 + j * 7) % 17) as f64 - 8.0);
+    let b = Array2::from_shape_fn((41, 5), |(i, j)| ((i * 3 + j * 11) % 19) as f64 * 0.25 - 2.0);
+    let x = Array::from_ndarray(a.clone(), [3, 2]).unwrap();
+    let y = Array::from_ndarray(b.clone(), [2, 2]).unwrap();
+    let c = x.matmul_with(&y, 1).unwrap();
+    assert_eq!(c.chunks().lengths().to_vec(), vec![vec![3, 3, 1], vec![2, 2, 1]]);
+    let want = a.dot(&b).into_dyn();
+    for ctx in [Context::sync(), Context::threads(2)] {
+        assert_close(&c.compute_with(&ctx).unwrap(), &want, 1e-12);
+    }
+    let c32 = x.astype::<f32>().matmul_with(&y.astype::<f32>(), 1).unwrap().compute().unwrap();
+    assert_close(&c32.mapv(f64::from), &want, 1e-4);
+}
