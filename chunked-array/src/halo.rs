@@ -7,7 +7,7 @@
 
 use std::sync::Arc;
 
-use ndarray::{ArrayD, ArrayViewD, IxDyn};
+use ndarray::{ArrayD, ArrayViewD, IxDyn, Slice};
 
 use crate::array::Array;
 use crate::chunks::Chunks;
@@ -117,21 +117,70 @@ impl<T: Element> BlockOp for Extend<T> {
             })
             .collect();
         let counts: Vec<usize> = sources.iter().map(Vec::len).collect();
-        let out = ArrayD::from_shape_fn(IxDyn(&shape), |pos| {
-            let mut block = 0;
-            let mut local = Vec::with_capacity(shape.len());
-            for a in 0..shape.len() {
-                match tables[a][pos[a]] {
-                    Some((k, l)) => {
-                        block = block * counts[a] + k;
-                        local.push(l);
+        // The block is a product of per-axis runs: each run copies a box of one
+        // source block (a slice, reversed for reflections) or keeps the fill.
+        let runs: Vec<Vec<Run>> = tables.iter().map(|t| Run::along(t)).collect();
+        let mut out = ArrayD::from_elem(IxDyn(&shape), self.fill);
+        if runs.iter().all(|r| !r.is_empty()) {
+            let lo = vec![0; runs.len()];
+            let hi: Vec<usize> = runs.iter().map(Vec::len).collect();
+            crate::chunks::for_each_in_box(&lo, &hi, |choice| {
+                let picked: Vec<&Run> = choice.iter().enumerate().map(|(a, &r)| &runs[a][r]).collect();
+                let Some(reads) = picked.iter().map(|r| r.src).collect::<Option<Vec<_>>>() else { return };
+                let block = reads.iter().zip(&counts).fold(0, |b, (&(k, _, _), &n)| b * n + k);
+                let src = blocks[block].slice_each_axis(|ax| {
+                    let (a, len) = (ax.axis.index(), picked[ax.axis.index()].len);
+                    let (_, first, step) = reads[a];
+                    if step > 0 { Slice::from(first..first + len) } else { Slice::new((first + 1 - len) as isize, Some(first as isize + 1), -1) }
+                });
+                let r = &picked;
+                out.slice_each_axis_mut(|ax| { let run = r[ax.axis.index()]; Slice::from(run.at..run.at + run.len) }).assign(&src);
+            });
+        }
+        Ok(Arc::new(out))
+    }
+}
+
+/// A stretch of one axis of an extended block: `len` positions from `at` that
+/// read consecutive local positions of one source block, forwards or backwards
+/// (`src`: source index along the axis, first local position, step ±1), or the
+/// fill value (`src: None`).
+#[derive(Debug, Clone, Copy)]
+struct Run {
+    at: usize,
+    len: usize,
+    src: Option<(usize, usize, isize)>,
+}
+
+impl Run {
+    /// The runs of one axis's table (extended position -> (source, local) or fill).
+    fn along(table: &[Option<(usize, usize)>]) -> Vec<Run> {
+        let mut out: Vec<Run> = Vec::new();
+        for (p, &t) in table.iter().enumerate() {
+            if let Some(run) = out.last_mut() {
+                match (run.src, t) {
+                    (None, None) => {
+                        run.len += 1;
+                        continue;
                     }
-                    None => return self.fill,
+                    (Some((k, first, step)), Some((k2, l))) if k == k2 => {
+                        let d = l as isize - first as isize;
+                        if run.len == 1 && d.abs() == 1 {
+                            run.src = Some((k, first, d));
+                            run.len = 2;
+                            continue;
+                        }
+                        if run.len > 1 && d == step * run.len as isize {
+                            run.len += 1;
+                            continue;
+                        }
+                    }
+                    _ => {}
                 }
             }
-            blocks[block][IxDyn(&local)]
-        });
-        Ok(Arc::new(out))
+            out.push(Run { at: p, len: 1, src: t.map(|(k, l)| (k, l, 1)) });
+        }
+        out
     }
 }
 

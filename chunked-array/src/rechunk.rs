@@ -3,11 +3,15 @@
 //! A source whose blocks depend only on their position (random, constants,
 //! ranges, in-memory arrays) is simply built again on the new grid: no data moves.
 //! Otherwise each new block is assembled from the old blocks it overlaps. When one
-//! such task would hold more than the block-size limit, the rechunk goes through
-//! the common refinement of the two grids: first every old block is split (a task
-//! reads one old block), then the pieces are merged (a task reads exactly the
-//! pieces of one new block), so no task holds more than one old block or two new
-//! ones, whatever the two chunkings are.
+//! such task would hold more than the block-size limit, the rechunk goes in two
+//! steps through an intermediate grid (dask's `plan_rechunk` does the same with
+//! its own heuristics): the common refinement of the two grids, with the pieces
+//! of one new block merged along an axis as long as the old blocks a piece
+//! overlaps fit in half the limit. Step 1 builds each piece from the few old
+//! blocks it overlaps; step 2 assembles each new block from exactly its pieces.
+//! So no task holds more than the limit (unless a single old block, or two new
+//! ones, already do), and the graph stays small where one grid is much finer
+//! than the other: (n, 1) -> (1, n) blocks would otherwise go through n² pieces.
 
 use std::sync::Arc;
 
@@ -179,9 +183,64 @@ impl<T: Element> Array<T> {
         if largest_task_bytes(old, &new, itemsize) <= options.block_size_limit {
             return Ok(direct(self, new));
         }
-        let lengths: Vec<Vec<usize>> = (0..new.ndim()).map(|a| refine(&[old.boundaries(a), new.boundaries(a)])).collect();
-        let middle = Chunks::from_lengths(lengths);
-        let split = if &middle == old { self.clone() } else { direct(self, middle) };
+        let middle = middle_grid(old, &new, itemsize, options.block_size_limit);
+        let split = if &middle == old { self.clone() } else { direct(self, middle.clone()) };
+        if middle == new {
+            return Ok(split);
+        }
         Ok(direct(&split, new))
     }
+}
+
+/// The intermediate grid of a two-step rechunk (see the module doc): the common
+/// refinement of `old` and `new`, whose pieces within one new block are merged
+/// along each axis while the old blocks a merged piece overlaps stay within a
+/// per-axis share of half the limit.
+fn middle_grid(old: &Chunks, new: &Chunks, itemsize: usize, limit: usize) -> Chunks {
+    let ndim = new.ndim();
+    let refined: Vec<Vec<usize>> = (0..ndim).map(|a| refine(&[old.boundaries(a), new.boundaries(a)])).collect();
+    // Axes where some new block holds several pieces: only there can pieces merge.
+    let mergeable: Vec<usize> = (0..ndim).filter(|&a| refined[a].len() > new.lengths()[a].len()).collect();
+    if mergeable.is_empty() {
+        return Chunks::from_lengths(refined);
+    }
+    // Along an axis that does not merge, a piece reads at most the longest old block.
+    let longest_old = |a: usize| old.lengths()[a].iter().copied().max().unwrap_or(1).max(1);
+    let fixed: f64 = (0..ndim).filter(|a| !mergeable.contains(a)).map(|a| longest_old(a) as f64).product();
+    // A step-1 task holds its old blocks and its piece (no larger than they are).
+    let budget = (limit / 2 / itemsize.max(1)) as f64 / fixed;
+    let share = budget.powf(1.0 / mergeable.len() as f64);
+    let mut lengths = refined;
+    for &a in &mergeable {
+        // Never less than one old block: that much is read unmerged anyway.
+        let cap = (share as usize).max(longest_old(a));
+        lengths[a] = merge_pieces(old, new, a, &lengths[a], cap);
+    }
+    Chunks::from_lengths(lengths)
+}
+
+/// Consecutive `pieces` along axis `a`, merged while they lie in one new block
+/// and the old blocks they overlap span at most `cap` elements.
+fn merge_pieces(old: &Chunks, new: &Chunks, a: usize, pieces: &[usize], cap: usize) -> Vec<usize> {
+    let mut out: Vec<usize> = Vec::new();
+    // The merged piece being built: its start and length.
+    let (mut start, mut len) = (0usize, 0usize);
+    let mut pos = 0usize;
+    for &l in pieces {
+        if len > 0 {
+            let same_new_block = new.block_of(a, pos) == new.block_of(a, start);
+            let old_first = old.offset(a, old.block_of(a, start));
+            let old_end = old.offset(a, old.block_of(a, pos + l - 1) + 1);
+            if same_new_block && old_end - old_first <= cap {
+                len += l;
+                pos += l;
+                continue;
+            }
+            out.push(len);
+        }
+        (start, len) = (pos, l);
+        pos += l;
+    }
+    out.push(len);
+    out
 }

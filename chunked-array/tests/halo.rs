@@ -81,6 +81,55 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(CASES))]
+
+    /// A box sum over a (2·d0+1) x (2·d1+1) window, depth on both axes (so the
+    /// corner halos come from the diagonal neighbours), every boundary.
+    #[test]
+    fn overlap_box_sum_on_two_axes(l0 in prop::collection::vec(2usize..5, 1..4), l1 in prop::collection::vec(2usize..5, 1..4),
+                                   d0 in 0usize..3, d1 in 0usize..3, boundary in 0u8..5) {
+        let (n0, n1) = (l0.iter().sum::<usize>(), l1.iter().sum::<usize>());
+        let a = ArrayD::from_shape_fn(IxDyn(&[n0, n1]), |i| (i[0] * 13 + (i[1] * 5) % 7) as f64 - 20.0);
+        let x = chunked(&a, &[l0.clone(), l1.clone()]);
+        let b = match boundary { 0 => Boundary::None, 1 => Boundary::Constant(-1.0), 2 => Boundary::Nearest, 3 => Boundary::Reflect, _ => Boundary::Periodic };
+        let got = x.map_overlap(move |blk| {
+            let (m0, m1) = (blk.shape()[0] as isize, blk.shape()[1] as isize);
+            ArrayD::from_shape_fn(blk.raw_dim(), |i| {
+                let mut s = 0.0;
+                for r in i[0] as isize - d0 as isize..=i[0] as isize + d0 as isize {
+                    for c in i[1] as isize - d1 as isize..=i[1] as isize + d1 as isize {
+                        if (0..m0).contains(&r) && (0..m1).contains(&c) { s += blk[[r as usize, c as usize]]; }
+                    }
+                }
+                s
+            })
+        }, &[d0, d1], b);
+        if d0 > *l0.iter().min().unwrap() || d1 > *l1.iter().min().unwrap() {
+            prop_assert!(got.is_err());
+            return Ok(());
+        }
+        let got = got.unwrap().compute().unwrap();
+        // The whole array extended by the boundary rule, coordinate by coordinate.
+        let map = |p: isize, n: isize| -> isize {
+            match boundary { 2 => p.clamp(0, n - 1), 3 => if p < 0 { -p - 1 } else if p >= n { 2 * n - p - 1 } else { p }, 4 => p.rem_euclid(n), _ => p }
+        };
+        let value = |r: isize, c: isize| -> f64 {
+            let (nn0, nn1) = (n0 as isize, n1 as isize);
+            if (0..nn0).contains(&r) && (0..nn1).contains(&c) { return a[[r as usize, c as usize]]; }
+            match boundary { 0 => 0.0, 1 => -1.0, _ => a[[map(r, nn0) as usize, map(c, nn1) as usize]] }
+        };
+        let want = ArrayD::from_shape_fn(IxDyn(&[n0, n1]), |i| {
+            let mut s = 0.0;
+            for r in i[0] as isize - d0 as isize..=i[0] as isize + d0 as isize {
+                for c in i[1] as isize - d1 as isize..=i[1] as isize + d1 as isize { s += value(r, c); }
+            }
+            s
+        });
+        prop_assert_eq!(got, want);
+    }
+}
+
 #[test]
 fn halo_errors() {
     let x = Array::<f64>::zeros(&[6], 2).unwrap();

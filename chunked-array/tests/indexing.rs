@@ -64,6 +64,13 @@ fn indexing_errors() {
     assert!(x.masked(&Array::<bool>::zeros(&[4], 2).unwrap()).is_err());
     assert!(x.broadcast_to(&[4, 5]).is_err());
     assert!(x.broadcast_to(&[3]).is_err());
+    assert!(matches!(x.take(&[0], 2), Err(chunked_array::Error::BadAxis { axis: 2, ndim: 2, .. })));
+    assert!(x.take(&[-5], 0).is_err());
+    assert_eq!(x.take(&[-4], 0).unwrap().shape(), vec![1, 3]);
+    let mask2d = Array::<bool>::full(&[4, 3], true, 2).unwrap();
+    assert!(x.compress_array(&mask2d, 0).unwrap_err().to_string().contains("1-d"));
+    assert!(x.compress_array(&Array::<bool>::full(&[3], true, 2).unwrap(), 0).is_err());
+    assert!(x.compress_array(&Array::<bool>::full(&[4], true, 2).unwrap(), 2).is_err());
 }
 
 #[test]

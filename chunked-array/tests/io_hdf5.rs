@@ -120,3 +120,28 @@ fn bad_input_is_an_error() {
     std::fs::write(&junk, b"definitely not hdf5").unwrap();
     assert!(matches!(from_hdf5::<f64>(&junk, "x"), Err(Error::Io { path, .. }) if path.ends_with("junk.h5")));
 }
+
+#[test]
+fn a_corrupt_chunk_fails_its_block_only() {
+    let dir = TempDir::new("h5-corrupt");
+    let file = dir.path().join("c.h5");
+    let x = values(&[8, 6], vec![vec![4, 4], vec![6]]);
+    x.to_hdf5(&file, "x", &Hdf5WriteOptions { deflate: Some(4), ..Default::default() }).unwrap();
+    // Where libhdf5 put the second stored chunk (rows 4..8), overwritten with junk.
+    let (addr, size) = {
+        let f = hdf5::File::open(&file).unwrap();
+        let info = f.dataset("x").unwrap().chunk_info(1).unwrap();
+        assert_eq!(info.offset, vec![4, 0]);
+        (info.addr, info.size)
+    };
+    let mut bytes = std::fs::read(&file).unwrap();
+    bytes[addr as usize..(addr + size) as usize].fill(0xA5);
+    std::fs::write(&file, bytes).unwrap();
+    assert!(from_hdf5::<f64>(&file, "x").unwrap().compute().is_err());
+    let y = from_hdf5_with::<f64>(&file, "x", [4, 6]).unwrap();
+    let err = y.compute().unwrap_err();
+    assert!(matches!(&err, Error::Io { path, message } if path.ends_with("c.h5:x") && message.contains("block at [4, 0]")), "{err}");
+    // The intact chunk still reads.
+    let rows = [chunked_array::Idx::range(0, 4)];
+    assert_eq!(y.slice(&rows).unwrap().compute().unwrap(), x.slice(&rows).unwrap().compute().unwrap());
+}

@@ -98,6 +98,9 @@ fn reads_what_zarr_python_2_wrote() {
     };
     let dir = TempDir::new("interop2");
     run_python(&py, &[Path::new("write_fixtures.py"), dir.path(), Path::new("zarr2")]);
+    for name in ["z2_default", "z2_F_slash", "z2_big_zlib", "z2_none", "z2_gzip_i4", "z2_zstd_big_i4"] {
+        assert!(dir.path().join(format!("{name}.zarr/.zarray")).is_file(), "{name} is not a Zarr v2 array");
+    }
     for name in ["z2_default", "z2_F_slash", "z2_big_zlib", "z2_none"] {
         let x = from_zarr::<f64>(dir.path().join(format!("{name}.zarr")), "").unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_eq!(x.compute().unwrap_or_else(|e| panic!("{name}: {e}")), floats(), "{name}");

@@ -141,6 +141,19 @@ fn bad_input_is_an_error() {
     let odd = dir.path().join("c16.npy");
     std::fs::write(&odd, raw_npy(1, "{'descr': '<c16', 'fortran_order': False, 'shape': (1,), }", &[0; 16])).unwrap();
     assert!(matches!(read_header(&odd), Err(Error::Io { message, .. }) if message.contains("c16")));
+    // Headers that once panicked: an empty or non-ASCII descr, a shape whose
+    // byte count overflows.
+    for (name, dict, says) in [
+        ("empty.npy", "{'descr': '', 'fortran_order': False, 'shape': (1,), }", "unsupported dtype"),
+        ("accent.npy", "{'descr': '\u{e9}f8', 'fortran_order': False, 'shape': (1,), }", "unsupported dtype"),
+        ("huge.npy", "{'descr': '<f8', 'fortran_order': False, 'shape': (4294967296, 4294967296), }", "more bytes"),
+    ] {
+        let bad = dir.path().join(name);
+        std::fs::write(&bad, raw_npy(1, dict, &[0; 16])).unwrap();
+        let err = read_header(&bad).unwrap_err();
+        assert!(matches!(&err, Error::Io { path, message } if path.ends_with(name) && message.contains(says)), "{err}");
+        assert!(from_npy::<f64>(&bad, 1).is_err());
+    }
     assert_eq!(read_header(&path).unwrap().dtype, DType::F64);
 }
 

@@ -7,7 +7,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use chunked_array::io::zarr::{from_zarr, ZarrWriteOptions, INCOMPLETE_MARKER};
+use chunked_array::io::zarr::{from_zarr, ZarrWriteOptions, INCOMPLETE_MARKER, PENDING_METADATA};
 use chunked_array::io::WriteMode;
 use chunked_array::random::RandomState;
 use chunked_array::{Array, Context, Error};
@@ -65,6 +65,7 @@ fn killed_store_resumes_to_the_same_array() {
     let written_before = complete_chunk_files(dir.path());
     assert!(written_before < BLOCKS, "killed before the end");
     assert!(dir.path().join("r").join(INCOMPLETE_MARKER).exists());
+    assert!(!dir.path().join("r/zarr.json").exists() && dir.path().join("r").join(PENDING_METADATA).exists(), "no array for other clients yet");
     assert!(matches!(from_zarr::<f64>(dir.path(), "r"), Err(Error::Io { .. })), "an interrupted store is refused");
 
     let resume = ZarrWriteOptions { mode: WriteMode::Resume, ..Default::default() };

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use chunked_array::io::zarr::{
     from_zarr, from_zarr_with, BloscCompressor, BloscShuffleMode, Compression, Map, Value, ZarrReadOptions, ZarrWriteOptions,
-    INCOMPLETE_MARKER,
+    INCOMPLETE_MARKER, PENDING_METADATA,
 };
 use chunked_array::io::WriteMode;
 use chunked_array::{Array, Context, Error, Idx};
@@ -249,6 +249,8 @@ fn failed_store_is_marked_incomplete_and_resumes() {
     let err = fails_on_block_7.to_zarr_with(dir.path(), "r", &ZarrWriteOptions::default(), &Context::sync()).unwrap_err();
     assert!(err.to_string().contains("injected failure"), "{err}");
     assert!(dir.path().join("r").join(INCOMPLETE_MARKER).exists());
+    // Other Zarr clients find no array: its metadata waits under another name.
+    assert!(!dir.path().join("r/zarr.json").exists() && dir.path().join("r").join(PENDING_METADATA).exists());
     let err = from_zarr::<f64>(dir.path(), "r").unwrap_err();
     assert!(matches!(&err, Error::Io { message, .. } if message.contains("interrupted")), "{err}");
     // The synchronous scheduler wrote blocks 0..7 before failing.
@@ -263,6 +265,7 @@ fn failed_store_is_marked_incomplete_and_resumes() {
     let report = x.to_zarr(dir.path(), "r", &ZarrWriteOptions { mode: WriteMode::Resume, ..Default::default() }).unwrap();
     assert_eq!((report.chunks_skipped, report.chunks_written), (6, 4));
     assert!(!dir.path().join("r").join(INCOMPLETE_MARKER).exists());
+    assert!(dir.path().join("r/zarr.json").exists() && !dir.path().join("r").join(PENDING_METADATA).exists());
     assert!(!dir.path().join("r/c/.3.999-0.chunked-tmp").exists());
     assert_eq!(from_zarr::<f64>(dir.path(), "r").unwrap().compute().unwrap(), want);
     // Resuming a complete store writes nothing.

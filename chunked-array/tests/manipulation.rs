@@ -69,4 +69,16 @@ fn manipulation_errors() {
     assert!(x.expand_dims(3).is_err());
     assert!(x.flip(2).is_err());
     assert_eq!(concatenate(&[&x, &y], 1).unwrap().chunks().lengths()[1], vec![1; 7]);
+    // Bad axes name the axis and the number of dimensions.
+    for e in [x.swapaxes(0, 2).unwrap_err(), x.swapaxes(-3, 1).unwrap_err(), x.roll(1, 2).unwrap_err(), stack(&[&x, &x], 3).unwrap_err()] {
+        assert!(matches!(e, chunked_array::Error::BadAxis { ndim: _, .. }), "{e}");
+    }
+    assert!(stack(&[&x, &x], -4).is_err());
+    assert_eq!(stack(&[&x, &x], -3).unwrap().shape(), vec![2, 2, 3]);
+    assert!(x.permute_axes(&[0, 0]).is_err());
+    assert!(x.permute_axes(&[0]).is_err());
+    // pad: one (before, after) pair per axis.
+    let e = x.pad(&[(1, 1)], chunked_array::PadMode::Edge).unwrap_err().to_string();
+    assert!(e.contains("widths"), "{e}");
+    assert!(x.pad(&[(1, 1), (0, 0), (2, 2)], chunked_array::PadMode::Constant(0.0)).is_err());
 }

@@ -56,6 +56,41 @@ fn matmul_errors() {
     assert!(a.matmul(&c).is_err());
     let r: Array2<f64> = a.matmul(&a.t()).unwrap().compute().unwrap().into_dimensionality::<Ix2>().unwrap();
     assert_eq!(r, Array2::from_elem((3, 3), 4.0));
+    // tensordot: paired lengths must match, pair lists be of one length, axes exist once.
+    let p = Array::<f64>::ones(&[2, 3, 4], 2).unwrap();
+    let q = Array::<f64>::ones(&[4, 3, 5], 2).unwrap();
+    let e = p.tensordot(&q, (&[1, 2], &[0, 1])).unwrap_err().to_string();
+    assert!(e.contains("[3, 4]") && e.contains("[4, 3]"), "{e}");
+    assert!(p.tensordot(&q, (&[1, 2], &[1])).is_err());
+    assert!(p.tensordot(&q, (&[3], &[0])).is_err());
+    assert!(p.tensordot(&q, (&[2, 2], &[0, 0])).is_err());
+    assert!(p.tensordot(&q, (&[-1], &[0])).is_ok());
+}
+
+/// tensordot with no contracted axis (the outer product), one axis, and
+/// irregular chunks; 1-d operands of matmul on either side.
+#[test]
+fn tensordot_and_vector_products_match_ndarray() {
+    let a = ndarray::Array3::from_shape_fn((3, 4, 5), |(i, j, k)| (i * 20 + j * 5 + k) as f64 * 0.1 - 2.0).into_dyn();
+    let b = ndarray::Array2::from_shape_fn((5, 2), |(i, j)| (i * 2 + j) as f64 - 3.0).into_dyn();
+    let x = chunked(&a, &[vec![2, 1], vec![1, 3], vec![2, 3]]);
+    let y = chunked(&b, &[vec![4, 1], vec![1, 1]]);
+    // One contracted axis: a's last against b's first.
+    let got = x.tensordot(&y, (&[2], &[0])).unwrap().compute().unwrap();
+    let want = ndarray::ArrayD::from_shape_fn(ndarray::IxDyn(&[3, 4, 2]), |o| (0..5).map(|k| a[[o[0], o[1], k]] * b[[k, o[2]]]).sum::<f64>());
+    assert_close(&got, &want, 1e-12);
+    // No contracted axis: the outer product.
+    let got = y.tensordot(&y, (&[], &[])).unwrap().compute().unwrap();
+    let want = ndarray::ArrayD::from_shape_fn(ndarray::IxDyn(&[5, 2, 5, 2]), |o| b[[o[0], o[1]]] * b[[o[2], o[3]]]);
+    assert_close(&got, &want, 1e-12);
+    // 1-d on the left, and 1-d . 1-d (a 0-d result).
+    let v = ndarray::Array1::from_shape_fn(5, |i| i as f64 + 0.5);
+    let vc = Array::from_ndarray(v.clone(), 2).unwrap();
+    let bm = b.clone().into_dimensionality::<ndarray::Ix2>().unwrap();
+    assert_close(&vc.matmul(&y).unwrap().compute().unwrap(), &v.dot(&bm).into_dyn(), 1e-12);
+    let dot = vc.dot(&vc).unwrap().compute().unwrap();
+    assert_eq!(dot.ndim(), 0);
+    assert!((dot.sum() - v.dot(&v)).abs() < 1e-12);
 }
 
 proptest! {

@@ -49,3 +49,24 @@ fn large_all_to_all_rechunks_bound_every_task() {
     assert!(stats.peak_bytes <= 400 * 400 * 8 * 11 / 10, "{stats:?}");
     assert!(y.to_dot().matches("rechunk").count() >= 2, "two steps");
 }
+
+#[test]
+fn column_to_row_rechunk_keeps_the_graph_small_and_every_task_under_the_limit() {
+    // (300, 1) -> (1, 300) blocks: the common refinement has 90000 one-element
+    // pieces; merged along the row up to the limit, far fewer.
+    let n = 300;
+    let limit = 64 << 10;
+    let x = &Array::<f64>::from_fn(&[n, n], [n, 1], move |i| (i[0] * n + i[1]) as f64).unwrap() + 0.0;
+    let y = x.rechunk_with([1, n], RechunkOptions { block_size_limit: limit }).unwrap();
+    assert_eq!(y.chunks().lengths()[0], vec![1; n]);
+    assert!(y.num_tasks() < 12_000, "{} tasks", y.num_tasks());
+    let profiler = chunked_array::diagnostics::Profiler::new();
+    let got = y.compute_with(&Context::threads(2).with_profiler(&profiler)).unwrap();
+    assert_eq!(got, ndarray::ArrayD::from_shape_fn(ndarray::IxDyn(&[n, n]), |i| (i[0] * n + i[1]) as f64));
+    let spans = profiler.spans();
+    let rechunks: Vec<_> = spans.iter().filter(|s| s.layer == "rechunk").collect();
+    assert!(rechunks.len() > n, "two steps");
+    for s in rechunks {
+        assert!(s.input_bytes + s.output_bytes <= limit, "{} holds {} + {} bytes", s.key, s.input_bytes, s.output_bytes);
+    }
+}

@@ -111,6 +111,15 @@ fn slices_read_only_the_blocks_they_touch() {
     assert_eq!(head.compute().unwrap().shape(), &[10, 50]);
     assert_eq!(calls.load(Ordering::Relaxed), 100 * 50, "only the first block is generated");
     assert_eq!(x.slice(&[Idx::Index(-1), Idx::Index(3)]).unwrap().compute_scalar().unwrap(), 999.0);
+    // A random source: the head of a 100-block array runs one generation task
+    // and one slice, and gives the first rows of the whole array.
+    let r = chunked_array::random::RandomState::new(4).uniform::<f64>(&[10_000, 50], [100, 50]).unwrap();
+    let (head, stats) = r.slice(&[Idx::range(0, 10)]).unwrap().compute_stats(&chunked_array::Context::sync()).unwrap();
+    assert!(stats.tasks <= 2, "{stats:?}");
+    assert_eq!(head, r.compute().unwrap().slice_move(ndarray::s![..10, ..]).into_dyn());
+    let (tail, stats) = r.slice(&[Idx::stepped(Some(-1), Some(-251), -50)]).unwrap().compute_stats(&chunked_array::Context::sync()).unwrap();
+    assert!(stats.tasks <= 10, "three of 100 blocks touched: {stats:?}");
+    assert_eq!(tail, r.compute().unwrap().slice_move(ndarray::s![-250..;-50, ..]).into_dyn());
 }
 
 #[test]

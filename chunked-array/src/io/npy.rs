@@ -66,7 +66,8 @@ pub fn read_header(path: impl AsRef<Path>) -> Result<NpyHeader> {
     let file = File::open(path).map_err(|e| Error::io(path.display(), e))?;
     let header = parse_header(&file).map_err(|m| Error::io(path.display(), m))?;
     let len = file.metadata().map_err(|e| Error::io(path.display(), e))?.len();
-    let want = header.data_offset + (header.shape.iter().product::<usize>() * header.dtype.size()) as u64;
+    // parse_header checked that this product fits in an i64.
+    let want = header.data_offset.saturating_add(header.shape.iter().map(|&n| n as u64).product::<u64>() * header.dtype.size() as u64);
     if len < want {
         return Err(Error::io(path.display(), format!("truncated: {len} bytes, the header needs {want}")));
     }
@@ -103,6 +104,12 @@ fn parse_header(file: &File) -> std::result::Result<NpyHeader, String> {
         .filter(|s| !s.is_empty())
         .map(|s| s.trim_end_matches('L').parse::<usize>().map_err(|_| format!("bad shape {shape_text}")))
         .collect::<std::result::Result<Vec<_>, _>>()?;
+    // The data's size must be a number of bytes a file can hold.
+    shape
+        .iter()
+        .try_fold(dtype.size() as u64, |bytes, &n| bytes.checked_mul(n as u64))
+        .filter(|&bytes| bytes <= i64::MAX as u64)
+        .ok_or_else(|| format!("shape {shape_text} holds more bytes than a file can"))?;
     Ok(NpyHeader { dtype, big_endian, fortran_order, shape, data_offset: (start + len) as u64 })
 }
 
@@ -126,13 +133,13 @@ fn dict_value<'a>(text: &'a str, key: &str) -> Option<&'a str> {
 }
 
 fn parse_descr(descr: &str) -> Option<(bool, DType)> {
-    let (order, code) = descr.split_at(1);
-    let big = match order {
-        "<" | "|" | "=" => false,
-        ">" => true,
+    let mut chars = descr.chars();
+    let big = match chars.next()? {
+        '<' | '|' | '=' => false,
+        '>' => true,
         _ => return None,
     };
-    let dtype = match code {
+    let dtype = match chars.as_str() {
         "f4" => DType::F32,
         "f8" => DType::F64,
         "i4" => DType::I32,

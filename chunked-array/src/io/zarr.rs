@@ -26,8 +26,11 @@
 //!
 //! **Crash safety.** Every chunk file is written under a temporary name and
 //! renamed when complete. While a store runs, the array directory holds a marker
-//! file (`.chunked-incomplete`); readers refuse such an array (unless told
-//! otherwise) and [`WriteMode::Resume`] continues it. Chunks reach the operating
+//! file (`.chunked-incomplete`), and the array's metadata waits under another
+//! name ([`PENDING_METADATA`]) until every chunk is written: other Zarr clients
+//! (zarr-python) find no array there, rather than one with missing chunks read
+//! as the fill value. Our readers refuse such an array (unless told otherwise)
+//! and [`WriteMode::Resume`] continues it. Chunks reach the operating
 //! system when they are renamed, so they survive a killed process; durability
 //! across a power cut would need an `fsync` per chunk, which this does not do.
 
@@ -56,6 +59,10 @@ use crate::schedule::Context;
 
 /// The marker a running store leaves in the array directory until it finishes.
 pub const INCOMPLETE_MARKER: &str = ".chunked-incomplete";
+
+/// The name of an unfinished store's `zarr.json`: renamed to `zarr.json`, in one
+/// step, once every chunk is written.
+pub const PENDING_METADATA: &str = "zarr.json.chunked-pending";
 
 type ZArray = zarrs::array::Array<FilesystemStore>;
 
@@ -160,7 +167,7 @@ pub fn from_zarr_with<T: Element>(path: impl AsRef<Path>, array: &str, options: 
             "a store into this array was interrupted and it is incomplete: rerun the store with WriteMode::Resume",
         ));
     }
-    let za = location.open(options.direct_io)?;
+    let za = location.open(options.direct_io, options.allow_incomplete)?;
     let want = zarr_data_type(T::DTYPE);
     if za.data_type() != &want {
         return Err(Error::DtypeMismatch {
@@ -237,10 +244,18 @@ impl Store {
         let (todo, skipped) = if scheduler.processes() > 1 { share_plan(scheduler, plan, &location)? } else { plan? };
         let writer = ZarrChunkWriter { array: Arc::new(za), location: location.clone(), options: codec_options(), direct_io: options.direct_io };
         let marker = location.dir.join(INCOMPLETE_MARKER);
+        let (pending, metadata) = (location.dir.join(PENDING_METADATA), location.dir.join("zarr.json"));
         // Rank 0 alone marks the array complete: its run ends only once every
-        // rank has finished writing.
-        let finish: Box<dyn FnOnce() -> Result<()> + Send> =
-            if root { Box::new(move || std::fs::remove_file(&marker).map_err(|e| Error::io(marker.display(), e))) } else { Box::new(|| Ok(())) };
+        // rank has finished writing. The metadata appears first (in one rename),
+        // then the marker goes.
+        let finish: Box<dyn FnOnce() -> Result<()> + Send> = if root {
+            Box::new(move || {
+                std::fs::rename(&pending, &metadata).map_err(|e| Error::io(pending.display(), e))?;
+                std::fs::remove_file(&marker).map_err(|e| Error::io(marker.display(), e))
+            })
+        } else {
+            Box::new(|| Ok(()))
+        };
         // On failure the marker stays: the array is incomplete, and resumable.
         self.push(&source, "to_zarr", true, writer, (todo, skipped), Completion { finish, abort: Box::new(|| {}) });
         Ok(self)
@@ -278,7 +293,7 @@ fn share_plan(scheduler: &dyn crate::Scheduler, plan: Result<(Vec<usize>, usize)
 }
 
 /// Checks the target against the write mode, writes the incomplete marker and
-/// the metadata, and lists the chunks to write (all, or to resume, those not
+/// the pending metadata, and lists the chunks to write (all, or to resume, those not
 /// already complete); returns them with the number skipped.
 fn prepare_target(location: &Location, za: &ZArray, options: &ZarrWriteOptions, grid: &[usize]) -> Result<(Vec<usize>, usize)> {
     let existing = location.existing()?;
@@ -302,7 +317,13 @@ fn prepare_target(location: &Location, za: &ZArray, options: &ZarrWriteOptions, 
 
     let marker = location.dir.join(INCOMPLETE_MARKER);
     write_atomic(&marker, b"a chunked store into this array has not finished\n", false)?;
-    za.store_metadata().map_err(|e| Error::io(location.dir.display(), e))?;
+    // A resumed complete array is unfinished again until its chunks are checked.
+    let metadata = location.dir.join("zarr.json");
+    if metadata.exists() {
+        std::fs::remove_file(&metadata).map_err(|e| Error::io(metadata.display(), e))?;
+    }
+    let text = serde_json::to_vec_pretty(&za.metadata_opt(&zarrs::array::ArrayMetadataOptions::default())).map_err(|e| Error::io(location.dir.display(), e))?;
+    write_atomic(&location.dir.join(PENDING_METADATA), &text, false)?;
     remove_temporaries(&location.dir)?;
 
     let total: usize = grid.iter().product();
@@ -339,14 +360,22 @@ impl Location {
         FilesystemStore::new(&self.root).map(Arc::new).map_err(|e| Error::io(self.root.display(), e))
     }
 
-    fn open(&self, direct_io: bool) -> Result<ZArray> {
-        if !self.dir.join("zarr.json").exists() && !self.dir.join(".zarray").exists() {
-            return Err(Error::io(self.dir.display(), "no Zarr array here (neither zarr.json nor .zarray)"));
-        }
+    /// The array, from its `zarr.json` (or `.zarray`), or from an unfinished
+    /// store's pending metadata when `pending` allows it.
+    fn open(&self, direct_io: bool, pending: bool) -> Result<ZArray> {
         let mut options = zarrs::filesystem::FilesystemStoreOptions::default();
         options.direct_io(direct_io);
-        let store = FilesystemStore::new_with_options(&self.root, options).map_err(|e| Error::io(self.root.display(), e))?;
-        ZArray::open(Arc::new(store), &self.node).map_err(|e| Error::io(self.dir.display(), e))
+        let store = Arc::new(FilesystemStore::new_with_options(&self.root, options).map_err(|e| Error::io(self.root.display(), e))?);
+        let waiting = self.dir.join(PENDING_METADATA);
+        if !self.dir.join("zarr.json").exists() && !self.dir.join(".zarray").exists() {
+            if pending && waiting.exists() {
+                let text = std::fs::read(&waiting).map_err(|e| Error::io(waiting.display(), e))?;
+                let metadata = serde_json::from_slice(&text).map_err(|e| Error::io(waiting.display(), e))?;
+                return ZArray::new_with_metadata(store, &self.node, metadata).map_err(|e| Error::io(waiting.display(), e));
+            }
+            return Err(Error::io(self.dir.display(), "no Zarr array here (neither zarr.json nor .zarray)"));
+        }
+        ZArray::open(store, &self.node).map_err(|e| Error::io(self.dir.display(), e))
     }
 
     fn chunk_path(&self, za: &ZArray, idx: &[u64]) -> PathBuf {
@@ -354,7 +383,7 @@ impl Location {
     }
 
     fn existing(&self) -> Result<Existing> {
-        if self.dir.join("zarr.json").exists() {
+        if self.dir.join("zarr.json").exists() || self.dir.join(PENDING_METADATA).exists() {
             return Ok(Existing::ZarrV3);
         }
         if self.dir.join(".zarray").exists() {
@@ -527,7 +556,7 @@ fn fill_value<T: Element>() -> zarrs::array::FillValue {
 
 /// A resumed store must write exactly the layout that is there.
 fn check_same_layout(location: &Location, want: &ZArray) -> Result<()> {
-    let have = ZArray::open(location.store()?, &location.node).map_err(|e| Error::io(location.dir.display(), e))?;
+    let have = location.open(false, true)?;
     let describe = |a: &ZArray| {
         let chunk: Vec<u64> = a.chunk_grid_shape().iter().map(|_| 0).collect();
         let chunk_shape = a.chunk_shape(&chunk).map(|c| c.iter().map(|n| n.get()).collect::<Vec<_>>()).unwrap_or_default();

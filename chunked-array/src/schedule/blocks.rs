@@ -493,7 +493,8 @@ impl<'g> BlockStore<'g> {
     /// device runs out of memory (the device memory limit counts blocks
     /// between tasks, not what kernels allocate while they run), idle blocks
     /// of that device move to host memory until twice the allocation fits,
-    /// and the task runs again, up to five times.
+    /// and the task runs again, up to five times; with nothing idle to move, it
+    /// waits briefly for the other running tasks to free their memory.
     ///
     /// # Errors
     /// As [`TaskGraph::run_task`]; [`Error::Device`] when the device is still
@@ -509,9 +510,17 @@ impl<'g> BlockStore<'g> {
                     // tasks on other threads allocate meanwhile.
                     let room = requested.saturating_mul(2).saturating_add(device.capacity() / 10).min(device.capacity());
                     let fits = || device.capacity().saturating_sub(device.in_use()) >= room;
-                    let _one = self.spilling.lock().unwrap_or_else(|p| p.into_inner());
+                    let one = self.spilling.lock().unwrap_or_else(|p| p.into_inner());
                     if !fits() && self.demote_device_blocks(device, fits)? == 0 {
-                        return Err(e);
+                        // Nothing idle to move: the memory in use belongs to
+                        // tasks running on other threads, which free their
+                        // workspace as they end. Wait a little for that (1, 2,
+                        // 4, 8 ms), unless the request can never fit.
+                        if requested > device.capacity() || retries + 1 >= RETRIES {
+                            return Err(e);
+                        }
+                        drop(one);
+                        std::thread::sleep(std::time::Duration::from_millis(1 << retries));
                     }
                     retries += 1;
                 }

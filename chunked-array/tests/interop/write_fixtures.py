@@ -61,6 +61,9 @@ def zarr2(root):
     import numcodecs
     import zarr
 
+    # These fixtures are what zarr-python 2.x writes (Zarr v2 with .zarray).
+    assert zarr.__version__.startswith("2"), f"zarr {zarr.__version__} is not zarr-python 2.x"
+
     def v2(name, data, **kw):
         z = zarr.open(f"{root}/{name}", mode="w", shape=data.shape, chunks=CHUNKS, dtype=data.dtype, **kw)
         z[...] = data
