@@ -131,7 +131,12 @@ impl<T: Element> BlockOp for Extend<T> {
                 let src = blocks[block].slice_each_axis(|ax| {
                     let (a, len) = (ax.axis.index(), picked[ax.axis.index()].len);
                     let (_, first, step) = reads[a];
-                    if step > 0 { Slice::from(first..first + len) } else { Slice::new((first + 1 - len) as isize, Some(first as isize + 1), -1) }
+                    match step {
+                        1 => Slice::from(first..first + len),
+                        -1 => Slice::new((first + 1 - len) as isize, Some(first as isize + 1), -1),
+                        // One position repeated (edge, nearest): broadcast by `assign`.
+                        _ => Slice::from(first..first + 1),
+                    }
                 });
                 let r = &picked;
                 out.slice_each_axis_mut(|ax| { let run = r[ax.axis.index()]; Slice::from(run.at..run.at + run.len) }).assign(&src);
@@ -142,9 +147,9 @@ impl<T: Element> BlockOp for Extend<T> {
 }
 
 /// A stretch of one axis of an extended block: `len` positions from `at` that
-/// read consecutive local positions of one source block, forwards or backwards
-/// (`src`: source index along the axis, first local position, step ±1), or the
-/// fill value (`src: None`).
+/// read consecutive local positions of one source block, forwards, backwards or
+/// the same one repeated (`src`: source index along the axis, first local
+/// position, step 1, -1 or 0), or the fill value (`src: None`).
 #[derive(Debug, Clone, Copy)]
 struct Run {
     at: usize,
@@ -165,7 +170,7 @@ impl Run {
                     }
                     (Some((k, first, step)), Some((k2, l))) if k == k2 => {
                         let d = l as isize - first as isize;
-                        if run.len == 1 && d.abs() == 1 {
+                        if run.len == 1 && d.abs() <= 1 {
                             run.src = Some((k, first, d));
                             run.len = 2;
                             continue;

@@ -208,12 +208,17 @@ fn middle_grid(old: &Chunks, new: &Chunks, itemsize: usize, limit: usize) -> Chu
     let longest_old = |a: usize| old.lengths()[a].iter().copied().max().unwrap_or(1).max(1);
     let fixed: f64 = (0..ndim).filter(|a| !mergeable.contains(a)).map(|a| longest_old(a) as f64).product();
     // A step-1 task holds its old blocks and its piece (no larger than they are).
-    let budget = (limit / 2 / itemsize.max(1)) as f64 / fixed;
-    let share = budget.powf(1.0 / mergeable.len() as f64);
+    let mut budget = (limit / 2 / itemsize.max(1)) as f64 / fixed;
     let mut lengths = refined;
-    for &a in &mergeable {
-        // Never less than one old block: that much is read unmerged anyway.
+    // The budget is shared out one axis at a time, longest old blocks first: an
+    // axis's cap is never less than one old block (read unmerged anyway), and
+    // what it takes is what the remaining axes cannot.
+    let mut order = mergeable;
+    order.sort_by_key(|&a| std::cmp::Reverse(longest_old(a)));
+    for (i, &a) in order.iter().enumerate() {
+        let share = budget.max(1.0).powf(1.0 / (order.len() - i) as f64);
         let cap = (share as usize).max(longest_old(a));
+        budget /= cap as f64;
         lengths[a] = merge_pieces(old, new, a, &lengths[a], cap);
     }
     Chunks::from_lengths(lengths)

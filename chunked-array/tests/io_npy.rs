@@ -147,6 +147,7 @@ fn bad_input_is_an_error() {
         ("empty.npy", "{'descr': '', 'fortran_order': False, 'shape': (1,), }", "unsupported dtype"),
         ("accent.npy", "{'descr': '\u{e9}f8', 'fortran_order': False, 'shape': (1,), }", "unsupported dtype"),
         ("huge.npy", "{'descr': '<f8', 'fortran_order': False, 'shape': (4294967296, 4294967296), }", "more bytes"),
+        ("empty-huge.npy", "{'descr': '<f8', 'fortran_order': False, 'shape': (0, 4611686018427387904, 4611686018427387904), }", "more bytes"),
     ] {
         let bad = dir.path().join(name);
         std::fs::write(&bad, raw_npy(1, dict, &[0; 16])).unwrap();
@@ -154,6 +155,11 @@ fn bad_input_is_an_error() {
         assert!(matches!(&err, Error::Io { path, message } if path.ends_with(name) && message.contains(says)), "{err}");
         assert!(from_npy::<f64>(&bad, 1).is_err());
     }
+    // A version-2 header claiming 4 GiB in a 12-byte file: refused, not allocated.
+    let liar = dir.path().join("liar.npy");
+    std::fs::write(&liar, b"\x93NUMPY\x02\x00\xff\xff\xff\xff").unwrap();
+    let err = read_header(&liar).unwrap_err();
+    assert!(matches!(&err, Error::Io { message, .. } if message.contains("truncated")), "{err}");
     assert_eq!(read_header(&path).unwrap().dtype, DType::F64);
 }
 

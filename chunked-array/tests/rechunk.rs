@@ -70,3 +70,27 @@ fn column_to_row_rechunk_keeps_the_graph_small_and_every_task_under_the_limit() 
         assert!(s.input_bytes + s.output_bytes <= limit, "{} holds {} + {} bytes", s.key, s.input_bytes, s.output_bytes);
     }
 }
+
+#[test]
+fn merging_on_two_axes_shares_the_limit() {
+    // Both axes can merge: (800, 1000) from [[400, 400], ones] to [[800], [100; 10]].
+    // Giving each axis the same share would read 400 x 100 old elements per piece
+    // (2x the limit); shared out one axis at a time, 400 x 25.
+    let limit = 160_000;
+    let old = vec![vec![400, 400], vec![1; 1000]];
+    let x = &Array::<f64>::from_fn(&[800, 1000], old, |i| (i[0] * 1000 + i[1]) as f64).unwrap() + 0.0;
+    let y = x.rechunk_with(vec![vec![800], vec![100; 10]], RechunkOptions { block_size_limit: limit }).unwrap();
+    let profiler = chunked_array::diagnostics::Profiler::new();
+    let got = y.compute_with(&Context::sync().with_profiler(&profiler)).unwrap();
+    assert_eq!(got, ndarray::ArrayD::from_shape_fn(ndarray::IxDyn(&[800, 1000]), |i| (i[0] * 1000 + i[1]) as f64));
+    // Step 2 holds a new block (640 kB, the caller's choice) and exactly its
+    // pieces; step 1 stays under the limit.
+    let new_block = 800 * 100 * 8;
+    for s in profiler.spans().iter().filter(|s| s.layer == "rechunk") {
+        if s.output_bytes == new_block {
+            assert_eq!(s.input_bytes, new_block, "{}", s.key);
+        } else {
+            assert!(s.input_bytes + s.output_bytes <= limit, "{} holds {} + {} bytes", s.key, s.input_bytes, s.output_bytes);
+        }
+    }
+}

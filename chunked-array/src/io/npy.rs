@@ -85,6 +85,11 @@ fn parse_header(file: &File) -> std::result::Result<NpyHeader, String> {
         2 | 3 if got == 12 => (u32::from_le_bytes([pre[8], pre[9], pre[10], pre[11]]) as usize, 12),
         v => return Err(format!("unsupported .npy version {v}.{}", pre[7])),
     };
+    // The header's length comes from the file: check it before allocating.
+    let file_len = file.metadata().map_err(|e| e.to_string())?.len();
+    if (start + len) as u64 > file_len {
+        return Err(format!("truncated: the header needs {} bytes, the file has {file_len}", start + len));
+    }
     let mut text = vec![0u8; len];
     file.read_exact_at(&mut text, start as u64).map_err(|e| format!("header: {e}"))?;
     let text = String::from_utf8(text).map_err(|_| "header is not text".to_string())?;
@@ -104,12 +109,15 @@ fn parse_header(file: &File) -> std::result::Result<NpyHeader, String> {
         .filter(|s| !s.is_empty())
         .map(|s| s.trim_end_matches('L').parse::<usize>().map_err(|_| format!("bad shape {shape_text}")))
         .collect::<std::result::Result<Vec<_>, _>>()?;
-    // The data's size must be a number of bytes a file can hold.
-    shape
-        .iter()
-        .try_fold(dtype.size() as u64, |bytes, &n| bytes.checked_mul(n as u64))
-        .filter(|&bytes| bytes <= i64::MAX as u64)
-        .ok_or_else(|| format!("shape {shape_text} holds more bytes than a file can"))?;
+    // The data's size must be a number of bytes a file can hold, and the shape
+    // one an array can have (its non-zero lengths too, when one is zero).
+    let fits = |nonzero_only: bool| {
+        let lengths = shape.iter().copied().filter(|&n| n > 0 || !nonzero_only);
+        lengths.fold(Some(dtype.size() as u64), |bytes, n| bytes?.checked_mul(n as u64)).is_some_and(|bytes| bytes <= i64::MAX as u64)
+    };
+    if !fits(false) || !fits(true) {
+        return Err(format!("shape {shape_text} holds more bytes than a file can"));
+    }
     Ok(NpyHeader { dtype, big_endian, fortran_order, shape, data_offset: (start + len) as u64 })
 }
 

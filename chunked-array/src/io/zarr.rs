@@ -317,13 +317,15 @@ fn prepare_target(location: &Location, za: &ZArray, options: &ZarrWriteOptions, 
 
     let marker = location.dir.join(INCOMPLETE_MARKER);
     write_atomic(&marker, b"a chunked store into this array has not finished\n", false)?;
-    // A resumed complete array is unfinished again until its chunks are checked.
+    let text = serde_json::to_vec_pretty(&za.metadata_opt(&zarrs::array::ArrayMetadataOptions::default())).map_err(|e| Error::io(location.dir.display(), e))?;
+    write_atomic(&location.dir.join(PENDING_METADATA), &text, false)?;
+    // A resumed complete array is unfinished again (hidden from other clients)
+    // until its chunks are checked; the pending metadata exists first, so a
+    // crash here leaves a store that can still be resumed.
     let metadata = location.dir.join("zarr.json");
     if metadata.exists() {
         std::fs::remove_file(&metadata).map_err(|e| Error::io(metadata.display(), e))?;
     }
-    let text = serde_json::to_vec_pretty(&za.metadata_opt(&zarrs::array::ArrayMetadataOptions::default())).map_err(|e| Error::io(location.dir.display(), e))?;
-    write_atomic(&location.dir.join(PENDING_METADATA), &text, false)?;
     remove_temporaries(&location.dir)?;
 
     let total: usize = grid.iter().product();

@@ -493,14 +493,14 @@ impl<'g> BlockStore<'g> {
     /// device runs out of memory (the device memory limit counts blocks
     /// between tasks, not what kernels allocate while they run), idle blocks
     /// of that device move to host memory until twice the allocation fits,
-    /// and the task runs again, up to five times; with nothing idle to move, it
+    /// and the task runs again, up to eight times; with nothing idle to move, it
     /// waits briefly for the other running tasks to free their memory.
     ///
     /// # Errors
     /// As [`TaskGraph::run_task`]; [`Error::Device`] when the device is still
     /// out of memory with nothing idle left to move.
     pub fn run_task(&self, t: usize, inputs: &[&Block]) -> Result<Block> {
-        const RETRIES: usize = 5;
+        const RETRIES: usize = 8;
         let mut retries = 0;
         loop {
             match self.graph.run_task(t, inputs) {
@@ -514,8 +514,8 @@ impl<'g> BlockStore<'g> {
                     if !fits() && self.demote_device_blocks(device, fits)? == 0 {
                         // Nothing idle to move: the memory in use belongs to
                         // tasks running on other threads, which free their
-                        // workspace as they end. Wait a little for that (1, 2,
-                        // 4, 8 ms), unless the request can never fit.
+                        // workspace as they end. Wait for that (1, 2, 4, ...
+                        // ms, 127 ms in all), unless the request can never fit.
                         if requested > device.capacity() || retries + 1 >= RETRIES {
                             return Err(e);
                         }
