@@ -6,14 +6,17 @@
 //! axis back. Within a group, the first axis longer than 1 carries the blocks:
 //! every other input axis is made one block, and the carrying axis' blocks are
 //! made multiples of what the output's later axes of the group need, so each
-//! input block is a whole number of output rows.
+//! input block is a whole number of output rows. Where making the later axes
+//! whole enlarges the blocks past the block-size limit (128 MiB by default), the
+//! carrying axis' blocks are made shorter, down to one such multiple, as dask's
+//! `reshape_rechunk` limits them.
 
 use std::sync::Arc;
 
 use ndarray::{ArrayD, IxDyn};
 
 use crate::array::Array;
-use crate::chunks::{ChunkSpec, Chunks};
+use crate::chunks::{ChunkSpec, Chunks, DEFAULT_AUTO_BYTES};
 use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::graph::{block_as, Block, BlockOp, Node};
@@ -109,6 +112,15 @@ impl<T: Element> Array<T> {
     /// # Errors
     /// [`Error::InvalidArgument`] when the sizes differ or more than one `-1` is given.
     pub fn reshape(&self, shape: &[isize]) -> Result<Array<T>> {
+        self.reshape_with(shape, DEFAULT_AUTO_BYTES)
+    }
+
+    /// [`Array::reshape`] with the block-size limit (bytes) that input blocks
+    /// enlarged by the reshape are kept under where they can be.
+    ///
+    /// # Errors
+    /// As [`Array::reshape`].
+    pub fn reshape_with(&self, shape: &[isize], block_size_limit: usize) -> Result<Array<T>> {
         self.check()?;
         let own = self.shape();
         let total: usize = own.iter().product();
@@ -171,6 +183,15 @@ impl<T: Element> Array<T> {
             let current = lengths[ci].iter().copied().max().unwrap_or(1);
             let ok = lengths[ci].iter().rev().skip(1).all(|&l| l % unit == 0);
             in_chunks[ci] = if ok { lengths[ci].clone() } else { multiples(own[ci], unit, current) };
+            // Whole later axes enlarge the blocks: keep them under the limit by
+            // shortening the carrying axis' blocks (whole multiples of `unit`).
+            let longest = |a: usize| lengths[a].iter().copied().max().unwrap_or(1).max(1);
+            let tail_before: usize = (ci + 1..ir.end).map(longest).fold(1, usize::saturating_mul);
+            let others: usize = (0..own.len()).filter(|a| !ir.contains(a)).map(longest).fold(1, usize::saturating_mul);
+            let longest_allowed = (block_size_limit / std::mem::size_of::<T>().max(1)) / p_in_tail.max(1).saturating_mul(others).max(1);
+            if p_in_tail > tail_before && in_chunks[ci].iter().any(|&l| l > longest_allowed.max(unit)) {
+                in_chunks[ci] = multiples(own[ci], unit, longest_allowed);
+            }
             for a in or.clone() {
                 out_chunks[a] = vec![target[a]];
             }

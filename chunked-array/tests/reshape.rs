@@ -72,3 +72,20 @@ fn huge_and_length_one_reshapes() {
     assert!(z.num_blocks() > 1, "{z}");
     assert_eq!(z.compute().unwrap().iter().cloned().collect::<Vec<_>>(), (0..24).collect::<Vec<i64>>());
 }
+
+#[test]
+fn merging_axes_keeps_blocks_under_the_limit() {
+    // (1000, 1000) in (1000, 100) blocks, flattened: whole rows are needed, so
+    // blocks of 1000 x 1000 (8 MB) unless the rows are cut; at an 80 kB limit
+    // they are cut to 10 rows (10000 elements per block).
+    let a = ArrayD::from_shape_fn(IxDyn(&[1000, 1000]), |i| (i[0] * 1000 + i[1]) as i64);
+    let x = chunked(&a, &[vec![1000], vec![100; 10]]);
+    let y = x.reshape_with(&[-1], 80_000).unwrap();
+    assert_eq!(y.chunks().lengths()[0], vec![10_000; 100]);
+    assert_eq!(y.compute().unwrap(), a.to_shape((IxDyn(&[1_000_000]), ndarray::Order::RowMajor)).unwrap().to_owned());
+    // (1000, 1000) -> (100, 10, 1000): no axis is merged, the blocks stay.
+    let z = x.reshape_with(&[100, 10, 1000], 80_000).unwrap();
+    assert_eq!(z.compute().unwrap(), a.to_shape((IxDyn(&[100, 10, 1000]), ndarray::Order::RowMajor)).unwrap().to_owned());
+    // The default limit leaves this small array's blocks whole.
+    assert_eq!(x.reshape(&[-1]).unwrap().chunks().lengths()[0], vec![1_000_000]);
+}
