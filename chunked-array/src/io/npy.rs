@@ -112,8 +112,8 @@ fn parse_header(file: &File) -> std::result::Result<NpyHeader, String> {
     // The data's size must be a number of bytes a file can hold, and the shape
     // one an array can have (its non-zero lengths too, when one is zero).
     let fits = |nonzero_only: bool| {
-        let lengths = shape.iter().copied().filter(|&n| n > 0 || !nonzero_only);
-        lengths.fold(Some(dtype.size() as u64), |bytes, n| bytes?.checked_mul(n as u64)).is_some_and(|bytes| bytes <= i64::MAX as u64)
+        let mut lengths = shape.iter().copied().filter(|&n| n > 0 || !nonzero_only);
+        lengths.try_fold(dtype.size() as u64, |bytes, n| bytes.checked_mul(n as u64)).is_some_and(|bytes| bytes <= i64::MAX as u64)
     };
     if !fits(false) || !fits(true) {
         return Err(format!("shape {shape_text} holds more bytes than a file can"));
