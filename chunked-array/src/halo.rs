@@ -138,8 +138,11 @@ impl<T: Element> BlockOp for Extend<T> {
                         _ => Slice::from(first..first + 1),
                     }
                 });
-                let r = &picked;
-                out.slice_each_axis_mut(|ax| { let run = r[ax.axis.index()]; Slice::from(run.at..run.at + run.len) }).assign(&src);
+                out.slice_each_axis_mut(|ax| {
+                    let run = picked[ax.axis.index()];
+                    Slice::from(run.at..run.at + run.len)
+                })
+                .assign(&src);
             });
         }
         Ok(Arc::new(out))

@@ -64,8 +64,8 @@ pub struct NpyHeader {
 pub fn read_header(path: impl AsRef<Path>) -> Result<NpyHeader> {
     let path = path.as_ref();
     let file = File::open(path).map_err(|e| Error::io(path.display(), e))?;
-    let header = parse_header(&file).map_err(|m| Error::io(path.display(), m))?;
     let len = file.metadata().map_err(|e| Error::io(path.display(), e))?.len();
+    let header = parse_header(&file, len).map_err(|m| Error::io(path.display(), m))?;
     // parse_header checked that this product fits in an i64.
     let want = header.data_offset.saturating_add(header.shape.iter().map(|&n| n as u64).product::<u64>() * header.dtype.size() as u64);
     if len < want {
@@ -74,7 +74,8 @@ pub fn read_header(path: impl AsRef<Path>) -> Result<NpyHeader> {
     Ok(header)
 }
 
-fn parse_header(file: &File) -> std::result::Result<NpyHeader, String> {
+/// The header of `file`, which is `file_len` bytes long.
+fn parse_header(file: &File, file_len: u64) -> std::result::Result<NpyHeader, String> {
     let mut pre = [0u8; 12];
     let got = read_up_to(file, &mut pre, 0).map_err(|e| e.to_string())?;
     if got < 10 || &pre[..6] != MAGIC {
@@ -86,7 +87,6 @@ fn parse_header(file: &File) -> std::result::Result<NpyHeader, String> {
         v => return Err(format!("unsupported .npy version {v}.{}", pre[7])),
     };
     // The header's length comes from the file: check it before allocating.
-    let file_len = file.metadata().map_err(|e| e.to_string())?.len();
     if (start + len) as u64 > file_len {
         return Err(format!("truncated: the header needs {} bytes, the file has {file_len}", start + len));
     }
@@ -109,13 +109,15 @@ fn parse_header(file: &File) -> std::result::Result<NpyHeader, String> {
         .filter(|s| !s.is_empty())
         .map(|s| s.trim_end_matches('L').parse::<usize>().map_err(|_| format!("bad shape {shape_text}")))
         .collect::<std::result::Result<Vec<_>, _>>()?;
-    // The data's size must be a number of bytes a file can hold, and the shape
-    // one an array can have (its non-zero lengths too, when one is zero).
-    let fits = |nonzero_only: bool| {
-        let mut lengths = shape.iter().copied().filter(|&n| n > 0 || !nonzero_only);
-        lengths.try_fold(dtype.size() as u64, |bytes, n| bytes.checked_mul(n as u64)).is_some_and(|bytes| bytes <= i64::MAX as u64)
-    };
-    if !fits(false) || !fits(true) {
+    // The data's size must be a number of bytes a file can hold. Counting only
+    // the non-zero lengths also refuses absurd shapes of zero elements (and is
+    // the whole size when no length is zero).
+    let fits = shape
+        .iter()
+        .filter(|&&n| n > 0)
+        .try_fold(dtype.size() as u64, |bytes, &n| bytes.checked_mul(n as u64))
+        .is_some_and(|bytes| bytes <= i64::MAX as u64);
+    if !fits {
         return Err(format!("shape {shape_text} holds more bytes than a file can"));
     }
     Ok(NpyHeader { dtype, big_endian, fortran_order, shape, data_offset: (start + len) as u64 })
