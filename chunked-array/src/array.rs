@@ -5,7 +5,7 @@ use std::marker::PhantomData;
 use std::mem::MaybeUninit;
 use std::sync::{Arc, Mutex};
 
-use ndarray::{ArrayD, IxDyn, Slice};
+use ndarray::{ArrayD, Slice};
 
 use crate::chunks::Chunks;
 use crate::element::{DType, Element};
@@ -370,7 +370,7 @@ struct AssembleState<T> {
 impl<T: Element> Assemble<T> {
     pub(crate) fn new(chunks: &Chunks) -> Self {
         let n = chunks.num_blocks();
-        let out = (n != 1).then(|| ArrayD::<T>::uninit(IxDyn(&chunks.shape())));
+        let out = (n != 1).then(|| crate::schedule::uninit_block::<T>(&chunks.shape()));
         Assemble { chunks: chunks.clone(), state: Mutex::new(AssembleState { out, single: None, written: vec![false; n] }) }
     }
 

@@ -91,7 +91,8 @@ impl<T: Gemm> BlockOp for Product<T> {
             _ => {}
         }
         let (rows, cols) = (shape[0], shape[1]);
-        let mut c = vec![T::ZERO; rows * cols];
+        let mut c = crate::schedule::block_vec(rows * cols);
+        c.resize(rows * cols, T::ZERO);
         for (k, p) in self.group(idx).iter().enumerate() {
             // On an emulated device the blocks' memory is the host's: faer
             // multiplies it in place, as a device kernel would.
@@ -357,11 +358,12 @@ impl<T: Gemm> BlockOp for AddPartials<T> {
             return Err(Error::shape("matmul partial product", &[p.rows, p.cols], &shape));
         }
         // One pass writes the sum of the first two; the rest are added in place.
-        let mut sum: Vec<T> = match &parts[..] {
-            [a] => a.data().to_vec(),
-            [a, b, ..] => a.data().iter().zip(b.data()).map(|(&x, &y)| Number::add(x, y)).collect(),
-            [] => vec![T::ZERO; len],
-        };
+        let mut sum: Vec<T> = crate::schedule::block_vec(len);
+        match &parts[..] {
+            [a] => sum.extend_from_slice(a.data()),
+            [a, b, ..] => sum.extend(a.data().iter().zip(b.data()).map(|(&x, &y)| Number::add(x, y))),
+            [] => sum.resize(len, T::ZERO),
+        }
         for p in parts.iter().skip(2) {
             for (s, &x) in sum.iter_mut().zip(p.data()) {
                 *s = Number::add(*s, x);

@@ -38,7 +38,7 @@ impl<T: Element> BlockOp for FromNdarray<T> {
             let a = ax.axis.index();
             Slice::from(start[a]..start[a] + shape[a])
         });
-        Ok(Arc::new(view.as_standard_layout().into_owned()))
+        Ok(Arc::new(crate::schedule::owned_block(view)))
     }
 }
 
@@ -51,7 +51,7 @@ impl<T: Element> BlockOp for Full<T> {
     }
     fn deps(&self, _: &Node, _: &[usize], _: &mut Vec<(usize, usize)>) {}
     fn run(&self, node: &Node, idx: &[usize], _: &[&Block]) -> Result<Block> {
-        Ok(Arc::new(ArrayD::from_elem(IxDyn(&node.chunks.block_shape(idx)), self.value)))
+        Ok(Arc::new(crate::schedule::full_block(&node.chunks.block_shape(idx), self.value)))
     }
 }
 
@@ -112,7 +112,7 @@ impl<T: Number> BlockOp for Eye<T> {
     fn run(&self, node: &Node, idx: &[usize], _: &[&Block]) -> Result<Block> {
         let shape = node.chunks.block_shape(idx);
         let start = node.chunks.block_start(idx);
-        let mut a = ArrayD::from_elem(IxDyn(&shape), T::ZERO);
+        let mut a = crate::schedule::full_block(&shape, T::ZERO);
         for i in 0..shape[0] {
             let j = (start[0] + i) as isize + self.k - start[1] as isize;
             if j >= 0 && (j as usize) < shape[1] {

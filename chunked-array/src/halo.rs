@@ -7,7 +7,7 @@
 
 use std::sync::Arc;
 
-use ndarray::{ArrayD, ArrayViewD, IxDyn, Slice};
+use ndarray::{ArrayD, ArrayViewD, Slice};
 
 use crate::array::Array;
 use crate::chunks::Chunks;
@@ -120,7 +120,7 @@ impl<T: Element> BlockOp for Extend<T> {
         // The block is a product of per-axis runs: each run copies a box of one
         // source block (a slice, reversed for reflections) or keeps the fill.
         let runs: Vec<Vec<Run>> = tables.iter().map(|t| Run::along(t)).collect();
-        let mut out = ArrayD::from_elem(IxDyn(&shape), self.fill);
+        let mut out = crate::schedule::full_block(&shape, self.fill);
         if runs.iter().all(|r| !r.is_empty()) {
             let lo = vec![0; runs.len()];
             let hi: Vec<usize> = runs.iter().map(Vec::len).collect();
@@ -210,7 +210,7 @@ impl<T: Element> BlockOp for Trim<T> {
             let s = self.before[i][idx[i]];
             ndarray::Slice::from(s..s + shape[i])
         });
-        Ok(Arc::new(view.as_standard_layout().into_owned()))
+        Ok(Arc::new(crate::schedule::owned_block(view)))
     }
 }
 

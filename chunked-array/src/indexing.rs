@@ -103,7 +103,7 @@ impl<T: Element> BlockOp for Broadcast<T> {
         let a = block_as::<T>(inputs[0], node, "broadcast_to")?;
         let shape = node.chunks.block_shape(idx);
         let view = a.broadcast(IxDyn(&shape)).ok_or_else(|| Error::shape("broadcast_to block", a.shape(), &shape))?;
-        Ok(Arc::new(view.to_owned()))
+        Ok(Arc::new(crate::schedule::owned_block(view)))
     }
 }
 

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use ndarray::{ArrayD, ArrayView2, Ix2, IxDyn};
+use ndarray::{ArrayView2, Ix2, IxDyn};
 
 use crate::array::Array;
 use crate::chunks::Chunks;
@@ -31,7 +31,7 @@ impl<T: Element> BlockOp for Permute<T> {
         if let (Ok(v2), true) = (view.clone().into_dimensionality::<Ix2>(), a.is_standard_layout()) {
             return Ok(Arc::new(transpose_tiled(v2).into_dyn()));
         }
-        Ok(Arc::new(view.as_standard_layout().into_owned()))
+        Ok(Arc::new(crate::schedule::owned_block(view)))
     }
 
     fn as_permutation(&self) -> Option<&[usize]> {
@@ -48,7 +48,7 @@ fn transpose_tiled<T: Element>(v: ArrayView2<'_, T>) -> ndarray::Array2<T> {
     // The view is a permutation of a standard-layout block: reach its memory
     // through the (positive) strides.
     let base = v.as_ptr();
-    let mut out: Vec<T> = Vec::with_capacity(rows * cols);
+    let mut out: Vec<T> = crate::schedule::block_vec(rows * cols);
     let dst = out.spare_capacity_mut();
     for i0 in (0..rows).step_by(B) {
         for j0 in (0..cols).step_by(B) {
@@ -120,7 +120,7 @@ fn region<T: Element>(block: &Block, node: &Node, start: &[usize], shape: &[usiz
         let i = ax.axis.index();
         ndarray::Slice::from(start[i]..start[i] + shape[i])
     });
-    Ok(Arc::new(view.as_standard_layout().into_owned()))
+    Ok(Arc::new(crate::schedule::owned_block(view)))
 }
 
 /// Inserts or removes length-1 axes: the block's data is unchanged.
@@ -144,8 +144,8 @@ impl<T: Element> BlockOp for Reshape1<T> {
     fn run(&self, node: &Node, idx: &[usize], inputs: &[&Block]) -> Result<Block> {
         let a = block_as::<T>(inputs[0], node, "reshape")?;
         let shape = node.chunks.block_shape(idx);
-        let data = a.as_standard_layout();
-        let out = ArrayD::from_shape_vec(IxDyn(&shape), data.iter().cloned().collect())
+        let out = crate::schedule::owned_block(a.view())
+            .into_shape_with_order(IxDyn(&shape))
             .map_err(|e| Error::invalid("shape", &shape, e.to_string()))?;
         Ok(Arc::new(out))
     }

@@ -398,7 +398,7 @@ fn for_each_run(chunks: &Chunks, idx: &[usize], mut f: impl FnMut(u64, usize)) {
 fn random_block<T: RandomElement>(op: &RandomOp, chunks: &Chunks, idx: &[usize]) -> ArrayD<T> {
     let shape = chunks.block_shape(idx);
     let total: usize = shape.iter().product();
-    let mut out: Vec<T> = Vec::with_capacity(total);
+    let mut out: Vec<T> = crate::schedule::block_vec(total);
     // The runs tile the block in C order: each fills the next elements.
     let spare = &mut out.spare_capacity_mut()[..total];
     let mut written = 0;

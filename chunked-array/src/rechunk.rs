@@ -15,7 +15,7 @@
 
 use std::sync::Arc;
 
-use ndarray::{ArrayD, IxDyn, Slice};
+use ndarray::Slice;
 
 use crate::array::Array;
 use crate::chunks::{for_each_in_box, refine, ChunkSpec, Chunks, DEFAULT_AUTO_BYTES};
@@ -84,7 +84,7 @@ impl<T: Element> BlockOp for Rechunk<T> {
         if inputs.len() == 1 && old.block_start(&first) == start && old.block_shape(&first) == shape {
             return Ok(inputs[0].clone());
         }
-        let mut out = ArrayD::<T>::uninit(IxDyn(&shape));
+        let mut out = crate::schedule::uninit_block::<T>(&shape);
         let mut k = 0;
         let mut result = Ok(());
         self.for_each_source(idx, |b| {

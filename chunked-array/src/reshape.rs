@@ -13,7 +13,7 @@
 
 use std::sync::Arc;
 
-use ndarray::{ArrayD, IxDyn};
+use ndarray::IxDyn;
 
 use crate::array::Array;
 use crate::chunks::{ChunkSpec, Chunks, DEFAULT_AUTO_BYTES};
@@ -90,8 +90,9 @@ impl<T: Element> BlockOp for Reshape<T> {
     fn run(&self, node: &Node, idx: &[usize], inputs: &[&Block]) -> Result<Block> {
         let a = block_as::<T>(inputs[0], node, "reshape")?;
         let shape = node.chunks.block_shape(idx);
-        let data: Vec<T> = a.as_standard_layout().iter().copied().collect();
-        let out = ArrayD::from_shape_vec(IxDyn(&shape), data).map_err(|e| Error::invalid("block", idx, e.to_string()))?;
+        let out = crate::schedule::owned_block(a.view())
+            .into_shape_with_order(IxDyn(&shape))
+            .map_err(|e| Error::invalid("block", idx, e.to_string()))?;
         Ok(Arc::new(out))
     }
 }

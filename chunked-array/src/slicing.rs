@@ -194,7 +194,7 @@ impl<T: Element> BlockOp for SliceOp<T> {
         let info = SliceInfo::<Vec<SliceInfoElem>, IxDyn, IxDyn>::try_from(elems)
             .map_err(|e| Error::invalid("slice", idx, e.to_string()))?;
         let view = a.slice(info);
-        let out: ArrayD<T> = view.as_standard_layout().into_owned();
+        let out: ArrayD<T> = crate::schedule::owned_block(view);
         Ok(Arc::new(out))
     }
 }

@@ -168,7 +168,7 @@ struct RawView {
 fn raw_view<U: Element>(block: &Block, copies: &mut Vec<Block>) -> Option<RawView> {
     let mut a = block.as_any().downcast_ref::<ArrayD<U>>()?;
     if a.as_slice_memory_order().is_none() {
-        copies.push(Arc::new(a.as_standard_layout().into_owned()));
+        copies.push(Arc::new(crate::schedule::owned_block(a.view())));
         a = copies.last()?.as_any().downcast_ref::<ArrayD<U>>()?;
     }
     let s = a.as_slice_memory_order()?;
@@ -209,7 +209,7 @@ impl<T: Element> BlockOp for ElementwiseOp<T> {
         }
         let shape = node.chunks.block_shape(idx);
         let mut stream = TileStream::new(self, node, idx, inputs)?;
-        let mut out: Vec<T> = Vec::with_capacity(stream.remaining);
+        let mut out: Vec<T> = crate::schedule::block_vec(stream.remaining);
         loop {
             let tile = stream.pull(usize::MAX);
             if tile.is_empty() {

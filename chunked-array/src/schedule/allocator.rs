@@ -9,8 +9,20 @@
 //! threads' own arenas grow in 64 MiB heaps that cannot hold two 30 MiB blocks and
 //! are unmapped when they empty, so all threads share the main heap (small
 //! allocations still come from per-thread caches without locking).
+//!
+//! Block buffers of [`HUGE_PAGE_MIN_BYTES`] or more are also advised onto
+//! transparent huge pages ([`block_vec`]), as numpy does for its large arrays.
+//! Measured on this machine: a 2000³ f64 faer product runs 4-6% faster on
+//! huge-page operands (fewer TLB misses on the strided rows of its panels), and
+//! faulting fresh memory in costs 0.12 s/GB in 2 MiB pages against 0.55 s/GB in
+//! 4 KiB pages. Memory reused from the heap keeps the pages it was faulted in
+//! with, so the advice takes effect as the heap grows.
 
+use std::mem::MaybeUninit;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Once;
+
+use ndarray::{ArrayD, ArrayViewD, IxDyn};
 
 static TUNE: Once = Once::new();
 
@@ -58,4 +70,87 @@ pub fn release_memory() {
             malloc_trim(0);
         }
     }
+}
+
+/// Buffers at least this large are advised onto huge pages (numpy's threshold).
+pub const HUGE_PAGE_MIN_BYTES: usize = 4 << 20;
+
+static HUGE_PAGES: AtomicBool = AtomicBool::new(true);
+static HUGE_PAGES_FROM_ENV: Once = Once::new();
+
+/// Whether [`block_vec`] advises large buffers onto transparent huge pages:
+/// on by default, off when `CHUNKED_MADVISE_HUGEPAGE=0` is in the environment
+/// (numpy's `NUMPY_MADVISE_HUGEPAGE` and `_set_madvise_hugepage`). Where the
+/// system's setting is `never` the kernel ignores the advice anyway.
+pub fn set_huge_pages(enabled: bool) {
+    HUGE_PAGES_FROM_ENV.call_once(|| {});
+    HUGE_PAGES.store(enabled, Ordering::Relaxed);
+}
+
+fn huge_pages() -> bool {
+    HUGE_PAGES_FROM_ENV.call_once(|| {
+        if std::env::var("CHUNKED_MADVISE_HUGEPAGE").is_ok_and(|v| v.trim() == "0") {
+            HUGE_PAGES.store(false, Ordering::Relaxed);
+        }
+    });
+    HUGE_PAGES.load(Ordering::Relaxed)
+}
+
+/// An empty vector with room for `len` elements of a block, its memory advised
+/// onto transparent huge pages when it is at least [`HUGE_PAGE_MIN_BYTES`]
+/// (before anything touches it, so that the pages are faulted in large).
+pub fn block_vec<T>(len: usize) -> Vec<T> {
+    let v: Vec<T> = Vec::with_capacity(len);
+    let bytes = len.saturating_mul(std::mem::size_of::<T>());
+    if bytes >= HUGE_PAGE_MIN_BYTES && huge_pages() {
+        advise_huge_pages(v.as_ptr() as usize, bytes);
+    }
+    v
+}
+
+/// `madvise(MADV_HUGEPAGE)` on the whole pages inside `[start, start + bytes)`.
+/// Failure (a kernel without transparent huge pages) only means small pages.
+fn advise_huge_pages(start: usize, bytes: usize) {
+    #[cfg(target_os = "linux")]
+    {
+        const PAGE: usize = 4096;
+        let first = start.next_multiple_of(PAGE);
+        let end = (start + bytes) / PAGE * PAGE;
+        if end > first {
+            // SAFETY: the range lies inside the caller's live allocation, and
+            // MADV_HUGEPAGE only changes how its pages are backed, not its contents.
+            unsafe {
+                libc::madvise(first as *mut libc::c_void, end - first, libc::MADV_HUGEPAGE);
+            }
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = (start, bytes);
+}
+
+/// An uninitialised block of `shape` in [`block_vec`] memory (ndarray's
+/// `ArrayD::uninit`, on huge pages when large).
+pub fn uninit_block<T>(shape: &[usize]) -> ArrayD<MaybeUninit<T>> {
+    let len = shape.iter().product();
+    let mut v: Vec<MaybeUninit<T>> = block_vec(len);
+    // SAFETY: `MaybeUninit` elements need no initialisation, and the capacity is `len`.
+    unsafe { v.set_len(len) };
+    ArrayD::from_shape_vec(IxDyn(shape), v).expect("the length is the shape's product")
+}
+
+/// A block of `shape` filled with `value`, in [`block_vec`] memory.
+pub fn full_block<T: Clone>(shape: &[usize], value: T) -> ArrayD<T> {
+    let len = shape.iter().product();
+    let mut v = block_vec(len);
+    v.resize(len, value);
+    ArrayD::from_shape_vec(IxDyn(shape), v).expect("the length is the shape's product")
+}
+
+/// A copy of `view` in C order, in [`block_vec`] memory (ndarray's
+/// `as_standard_layout().into_owned()`).
+pub fn owned_block<T: Clone>(view: ArrayViewD<'_, T>) -> ArrayD<T> {
+    let mut out = uninit_block::<T>(view.shape());
+    view.assign_to(&mut out);
+    // SAFETY: `assign_to` wrote every element (the shapes are equal).
+    unsafe { out.assume_init() }
 }

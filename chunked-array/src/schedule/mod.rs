@@ -14,7 +14,7 @@ mod threaded;
 use std::sync::Arc;
 use std::time::Duration;
 
-pub use allocator::{release_memory, tune_allocator};
+pub use allocator::{block_vec, full_block, owned_block, release_memory, set_huge_pages, tune_allocator, uninit_block, HUGE_PAGE_MIN_BYTES};
 pub use blocks::{BlockStore, TierStats};
 pub use memory::MemoryConfig;
 pub use sync::SyncScheduler;

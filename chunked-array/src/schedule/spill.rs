@@ -221,7 +221,8 @@ fn dtype_from_u8(v: u8) -> Option<DType> {
 
 fn read_array<T: Element>(f: &mut impl Read, shape: &[usize], crc: u32) -> Option<std::io::Result<Block>> {
     let len: usize = shape.iter().product();
-    let mut values = vec![T::default(); len];
+    let mut values = crate::schedule::block_vec(len);
+    values.resize(len, T::default());
     // SAFETY: every element type is a plain number (or bool) without padding;
     // the bytes are checked against the checksum of bytes this process wrote
     // from values of the same type before they are used, so every bool is 0 or 1.
