@@ -1,5 +1,5 @@
 //! Criterion benches of the manipulation layer: rechunk (regridded source and
-//! moved data) and matmul. The issue-size runs are the examples
+//! moved data) and matmul (of matrices and of stacks). The issue-size runs are the examples
 //! `rechunk_bench` and `matmul_bench` of chunked-array (figures in the notes).
 
 use std::time::Duration;
@@ -27,6 +27,10 @@ fn matmul(c: &mut Criterion) {
     let x = RandomState::new(0).uniform::<f64>(&[2000, 2000], [500, 500]).unwrap();
     let p = x.matmul(&x).unwrap().sum(None).unwrap();
     g.bench_function("x_at_x_2000_chunks_500_sum", |b| b.iter(|| p.compute_with(&ctx).unwrap()));
+    // A stack of 64 matrices of 300 x 300, 8 to a block, times itself.
+    let s = RandomState::new(1).uniform::<f64>(&[64, 300, 300], [8, 300, 300]).unwrap();
+    let sp = s.matmul(&s).unwrap().sum(None).unwrap();
+    g.bench_function("stack_64x300x300_chunks_8_at_itself_sum", |b| b.iter(|| sp.compute_with(&ctx).unwrap()));
     g.finish();
 }
 

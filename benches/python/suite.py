@@ -25,7 +25,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SUITE = os.path.join(ROOT, "target", "release", "suite")
 THREADS = os.cpu_count() or 1
-WORKLOADS = ["overhead", "random_sum", "elementwise_reduction", "rechunk", "matmul", "tsqr", "seed_svd",
+WORKLOADS = ["overhead", "random_sum", "elementwise_reduction", "rechunk", "matmul", "stacked_matmul", "tsqr", "seed_svd",
              "svd_compressed", "zarr_write", "zarr_read", "out_of_core_sum"]
 
 
@@ -65,6 +65,10 @@ def setup(lib, name, scale, work_dir):
             n = max(100, int(10_000 * scale ** (1 / 3)))
             x = da.random.random((n, n), chunks=(2000, 2000))
             return lambda: (x @ x).sum().compute()
+        if name == "stacked_matmul":
+            b = max(1, int(256 * scale))
+            x = da.random.random((b, 500, 500), chunks=(32, 500, 500))
+            return lambda: (x @ x).sum().compute()
         if name == "tsqr":
             m = max(10_000, int(1_000_000 * scale))
             a = da.random.random((m, 100), chunks=(10_000, 100))
@@ -101,6 +105,9 @@ def setup(lib, name, scale, work_dir):
     if name == "matmul":
         n = max(100, int(10_000 * scale ** (1 / 3)))
         return lambda: (lambda y: (y @ y).sum())(rng.random((n, n)))
+    if name == "stacked_matmul":
+        b = max(1, int(256 * scale))
+        return lambda: (lambda y: (y @ y).sum())(rng.random((b, 500, 500)))
     if name == "tsqr":
         m = max(10_000, int(1_000_000 * scale))
         return lambda: np.linalg.qr(rng.random((m, 100)))

@@ -98,7 +98,7 @@ per_backend!(elementwise_and_reductions_stay_on_the_device, |device: Option<&Dev
 per_backend!(matmul_matches_ndarray, |device: Option<&Device>| {
     let rng = RandomState::new(11);
     let a = rng.standard_normal::<f64>(&[60, 45], [20, 15]).unwrap();
-    let b = rng.with_stream(1).standard_normal::<f64>(&[45, 30], [10, 12]).unwrap();
+    let b = rng.clone().with_stream(1).standard_normal::<f64>(&[45, 30], [10, 12]).unwrap();
     let (ah, bh) = (a.compute().unwrap(), b.compute().unwrap());
     let expected = ah.clone().into_dimensionality::<Ix2>().unwrap().dot(&bh.clone().into_dimensionality::<Ix2>().unwrap());
     let c = place(&a, device).matmul(&place(&b, device)).unwrap();
@@ -113,6 +113,20 @@ per_backend!(matmul_matches_ndarray, |device: Option<&Device>| {
     let f32s = place(&a.astype::<f32>(), device).matmul(&place(&b.astype::<f32>(), device)).unwrap().compute().unwrap();
     for (x, y) in f32s.iter().zip(expected.iter()) {
         assert!((*x as f64 - y).abs() <= 1e-4 * 45.0, "{x} vs {y}");
+    }
+    // A stack (3, 60, 45) against the one matrix b, stretched over the stack:
+    // on a CUDA device the stack is multiplied on the host and uploaded.
+    let stack = rng.with_stream(2).standard_normal::<f64>(&[3, 60, 45], [2, 20, 15]).unwrap();
+    let sh = stack.compute().unwrap();
+    let product = place(&stack, device).matmul(&place(&b, device)).unwrap();
+    assert_eq!(product.device().is_some(), device.is_some());
+    let got = product.compute().unwrap();
+    let bm = bh.clone().into_dimensionality::<Ix2>().unwrap();
+    for s in 0..3 {
+        let want = sh.index_axis(Axis(0), s).into_dimensionality::<Ix2>().unwrap().dot(&bm);
+        for (x, y) in got.index_axis(Axis(0), s).iter().zip(want.iter()) {
+            assert!((x - y).abs() <= 1e-12 * 45.0, "matrix {s}: {x} vs {y}");
+        }
     }
 });
 

@@ -4,7 +4,7 @@ mod common;
 
 use chunked_array::{Array, Context};
 use common::*;
-use ndarray::{Array2, Ix2};
+use ndarray::{Array2, Dimension, Ix2};
 use proptest::prelude::*;
 
 /// Block lengths of an axis of length n, cut where `cuts` says.
@@ -52,8 +52,18 @@ fn matmul_errors() {
     let b = Array::<f64>::ones(&[5, 2], 2).unwrap();
     let e = a.matmul(&b).unwrap_err().to_string();
     assert!(e.contains("[3, 4]") && e.contains("[5, 2]"), "{e}");
+    // A stack whose matrices have 2 rows cannot follow a's 4 columns.
     let c = Array::<f64>::ones(&[2, 2, 2], 2).unwrap();
-    assert!(a.matmul(&c).is_err());
+    let e = a.matmul(&c).unwrap_err().to_string();
+    assert!(e.contains("[3, 4]") && e.contains("[2, 2, 2]"), "{e}");
+    // Batch axes 3 and 2 do not broadcast; a 0-d operand is refused (NumPy's rules).
+    let s3 = Array::<f64>::ones(&[3, 2, 4], 2).unwrap();
+    let s2 = Array::<f64>::ones(&[2, 4, 5], 2).unwrap();
+    let e = s3.matmul(&s2).unwrap_err().to_string();
+    assert!(e.contains("[3]") && e.contains("[2]") && e.contains("broadcast"), "{e}");
+    let scalar = Array::<f64>::ones(&[], 1).unwrap();
+    assert!(a.matmul(&scalar).unwrap_err().to_string().contains("(2, 0)"));
+    assert!(scalar.dot(&s3).is_err());
     let r: Array2<f64> = a.matmul(&a.t()).unwrap().compute().unwrap().into_dimensionality::<Ix2>().unwrap();
     assert_eq!(r, Array2::from_elem((3, 3), 4.0));
     // tensordot: paired lengths must match, pair lists be of one length, axes exist once.
@@ -137,4 +147,89 @@ fn many_partial_products_add_up() {
     }
     let c32 = x.astype::<f32>().matmul_with(&y.astype::<f32>(), 1).unwrap().compute().unwrap();
     assert_close(&c32.mapv(f64::from), &want, 1e-4);
+}
+
+/// NumPy's matmul on stacks, written out: the batch axes broadcast (right-aligned,
+/// length 1 stretched), then one 2-d product per batch element.
+fn stacked_matmul_oracle(a: &ndarray::ArrayD<f64>, b: &ndarray::ArrayD<f64>) -> ndarray::ArrayD<f64> {
+    let (ra, rb) = (a.ndim(), b.ndim());
+    let nb = ra.max(rb) - 2;
+    let pad = |s: &[usize], r: usize| std::iter::repeat_n(1, nb + 2 - r).chain(s.iter().copied()).collect::<Vec<_>>();
+    let (sa, sb) = (pad(a.shape(), ra), pad(b.shape(), rb));
+    let a = a.to_shape(sa.clone()).unwrap();
+    let b = b.to_shape(sb.clone()).unwrap();
+    let mut out_shape: Vec<usize> = (0..nb).map(|t| if sa[t] == 1 { sb[t] } else { sa[t] }).collect();
+    out_shape.extend([sa[nb], sb[nb + 1]]);
+    ndarray::ArrayD::from_shape_fn(ndarray::IxDyn(&out_shape), |o| {
+        let pick = |s: &[usize], t: usize| if s[t] == 1 { 0 } else { o[t] };
+        (0..sa[nb + 1])
+            .map(|k| {
+                let mut ia: Vec<usize> = (0..nb).map(|t| pick(&sa, t)).collect();
+                ia.extend([o[nb], k]);
+                let mut ib: Vec<usize> = (0..nb).map(|t| pick(&sb, t)).collect();
+                ib.extend([k, o[nb + 1]]);
+                a[ia.as_slice()] * b[ib.as_slice()]
+            })
+            .sum()
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(CASES))]
+
+    /// Stacks of matrices: one or two batch axes on either side, each of length
+    /// d or 1 (stretched), or missing; irregular chunks everywhere; the
+    /// contracted axis whole or split into single-piece groups.
+    #[test]
+    fn stacked_matmul_matches_numpy_rules(
+        batch in prop::collection::vec(0usize..4, 2),
+        ones_a in prop::collection::vec(any::<bool>(), 2), ones_b in prop::collection::vec(any::<bool>(), 2),
+        axes_a in 0usize..3, axes_b in 0usize..3,
+        (m, k, n) in (1usize..5, 0usize..6, 1usize..5),
+        cuts in prop::collection::vec(any::<bool>(), 32), limit in prop_oneof![Just(1usize), Just(1 << 30)],
+    ) {
+        let batch_shape = |ones: &[bool], axes: usize| (2 - axes..2).map(|t| if ones[t] { 1 } else { batch[t] }).collect::<Vec<_>>();
+        let mut sa = batch_shape(&ones_a, axes_a);
+        sa.extend([m, k]);
+        let mut sb = batch_shape(&ones_b, axes_b);
+        sb.extend([k, n]);
+        let a = ndarray::ArrayD::from_shape_fn(ndarray::IxDyn(&sa), |i| i.slice().iter().enumerate().map(|(t, &x)| ((t + 2) * x) as f64).sum::<f64>() % 7.0 - 3.0);
+        let b = ndarray::ArrayD::from_shape_fn(ndarray::IxDyn(&sb), |i| i.slice().iter().enumerate().map(|(t, &x)| ((3 * t + 1) * x) as f64).sum::<f64>() % 5.0 * 0.5 - 1.0);
+        let chunking = |s: &[usize], cuts: &[bool]| s.iter().enumerate().map(|(t, &len)| partition(len, &cuts[4 * t..4 * t + 4])).collect::<Vec<_>>();
+        let x = chunked(&a, &chunking(&sa, &cuts[..16]));
+        let y = chunked(&b, &chunking(&sb, &cuts[16..]));
+        let got = x.matmul_with(&y, limit).unwrap();
+        let want = stacked_matmul_oracle(&a, &b);
+        prop_assert_eq!(got.shape(), want.shape().to_vec());
+        assert_close(&got.compute_with(&Context::threads(2)).unwrap(), &want, 1e-12);
+    }
+}
+
+/// 1-d operands against stacks (the vector's axis is dropped from the result),
+/// and NumPy's `dot` on more than two axes (a tensordot, no broadcasting).
+#[test]
+fn vectors_with_stacks_and_nd_dot() {
+    let s = ndarray::ArrayD::from_shape_fn(ndarray::IxDyn(&[3, 4, 5]), |i| (i[0] * 20 + i[1] * 5 + i[2]) as f64 * 0.1 - 2.0);
+    let x = chunked(&s, &[vec![2, 1], vec![1, 3], vec![2, 3]]);
+    let v5 = ndarray::Array1::from_shape_fn(5, |i| i as f64 - 1.5);
+    let v4 = ndarray::Array1::from_shape_fn(4, |i| 0.5 * i as f64 + 1.0);
+    let (c5, c4) = (Array::from_ndarray(v5.clone(), 2).unwrap(), Array::from_ndarray(v4.clone(), 3).unwrap());
+    // (3, 4, 5) @ (5,) -> (3, 4); (4,) @ (3, 4, 5) -> (3, 5).
+    let want = ndarray::ArrayD::from_shape_fn(ndarray::IxDyn(&[3, 4]), |o| (0..5).map(|k| s[[o[0], o[1], k]] * v5[k]).sum::<f64>());
+    assert_close(&x.matmul(&c5).unwrap().compute().unwrap(), &want, 1e-12);
+    let want = ndarray::ArrayD::from_shape_fn(ndarray::IxDyn(&[3, 5]), |o| (0..4).map(|k| v4[k] * s[[o[0], k, o[1]]]).sum::<f64>());
+    assert_close(&c4.matmul(&x).unwrap().compute().unwrap(), &want, 1e-12);
+    // dot((3, 4, 5), (2, 5, 6)) -> (3, 4, 2, 6): a's last axis against b's second-to-last.
+    let t = ndarray::ArrayD::from_shape_fn(ndarray::IxDyn(&[2, 5, 6]), |i| ((i[0] * 7 + i[1] * 3 + i[2]) % 11) as f64 - 5.0);
+    let y = chunked(&t, &[vec![1, 1], vec![3, 2], vec![4, 2]]);
+    let want = ndarray::ArrayD::from_shape_fn(ndarray::IxDyn(&[3, 4, 2, 6]), |o| (0..5).map(|k| s[[o[0], o[1], k]] * t[[o[2], k, o[3]]]).sum::<f64>());
+    assert_close(&x.dot(&y).unwrap().compute().unwrap(), &want, 1e-12);
+    // dot with a 1-d right operand contracts its only axis.
+    let want = ndarray::ArrayD::from_shape_fn(ndarray::IxDyn(&[3, 4]), |o| (0..5).map(|k| s[[o[0], o[1], k]] * v5[k]).sum::<f64>());
+    assert_close(&x.dot(&c5).unwrap().compute().unwrap(), &want, 1e-12);
+    // A stretched batch axis of length 1 reads its one matrix for every output
+    // block, and an emulated device gives the same stack.
+    let one = chunked(&t.slice(ndarray::s![0..1, .., ..]).to_owned().into_dyn(), &[vec![1], vec![2, 3], vec![6]]);
+    let want = stacked_matmul_oracle(&s, &t.slice(ndarray::s![0..1, .., ..]).to_owned().into_dyn());
+    assert_close(&x.matmul(&one).unwrap().compute().unwrap(), &want, 1e-12);
 }

@@ -23,12 +23,13 @@ type Res<T> = Result<T, Box<dyn std::error::Error>>;
 type Run = Box<dyn FnMut() -> Res<()>>;
 
 /// The workloads, in the order the table lists them.
-const WORKLOADS: [&str; 11] = [
+const WORKLOADS: [&str; 12] = [
     "overhead",
     "random_sum",
     "elementwise_reduction",
     "rechunk",
     "matmul",
+    "stacked_matmul",
     "tsqr",
     "seed_svd",
     "svd_compressed",
@@ -76,6 +77,13 @@ fn setup(name: &str, scale: f64) -> Res<(&'static str, f64, Run)> {
             let x: Array<f64> = RandomState::new(0).uniform(&[n, n], [2000, 2000])?;
             let s = x.matmul(&x)?.sum(None)?;
             ("flops", 2.0 * (n as f64).powi(3), Box::new(move || s.compute_with(&ctx).map(drop).map_err(Into::into)))
+        }
+        "stacked_matmul" => {
+            // A stack of 500 x 500 matrices, 32 to a block, times itself.
+            let b = ((256.0 * scale) as usize).max(1);
+            let x: Array<f64> = RandomState::new(0).uniform(&[b, 500, 500], [32, 500, 500])?;
+            let s = x.matmul(&x)?.sum(None)?;
+            ("flops", 2.0 * b as f64 * 500.0f64.powi(3), Box::new(move || s.compute_with(&ctx).map(drop).map_err(Into::into)))
         }
         "tsqr" => {
             let m = ((1_000_000.0 * scale) as usize).max(10_000);
