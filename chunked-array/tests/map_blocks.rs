@@ -16,8 +16,16 @@ proptest! {
     fn blocks_know_where_they_are((shape, chunks) in shape_chunks(3, 7)) {
         let a = ArrayD::from_elem(IxDyn(&shape), 0i64);
         let x = chunked(&a, &chunks);
-        let y = x.map_blocks(|b, info| {
+        let (grid, full) = (chunks.iter().map(Vec::len).collect::<Vec<_>>(), shape.clone());
+        let lengths = chunks.clone();
+        let y = x.map_blocks(move |b, info| {
             assert_eq!(b.shape(), info.out_shape);
+            // The index, grid and shape agree with the chunking the array was built with.
+            assert_eq!((info.grid, info.array_shape), (grid.as_slice(), full.as_slice()));
+            for (k, &i) in info.index.iter().enumerate() {
+                assert_eq!(info.start[k], lengths[k][..i].iter().sum::<usize>(), "block {:?} axis {k}", info.index);
+                assert_eq!(b.shape()[k], lengths[k][i]);
+            }
             ArrayD::from_shape_fn(b.raw_dim(), |i| (0..i.ndim()).map(|k| ((info.start[k] + i[k]) * 10usize.pow(k as u32)) as i64).sum::<i64>())
         }, None).unwrap();
         let want = ArrayD::from_shape_fn(IxDyn(&shape), |i| (0..i.ndim()).map(|k| (i[k] * 10usize.pow(k as u32)) as i64).sum::<i64>());
@@ -83,6 +91,52 @@ fn blockwise_errors() {
     let z = blockwise(|v| v[0].to_owned().insert_axis(ndarray::Axis(2)), "ijz", &[(&x, "ij")], &[('z', 1)]).unwrap();
     assert_eq!(z.shape(), vec![2, 3, 1]);
     assert_eq!(z.compute().unwrap().sum(), 6.0);
+}
+
+/// A letter repeated in one input takes the diagonal blocks (dask's rule), or
+/// the whole array when contracted; three inputs combine block by block.
+#[test]
+fn blockwise_repeated_letters_and_three_inputs() {
+    use chunked_array::blockwise;
+    let a = ndarray::Array2::from_shape_fn((7, 7), |(i, j)| (i * 7 + j) as f64).into_dyn();
+    // Different grids on the two axes are unified to their refinement first.
+    let x = chunked(&a, &[vec![3, 4], vec![2, 2, 3]]);
+    let diag = blockwise(
+        |v| {
+            let m = v[0].view().into_dimensionality::<ndarray::Ix2>().unwrap();
+            m.diag().to_owned().into_dyn()
+        },
+        "i",
+        &[(&x, "ii")],
+        &[],
+    )
+    .unwrap();
+    assert_eq!(diag.chunks().lengths().to_vec(), vec![vec![2, 1, 1, 3]]);
+    assert_eq!(diag.compute().unwrap(), ndarray::Array1::from_shape_fn(7, |i| (i * 8) as f64).into_dyn());
+    // Contracted repeated letter: one call with the whole matrix, its trace.
+    let trace = blockwise(|v| ndarray::arr0(v[0].view().into_dimensionality::<ndarray::Ix2>().unwrap().diag().sum()).into_dyn(), "", &[(&x, "ii")], &[]).unwrap();
+    assert_eq!(trace.compute().unwrap().sum(), (0..7).map(|i| (i * 8) as f64).sum::<f64>());
+    // A repeated letter on axes of different lengths is refused.
+    let r = Array::<f64>::ones(&[3, 4], 2).unwrap();
+    assert!(blockwise(|v| v[0].to_owned(), "i", &[(&r, "ii")], &[]).unwrap_err().to_string().contains("'i'"));
+    // out[i, j] = x[i, j] * y[j, i] + z[j], three inputs on different grids.
+    let b = ndarray::Array2::from_shape_fn((7, 7), |(i, j)| (i as f64 - j as f64) * 0.5).into_dyn();
+    let c = ndarray::Array1::from_shape_fn(7, |j| j as f64 + 100.0).into_dyn();
+    let y = chunked(&b, &[vec![5, 2], vec![1, 6]]);
+    let z = chunked(&c, &[vec![4, 3]]);
+    let combined = blockwise(
+        |v| {
+            let (p, q) = (v[0].view().into_dimensionality::<ndarray::Ix2>().unwrap(), v[1].view().into_dimensionality::<ndarray::Ix2>().unwrap());
+            let r = v[2].view().into_dimensionality::<ndarray::Ix1>().unwrap();
+            ndarray::Array2::from_shape_fn(p.dim(), |(i, j)| p[[i, j]] * q[[j, i]] + r[j]).into_dyn()
+        },
+        "ij",
+        &[(&x, "ij"), (&y, "ji"), (&z, "j")],
+        &[],
+    )
+    .unwrap();
+    let want = ndarray::Array2::from_shape_fn((7, 7), |(i, j)| a[[i, j]] * b[[j, i]] + c[[j]]).into_dyn();
+    assert_eq!(combined.compute().unwrap(), want);
 }
 
 #[test]
