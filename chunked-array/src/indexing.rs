@@ -13,7 +13,7 @@ use std::sync::Arc;
 use ndarray::{ArrayD, Axis, IxDyn};
 
 use crate::array::Array;
-use crate::chunks::{ChunkSpec, Chunks};
+use crate::chunks::{ChunkSpec, Chunks, DEFAULT_AUTO_BYTES};
 use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::graph::{block_as, Block, BlockOp, Node};
@@ -178,7 +178,8 @@ impl<T: Element> Array<T> {
     /// (NumPy's `x[mask]`). The mask's per-block counts are computed first (one
     /// run of its graph), so the result has known block lengths: one block per
     /// block of `self` once the array is one block wide past its first axis
-    /// (rechunked so, as dask's `ravel` does, to keep C order).
+    /// (rechunked so, as dask's `ravel` does, to keep C order; row blocks are
+    /// cut so that those blocks stay under the 128 MiB block-size limit).
     ///
     /// ```
     /// use chunked_array::Array;
@@ -190,6 +191,16 @@ impl<T: Element> Array<T> {
     /// # Errors
     /// [`Error::ShapeMismatch`] when the shapes differ; the mask's compute errors.
     pub fn masked(&self, mask: &Array<bool>) -> Result<Array<T>> {
+        self.masked_with(mask, DEFAULT_AUTO_BYTES)
+    }
+
+    /// [`Array::masked`] with the block-size limit (bytes) for the blocks made
+    /// one block wide past the first axis (a single row wider than the limit
+    /// still makes one block).
+    ///
+    /// # Errors
+    /// As [`Array::masked`].
+    pub fn masked_with(&self, mask: &Array<bool>, block_size_limit: usize) -> Result<Array<T>> {
         self.check()?;
         mask.check()?;
         if mask.shape() != self.shape() {
@@ -197,10 +208,19 @@ impl<T: Element> Array<T> {
         }
         let shape = self.shape();
         if shape.is_empty() {
-            return self.expand_dims(0)?.masked(&mask.expand_dims(0)?);
+            return self.expand_dims(0)?.masked_with(&mask.expand_dims(0)?, block_size_limit);
         }
-        // One block wide past axis 0, with the mask on the same grid.
-        let rows = self.chunks().lengths()[0].clone();
+        // One block wide past axis 0, with the mask on the same grid; a row
+        // block holding more than the limit is cut into pieces that do not.
+        let row_bytes = shape[1..].iter().product::<usize>().saturating_mul(std::mem::size_of::<T>().max(1));
+        let max_rows = (block_size_limit / row_bytes.max(1)).max(1);
+        let rows: Vec<usize> = self.chunks().lengths()[0]
+            .iter()
+            .flat_map(|&r| {
+                let pieces = r.div_ceil(max_rows).max(1);
+                (0..pieces).map(move |p| r / pieces + usize::from(p < r % pieces))
+            })
+            .collect();
         let mut lengths = vec![rows];
         lengths.extend(shape[1..].iter().map(|&n| vec![n]));
         let spec = ChunkSpec::from(lengths.clone());

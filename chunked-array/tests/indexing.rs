@@ -56,6 +56,28 @@ proptest! {
     }
 }
 
+/// A full-shape mask over row blocks wider than the block-size limit: the
+/// blocks made one block wide past axis 0 are cut to the limit, and the
+/// selection is still C order.
+#[test]
+fn masked_blocks_stay_under_the_limit() {
+    let a = ArrayD::from_shape_fn(IxDyn(&[40, 30, 20]), |i| (i[0] * 600 + i[1] * 20 + i[2]) as f64);
+    let x = chunked(&a, &[vec![10, 17, 13], vec![7; 4].into_iter().chain([2]).collect(), vec![6, 6, 6, 2]]);
+    // Three rows of 30 x 20 f64 per block at most.
+    let limit = 3 * 30 * 20 * 8;
+    let all = Array::<bool>::full(&[40, 30, 20], true, [5, 30, 20]).unwrap();
+    let got = x.masked_with(&all, limit).unwrap();
+    assert!(got.chunks().lengths()[0].iter().all(|&n| n <= 3 * 600), "{:?}", got.chunks().lengths());
+    assert_eq!(got.compute().unwrap().iter().copied().collect::<Vec<_>>(), a.iter().copied().collect::<Vec<_>>());
+    // Every third element, under a limit of one row: one row per block.
+    let sparse = ArrayD::from_shape_fn(IxDyn(&[40, 30, 20]), |i| (i[0] + i[1] + i[2]) % 3 == 0);
+    let m = chunked(&sparse, &[vec![40], vec![30], vec![20]]);
+    let got = x.masked_with(&m, 1).unwrap();
+    assert_eq!(got.chunks().lengths()[0].len(), 40);
+    let want: Vec<f64> = a.iter().zip(sparse.iter()).filter(|(_, k)| **k).map(|(v, _)| *v).collect();
+    assert_eq!(got.compute().unwrap().iter().copied().collect::<Vec<_>>(), want);
+}
+
 #[test]
 fn indexing_errors() {
     let x = Array::<f64>::zeros(&[4, 3], 2).unwrap();
