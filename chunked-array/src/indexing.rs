@@ -112,6 +112,13 @@ impl<T: Element> Array<T> {
     /// and negative indices allowed. Output blocks along the axis hold as many
     /// positions as the input's largest block.
     ///
+    /// An output block whose positions come from input blocks holding more
+    /// than the 128 MiB block-size limit together (scattered indices) is not
+    /// gathered from them at once: each input block first gives the pieces
+    /// that output blocks need from it, and each output block then orders its
+    /// own pieces (dask's shuffle-based `take`), so no task holds more than an
+    /// input block or an output block's pieces.
+    ///
     /// ```
     /// use chunked_array::Array;
     /// let x = Array::<i64>::arange(0, 10, 1, 4).unwrap();
@@ -122,6 +129,15 @@ impl<T: Element> Array<T> {
     /// # Errors
     /// [`Error::BadAxis`]; [`Error::InvalidArgument`] for an index out of range.
     pub fn take(&self, indices: &[isize], axis: isize) -> Result<Array<T>> {
+        self.take_with(indices, axis, DEFAULT_AUTO_BYTES)
+    }
+
+    /// [`Array::take`] with the block-size limit (bytes) past which an output
+    /// block's input blocks are split into pieces first.
+    ///
+    /// # Errors
+    /// As [`Array::take`].
+    pub fn take_with(&self, indices: &[isize], axis: isize, block_size_limit: usize) -> Result<Array<T>> {
         self.check()?;
         let axis = crate::reduce::normalize_axes(&[axis], self.ndim())?[0];
         let chunks = self.chunks();
@@ -140,10 +156,47 @@ impl<T: Element> Array<T> {
         if picks.is_empty() {
             picks.push(Vec::new());
         }
-        let mut lengths = chunks.lengths().to_vec();
+        // Whether an output block would read several input blocks holding more
+        // than the limit together (one block is read whole either way).
+        let lengths = &chunks.lengths()[axis];
+        let across: usize = chunks.lengths().iter().enumerate().filter(|&(a, _)| a != axis).map(|(_, l)| l.iter().copied().max().unwrap_or(0)).product();
+        let too_wide = |p: &Vec<(usize, usize)>| {
+            let mut s: Vec<usize> = p.iter().map(|q| q.0).collect();
+            s.sort_unstable();
+            s.dedup();
+            s.len() > 1 && s.iter().map(|&b| lengths[b]).sum::<usize>() * across * std::mem::size_of::<T>() > block_size_limit
+        };
+        if !picks.iter().any(too_wide) {
+            return Ok(self.gather(axis, picks));
+        }
+        // Pieces: per output block, its positions grouped by input block (in
+        // block order), each piece read from one input block.
+        let mut pieces: Vec<Vec<(usize, usize)>> = Vec::new();
+        let mut reorder: Vec<Vec<(usize, usize)>> = Vec::with_capacity(picks.len());
+        for p in &picks {
+            let first = pieces.len();
+            let mut sources: Vec<usize> = p.iter().map(|q| q.0).collect();
+            sources.sort_unstable();
+            sources.dedup();
+            pieces.extend(sources.iter().map(|_| Vec::new()));
+            let mut order = Vec::with_capacity(p.len());
+            for &(b, local) in p {
+                let k = first + sources.binary_search(&b).expect("a source of this block");
+                order.push((k, pieces[k].len()));
+                pieces[k].push((b, local));
+            }
+            reorder.push(order);
+        }
+        Ok(self.gather(axis, pieces).gather(axis, reorder))
+    }
+
+    /// The gather node: block `i` along `axis` stacks the positions `picks[i]`,
+    /// each (input block, index within it).
+    fn gather(&self, axis: usize, picks: Vec<Vec<(usize, usize)>>) -> Array<T> {
+        let mut lengths = self.chunks().lengths().to_vec();
         lengths[axis] = picks.iter().map(Vec::len).collect();
         let op = Take::<T> { axis, picks, _t: std::marker::PhantomData };
-        Ok(Array::from_node(Node::new("take", T::DTYPE, Chunks::from_lengths(lengths), vec![self.node.clone()], op)))
+        Array::from_node(Node::new("take", T::DTYPE, Chunks::from_lengths(lengths), vec![self.node.clone()], op))
     }
 
     /// The positions along `axis` where `mask` is true (NumPy's `compress`, or

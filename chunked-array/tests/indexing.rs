@@ -26,6 +26,8 @@ proptest! {
             if raw.iter().all(|&i| i >= -n && i < n) {
                 let ids: Vec<usize> = raw.iter().map(|&i| if i < 0 { (i + n) as usize } else { i as usize }).collect();
                 prop_assert_eq!(got.unwrap().compute().unwrap(), a.select(Axis(axis), &ids));
+                // Split into pieces first (a limit of one byte).
+                prop_assert_eq!(x.take_with(&raw, axis as isize, 1).unwrap().compute().unwrap(), a.select(Axis(axis), &ids));
             } else {
                 prop_assert!(got.is_err());
             }
@@ -54,6 +56,37 @@ proptest! {
         let got = x.broadcast_to(&target).unwrap().compute().unwrap();
         prop_assert_eq!(got, a.broadcast(IxDyn(&target)).unwrap().to_owned());
     }
+}
+
+/// Scattered indices: each output block would read every input block, so over
+/// the limit the input blocks are first split into the pieces each output block
+/// needs; no task then reads more than one block's bytes.
+#[test]
+fn scattered_take_reads_pieces_not_whole_axes() {
+    use chunked_array::diagnostics::Profiler;
+    let a = ArrayD::from_shape_fn(IxDyn(&[200, 30]), |i| (i[0] * 30 + i[1]) as f64);
+    let x = chunked(&a, &[vec![10; 20], vec![30]]);
+    let block_bytes = 10 * 30 * 8;
+    // A permutation with repeats and negative indices mixed in.
+    let idx: Vec<isize> = (0..230).map(|i| if i % 7 == 0 { -((i % 200) as isize) - 1 } else { ((i * 37) % 200) as isize }).collect();
+    let ids: Vec<usize> = idx.iter().map(|&i| if i < 0 { (i + 200) as usize } else { i as usize }).collect();
+    let want = a.select(Axis(0), &ids);
+    for limit in [3 * block_bytes, 1 << 30] {
+        let y = x.take_with(&idx, 0, limit).unwrap();
+        let profiler = Profiler::new();
+        assert_eq!(y.compute_with(&chunked_array::Context::threads(2).with_profiler(&profiler)).unwrap(), want);
+        let widest = profiler.spans().iter().filter(|s| s.layer == "take").map(|s| s.input_bytes).max().unwrap();
+        if limit < block_bytes * 20 {
+            assert!(widest <= block_bytes, "a take task read {widest} bytes");
+        } else {
+            // Gathered at once: an output block reads most of the axis.
+            assert!(widest > 5 * block_bytes, "{widest}");
+        }
+    }
+    // On the other axis, and sorted indices stay one gather.
+    let y = x.take_with(&[29, 0, 15, 15], 1, 1).unwrap();
+    assert_eq!(y.compute().unwrap(), a.select(Axis(1), &[29, 0, 15, 15]));
+    assert_eq!(x.take_with(&[3, 4, 5], 0, 1).unwrap().num_tasks(), x.take(&[3, 4, 5], 0).unwrap().num_tasks());
 }
 
 /// A full-shape mask over row blocks wider than the block-size limit: the
