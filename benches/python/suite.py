@@ -25,7 +25,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SUITE = os.path.join(ROOT, "target", "release", "suite")
 THREADS = os.cpu_count() or 1
-WORKLOADS = ["overhead", "random_sum", "elementwise_reduction", "rechunk", "matmul", "stacked_matmul", "tsqr", "seed_svd",
+WORKLOADS = ["overhead", "random_sum", "elementwise_reduction", "rechunk", "take_scattered", "matmul", "stacked_matmul", "tsqr", "seed_svd",
              "svd_compressed", "zarr_write", "zarr_read", "out_of_core_sum"]
 
 
@@ -35,6 +35,17 @@ def arg(name, default):
 
 def side(n, scale):
     return max(1, int(n * scale ** 0.5))
+
+
+def scattered(scale):
+    """Rows of the take_scattered workload and its indices: every row once, in
+    the order i * 7919 mod rows (7919 is prime, so a permutation)."""
+    import numpy as np
+
+    rows = max(1000, int(100_000 * scale))
+    while rows % 7919 == 0:
+        rows += 1
+    return rows, (np.arange(rows, dtype=np.int64) * 7919) % rows
 
 
 def setup(lib, name, scale, work_dir):
@@ -61,6 +72,10 @@ def setup(lib, name, scale, work_dir):
             n = side(20_000 if name == "rechunk" else 8_000, scale)
             x = da.random.random((n, n), chunks=(n, 100))
             return lambda: (x * 1.0).rechunk((100, n)).sum().compute()
+        if name == "take_scattered":
+            rows, idx = scattered(scale)
+            x = da.random.random((rows, 1000), chunks=(1000, 1000))
+            return lambda: x[idx].sum().compute()
         if name == "matmul":
             n = max(100, int(10_000 * scale ** (1 / 3)))
             x = da.random.random((n, n), chunks=(2000, 2000))
@@ -102,6 +117,9 @@ def setup(lib, name, scale, work_dir):
         # numpy's counterpart of a tall-to-wide rechunk: a copy in the other order.
         n = side(20_000 if name == "rechunk" else 8_000, scale)
         return lambda: np.asfortranarray(rng.random((n, n))).sum()
+    if name == "take_scattered":
+        rows, idx = scattered(scale)
+        return lambda: rng.random((rows, 1000))[idx].sum()
     if name == "matmul":
         n = max(100, int(10_000 * scale ** (1 / 3)))
         return lambda: (lambda y: (y @ y).sum())(rng.random((n, n)))

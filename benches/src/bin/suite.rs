@@ -23,11 +23,12 @@ type Res<T> = Result<T, Box<dyn std::error::Error>>;
 type Run = Box<dyn FnMut() -> Res<()>>;
 
 /// The workloads, in the order the table lists them.
-const WORKLOADS: [&str; 12] = [
+const WORKLOADS: [&str; 13] = [
     "overhead",
     "random_sum",
     "elementwise_reduction",
     "rechunk",
+    "take_scattered",
     "matmul",
     "stacked_matmul",
     "tsqr",
@@ -77,6 +78,19 @@ fn setup(name: &str, scale: f64) -> Res<(&'static str, f64, Run)> {
             let x: Array<f64> = RandomState::new(0).uniform(&[n, n], [2000, 2000])?;
             let s = x.matmul(&x)?.sum(None)?;
             ("flops", 2.0 * (n as f64).powi(3), Box::new(move || s.compute_with(&ctx).map(drop).map_err(Into::into)))
+        }
+        "take_scattered" => {
+            // Every row of a random (rows, 1000) array once, in a scattered
+            // order (i * 7919 mod rows, a permutation); blocks of 1000 rows.
+            let mut n = ((100_000.0 * scale) as usize).max(1000);
+            while n % 7919 == 0 {
+                n += 1;
+            }
+            let idx: Vec<isize> = (0..n).map(|i| ((i * 7919) % n) as isize).collect();
+            let x: Array<f64> = RandomState::new(0).uniform(&[n, 1000], [1000, 1000])?;
+            let s = x.take(&idx, 0)?.sum(None)?;
+            // Read and written once each.
+            ("bytes", (2 * n * 1000 * 8) as f64, Box::new(move || s.compute_with(&ctx).map(drop).map_err(Into::into)))
         }
         "stacked_matmul" => {
             // A stack of 500 x 500 matrices, 32 to a block, times itself.
