@@ -335,3 +335,102 @@ impl<T: Element> Array<T> {
         concatenate(&[&part(Some(n - k), None)?, &part(None, Some(n - k))?], a as isize)
     }
 }
+
+impl<T: Element> Array<T> {
+    /// Moves axes `source` to positions `destination`, the others keeping their
+    /// order (NumPy's `moveaxis`).
+    ///
+    /// # Errors
+    /// [`Error::BadAxis`] for an axis out of range or given twice;
+    /// [`Error::InvalidArgument`] when the two lists differ in length.
+    pub fn moveaxis(&self, source: &[isize], destination: &[isize]) -> Result<Array<T>> {
+        self.check()?;
+        let nd = self.ndim();
+        if source.len() != destination.len() {
+            return Err(Error::invalid(
+                "moveaxis (source, destination)",
+                (source, destination),
+                "need as many destinations as sources",
+            ));
+        }
+        let src = crate::reduce::normalize_axes(source, nd)?;
+        let dst = crate::reduce::normalize_axes(destination, nd)?;
+        let mut perm: Vec<usize> = (0..nd).filter(|a| !src.contains(a)).collect();
+        let mut moves: Vec<(usize, usize)> = dst.into_iter().zip(src).collect();
+        moves.sort_unstable();
+        for (d, s) in moves {
+            perm.insert(d, s);
+        }
+        self.permute_axes(&perm)
+    }
+
+    /// The elements in C order as a 1-d array (NumPy's `ravel`; a reshape, so
+    /// the blocks are rechunked as [`Array::reshape`] needs).
+    ///
+    /// # Errors
+    /// Only an earlier error carried by `self`.
+    pub fn ravel(&self) -> Result<Array<T>> {
+        self.reshape(&[-1])
+    }
+
+    /// At least one axis: a 0-d array becomes shape `(1,)` (NumPy's `atleast_1d`).
+    ///
+    /// # Errors
+    /// Only an earlier error carried by `self`.
+    pub fn atleast_1d(&self) -> Result<Array<T>> {
+        self.check()?;
+        if self.ndim() == 0 { self.expand_dims(0) } else { Ok(self.clone()) }
+    }
+
+    /// At least two axes, new ones in front: `(n,)` becomes `(1, n)` (NumPy's
+    /// `atleast_2d`).
+    ///
+    /// # Errors
+    /// Only an earlier error carried by `self`.
+    pub fn atleast_2d(&self) -> Result<Array<T>> {
+        let mut a = self.atleast_1d()?;
+        if a.ndim() == 1 {
+            a = a.expand_dims(0)?;
+        }
+        Ok(a)
+    }
+
+    /// At least three axes as NumPy's `atleast_3d` adds them: `(n,)` becomes
+    /// `(1, n, 1)` and `(m, n)` becomes `(m, n, 1)`.
+    ///
+    /// # Errors
+    /// Only an earlier error carried by `self`.
+    pub fn atleast_3d(&self) -> Result<Array<T>> {
+        let a = self.atleast_2d()?;
+        if a.ndim() == 2 { a.expand_dims(2) } else { Ok(a) }
+    }
+}
+
+/// Joins along the second axis, or the first for 1-d arrays (NumPy's `hstack`).
+///
+/// # Errors
+/// As [`concatenate`].
+pub fn hstack<T: Element>(arrays: &[&Array<T>]) -> Result<Array<T>> {
+    let arrays: Vec<Array<T>> = arrays.iter().map(|a| a.atleast_1d()).collect::<Result<_>>()?;
+    let axis = if arrays.first().is_some_and(|a| a.ndim() == 1) { 0 } else { 1 };
+    concatenate(&arrays.iter().collect::<Vec<_>>(), axis)
+}
+
+/// Joins along the first axis after [`Array::atleast_2d`] (NumPy's `vstack`:
+/// 1-d arrays become rows).
+///
+/// # Errors
+/// As [`concatenate`].
+pub fn vstack<T: Element>(arrays: &[&Array<T>]) -> Result<Array<T>> {
+    let arrays: Vec<Array<T>> = arrays.iter().map(|a| a.atleast_2d()).collect::<Result<_>>()?;
+    concatenate(&arrays.iter().collect::<Vec<_>>(), 0)
+}
+
+/// Joins along the third axis after [`Array::atleast_3d`] (NumPy's `dstack`).
+///
+/// # Errors
+/// As [`concatenate`].
+pub fn dstack<T: Element>(arrays: &[&Array<T>]) -> Result<Array<T>> {
+    let arrays: Vec<Array<T>> = arrays.iter().map(|a| a.atleast_3d()).collect::<Result<_>>()?;
+    concatenate(&arrays.iter().collect::<Vec<_>>(), 2)
+}

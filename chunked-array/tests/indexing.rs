@@ -136,3 +136,44 @@ fn lazy_masks_of_any_layout() {
     let x = Array::<i64>::arange(0, 5, 1, 2).unwrap();
     assert_eq!(x.compress_array(&flipped, 0).unwrap().compute().unwrap().iter().cloned().collect::<Vec<_>>(), vec![0, 2, 4]);
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(CASES))]
+
+    #[test]
+    fn argwhere_and_nonzero((shape, chunks) in shape_chunks(3, 6), bits in prop::collection::vec(0i64..3, 216), limit in prop_oneof![Just(1usize), Just(1 << 20)]) {
+        prop_assume!(!shape.is_empty());
+        // Zeros where the random digit is 0.
+        let a = ArrayD::from_shape_vec(IxDyn(&shape), bits[..shape.iter().product::<usize>()].to_vec()).unwrap();
+        let x = chunked(&a, &chunks);
+        let want: Vec<Vec<i64>> = a.indexed_iter().filter(|&(_, &v)| v != 0).map(|(i, _)| i.as_array_view().iter().map(|&p| p as i64).collect()).collect();
+        let got = x.argwhere_with(limit).unwrap();
+        prop_assert_eq!(got.shape(), vec![want.len(), shape.len()]);
+        if limit == 1 && shape[0] > 0 {
+            // Under a one-byte limit each row of the input is its own block.
+            prop_assert_eq!(got.chunks().lengths()[0].len(), shape[0]);
+        }
+        let rows: Vec<Vec<i64>> = got.compute().unwrap().outer_iter().map(|r| r.iter().copied().collect()).collect();
+        prop_assert_eq!(&rows, &want);
+        // A bool array gives the same coordinates; nonzero gives them by axis.
+        let columns = x.ne(0).unwrap().nonzero().unwrap();
+        prop_assert_eq!(columns.len(), shape.len());
+        for (axis, column) in columns.iter().enumerate() {
+            let want_axis: Vec<i64> = want.iter().map(|r| r[axis]).collect();
+            prop_assert_eq!(column.compute().unwrap().iter().copied().collect::<Vec<_>>(), want_axis);
+        }
+    }
+}
+
+#[test]
+fn argwhere_of_0d_and_nonzero_errors() {
+    let five = Array::<f64>::full(&[], 5.0, 1).unwrap();
+    assert_eq!(five.argwhere().unwrap().shape(), vec![1, 0]);
+    let zero = Array::<f64>::full(&[], 0.0, 1).unwrap();
+    assert_eq!(zero.argwhere().unwrap().shape(), vec![0, 0]);
+    assert!(five.nonzero().unwrap_err().to_string().contains("at least one axis"));
+    // NaN is non-zero, as in NumPy.
+    let x = Array::<f64>::from_ndarray(ndarray::arr1(&[0.0, f64::NAN, -0.0, 2.0]), [2]).unwrap();
+    let got = x.argwhere().unwrap().compute().unwrap();
+    assert_eq!(got.iter().copied().collect::<Vec<_>>(), vec![1, 3]);
+}

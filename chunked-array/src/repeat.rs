@@ -1,0 +1,134 @@
+//! Repetition: `repeat` (each element several times along an axis) and `tile`
+//! (the whole array several times along each axis).
+
+use std::sync::Arc;
+
+use ndarray::Axis;
+
+use crate::array::Array;
+use crate::chunks::{Chunks, DEFAULT_AUTO_BYTES};
+use crate::element::Element;
+use crate::error::{Error, Result};
+use crate::graph::{block_as, Block, BlockOp, Node};
+use crate::manip::concatenate;
+use crate::slicing::Idx;
+
+/// Output position `p` along `axis` is input position `p / repeats`; every
+/// output block lies inside the image of one input block.
+struct Repeat<T> {
+    axis: usize,
+    repeats: usize,
+    /// Per output block along `axis`: the input block it reads.
+    source: Vec<usize>,
+    _t: std::marker::PhantomData<fn() -> T>,
+}
+
+impl<T: Element> BlockOp for Repeat<T> {
+    fn deps(&self, node: &Node, idx: &[usize], out: &mut Vec<(usize, usize)>) {
+        let mut src = idx.to_vec();
+        src[self.axis] = self.source[idx[self.axis]];
+        out.push((0, node.inputs[0].chunks.linear(&src)));
+    }
+
+    fn run(&self, node: &Node, idx: &[usize], inputs: &[&Block]) -> Result<Block> {
+        let a = block_as::<T>(inputs[0], node, "repeat")?;
+        let start = node.chunks.offset(self.axis, idx[self.axis]);
+        let len = node.chunks.lengths()[self.axis][idx[self.axis]];
+        let input_start = node.inputs[0].chunks.offset(self.axis, self.source[idx[self.axis]]);
+        let picks: Vec<usize> = (start..start + len).map(|p| p / self.repeats - input_start).collect();
+        Ok(Arc::new(a.select(Axis(self.axis), &picks)))
+    }
+}
+
+impl<T: Element> Array<T> {
+    /// Repeats each element `repeats` times along `axis`, next to itself
+    /// (NumPy's `repeat` with one count, as dask supports it): `[a, b]` with 2
+    /// gives `[a, a, b, b]`. Output blocks stay under 128 MiB where a single
+    /// slice across the other axes allows.
+    ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let x = Array::<i64>::arange(0, 3, 1, 2).unwrap();
+    /// let r = x.repeat(2, 0).unwrap().compute().unwrap();
+    /// assert_eq!(r.iter().cloned().collect::<Vec<_>>(), vec![0, 0, 1, 1, 2, 2]);
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::BadAxis`].
+    pub fn repeat(&self, repeats: usize, axis: isize) -> Result<Array<T>> {
+        self.repeat_with(repeats, axis, DEFAULT_AUTO_BYTES)
+    }
+
+    /// [`Array::repeat`] with the block-size limit (bytes) that each input
+    /// block's repeated image is cut under.
+    ///
+    /// # Errors
+    /// As [`Array::repeat`]; [`Error::InvalidArgument`] when the output length
+    /// overflows.
+    pub fn repeat_with(&self, repeats: usize, axis: isize, block_size_limit: usize) -> Result<Array<T>> {
+        self.check()?;
+        let axis = crate::reduce::normalize_axes(&[axis], self.ndim())?[0];
+        let chunks = self.chunks();
+        let n = self.shape()[axis];
+        if n.checked_mul(repeats).is_none() {
+            return Err(Error::invalid("repeats", repeats, format!("times the axis length {n} overflows")));
+        }
+        // Bytes of one position along `axis` in the widest block.
+        let slab: usize = chunks
+            .lengths()
+            .iter()
+            .enumerate()
+            .filter(|&(a, _)| a != axis)
+            .map(|(_, l)| l.iter().copied().max().unwrap_or(0))
+            .product::<usize>()
+            .saturating_mul(std::mem::size_of::<T>());
+        let max_len = (block_size_limit / slab.max(1)).max(1);
+        let mut lengths_along = Vec::new();
+        let mut source = Vec::new();
+        for (b, &len) in chunks.lengths()[axis].iter().enumerate() {
+            let image = len * repeats;
+            let pieces = image.div_ceil(max_len);
+            for p in 0..pieces {
+                lengths_along.push(image / pieces + usize::from(p < image % pieces));
+                source.push(b);
+            }
+        }
+        if lengths_along.is_empty() {
+            lengths_along.push(0);
+            source.push(0);
+        }
+        let mut lengths = chunks.lengths().to_vec();
+        lengths[axis] = lengths_along;
+        let op = Repeat::<T> { axis, repeats: repeats.max(1), source, _t: std::marker::PhantomData };
+        Ok(Array::from_node(Node::new("repeat", T::DTYPE, Chunks::from_lengths(lengths), vec![self.node.clone()], op)))
+    }
+
+    /// The whole array `reps[a]` times along each axis (NumPy's `tile`): with
+    /// more `reps` than axes the array gains leading length-1 axes; with fewer,
+    /// the leading axes are repeated once. Every copy shares the input's
+    /// blocks.
+    ///
+    /// # Errors
+    /// Only an earlier error carried by `self`.
+    pub fn tile(&self, reps: &[usize]) -> Result<Array<T>> {
+        self.check()?;
+        let nd = self.ndim().max(reps.len());
+        let mut a = self.clone();
+        while a.ndim() < nd {
+            a = a.expand_dims(0)?;
+        }
+        let reps: Vec<usize> = std::iter::repeat_n(1, nd - reps.len()).chain(reps.iter().copied()).collect();
+        for (axis, &r) in reps.iter().enumerate() {
+            a = match r {
+                1 => a,
+                0 => {
+                    let mut index = vec![Idx::FULL; nd];
+                    index[axis] = Idx::range(0, 0);
+                    a.slice(&index)?
+                }
+                _ => concatenate(&vec![&a; r], axis as isize)?,
+            };
+        }
+        Ok(a)
+    }
+}
