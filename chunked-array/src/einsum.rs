@@ -1,0 +1,244 @@
+//! `einsum`: Einstein summation over labelled axes, built from the other
+//! operations: a diagonal per label repeated within an operand, a sum per label
+//! that only one operand has and the output lacks, then the operands multiplied
+//! left to right as stacks of matrices ([`Array::matmul`]: shared labels that
+//! stay are batch axes, those that go are contracted), and a final permutation.
+
+use crate::array::Array;
+use crate::contract::Gemm;
+use crate::error::{Error, Result};
+use crate::reduce::ReduceOptions;
+
+/// An axis label: a letter's code, or `ELLIPSIS + k` for the `k`-th axis (from
+/// the left) that `...` stands for, counted in the widest operand's ellipsis.
+type Label = u32;
+const ELLIPSIS: Label = 1 << 16;
+
+/// One operand's labels, parsed; `...` expanded to ellipsis labels aligned on
+/// the right, as NumPy broadcasts them.
+fn operand_labels(term: &str, ndim: usize, widest: usize, position: usize) -> Result<Vec<Label>> {
+    let letters = term.chars().filter(|c| c.is_ascii_alphabetic()).count();
+    let mut labels = Vec::with_capacity(ndim);
+    let has_ellipsis = term.contains("...");
+    if (!has_ellipsis && letters != ndim) || (has_ellipsis && letters > ndim) {
+        return Err(Error::invalid(
+            "einsum subscripts",
+            term,
+            format!("operand {position} has {ndim} axes, the subscripts name {letters}"),
+        ));
+    }
+    let spanned = ndim - letters;
+    let mut rest = term;
+    while let Some(c) = rest.chars().next() {
+        if rest.starts_with("...") {
+            labels.extend((widest - spanned..widest).map(|k| ELLIPSIS + k as Label));
+            rest = &rest[3..];
+        } else {
+            labels.push(c as Label);
+            rest = &rest[1..];
+        }
+    }
+    Ok(labels)
+}
+
+/// Checks a term's characters: letters and at most one `...`.
+fn check_term(term: &str, whole: &str) -> Result<()> {
+    let without = term.replacen("...", "", 1);
+    if without.contains('.') || !without.chars().all(|c| c.is_ascii_alphabetic()) {
+        return Err(Error::invalid("einsum subscripts", whole, format!("term {term:?}: only letters and one '...' are allowed")));
+    }
+    Ok(())
+}
+
+/// Sums `a`'s axes whose labels are not in `keep`.
+fn sum_out<T: Gemm>(a: Array<T>, labels: &mut Vec<Label>, keep: &[Label]) -> Result<Array<T>> {
+    let gone: Vec<isize> = (0..labels.len()).filter(|&i| !keep.contains(&labels[i])).map(|i| i as isize).collect();
+    if gone.is_empty() {
+        return Ok(a);
+    }
+    labels.retain(|l| keep.contains(l));
+    a.sum(ReduceOptions::axes(gone))
+}
+
+/// `a` with its axes in the order of `want` (a permutation of `labels`).
+fn arrange<T: Gemm>(a: &Array<T>, labels: &[Label], want: &[Label]) -> Result<Array<T>> {
+    let perm: Vec<usize> = want.iter().map(|l| labels.iter().position(|x| x == l).expect("a label of the operand")).collect();
+    if perm.iter().enumerate().all(|(i, &p)| i == p) { Ok(a.clone()) } else { a.permute_axes(&perm) }
+}
+
+/// Reshapes only when the shape changes (a reshape to the same shape would
+/// still add a layer).
+fn reshaped<T: Gemm>(a: Array<T>, shape: &[usize]) -> Result<Array<T>> {
+    if a.shape() == shape {
+        return Ok(a);
+    }
+    a.reshape(&shape.iter().map(|&n| n as isize).collect::<Vec<_>>())
+}
+
+/// Einstein summation (NumPy's and dask's `einsum`) for float arrays:
+/// `"ij,jk->ik"` is a matrix product, `"ii->i"` a diagonal, `"ij->"` a sum,
+/// `"...ij,...jk->...ik"` a product of stacks. Without `->` the output is the
+/// labels used once, in alphabetical order (after the `...` axes). Axes of
+/// length 1 broadcast against longer ones with the same label; labels the
+/// output lacks are summed, `...` axes included.
+///
+/// The operands are multiplied left to right (no search for a cheaper
+/// order); each product is a blocked [`Array::matmul`], so every task stays
+/// bounded as in `matmul`.
+///
+/// ```
+/// use chunked_array::{einsum, Array};
+/// let a = Array::<f64>::from_fn(&[3, 4], [2, 2], |i| (i[0] + 2 * i[1]) as f64).unwrap();
+/// let b = Array::<f64>::from_fn(&[4, 5], [2, 3], |i| (i[0] * i[1]) as f64).unwrap();
+/// let c = einsum("ij,jk->ik", &[&a, &b]).unwrap();
+/// assert_eq!(c.compute().unwrap(), a.matmul(&b).unwrap().compute().unwrap());
+/// let trace = einsum("ii", &[&a.slice(&[chunked_array::Idx::range(0, 3), chunked_array::Idx::range(0, 3)]).unwrap()]).unwrap();
+/// assert_eq!(trace.compute_scalar().unwrap(), 0.0 + 3.0 + 6.0);
+/// ```
+///
+/// # Errors
+/// [`Error::InvalidArgument`] naming the subscripts when they are malformed,
+/// do not match the operands' numbers of axes, repeat an output label or name
+/// an output label no operand has; [`Error::ShapeMismatch`] when one label has
+/// two lengths (other than 1).
+pub fn einsum<T: Gemm>(subscripts: &str, operands: &[&Array<T>]) -> Result<Array<T>> {
+    for x in operands {
+        x.check()?;
+    }
+    let spec: String = subscripts.chars().filter(|c| !c.is_whitespace()).collect();
+    let (inputs, output) = match spec.split_once("->") {
+        Some((i, o)) => (i, Some(o)),
+        None => (spec.as_str(), None),
+    };
+    let terms: Vec<&str> = inputs.split(',').collect();
+    if terms.len() != operands.len() {
+        return Err(Error::invalid(
+            "einsum subscripts",
+            subscripts,
+            format!("name {} operands, {} were given", terms.len(), operands.len()),
+        ));
+    }
+    for t in terms.iter().chain(output.as_slice()) {
+        check_term(t, subscripts)?;
+    }
+    // The widest `...`: the number of axes it stands for in the operand where it stands for most.
+    let spans: Vec<usize> = terms
+        .iter()
+        .zip(operands)
+        .map(|(t, x)| if t.contains("...") { x.ndim().saturating_sub(t.chars().filter(char::is_ascii_alphabetic).count()) } else { 0 })
+        .collect();
+    let widest = spans.iter().copied().max().unwrap_or(0);
+    let mut labels: Vec<Vec<Label>> = Vec::with_capacity(terms.len());
+    for (k, (t, x)) in terms.iter().zip(operands).enumerate() {
+        labels.push(operand_labels(t, x.ndim(), widest, k)?);
+    }
+    let ellipsis: Vec<Label> = (0..widest).map(|k| ELLIPSIS + k as Label).collect();
+    let out: Vec<Label> = match output {
+        Some(o) => {
+            let mut out = Vec::new();
+            let mut rest = o;
+            while let Some(c) = rest.chars().next() {
+                if rest.starts_with("...") {
+                    out.extend(&ellipsis);
+                    rest = &rest[3..];
+                } else {
+                    let l = c as Label;
+                    if out.contains(&l) {
+                        return Err(Error::invalid("einsum subscripts", subscripts, format!("output label {c:?} appears twice")));
+                    }
+                    if !labels.iter().any(|ls| ls.contains(&l)) {
+                        return Err(Error::invalid("einsum subscripts", subscripts, format!("output label {c:?} is in no operand")));
+                    }
+                    out.push(l);
+                    rest = &rest[1..];
+                }
+            }
+            out
+        }
+        None => {
+            let mut once: Vec<Label> = labels
+                .iter()
+                .flatten()
+                .copied()
+                .filter(|&l| l < ELLIPSIS && labels.iter().flatten().filter(|&&m| m == l).count() == 1)
+                .collect();
+            once.sort_unstable();
+            ellipsis.iter().copied().chain(once).collect()
+        }
+    };
+    // Each label's length: equal everywhere, or 1 where it broadcasts.
+    let mut length: Vec<(Label, usize)> = Vec::new();
+    for (ls, x) in labels.iter().zip(operands) {
+        for (&l, &n) in ls.iter().zip(&x.shape()) {
+            match length.iter_mut().find(|(m, _)| *m == l) {
+                None => length.push((l, n)),
+                Some((_, m)) if *m == 1 => *m = n,
+                Some((_, m)) if *m != n && n != 1 => {
+                    let name = if l < ELLIPSIS { format!("label {:?}", char::from_u32(l).unwrap_or('?')) } else { "'...'".into() };
+                    return Err(Error::shape(&format!("einsum ({name})"), &[*m], &[n]));
+                }
+                Some(_) => {}
+            }
+        }
+    }
+    let len_of = |l: Label| length.iter().find(|(m, _)| *m == l).map_or(1, |&(_, n)| n);
+
+    // Per operand: diagonals for repeated labels, stretch length-1 axes that
+    // meet longer ones, and sum labels no one else needs.
+    let mut prepared = Vec::with_capacity(operands.len());
+    for (k, (x, ls)) in operands.iter().zip(&labels).enumerate() {
+        let mut a = (*x).clone();
+        let mut ls = ls.clone();
+        while let Some((i, j)) = (0..ls.len()).find_map(|i| (i + 1..ls.len()).find(|&j| ls[j] == ls[i]).map(|j| (i, j))) {
+            let (ni, nj) = (a.shape()[i], a.shape()[j]);
+            if ni != nj {
+                return Err(Error::shape("einsum (repeated label in one operand)", &[ni], &[nj]));
+            }
+            a = a.diagonal(0, i as isize, j as isize)?;
+            let l = ls[i];
+            ls.remove(j);
+            ls.remove(i);
+            ls.push(l);
+        }
+        let elsewhere: Vec<Label> = labels
+            .iter()
+            .enumerate()
+            .filter(|&(m, _)| m != k)
+            .flat_map(|(_, o)| o.iter().copied())
+            .chain(out.iter().copied())
+            .collect();
+        a = sum_out(a, &mut ls, &elsewhere)?;
+        let full: Vec<usize> = ls.iter().map(|&l| len_of(l)).collect();
+        if a.shape() != full {
+            a = a.broadcast_to(&full)?;
+        }
+        prepared.push((a, ls));
+    }
+
+    let mut pending = prepared.into_iter();
+    let (mut acc, mut acc_labels) = pending.next().ok_or_else(|| Error::invalid("operands", "[]", "einsum needs at least one operand"))?;
+    let rest: Vec<(Array<T>, Vec<Label>)> = pending.collect();
+    for (step, (b, b_labels)) in rest.iter().enumerate() {
+        // Labels still needed after this product: the output's and the later operands'.
+        let later: Vec<Label> = rest[step + 1..].iter().flat_map(|(_, l)| l.iter().copied()).chain(out.iter().copied()).collect();
+        let needed: Vec<Label> = later.iter().chain(b_labels).copied().collect();
+        acc = sum_out(acc, &mut acc_labels, &needed)?;
+        let batch: Vec<Label> = acc_labels.iter().copied().filter(|l| b_labels.contains(l) && later.contains(l)).collect();
+        let summed: Vec<Label> = acc_labels.iter().copied().filter(|l| b_labels.contains(l) && !later.contains(l)).collect();
+        let free_a: Vec<Label> = acc_labels.iter().copied().filter(|l| !b_labels.contains(l)).collect();
+        let free_b: Vec<Label> = b_labels.iter().copied().filter(|l| !acc_labels.contains(l)).collect();
+        let lens = |ls: &[Label]| ls.iter().map(|&l| len_of(l)).collect::<Vec<usize>>();
+        let product = |ls: &[Label]| lens(ls).iter().product::<usize>();
+        let batch_lens = lens(&batch);
+        let (m, kk, n) = (product(&free_a), product(&summed), product(&free_b));
+        let a_order: Vec<Label> = [&batch[..], &free_a, &summed].concat();
+        let b_order: Vec<Label> = [&batch[..], &summed, &free_b].concat();
+        let a3 = reshaped(arrange(&acc, &acc_labels, &a_order)?, &[&batch_lens[..], &[m, kk]].concat())?;
+        let b3 = reshaped(arrange(b, b_labels, &b_order)?, &[&batch_lens[..], &[kk, n]].concat())?;
+        let c = a3.matmul(&b3)?;
+        acc_labels = [&batch[..], &free_a, &free_b].concat();
+        acc = reshaped(c, &lens(&acc_labels))?;
+    }
+    acc = sum_out(acc, &mut acc_labels, &out)?;
+    arrange(&acc, &acc_labels, &out)
+}
