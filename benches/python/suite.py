@@ -25,7 +25,8 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SUITE = os.path.join(ROOT, "target", "release", "suite")
 THREADS = os.cpu_count() or 1
-WORKLOADS = ["overhead", "random_sum", "elementwise_reduction", "rechunk", "take_scattered", "matmul", "stacked_matmul", "tsqr", "seed_svd",
+WORKLOADS = ["overhead", "random_sum", "elementwise_reduction", "rechunk", "take_scattered", "matmul", "stacked_matmul", "tril_sum", "argwhere",
+             "einsum_rowdot", "tsqr", "seed_svd",
              "svd_compressed", "zarr_write", "zarr_read", "out_of_core_sum"]
 
 
@@ -84,6 +85,18 @@ def setup(lib, name, scale, work_dir):
             b = max(1, int(256 * scale))
             x = da.random.random((b, 500, 500), chunks=(32, 500, 500))
             return lambda: (x @ x).sum().compute()
+        if name == "tril_sum":
+            n = side(20_000, scale)
+            x = da.random.random((n, n), chunks=(2000, 2000))
+            return lambda: da.tril(x).sum().compute()
+        if name == "argwhere":
+            n = side(20_000, scale)
+            x = da.random.random((n, n // 4), chunks=(2000, n // 4))
+            return lambda: da.argwhere(x > 0.99).compute()
+        if name == "einsum_rowdot":
+            m = max(10_000, int(1_000_000 * scale))
+            x = da.random.random((m, 100), chunks=(100_000, 100))
+            return lambda: da.einsum("ij,ij->i", x, x).sum().compute()
         if name == "tsqr":
             m = max(10_000, int(1_000_000 * scale))
             a = da.random.random((m, 100), chunks=(10_000, 100))
@@ -126,6 +139,15 @@ def setup(lib, name, scale, work_dir):
     if name == "stacked_matmul":
         b = max(1, int(256 * scale))
         return lambda: (lambda y: (y @ y).sum())(rng.random((b, 500, 500)))
+    if name == "tril_sum":
+        n = side(20_000, scale)
+        return lambda: np.tril(rng.random((n, n))).sum()
+    if name == "argwhere":
+        n = side(20_000, scale)
+        return lambda: np.argwhere(rng.random((n, n // 4)) > 0.99)
+    if name == "einsum_rowdot":
+        m = max(10_000, int(1_000_000 * scale))
+        return lambda: (lambda y: np.einsum("ij,ij->i", y, y).sum())(rng.random((m, 100)))
     if name == "tsqr":
         m = max(10_000, int(1_000_000 * scale))
         return lambda: np.linalg.qr(rng.random((m, 100)))

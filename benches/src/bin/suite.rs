@@ -23,7 +23,7 @@ type Res<T> = Result<T, Box<dyn std::error::Error>>;
 type Run = Box<dyn FnMut() -> Res<()>>;
 
 /// The workloads, in the order the table lists them.
-const WORKLOADS: [&str; 13] = [
+const WORKLOADS: [&str; 16] = [
     "overhead",
     "random_sum",
     "elementwise_reduction",
@@ -31,6 +31,9 @@ const WORKLOADS: [&str; 13] = [
     "take_scattered",
     "matmul",
     "stacked_matmul",
+    "tril_sum",
+    "argwhere",
+    "einsum_rowdot",
     "tsqr",
     "seed_svd",
     "svd_compressed",
@@ -98,6 +101,28 @@ fn setup(name: &str, scale: f64) -> Res<(&'static str, f64, Run)> {
             let x: Array<f64> = RandomState::new(0).uniform(&[b, 500, 500], [32, 500, 500])?;
             let s = x.matmul(&x)?.sum(None)?;
             ("flops", 2.0 * b as f64 * 500.0f64.powi(3), Box::new(move || s.compute_with(&ctx).map(drop).map_err(Into::into)))
+        }
+        "tril_sum" => {
+            // The lower triangle of a random matrix, summed: blocks above the
+            // diagonal are never generated.
+            let n = side(20_000.0, scale);
+            let x: Array<f64> = RandomState::new(0).uniform(&[n, n], [2000, 2000])?;
+            let s = x.tril(0)?.sum(None)?;
+            ("bytes", (n * n * 8 / 2) as f64, Box::new(move || s.compute_with(&ctx).map(drop).map_err(Into::into)))
+        }
+        "argwhere" => {
+            // Coordinates of the elements over 0.99 (1%) of a random (n, n/4)
+            // array; the per-block counts are computed in the timed run.
+            let n = side(20_000.0, scale);
+            let x: Array<f64> = RandomState::new(0).uniform(&[n, n / 4], [2000, n / 4])?;
+            ("bytes", (n * n / 4 * 8) as f64, Box::new(move || x.gt(0.99)?.argwhere()?.compute_with(&ctx).map(drop).map_err(Into::into)))
+        }
+        "einsum_rowdot" => {
+            // Row-wise dot products "ij,ij->i" of a random (1e6, 100) array, summed.
+            let m = ((1_000_000.0 * scale) as usize).max(10_000);
+            let x: Array<f64> = RandomState::new(0).uniform(&[m, 100], [100_000, 100])?;
+            let s = chunked_array::einsum("ij,ij->i", &[&x, &x])?.sum(None)?;
+            ("bytes", (m * 100 * 8) as f64, Box::new(move || s.compute_with(&ctx).map(drop).map_err(Into::into)))
         }
         "tsqr" => {
             let m = ((1_000_000.0 * scale) as usize).max(10_000);
