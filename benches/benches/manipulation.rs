@@ -1,5 +1,6 @@
 //! Criterion benches of the manipulation layer: rechunk (regridded source and
-//! moved data) and matmul (of matrices and of stacks). The issue-size runs are the examples
+//! moved data), matmul (of matrices and of stacks), einsum, triangles and
+//! diagonals, repeat and argwhere. The issue-size runs are the examples
 //! `rechunk_bench` and `matmul_bench` of chunked-array (figures in the notes).
 
 use std::time::Duration;
@@ -34,5 +35,27 @@ fn matmul(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, rechunk, matmul);
+fn arrange(c: &mut Criterion) {
+    let ctx = Context::default();
+    let mut g = c.benchmark_group("arrange");
+    g.sample_size(10).measurement_time(Duration::from_secs(5));
+    let x = RandomState::new(0).uniform::<f64>(&[4000, 4000], [500, 500]).unwrap();
+    let tril = x.tril(0).unwrap().sum(None).unwrap();
+    g.bench_function("tril_4000_chunks_500_sum", |b| b.iter(|| tril.compute_with(&ctx).unwrap()));
+    let diagonal = x.diagonal(1, 0, 1).unwrap().sum(None).unwrap();
+    g.bench_function("diagonal_4000_chunks_500_sum", |b| b.iter(|| diagonal.compute_with(&ctx).unwrap()));
+    let repeated = x.repeat(3, 1).unwrap().sum(None).unwrap();
+    g.bench_function("repeat_3_axis_1_4000_chunks_500_sum", |b| b.iter(|| repeated.compute_with(&ctx).unwrap()));
+    let over = x.gt(0.99).unwrap();
+    g.bench_function("argwhere_4000_over_0.99", |b| b.iter(|| over.argwhere().unwrap().compute_with(&ctx).unwrap()));
+    let tall = RandomState::new(1).uniform::<f64>(&[200_000, 100], [20_000, 100]).unwrap();
+    let rowdot = chunked_array::einsum("ij,ij->i", &[&tall, &tall]).unwrap().sum(None).unwrap();
+    g.bench_function("einsum_rowdot_200000x100_sum", |b| b.iter(|| rowdot.compute_with(&ctx).unwrap()));
+    let bmm = RandomState::new(2).uniform::<f64>(&[64, 200, 200], [8, 200, 200]).unwrap();
+    let batched = chunked_array::einsum("bij,bjk->bik", &[&bmm, &bmm]).unwrap().sum(None).unwrap();
+    g.bench_function("einsum_batched_64x200x200_sum", |b| b.iter(|| batched.compute_with(&ctx).unwrap()));
+    g.finish();
+}
+
+criterion_group!(benches, rechunk, matmul, arrange);
 criterion_main!(benches);

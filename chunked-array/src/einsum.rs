@@ -83,8 +83,10 @@ fn reshaped<T: Gemm>(a: Array<T>, shape: &[usize]) -> Result<Array<T>> {
 /// output lacks are summed, `...` axes included.
 ///
 /// The operands are multiplied left to right (no search for a cheaper
-/// order); each product is a blocked [`Array::matmul`], so every task stays
-/// bounded as in `matmul`.
+/// order). A product with labels kept on both sides and labels summed is a
+/// blocked [`Array::matmul`] of stacks (every task bounded as in `matmul`);
+/// the others (matrix-vector shapes, outer and elementwise products) are a
+/// broadcast multiply followed by a sum.
 ///
 /// ```
 /// use chunked_array::{einsum, Array};
@@ -231,13 +233,36 @@ pub fn einsum<T: Gemm>(subscripts: &str, operands: &[&Array<T>]) -> Result<Array
         let product = |ls: &[Label]| lens(ls).iter().product::<usize>();
         let batch_lens = lens(&batch);
         let (m, kk, n) = (product(&free_a), product(&summed), product(&free_b));
-        let a_order: Vec<Label> = [&batch[..], &free_a, &summed].concat();
-        let b_order: Vec<Label> = [&batch[..], &summed, &free_b].concat();
-        let a3 = reshaped(arrange(&acc, &acc_labels, &a_order)?, &[&batch_lens[..], &[m, kk]].concat())?;
-        let b3 = reshaped(arrange(b, b_labels, &b_order)?, &[&batch_lens[..], &[kk, n]].concat())?;
-        let c = a3.matmul(&b3)?;
-        acc_labels = [&batch[..], &free_a, &free_b].concat();
-        acc = reshaped(c, &lens(&acc_labels))?;
+        let kept: Vec<Label> = [&batch[..], &free_a, &free_b].concat();
+        if m > 1 && n > 1 && kk > 1 {
+            let a_order: Vec<Label> = [&batch[..], &free_a, &summed].concat();
+            let b_order: Vec<Label> = [&batch[..], &summed, &free_b].concat();
+            let a3 = reshaped(arrange(&acc, &acc_labels, &a_order)?, &[&batch_lens[..], &[m, kk]].concat())?;
+            let b3 = reshaped(arrange(b, b_labels, &b_order)?, &[&batch_lens[..], &[kk, n]].concat())?;
+            acc = reshaped(a3.matmul(&b3)?, &lens(&kept))?;
+        } else {
+            // A product of vectors against matrices (or with nothing summed) has
+            // no matrix product worth a gemm per stacked matrix: multiply
+            // elementwise on a common axis order, length-1 axes for the labels
+            // one side lacks, and sum the summed labels (memory-bound either way).
+            let common: Vec<Label> = [&kept[..], &summed].concat();
+            let widen = |x: &Array<T>, ls: &[Label]| -> Result<Array<T>> {
+                let mut x = arrange(x, ls, &common.iter().copied().filter(|l| ls.contains(l)).collect::<Vec<_>>())?;
+                for (axis, l) in common.iter().enumerate() {
+                    if !ls.contains(l) {
+                        x = x.expand_dims(axis as isize)?;
+                    }
+                }
+                Ok(x)
+            };
+            let product = &widen(&acc, &acc_labels)? * &widen(b, b_labels)?;
+            acc = if summed.is_empty() {
+                product
+            } else {
+                product.sum(ReduceOptions::axes((kept.len()..common.len()).map(|a| a as isize).collect::<Vec<_>>()))?
+            };
+        }
+        acc_labels = kept;
     }
     acc = sum_out(acc, &mut acc_labels, &out)?;
     arrange(&acc, &acc_labels, &out)

@@ -3,8 +3,6 @@
 
 use std::sync::Arc;
 
-use ndarray::Axis;
-
 use crate::array::Array;
 use crate::chunks::{Chunks, DEFAULT_AUTO_BYTES};
 use crate::element::Element;
@@ -35,8 +33,36 @@ impl<T: Element> BlockOp for Repeat<T> {
         let start = node.chunks.offset(self.axis, idx[self.axis]);
         let len = node.chunks.lengths()[self.axis][idx[self.axis]];
         let input_start = node.inputs[0].chunks.offset(self.axis, self.source[idx[self.axis]]);
-        let picks: Vec<usize> = (start..start + len).map(|p| p / self.repeats - input_start).collect();
-        Ok(Arc::new(a.select(Axis(self.axis), &picks)))
+        // As (outer, axis, inner) in C order: every output row of `inner`
+        // elements is one contiguous copy of an input row.
+        let a = a.as_standard_layout();
+        let data = a.as_slice().expect("standard layout");
+        let shape = a.shape();
+        let outer: usize = shape[..self.axis].iter().product();
+        let inner: usize = shape[self.axis + 1..].iter().product();
+        let along = shape[self.axis];
+        let mut out: Vec<T> = crate::schedule::block_vec(outer * len * inner);
+        let r = self.repeats;
+        let end = start + len;
+        for o in 0..outer {
+            // Input position q fills output positions r*q..r*(q+1), clipped to the block.
+            for q in start / r..end.div_ceil(r) {
+                let copies = (r * (q + 1)).min(end) - (r * q).max(start);
+                let from = (o * along + q - input_start) * inner;
+                let row = &data[from..from + inner];
+                if inner == 1 {
+                    out.extend(std::iter::repeat_n(row[0], copies));
+                } else {
+                    for _ in 0..copies {
+                        out.extend_from_slice(row);
+                    }
+                }
+            }
+        }
+        let mut out_shape = shape.to_vec();
+        out_shape[self.axis] = len;
+        let out = ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(&out_shape), out).map_err(|e| Error::invalid("block", idx, e.to_string()))?;
+        Ok(Arc::new(out))
     }
 }
 
