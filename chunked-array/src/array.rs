@@ -197,6 +197,13 @@ impl<T: Element> Array<T> {
         Ok(Self::from_node(Node::placed(self.node.name.clone(), T::DTYPE, self.node.chunks.clone(), vec![], Arc::new(Persisted { blocks }), self.node.device.clone())))
     }
 
+    /// An array over blocks already computed (every block present, on the
+    /// host), as [`Array::persist`] leaves one.
+    pub(crate) fn from_computed(name: &str, chunks: Chunks, blocks: Vec<Block>) -> Self {
+        let op = Persisted { blocks: blocks.into_iter().map(Some).collect() };
+        Self::from_node(Node::new(name, T::DTYPE, chunks, vec![], op))
+    }
+
     /// The block with multi-index `index`, as a one-block array (dask's
     /// `x.blocks[i, j]`). Computing it runs only what that block needs.
     ///

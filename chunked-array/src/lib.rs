@@ -41,6 +41,7 @@ pub mod reduce;
 mod repeat;
 mod reshape;
 pub mod schedule;
+mod selection;
 pub mod slicing;
 
 pub use array::{compute, Array, Computable};

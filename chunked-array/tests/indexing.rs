@@ -177,3 +177,61 @@ fn argwhere_of_0d_and_nonzero_errors() {
     let got = x.argwhere().unwrap().compute().unwrap();
     assert_eq!(got.iter().copied().collect::<Vec<_>>(), vec![1, 3]);
 }
+
+/// A mask over (40, 10) in blocks of 10 rows whose elements count how often
+/// they are made: true where the row and column are both multiples of 3.
+fn counted_mask() -> (Array<bool>, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let made = std::sync::Arc::new(AtomicUsize::new(0));
+    let seen = made.clone();
+    let mask = Array::<bool>::from_fn(&[40, 10], [10, 10], move |i| {
+        seen.fetch_add(1, Ordering::Relaxed);
+        i[0] % 3 == 0 && i[1] % 3 == 0
+    })
+    .unwrap();
+    (mask, made)
+}
+
+#[test]
+fn small_selections_are_computed_once() {
+    use std::sync::atomic::Ordering;
+    let want: Vec<i64> = (0..40).step_by(3).flat_map(|r| (0..10).step_by(3).flat_map(move |c| [r, c])).collect();
+    // Under the limit: the building run's blocks are the result, and computing
+    // it makes no element again.
+    let (mask, made) = counted_mask();
+    let w = mask.argwhere().unwrap();
+    assert_eq!(made.load(Ordering::Relaxed), 400, "one pass over the mask");
+    assert_eq!(w.compute().unwrap().iter().copied().collect::<Vec<_>>(), want);
+    assert_eq!(made.load(Ordering::Relaxed), 400, "no pass at compute");
+    let values = Array::<i64>::from_fn(&[40, 10], [10, 5], |i| (i[0] * 10 + i[1]) as i64).unwrap();
+    let (mask, made) = counted_mask();
+    let picked = values.masked(&mask).unwrap();
+    assert_eq!(made.load(Ordering::Relaxed), 400);
+    let want_values: Vec<i64> = want.chunks(2).map(|rc| rc[0] * 10 + rc[1]).collect();
+    assert_eq!(picked.compute().unwrap().iter().copied().collect::<Vec<_>>(), want_values);
+    assert_eq!(made.load(Ordering::Relaxed), 400);
+    // Over the limit (8 bytes): the first run stops, the counts come from the
+    // mask, and computing the result selects again.
+    let (mask, made) = counted_mask();
+    let w = mask.argwhere_with(8).unwrap();
+    let built = made.load(Ordering::Relaxed);
+    assert!((400..=800).contains(&built), "{built}");
+    assert_eq!(w.compute().unwrap().iter().copied().collect::<Vec<_>>(), want);
+    assert_eq!(made.load(Ordering::Relaxed), built + 400);
+}
+
+#[test]
+fn a_mask_that_changes_between_runs_is_an_error() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    // Its trues move on every run: counted once, selected differently later.
+    let runs = std::sync::Arc::new(AtomicUsize::new(0));
+    let r = runs.clone();
+    let mask = Array::<bool>::from_fn(&[4, 4], [4, 4], move |i| {
+        let run = r.fetch_add(1, Ordering::Relaxed) / 16;
+        i[0] * 4 + i[1] <= run
+    })
+    .unwrap();
+    let w = mask.argwhere_with(1).unwrap();
+    let e = w.compute().unwrap_err().to_string();
+    assert!(e.contains("mask changed between runs"), "{e}");
+}

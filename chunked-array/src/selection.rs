@@ -1,0 +1,304 @@
+//! Full-shape selections, whose lengths are known only once computed: `masked`
+//! (NumPy's `x[mask]`), `argwhere` and `nonzero`.
+//!
+//! dask leaves such lengths unknown (NaN chunks) until `compute_chunk_sizes`.
+//! Here the building call finds them, so that every later operation sees known
+//! blocks. The array is made one block wide past its first axis (C order, as
+//! dask's `ravel` does), and one run selects in every row block:
+//! - when the whole selection fits in the block-size limit, that run's blocks
+//!   are the result, held in memory (one pass in all: the common case of a
+//!   sparse selection);
+//! - past the limit the run stops, the per-block counts are taken from the mask
+//!   alone, and the result is a lazy layer that selects again when computed
+//!   (the mask is computed twice, and nothing larger than the limit is held).
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use ndarray::{ArrayD, IxDyn};
+
+use crate::array::{Array, Collector};
+use crate::chunks::{ChunkSpec, Chunks, DEFAULT_AUTO_BYTES};
+use crate::element::Element;
+use crate::error::{Error, Result};
+use crate::graph::{block_as, Block, BlockOp, Node};
+use crate::schedule::Context;
+use crate::slicing::Idx;
+
+/// Each row block's selected elements, flattened in C order.
+struct Masked<T> {
+    /// Whether the layer's chunks are the counts (checked against what the
+    /// mask gives now), or only bounds (the probing run).
+    counted: bool,
+    _t: std::marker::PhantomData<fn() -> T>,
+}
+
+impl<T: Element> BlockOp for Masked<T> {
+    fn deps(&self, _: &Node, idx: &[usize], out: &mut Vec<(usize, usize)>) {
+        out.push((0, idx[0]));
+        out.push((1, idx[0]));
+    }
+    fn run(&self, node: &Node, idx: &[usize], inputs: &[&Block]) -> Result<Block> {
+        let x = block_as::<T>(inputs[0], node, "masked values")?;
+        let m = block_as::<bool>(inputs[1], node, "mask")?;
+        let picked: Vec<T> = x.iter().zip(m.iter()).filter(|&(_, &keep)| keep).map(|(&v, _)| v).collect();
+        let n = picked.len();
+        check_count(self.counted, node, idx, n)?;
+        Ok(Arc::new(ArrayD::from_shape_vec(IxDyn(&[n]), picked).expect("1-d")))
+    }
+}
+
+/// The coordinates of each row block's trues, in C order, as rows of a
+/// (count, ndim) block.
+struct Coordinates {
+    /// As [`Masked::counted`].
+    counted: bool,
+}
+
+impl BlockOp for Coordinates {
+    fn deps(&self, _: &Node, idx: &[usize], out: &mut Vec<(usize, usize)>) {
+        out.push((0, idx[0]));
+    }
+    fn run(&self, node: &Node, idx: &[usize], inputs: &[&Block]) -> Result<Block> {
+        let m = block_as::<bool>(inputs[0], node, "argwhere mask")?;
+        let first_row = node.inputs[0].chunks.offset(0, idx[0]);
+        let dims = m.shape();
+        let mut coords: Vec<i64> = Vec::new();
+        // `iter` walks the block in C order; an odometer tracks the position.
+        let mut at = vec![0usize; dims.len()];
+        for &keep in m.iter() {
+            if keep {
+                coords.push((first_row + at[0]) as i64);
+                coords.extend(at[1..].iter().map(|&i| i as i64));
+            }
+            for a in (0..at.len()).rev() {
+                at[a] += 1;
+                if at[a] < dims[a] {
+                    break;
+                }
+                at[a] = 0;
+            }
+        }
+        let n = coords.len() / dims.len();
+        check_count(self.counted, node, idx, n)?;
+        let out = ArrayD::from_shape_vec(IxDyn(&[n, dims.len()]), coords).expect("n rows of ndim");
+        Ok(Arc::new(out))
+    }
+}
+
+/// A counted layer's block must select as many elements as were counted: a
+/// mask that changes between runs (a non-deterministic `from_fn`) is an error,
+/// not a block of the wrong shape.
+fn check_count(counted: bool, node: &Node, idx: &[usize], n: usize) -> Result<()> {
+    let expected = node.chunks.lengths()[0][idx[0]];
+    if counted && n != expected {
+        return Err(Error::invalid(
+            "selection block",
+            idx,
+            format!("selects {n} elements where the mask counted {expected}: the mask changed between runs"),
+        ));
+    }
+    Ok(())
+}
+
+/// The chunk spec one block wide past axis 0, with row blocks from `rows` cut
+/// so that a block of `bytes_per_element` elements stays under the limit (a
+/// single row over it still makes one block).
+fn row_blocks(rows: &[usize], shape: &[usize], bytes_per_element: usize, block_size_limit: usize) -> ChunkSpec {
+    let row_bytes = shape[1..].iter().product::<usize>().saturating_mul(bytes_per_element.max(1));
+    let max_rows = (block_size_limit / row_bytes.max(1)).max(1);
+    let rows: Vec<usize> = rows
+        .iter()
+        .flat_map(|&r| {
+            let pieces = r.div_ceil(max_rows).max(1);
+            (0..pieces).map(move |p| r / pieces + usize::from(p < r % pieces))
+        })
+        .collect();
+    let mut lengths = vec![rows];
+    lengths.extend(shape[1..].iter().map(|&n| vec![n]));
+    ChunkSpec::from(lengths)
+}
+
+/// The number of trues in each row block of a row-blocked mask (one run of
+/// the mask's graph).
+fn counts_of(m: &Array<bool>) -> Result<Vec<usize>> {
+    let axes: Vec<isize> = (1..m.ndim() as isize).collect();
+    let per_row = m.astype::<i64>().sum(crate::reduce::ReduceOptions::axes(axes))?.compute()?;
+    Ok(m.chunks()
+        .boundaries(0)
+        .windows(2)
+        .map(|w| per_row.iter().skip(w[0]).take(w[1] - w[0]).sum::<i64>() as usize)
+        .collect())
+}
+
+/// Keeps a run's blocks while their bytes stay within a budget; past it, stops
+/// the run (its error is recognised by `over`).
+struct Bounded {
+    budget: usize,
+    bytes: AtomicUsize,
+    over: AtomicBool,
+    blocks: Mutex<Vec<Option<Block>>>,
+}
+
+impl Collector for Bounded {
+    fn accept(&self, lin: usize, block: &Block) -> Result<()> {
+        let total = self.bytes.fetch_add(block.nbytes(), Ordering::Relaxed) + block.nbytes();
+        if total > self.budget {
+            self.over.store(true, Ordering::Relaxed);
+            return Err(Error::invalid("selection bytes", total, "past the block-size limit: selected again when computed"));
+        }
+        self.blocks.lock().unwrap_or_else(|p| p.into_inner())[lin] = Some(block.clone());
+        Ok(())
+    }
+}
+
+/// The selection layer over `inputs` (row-blocked; `mask` the row-blocked
+/// mask among them): computed now when it fits in `budget` bytes, else lazy
+/// with counted blocks. `per_row` is the result's shape past its first axis.
+fn select<E: Element, O: BlockOp>(
+    name: &str,
+    inputs: Vec<Arc<Node>>,
+    mask: &Array<bool>,
+    per_row: Vec<usize>,
+    layer: impl Fn(bool) -> O,
+    budget: usize,
+) -> Result<Array<E>> {
+    let with_rows = |rows: Vec<usize>| Chunks::from_lengths(std::iter::once(rows).chain(per_row.iter().map(|&n| vec![n])).collect());
+    let ctx = Context::default();
+    let on_host = inputs.iter().all(|n| n.device.is_none());
+    if ctx.scheduler().processes() == 1 && on_host {
+        // Bounds: every element of a row block selected.
+        let row_elements = mask.shape()[1..].iter().product::<usize>();
+        let bounds = mask.chunks().lengths()[0].iter().map(|&r| r * row_elements).collect();
+        let probe = Node::new(name, E::DTYPE, with_rows(bounds), inputs.clone(), layer(false));
+        let n = probe.chunks.num_blocks();
+        let kept = Bounded { budget, bytes: AtomicUsize::new(0), over: AtomicBool::new(false), blocks: Mutex::new(vec![None; n]) };
+        match crate::array::run(&[probe], &ctx, &[&kept]) {
+            Ok(_) => {
+                let blocks: Vec<Block> = kept
+                    .blocks
+                    .into_inner()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .into_iter()
+                    .enumerate()
+                    .map(|(b, block)| block.ok_or_else(|| Error::Task { key: format!("{name} block {b}"), message: "never computed".into() }))
+                    .collect::<Result<_>>()?;
+                let rows = blocks
+                    .iter()
+                    .map(|b| b.as_any().downcast_ref::<ArrayD<E>>().map(|a| a.shape()[0]))
+                    .collect::<Option<Vec<usize>>>()
+                    .ok_or_else(|| Error::invalid(name, E::DTYPE, "a selection block of another element type"))?;
+                return Ok(Array::from_computed(name, with_rows(rows), blocks));
+            }
+            Err(_) if kept.over.load(Ordering::Relaxed) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    let counts = counts_of(mask)?;
+    Ok(Array::from_node(Node::new(name, E::DTYPE, with_rows(counts), inputs, layer(true))))
+}
+
+impl<T: Element> Array<T> {
+    /// The elements where a full-shape `mask` is true, in C order, as a 1-d array
+    /// (NumPy's `x[mask]`). The result has known block lengths: one block per
+    /// block of `self` once the array is one block wide past its first axis
+    /// (rechunked so, as dask's `ravel` does, to keep C order; row blocks are
+    /// cut so that those blocks stay under the 128 MiB block-size limit). A
+    /// selection of at most that limit is computed here, once; a larger one
+    /// has its per-block counts computed here and is selected again when
+    /// computed (see the module notes).
+    ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let x = Array::<i64>::from_fn(&[3, 4], [2, 2], |i| (i[0] * 4 + i[1]) as i64).unwrap();
+    /// let y = x.masked(&x.gt(6).unwrap()).unwrap();
+    /// assert_eq!(y.compute().unwrap().iter().cloned().collect::<Vec<_>>(), vec![7, 8, 9, 10, 11]);
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::ShapeMismatch`] when the shapes differ; the compute errors of
+    /// `self` and the mask.
+    pub fn masked(&self, mask: &Array<bool>) -> Result<Array<T>> {
+        self.masked_with(mask, DEFAULT_AUTO_BYTES)
+    }
+
+    /// [`Array::masked`] with the block-size limit (bytes) for the blocks made
+    /// one block wide past the first axis, and for the selection computed
+    /// while building.
+    ///
+    /// # Errors
+    /// As [`Array::masked`].
+    pub fn masked_with(&self, mask: &Array<bool>, block_size_limit: usize) -> Result<Array<T>> {
+        self.check()?;
+        mask.check()?;
+        if mask.shape() != self.shape() {
+            return Err(Error::shape("masked (values, mask)", &self.shape(), &mask.shape()));
+        }
+        let shape = self.shape();
+        if shape.is_empty() {
+            return self.expand_dims(0)?.masked_with(&mask.expand_dims(0)?, block_size_limit);
+        }
+        let spec = row_blocks(&self.chunks().lengths()[0], &shape, std::mem::size_of::<T>(), block_size_limit);
+        let x = self.rechunk(spec.clone())?;
+        let m = mask.rechunk(spec)?;
+        let layer = |counted| Masked::<T> { counted, _t: std::marker::PhantomData };
+        select::<T, _>("masked", vec![x.node.clone(), m.node.clone()], &m, vec![], layer, block_size_limit)
+    }
+
+    /// The coordinates of the non-zero (true) elements in C order, one row
+    /// each: a (count, ndim) array (NumPy's `argwhere`). Blocks and the
+    /// selection computed while building as for [`Array::masked`]: one row
+    /// block per row block of `self` made one block wide past its first axis.
+    ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let x = Array::<i64>::from_fn(&[2, 3], [1, 2], |i| (i[0] * 3 + i[1]) as i64 % 4).unwrap();
+    /// // [[0, 1, 2], [3, 0, 1]]
+    /// let w = x.argwhere().unwrap().compute().unwrap();
+    /// assert_eq!(w.iter().cloned().collect::<Vec<_>>(), vec![0, 1, 0, 2, 1, 0, 1, 2]);
+    /// ```
+    ///
+    /// # Errors
+    /// The compute errors of `self`.
+    pub fn argwhere(&self) -> Result<Array<i64>> {
+        self.argwhere_with(DEFAULT_AUTO_BYTES)
+    }
+
+    /// [`Array::argwhere`] with the block-size limit (bytes) for the row blocks
+    /// (counted at `ndim` coordinates per element, the most a block can give)
+    /// and for the selection computed while building.
+    ///
+    /// # Errors
+    /// As [`Array::argwhere`].
+    pub fn argwhere_with(&self, block_size_limit: usize) -> Result<Array<i64>> {
+        self.check()?;
+        let nd = self.ndim();
+        if nd == 0 {
+            // NumPy: a 0-d array has one position and no coordinates.
+            let rows = self.expand_dims(0)?.argwhere_with(block_size_limit)?;
+            return rows.slice(&[Idx::FULL, Idx::range(0, 0)]);
+        }
+        let nonzero = self.ne(crate::Operand::Scalar(T::default()))?;
+        let bytes = nd * std::mem::size_of::<i64>();
+        let spec = row_blocks(&self.chunks().lengths()[0], &self.shape(), bytes, block_size_limit);
+        let m = nonzero.rechunk(spec)?;
+        let layer = |counted| Coordinates { counted };
+        select::<i64, _>("argwhere", vec![m.node.clone()], &m, vec![nd], layer, block_size_limit)
+    }
+
+    /// The indices of the non-zero (true) elements, one 1-d array per axis
+    /// (NumPy's `nonzero`): the columns of [`Array::argwhere`], which all read
+    /// the same layer.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] for a 0-d array (as NumPy 2); the compute
+    /// errors of `self`.
+    pub fn nonzero(&self) -> Result<Vec<Array<i64>>> {
+        self.check()?;
+        if self.ndim() == 0 {
+            return Err(Error::invalid("array shape", self.shape(), "nonzero needs at least one axis"));
+        }
+        let rows = self.argwhere()?;
+        (0..self.ndim() as isize).map(|a| rows.slice(&[Idx::FULL, Idx::Index(a)])).collect()
+    }
+}
