@@ -43,6 +43,7 @@ mod reshape;
 pub mod schedule;
 mod selection;
 pub mod slicing;
+mod splice;
 
 pub use array::{compute, Array, Computable};
 pub use blockwise::{blockwise, BlockInfo};

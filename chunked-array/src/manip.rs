@@ -373,6 +373,24 @@ impl<T: Element> Array<T> {
         self.reshape(&[-1])
     }
 
+    /// Rotates by 90 degrees `k` times in the plane of `axes`, from the first
+    /// axis towards the second (NumPy's `rot90`).
+    ///
+    /// # Errors
+    /// [`Error::BadAxis`] for an axis out of range or the same axis twice.
+    pub fn rot90(&self, k: isize, axes: (isize, isize)) -> Result<Array<T>> {
+        self.check()?;
+        let ax = crate::reduce::normalize_axes(&[axes.0, axes.1], self.ndim())?;
+        let mut perm: Vec<usize> = (0..self.ndim()).collect();
+        perm.swap(ax[0], ax[1]);
+        match k.rem_euclid(4) {
+            0 => Ok(self.clone()),
+            1 => self.flip(ax[1] as isize)?.permute_axes(&perm),
+            2 => self.flip(ax[0] as isize)?.flip(ax[1] as isize),
+            _ => self.permute_axes(&perm)?.flip(ax[1] as isize),
+        }
+    }
+
     /// At least one axis: a 0-d array becomes shape `(1,)` (NumPy's `atleast_1d`).
     ///
     /// # Errors

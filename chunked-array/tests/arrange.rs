@@ -200,3 +200,79 @@ fn argument_errors_name_the_values() {
     assert_eq!(x.diagonal(5, 0, 1).unwrap().shape(), vec![0]);
     assert_eq!(x.diagonal(-2, 0, 1).unwrap().compute().unwrap().len(), 0);
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(CASES))]
+
+    #[test]
+    fn splices_and_rotations((shape, chunks) in shape_chunks(3, 6), raw in prop::collection::vec(-8isize..8, 0..5), at in -8isize..9,
+                             extra in 0usize..3, pick in any::<prop::sample::Index>(), k in -5isize..6) {
+        prop_assume!(!shape.is_empty());
+        let a = numbered(&shape, 1);
+        let x = chunked(&a, &chunks);
+        let axis = pick.index(shape.len());
+        let n = shape[axis] as isize;
+        // delete: the positions not named, in order.
+        let got = x.delete(&raw, axis as isize);
+        if raw.iter().all(|&i| i >= -n && i < n) {
+            let gone: Vec<usize> = raw.iter().map(|&i| i.rem_euclid(n.max(1)) as usize).collect();
+            let kept: Vec<usize> = (0..shape[axis]).filter(|p| !gone.contains(p)).collect();
+            prop_assert_eq!(got.unwrap().compute().unwrap(), a.select(Axis(axis), &kept));
+        } else {
+            prop_assert!(got.unwrap_err().to_string().contains("out of range"));
+        }
+        // insert and append: concatenations written out.
+        let mut vshape = shape.clone();
+        vshape[axis] = extra;
+        let v = numbered(&vshape, 2);
+        let y = chunked(&v, &vshape.iter().map(|&l| vec![l]).collect::<Vec<_>>());
+        let got = x.insert(at, &y, axis as isize);
+        if at >= -n && at <= n {
+            let p = if at < 0 { (at + n) as usize } else { at as usize };
+            let want = ndarray::concatenate(Axis(axis), &[a.slice_axis(Axis(axis), (..p).into()), v.view(), a.slice_axis(Axis(axis), (p..).into())]).unwrap();
+            prop_assert_eq!(got.unwrap().compute().unwrap(), want);
+        } else {
+            prop_assert!(got.unwrap_err().to_string().contains("out of range"));
+        }
+        prop_assert_eq!(x.append(&y, axis as isize).unwrap().compute().unwrap(), ndarray::concatenate(Axis(axis), &[a.view(), v.view()]).unwrap());
+        // rot90 in the plane of (axis, next axis): k quarter turns, each one
+        // r[.., i, j, ..] = a[.., j, n_j - 1 - i, ..] in that plane.
+        if shape.len() >= 2 {
+            let (p, q) = (axis, (axis + 1) % shape.len());
+            let mut want = a.clone();
+            for _ in 0..k.rem_euclid(4) {
+                let mut s = want.shape().to_vec();
+                s.swap(p, q);
+                let prev = want.clone();
+                want = ArrayD::from_shape_fn(IxDyn(&s), |i| {
+                    let mut src = i.as_array_view().to_vec();
+                    src[p] = i[q];
+                    src[q] = prev.shape()[q] - 1 - i[p];
+                    prev[IxDyn(&src)]
+                });
+            }
+            prop_assert_eq!(x.rot90(k, (p as isize, q as isize)).unwrap().compute().unwrap(), want);
+        }
+    }
+}
+
+#[test]
+fn splice_and_rotation_examples() {
+    // NumPy's rot90 docs: [[1, 2], [3, 4]] -> [[2, 4], [1, 3]].
+    let m = Array::<i64>::from_ndarray(ndarray::arr2(&[[1, 2], [3, 4]]), [1, 1]).unwrap();
+    assert_eq!(elements(&m.rot90(1, (0, 1)).unwrap().compute().unwrap()), vec![2, 4, 1, 3]);
+    assert_eq!(elements(&m.rot90(2, (0, 1)).unwrap().compute().unwrap()), vec![4, 3, 2, 1]);
+    assert_eq!(elements(&m.rot90(1, (1, 0)).unwrap().compute().unwrap()), vec![3, 1, 4, 2]);
+    assert!(matches!(m.rot90(1, (0, 0)).unwrap_err(), Error::BadAxis { .. }));
+    // A single slab (one axis fewer) is inserted as one position.
+    let row = Array::<i64>::from_ndarray(ndarray::arr1(&[7, 8]), [2]).unwrap();
+    assert_eq!(elements(&m.insert(1, &row, 0).unwrap().compute().unwrap()), vec![1, 2, 7, 8, 3, 4]);
+    assert_eq!(elements(&m.insert(-1, &row, 1).unwrap().compute().unwrap()), vec![1, 7, 2, 3, 8, 4]);
+    assert_eq!(elements(&m.append(&row, 0).unwrap().compute().unwrap()), vec![1, 2, 3, 4, 7, 8]);
+    let e = m.insert(0, &Array::<i64>::zeros(&[3], 1).unwrap(), 0).unwrap_err().to_string();
+    assert!(e.contains("[2, 2]") && e.contains("[3]"), "{e}");
+    // Deleting everything leaves an empty axis; whole surviving blocks are shared.
+    assert_eq!(m.delete(&[0, 1], 0).unwrap().shape(), vec![0, 2]);
+    let x = Array::<i64>::arange(0, 100, 1, 10).unwrap();
+    assert_eq!(x.delete(&[55], 0).unwrap().chunks().lengths()[0], vec![10, 10, 10, 10, 10, 5, 4, 10, 10, 10, 10]);
+}
