@@ -135,7 +135,7 @@ impl<T: Element> Array<T> {
     /// blocks.
     ///
     /// # Errors
-    /// Only an earlier error carried by `self`.
+    /// [`Error::InvalidArgument`] when a length times its repeat overflows.
     pub fn tile(&self, reps: &[usize]) -> Result<Array<T>> {
         self.check()?;
         let nd = self.ndim().max(reps.len());
@@ -144,6 +144,10 @@ impl<T: Element> Array<T> {
             a = a.expand_dims(0)?;
         }
         let reps: Vec<usize> = std::iter::repeat_n(1, nd - reps.len()).chain(reps.iter().copied()).collect();
+        let shape = a.shape();
+        if let Some(axis) = (0..nd).find(|&i| shape[i].checked_mul(reps[i]).is_none()) {
+            return Err(Error::invalid("reps", &reps, format!("times the length {} of axis {axis} overflows", shape[axis])));
+        }
         for (axis, &r) in reps.iter().enumerate() {
             a = match r {
                 1 => a,

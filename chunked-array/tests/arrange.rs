@@ -189,6 +189,7 @@ fn argument_errors_name_the_values() {
     assert!(matches!(x.repeat(2, -3).unwrap_err(), Error::BadAxis { axis: -3, .. }));
     assert!(matches!(s.repeat(2, 0).unwrap_err(), Error::BadAxis { axis: 0, ndim: 0, .. }));
     assert!(x.repeat(usize::MAX, 1).unwrap_err().to_string().contains("overflows"));
+    assert!(x.tile(&[usize::MAX, 1]).unwrap_err().to_string().contains("overflows"));
     for e in [v.tril(0).unwrap_err(), v.triu(0).unwrap_err(), v.diagonal(0, 0, 1).unwrap_err(), s.diag(0).unwrap_err()] {
         assert!(e.to_string().contains("[3]") || e.to_string().contains("[]"), "{e}");
     }
