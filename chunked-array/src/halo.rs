@@ -34,8 +34,13 @@ pub enum PadMode<T> {
     Constant(T),
     /// The edge element repeated.
     Edge,
-    /// Mirrored without repeating the edge (`[1, 2, 3]` -> `3 2 | 1 2 3 | 2 1`).
+    /// Mirrored without repeating the edge (`[1, 2, 3]` -> `3 2 | 1 2 3 | 2 1`),
+    /// the mirroring repeated for widths past the axis length, as NumPy does.
     Reflect,
+    /// Mirrored with the edge repeated (`[1, 2, 3]` -> `2 1 | 1 2 3 | 3 2`).
+    Symmetric,
+    /// Wrapped around from the other end (`[1, 2, 3]` -> `2 3 | 1 2 3 | 1 2`).
+    Wrap,
 }
 
 /// What `map_overlap` puts beyond the array's edges (dask's `boundary`).
@@ -231,9 +236,8 @@ impl<T: Element> Array<T> {
     /// ```
     ///
     /// # Errors
-    /// [`Error::InvalidArgument`] for a widths list of the wrong length, padding
-    /// an empty axis by edge or reflect, or a reflect width not below the axis
-    /// length (NumPy repeats the reflection; not supported).
+    /// [`Error::InvalidArgument`] for a widths list of the wrong length, or
+    /// padding an empty axis other than by a constant.
     pub fn pad(&self, widths: &[(usize, usize)], mode: PadMode<T>) -> Result<Array<T>> {
         self.check()?;
         let shape = self.shape();
@@ -250,9 +254,6 @@ impl<T: Element> Array<T> {
             if (before > 0 || after > 0) && !matches!(mode, PadMode::Constant(_)) && n == 0 {
                 return Err(Error::invalid("widths", widths, format!("axis {a} is empty: only constant padding applies")));
             }
-            if matches!(mode, PadMode::Reflect) && (before >= n.max(1) || after >= n.max(1)) && (before > 0 || after > 0) {
-                return Err(Error::invalid("widths", widths, format!("reflect padding on axis {a} must be shorter than its length {n}")));
-            }
             let source = |g: isize| -> Src {
                 let n = n as isize;
                 if (0..n).contains(&g) {
@@ -261,7 +262,18 @@ impl<T: Element> Array<T> {
                 match mode {
                     PadMode::Constant(_) => Src::Fill,
                     PadMode::Edge => Src::At(g.clamp(0, n - 1) as usize),
-                    PadMode::Reflect => Src::At(if g < 0 { -g } else { 2 * (n - 1) - g } as usize),
+                    // Mirror images repeat with the period of one forward and
+                    // one backward pass (a triangle wave over the positions).
+                    PadMode::Reflect if n == 1 => Src::At(0),
+                    PadMode::Reflect => {
+                        let p = g.rem_euclid(2 * (n - 1));
+                        Src::At(if p < n { p } else { 2 * (n - 1) - p } as usize)
+                    }
+                    PadMode::Symmetric => {
+                        let p = g.rem_euclid(2 * n);
+                        Src::At(if p < n { p } else { 2 * n - 1 - p } as usize)
+                    }
+                    PadMode::Wrap => Src::At(g.rem_euclid(n) as usize),
                 }
             };
             let blocks = self.chunks().lengths()[a].len();

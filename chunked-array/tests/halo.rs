@@ -16,24 +16,36 @@ fn pad_source(p: isize, n: isize, mode: u8) -> Option<usize> {
     if (0..n).contains(&p) {
         return Some(p as usize);
     }
-    match mode {
-        0 => None,
-        1 => Some(p.clamp(0, n - 1) as usize),
-        _ => Some(if p < 0 { (-p) as usize } else { (2 * (n - 1) - p) as usize }),
+    // Reflect, symmetric and wrap by folding back into range one step at a time,
+    // as NumPy pads again from what it padded.
+    let mut p = p;
+    while !(0..n).contains(&p) {
+        p = match (mode, p < 0) {
+            (0, _) => return None,
+            (1, _) => p.clamp(0, n - 1),
+            (2, _) if n == 1 => 0,
+            (2, true) => -p,
+            (2, false) => 2 * (n - 1) - p,
+            (3, true) => -p - 1,
+            (3, false) => 2 * n - 1 - p,
+            (_, true) => p + n,
+            (_, false) => p - n,
+        };
     }
+    Some(p as usize)
 }
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(CASES))]
 
     #[test]
-    fn pad_matches_numpy((shape, chunks) in shape_chunks(3, 6), widths in prop::collection::vec((0usize..4, 0usize..4), 3), mode in 0u8..3) {
+    fn pad_matches_numpy((shape, chunks) in shape_chunks(3, 6), widths in prop::collection::vec((0usize..14, 0usize..14), 3), mode in 0u8..5) {
         let a = numbered(&shape);
         let x = chunked(&a, &chunks);
         let w: Vec<(usize, usize)> = widths[..shape.len()].to_vec();
-        let pm = match mode { 0 => PadMode::Constant(-7), 1 => PadMode::Edge, _ => PadMode::Reflect };
+        let pm = match mode { 0 => PadMode::Constant(-7), 1 => PadMode::Edge, 2 => PadMode::Reflect, 3 => PadMode::Symmetric, _ => PadMode::Wrap };
         let got = x.pad(&w, pm);
-        let impossible = shape.iter().zip(&w).any(|(&n, &(b, e))| (b > 0 || e > 0) && ((mode != 0 && n == 0) || (mode == 2 && (b >= n || e >= n))));
+        let impossible = shape.iter().zip(&w).any(|(&n, &(b, e))| (b > 0 || e > 0) && mode != 0 && n == 0);
         if impossible {
             prop_assert!(got.is_err());
             return Ok(());
@@ -135,7 +147,7 @@ fn halo_errors() {
     let x = Array::<f64>::zeros(&[6], 2).unwrap();
     assert!(x.map_overlap(|b| b.to_owned(), &[3], Boundary::None).unwrap_err().to_string().contains("larger than a block"));
     assert!(x.map_overlap(|b| b.to_owned(), &[1, 1], Boundary::None).is_err());
-    assert!(x.pad(&[(6, 0)], PadMode::Reflect).is_err());
+    assert!(Array::<f64>::zeros(&[0], 1).unwrap().pad(&[(1, 0)], PadMode::Wrap).unwrap_err().to_string().contains("empty"));
     let bad = x.map_overlap(|b| b.slice(ndarray::s![..1]).to_owned().into_dyn(), &[1], Boundary::Periodic).unwrap();
     assert!(bad.compute().is_err());
 }
@@ -145,4 +157,23 @@ fn absurd_padding_is_an_error() {
     let x = Array::<f64>::zeros(&[3], 3).unwrap();
     assert!(x.pad(&[(0, usize::MAX)], PadMode::Constant(0.0)).is_err());
     assert!(x.pad(&[(1 << 40, 0)], PadMode::Constant(0.0)).is_err());
+}
+
+#[test]
+fn wide_padding_matches_numpy() {
+    // np.pad([1, 2, 3], 7, mode) for each mode, and a length-1 axis.
+    let x = Array::<i64>::arange(1, 4, 1, 2).unwrap();
+    let cases = [
+        (PadMode::Reflect, vec![2, 3, 2, 1, 2, 3, 2, 1, 2, 3, 2, 1, 2, 3, 2, 1, 2]),
+        (PadMode::Symmetric, vec![1, 1, 2, 3, 3, 2, 1, 1, 2, 3, 3, 2, 1, 1, 2, 3, 3]),
+        (PadMode::Wrap, vec![3, 1, 2, 3, 1, 2, 3, 1, 2, 3, 1, 2, 3, 1, 2, 3, 1]),
+    ];
+    for (mode, want) in cases {
+        let got = x.pad(&[(7, 7)], mode).unwrap().compute().unwrap();
+        assert_eq!(got.iter().copied().collect::<Vec<_>>(), want, "{mode:?}");
+    }
+    let one = Array::<i64>::full(&[1], 5, 1).unwrap();
+    for mode in [PadMode::Reflect, PadMode::Symmetric, PadMode::Wrap] {
+        assert_eq!(one.pad(&[(3, 3)], mode).unwrap().compute().unwrap().iter().copied().collect::<Vec<_>>(), vec![5; 7]);
+    }
 }

@@ -86,7 +86,7 @@ fn setup(name: &str, scale: f64) -> Res<(&'static str, f64, Run)> {
             // Every row of a random (rows, 1000) array once, in a scattered
             // order (i * 7919 mod rows, a permutation); blocks of 1000 rows.
             let mut n = ((100_000.0 * scale) as usize).max(1000);
-            while n % 7919 == 0 {
+            while n.is_multiple_of(7919) {
                 n += 1;
             }
             let idx: Vec<isize> = (0..n).map(|i| ((i * 7919) % n) as isize).collect();
