@@ -42,6 +42,11 @@ const WORKLOADS: [&str; 16] = [
     "out_of_core_sum",
 ];
 
+/// Where the Zarr workloads write: one folder per process, removed at exit.
+fn work_dir() -> std::path::PathBuf {
+    std::env::temp_dir().join(format!("chunked-suite-{}", std::process::id()))
+}
+
 /// A side length scaled so that the data scales by `scale`.
 fn side(n: f64, scale: f64) -> usize {
     ((n * scale.sqrt()) as usize).max(1)
@@ -145,7 +150,7 @@ fn setup(name: &str, scale: f64) -> Res<(&'static str, f64, Run)> {
         }
         "zarr_write" | "zarr_read" => {
             let n = side(20_000.0, scale);
-            let dir = std::env::temp_dir().join(format!("chunked-suite-{}", std::process::id()));
+            let dir = work_dir();
             let x: Array<f64> = RandomState::new(0).uniform(&[n, n], [1000, 1000])?;
             let opts = ZarrWriteOptions { mode: WriteMode::Overwrite, ..Default::default() };
             x.to_zarr(&dir, "x", &opts)?;
@@ -187,14 +192,21 @@ fn main() -> Res<()> {
     let scale: f64 = arg("--scale").map_or(Ok(1.0), |s| s.parse())?;
     let repeat: usize = arg("--repeat").map_or(Ok(3), |s| s.parse())?;
     let (kind, work, mut run) = setup(&name, scale)?;
-    run()?; // warm-up
-    let mut times = Vec::with_capacity(repeat);
-    for _ in 0..repeat {
-        chunked_array::schedule::release_memory();
-        let t = Instant::now();
-        run()?;
-        times.push(t.elapsed().as_secs_f64());
-    }
+    let mut timed = || -> Res<Vec<f64>> {
+        run()?; // warm-up
+        let mut times = Vec::with_capacity(repeat);
+        for _ in 0..repeat {
+            chunked_array::schedule::release_memory();
+            let t = Instant::now();
+            run()?;
+            times.push(t.elapsed().as_secs_f64());
+        }
+        Ok(times)
+    };
+    let times = timed();
+    // The Zarr workloads' 3.2 GB stores would otherwise pile up in the temp folder.
+    let _ = std::fs::remove_dir_all(work_dir());
+    let times = times?;
     let list: Vec<String> = times.iter().map(|t| format!("{t:.4}")).collect();
     println!(
         "{{\"workload\": \"{name}\", \"times\": [{}], \"peak_rss_kib\": {}, \"work_kind\": \"{kind}\", \"work\": {work}}}",
