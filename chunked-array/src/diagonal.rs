@@ -278,7 +278,8 @@ impl<T: Element> Array<T> {
     /// diagonal and zeros elsewhere; for a 2-d array, its `k`-th diagonal.
     ///
     /// # Errors
-    /// [`Error::InvalidArgument`] for other numbers of axes.
+    /// [`Error::InvalidArgument`] for other numbers of axes, or a `k` whose
+    /// matrix has more elements than a `usize` counts.
     pub fn diag(&self, k: isize) -> Result<Array<T>> {
         self.check()?;
         match self.ndim() {
@@ -287,6 +288,10 @@ impl<T: Element> Array<T> {
                 let vector: Vec<usize> = self.chunks().lengths()[0].iter().copied().filter(|&l| l > 0).collect();
                 let blocks: Vec<Option<usize>> = (0..vector.len()).map(Some).collect();
                 let shift = k.unsigned_abs();
+                let side = self.shape()[0].checked_add(shift);
+                if side.and_then(|s| s.checked_mul(s)).is_none() {
+                    return Err(Error::invalid("k", k, format!("puts a vector of length {} on a matrix too large to count", self.shape()[0])));
+                }
                 let (mut rows, mut cols) = ((vector.clone(), blocks.clone()), (vector.clone(), blocks));
                 // Element t is at (t, t + k) for k >= 0 and (t - k, t) below.
                 let (before, after) = if k >= 0 { (&mut cols, &mut rows) } else { (&mut rows, &mut cols) };

@@ -144,7 +144,7 @@ impl<T: Element> Array<T> {
             let mut s: Vec<usize> = p.iter().map(|q| q.0).collect();
             s.sort_unstable();
             s.dedup();
-            s.len() > 1 && s.iter().map(|&b| lengths[b]).sum::<usize>() * across * std::mem::size_of::<T>() > block_size_limit
+            s.len() > 1 && s.iter().map(|&b| lengths[b]).sum::<usize>().saturating_mul(across).saturating_mul(std::mem::size_of::<T>()) > block_size_limit
         };
         if !picks.iter().any(too_wide) {
             return Ok(self.gather(axis, picks));

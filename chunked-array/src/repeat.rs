@@ -89,15 +89,17 @@ impl<T: Element> Array<T> {
     /// block's repeated image is cut under.
     ///
     /// # Errors
-    /// As [`Array::repeat`]; [`Error::InvalidArgument`] when the output length
-    /// overflows.
+    /// As [`Array::repeat`]; [`Error::InvalidArgument`] when the output's size
+    /// overflows or it would have more blocks than a grid may.
     pub fn repeat_with(&self, repeats: usize, axis: isize, block_size_limit: usize) -> Result<Array<T>> {
         self.check()?;
         let axis = crate::reduce::normalize_axes(&[axis], self.ndim())?[0];
         let chunks = self.chunks();
-        let n = self.shape()[axis];
-        if n.checked_mul(repeats).is_none() {
-            return Err(Error::invalid("repeats", repeats, format!("times the axis length {n} overflows")));
+        let shape = self.shape();
+        let n = shape[axis];
+        let elements = shape.iter().enumerate().try_fold(1usize, |acc, (a, &len)| acc.checked_mul(if a == axis { len.checked_mul(repeats)? } else { len }));
+        if elements.is_none() {
+            return Err(Error::invalid("repeats", repeats, format!("times the axis length {n} overflows (shape {shape:?})")));
         }
         // Bytes of one position along `axis` in the widest block.
         let slab: usize = chunks
@@ -109,6 +111,16 @@ impl<T: Element> Array<T> {
             .product::<usize>()
             .saturating_mul(std::mem::size_of::<T>());
         let max_len = (block_size_limit / slab.max(1)).max(1);
+        // Refuse a grid that could not be held rather than failing to allocate it.
+        let pieces: usize = chunks.lengths()[axis].iter().map(|&len| (len * repeats).div_ceil(max_len)).fold(0, usize::saturating_add);
+        let others: usize = chunks.grid().iter().enumerate().filter(|&(a, _)| a != axis).map(|(_, &g)| g).product();
+        if pieces.saturating_mul(others) > crate::chunks::MAX_BLOCKS {
+            return Err(Error::invalid(
+                "repeats",
+                repeats,
+                format!("cut under the block-size limit of {block_size_limit} bytes, the result has more than {} blocks", crate::chunks::MAX_BLOCKS),
+            ));
+        }
         let mut lengths_along = Vec::new();
         let mut source = Vec::new();
         for (b, &len) in chunks.lengths()[axis].iter().enumerate() {
@@ -135,7 +147,8 @@ impl<T: Element> Array<T> {
     /// blocks.
     ///
     /// # Errors
-    /// [`Error::InvalidArgument`] when a length times its repeat overflows.
+    /// [`Error::InvalidArgument`] when the result's size overflows or it would
+    /// have more blocks than a grid may.
     pub fn tile(&self, reps: &[usize]) -> Result<Array<T>> {
         self.check()?;
         let nd = self.ndim().max(reps.len());
@@ -145,8 +158,17 @@ impl<T: Element> Array<T> {
         }
         let reps: Vec<usize> = std::iter::repeat_n(1, nd - reps.len()).chain(reps.iter().copied()).collect();
         let shape = a.shape();
-        if let Some(axis) = (0..nd).find(|&i| shape[i].checked_mul(reps[i]).is_none()) {
-            return Err(Error::invalid("reps", &reps, format!("times the length {} of axis {axis} overflows", shape[axis])));
+        let too_many = |what: &str| Error::invalid("reps", &reps, format!("make an array of shape {shape:?} {what}"));
+        // An empty axis stays empty: tiling it needs no copies.
+        let reps: Vec<usize> = reps.iter().zip(&shape).map(|(&r, &n)| if n == 0 { r.min(1) } else { r }).collect();
+        let elements = shape.iter().zip(&reps).try_fold(1usize, |acc, (&n, &r)| acc.checked_mul(n.checked_mul(r)?));
+        if elements.is_none() {
+            return Err(too_many("hold more elements than a usize counts"));
+        }
+        let grid = a.chunks().grid();
+        let blocks = grid.iter().zip(&reps).try_fold(1usize, |acc, (&g, &r)| acc.checked_mul(g.checked_mul(r.max(1))?));
+        if blocks.is_none_or(|b| b > crate::chunks::MAX_BLOCKS) {
+            return Err(too_many(&format!("in more than {} blocks; rechunk to larger blocks first", crate::chunks::MAX_BLOCKS)));
         }
         for (axis, &r) in reps.iter().enumerate() {
             a = match r {

@@ -189,7 +189,17 @@ fn argument_errors_name_the_values() {
     assert!(matches!(x.repeat(2, -3).unwrap_err(), Error::BadAxis { axis: -3, .. }));
     assert!(matches!(s.repeat(2, 0).unwrap_err(), Error::BadAxis { axis: 0, ndim: 0, .. }));
     assert!(x.repeat(usize::MAX, 1).unwrap_err().to_string().contains("overflows"));
-    assert!(x.tile(&[usize::MAX, 1]).unwrap_err().to_string().contains("overflows"));
+    assert!(x.tile(&[usize::MAX, 1]).unwrap_err().to_string().contains("more elements than a usize counts"));
+    // Absurd repeats are refused before any graph is built, naming the values.
+    let one = Array::<f64>::zeros(&[1], 1).unwrap();
+    let e = one.tile(&[1 << 40]).unwrap_err().to_string();
+    assert!(e.contains("1099511627776") && e.contains("blocks"), "{e}");
+    assert!(one.repeat_with(1 << 40, 0, 0).unwrap_err().to_string().contains("blocks"));
+    let e = one.diag(1 << 40).unwrap_err().to_string();
+    assert!(e.contains("1099511627776") && e.contains("too large"), "{e}");
+    // An empty axis tiles to an empty axis, however many times.
+    let empty = Array::<f64>::zeros(&[0], 1).unwrap();
+    assert_eq!(empty.tile(&[usize::MAX]).unwrap().shape(), vec![0]);
     for e in [v.tril(0).unwrap_err(), v.triu(0).unwrap_err(), v.diagonal(0, 0, 1).unwrap_err(), s.diag(0).unwrap_err()] {
         assert!(e.to_string().contains("[3]") || e.to_string().contains("[]"), "{e}");
     }
