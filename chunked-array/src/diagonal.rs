@@ -296,10 +296,16 @@ impl<T: Element> Array<T> {
                 // Element t is at (t, t + k) for k >= 0 and (t - k, t) below.
                 let (before, after) = if k >= 0 { (&mut cols, &mut rows) } else { (&mut rows, &mut cols) };
                 if shift > 0 {
-                    before.0.insert(0, shift);
-                    before.1.insert(0, None);
-                    after.0.push(shift);
-                    after.1.push(None);
+                    // The shift in blocks no longer than the vector's, or than a
+                    // square zero block under the block-size limit.
+                    let square = (crate::chunks::DEFAULT_AUTO_BYTES / std::mem::size_of::<T>().max(1)).isqrt();
+                    let piece = vector.iter().copied().max().unwrap_or(0).max(square).max(1);
+                    let count = shift.div_ceil(piece);
+                    let pieces: Vec<usize> = (0..count).map(|p| shift / count + usize::from(p < shift % count)).collect();
+                    before.0.splice(0..0, pieces.iter().copied());
+                    before.1.splice(0..0, std::iter::repeat_n(None, count));
+                    after.0.extend(&pieces);
+                    after.1.extend(std::iter::repeat_n(None, count));
                 }
                 for axis in [&mut rows, &mut cols] {
                     if axis.0.is_empty() {

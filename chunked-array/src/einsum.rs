@@ -184,6 +184,12 @@ pub fn einsum<T: Gemm>(subscripts: &str, operands: &[&Array<T>]) -> Result<Array
         }
     }
     let len_of = |l: Label| length.iter().find(|(m, _)| *m == l).map_or(1, |&(_, n)| n);
+    let chunks_of = |l: Label| -> Option<Vec<usize>> {
+        labels.iter().zip(operands).find_map(|(ls, x)| {
+            let axis = ls.iter().position(|&m| m == l)?;
+            (x.shape()[axis] == len_of(l)).then(|| x.chunks().lengths()[axis].clone())
+        })
+    };
 
     // Per operand: diagonals for repeated labels, stretch length-1 axes that
     // meet longer ones, and sum labels no one else needs.
@@ -212,7 +218,10 @@ pub fn einsum<T: Gemm>(subscripts: &str, operands: &[&Array<T>]) -> Result<Array
         a = sum_out(a, &mut ls, &elsewhere)?;
         let full: Vec<usize> = ls.iter().map(|&l| len_of(l)).collect();
         if a.shape() != full {
-            a = a.broadcast_to(&full)?;
+            // A stretched axis takes the blocks of an operand that has the
+            // label at full length, not one block of the whole length.
+            let chunks: Vec<Option<Vec<usize>>> = ls.iter().map(|&l| chunks_of(l)).collect();
+            a = a.broadcast_to_chunks(&full, &chunks)?;
         }
         prepared.push((a, ls));
     }

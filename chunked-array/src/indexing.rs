@@ -213,14 +213,28 @@ impl<T: Element> Array<T> {
     /// # Errors
     /// [`Error::ShapeMismatch`] when the shape does not broadcast.
     pub fn broadcast_to(&self, shape: &[usize]) -> Result<Array<T>> {
+        self.broadcast_to_chunks(shape, &vec![None; shape.len()])
+    }
+
+    /// [`Array::broadcast_to`] with the block lengths of the new and stretched
+    /// axes given (`chunks[axis]`; `None`: one block), so that a long stretched
+    /// axis can follow the blocks of the array it is combined with.
+    pub(crate) fn broadcast_to_chunks(&self, shape: &[usize], chunks: &[Option<Vec<usize>>]) -> Result<Array<T>> {
         self.check()?;
         let own = self.shape();
         if own.len() > shape.len() {
             return Err(Error::shape("broadcast_to", &own, shape));
         }
+        let made = |axis: usize| -> Result<Vec<usize>> {
+            match chunks.get(axis).cloned().flatten() {
+                Some(c) if c.iter().sum::<usize>() == shape[axis] => Ok(c),
+                Some(c) => Err(Error::invalid("chunks", c, format!("do not add up to the length {} of axis {axis}", shape[axis]))),
+                None => Ok(vec![shape[axis]]),
+            }
+        };
         let lead = shape.len() - own.len();
         let mut stretched = Vec::with_capacity(own.len());
-        let mut lengths: Vec<Vec<usize>> = shape[..lead].iter().map(|&n| vec![n]).collect();
+        let mut lengths: Vec<Vec<usize>> = (0..lead).map(made).collect::<Result<_>>()?;
         for (a, &n) in own.iter().enumerate() {
             let target = shape[a + lead];
             if n == target {
@@ -228,7 +242,7 @@ impl<T: Element> Array<T> {
                 lengths.push(self.chunks().lengths()[a].clone());
             } else if n == 1 {
                 stretched.push(true);
-                lengths.push(vec![target]);
+                lengths.push(made(a + lead)?);
             } else {
                 return Err(Error::shape("broadcast_to", &own, shape));
             }

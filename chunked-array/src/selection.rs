@@ -110,10 +110,13 @@ fn row_blocks(rows: &[usize], shape: &[usize], bytes_per_element: usize, block_s
     let rows: Vec<usize> = rows
         .iter()
         .flat_map(|&r| {
-            let pieces = r.div_ceil(max_rows).max(1);
+            let pieces = r.div_ceil(max_rows);
             (0..pieces).map(move |p| r / pieces + usize::from(p < r % pieces))
         })
         .collect();
+    // Empty row blocks (a selection's blocks that selected nothing) are
+    // dropped: explicit chunks may not hold zeros on a non-empty axis.
+    let rows = if rows.is_empty() { vec![0] } else { rows };
     let mut lengths = vec![rows];
     lengths.extend(shape[1..].iter().map(|&n| vec![n]));
     ChunkSpec::from(lengths)
@@ -191,6 +194,9 @@ fn select<E: Element, O: BlockOp>(
                 return Ok(Array::from_computed(name, with_rows(rows), blocks));
             }
             Err(_) if kept.over.load(Ordering::Relaxed) => {}
+            // The probe's blocks are sized as if everything were selected;
+            // past the memory limit, count first instead.
+            Err(Error::PlanExceedsMemory { .. }) => {}
             Err(e) => return Err(e),
         }
     }

@@ -67,10 +67,11 @@ impl<T: Element> Array<T> {
         concatenate(&kept.iter().collect::<Vec<_>>(), axis as isize)
     }
 
-    /// Inserts `values` before position `index` along `axis` (NumPy's
-    /// `insert` with one index; `index` may be the axis length, and negative
-    /// counts from the end). `values` has the array's number of axes and its
-    /// lengths off `axis`, or one axis fewer for a single slab.
+    /// Inserts `values` before position `index` along `axis` (`index` may be
+    /// the axis length, and negative counts from the end). `values` has the
+    /// array's number of axes and its lengths off `axis` (NumPy's `insert`
+    /// with the index given as a list, `[index]`, which inserts the values as
+    /// they are), or one axis fewer for a single slab (NumPy's scalar index).
     ///
     /// # Errors
     /// [`Error::BadAxis`]; [`Error::InvalidArgument`] for an index outside

@@ -37,7 +37,8 @@ proptest! {
             let want = a.select(Axis(axis), &picks);
             let got = x.repeat_with(repeats, axis as isize, limit).unwrap();
             let bytes = got.chunks().lengths().iter().enumerate().filter(|&(b, _)| b != axis).map(|(_, l)| l.iter().max().copied().unwrap_or(0)).product::<usize>() * 8;
-            for &len in &got.chunks().lengths()[axis] {
+            // (repeat(1) is the array itself, blocks unchanged.)
+            for &len in got.chunks().lengths()[axis].iter().filter(|_| repeats != 1) {
                 // Cut under the limit unless one position is already over it.
                 prop_assert!(len * bytes <= limit.max(bytes), "block of {} positions, {} bytes each, limit {}", len, bytes, limit);
             }
@@ -195,9 +196,26 @@ fn argument_errors_name_the_values() {
     let e = one.tile(&[1 << 40]).unwrap_err().to_string();
     assert!(e.contains("1099511627776") && e.contains("blocks"), "{e}");
     assert!(one.repeat_with(1 << 40, 0, 0).unwrap_err().to_string().contains("blocks"));
+    // A long shift is cut into blocks, not one |k| x |k| block of zeros.
+    let pair = Array::<f64>::arange(1.0, 3.0, 1.0, 1).unwrap();
+    for k in [10_000isize, -10_000] {
+        let d = pair.diag(k).unwrap();
+        assert!(d.chunks().lengths().iter().flatten().all(|&l| l <= 4096), "{:?}", d.chunks().lengths());
+        // The corner holding the vector: [[1, 0], [0, 2]] at (0, k) or (-k, 0).
+        let (r, c) = if k > 0 { (0, k) } else { (-k, 0) };
+        let corner = d.slice(&[chunked_array::Idx::range(r - 1, r + 2), chunked_array::Idx::range(c - 1, c + 2)].map(|i| match i {
+            chunked_array::Idx::Slice { start: Some(s), stop, step } => chunked_array::Idx::Slice { start: Some(s.max(0)), stop, step },
+            other => other,
+        })).unwrap();
+        let got: Vec<f64> = corner.compute().unwrap().iter().copied().collect();
+        let want = if k > 0 { vec![0.0, 1.0, 0.0, 0.0, 0.0, 2.0] } else { vec![0.0, 0.0, 1.0, 0.0, 0.0, 2.0] };
+        assert_eq!(got, want, "k = {k}");
+    }
     let e = one.diag(1 << 40).unwrap_err().to_string();
     assert!(e.contains("1099511627776") && e.contains("too large"), "{e}");
     // An empty axis tiles to an empty axis, however many times.
+    // repeat(1) is the array itself (no layer), as dask's.
+    assert_eq!(x.repeat(1, 0).unwrap().num_tasks(), x.num_tasks());
     let empty = Array::<f64>::zeros(&[0], 1).unwrap();
     assert_eq!(empty.tile(&[usize::MAX]).unwrap().shape(), vec![0]);
     for e in [v.tril(0).unwrap_err(), v.triu(0).unwrap_err(), v.diagonal(0, 0, 1).unwrap_err(), s.diag(0).unwrap_err()] {

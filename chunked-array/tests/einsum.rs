@@ -149,3 +149,18 @@ fn einsum_matrix_product_is_one_matmul() {
     let m = a.matmul(&b).unwrap();
     assert_eq!(e.num_tasks(), m.num_tasks());
 }
+
+#[test]
+fn broadcast_operands_follow_the_other_operands_blocks() {
+    // (1, 40) against (1000, 40) in blocks of 100 rows: the stretched operand
+    // is made block by block on those rows, never as one (1000, 40) block.
+    let a = Array::<f64>::from_fn(&[1, 40], [1, 40], |i| i[1] as f64).unwrap();
+    let b = Array::<f64>::from_fn(&[1000, 40], [100, 40], |i| (i[0] % 7) as f64).unwrap();
+    let e = einsum("ij,ij->ij", &[&a, &b]).unwrap();
+    let profiler = chunked_array::Profiler::new();
+    let got = e.compute_with(&chunked_array::Context::threads(2).with_profiler(&profiler)).unwrap();
+    let widest = profiler.spans().iter().filter(|s| s.layer == "broadcast_to").map(|s| s.output_bytes).max().unwrap_or(0);
+    assert!(widest <= 100 * 40 * 8, "a broadcast block of {widest} bytes");
+    let (a, b) = (a.compute().unwrap(), b.compute().unwrap());
+    assert_eq!(got, &b * &a);
+}

@@ -235,3 +235,19 @@ fn a_mask_that_changes_between_runs_is_an_error() {
     let e = w.compute().unwrap_err().to_string();
     assert!(e.contains("mask changed between runs"), "{e}");
 }
+
+#[test]
+fn selections_of_selections() {
+    // The first selection has an empty block (nothing over 5 in 0..5); selecting
+    // from it again must not trip over that block.
+    let x = Array::<i64>::arange(0, 10, 1, 5).unwrap();
+    let y = x.masked(&x.gt(5).unwrap()).unwrap();
+    assert_eq!(y.chunks().lengths()[0], vec![0, 4]);
+    let z = y.masked(&y.lt(8).unwrap()).unwrap();
+    assert_eq!(z.compute().unwrap().iter().copied().collect::<Vec<_>>(), vec![6, 7]);
+    assert_eq!(y.argwhere().unwrap().compute().unwrap().iter().copied().collect::<Vec<_>>(), vec![0, 1, 2, 3]);
+    assert_eq!(y.nonzero().unwrap()[0].compute().unwrap().len(), 4);
+    // Past the limit (the two-pass path) as well.
+    let z = y.masked_with(&y.lt(8).unwrap(), 1).unwrap();
+    assert_eq!(z.compute().unwrap().iter().copied().collect::<Vec<_>>(), vec![6, 7]);
+}
