@@ -381,6 +381,13 @@ impl Chunks {
     }
 }
 
+/// `n` cut into the fewest pieces of at most `most` elements (`most` 0 counts
+/// as 1), as equal as possible, the longer ones first; no pieces for `n == 0`.
+pub(crate) fn even_pieces(n: usize, most: usize) -> impl Iterator<Item = usize> {
+    let count = n.div_ceil(most.max(1));
+    (0..count).map(move |p| n / count + usize::from(p < n % count))
+}
+
 /// Calls `f` with every multi-index in the box `lo..hi` (every `lo[a] < hi[a]`),
 /// in C order.
 pub(crate) fn for_each_in_box(lo: &[usize], hi: &[usize], mut f: impl FnMut(&[usize])) {

@@ -158,11 +158,11 @@ impl<T: Element> BlockOp for Diagonal<T> {
 }
 
 /// Builds a 2-d array with a vector on its `k`-th diagonal: the vector's
-/// blocks are the diagonal blocks, and an extra block of `|k|` rows (or
-/// columns) holds the shift.
+/// blocks are the diagonal blocks, and extra blocks of `|k|` rows (or
+/// columns) in all hold the shift.
 struct DiagFrom<T> {
-    /// Per row block and per column block: the vector block it covers (None:
-    /// the shift's block).
+    /// Per row block and per column block: the vector's input block it covers
+    /// (None: a block of the shift).
     rows: Vec<Option<usize>>,
     cols: Vec<Option<usize>>,
     _t: std::marker::PhantomData<fn() -> T>,
@@ -285,8 +285,9 @@ impl<T: Element> Array<T> {
         match self.ndim() {
             2 => self.diagonal(k, 0, 1),
             1 => {
-                let vector: Vec<usize> = self.chunks().lengths()[0].iter().copied().filter(|&l| l > 0).collect();
-                let blocks: Vec<Option<usize>> = (0..vector.len()).map(Some).collect();
+                // The vector's non-empty blocks: their lengths and input block numbers.
+                let (vector, blocks): (Vec<usize>, Vec<Option<usize>>) =
+                    self.chunks().lengths()[0].iter().enumerate().filter(|&(_, &l)| l > 0).map(|(b, &l)| (l, Some(b))).unzip();
                 let shift = k.unsigned_abs();
                 let side = self.shape()[0].checked_add(shift);
                 if side.and_then(|s| s.checked_mul(s)).is_none() {
@@ -300,8 +301,8 @@ impl<T: Element> Array<T> {
                     // square zero block under the block-size limit.
                     let square = (crate::chunks::DEFAULT_AUTO_BYTES / std::mem::size_of::<T>().max(1)).isqrt();
                     let piece = vector.iter().copied().max().unwrap_or(0).max(square).max(1);
-                    let count = shift.div_ceil(piece);
-                    let pieces: Vec<usize> = (0..count).map(|p| shift / count + usize::from(p < shift % count)).collect();
+                    let pieces: Vec<usize> = crate::chunks::even_pieces(shift, piece).collect();
+                    let count = pieces.len();
                     before.0.splice(0..0, pieces.iter().copied());
                     before.1.splice(0..0, std::iter::repeat_n(None, count));
                     after.0.extend(&pieces);
@@ -313,11 +314,7 @@ impl<T: Element> Array<T> {
                         axis.1.push(None);
                     }
                 }
-                // Vector blocks are numbered among the non-empty ones; map to the input's.
-                let nonempty: Vec<usize> =
-                    self.chunks().lengths()[0].iter().enumerate().filter(|&(_, &l)| l > 0).map(|(b, _)| b).collect();
-                let to_input = |v: Vec<Option<usize>>| v.into_iter().map(|b| b.map(|b| nonempty[b])).collect();
-                let op = DiagFrom::<T> { rows: to_input(rows.1), cols: to_input(cols.1), _t: std::marker::PhantomData };
+                let op = DiagFrom::<T> { rows: rows.1, cols: cols.1, _t: std::marker::PhantomData };
                 let chunks = Chunks::from_lengths(vec![rows.0, cols.0]);
                 Ok(Array::from_node(Node::new("diag", T::DTYPE, chunks, vec![self.node.clone()], op)))
             }

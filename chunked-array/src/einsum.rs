@@ -1,8 +1,10 @@
 //! `einsum`: Einstein summation over labelled axes, built from the other
 //! operations: a diagonal per label repeated within an operand, a sum per label
 //! that only one operand has and the output lacks, then the operands multiplied
-//! left to right as stacks of matrices ([`Array::matmul`]: shared labels that
-//! stay are batch axes, those that go are contracted), and a final permutation.
+//! left to right, and a final permutation. A product with labels kept on both
+//! sides and labels summed is a matmul of stacks ([`Array::matmul`]: shared
+//! labels that stay are batch axes, those that go are contracted); the others
+//! are a broadcast multiply and a sum.
 
 use crate::array::Array;
 use crate::contract::Gemm;
@@ -18,7 +20,6 @@ const ELLIPSIS: Label = 1 << 16;
 /// the right, as NumPy broadcasts them.
 fn operand_labels(term: &str, ndim: usize, widest: usize, position: usize) -> Result<Vec<Label>> {
     let letters = term.chars().filter(|c| c.is_ascii_alphabetic()).count();
-    let mut labels = Vec::with_capacity(ndim);
     let has_ellipsis = term.contains("...");
     if (!has_ellipsis && letters != ndim) || (has_ellipsis && letters > ndim) {
         return Err(Error::invalid(
@@ -28,17 +29,24 @@ fn operand_labels(term: &str, ndim: usize, widest: usize, position: usize) -> Re
         ));
     }
     let spanned = ndim - letters;
+    let ellipsis: Vec<Label> = (widest - spanned..widest).map(|k| ELLIPSIS + k as Label).collect();
+    Ok(expand(term, &ellipsis))
+}
+
+/// A checked term's labels, with `...` standing for `ellipsis`.
+fn expand(term: &str, ellipsis: &[Label]) -> Vec<Label> {
+    let mut labels = Vec::with_capacity(term.len());
     let mut rest = term;
     while let Some(c) = rest.chars().next() {
         if rest.starts_with("...") {
-            labels.extend((widest - spanned..widest).map(|k| ELLIPSIS + k as Label));
+            labels.extend(ellipsis);
             rest = &rest[3..];
         } else {
             labels.push(c as Label);
             rest = &rest[1..];
         }
     }
-    Ok(labels)
+    labels
 }
 
 /// Checks a term's characters: letters and at most one `...`.
@@ -137,22 +145,14 @@ pub fn einsum<T: Gemm>(subscripts: &str, operands: &[&Array<T>]) -> Result<Array
     let ellipsis: Vec<Label> = (0..widest).map(|k| ELLIPSIS + k as Label).collect();
     let out: Vec<Label> = match output {
         Some(o) => {
-            let mut out = Vec::new();
-            let mut rest = o;
-            while let Some(c) = rest.chars().next() {
-                if rest.starts_with("...") {
-                    out.extend(&ellipsis);
-                    rest = &rest[3..];
-                } else {
-                    let l = c as Label;
-                    if out.contains(&l) {
-                        return Err(Error::invalid("einsum subscripts", subscripts, format!("output label {c:?} appears twice")));
-                    }
-                    if !labels.iter().any(|ls| ls.contains(&l)) {
-                        return Err(Error::invalid("einsum subscripts", subscripts, format!("output label {c:?} is in no operand")));
-                    }
-                    out.push(l);
-                    rest = &rest[1..];
+            let out = expand(o, &ellipsis);
+            for (i, &l) in out.iter().enumerate().filter(|&(_, &l)| l < ELLIPSIS) {
+                let c = char::from_u32(l).unwrap_or('?');
+                if out[..i].contains(&l) {
+                    return Err(Error::invalid("einsum subscripts", subscripts, format!("output label {c:?} appears twice")));
+                }
+                if !labels.iter().any(|ls| ls.contains(&l)) {
+                    return Err(Error::invalid("einsum subscripts", subscripts, format!("output label {c:?} is in no operand")));
                 }
             }
             out

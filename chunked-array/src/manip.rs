@@ -315,6 +315,13 @@ impl<T: Element> Array<T> {
         self.slice(&index)
     }
 
+    /// Positions `start..stop` along `axis` (the other axes whole).
+    pub(crate) fn span(&self, axis: usize, start: usize, stop: usize) -> Result<Array<T>> {
+        let mut index = vec![crate::slicing::Idx::FULL; self.ndim()];
+        index[axis] = crate::slicing::Idx::range(start as isize, stop as isize);
+        self.slice(&index)
+    }
+
     /// Shifts elements by `shift` along `axis`, wrapping around (NumPy's `roll`).
     ///
     /// # Errors
@@ -322,17 +329,12 @@ impl<T: Element> Array<T> {
     pub fn roll(&self, shift: isize, axis: isize) -> Result<Array<T>> {
         self.check()?;
         let a = crate::reduce::normalize_axes(&[axis], self.ndim())?[0];
-        let n = self.shape()[a] as isize;
+        let n = self.shape()[a];
         if n == 0 {
             return Ok(self.clone());
         }
-        let k = shift.rem_euclid(n);
-        let part = |start: Option<isize>, stop: Option<isize>| -> Result<Array<T>> {
-            let mut index = vec![crate::slicing::Idx::FULL; self.ndim()];
-            index[a] = crate::slicing::Idx::stepped(start, stop, 1);
-            self.slice(&index)
-        };
-        concatenate(&[&part(Some(n - k), None)?, &part(None, Some(n - k))?], a as isize)
+        let cut = n - shift.rem_euclid(n as isize) as usize;
+        concatenate(&[&self.span(a, cut, n)?, &self.span(a, 0, cut)?], a as isize)
     }
 }
 

@@ -9,7 +9,6 @@ use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::graph::{block_as, Block, BlockOp, Node};
 use crate::manip::concatenate;
-use crate::slicing::Idx;
 
 /// Output position `p` along `axis` is input position `p / repeats`; every
 /// output block lies inside the image of one input block.
@@ -127,10 +126,8 @@ impl<T: Element> Array<T> {
         let mut lengths_along = Vec::new();
         let mut source = Vec::new();
         for (b, &len) in chunks.lengths()[axis].iter().enumerate() {
-            let image = len * repeats;
-            let pieces = image.div_ceil(max_len);
-            for p in 0..pieces {
-                lengths_along.push(image / pieces + usize::from(p < image % pieces));
+            for piece in crate::chunks::even_pieces(len * repeats, max_len) {
+                lengths_along.push(piece);
                 source.push(b);
             }
         }
@@ -176,11 +173,7 @@ impl<T: Element> Array<T> {
         for (axis, &r) in reps.iter().enumerate() {
             a = match r {
                 1 => a,
-                0 => {
-                    let mut index = vec![Idx::FULL; nd];
-                    index[axis] = Idx::range(0, 0);
-                    a.slice(&index)?
-                }
+                0 => a.span(axis, 0, 0)?,
                 _ => concatenate(&vec![&a; r], axis as isize)?,
             };
         }

@@ -13,11 +13,11 @@
 //!   (the mask is computed twice, and nothing larger than the limit is held).
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use ndarray::{ArrayD, IxDyn};
 
-use crate::array::{Array, Collector};
+use crate::array::{Array, Collector, Hold};
 use crate::chunks::{ChunkSpec, Chunks, DEFAULT_AUTO_BYTES};
 use crate::element::Element;
 use crate::error::{Error, Result};
@@ -107,13 +107,7 @@ fn check_count(counted: bool, node: &Node, idx: &[usize], n: usize) -> Result<()
 fn row_blocks(rows: &[usize], shape: &[usize], bytes_per_element: usize, block_size_limit: usize) -> ChunkSpec {
     let row_bytes = shape[1..].iter().product::<usize>().saturating_mul(bytes_per_element.max(1));
     let max_rows = (block_size_limit / row_bytes.max(1)).max(1);
-    let rows: Vec<usize> = rows
-        .iter()
-        .flat_map(|&r| {
-            let pieces = r.div_ceil(max_rows);
-            (0..pieces).map(move |p| r / pieces + usize::from(p < r % pieces))
-        })
-        .collect();
+    let rows: Vec<usize> = rows.iter().flat_map(|&r| crate::chunks::even_pieces(r, max_rows)).collect();
     // Empty row blocks (a selection's blocks that selected nothing) are
     // dropped: explicit chunks may not hold zeros on a non-empty axis.
     let rows = if rows.is_empty() { vec![0] } else { rows };
@@ -134,13 +128,13 @@ fn counts_of(m: &Array<bool>) -> Result<Vec<usize>> {
         .collect())
 }
 
-/// Keeps a run's blocks while their bytes stay within a budget; past it, stops
-/// the run (its error is recognised by `over`).
+/// Holds a run's blocks (as `persist` does) while their bytes stay within a
+/// budget; past it, stops the run (its error is recognised by `over`).
 struct Bounded {
     budget: usize,
     bytes: AtomicUsize,
     over: AtomicBool,
-    blocks: Mutex<Vec<Option<Block>>>,
+    held: Hold,
 }
 
 impl Collector for Bounded {
@@ -150,8 +144,7 @@ impl Collector for Bounded {
             self.over.store(true, Ordering::Relaxed);
             return Err(Error::invalid("selection bytes", total, "past the block-size limit: selected again when computed"));
         }
-        self.blocks.lock().unwrap_or_else(|p| p.into_inner())[lin] = Some(block.clone());
-        Ok(())
+        self.held.accept(lin, block)
     }
 }
 
@@ -175,17 +168,11 @@ fn select<E: Element, O: BlockOp>(
         let bounds = mask.chunks().lengths()[0].iter().map(|&r| r * row_elements).collect();
         let probe = Node::new(name, E::DTYPE, with_rows(bounds), inputs.clone(), layer(false));
         let n = probe.chunks.num_blocks();
-        let kept = Bounded { budget, bytes: AtomicUsize::new(0), over: AtomicBool::new(false), blocks: Mutex::new(vec![None; n]) };
+        let kept = Bounded { budget, bytes: AtomicUsize::new(0), over: AtomicBool::new(false), held: Hold::new(n) };
         match crate::array::run(&[probe], &ctx, &[&kept]) {
             Ok(_) => {
-                let blocks: Vec<Block> = kept
-                    .blocks
-                    .into_inner()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .into_iter()
-                    .enumerate()
-                    .map(|(b, block)| block.ok_or_else(|| Error::Task { key: format!("{name} block {b}"), message: "never computed".into() }))
-                    .collect::<Result<_>>()?;
+                // In a one-process run `finish` has checked that every block is there.
+                let blocks: Vec<Block> = kept.held.finish(ctx.scheduler())?.into_iter().flatten().collect();
                 let rows = blocks
                     .iter()
                     .map(|b| b.as_any().downcast_ref::<ArrayD<E>>().map(|a| a.shape()[0]))

@@ -6,16 +6,8 @@ use crate::array::Array;
 use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::manip::concatenate;
-use crate::slicing::Idx;
 
 impl<T: Element> Array<T> {
-    /// Positions `start..stop` along `axis` (the other axes whole).
-    fn span(&self, axis: usize, start: usize, stop: usize) -> Result<Array<T>> {
-        let mut index = vec![Idx::FULL; self.ndim()];
-        index[axis] = Idx::range(start as isize, stop as isize);
-        self.slice(&index)
-    }
-
     /// `values` as a slab to join along `axis`: the same number of axes, or one
     /// fewer (the axis is added with length 1).
     fn slab(&self, op: &str, values: &Array<T>, axis: usize) -> Result<Array<T>> {
