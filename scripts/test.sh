@@ -20,7 +20,9 @@ python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || need_apt+=(python3-venv)
 pkg-config --exists hdf5 2>/dev/null || [ -e /usr/include/hdf5/serial/hdf5.h ] || need_apt+=(libhdf5-dev)
 command -v mpicc.openmpi >/dev/null 2>&1 && command -v mpirun.openmpi >/dev/null 2>&1 || need_apt+=(libopenmpi-dev openmpi-bin)
 command -v mpicc.mpich >/dev/null 2>&1 && command -v mpirun.mpich >/dev/null 2>&1 || need_apt+=(libmpich-dev mpich)
-compgen -G "/usr/lib/llvm-*/lib/libclang*.so*" >/dev/null || need_apt+=(libclang-dev)
+# libclang itself, not libclang-cpp (which LLVM's own packages bring and which
+# bindgen cannot load).
+compgen -G "/usr/lib/llvm-*/lib/libclang.so*" >/dev/null || need_apt+=(libclang-dev)
 if [ ${#need_apt[@]} -gt 0 ]; then
     SUDO=""
     [ "$(id -u)" -ne 0 ] && SUDO="sudo"
