@@ -88,7 +88,8 @@ fn reshaped<T: Gemm>(a: Array<T>, shape: &[usize]) -> Result<Array<T>> {
 /// `"...ij,...jk->...ik"` a product of stacks. Without `->` the output is the
 /// labels used once, in alphabetical order (after the `...` axes). Axes of
 /// length 1 broadcast against longer ones with the same label; labels the
-/// output lacks are summed, `...` axes included.
+/// output lacks are summed. An explicit output must keep the `...` axes when
+/// the inputs' `...` stands for any (NumPy raises otherwise, and so do we).
 ///
 /// The operands are multiplied left to right (no search for a cheaper
 /// order). A product with labels kept on both sides and labels summed is a
@@ -108,8 +109,8 @@ fn reshaped<T: Gemm>(a: Array<T>, shape: &[usize]) -> Result<Array<T>> {
 ///
 /// # Errors
 /// [`Error::InvalidArgument`] naming the subscripts when they are malformed,
-/// do not match the operands' numbers of axes, repeat an output label or name
-/// an output label no operand has; [`Error::ShapeMismatch`] when one label has
+/// do not match the operands' numbers of axes, repeat an output label, name
+/// an output label no operand has or drop the axes `...` stands for; [`Error::ShapeMismatch`] when one label has
 /// two lengths (other than 1).
 pub fn einsum<T: Gemm>(subscripts: &str, operands: &[&Array<T>]) -> Result<Array<T>> {
     for x in operands {
@@ -145,6 +146,15 @@ pub fn einsum<T: Gemm>(subscripts: &str, operands: &[&Array<T>]) -> Result<Array
     let ellipsis: Vec<Label> = (0..widest).map(|k| ELLIPSIS + k as Label).collect();
     let out: Vec<Label> = match output {
         Some(o) => {
+            // NumPy's rule: axes that `...` stands for are kept or broadcast,
+            // never summed away by an explicit output that leaves them out.
+            if widest > 0 && !o.contains("...") {
+                return Err(Error::invalid(
+                    "einsum subscripts",
+                    subscripts,
+                    format!("'...' stands for {widest} axes in the inputs but the output {o:?} has no '...' to keep them (NumPy raises here too; sum them with an explicit label or .sum)"),
+                ));
+            }
             let out = expand(o, &ellipsis);
             for (i, &l) in out.iter().enumerate().filter(|&(_, &l)| l < ELLIPSIS) {
                 let c = char::from_u32(l).unwrap_or('?');

@@ -138,6 +138,14 @@ fn einsum_errors_name_the_subscripts() {
     }
     let e = einsum("ii->i", &[&a]).unwrap_err().to_string();
     assert!(e.contains("[2]") && e.contains("[3]"), "{e}");
+    // As NumPy: an explicit output without '...' may not drop the axes it
+    // stands for, but may leave out a '...' that stands for none.
+    let s = Array::<f64>::ones(&[2, 3, 4], 2).unwrap();
+    let e = einsum("...ij->ij", &[&s]).unwrap_err().to_string();
+    assert!(e.contains("...ij->ij") && e.contains("1 axes"), "{e}");
+    let m = Array::<f64>::ones(&[4, 5], 2).unwrap();
+    assert!(einsum("...ij,...jk->ik", &[&s, &m]).is_err());
+    assert_eq!(einsum("...ij->ij", &[&a]).unwrap().compute().unwrap(), a.compute().unwrap());
 }
 
 #[test]
