@@ -41,7 +41,10 @@ impl<T: Element> BlockOp for Masked<T> {
     fn run(&self, node: &Node, idx: &[usize], inputs: &[&Block]) -> Result<Block> {
         let x = block_as::<T>(inputs[0], node, "masked values")?;
         let m = block_as::<bool>(inputs[1], node, "mask")?;
-        let picked: Vec<T> = x.iter().zip(m.iter()).filter(|&(_, &keep)| keep).map(|(&v, _)| v).collect();
+        // Flat C-order slices: IxDyn iterators step an index per element.
+        let (x, m) = (x.as_standard_layout(), m.as_standard_layout());
+        let (values, keeps) = (x.as_slice().expect("standard layout"), m.as_slice().expect("standard layout"));
+        let picked: Vec<T> = values.iter().zip(keeps).filter(|&(_, &keep)| keep).map(|(&v, _)| v).collect();
         let n = picked.len();
         check_count(self.counted, node, idx, n)?;
         Ok(Arc::new(ArrayD::from_shape_vec(IxDyn(&[n]), picked).expect("1-d")))
@@ -64,19 +67,30 @@ impl BlockOp for Coordinates {
         let first_row = node.inputs[0].chunks.offset(0, idx[0]);
         let dims = m.shape();
         let mut coords: Vec<i64> = Vec::new();
-        // `iter` walks the block in C order; an odometer tracks the position.
+        let mut push = |at: &[usize]| {
+            coords.push((first_row + at[0]) as i64);
+            coords.extend(at[1..].iter().map(|&i| i as i64));
+        };
+        // C-order memory (a copy only for a block in another layout, which
+        // the elementwise `ne` before this layer never makes): scan 64 flags
+        // at a time (a branch-free OR the compiler vectorizes) and turn only
+        // the trues' flat offsets into coordinates, which a sparse mask makes
+        // the rare case.
+        let standard = m.as_standard_layout();
+        let flat = standard.as_slice().expect("standard layout");
         let mut at = vec![0usize; dims.len()];
-        for &keep in m.iter() {
-            if keep {
-                coords.push((first_row + at[0]) as i64);
-                coords.extend(at[1..].iter().map(|&i| i as i64));
+        const RUN: usize = 64;
+        for (r, run) in flat.chunks(RUN).enumerate() {
+            if !run.iter().fold(false, |any, &keep| any | keep) {
+                continue;
             }
-            for a in (0..at.len()).rev() {
-                at[a] += 1;
-                if at[a] < dims[a] {
-                    break;
+            for (k, _) in run.iter().enumerate().filter(|&(_, &keep)| keep) {
+                let mut f = r * RUN + k;
+                for a in (0..dims.len()).rev() {
+                    at[a] = f % dims[a];
+                    f /= dims[a];
                 }
-                at[a] = 0;
+                push(&at);
             }
         }
         let n = coords.len() / dims.len();

@@ -178,6 +178,19 @@ fn argwhere_of_0d_and_nonzero_errors() {
     assert_eq!(got.iter().copied().collect::<Vec<_>>(), vec![1, 3]);
 }
 
+#[test]
+fn argwhere_reads_masks_of_any_layout() {
+    // Blocks that map_blocks returns flipped (negative strides, not C-order
+    // memory) give the coordinates of their elements as the block shows them.
+    let base = Array::<f64>::from_fn(&[7, 150], [3, 100], |i| ((i[0] * 31 + i[1] * 7) % 5) as f64).unwrap();
+    let flipped = base.map_blocks(|b, _| b.to_owned().slice_move(ndarray::s![..;-1, ..;-1]).into_dyn(), None).unwrap();
+    let shown = flipped.compute().unwrap();
+    let want: Vec<i64> = shown.indexed_iter().filter(|&(_, &v)| v == 0.0).flat_map(|(i, _)| [i[0] as i64, i[1] as i64]).collect();
+    assert!(!want.is_empty());
+    let got = flipped.eq(0.0).unwrap().argwhere().unwrap().compute().unwrap();
+    assert_eq!(got.iter().copied().collect::<Vec<_>>(), want);
+}
+
 /// A mask over (40, 10) in blocks of 10 rows whose elements count how often
 /// they are made: true where the row and column are both multiples of 3.
 fn counted_mask() -> (Array<bool>, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
