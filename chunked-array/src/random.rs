@@ -588,6 +588,8 @@ mod tests {
             unsafe { philox_batch_avx2(first, [5, 6], [7, 8], &mut w2) };
             assert_eq!(w2, words);
         }
+        // Column c of all four word rows: a range reads it more plainly than zips.
+        #[allow(clippy::needless_range_loop)]
         for c in 0..BATCH {
             let j = first + c as u64;
             let s = philox4x32_10([j as u32, (j >> 32) as u32, 5, 6], [7, 8]);

@@ -133,13 +133,12 @@ fn direct<T: Element>(x: &Array<T>, chunks: Chunks) -> Array<T> {
 fn largest_task_bytes(old: &Chunks, new: &Chunks, itemsize: usize) -> usize {
     let ranges = overlaps(old, new);
     let mut worst = 1usize;
-    for a in 0..new.ndim() {
+    for ((new_lengths, old_lengths), axis_ranges) in new.lengths().iter().zip(old.lengths()).zip(&ranges) {
         // Per axis, the largest new block plus the old blocks it overlaps.
-        let along = (0..new.lengths()[a].len())
-            .map(|i| {
-                let (f, l) = ranges[a][i];
-                new.lengths()[a][i] + (f..l).map(|b| old.lengths()[a][b]).sum::<usize>()
-            })
+        let along = new_lengths
+            .iter()
+            .zip(axis_ranges)
+            .map(|(&n, &(f, l))| n + old_lengths[f..l].iter().sum::<usize>())
             .max()
             .unwrap_or(0);
         worst = worst.saturating_mul(along.max(1));

@@ -137,7 +137,7 @@ impl<T: Element> Array<T> {
         let known = product(&mut shape.iter().filter(|&&d| d >= 0).map(|&d| d as usize)).ok_or_else(cannot)?;
         let target: Vec<usize> = shape
             .iter()
-            .map(|&d| if d < 0 { if known == 0 { 0 } else { total / known } } else { d as usize })
+            .map(|&d| if d < 0 { total.checked_div(known).unwrap_or(0) } else { d as usize })
             .collect();
         if product(&mut target.iter().copied()) != Some(total) {
             return Err(cannot());

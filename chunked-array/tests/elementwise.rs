@@ -118,8 +118,11 @@ fn u8_i32_bool_arrays() {
     assert_eq!((&t ^ &b.lt(2).unwrap()).compute().unwrap().as_slice().unwrap(), &[true, true, true, true, false, true]);
 }
 
+/// Block lengths per axis.
+type Chunking = Vec<Vec<usize>>;
+
 /// A 3-d shape, its chunking, an axis permutation and a chunking of the permuted shape.
-fn permuted_case() -> impl Strategy<Value = (ArrayD<f64>, Vec<Vec<usize>>, Vec<usize>, Vec<Vec<usize>>)> {
+fn permuted_case() -> impl Strategy<Value = (ArrayD<f64>, Chunking, Vec<usize>, Chunking)> {
     (prop::collection::vec(0usize..=9, 2..=3), Just(()))
         .prop_flat_map(|(shape, _)| {
             let nd = shape.len();

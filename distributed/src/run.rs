@@ -329,7 +329,11 @@ struct Done {
 fn compute(graph: &TaskGraph, store: &BlockStore<'_>, destinations: &[Vec<u32>], t: usize, worker: usize, timing: bool, inputs: &mut Vec<Block>) -> Done {
     let (mut start, mut end) = (0, 0);
     inputs.clear();
-    let block = graph.deps(t).iter().try_for_each(|&d| Ok(inputs.push(store.input(d as usize, t)?))).and_then(|()| {
+    let gathered = graph.deps(t).iter().try_for_each(|&d| {
+        inputs.push(store.input(d as usize, t)?);
+        Ok(())
+    });
+    let block = gathered.and_then(|()| {
         let refs: Vec<&Block> = inputs.iter().collect();
         start = if timing { Clock::now() } else { 0 };
         let block = store.run_task(t, &refs);

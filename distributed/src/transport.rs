@@ -176,7 +176,7 @@ fn parse(mut bytes: Vec<u8>) -> Result<Message, String> {
         }
         Some(&FAILED) => Ok(Message::Failed(String::from_utf8_lossy(&bytes[..n - 1]).into_owned())),
         Some(&CLOSED) if n == 1 => Ok(Message::Closed),
-        Some(&PROGRESS) if (n - 1) % EVENT_BYTES == 0 => {
+        Some(&PROGRESS) if (n - 1).is_multiple_of(EVENT_BYTES) => {
             let events = bytes[..n - 1]
                 .chunks_exact(EVENT_BYTES)
                 .map(|e| {

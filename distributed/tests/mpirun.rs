@@ -38,10 +38,13 @@ fn main() -> ExitCode {
 
 // ---------------------------------------------------------------- launcher
 
+/// A launcher: the program, its leading arguments and the environment it needs.
+type Launcher = (String, Vec<String>, Vec<(String, String)>);
+
 /// The MPI launcher (`CHUNKED_MPIRUN`, default `mpirun`: the one matching the
 /// MPI library this test was built against) and the environment it needs, or
 /// why there is none.
-fn mpirun() -> Result<(String, Vec<String>, Vec<(String, String)>), String> {
+fn mpirun() -> Result<Launcher, String> {
     let launcher = std::env::var("CHUNKED_MPIRUN").unwrap_or_else(|_| "mpirun".into());
     let version = Command::new(&launcher).arg("--version").output().map_err(|e| format!("no {launcher} ({e})"))?;
     let text = String::from_utf8_lossy(&version.stdout).to_string() + &String::from_utf8_lossy(&version.stderr);
@@ -163,7 +166,7 @@ fn launch() -> ExitCode {
 fn rank_checks(dir: &Path) -> ExitCode {
     let mpi = Mpi::init().expect("MPI");
     let mut failed = Vec::new();
-    let checks: [(&str, fn(&Mpi, &Path) -> Result<(), String>); 13] = [
+    let checks: [(&str, RankCheck); 13] = [
         ("random and elementwise, bit-identical", check_elementwise),
         ("reductions", check_reductions),
         ("rechunk and transpose", check_rechunk),
@@ -533,3 +536,6 @@ fn rank_panic() -> ExitCode {
     println!("rank {}: compute returned {:?}", mpi.rank(), r.map(|_| ()));
     ExitCode::SUCCESS
 }
+
+/// One check run on every rank: its result is that rank's verdict.
+type RankCheck = fn(&Mpi, &Path) -> Result<(), String>;

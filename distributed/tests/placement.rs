@@ -40,10 +40,11 @@ fn elementwise_stays_with_its_source() {
     for ranks in [1, 2, 3, 4, 7] {
         let owner = place_tasks(&g, ranks);
         let plan = plan_run(&g, ranks, Deliver::Result, Gather::Root);
-        for t in 0..g.len() {
+        assert_eq!(owner.len(), g.len(), "one owner per task");
+        for (t, &own) in owner.iter().enumerate() {
             let (_, block) = g.task_layer_block(t);
             if g.deps(t).is_empty() {
-                assert_eq!(owner[t] as usize, owner_of(block, 10, ranks), "source {t} over {ranks} ranks");
+                assert_eq!(own as usize, owner_of(block, 10, ranks), "source {t} over {ranks} ranks");
             }
             if !plan.destinations[t].is_empty() {
                 let name = g.layer_name(t);

@@ -283,7 +283,7 @@ fn put_indices(indices: &[usize], out: &mut Vec<u8>) {
 
 /// The indices [`put_indices`] wrote; `None` when the bytes are not whole u64s.
 fn get_indices(bytes: &[u8]) -> Option<Vec<usize>> {
-    if bytes.len() % 8 != 0 {
+    if !bytes.len().is_multiple_of(8) {
         return None;
     }
     bytes.chunks_exact(8).map(|w| usize::try_from(u64::from_le_bytes(w.try_into().ok()?)).ok()).collect()
@@ -598,8 +598,7 @@ impl<T: Scalar> LayerOp for PermuteRows<T> {
         let blocks: Vec<MatRef<'_, T>> = inputs[1..].iter().map(|b| mat_of::<T>(b)).collect::<chunked_array::Result<_>>()?;
         let w = blocks.first().map_or(0, |b| b.ncols());
         Ok(row_major_block::<T>(r1 - r0, w, |mut dst| {
-            for r in r0..r1 {
-                let src = order[r];
+            for (r, &src) in (r0..r1).zip(&order[r0..r1]) {
                 let i = self.offsets.partition_point(|&o| o <= src) - 1;
                 dst.as_mut().row_mut(r - r0).copy_from(blocks[i].row(src - self.offsets[i]));
             }
