@@ -43,6 +43,13 @@ impl<T: Element> Array<T> {
         Array { node, _t: PhantomData }
     }
 
+    /// The array of a layer just built, or the error of a failed one (a grid
+    /// too large for memory: see [`Node::placed`]).
+    pub(crate) fn built(node: Arc<Node>) -> Result<Self> {
+        node.check()?;
+        Ok(Self::from_node(node))
+    }
+
     /// An array that carries an error, returned by operators (which cannot return
     /// `Result`) on invalid input; every use of it returns the error.
     pub(crate) fn failed(error: Error) -> Self {
@@ -194,7 +201,7 @@ impl<T: Element> Array<T> {
         run_blocks(std::slice::from_ref(&self.node), &[(0..self.num_blocks()).collect()], ctx, Deliver::Owners, &[&held])?;
         let blocks = held.finish(ctx.scheduler())?;
         // Blocks persisted on a device stay there, and so does the array.
-        Ok(Self::from_node(Node::placed(self.node.name.clone(), T::DTYPE, self.node.chunks.clone(), vec![], Arc::new(Persisted { blocks }), self.node.device.clone())))
+        Self::built(Node::placed(self.node.name.clone(), T::DTYPE, self.node.chunks.clone(), vec![], Arc::new(Persisted { blocks }), self.node.device.clone()))
     }
 
     /// An array over blocks already computed (every block present, on the
@@ -217,7 +224,7 @@ impl<T: Element> Array<T> {
         }
         let lengths = self.node.chunks.block_shape(index).into_iter().map(|l| vec![l]).collect();
         let lin = self.node.chunks.linear(index);
-        Ok(Self::from_node(Node::new("block", T::DTYPE, Chunks::from_lengths(lengths), vec![self.node.clone()], SelectBlock { lin })))
+        Self::built(Node::new("block", T::DTYPE, Chunks::from_lengths(lengths), vec![self.node.clone()], SelectBlock { lin }))
     }
 
     /// The expression layers as a Graphviz DOT digraph (one vertex per layer).

@@ -91,7 +91,7 @@ impl<T: Element> Array<T> {
             Some(spec) => explicit_chunks(spec, self.chunks(), U::DTYPE)?,
         };
         let op = MapBlocks::<T, U, F> { f, _t: std::marker::PhantomData };
-        Ok(Array::from_node(Node::new("map_blocks", U::DTYPE, chunks, vec![self.node.clone()], op)))
+        Array::built(Node::new("map_blocks", U::DTYPE, chunks, vec![self.node.clone()], op))
     }
 }
 
@@ -246,5 +246,5 @@ where
         follow.push(letters.iter().map(|c| out.iter().position(|o| o == c)).collect());
     }
     let op = Blockwise::<T, U, F> { follow, f, _t: std::marker::PhantomData };
-    Ok(Array::from_node(Node::new("blockwise", U::DTYPE, Chunks::from_lengths(out_lengths), nodes, op)))
+    Array::built(Node::new("blockwise", U::DTYPE, Chunks::from_lengths(out_lengths), nodes, op))
 }

@@ -6,9 +6,12 @@ use crate::error::{Error, Result};
 /// Default target size of a block for `auto` chunking (dask's `array.chunk-size`).
 pub const DEFAULT_AUTO_BYTES: usize = 128 * 1024 * 1024;
 
-/// Most blocks an array may have: task graphs number their tasks with `u32`, and
-/// a graph of more blocks would not fit in memory anyway.
-pub const MAX_BLOCKS: usize = 1 << 31;
+/// Most blocks an array may have (2^24, about 16.7 million). Its task graph
+/// holds a task per block with its key and dependency lists, and the grid keeps
+/// two `usize` per block of each axis: a far larger grid would exhaust memory
+/// while the graph is built (2^31 blocks on one axis is 32 GiB of block lengths
+/// and offsets alone) instead of failing with a clear error.
+pub const MAX_BLOCKS: usize = 1 << 24;
 
 /// How one axis is split.
 #[derive(Debug, Clone, PartialEq)]
@@ -87,8 +90,12 @@ impl ChunkSpec {
             }
             None => vec![self.uniform.clone(); shape.len()],
         };
-        if !shape.contains(&0) && shape.iter().try_fold(1usize, |acc, &n| acc.checked_mul(n)).is_none() {
-            return Err(Error::invalid("shape", shape, "has more elements than fit in usize"));
+        if !shape.contains(&0) {
+            let itemsize = dtype.size().max(1);
+            let bytes = shape.iter().try_fold(itemsize, |acc, &n| acc.checked_mul(n)).filter(|&b| b <= isize::MAX as usize);
+            if bytes.is_none() {
+                return Err(Error::invalid("shape", shape, format!("at {itemsize} bytes per element is larger than isize::MAX bytes, more than any memory can hold")));
+            }
         }
         let mut sizes: Vec<Option<usize>> = vec![None; shape.len()];
         let mut explicit: Vec<Option<Vec<usize>>> = vec![None; shape.len()];
@@ -101,7 +108,9 @@ impl ChunkSpec {
                 AxisChunks::Whole => sizes[axis] = Some(n.max(1)),
                 AxisChunks::Auto => {}
                 AxisChunks::Explicit(list) => {
-                    let total: usize = list.iter().sum();
+                    let Some(total) = list.iter().try_fold(0usize, |acc, &x| acc.checked_add(x)) else {
+                        return Err(Error::BadChunks { axis, message: format!("explicit block lengths {list:?} sum to more than fits in usize") });
+                    };
                     if total != n {
                         return Err(Error::BadChunks {
                             axis,
@@ -283,13 +292,50 @@ impl Chunks {
                 let mut o = Vec::with_capacity(l.len() + 1);
                 o.push(0);
                 for &x in l {
-                    acc += x;
+                    // Saturating: a grid whose axis overflows is caught by
+                    // `Chunks::size_error` when its layer is built, not here.
+                    acc = usize::saturating_add(acc, x);
                     o.push(acc);
                 }
                 o
             })
             .collect();
         Chunks { lengths, offsets }
+    }
+
+    /// Why a layer of this grid and `itemsize` bytes per element cannot exist:
+    /// an axis or the element count overflows `usize`, or its bytes overflow
+    /// `isize::MAX` (no allocation, and no slice over it, can be that large).
+    pub(crate) fn size_error(&self, itemsize: usize) -> Option<Error> {
+        let mut elements = Some(1usize);
+        let mut empty = false;
+        let blocks = self.lengths.iter().try_fold(1usize, |acc, l| acc.checked_mul(l.len()));
+        if blocks.is_none_or(|b| b > MAX_BLOCKS) {
+            let per_axis: Vec<usize> = self.lengths.iter().map(Vec::len).collect();
+            return Some(Error::BadChunks {
+                axis: 0,
+                message: format!("a grid of {per_axis:?} blocks is more than {MAX_BLOCKS} blocks; use larger blocks"),
+            });
+        }
+        for (axis, lengths) in self.lengths.iter().enumerate() {
+            let Some(n) = lengths.iter().try_fold(0usize, |acc, &x| acc.checked_add(x)) else {
+                return Some(Error::BadChunks { axis, message: format!("the block lengths along axis {axis} sum to more than fits in usize") });
+            };
+            empty |= n == 0;
+            elements = elements.and_then(|e| e.checked_mul(n));
+        }
+        if empty {
+            return None;
+        }
+        let bytes = elements.and_then(|e| e.checked_mul(itemsize.max(1))).filter(|&b| b <= isize::MAX as usize);
+        match bytes {
+            Some(_) => None,
+            None => Some(Error::invalid(
+                "shape",
+                self.shape(),
+                format!("at {itemsize} bytes per element is larger than isize::MAX bytes, more than any memory can hold"),
+            )),
+        }
     }
 
     /// Block lengths per axis.
@@ -474,10 +520,24 @@ mod tests {
 
     #[test]
     fn oversized_shapes_and_grids_are_errors() {
-        let e = ChunkSpec::from(1).resolve(&[1 << 30, 1 << 30], DType::F64).unwrap_err();
-        assert!(e.to_string().contains("more than 2147483648 blocks"), "{e}");
+        let e = ChunkSpec::from(1).resolve(&[1 << 30, 1 << 30], DType::U8).unwrap_err();
+        assert!(e.to_string().contains("more than 16777216 blocks"), "{e}");
         let e = ChunkSpec::auto().resolve(&[usize::MAX, 3], DType::F64).unwrap_err();
-        assert!(e.to_string().contains("more elements than fit"), "{e}");
+        assert!(e.to_string().contains("larger than isize::MAX bytes"), "{e}");
+        // Elements fit in usize, bytes do not.
+        let e = ChunkSpec::auto().resolve(&[1 << 62], DType::F64).unwrap_err();
+        assert!(e.to_string().contains("[4611686018427387904]"), "{e}");
+        assert!(ChunkSpec::from(-1).resolve(&[1 << 62], DType::U8).is_ok());
+        let e = ChunkSpec::from(vec![vec![usize::MAX, 1]]).resolve(&[0], DType::F64).unwrap_err();
+        assert!(e.to_string().contains("sum to more than fits in usize"), "{e}");
+        // Grids made by operations (not by a chunk spec) are checked too.
+        let overflowing = Chunks::from_lengths(vec![vec![usize::MAX, 2]]);
+        assert!(overflowing.size_error(1).unwrap().to_string().contains("sum to more than fits"));
+        let e = Chunks::from_lengths(vec![vec![1 << 61, 1 << 61]]).size_error(8).unwrap();
+        assert!(e.to_string().contains("larger than isize::MAX bytes"), "{e}");
+        assert!(Chunks::from_lengths(vec![vec![1 << 61, 1 << 61]]).size_error(1).is_none());
+        assert!(Chunks::from_lengths(vec![vec![1; 1 << 12], vec![1; 1 << 13]]).size_error(8).unwrap().to_string().contains("more than 16777216 blocks"));
+        assert!(Chunks::from_lengths(vec![vec![0], vec![usize::MAX / 2, usize::MAX / 2]]).size_error(8).is_none());
         assert!(ChunkSpec::from(1).resolve(&[usize::MAX, 0], DType::F64).is_err());
         assert!(ChunkSpec::from(10).resolve(&[1 << 20, 0], DType::F64).is_ok());
     }

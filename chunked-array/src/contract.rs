@@ -426,7 +426,7 @@ fn matmul_stacks<T: Gemm>(a: &Array<T>, b: &Array<T>, panel_limit: usize) -> Res
     let mut n = groups.len();
     let op = Product::<T> { groups, single: n == 1, stretched, _t: std::marker::PhantomData };
     if n == 1 {
-        return Ok(Array::from_node(Node::new("matmul", T::DTYPE, Chunks::from_lengths(lead), inputs, op)));
+        return Array::built(Node::new("matmul", T::DTYPE, Chunks::from_lengths(lead), inputs, op));
     }
     let mut partial = Node::new("matmul-partial", T::DTYPE, Chunks::from_lengths(with_groups(n)), inputs, op);
     // Partial products added up, DEFAULT_SPLIT_EVERY at a time, until one is left.
@@ -439,7 +439,7 @@ fn matmul_stacks<T: Gemm>(a: &Array<T>, b: &Array<T>, panel_limit: usize) -> Res
         partial = Node::new(if single { "matmul" } else { "matmul-sum" }, T::DTYPE, Chunks::from_lengths(chunks), vec![partial], op);
         n = next;
     }
-    Ok(Array::from_node(partial))
+    Array::built(partial)
 }
 
 /// Adds up partial products: block (.., i, j, h) of the output (or (.., i, j)

@@ -246,7 +246,7 @@ impl Layer {
         if self.node.dtype != T::DTYPE {
             return Err(Error::DtypeMismatch { key: self.node.label(), expected: T::DTYPE.to_string(), found: self.node.dtype.to_string() });
         }
-        Ok(Array::from_node(self.node))
+        Array::built(self.node)
     }
 }
 

@@ -222,7 +222,7 @@ impl<T: Element> Array<T> {
             return Err(Error::invalid("array shape", self.shape(), format!("{name} needs at least two axes")));
         }
         let op = Triangle::<T> { lower, k, _t: std::marker::PhantomData };
-        Ok(Array::from_node(Node::new(name, T::DTYPE, self.chunks().clone(), vec![self.node.clone()], op)))
+        Array::built(Node::new(name, T::DTYPE, self.chunks().clone(), vec![self.node.clone()], op))
     }
 
     /// The `offset`-th diagonal of axes `axis1` and `axis2` (NumPy's
@@ -271,7 +271,7 @@ impl<T: Element> Array<T> {
             (0..nd).filter(|&a| a != axis1 && a != axis2).map(|a| chunks.lengths()[a].clone()).collect();
         lengths.push(along);
         let op = Diagonal::<T> { axis1, axis2, first, pieces, _t: std::marker::PhantomData };
-        Ok(Array::from_node(Node::new("diagonal", T::DTYPE, Chunks::from_lengths(lengths), vec![self.node.clone()], op)))
+        Array::built(Node::new("diagonal", T::DTYPE, Chunks::from_lengths(lengths), vec![self.node.clone()], op))
     }
 
     /// NumPy's `diag`: for a 1-d array, the 2-d array with it on the `k`-th
@@ -316,7 +316,7 @@ impl<T: Element> Array<T> {
                 }
                 let op = DiagFrom::<T> { rows: rows.1, cols: cols.1, _t: std::marker::PhantomData };
                 let chunks = Chunks::from_lengths(vec![rows.0, cols.0]);
-                Ok(Array::from_node(Node::new("diag", T::DTYPE, chunks, vec![self.node.clone()], op)))
+                Array::built(Node::new("diag", T::DTYPE, chunks, vec![self.node.clone()], op))
             }
             _ => Err(Error::invalid("array shape", self.shape(), "diag needs one or two axes")),
         }

@@ -243,13 +243,15 @@ pub fn einsum<T: Gemm>(subscripts: &str, operands: &[&Array<T>]) -> Result<Array
         // Labels still needed after this product: the output's and the later operands'.
         let later: Vec<Label> = rest[step + 1..].iter().flat_map(|(_, l)| l.iter().copied()).chain(out.iter().copied()).collect();
         let needed: Vec<Label> = later.iter().chain(b_labels).copied().collect();
+        acc.check()?;
         acc = sum_out(acc, &mut acc_labels, &needed)?;
         let batch: Vec<Label> = acc_labels.iter().copied().filter(|l| b_labels.contains(l) && later.contains(l)).collect();
         let summed: Vec<Label> = acc_labels.iter().copied().filter(|l| b_labels.contains(l) && !later.contains(l)).collect();
         let free_a: Vec<Label> = acc_labels.iter().copied().filter(|l| !b_labels.contains(l)).collect();
         let free_b: Vec<Label> = b_labels.iter().copied().filter(|l| !acc_labels.contains(l)).collect();
         let lens = |ls: &[Label]| ls.iter().map(|&l| len_of(l)).collect::<Vec<usize>>();
-        let product = |ls: &[Label]| lens(ls).iter().product::<usize>();
+        // Saturating: an oversized product fails when its layer is built.
+        let product = |ls: &[Label]| lens(ls).iter().fold(1usize, |acc, &n| acc.saturating_mul(n));
         let batch_lens = lens(&batch);
         let (m, kk, n) = (product(&free_a), product(&summed), product(&free_b));
         let kept: Vec<Label> = [&batch[..], &free_a, &free_b].concat();

@@ -15,8 +15,9 @@ use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::graph::{block_as, Block, BlockOp, Node};
 
-/// Most elements `pad` adds on one side of an axis.
-const MAX_EDGE: usize = 1 << 31;
+/// Most elements `pad` adds on one side of an axis (2^26): an edge's position map
+/// takes 16 bytes per element, 1 GiB at this width.
+const MAX_EDGE: usize = 1 << 26;
 
 /// Where one extended position along an axis reads from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -364,6 +365,6 @@ impl<T: Element> Array<T> {
         let extended = extend(self, "overlap", maps, fill);
         let mapped = extended.map_blocks(move |b, _| f(b), None)?;
         let op = Trim::<T> { before, _t: std::marker::PhantomData };
-        Ok(Array::from_node(Node::new("trim", T::DTYPE, self.chunks().clone(), vec![mapped.node.clone()], op)))
+        Array::built(Node::new("trim", T::DTYPE, self.chunks().clone(), vec![mapped.node.clone()], op))
     }
 }

@@ -248,6 +248,6 @@ impl<T: Element> Array<T> {
             }
         }
         let op = Broadcast::<T> { lead, stretched, _t: std::marker::PhantomData };
-        Ok(Array::from_node(Node::new("broadcast_to", T::DTYPE, Chunks::from_lengths(lengths), vec![self.node.clone()], op)))
+        Array::built(Node::new("broadcast_to", T::DTYPE, Chunks::from_lengths(lengths), vec![self.node.clone()], op))
     }
 }

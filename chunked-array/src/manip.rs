@@ -86,7 +86,7 @@ impl<T: Element> Array<T> {
             vec![self.node.clone()],
             Permute::<T> { perm: perm.to_vec(), _t: std::marker::PhantomData },
         );
-        Ok(Array::from_node(node))
+        Array::built(node)
     }
 
     /// Exchanges two axes (NumPy's `swapaxes`).
@@ -241,7 +241,7 @@ pub fn concatenate<T: Element>(arrays: &[&Array<T>], axis: isize) -> Result<Arra
     }
     let inputs = arrays.iter().map(|x| x.node.clone()).collect();
     let op = Concat::<T> { axis, along, _t: std::marker::PhantomData };
-    Ok(Array::from_node(Node::new("concatenate", T::DTYPE, Chunks::from_lengths(lengths), inputs, op)))
+    Array::built(Node::new("concatenate", T::DTYPE, Chunks::from_lengths(lengths), inputs, op))
 }
 
 /// Joins arrays along a new axis (NumPy's `stack`); the shapes must be equal.
@@ -250,6 +250,9 @@ pub fn concatenate<T: Element>(arrays: &[&Array<T>], axis: isize) -> Result<Arra
 /// As [`concatenate`], and [`Error::BadAxis`] for `axis` outside `-(ndim+1)..=ndim`.
 pub fn stack<T: Element>(arrays: &[&Array<T>], axis: isize) -> Result<Array<T>> {
     let first = arrays.first().ok_or_else(|| Error::invalid("arrays", "[]", "stack needs at least one array"))?;
+    for a in arrays {
+        a.check()?;
+    }
     let shape0 = first.shape();
     for a in arrays {
         if a.shape() != shape0 {
@@ -300,7 +303,7 @@ impl<T: Element> Array<T> {
     fn reshape1(&self, name: &str, from: Vec<Option<usize>>) -> Result<Array<T>> {
         let lengths = from.iter().map(|f| f.map_or_else(|| vec![1], |i| self.chunks().lengths()[i].clone())).collect();
         let op = Reshape1::<T> { from, ndim_in: self.ndim(), _t: std::marker::PhantomData };
-        Ok(Array::from_node(Node::new(name, T::DTYPE, Chunks::from_lengths(lengths), vec![self.node.clone()], op)))
+        Array::built(Node::new(name, T::DTYPE, Chunks::from_lengths(lengths), vec![self.node.clone()], op))
     }
 
     /// Reverses the order of the elements along `axis` (NumPy's `flip`).

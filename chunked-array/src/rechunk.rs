@@ -176,7 +176,7 @@ impl<T: Element> Array<T> {
             return Ok(self.clone());
         }
         if self.node.inputs.is_empty() && self.node.op.position_only() {
-            return Ok(Array::from_node(self.node.regrid(new)));
+            return Array::built(self.node.regrid(new));
         }
         let itemsize = std::mem::size_of::<T>();
         if largest_task_bytes(old, &new, itemsize) <= options.block_size_limit {

@@ -138,7 +138,7 @@ impl<T: Element> Array<T> {
         let mut lengths = chunks.lengths().to_vec();
         lengths[axis] = lengths_along;
         let op = Repeat::<T> { axis, repeats: repeats.max(1), source, _t: std::marker::PhantomData };
-        Ok(Array::from_node(Node::new("repeat", T::DTYPE, Chunks::from_lengths(lengths), vec![self.node.clone()], op)))
+        Array::built(Node::new("repeat", T::DTYPE, Chunks::from_lengths(lengths), vec![self.node.clone()], op))
     }
 
     /// The whole array `reps[a]` times along each axis (NumPy's `tile`): with

@@ -135,6 +135,10 @@ impl<T: Element> Array<T> {
         };
         let cannot = || Error::invalid("shape", shape, format!("cannot hold the {total} elements of shape {own:?}"));
         let known = product(&mut shape.iter().filter(|&&d| d >= 0).map(|&d| d as usize)).ok_or_else(cannot)?;
+        if unknown == 1 && known == 0 {
+            // NumPy: the -1 of (0, -1) could be any length.
+            return Err(Error::invalid("shape", shape, "has a 0 length, so its -1 length is ambiguous"));
+        }
         let target: Vec<usize> = shape
             .iter()
             .map(|&d| if d < 0 { total.checked_div(known).unwrap_or(0) } else { d as usize })
@@ -150,7 +154,7 @@ impl<T: Element> Array<T> {
             let whole = self.rechunk(ChunkSpec::from(own.iter().map(|&n| vec![n]).collect::<Vec<_>>()))?;
             let chunks = Chunks::from_lengths(target.iter().map(|&n| vec![n]).collect());
             let op = Reshape::<T> { _t: std::marker::PhantomData };
-            return Ok(Array::from_node(Node::new("reshape", T::DTYPE, chunks, vec![whole.node.clone()], op)));
+            return Array::built(Node::new("reshape", T::DTYPE, chunks, vec![whole.node.clone()], op));
         }
         let lengths = self.chunks().lengths();
         let mut in_chunks: Vec<Vec<usize>> = lengths.to_vec();
@@ -203,6 +207,6 @@ impl<T: Element> Array<T> {
             return Err(Error::invalid("shape", shape, format!("reshape of {own:?} could not be planned blockwise")));
         }
         let op = Reshape::<T> { _t: std::marker::PhantomData };
-        Ok(Array::from_node(Node::new("reshape", T::DTYPE, Chunks::from_lengths(out_chunks), vec![aligned.node.clone()], op)))
+        Array::built(Node::new("reshape", T::DTYPE, Chunks::from_lengths(out_chunks), vec![aligned.node.clone()], op))
     }
 }

@@ -202,7 +202,7 @@ fn select<E: Element, O: BlockOp>(
         }
     }
     let counts = counts_of(mask)?;
-    Ok(Array::from_node(Node::new(name, E::DTYPE, with_rows(counts), inputs, layer(true))))
+    Array::built(Node::new(name, E::DTYPE, with_rows(counts), inputs, layer(true)))
 }
 
 impl<T: Element> Array<T> {

@@ -286,6 +286,6 @@ impl<T: Element> Array<T> {
             }
         }
         let op = SliceOp::<T> { out, picked, ndim_in: shape.len(), _t: std::marker::PhantomData };
-        Ok(Array::from_node(Node::new("getitem", T::DTYPE, Chunks::from_lengths(out_lengths), vec![self.node.clone()], op)))
+        Array::built(Node::new("getitem", T::DTYPE, Chunks::from_lengths(out_lengths), vec![self.node.clone()], op))
     }
 }

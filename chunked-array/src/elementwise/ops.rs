@@ -76,7 +76,7 @@ fn try_unary_with<A: Element, O: Element>(a: &Array<A>, name: &'static str, f: i
     let mut leaves = Vec::new();
     let x = Operand::Array(a).expr(&mut leaves);
     let e: Expr<O> = Arc::new(Unary { name, a: x, f: Arc::new(f), cuda, _t: PhantomData });
-    Ok(Array::from_node(build(name, leaves, e)?))
+    Array::built(build(name, leaves, e)?)
 }
 
 pub(crate) fn binary<'a, 'b, A: Element, B: Element, O: Element>(
@@ -89,7 +89,7 @@ pub(crate) fn binary<'a, 'b, A: Element, B: Element, O: Element>(
     let x = a.into().expr(&mut leaves);
     let y = b.into().expr(&mut leaves);
     let e: Expr<O> = Arc::new(Binary { name, a: x, b: y, f: Arc::new(f), _t: PhantomData });
-    Ok(Array::from_node(build(name, leaves, e)?))
+    Array::built(build(name, leaves, e)?)
 }
 
 /// Chooses from `a` where `cond` is true and from `b` elsewhere (NumPy's `where`);
@@ -111,7 +111,7 @@ pub fn where_<'a, 'b, T: Element>(cond: &Array<bool>, a: impl Into<Operand<'a, T
     let y = b.into().expr(&mut leaves);
     let f = |c: bool, x: T, y: T| if c { x } else { y };
     let e: Expr<T> = Arc::new(Ternary { name: "where", a: c, b: x, c: y, f: Arc::new(f), _t: PhantomData });
-    Ok(Array::from_node(build("where", leaves, e)?))
+    Array::built(build("where", leaves, e)?)
 }
 
 impl<T: Element> Array<T> {

@@ -240,7 +240,13 @@ impl Node {
     }
 
     /// A layer on `device` (`None`: host), whatever its inputs' placement.
+    ///
+    /// A grid too large for any memory gives a failed layer (see
+    /// [`Chunks::size_error`]): every use of it returns that error.
     pub fn placed(name: impl Into<String>, dtype: DType, chunks: Chunks, inputs: Vec<Arc<Node>>, op: Arc<dyn BlockOp>, device: Option<Placement>) -> Arc<Node> {
+        if let Some(error) = chunks.size_error(dtype.size()) {
+            return Node::failed(error);
+        }
         Arc::new(Node { id: NEXT_NODE_ID.fetch_add(1, Ordering::Relaxed), name: name.into(), dtype, chunks, inputs, op, error: None, device })
     }
 

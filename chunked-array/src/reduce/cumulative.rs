@@ -118,7 +118,7 @@ fn cumulative<T: Element, S: Number>(x: &Array<T>, axis: isize, scan: Scan, name
     let local = Node::new(format!("{name}-block"), S::DTYPE, chunks.clone(), vec![x.node.clone()], Local::<T, S> { axis, scan, _t: PhantomData });
     let nb = chunks.lengths()[axis].len();
     if nb == 1 {
-        return Ok(Array::from_node(local));
+        return Array::built(local);
     }
     let mut carry_lengths = chunks.lengths().to_vec();
     carry_lengths[axis] = vec![1; nb];
@@ -130,7 +130,7 @@ fn cumulative<T: Element, S: Number>(x: &Array<T>, axis: isize, scan: Scan, name
         Carry::<S> { axis, scan, _t: PhantomData },
     );
     let out = Node::new(name, S::DTYPE, chunks, vec![local, carry], Apply::<S> { axis, scan, _t: PhantomData });
-    Ok(Array::from_node(out))
+    Array::built(out)
 }
 
 impl<T: Element> Array<T> {

@@ -429,7 +429,7 @@ pub(crate) fn reduction<R: Reducer>(
     };
     let mut node = Node::new(label, dtype, chunks, vec![x.node.clone()], Partial { r: r.clone(), plan: plan.clone(), last, fused: None });
     if last {
-        return Ok(Array::from_node(node));
+        return Array::built(node);
     }
     loop {
         let group: Vec<usize> = (0..ndim).map(|a| if reduced[a] { per_axis } else { 1 }).collect();
@@ -442,7 +442,7 @@ pub(crate) fn reduction<R: Reducer>(
         };
         node = Node::new(label, dtype, chunks, vec![node], Combine { r: r.clone(), plan: plan.clone(), group, last });
         if last {
-            return Ok(Array::from_node(node));
+            return Array::built(node);
         }
     }
 }
