@@ -90,12 +90,8 @@ impl ChunkSpec {
             }
             None => vec![self.uniform.clone(); shape.len()],
         };
-        if !shape.contains(&0) {
-            let itemsize = dtype.size().max(1);
-            let bytes = shape.iter().try_fold(itemsize, |acc, &n| acc.checked_mul(n)).filter(|&b| b <= isize::MAX as usize);
-            if bytes.is_none() {
-                return Err(Error::invalid("shape", shape, format!("at {itemsize} bytes per element is larger than isize::MAX bytes, more than any memory can hold")));
-            }
+        if let Some(error) = too_large(shape, dtype.size()) {
+            return Err(error);
         }
         let mut sizes: Vec<Option<usize>> = vec![None; shape.len()];
         let mut explicit: Vec<Option<Vec<usize>>> = vec![None; shape.len()];
@@ -151,6 +147,20 @@ impl ChunkSpec {
             .collect();
         Ok(Chunks::from_lengths(per_axis))
     }
+}
+
+/// Why an array of `shape` at `itemsize` bytes per element cannot exist: its
+/// bytes overflow `isize::MAX` (no allocation, and no slice over it, can be that
+/// large). Empty shapes always can.
+fn too_large(shape: &[usize], itemsize: usize) -> Option<Error> {
+    if shape.contains(&0) {
+        return None;
+    }
+    let bytes = shape.iter().try_fold(itemsize.max(1), |acc, &n| acc.checked_mul(n));
+    if bytes.is_some_and(|b| b <= isize::MAX as usize) {
+        return None;
+    }
+    Some(Error::invalid("shape", shape, format!("at {itemsize} bytes per element is larger than isize::MAX bytes, more than any memory can hold")))
 }
 
 /// Fills the `auto` axes of `sizes` so that a block holds about `target_bytes`,
@@ -304,11 +314,9 @@ impl Chunks {
     }
 
     /// Why a layer of this grid and `itemsize` bytes per element cannot exist:
-    /// an axis or the element count overflows `usize`, or its bytes overflow
-    /// `isize::MAX` (no allocation, and no slice over it, can be that large).
+    /// more than [`MAX_BLOCKS`] blocks, an axis whose block lengths overflow
+    /// `usize`, or a shape [`too_large`] for memory.
     pub(crate) fn size_error(&self, itemsize: usize) -> Option<Error> {
-        let mut elements = Some(1usize);
-        let mut empty = false;
         let blocks = self.lengths.iter().try_fold(1usize, |acc, l| acc.checked_mul(l.len()));
         if blocks.is_none_or(|b| b > MAX_BLOCKS) {
             let per_axis: Vec<usize> = self.lengths.iter().map(Vec::len).collect();
@@ -317,25 +325,14 @@ impl Chunks {
                 message: format!("a grid of {per_axis:?} blocks is more than {MAX_BLOCKS} blocks; use larger blocks"),
             });
         }
+        let mut shape = Vec::with_capacity(self.lengths.len());
         for (axis, lengths) in self.lengths.iter().enumerate() {
             let Some(n) = lengths.iter().try_fold(0usize, |acc, &x| acc.checked_add(x)) else {
                 return Some(Error::BadChunks { axis, message: format!("the block lengths along axis {axis} sum to more than fits in usize") });
             };
-            empty |= n == 0;
-            elements = elements.and_then(|e| e.checked_mul(n));
+            shape.push(n);
         }
-        if empty {
-            return None;
-        }
-        let bytes = elements.and_then(|e| e.checked_mul(itemsize.max(1))).filter(|&b| b <= isize::MAX as usize);
-        match bytes {
-            Some(_) => None,
-            None => Some(Error::invalid(
-                "shape",
-                self.shape(),
-                format!("at {itemsize} bytes per element is larger than isize::MAX bytes, more than any memory can hold"),
-            )),
-        }
+        too_large(&shape, itemsize)
     }
 
     /// Block lengths per axis.

@@ -197,27 +197,24 @@ impl<T: Number> Array<T> {
         if s == 0.0 || s.is_nan() {
             return Err(Error::invalid("step", step, "must be non-zero"));
         }
-        let len = match T::IS_FLOAT {
-            false => {
-                // Integers count exactly (through f64, 2^53 + 1 elements came out one short).
-                let (span, step_i) = (i128::from(stop.to_i64()) - i128::from(start.to_i64()), i128::from(step.to_i64()));
-                let (q, r) = (span / step_i, span % step_i);
-                let n = if r != 0 && (r > 0) == (step_i > 0) { q + 1 } else { q };
-                usize::try_from(n.max(0)).map_err(|_| Error::invalid("stop", stop, format!("gives {n} elements, more than fit in usize")))?
+        let len = if T::IS_FLOAT {
+            // An infinite step takes one element when the range is not empty in
+            // its direction (NumPy's `arange(0, 1, inf)` is `[0.]`).
+            let span = stop.to_f64() - start.to_f64();
+            let n = if s.is_infinite() && span.is_finite() { f64::from(span * s.signum() > 0.0) } else { (span / s).ceil() };
+            if !n.is_finite() {
+                return Err(Error::invalid("stop", stop, "gives an infinite length"));
             }
-            true => {
-                // An infinite step takes one element when the range is not
-                // empty in its direction (NumPy's `arange(0, 1, inf)` is `[0.]`).
-                let span = stop.to_f64() - start.to_f64();
-                let n = if s.is_infinite() && span.is_finite() { f64::from(span * s.signum() > 0.0) } else { (span / s).ceil() };
-                if !n.is_finite() {
-                    return Err(Error::invalid("stop", stop, "gives an infinite length"));
-                }
-                if n >= usize::MAX as f64 {
-                    return Err(Error::invalid("stop", stop, format!("gives {n:e} elements, more than fit in usize")));
-                }
-                n.max(0.0) as usize
+            if n >= usize::MAX as f64 {
+                return Err(Error::invalid("stop", stop, format!("gives {n:e} elements, more than fit in usize")));
             }
+            n.max(0.0) as usize
+        } else {
+            // Integers count exactly (through f64, 2^53 + 1 elements came out one short).
+            let (span, step_i) = (i128::from(stop.to_i64()) - i128::from(start.to_i64()), i128::from(step.to_i64()));
+            let (q, r) = (span / step_i, span % step_i);
+            let n = if r != 0 && (r > 0) == (step_i > 0) { q + 1 } else { q };
+            usize::try_from(n.max(0)).map_err(|_| Error::invalid("stop", stop, format!("gives {n} elements, more than fit in usize")))?
         };
         let chunks = chunks.into().resolve(&[len], T::DTYPE)?;
         // With an infinite step the one element is `start` (0 * inf would be NaN).
