@@ -16,6 +16,7 @@ use crate::chunks::{Chunks, DEFAULT_AUTO_BYTES};
 use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::graph::{block_as, Block, BlockOp, Node};
+use crate::schedule::Context;
 
 /// Gathers positions `picks[block]` along `axis`: each output block along the
 /// axis lists (input block, local index) per position.
@@ -200,10 +201,21 @@ impl<T: Element> Array<T> {
     /// # Errors
     /// As [`Array::compress`], and the mask's compute errors.
     pub fn compress_array(&self, mask: &Array<bool>, axis: isize) -> Result<Array<T>> {
+        self.compress_array_with(mask, axis, &Context::default())
+    }
+
+    /// [`Array::compress_array`] with the mask computed in `ctx`. Over several
+    /// processes (MPI) the mask is computed by all of them and rank 0's copy
+    /// is shared with every process, which all build the same graph.
+    ///
+    /// # Errors
+    /// As [`Array::compress_array`].
+    pub fn compress_array_with(&self, mask: &Array<bool>, axis: isize, ctx: &Context) -> Result<Array<T>> {
         if mask.ndim() != 1 {
             return Err(Error::invalid("mask", mask.shape(), "a mask along one axis is 1-d"));
         }
-        let m: Vec<bool> = mask.compute()?.iter().copied().collect();
+        let here = mask.compute_root(ctx)?.map(|m| m.iter().copied().collect::<Vec<bool>>());
+        let m = crate::selection::shared_from_root(ctx, here, |m| m.iter().map(|&b| u8::from(b)).collect(), |bytes| bytes.iter().map(|&b| b != 0).collect());
         self.compress(&m, axis)
     }
 

@@ -61,6 +61,7 @@ pub use rechunk::RechunkOptions;
 pub use reduce::ReduceOptions;
 pub use diagnostics::Profiler;
 pub use schedule::{Context, Deliver, RunObserver, RunStats, Scheduler, SyncScheduler, ThreadedScheduler};
+pub use selection::SelectOptions;
 pub use slicing::Idx;
 
 /// The README's example, compiled and run as a doctest.

@@ -11,6 +11,13 @@
 //! - past the limit the run stops, the per-block counts are taken from the mask
 //!   alone, and the result is a lazy layer that selects again when computed
 //!   (the mask is computed twice, and nothing larger than the limit is held).
+//!
+//! The building run uses the [`SelectOptions::context`] it is given: its
+//! scheduler, memory limit and profilers, as any compute would. Over several
+//! processes (MPI) every process builds the same graph and so needs the same
+//! lengths: the processes count together, rank 0's counts are shared with all,
+//! and the selection is always the lazy, counted layer (its blocks then live
+//! where the scheduler runs them, not all on the building process).
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -131,15 +138,80 @@ fn row_blocks(rows: &[usize], shape: &[usize], bytes_per_element: usize, block_s
 }
 
 /// The number of trues in each row block of a row-blocked mask (one run of
-/// the mask's graph).
-fn counts_of(m: &Array<bool>) -> Result<Vec<usize>> {
+/// the mask's graph in `ctx`), on every process of the run.
+fn counts_of(m: &Array<bool>, ctx: &Context) -> Result<Vec<usize>> {
     let axes: Vec<isize> = (1..m.ndim() as isize).collect();
-    let per_row = m.astype::<i64>().sum(crate::reduce::ReduceOptions::axes(axes))?.compute()?;
-    Ok(m.chunks()
-        .boundaries(0)
-        .windows(2)
-        .map(|w| per_row.iter().skip(w[0]).take(w[1] - w[0]).sum::<i64>() as usize)
-        .collect())
+    let per_row = m.astype::<i64>().sum(crate::reduce::ReduceOptions::axes(axes))?;
+    let counts = per_row.compute_root(ctx)?.map(|per_row| {
+        m.chunks()
+            .boundaries(0)
+            .windows(2)
+            .map(|w| per_row.iter().skip(w[0]).take(w[1] - w[0]).sum::<i64>() as u64)
+            .collect::<Vec<u64>>()
+    });
+    let counts = shared_from_root(ctx, counts, |c| c.iter().flat_map(|n| n.to_le_bytes()).collect(), |bytes| {
+        bytes.chunks_exact(8).map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes"))).collect()
+    });
+    let rows = m.chunks().lengths()[0].len();
+    if counts.len() != rows {
+        return Err(Error::invalid("selection counts", counts.len(), format!("rank 0 shared counts for {rows} row blocks")));
+    }
+    counts.into_iter().map(|n| usize::try_from(n).map_err(|_| Error::invalid("selection count", n, "past usize"))).collect()
+}
+
+/// A value computed on the processes that received a run's result (`Some`:
+/// rank 0 always among them), made the same on every process of `ctx`'s runs
+/// (rank 0's, through [`crate::Scheduler::share_from_root`]; a one-process
+/// run keeps its own).
+pub(crate) fn shared_from_root<V>(ctx: &Context, here: Option<V>, encode: impl Fn(&V) -> Vec<u8>, decode: impl Fn(&[u8]) -> V) -> V {
+    let scheduler = ctx.scheduler();
+    match here {
+        Some(v) if scheduler.processes() == 1 => v,
+        here => decode(&scheduler.share_from_root(here.as_ref().map(&encode).unwrap_or_default())),
+    }
+}
+
+/// How a selection whose length depends on the data ([`Array::masked_with`],
+/// [`Array::argwhere_with`], [`Array::nonzero_with`]) is built.
+///
+/// ```
+/// use chunked_array::{Array, Context, SelectOptions};
+/// let x = Array::<i64>::arange(0, 100, 1, 10).unwrap();
+/// // Counted on one thread, within 64 MiB, the selection kept if at most 1 MiB.
+/// let opts = SelectOptions::default()
+///     .with_context(&Context::sync().with_memory_limit(64 << 20))
+///     .with_block_size_limit(1 << 20);
+/// let big = x.masked_with(&x.gt(89).unwrap(), &opts).unwrap();
+/// assert_eq!(big.compute().unwrap().iter().copied().collect::<Vec<_>>(), (90..100).collect::<Vec<_>>());
+/// ```
+#[derive(Clone, Debug)]
+pub struct SelectOptions {
+    /// The most bytes of one row block (the array is rechunked one block wide
+    /// past its first axis), and of a selection computed and kept while
+    /// building (default [`DEFAULT_AUTO_BYTES`], 128 MiB).
+    pub block_size_limit: usize,
+    /// Where the building run computes (default: [`Context::default`]).
+    pub context: Context,
+}
+
+impl Default for SelectOptions {
+    fn default() -> Self {
+        SelectOptions { block_size_limit: DEFAULT_AUTO_BYTES, context: Context::default() }
+    }
+}
+
+impl SelectOptions {
+    /// These options with another block-size limit (bytes).
+    pub fn with_block_size_limit(mut self, bytes: usize) -> Self {
+        self.block_size_limit = bytes;
+        self
+    }
+
+    /// These options with the building run in `ctx`.
+    pub fn with_context(mut self, ctx: &Context) -> Self {
+        self.context = ctx.clone();
+        self
+    }
 }
 
 /// Holds a run's blocks (as `persist` does) while their bytes stay within a
@@ -163,18 +235,19 @@ impl Collector for Bounded {
 }
 
 /// The selection layer over `inputs` (row-blocked; `mask` the row-blocked
-/// mask among them): computed now when it fits in `budget` bytes, else lazy
-/// with counted blocks. `per_row` is the result's shape past its first axis.
+/// mask among them): computed now when it fits in the block-size limit of
+/// `opts`, else lazy with counted blocks. `per_row` is the result's shape past
+/// its first axis.
 fn select<E: Element, O: BlockOp>(
     name: &str,
     inputs: Vec<Arc<Node>>,
     mask: &Array<bool>,
     per_row: Vec<usize>,
     layer: impl Fn(bool) -> O,
-    budget: usize,
+    opts: &SelectOptions,
 ) -> Result<Array<E>> {
     let with_rows = |rows: Vec<usize>| Chunks::from_lengths(std::iter::once(rows).chain(per_row.iter().map(|&n| vec![n])).collect());
-    let ctx = Context::default();
+    let (ctx, budget) = (&opts.context, opts.block_size_limit);
     let on_host = inputs.iter().all(|n| n.device.is_none());
     if ctx.scheduler().processes() == 1 && on_host {
         // Bounds: every element of a row block selected.
@@ -183,7 +256,7 @@ fn select<E: Element, O: BlockOp>(
         let probe = Node::new(name, E::DTYPE, with_rows(bounds), inputs.clone(), layer(false));
         let n = probe.chunks.num_blocks();
         let kept = Bounded { budget, bytes: AtomicUsize::new(0), over: AtomicBool::new(false), held: Hold::new(n) };
-        match crate::array::run(&[probe], &ctx, &[&kept]) {
+        match crate::array::run(&[probe], ctx, &[&kept]) {
             Ok(_) => {
                 // In a one-process run `finish` has checked that every block is there.
                 let blocks: Vec<Block> = kept.held.finish(ctx.scheduler())?.into_iter().flatten().collect();
@@ -201,7 +274,7 @@ fn select<E: Element, O: BlockOp>(
             Err(e) => return Err(e),
         }
     }
-    let counts = counts_of(mask)?;
+    let counts = counts_of(mask, ctx)?;
     Array::built(Node::new(name, E::DTYPE, with_rows(counts), inputs, layer(true)))
 }
 
@@ -226,16 +299,16 @@ impl<T: Element> Array<T> {
     /// [`Error::ShapeMismatch`] when the shapes differ; the compute errors of
     /// `self` and the mask.
     pub fn masked(&self, mask: &Array<bool>) -> Result<Array<T>> {
-        self.masked_with(mask, DEFAULT_AUTO_BYTES)
+        self.masked_with(mask, &SelectOptions::default())
     }
 
     /// [`Array::masked`] with the block-size limit (bytes) for the blocks made
-    /// one block wide past the first axis, and for the selection computed
-    /// while building.
+    /// one block wide past the first axis and for the selection computed while
+    /// building, and the context that building run computes in.
     ///
     /// # Errors
     /// As [`Array::masked`].
-    pub fn masked_with(&self, mask: &Array<bool>, block_size_limit: usize) -> Result<Array<T>> {
+    pub fn masked_with(&self, mask: &Array<bool>, opts: &SelectOptions) -> Result<Array<T>> {
         self.check()?;
         mask.check()?;
         if mask.shape() != self.shape() {
@@ -243,13 +316,13 @@ impl<T: Element> Array<T> {
         }
         let shape = self.shape();
         if shape.is_empty() {
-            return self.expand_dims(0)?.masked_with(&mask.expand_dims(0)?, block_size_limit);
+            return self.expand_dims(0)?.masked_with(&mask.expand_dims(0)?, opts);
         }
-        let spec = row_blocks(&self.chunks().lengths()[0], &shape, std::mem::size_of::<T>(), block_size_limit);
+        let spec = row_blocks(&self.chunks().lengths()[0], &shape, std::mem::size_of::<T>(), opts.block_size_limit);
         let x = self.rechunk(spec.clone())?;
         let m = mask.rechunk(spec)?;
         let layer = |counted| Masked::<T> { counted, _t: std::marker::PhantomData };
-        select::<T, _>("masked", vec![x.node.clone(), m.node.clone()], &m, vec![], layer, block_size_limit)
+        select::<T, _>("masked", vec![x.node.clone(), m.node.clone()], &m, vec![], layer, opts)
     }
 
     /// The coordinates of the non-zero (true) elements in C order, one row
@@ -268,29 +341,30 @@ impl<T: Element> Array<T> {
     /// # Errors
     /// The compute errors of `self`.
     pub fn argwhere(&self) -> Result<Array<i64>> {
-        self.argwhere_with(DEFAULT_AUTO_BYTES)
+        self.argwhere_with(&SelectOptions::default())
     }
 
     /// [`Array::argwhere`] with the block-size limit (bytes) for the row blocks
     /// (counted at `ndim` coordinates per element, the most a block can give)
-    /// and for the selection computed while building.
+    /// and for the selection computed while building, and the context that
+    /// building run computes in.
     ///
     /// # Errors
     /// As [`Array::argwhere`].
-    pub fn argwhere_with(&self, block_size_limit: usize) -> Result<Array<i64>> {
+    pub fn argwhere_with(&self, opts: &SelectOptions) -> Result<Array<i64>> {
         self.check()?;
         let nd = self.ndim();
         if nd == 0 {
             // NumPy: a 0-d array has one position and no coordinates.
-            let rows = self.expand_dims(0)?.argwhere_with(block_size_limit)?;
+            let rows = self.expand_dims(0)?.argwhere_with(opts)?;
             return rows.slice(&[Idx::FULL, Idx::range(0, 0)]);
         }
         let nonzero = self.ne(crate::Operand::Scalar(T::default()))?;
         let bytes = nd * std::mem::size_of::<i64>();
-        let spec = row_blocks(&self.chunks().lengths()[0], &self.shape(), bytes, block_size_limit);
+        let spec = row_blocks(&self.chunks().lengths()[0], &self.shape(), bytes, opts.block_size_limit);
         let m = nonzero.rechunk(spec)?;
         let layer = |counted| Coordinates { counted };
-        select::<i64, _>("argwhere", vec![m.node.clone()], &m, vec![nd], layer, block_size_limit)
+        select::<i64, _>("argwhere", vec![m.node.clone()], &m, vec![nd], layer, opts)
     }
 
     /// The indices of the non-zero (true) elements, one 1-d array per axis
@@ -301,11 +375,19 @@ impl<T: Element> Array<T> {
     /// [`Error::InvalidArgument`] for a 0-d array (as NumPy 2); the compute
     /// errors of `self`.
     pub fn nonzero(&self) -> Result<Vec<Array<i64>>> {
+        self.nonzero_with(&SelectOptions::default())
+    }
+
+    /// [`Array::nonzero`] built as [`Array::argwhere_with`] is.
+    ///
+    /// # Errors
+    /// As [`Array::nonzero`].
+    pub fn nonzero_with(&self, opts: &SelectOptions) -> Result<Vec<Array<i64>>> {
         self.check()?;
         if self.ndim() == 0 {
             return Err(Error::invalid("array shape", self.shape(), "nonzero needs at least one axis"));
         }
-        let rows = self.argwhere()?;
+        let rows = self.argwhere_with(opts)?;
         (0..self.ndim() as isize).map(|a| rows.slice(&[Idx::FULL, Idx::Index(a)])).collect()
     }
 }

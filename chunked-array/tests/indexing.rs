@@ -2,10 +2,15 @@
 
 mod common;
 
-use chunked_array::Array;
+use chunked_array::{Array, Context, Profiler, SelectOptions};
 use common::*;
 use ndarray::{ArrayD, Axis, Dimension, IxDyn};
 use proptest::prelude::*;
+
+/// The default selection options with another block-size limit.
+fn limited(bytes: usize) -> SelectOptions {
+    SelectOptions::default().with_block_size_limit(bytes)
+}
 
 fn numbered(shape: &[usize]) -> ArrayD<i64> {
     ArrayD::from_shape_fn(IxDyn(shape), |i| i.as_array_view().iter().fold(1i64, |acc, &v| acc * 10 + v as i64))
@@ -99,16 +104,58 @@ fn masked_blocks_stay_under_the_limit() {
     // Three rows of 30 x 20 f64 per block at most.
     let limit = 3 * 30 * 20 * 8;
     let all = Array::<bool>::full(&[40, 30, 20], true, [5, 30, 20]).unwrap();
-    let got = x.masked_with(&all, limit).unwrap();
+    let got = x.masked_with(&all, &limited(limit)).unwrap();
     assert!(got.chunks().lengths()[0].iter().all(|&n| n <= 3 * 600), "{:?}", got.chunks().lengths());
     assert_eq!(got.compute().unwrap().iter().copied().collect::<Vec<_>>(), a.iter().copied().collect::<Vec<_>>());
     // Every third element, under a limit of one row: one row per block.
     let sparse = ArrayD::from_shape_fn(IxDyn(&[40, 30, 20]), |i| (i[0] + i[1] + i[2]) % 3 == 0);
     let m = chunked(&sparse, &[vec![40], vec![30], vec![20]]);
-    let got = x.masked_with(&m, 1).unwrap();
+    let got = x.masked_with(&m, &limited(1)).unwrap();
     assert_eq!(got.chunks().lengths()[0].len(), 40);
     let want: Vec<f64> = a.iter().zip(sparse.iter()).filter(|(_, k)| **k).map(|(v, _)| *v).collect();
     assert_eq!(got.compute().unwrap().iter().copied().collect::<Vec<_>>(), want);
+}
+
+/// The run made while building a selection computes in the context it is
+/// given: that context's profiler sees it, and its memory limit refuses the
+/// probe (blocks sized as if every element were selected), so the lengths are
+/// counted first and the selection stays lazy.
+#[test]
+fn selections_build_in_the_given_context() {
+    let a = ArrayD::from_shape_fn(IxDyn(&[200, 50]), |i| (i[0] * 50 + i[1]) as f64);
+    let x = chunked(&a, &[vec![40; 5], vec![50]]);
+    let keep = |i: &[usize]| (i[0] + 3 * i[1]) % 7 == 0;
+    let mask = Array::<bool>::from_fn(&[200, 50], [40, 50], move |i| keep(i)).unwrap();
+    let want: Vec<f64> = a.indexed_iter().filter(|(i, _)| keep(i.slice())).map(|(_, v)| *v).collect();
+    let layers = |p: &Profiler| p.spans().into_iter().map(|s| s.layer).collect::<std::collections::BTreeSet<_>>();
+
+    // Within the limits: the selection is computed once, by the given context.
+    let profiler = Profiler::new();
+    let opts = SelectOptions::default().with_context(&Context::sync().with_profiler(&profiler));
+    let got = x.masked_with(&mask, &opts).unwrap();
+    assert!(layers(&profiler).contains("masked"), "{:?}", layers(&profiler));
+    assert_eq!(got.compute().unwrap().iter().copied().collect::<Vec<_>>(), want);
+    let coords = mask.argwhere_with(&opts).unwrap();
+    assert!(layers(&profiler).contains("argwhere"), "{:?}", layers(&profiler));
+    assert_eq!(coords.shape(), vec![want.len(), 2]);
+
+    // A probe task holds a 16 KB block of x, its mask and a 16 KB bound on its
+    // output: past a 24 KB limit. Counting reads only the 2 KB mask blocks.
+    let profiler = Profiler::new();
+    let tight = Context::sync().with_memory_limit(24 << 10).with_profiler(&profiler);
+    let got = x.masked_with(&mask, &SelectOptions::default().with_context(&tight)).unwrap();
+    let seen = layers(&profiler);
+    assert!(!seen.is_empty() && !seen.contains("masked"), "{seen:?}");
+    assert_eq!(got.chunks().lengths()[0].iter().sum::<usize>(), want.len());
+    assert_eq!(got.compute().unwrap().iter().copied().collect::<Vec<_>>(), want);
+
+    // compress_array computes its 1-d mask in the given context too.
+    let profiler = Profiler::new();
+    let rows = Array::<bool>::from_fn(&[200], 64, |i| i[0] % 3 == 1).unwrap();
+    let picked = x.compress_array_with(&rows, 0, &Context::sync().with_profiler(&profiler)).unwrap();
+    assert!(!profiler.spans().is_empty());
+    let ids: Vec<usize> = (0..200).filter(|i| i % 3 == 1).collect();
+    assert_eq!(picked.compute().unwrap(), a.select(Axis(0), &ids));
 }
 
 #[test]
@@ -147,7 +194,7 @@ proptest! {
         let a = ArrayD::from_shape_vec(IxDyn(&shape), bits[..shape.iter().product::<usize>()].to_vec()).unwrap();
         let x = chunked(&a, &chunks);
         let want: Vec<Vec<i64>> = a.indexed_iter().filter(|&(_, &v)| v != 0).map(|(i, _)| i.as_array_view().iter().map(|&p| p as i64).collect()).collect();
-        let got = x.argwhere_with(limit).unwrap();
+        let got = x.argwhere_with(&limited(limit)).unwrap();
         prop_assert_eq!(got.shape(), vec![want.len(), shape.len()]);
         if limit == 1 && shape[0] > 0 {
             // Under a one-byte limit each row of the input is its own block.
@@ -226,7 +273,7 @@ fn small_selections_are_computed_once() {
     // Over the limit (8 bytes): the first run stops, the counts come from the
     // mask, and computing the result selects again.
     let (mask, made) = counted_mask();
-    let w = mask.argwhere_with(8).unwrap();
+    let w = mask.argwhere_with(&limited(8)).unwrap();
     let built = made.load(Ordering::Relaxed);
     assert!((400..=800).contains(&built), "{built}");
     assert_eq!(w.compute().unwrap().iter().copied().collect::<Vec<_>>(), want);
@@ -244,7 +291,7 @@ fn a_mask_that_changes_between_runs_is_an_error() {
         i[0] * 4 + i[1] <= run
     })
     .unwrap();
-    let w = mask.argwhere_with(1).unwrap();
+    let w = mask.argwhere_with(&limited(1)).unwrap();
     let e = w.compute().unwrap_err().to_string();
     assert!(e.contains("mask changed between runs"), "{e}");
 }
@@ -261,6 +308,6 @@ fn selections_of_selections() {
     assert_eq!(y.argwhere().unwrap().compute().unwrap().iter().copied().collect::<Vec<_>>(), vec![0, 1, 2, 3]);
     assert_eq!(y.nonzero().unwrap()[0].compute().unwrap().len(), 4);
     // Past the limit (the two-pass path) as well.
-    let z = y.masked_with(&y.lt(8).unwrap(), 1).unwrap();
+    let z = y.masked_with(&y.lt(8).unwrap(), &limited(1)).unwrap();
     assert_eq!(z.compute().unwrap().iter().copied().collect::<Vec<_>>(), vec![6, 7]);
 }

@@ -166,7 +166,7 @@ fn launch() -> ExitCode {
 fn rank_checks(dir: &Path) -> ExitCode {
     let mpi = Mpi::init().expect("MPI");
     let mut failed = Vec::new();
-    let checks: [(&str, RankCheck); 13] = [
+    let checks: [(&str, RankCheck); 14] = [
         ("random and elementwise, bit-identical", check_elementwise),
         ("reductions", check_reductions),
         ("rechunk and transpose", check_rechunk),
@@ -175,6 +175,7 @@ fn rank_checks(dir: &Path) -> ExitCode {
         ("lu, cholesky and solve", check_solvers),
         ("persist keeps blocks on owners", check_persist),
         ("gather on rank 0", check_gather_root),
+        ("selections counted over the ranks", check_selections),
         ("store to zarr", check_store),
         ("error on one rank ends the run on every rank", check_task_error),
         ("interrupted store resumes", check_resume),
@@ -329,6 +330,38 @@ fn check_gather_root(mpi: &Mpi, _: &Path) -> Result<(), String> {
         Ok(_) => Ok(()),
         Err(e) => Err(e.to_string()),
     }
+}
+
+/// x[mask], argwhere and compress with lengths counted by every rank together
+/// (rank 0's counts shared, whether results gather on rank 0 or everywhere):
+/// every rank builds the same lazy selection, which computes as in one process.
+fn check_selections(mpi: &Mpi, _: &Path) -> Result<(), String> {
+    use chunked_array::SelectOptions;
+    let x = RandomState::new(9).uniform::<f64>(&[120, 30], [25, 12]).map_err(err)?;
+    let mask = x.gt(0.8).map_err(err)?;
+    let want_masked = x.masked(&mask).map_err(err)?.compute_with(&Context::sync()).map_err(err)?;
+    let want_coords = mask.argwhere().map_err(err)?.compute_with(&Context::sync()).map_err(err)?;
+    let rows = x.sum(1).map_err(err)?.gt(15.0).map_err(err)?;
+    let want_rows = x.compress_array(&rows, 0).map_err(err)?.compute_with(&Context::sync()).map_err(err)?;
+    for ctx in [mpi.context(), mpi.context_gather_all()] {
+        let opts = SelectOptions::default().with_context(&ctx);
+        let masked = x.masked_with(&mask, &opts).map_err(err)?;
+        let coords = mask.argwhere_with(&opts).map_err(err)?;
+        let picked = x.compress_array_with(&rows, 0, &ctx).map_err(err)?;
+        if masked.shape() != [want_masked.len()] || coords.shape() != want_coords.shape() || picked.shape() != want_rows.shape() {
+            return Err(format!("shapes {:?} {:?} {:?}", masked.shape(), coords.shape(), picked.shape()));
+        }
+        if let Some(got) = masked.compute_root(&ctx).map_err(err)? {
+            same(&got, &want_masked, "x[mask]")?;
+        }
+        if let Some(got) = coords.compute_root(&ctx).map_err(err)? {
+            same(&got, &want_coords, "argwhere")?;
+        }
+        if let Some(got) = picked.compute_root(&ctx).map_err(err)? {
+            same(&got, &want_rows, "compress")?;
+        }
+    }
+    Ok(())
 }
 
 fn zarr_path(dir: &Path, name: &str) -> PathBuf {
