@@ -160,7 +160,9 @@ fn too_large(shape: &[usize], itemsize: usize) -> Option<Error> {
     if bytes.is_some_and(|b| b <= isize::MAX as usize) {
         return None;
     }
-    Some(Error::invalid("shape", shape, format!("at {itemsize} bytes per element is larger than isize::MAX bytes, more than any memory can hold")))
+    // Internal layers of no element type (itemsize 0) are checked by count.
+    let what = if itemsize == 0 { "has more than isize::MAX elements".to_string() } else { format!("at {itemsize} bytes per element is larger than isize::MAX bytes") };
+    Some(Error::invalid("shape", shape, format!("{what}, more than any memory can hold")))
 }
 
 /// Fills the `auto` axes of `sizes` so that a block holds about `target_bytes`,
@@ -320,9 +322,11 @@ impl Chunks {
         let blocks = self.lengths.iter().try_fold(1usize, |acc, l| acc.checked_mul(l.len()));
         if blocks.is_none_or(|b| b > MAX_BLOCKS) {
             let per_axis: Vec<usize> = self.lengths.iter().map(Vec::len).collect();
+            // The axis with the most blocks is the first to make coarser.
+            let axis = (0..per_axis.len()).max_by_key(|&a| (per_axis[a], std::cmp::Reverse(a))).unwrap_or(0);
             return Some(Error::BadChunks {
-                axis: 0,
-                message: format!("a grid of {per_axis:?} blocks is more than {MAX_BLOCKS} blocks; use larger blocks"),
+                axis,
+                message: format!("a grid of {per_axis:?} blocks is more than {MAX_BLOCKS} blocks; use larger blocks (along axis {axis} first)"),
             });
         }
         let mut shape = Vec::with_capacity(self.lengths.len());
@@ -533,7 +537,13 @@ mod tests {
         let e = Chunks::from_lengths(vec![vec![1 << 61, 1 << 61]]).size_error(8).unwrap();
         assert!(e.to_string().contains("larger than isize::MAX bytes"), "{e}");
         assert!(Chunks::from_lengths(vec![vec![1 << 61, 1 << 61]]).size_error(1).is_none());
-        assert!(Chunks::from_lengths(vec![vec![1; 1 << 12], vec![1; 1 << 13]]).size_error(8).unwrap().to_string().contains("more than 16777216 blocks"));
+        let e = Chunks::from_lengths(vec![vec![1; 1 << 12], vec![1; 1 << 13]]).size_error(8).unwrap();
+        assert!(e.to_string().contains("more than 16777216 blocks"), "{e}");
+        // The axis named is the one with the most blocks.
+        assert!(matches!(e, Error::BadChunks { axis: 1, .. }), "{e:?}");
+        // A layer of no element type is checked, and named, by its element count.
+        let e = Chunks::from_lengths(vec![vec![usize::MAX / 2, 1 << 62]]).size_error(0).unwrap();
+        assert!(e.to_string().contains("more than isize::MAX elements") && !e.to_string().contains("bytes per element"), "{e}");
         assert!(Chunks::from_lengths(vec![vec![0], vec![usize::MAX / 2, usize::MAX / 2]]).size_error(8).is_none());
         assert!(ChunkSpec::from(1).resolve(&[usize::MAX, 0], DType::F64).is_err());
         assert!(ChunkSpec::from(10).resolve(&[1 << 20, 0], DType::F64).is_ok());
