@@ -68,6 +68,21 @@ impl ChunkSpec {
         }).collect()
     }
 
+    /// The spec with the blocks of no elements left out of its explicit lists
+    /// (those of an empty axis keep their one block). A selection's blocks
+    /// may hold nothing, and lists made from its chunks would otherwise be
+    /// refused by [`ChunkSpec::resolve`]; for a rechunk they carry nothing.
+    pub(crate) fn without_empty_blocks(mut self) -> Self {
+        for axis in self.axes.iter_mut().flatten() {
+            if let AxisChunks::Explicit(list) = axis
+                && list.iter().any(|&n| n > 0)
+            {
+                list.retain(|&n| n > 0);
+            }
+        }
+        self
+    }
+
     /// Resolves the spec against a shape and element type.
     ///
     /// # Errors

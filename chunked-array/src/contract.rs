@@ -327,18 +327,29 @@ impl<T: Gemm> Array<T> {
     /// NumPy's `dot`: [`Array::matmul`] for 1-d and 2-d operands; with more
     /// axes, the sum over the last axis of `self` and the second-to-last of
     /// `other` (the last if `other` is 1-d), every other axis kept: `self`'s
-    /// then `other`'s ([`Array::tensordot`], unlike matmul's broadcasting).
+    /// then `other`'s ([`Array::tensordot`], unlike matmul's broadcasting). A
+    /// 0-d operand multiplies the other elementwise, as in NumPy.
+    ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let x = Array::<f64>::arange(0.0, 4.0, 1.0, 2).unwrap();
+    /// let three = Array::<f64>::full(&[], 3.0, 1).unwrap();
+    /// assert_eq!(three.dot(&x).unwrap().compute().unwrap().iter().copied().collect::<Vec<_>>(), vec![0.0, 3.0, 6.0, 9.0]);
+    /// ```
     ///
     /// # Errors
-    /// As [`Array::matmul`] and [`Array::tensordot`]; [`Error::InvalidArgument`]
-    /// for a 0-d operand.
+    /// As [`Array::matmul`] and [`Array::tensordot`].
     pub fn dot(&self, other: &Array<T>) -> Result<Array<T>> {
+        self.check()?;
+        other.check()?;
         let (nd_a, nd_b) = (self.ndim(), other.ndim());
+        if nd_a == 0 || nd_b == 0 {
+            let product = self * other;
+            product.check()?;
+            return Ok(product);
+        }
         if nd_a <= 2 && nd_b <= 2 {
             return self.matmul(other);
-        }
-        if nd_a == 0 || nd_b == 0 {
-            return Err(Error::invalid("ndim", (nd_a, nd_b), "dot takes operands of at least one axis (use * for scalars)"));
         }
         let axis_b = if nd_b == 1 { 0 } else { -2 };
         self.tensordot(other, (&[-1], &[axis_b]))

@@ -199,27 +199,44 @@ impl<T: Element> BlockOp for DiagFrom<T> {
 
 impl<T: Element> Array<T> {
     /// The lower triangle of the last two axes: elements with
-    /// `col - row <= k` kept, the others zero (NumPy's `tril`).
+    /// `col - row <= k` kept, the others zero (NumPy's `tril`). A 1-d array
+    /// of length n is first repeated as the n rows of an (n, n) matrix, as in
+    /// NumPy.
+    ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let v = Array::<i64>::arange(1, 4, 1, 2).unwrap();
+    /// // [[1, 0, 0], [1, 2, 0], [1, 2, 3]]
+    /// let t = v.tril(0).unwrap().compute().unwrap();
+    /// assert_eq!(t.iter().copied().collect::<Vec<_>>(), vec![1, 0, 0, 1, 2, 0, 1, 2, 3]);
+    /// ```
     ///
     /// # Errors
-    /// [`Error::InvalidArgument`] for fewer than two axes.
+    /// [`Error::InvalidArgument`] for a 0-d array.
     pub fn tril(&self, k: isize) -> Result<Array<T>> {
         self.triangle("tril", true, k)
     }
 
     /// The upper triangle of the last two axes: elements with
-    /// `col - row >= k` kept, the others zero (NumPy's `triu`).
+    /// `col - row >= k` kept, the others zero (NumPy's `triu`); a 1-d array
+    /// as for [`Array::tril`].
     ///
     /// # Errors
-    /// [`Error::InvalidArgument`] for fewer than two axes.
+    /// [`Error::InvalidArgument`] for a 0-d array.
     pub fn triu(&self, k: isize) -> Result<Array<T>> {
         self.triangle("triu", false, k)
     }
 
     fn triangle(&self, name: &str, lower: bool, k: isize) -> Result<Array<T>> {
         self.check()?;
+        if self.ndim() == 1 {
+            // NumPy broadcasts the vector against the (n, n) triangle mask.
+            let n = self.shape()[0];
+            let rows = self.chunks().lengths()[0].clone();
+            return self.broadcast_to_chunks(&[n, n], &[Some(rows), None])?.triangle(name, lower, k);
+        }
         if self.ndim() < 2 {
-            return Err(Error::invalid("array shape", self.shape(), format!("{name} needs at least two axes")));
+            return Err(Error::invalid("array shape", self.shape(), format!("{name} needs at least one axis")));
         }
         let op = Triangle::<T> { lower, k, _t: std::marker::PhantomData };
         Array::built(Node::new(name, T::DTYPE, self.chunks().clone(), vec![self.node.clone()], op))

@@ -309,10 +309,18 @@ impl<T: Element> Array<T> {
     /// assert_eq!(y.compute().unwrap().iter().cloned().collect::<Vec<_>>(), vec![1.0, 3.0, 6.0, 9.0, 12.0, 15.0, 18.0, 13.0]);
     /// ```
     ///
+    /// A depth may be larger than the blocks (the halo then comes from several
+    /// blocks along the axis; the result keeps this array's chunks, where dask
+    /// first rechunks to blocks at least as long as the depth) and, except with
+    /// [`Boundary::None`], than the axis itself (the boundary rule repeats, as
+    /// NumPy's `pad` does: `Nearest`, `Reflect` and `Periodic` are its `edge`,
+    /// `symmetric` and `wrap`).
+    ///
     /// # Errors
-    /// [`Error::InvalidArgument`] for a depth list of the wrong length or a depth
-    /// larger than a block it must cross (rechunk first); at compute time, a
-    /// returned block of the wrong shape.
+    /// [`Error::InvalidArgument`] for a depth list of the wrong length, a depth
+    /// over 2^26, extended blocks of more than 2^28 positions along one axis in
+    /// all, or a depth on an empty axis with a boundary that reads the array; at
+    /// compute time, a returned block of the wrong shape.
     pub fn map_overlap<F>(&self, f: F, depth: &[usize], boundary: Boundary<T>) -> Result<Array<T>>
     where
         F: Fn(ArrayViewD<'_, T>) -> ArrayD<T> + Send + Sync + 'static,
@@ -326,11 +334,23 @@ impl<T: Element> Array<T> {
         let mut before = Vec::with_capacity(shape.len());
         for (a, (&d, &n)) in depth.iter().zip(&shape).enumerate() {
             let lengths = &self.chunks().lengths()[a];
-            if d > 0 && lengths.iter().any(|&l| l < d) {
-                return Err(Error::invalid("depth", depth, format!("depth {d} on axis {a} is larger than a block of length {} (rechunk to larger blocks)", lengths.iter().min().unwrap_or(&0))));
+            if d > MAX_EDGE {
+                return Err(Error::invalid("depth", depth, format!("depth {d} on axis {a} is more than {MAX_EDGE} elements")));
             }
-            if d > n && !matches!(boundary, Boundary::None | Boundary::Constant(_)) {
-                return Err(Error::invalid("depth", depth, format!("depth {d} on axis {a} exceeds its length {n}")));
+            let reads_array = !matches!(boundary, Boundary::None | Boundary::Constant(_));
+            if n == 0 && d > 0 && reads_array {
+                return Err(Error::invalid("depth", depth, format!("axis {a} is empty: the boundary has no elements to extend it with")));
+            }
+            // Past the array's edges 'none' adds nothing: no deeper than the axis.
+            let d = if matches!(boundary, Boundary::None) { d.min(n) } else { d };
+            // Each block's position map takes 16 bytes per extended position.
+            const MAX_POSITIONS: usize = 1 << 28;
+            if n.saturating_add((2 * d).saturating_mul(lengths.len())) > MAX_POSITIONS {
+                return Err(Error::invalid(
+                    "depth",
+                    depth,
+                    format!("depth {d} on axis {a} extends its {} blocks to more than {MAX_POSITIONS} positions in all (use larger blocks)", lengths.len()),
+                ));
             }
             let source = |g: isize| -> Option<Src> {
                 let n = n as isize;
@@ -341,7 +361,12 @@ impl<T: Element> Array<T> {
                     Boundary::None => None,
                     Boundary::Constant(_) => Some(Src::Fill),
                     Boundary::Nearest => Some(Src::At(g.clamp(0, n - 1) as usize)),
-                    Boundary::Reflect => Some(Src::At(if g < 0 { -g - 1 } else { 2 * n - g - 1 } as usize)),
+                    // Mirrored including the edge, again at every pass over the
+                    // axis (period 2n): -1 -> 0, n -> n - 1.
+                    Boundary::Reflect => {
+                        let p = g.rem_euclid(2 * n);
+                        Some(Src::At(if p < n { p } else { 2 * n - 1 - p } as usize))
+                    }
                     Boundary::Periodic => Some(Src::At(g.rem_euclid(n) as usize)),
                 }
             };

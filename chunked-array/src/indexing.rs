@@ -180,18 +180,34 @@ impl<T: Element> Array<T> {
         Array::from_node(Node::new("take", T::DTYPE, Chunks::from_lengths(lengths), vec![self.node.clone()], op))
     }
 
-    /// The positions along `axis` where `mask` is true (NumPy's `compress`, or
-    /// `x[:, mask]`). `mask` has the axis' length.
+    /// The positions along `axis` where `mask` is true (NumPy's `compress`; with
+    /// a mask of the axis' length, `x[:, mask]`). As in NumPy, a shorter mask
+    /// leaves the positions past its end out, and a longer one may only be
+    /// false past the axis.
+    ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let x = Array::<i64>::arange(0, 6, 1, 4).unwrap();
+    /// let y = x.compress(&[false, true, true], 0).unwrap();
+    /// assert_eq!(y.compute().unwrap().iter().copied().collect::<Vec<_>>(), vec![1, 2]);
+    /// assert!(x.compress(&[false; 6].iter().copied().chain([true]).collect::<Vec<_>>(), 0).is_err());
+    /// ```
     ///
     /// # Errors
-    /// [`Error::ShapeMismatch`] when the mask's length differs; [`Error::BadAxis`].
+    /// [`Error::InvalidArgument`] when the mask is true past the axis' length;
+    /// [`Error::BadAxis`].
     pub fn compress(&self, mask: &[bool], axis: isize) -> Result<Array<T>> {
         self.check()?;
         let a = crate::reduce::normalize_axes(&[axis], self.ndim())?[0];
-        if mask.len() != self.shape()[a] {
-            return Err(Error::shape("compress (mask, axis)", &[mask.len()], &[self.shape()[a]]));
+        let n = self.shape()[a];
+        if let Some(past) = mask.iter().skip(n).position(|&m| m) {
+            return Err(Error::invalid(
+                "compress mask",
+                format!("true at position {}", n + past),
+                format!("past the end of axis {a} of length {n} (the mask has length {})", mask.len()),
+            ));
         }
-        let idx: Vec<isize> = mask.iter().enumerate().filter(|&(_, &m)| m).map(|(i, _)| i as isize).collect();
+        let idx: Vec<isize> = mask.iter().take(n).enumerate().filter(|&(_, &m)| m).map(|(i, _)| i as isize).collect();
         self.take(&idx, a as isize)
     }
 

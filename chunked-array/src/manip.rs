@@ -282,6 +282,37 @@ impl<T: Element> Array<T> {
         self.reshape1("expand_dims", from)
     }
 
+    /// Inserts length-1 axes at `axes`, positions in the result (NumPy's
+    /// `expand_dims` with a tuple): `(3, 4)` with axes `[0, -1]` becomes
+    /// `(1, 3, 4, 1)`.
+    ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let x = Array::<f64>::zeros(&[3, 4], 2).unwrap();
+    /// assert_eq!(x.expand_dims_axes(&[0, -1]).unwrap().shape(), vec![1, 3, 4, 1]);
+    /// assert_eq!(x.expand_dims_axes(&[1, 2]).unwrap().shape(), vec![3, 1, 1, 4]);
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::BadAxis`] for an axis outside the result's axes or given twice.
+    pub fn expand_dims_axes(&self, axes: &[isize]) -> Result<Array<T>> {
+        self.check()?;
+        let out_nd = self.ndim() + axes.len();
+        let new = crate::reduce::normalize_axes(axes, out_nd)?;
+        let mut next = 0;
+        let from = (0..out_nd)
+            .map(|i| {
+                if new.contains(&i) {
+                    None
+                } else {
+                    next += 1;
+                    Some(next - 1)
+                }
+            })
+            .collect();
+        self.reshape1("expand_dims", from)
+    }
+
     /// Removes length-1 axes: the given ones, or all for `None` (NumPy's `squeeze`).
     ///
     /// # Errors
@@ -337,7 +368,72 @@ impl<T: Element> Array<T> {
             return Ok(self.clone());
         }
         let cut = n - shift.rem_euclid(n as isize) as usize;
+        if cut == n {
+            return Ok(self.clone());
+        }
         concatenate(&[&self.span(a, cut, n)?, &self.span(a, 0, cut)?], a as isize)
+    }
+
+    /// Shifts along several axes at once (NumPy's `roll` with tuples): shift
+    /// `shifts[i]` along `axes[i]`, a single shift or axis standing for all,
+    /// and the shifts of an axis given twice added up.
+    ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let x = Array::<i64>::arange(0, 6, 1, 2).unwrap().reshape(&[2, 3]).unwrap();
+    /// let y = x.roll_axes(&[1, -1], &[0, 1]).unwrap().compute().unwrap();
+    /// assert_eq!(y.iter().copied().collect::<Vec<_>>(), vec![4, 5, 3, 1, 2, 0]);
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::BadAxis`]; [`Error::InvalidArgument`] when the lists differ in
+    /// length and neither has one element.
+    pub fn roll_axes(&self, shifts: &[isize], axes: &[isize]) -> Result<Array<T>> {
+        self.check()?;
+        let pairs = match (shifts.len(), axes.len()) {
+            (s, a) if s == a => s,
+            (1, a) => a,
+            (s, 1) => s,
+            _ => return Err(Error::invalid("roll shifts and axes", (shifts.len(), axes.len()), "need the same length, or one of them a single value")),
+        };
+        let nd = self.ndim();
+        // Per axis, the total shift modulo the axis length (no overflow however many).
+        let mut total = vec![0usize; nd];
+        for i in 0..pairs {
+            let shift = shifts[if shifts.len() == 1 { 0 } else { i }];
+            let a = crate::reduce::normalize_axes(&[axes[if axes.len() == 1 { 0 } else { i }]], nd)?[0];
+            let n = self.shape()[a];
+            if n > 0 {
+                total[a] = (total[a] + shift.rem_euclid(n as isize) as usize) % n;
+            }
+        }
+        let mut out = self.clone();
+        for (a, &shift) in total.iter().enumerate() {
+            out = out.roll(shift as isize, a as isize)?;
+        }
+        Ok(out)
+    }
+
+    /// Shifts the elements in C order, as if the array were flat, wrapping
+    /// around (NumPy's `roll` without an axis): a reshape to 1-d, a roll, and
+    /// a reshape back (blocks rechunked as [`Array::reshape`] needs).
+    ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let x = Array::<i64>::arange(0, 6, 1, 2).unwrap().reshape(&[2, 3]).unwrap();
+    /// let y = x.roll_flat(2).unwrap().compute().unwrap();
+    /// assert_eq!(y.iter().copied().collect::<Vec<_>>(), vec![4, 5, 0, 1, 2, 3]);
+    /// ```
+    ///
+    /// # Errors
+    /// Only an earlier error carried by `self`.
+    pub fn roll_flat(&self, shift: isize) -> Result<Array<T>> {
+        self.check()?;
+        if self.ndim() <= 1 {
+            return if self.ndim() == 0 { Ok(self.clone()) } else { self.roll(shift, 0) };
+        }
+        let shape: Vec<isize> = self.shape().iter().map(|&n| n as isize).collect();
+        self.ravel()?.roll(shift, 0)?.reshape(&shape)
     }
 }
 

@@ -280,7 +280,9 @@ fn select<E: Element, O: BlockOp>(
 
 impl<T: Element> Array<T> {
     /// The elements where a full-shape `mask` is true, in C order, as a 1-d array
-    /// (NumPy's `x[mask]`). The result has known block lengths: one block per
+    /// (NumPy's `x[mask]`). A mask over the leading `k` axes only selects whole
+    /// sub-arrays, as in NumPy: the result's shape is `(count, shape[k..])`.
+    /// The result has known block lengths: one block per
     /// block of `self` once the array is one block wide past its first axis
     /// (rechunked so, as dask's `ravel` does, to keep C order; row blocks are
     /// cut so that those blocks stay under the 128 MiB block-size limit). A
@@ -295,9 +297,19 @@ impl<T: Element> Array<T> {
     /// assert_eq!(y.compute().unwrap().iter().cloned().collect::<Vec<_>>(), vec![7, 8, 9, 10, 11]);
     /// ```
     ///
+    /// ```
+    /// use chunked_array::Array;
+    /// // Rows 0 and 2 of a (3, 2) array.
+    /// let x = Array::<i64>::arange(0, 6, 1, 2).unwrap().reshape(&[3, 2]).unwrap();
+    /// let rows = Array::from_ndarray(ndarray::arr1(&[true, false, true]), 2).unwrap();
+    /// let y = x.masked(&rows).unwrap();
+    /// assert_eq!(y.shape(), vec![2, 2]);
+    /// assert_eq!(y.compute().unwrap().iter().cloned().collect::<Vec<_>>(), vec![0, 1, 4, 5]);
+    /// ```
+    ///
     /// # Errors
-    /// [`Error::ShapeMismatch`] when the shapes differ; the compute errors of
-    /// `self` and the mask.
+    /// [`Error::ShapeMismatch`] when the mask's shape is neither `self`'s nor
+    /// its leading part; the compute errors of `self` and the mask.
     pub fn masked(&self, mask: &Array<bool>) -> Result<Array<T>> {
         self.masked_with(mask, &SelectOptions::default())
     }
@@ -311,10 +323,25 @@ impl<T: Element> Array<T> {
     pub fn masked_with(&self, mask: &Array<bool>, opts: &SelectOptions) -> Result<Array<T>> {
         self.check()?;
         mask.check()?;
-        if mask.shape() != self.shape() {
-            return Err(Error::shape("masked (values, mask)", &self.shape(), &mask.shape()));
-        }
         let shape = self.shape();
+        let k = mask.ndim();
+        if k >= 1 && k < shape.len() && mask.shape() == shape[..k] {
+            // Whole sub-arrays: the mask repeated over the trailing axes selects
+            // them in C order, `count` runs of shape[k..] each.
+            let trailing: Vec<isize> = (k as isize..shape.len() as isize).collect();
+            let full = mask.expand_dims_axes(&trailing)?.broadcast_to(&shape)?;
+            let flat = self.masked_with(&full, opts)?;
+            let per_row: usize = shape[k..].iter().product();
+            let count = match flat.shape()[0].checked_div(per_row) {
+                Some(count) => count,
+                None => counts_of(mask, &opts.context)?.iter().sum(),
+            };
+            let new_shape: Vec<isize> = std::iter::once(count).chain(shape[k..].iter().copied()).map(|n| n as isize).collect();
+            return flat.reshape(&new_shape);
+        }
+        if mask.shape() != shape {
+            return Err(Error::shape("masked (values, mask)", &shape, &mask.shape()));
+        }
         if shape.is_empty() {
             return self.expand_dims(0)?.masked_with(&mask.expand_dims(0)?, opts);
         }

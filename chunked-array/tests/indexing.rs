@@ -39,6 +39,10 @@ proptest! {
             let mask: Vec<bool> = bits.iter().take(shape[axis]).cloned().collect();
             let ids: Vec<usize> = mask.iter().enumerate().filter(|(_, m)| **m).map(|(i, _)| i).collect();
             prop_assert_eq!(x.compress(&mask, axis as isize).unwrap().compute().unwrap(), a.select(Axis(axis), &ids));
+            // A shorter mask leaves the rest of the axis out (NumPy).
+            let short = &mask[..mask.len() / 2];
+            let short_ids: Vec<usize> = ids.iter().copied().filter(|&i| i < short.len()).collect();
+            prop_assert_eq!(x.compress(short, axis as isize).unwrap().compute().unwrap(), a.select(Axis(axis), &short_ids));
             let lazy_mask = Array::from_ndarray(ndarray::Array1::from(mask.clone()), 3).unwrap();
             prop_assert_eq!(x.compress_array(&lazy_mask, axis as isize).unwrap().compute().unwrap(), a.select(Axis(axis), &ids));
         }
@@ -48,6 +52,26 @@ proptest! {
         let got = x.masked(&m).unwrap();
         prop_assert_eq!(got.shape(), vec![want.len()]);
         prop_assert_eq!(got.compute().unwrap().iter().cloned().collect::<Vec<_>>(), want);
+        // A mask over the leading k axes selects whole sub-arrays (NumPy).
+        for k in 1..shape.len() {
+            let lead = ArrayD::from_shape_fn(IxDyn(&shape[..k]), |i| bits[(i.as_array_view().iter().sum::<usize>() * 7) % 400]);
+            let lm = chunked(&lead, &chunks[..k]);
+            let rows: Vec<ArrayD<i64>> = a
+                .to_shape(IxDyn(&[shape[..k].iter().product::<usize>(), shape[k..].iter().product::<usize>()]))
+                .unwrap()
+                .outer_iter()
+                .zip(lead.iter())
+                .filter(|(_, keep)| **keep)
+                .map(|(r, _)| r.to_owned().into_dyn())
+                .collect();
+            let want_shape: Vec<usize> = std::iter::once(rows.len()).chain(shape[k..].iter().copied()).collect();
+            let got = x.masked(&lm).unwrap();
+            prop_assert_eq!(got.shape(), want_shape.clone());
+            let want: Vec<i64> = rows.iter().flat_map(|r| r.iter().copied()).collect();
+            let got = got.compute().unwrap();
+            prop_assert_eq!(got.shape(), want_shape.as_slice());
+            prop_assert_eq!(got.iter().copied().collect::<Vec<_>>(), want);
+        }
     }
 
     #[test]
@@ -124,7 +148,7 @@ fn masked_blocks_stay_under_the_limit() {
 fn selections_build_in_the_given_context() {
     let a = ArrayD::from_shape_fn(IxDyn(&[200, 50]), |i| (i[0] * 50 + i[1]) as f64);
     let x = chunked(&a, &[vec![40; 5], vec![50]]);
-    let keep = |i: &[usize]| (i[0] + 3 * i[1]) % 7 == 0;
+    let keep = |i: &[usize]| (i[0] + 3 * i[1]).is_multiple_of(7);
     let mask = Array::<bool>::from_fn(&[200, 50], [40, 50], move |i| keep(i)).unwrap();
     let want: Vec<f64> = a.indexed_iter().filter(|(i, _)| keep(i.slice())).map(|(_, v)| *v).collect();
     let layers = |p: &Profiler| p.spans().into_iter().map(|s| s.layer).collect::<std::collections::BTreeSet<_>>();
@@ -158,12 +182,45 @@ fn selections_build_in_the_given_context() {
     assert_eq!(picked.compute().unwrap(), a.select(Axis(0), &ids));
 }
 
+/// A selection's blocks can hold nothing; the operations that realign blocks
+/// (reshape, elementwise with other chunks, matmul, rechunk) take such arrays.
+#[test]
+fn selections_with_empty_blocks_flow_on() {
+    let a = ArrayD::from_shape_fn(IxDyn(&[6, 4]), |i| (i[0] * 4 + i[1]) as f64);
+    let x = chunked(&a, &[vec![2, 2, 2], vec![4]]);
+    // Only the middle row block keeps anything: blocks of 0, 8 and 0 elements.
+    let rows = Array::<bool>::from_fn(&[6], 2, |i| i[0] == 2 || i[0] == 3).unwrap();
+    let y = x.masked(&rows).unwrap();
+    assert_eq!(y.shape(), vec![2, 4]);
+    let flat = x.masked(&(&x.ge(8.0).unwrap() & &x.lt(16.0).unwrap())).unwrap();
+    assert!(flat.chunks().lengths()[0].contains(&0), "{:?}", flat.chunks().lengths());
+    let want: Vec<f64> = (8..16).map(f64::from).collect();
+    assert_eq!(flat.reshape(&[2, 4]).unwrap().compute().unwrap().iter().copied().collect::<Vec<_>>(), want);
+    let other = Array::<f64>::ones(&[8], 3).unwrap();
+    assert_eq!((&flat + &other).compute().unwrap().iter().copied().collect::<Vec<_>>(), want.iter().map(|v| v + 1.0).collect::<Vec<_>>());
+    assert_eq!(flat.rechunk(vec![vec![0, 5, 0, 3]]).unwrap().chunks().lengths()[0], vec![5, 3]);
+    let w = Array::<f64>::ones(&[4, 3], [3, 3]).unwrap();
+    let product = flat.reshape(&[2, 4]).unwrap().matmul(&w).unwrap().compute().unwrap();
+    assert_eq!(product.iter().copied().collect::<Vec<_>>(), vec![38.0, 38.0, 38.0, 54.0, 54.0, 54.0]);
+}
+
 #[test]
 fn indexing_errors() {
     let x = Array::<f64>::zeros(&[4, 3], 2).unwrap();
     assert!(x.take(&[4], 0).unwrap_err().to_string().contains("out of range for axis 0 of length 4"));
-    assert!(x.compress(&[true, false], 0).is_err());
-    assert!(x.masked(&Array::<bool>::zeros(&[4], 2).unwrap()).is_err());
+    // NumPy's compress: a short mask leaves the rest out; a long one may not
+    // be true past the axis.
+    assert_eq!(x.compress(&[true, false], 0).unwrap().shape(), vec![1, 3]);
+    assert_eq!(x.compress(&[false, true, false, true, false, false], 0).unwrap().shape(), vec![2, 3]);
+    let past = x.compress(&[false, false, false, false, true], 0).unwrap_err().to_string();
+    assert!(past.contains("true at position 4") && past.contains("axis 0 of length 4"), "{past}");
+    // A mask of neither the whole shape nor its leading part.
+    assert!(x.masked(&Array::<bool>::zeros(&[3], 2).unwrap()).unwrap_err().to_string().contains("[4, 3]"));
+    assert!(x.masked(&Array::<bool>::zeros(&[4, 3, 1], 2).unwrap()).is_err());
+    // Rows of nothing: the count still comes from the mask.
+    let none_wide = Array::<f64>::zeros(&[4, 0], 2).unwrap();
+    let rows = Array::<bool>::from_fn(&[4], 2, |i| i[0] != 1).unwrap();
+    assert_eq!(none_wide.masked(&rows).unwrap().shape(), vec![3, 0]);
     assert!(x.broadcast_to(&[4, 5]).is_err());
     assert!(x.broadcast_to(&[3]).is_err());
     assert!(matches!(x.take(&[0], 2), Err(chunked_array::Error::BadAxis { axis: 2, ndim: 2, .. })));
@@ -171,7 +228,8 @@ fn indexing_errors() {
     assert_eq!(x.take(&[-4], 0).unwrap().shape(), vec![1, 3]);
     let mask2d = Array::<bool>::full(&[4, 3], true, 2).unwrap();
     assert!(x.compress_array(&mask2d, 0).unwrap_err().to_string().contains("1-d"));
-    assert!(x.compress_array(&Array::<bool>::full(&[3], true, 2).unwrap(), 0).is_err());
+    assert_eq!(x.compress_array(&Array::<bool>::full(&[3], true, 2).unwrap(), 0).unwrap().shape(), vec![3, 3]);
+    assert!(x.compress_array(&Array::<bool>::full(&[5], true, 2).unwrap(), 0).is_err());
     assert!(x.compress_array(&Array::<bool>::full(&[4], true, 2).unwrap(), 2).is_err());
 }
 

@@ -1,4 +1,4 @@
-//! concatenate, stack, expand_dims, squeeze, flip, roll against ndarray.
+//! concatenate, stack, expand_dims, squeeze, flip, roll (one axis, several, flat) against ndarray.
 
 mod common;
 
@@ -51,6 +51,68 @@ proptest! {
         prop_assert_eq!(x.squeeze(None).unwrap().shape(), squeezed.clone());
         prop_assert_eq!(x.squeeze(None).unwrap().compute().unwrap().shape().to_vec(), squeezed);
     }
+}
+
+/// NumPy's roll of `a` by `shift` along `axis`: element i goes to i + shift.
+fn rolled(a: &ArrayD<i64>, shift: isize, axis: usize) -> ArrayD<i64> {
+    let n = a.shape()[axis];
+    if n == 0 {
+        return a.clone();
+    }
+    let k = shift.rem_euclid(n as isize) as usize;
+    let idx: Vec<usize> = (0..n).map(|i| (i + n - k) % n).collect();
+    a.select(Axis(axis), &idx)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(CASES))]
+
+    /// roll over several axes (an axis given twice adds its shifts) and over
+    /// the flattened array; expand_dims at several positions.
+    #[test]
+    fn roll_many_and_flat((shape, chunks) in shape_chunks(3, 6), shifts in prop::collection::vec(-9isize..9, 1..4),
+                          picks in prop::collection::vec(any::<prop::sample::Index>(), 1..4), flat in -40isize..40) {
+        let a = numbered(&shape, 1);
+        let x = chunked(&a, &chunks);
+        if !shape.is_empty() {
+            let nd = shape.len();
+            let axes: Vec<isize> = picks.iter().take(shifts.len()).map(|p| p.index(nd) as isize - if p.index(2) == 0 { nd as isize } else { 0 }).collect();
+            let got = x.roll_axes(&shifts, &axes);
+            if axes.len() == shifts.len() || axes.len() == 1 {
+                let mut want = a.clone();
+                for i in 0..shifts.len() {
+                    let axis = axes[if axes.len() == 1 { 0 } else { i }].rem_euclid(nd as isize) as usize;
+                    want = rolled(&want, shifts[i], axis);
+                }
+                prop_assert_eq!(got.unwrap().compute().unwrap(), want);
+            } else {
+                prop_assert!(got.is_err());
+            }
+        }
+        // Flat: element at C-order position p moves to p + flat.
+        let values: Vec<i64> = a.iter().copied().collect();
+        let n = values.len();
+        let want: Vec<i64> = (0..n).map(|p| values[(p as isize - flat).rem_euclid(n.max(1) as isize) as usize]).collect();
+        let got = x.roll_flat(flat).unwrap();
+        prop_assert_eq!(got.shape(), shape.clone());
+        prop_assert_eq!(got.compute().unwrap().iter().copied().collect::<Vec<_>>(), want);
+        // Two new axes: at the front and at the end of the result.
+        let e = x.expand_dims_axes(&[0, -1]).unwrap();
+        prop_assert_eq!(e.compute().unwrap(), a.clone().insert_axis(Axis(0)).insert_axis(Axis(shape.len() + 1)));
+    }
+}
+
+#[test]
+fn many_axes_errors() {
+    let x = Array::<f64>::zeros(&[2, 3], 1).unwrap();
+    assert!(x.roll_axes(&[1, 2, 3], &[0, 1]).unwrap_err().to_string().contains("(3, 2)"));
+    assert!(matches!(x.roll_axes(&[1], &[2]).unwrap_err(), chunked_array::Error::BadAxis { axis: 2, .. }));
+    assert!(matches!(x.expand_dims_axes(&[0, 0]).unwrap_err(), chunked_array::Error::BadAxis { axis: 0, .. }));
+    assert!(matches!(x.expand_dims_axes(&[4]).unwrap_err(), chunked_array::Error::BadAxis { axis: 4, ndim: 3, .. }));
+    assert_eq!(x.expand_dims_axes(&[]).unwrap().shape(), vec![2, 3]);
+    // A 0-d array rolls to itself.
+    let s = Array::<f64>::full(&[], 2.0, 1).unwrap();
+    assert_eq!(s.roll_flat(5).unwrap().compute().unwrap()[[]], 2.0);
 }
 
 fn rechunk_all(shape: &[usize]) -> Vec<Vec<usize>> {

@@ -63,7 +63,10 @@ fn matmul_errors() {
     assert!(e.contains("[3]") && e.contains("[2]") && e.contains("broadcast"), "{e}");
     let scalar = Array::<f64>::ones(&[], 1).unwrap();
     assert!(a.matmul(&scalar).unwrap_err().to_string().contains("(2, 0)"));
-    assert!(scalar.dot(&s3).is_err());
+    // dot with a 0-d operand multiplies (NumPy's dot; matmul refuses it).
+    let twice = (&scalar * 2.0).dot(&s3).unwrap().compute().unwrap();
+    assert_eq!(twice, ndarray::ArrayD::from_elem(ndarray::IxDyn(&[3, 2, 4]), 2.0));
+    assert_eq!(a.dot(&scalar).unwrap().shape(), vec![3, 4]);
     let r: Array2<f64> = a.matmul(&a.t()).unwrap().compute().unwrap().into_dimensionality::<Ix2>().unwrap();
     assert_eq!(r, Array2::from_elem((3, 3), 4.0));
     // tensordot: paired lengths must match, pair lists be of one length, axes exist once.
