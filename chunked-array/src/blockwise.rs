@@ -118,7 +118,8 @@ fn explicit_chunks(spec: ChunkSpec, input: &Chunks, dtype: crate::element::DType
             message: format!("the output drops an axis of {} blocks; only one-block axes can be dropped", grid[lists.len()]),
         });
     }
-    // The usual validation of explicit lengths (no empty block on a non-empty axis).
+    // The usual validation of explicit lengths (each axis' lengths sum to it;
+    // a block may be empty, as a filtering function's can be).
     let shape: Vec<usize> = lists.iter().map(|l| l.iter().sum()).collect();
     spec.resolve(&shape, dtype)
 }

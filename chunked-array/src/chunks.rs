@@ -68,26 +68,13 @@ impl ChunkSpec {
         }).collect()
     }
 
-    /// The spec with the blocks of no elements left out of its explicit lists
-    /// (those of an empty axis keep their one block). A selection's blocks
-    /// may hold nothing, and lists made from its chunks would otherwise be
-    /// refused by [`ChunkSpec::resolve`]; for a rechunk they carry nothing.
-    pub(crate) fn without_empty_blocks(mut self) -> Self {
-        for axis in self.axes.iter_mut().flatten() {
-            if let AxisChunks::Explicit(list) = axis
-                && list.iter().any(|&n| n > 0)
-            {
-                list.retain(|&n| n > 0);
-            }
-        }
-        self
-    }
-
     /// Resolves the spec against a shape and element type.
     ///
     /// # Errors
     /// [`Error::BadChunks`] when the spec has the wrong number of axes, a zero block
-    /// length on a non-empty axis, or explicit lengths that do not sum to the axis.
+    /// size on a non-empty axis, or explicit lengths that do not sum to the axis
+    /// (explicit lists may hold empty blocks, as dask's chunks may: a
+    /// selection's or a filtering `map_blocks`'s blocks can hold nothing).
     pub fn resolve(&self, shape: &[usize], dtype: DType) -> Result<Chunks> {
         let axes: Vec<AxisChunks> = match &self.axes {
             Some(a) => {
@@ -126,12 +113,6 @@ impl ChunkSpec {
                         return Err(Error::BadChunks {
                             axis,
                             message: format!("explicit block lengths {list:?} sum to {total}, axis length is {n}"),
-                        });
-                    }
-                    if n > 0 && list.contains(&0) {
-                        return Err(Error::BadChunks {
-                            axis,
-                            message: format!("explicit block lengths {list:?} contain 0 on a non-empty axis"),
                         });
                     }
                     explicit[axis] = Some(if list.is_empty() { vec![0] } else { list.clone() });

@@ -158,9 +158,6 @@ impl<T: Element> Array<T> {
     /// assert_eq!(y.compute().unwrap(), x.compute().unwrap());
     /// ```
     ///
-    /// Blocks of no elements in explicit lists (a selection's chunks can hold
-    /// them) are left out: they carry nothing.
-    ///
     /// # Errors
     /// [`crate::Error::BadChunks`] when the spec does not fit the shape.
     pub fn rechunk(&self, chunks: impl Into<ChunkSpec>) -> Result<Array<T>> {
@@ -173,7 +170,7 @@ impl<T: Element> Array<T> {
     /// As [`Array::rechunk`].
     pub fn rechunk_with(&self, chunks: impl Into<ChunkSpec>, options: RechunkOptions) -> Result<Array<T>> {
         self.check()?;
-        let new = chunks.into().without_empty_blocks().resolve(&self.shape(), T::DTYPE)?;
+        let new = chunks.into().resolve(&self.shape(), T::DTYPE)?;
         let old = self.chunks();
         if &new == old {
             return Ok(self.clone());

@@ -156,10 +156,7 @@ impl<T: Element> Array<T> {
             let op = Reshape::<T> { _t: std::marker::PhantomData };
             return Array::built(Node::new("reshape", T::DTYPE, chunks, vec![whole.node.clone()], op));
         }
-        // Blocks of no elements (a selection's) are left out: the aligned
-        // rechunk below drops them, and the output must follow it.
-        let lengths: Vec<Vec<usize>> = self.chunks().lengths().iter().map(|l| l.iter().copied().filter(|&n| n > 0).collect()).collect();
-        let lengths = lengths.as_slice();
+        let lengths = self.chunks().lengths();
         let mut in_chunks: Vec<Vec<usize>> = lengths.to_vec();
         let mut out_chunks: Vec<Vec<usize>> = vec![Vec::new(); target.len()];
         for (ir, or) in groups(&own, &target) {

@@ -130,7 +130,7 @@ fn row_blocks(rows: &[usize], shape: &[usize], bytes_per_element: usize, block_s
     let max_rows = (block_size_limit / row_bytes.max(1)).max(1);
     let rows: Vec<usize> = rows.iter().flat_map(|&r| crate::chunks::even_pieces(r, max_rows)).collect();
     // Empty row blocks (a selection's blocks that selected nothing) are
-    // dropped: explicit chunks may not hold zeros on a non-empty axis.
+    // dropped: they would only make empty tasks.
     let rows = if rows.is_empty() { vec![0] } else { rows };
     let mut lengths = vec![rows];
     lengths.extend(shape[1..].iter().map(|&n| vec![n]));

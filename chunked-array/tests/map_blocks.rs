@@ -140,7 +140,16 @@ fn blockwise_repeated_letters_and_three_inputs() {
 }
 
 #[test]
-fn declared_zero_blocks_are_refused() {
-    let x = Array::<f64>::ones(&[4], 2).unwrap();
-    assert!(x.map_blocks(|b, _| b.to_owned(), Some(vec![vec![0, 4]].into())).is_err());
+fn declared_empty_blocks_are_kept() {
+    // A filtering function: the first block keeps nothing, the second all.
+    let x = Array::<f64>::arange(0.0, 4.0, 1.0, 2).unwrap();
+    let kept = x.map_blocks(|b, info| if info.index[0] == 0 { b.slice(ndarray::s![..0]).to_owned().into_dyn() } else { b.to_owned() }, Some(vec![vec![0, 2]].into())).unwrap();
+    assert_eq!(kept.chunks().lengths()[0], vec![0, 2]);
+    assert_eq!(kept.compute().unwrap().iter().copied().collect::<Vec<_>>(), vec![2.0, 3.0]);
+    assert_eq!((&kept * 2.0).sum(None).unwrap().compute_scalar().unwrap(), 10.0);
+    // A block of another length than declared is an error when computed.
+    let wrong = x.map_blocks(|b, _| b.to_owned(), Some(vec![vec![0, 4]].into())).unwrap();
+    assert!(wrong.compute().is_err());
+    // Still one declared block per input block.
+    assert!(x.map_blocks(|b, _| b.to_owned(), Some(vec![vec![0, 1, 3]].into())).is_err());
 }

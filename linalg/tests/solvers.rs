@@ -184,3 +184,39 @@ fn the_memory_check_counts_lu_panels() {
         other => panic!("expected the plan to be refused, got {:?}", other.map(|a| a.shape().to_vec())),
     }
 }
+
+/// Grids with empty blocks (a selection's rows and columns can have them):
+/// each factorization and solve still meets its residual bound.
+#[test]
+fn empty_blocks_in_the_grid() {
+    let n = 20;
+    let lens = vec![0, 7, 0, 0, 8, 5, 0];
+    let a = spd(n, 11);
+    let x = chunked(&a, lens.clone(), lens.clone());
+    let tol = 10.0 * n as f64 * EPS;
+    let l = mat(&cholesky(&x, true).unwrap());
+    assert!(fro(&(&a - &l.dot(&l.t()))) / fro(&a) <= tol);
+    let b = mat(&RandomState::new(12).standard_normal::<f64>(&[n, 3], [n, 3]).unwrap());
+    let bx = chunked(&b, vec![10, 0, 10], vec![3]);
+    for (t, lower) in [(l.clone(), true), (l.t().to_owned(), false)] {
+        let y = mat(&solve_triangular(&chunked(&t, lens.clone(), lens.clone()), &bx, lower).unwrap());
+        assert!(fro(&(t.dot(&y) - &b)) / (fro(&t) * fro(&y)) <= tol);
+    }
+    let g = mat(&RandomState::new(13).standard_normal::<f64>(&[n, n], [n, n]).unwrap());
+    let gx = chunked(&g, lens.clone(), lens.clone());
+    let (p, lo, up) = lu(&gx).unwrap();
+    let (p, lo, up) = (mat(&p), mat(&lo), mat(&up));
+    assert!(fro(&(p.dot(&lo).dot(&up) - &g)) / fro(&g) <= tol);
+    let y = mat(&solve(&gx, &bx).unwrap());
+    assert!(fro(&(g.dot(&y) - &b)) / (fro(&g) * fro(&y)) <= tol);
+    let gi = mat(&inv(&gx).unwrap());
+    assert!(fro(&(g.dot(&gi) - Array2::<f64>::eye(n))) / (fro(&g) * fro(&gi)) <= tol);
+    // Least squares over row blocks of which some are empty.
+    let tall = mat(&RandomState::new(14).standard_normal::<f64>(&[60, 4], [60, 4]).unwrap());
+    let rhs = mat(&RandomState::new(15).standard_normal::<f64>(&[60, 1], [60, 1]).unwrap());
+    let fit = chunked_linalg::lstsq(&chunked(&tall, vec![0, 30, 0, 30], vec![4]), &chunked(&rhs, vec![20, 0, 40], vec![1]), None).unwrap();
+    let coef = mat(&fit.x);
+    // The normal equations hold at the least-squares solution.
+    let normal = tall.t().dot(&(tall.dot(&coef) - &rhs));
+    assert!(fro(&normal) / (fro(&tall) * fro(&tall) * fro(&coef).max(1.0)) <= 100.0 * EPS, "{}", fro(&normal));
+}

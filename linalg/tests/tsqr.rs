@@ -58,6 +58,10 @@ fn tsqr_one_block_and_irregular_rows_shorter_than_n() {
     check_qr(&a, vec![120], 2);
     // Blocks shorter than n (k_i < n) and a single-row block.
     check_qr(&a, vec![7, 50, 1, 40, 5, 17], 2);
+    // Empty row blocks, as a selection's rows can have.
+    for arity in [2, 3] {
+        check_qr(&a, vec![0, 30, 0, 0, 60, 30, 0], arity);
+    }
 }
 
 /// Row blocks taller than a leaf (10000 rows at this n) are factored as

@@ -8,20 +8,27 @@ use proptest::prelude::*;
 /// Cases per property (the issue asks for at least 256 per operation in CI).
 pub const CASES: u32 = 256;
 
-/// A partition of `n` into block lengths, from a mask of cut points.
+/// A partition of `n` into block lengths, from a mask of cut points. Two cuts
+/// in a row also put an empty block between them, as selections make: every
+/// operation must take blocks of no elements.
 fn partition(n: usize, cuts: &[bool]) -> Vec<usize> {
     if n == 0 {
         return vec![0];
     }
     let mut out = Vec::new();
     let mut len = 1;
+    let mut previous = false;
     for &c in cuts.iter().take(n - 1) {
         if c {
             out.push(len);
+            if previous {
+                out.push(0);
+            }
             len = 1;
         } else {
             len += 1;
         }
+        previous = c;
     }
     out.push(len);
     out
