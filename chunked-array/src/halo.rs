@@ -318,8 +318,8 @@ impl<T: Element> Array<T> {
     ///
     /// # Errors
     /// [`Error::InvalidArgument`] for a depth list of the wrong length, a depth
-    /// over 2^26, extended blocks of more than 2^28 positions along one axis in
-    /// all, or a depth on an empty axis with a boundary that reads the array; at
+    /// over 2^26, halos of more than 2^26 positions in all along one axis, or a
+    /// depth on an empty axis with a boundary that reads the array; at
     /// compute time, a returned block of the wrong shape.
     pub fn map_overlap<F>(&self, f: F, depth: &[usize], boundary: Boundary<T>) -> Result<Array<T>>
     where
@@ -343,13 +343,13 @@ impl<T: Element> Array<T> {
             }
             // Past the array's edges 'none' adds nothing: no deeper than the axis.
             let d = if matches!(boundary, Boundary::None) { d.min(n) } else { d };
-            // Each block's position map takes 16 bytes per extended position.
-            const MAX_POSITIONS: usize = 1 << 28;
-            if n.saturating_add((2 * d).saturating_mul(lengths.len())) > MAX_POSITIONS {
+            // Each block's position map takes 16 bytes per extended position:
+            // the halos' part is capped as pad's edges are (1 GiB).
+            if (2 * d).saturating_mul(lengths.len()) > MAX_EDGE {
                 return Err(Error::invalid(
                     "depth",
                     depth,
-                    format!("depth {d} on axis {a} extends its {} blocks to more than {MAX_POSITIONS} positions in all (use larger blocks)", lengths.len()),
+                    format!("depth {d} on axis {a} adds halos of more than {MAX_EDGE} positions in all over its {} blocks (use larger blocks or a smaller depth)", lengths.len()),
                 ));
             }
             let source = |g: isize| -> Option<Src> {
