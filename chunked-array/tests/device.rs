@@ -297,3 +297,18 @@ fn a_device_out_of_memory_spills_idle_blocks_and_runs_the_task_again() {
         other => panic!("expected the device out of memory, got {other}"),
     }
 }
+
+per_backend!(empty_blocks_on_the_device, |device: Option<&Device>| {
+    // Blocks of no elements (a selection's chunks have them), on every axis a
+    // product reads: elementwise work, reductions, a matmul whose contracted
+    // axis has empty pieces, and a rechunk.
+    let a = ArrayD::from_shape_fn(ndarray::IxDyn(&[60, 45]), |i| ((i[0] * 7 + i[1] * 3) % 11) as f64 - 5.0);
+    let b = ArrayD::from_shape_fn(ndarray::IxDyn(&[45, 30]), |i| ((i[0] * 5 + i[1]) % 7) as f64 - 3.0);
+    let x = place(&Array::from_ndarray(a.clone(), vec![vec![0, 20, 0, 40], vec![15, 0, 30]]).unwrap(), device);
+    let y = place(&Array::from_ndarray(b.clone(), vec![vec![0, 15, 0, 30], vec![30, 0]]).unwrap(), device);
+    assert_eq!((&x * 2.0 + 1.0).compute().unwrap(), a.mapv(|v| v * 2.0 + 1.0));
+    assert_eq!(x.sum(0).unwrap().compute().unwrap(), a.sum_axis(Axis(0)));
+    let expected = a.clone().into_dimensionality::<Ix2>().unwrap().dot(&b.clone().into_dimensionality::<Ix2>().unwrap());
+    assert_eq!(x.matmul(&y).unwrap().compute().unwrap().into_dimensionality::<Ix2>().unwrap(), expected);
+    assert_eq!(x.rechunk(vec![vec![30, 0, 30], vec![45]]).unwrap().compute().unwrap(), a);
+});
