@@ -231,7 +231,7 @@ impl<T: Element> Array<T> {
             return Err(Error::invalid("mask", mask.shape(), "a mask along one axis is 1-d"));
         }
         let here = mask.compute_root(ctx)?.map(|m| m.iter().copied().collect::<Vec<bool>>());
-        let m = crate::selection::shared_from_root(ctx, here, |m| m.iter().map(|&b| u8::from(b)).collect(), |bytes| bytes.iter().map(|&b| b != 0).collect());
+        let m = crate::schedule::shared_from_root(ctx, here, |m| m.iter().map(|&b| u8::from(b)).collect(), |bytes| bytes.iter().map(|&b| b != 0).collect());
         self.compress(&m, axis)
     }
 

@@ -271,15 +271,7 @@ impl<T: Element> Array<T> {
     /// # Errors
     /// [`Error::BadAxis`] for `axis` outside `-(ndim+1)..=ndim`.
     pub fn expand_dims(&self, axis: isize) -> Result<Array<T>> {
-        self.check()?;
-        let nd = self.ndim();
-        let a = crate::reduce::normalize_axes(&[axis], nd + 1)?[0];
-        let from: Vec<Option<usize>> = (0..=nd).map(|i| match i.cmp(&a) {
-            std::cmp::Ordering::Less => Some(i),
-            std::cmp::Ordering::Equal => None,
-            std::cmp::Ordering::Greater => Some(i - 1),
-        }).collect();
-        self.reshape1("expand_dims", from)
+        self.expand_dims_axes(&[axis])
     }
 
     /// Inserts length-1 axes at `axes`, positions in the result (NumPy's

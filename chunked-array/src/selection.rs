@@ -149,7 +149,7 @@ fn counts_of(m: &Array<bool>, ctx: &Context) -> Result<Vec<usize>> {
             .map(|w| per_row.iter().skip(w[0]).take(w[1] - w[0]).sum::<i64>() as u64)
             .collect::<Vec<u64>>()
     });
-    let counts = shared_from_root(ctx, counts, |c| c.iter().flat_map(|n| n.to_le_bytes()).collect(), |bytes| {
+    let counts = crate::schedule::shared_from_root(ctx, counts, |c| c.iter().flat_map(|n| n.to_le_bytes()).collect(), |bytes| {
         bytes.chunks_exact(8).map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes"))).collect()
     });
     let rows = m.chunks().lengths()[0].len();
@@ -157,18 +157,6 @@ fn counts_of(m: &Array<bool>, ctx: &Context) -> Result<Vec<usize>> {
         return Err(Error::invalid("selection counts", counts.len(), format!("rank 0 shared counts for {rows} row blocks")));
     }
     counts.into_iter().map(|n| usize::try_from(n).map_err(|_| Error::invalid("selection count", n, "past usize"))).collect()
-}
-
-/// A value computed on the processes that received a run's result (`Some`:
-/// rank 0 always among them), made the same on every process of `ctx`'s runs
-/// (rank 0's, through [`crate::Scheduler::share_from_root`]; a one-process
-/// run keeps its own).
-pub(crate) fn shared_from_root<V>(ctx: &Context, here: Option<V>, encode: impl Fn(&V) -> Vec<u8>, decode: impl Fn(&[u8]) -> V) -> V {
-    let scheduler = ctx.scheduler();
-    match here {
-        Some(v) if scheduler.processes() == 1 => v,
-        here => decode(&scheduler.share_from_root(here.as_ref().map(&encode).unwrap_or_default())),
-    }
 }
 
 /// How a selection whose length depends on the data ([`Array::masked_with`],

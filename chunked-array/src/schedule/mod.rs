@@ -353,6 +353,18 @@ impl Context {
     }
 }
 
+/// A value computed on the processes that received a run's result (`Some`:
+/// rank 0 always among them), made the same on every process of `ctx`'s runs
+/// (rank 0's, through [`crate::Scheduler::share_from_root`]; a one-process
+/// run keeps its own).
+pub(crate) fn shared_from_root<V>(ctx: &Context, here: Option<V>, encode: impl Fn(&V) -> Vec<u8>, decode: impl Fn(&[u8]) -> V) -> V {
+    let scheduler = ctx.scheduler();
+    match here {
+        Some(v) if scheduler.processes() == 1 => v,
+        here => decode(&scheduler.share_from_root(here.as_ref().map(&encode).unwrap_or_default())),
+    }
+}
+
 impl Default for Context {
     /// The threaded scheduler on all cores.
     fn default() -> Self {
