@@ -23,6 +23,10 @@ pub struct BlockInfo<'a> {
     pub array_shape: &'a [usize],
     /// The shape the function must return for this block.
     pub out_shape: &'a [usize],
+    /// Per axis, how many positions of the block the function sees lie before
+    /// and after the block's own: `map_overlap`'s halos (fewer at a
+    /// `Boundary::None` edge); `(0, 0)` for `map_blocks`.
+    pub halo: &'a [(usize, usize)],
 }
 
 struct MapBlocks<T, U, F> {
@@ -48,6 +52,7 @@ where
             start: &input.chunks.block_start(idx),
             array_shape: &input.shape(),
             out_shape: &out_shape,
+            halo: &vec![(0, 0); idx.len()],
         };
         let out = (self.f)(a.view(), &info);
         if out.shape() != out_shape.as_slice() {

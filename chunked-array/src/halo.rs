@@ -1,13 +1,12 @@
-//! Blocks extended beyond their edges: `pad` (at the array's edges) and
-//! `map_overlap` (halos from the neighbouring blocks, with a boundary rule at the
-//! array's edges).
+//! Blocks extended beyond their edges: `pad` (at the array's edges) here, and
+//! the halos of `map_overlap` (in `overlap`).
 //!
 //! Both build each extended block from per-axis maps "extended position -> global
 //! source position (or the fill value)", so the same kernel serves every mode.
 
 use std::sync::Arc;
 
-use ndarray::{ArrayD, ArrayViewD, Slice};
+use ndarray::{ArrayViewD, Slice};
 
 use crate::array::Array;
 use crate::chunks::Chunks;
@@ -17,11 +16,11 @@ use crate::graph::{block_as, Block, BlockOp, Node};
 
 /// Most elements `pad` adds on one side of an axis (2^26): an edge's position map
 /// takes 16 bytes per element, 1 GiB at this width.
-const MAX_EDGE: usize = 1 << 26;
+pub(crate) const MAX_EDGE: usize = 1 << 26;
 
 /// Where one extended position along an axis reads from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Src {
+pub(crate) enum Src {
     /// This global position of the input.
     At(usize),
     /// The fill value.
@@ -59,10 +58,12 @@ pub enum Boundary<T> {
     Periodic,
 }
 
-/// Blocks extended as `maps[axis][block]` says.
+/// Blocks extended as `maps[axis][block]` says. A position that is a fill along
+/// some axes takes the fill of the last of them (`fills[axis]`), as padding one
+/// axis after the other gives.
 struct Extend<T> {
     maps: Vec<Vec<Vec<Src>>>,
-    fill: T,
+    fills: Vec<T>,
 }
 
 impl<T: Element> Extend<T> {
@@ -126,13 +127,21 @@ impl<T: Element> BlockOp for Extend<T> {
         // The block is a product of per-axis runs: each run copies a box of one
         // source block (a slice, reversed for reflections) or keeps the fill.
         let runs: Vec<Vec<Run>> = tables.iter().map(|t| Run::along(t)).collect();
-        let mut out = crate::schedule::full_block(&shape, self.fill);
+        let mut out = crate::schedule::full_block(&shape, self.fills.last().copied().unwrap_or_default());
         if runs.iter().all(|r| !r.is_empty()) {
             let lo = vec![0; runs.len()];
             let hi: Vec<usize> = runs.iter().map(Vec::len).collect();
             crate::chunks::for_each_in_box(&lo, &hi, |choice| {
                 let picked: Vec<&Run> = choice.iter().enumerate().map(|(a, &r)| &runs[a][r]).collect();
-                let Some(reads) = picked.iter().map(|r| r.src).collect::<Option<Vec<_>>>() else { return };
+                let mut target = out.slice_each_axis_mut(|ax| {
+                    let run = picked[ax.axis.index()];
+                    Slice::from(run.at..run.at + run.len)
+                });
+                let Some(reads) = picked.iter().map(|r| r.src).collect::<Option<Vec<_>>>() else {
+                    let last_fill = picked.iter().rposition(|r| r.src.is_none()).expect("a fill run");
+                    target.fill(self.fills[last_fill]);
+                    return;
+                };
                 let block = reads.iter().zip(&counts).fold(0, |b, (&(k, _, _), &n)| b * n + k);
                 let src = blocks[block].slice_each_axis(|ax| {
                     let (a, len) = (ax.axis.index(), picked[ax.axis.index()].len);
@@ -144,11 +153,7 @@ impl<T: Element> BlockOp for Extend<T> {
                         _ => Slice::from(first..first + 1),
                     }
                 });
-                out.slice_each_axis_mut(|ax| {
-                    let run = picked[ax.axis.index()];
-                    Slice::from(run.at..run.at + run.len)
-                })
-                .assign(&src);
+                target.assign(&src);
             });
         }
         Ok(Arc::new(out))
@@ -198,31 +203,11 @@ impl Run {
     }
 }
 
-/// Cuts `before[axis][block]` / `after[axis][block]` elements off each block.
-struct Trim<T> {
-    before: Vec<Vec<usize>>,
-    _t: std::marker::PhantomData<fn() -> T>,
-}
-
-impl<T: Element> BlockOp for Trim<T> {
-    fn deps(&self, node: &Node, idx: &[usize], out: &mut Vec<(usize, usize)>) {
-        out.push((0, node.inputs[0].chunks.linear(idx)));
-    }
-    fn run(&self, node: &Node, idx: &[usize], inputs: &[&Block]) -> Result<Block> {
-        let a = block_as::<T>(inputs[0], node, "trim")?;
-        let shape = node.chunks.block_shape(idx);
-        let view = a.slice_each_axis(|ax| {
-            let i = ax.axis.index();
-            let s = self.before[i][idx[i]];
-            ndarray::Slice::from(s..s + shape[i])
-        });
-        Ok(Arc::new(crate::schedule::owned_block(view)))
-    }
-}
-
-fn extend<T: Element>(x: &Array<T>, name: &str, maps: Vec<Vec<Vec<Src>>>, fill: T) -> Array<T> {
+/// `x` with every block extended as `maps[axis][block]` says (`fills[axis]`:
+/// the fill value of each axis's `Src::Fill` positions).
+pub(crate) fn extend<T: Element>(x: &Array<T>, name: &str, maps: Vec<Vec<Vec<Src>>>, fills: Vec<T>) -> Array<T> {
     let lengths = maps.iter().map(|m| m.iter().map(Vec::len).collect()).collect();
-    Array::from_node(Node::new(name, T::DTYPE, Chunks::from_lengths(lengths), vec![x.node.clone()], Extend { maps, fill }))
+    Array::from_node(Node::new(name, T::DTYPE, Chunks::from_lengths(lengths), vec![x.node.clone()], Extend { maps, fills }))
 }
 
 impl<T: Element> Array<T> {
@@ -291,105 +276,6 @@ impl<T: Element> Array<T> {
             PadMode::Constant(v) => v,
             _ => T::default(),
         };
-        Ok(extend(self, "pad", maps, fill))
-    }
-
-    /// Applies `f` to every block extended by `depth[axis]` elements from its
-    /// neighbours on each side, then trims the result back (dask's
-    /// `map_overlap`). `f` must return a block of the extended block's shape.
-    ///
-    /// ```
-    /// use chunked_array::{Array, Boundary};
-    /// // A centred moving sum of width 3, across block edges.
-    /// let x = Array::<f64>::arange(0.0, 8.0, 1.0, 3).unwrap();
-    /// let y = x.map_overlap(|b| {
-    ///     let n = b.len();
-    ///     ndarray::ArrayD::from_shape_fn(b.raw_dim(), |i| if i[0] == 0 || i[0] + 1 == n { 0.0 } else { b[[i[0] - 1]] + b[[i[0]]] + b[[i[0] + 1]] })
-    /// }, &[1], Boundary::Constant(0.0)).unwrap();
-    /// assert_eq!(y.compute().unwrap().iter().cloned().collect::<Vec<_>>(), vec![1.0, 3.0, 6.0, 9.0, 12.0, 15.0, 18.0, 13.0]);
-    /// ```
-    ///
-    /// A depth may be larger than the blocks (the halo then comes from several
-    /// blocks along the axis; the result keeps this array's chunks, where dask
-    /// first rechunks to blocks at least as long as the depth) and, except with
-    /// [`Boundary::None`], than the axis itself (the boundary rule repeats, as
-    /// NumPy's `pad` does: `Nearest`, `Reflect` and `Periodic` are its `edge`,
-    /// `symmetric` and `wrap`).
-    ///
-    /// # Errors
-    /// [`Error::InvalidArgument`] for a depth list of the wrong length, a depth
-    /// over 2^26, halos of more than 2^26 positions in all along one axis, or a
-    /// depth on an empty axis with a boundary that reads the array; at
-    /// compute time, a returned block of the wrong shape.
-    pub fn map_overlap<F>(&self, f: F, depth: &[usize], boundary: Boundary<T>) -> Result<Array<T>>
-    where
-        F: Fn(ArrayViewD<'_, T>) -> ArrayD<T> + Send + Sync + 'static,
-    {
-        self.check()?;
-        let shape = self.shape();
-        if depth.len() != shape.len() {
-            return Err(Error::invalid("depth", depth, format!("needs one depth per axis ({})", shape.len())));
-        }
-        let mut maps = Vec::with_capacity(shape.len());
-        let mut before = Vec::with_capacity(shape.len());
-        for (a, (&d, &n)) in depth.iter().zip(&shape).enumerate() {
-            let lengths = &self.chunks().lengths()[a];
-            if d > MAX_EDGE {
-                return Err(Error::invalid("depth", depth, format!("depth {d} on axis {a} is more than {MAX_EDGE} elements")));
-            }
-            let reads_array = !matches!(boundary, Boundary::None | Boundary::Constant(_));
-            if n == 0 && d > 0 && reads_array {
-                return Err(Error::invalid("depth", depth, format!("axis {a} is empty: the boundary has no elements to extend it with")));
-            }
-            // Past the array's edges 'none' adds nothing: no deeper than the axis.
-            let d = if matches!(boundary, Boundary::None) { d.min(n) } else { d };
-            // Each block's position map takes 16 bytes per extended position:
-            // the halos' part is capped as pad's edges are (1 GiB).
-            if (2 * d).saturating_mul(lengths.len()) > MAX_EDGE {
-                return Err(Error::invalid(
-                    "depth",
-                    depth,
-                    format!("depth {d} on axis {a} adds halos of more than {MAX_EDGE} positions in all over its {} blocks (use larger blocks or a smaller depth)", lengths.len()),
-                ));
-            }
-            let source = |g: isize| -> Option<Src> {
-                let n = n as isize;
-                if (0..n).contains(&g) {
-                    return Some(Src::At(g as usize));
-                }
-                match boundary {
-                    Boundary::None => None,
-                    Boundary::Constant(_) => Some(Src::Fill),
-                    Boundary::Nearest => Some(Src::At(g.clamp(0, n - 1) as usize)),
-                    // Mirrored including the edge, again at every pass over the
-                    // axis (period 2n): -1 -> 0, n -> n - 1.
-                    Boundary::Reflect => {
-                        let p = g.rem_euclid(2 * n);
-                        Some(Src::At(if p < n { p } else { 2 * n - 1 - p } as usize))
-                    }
-                    Boundary::Periodic => Some(Src::At(g.rem_euclid(n) as usize)),
-                }
-            };
-            let blocks = lengths.len();
-            let mut axis_maps = Vec::with_capacity(blocks);
-            let mut axis_before = Vec::with_capacity(blocks);
-            for b in 0..blocks {
-                let (lo, hi) = (self.chunks().offset(a, b) as isize, self.chunks().offset(a, b + 1) as isize);
-                let entries: Vec<Src> = (lo - d as isize..hi + d as isize).filter_map(source).collect();
-                // Positions before the block's own first element (fewer at a 'none' edge).
-                axis_before.push((lo - d as isize..lo).filter_map(source).count());
-                axis_maps.push(entries);
-            }
-            maps.push(axis_maps);
-            before.push(axis_before);
-        }
-        let fill = match boundary {
-            Boundary::Constant(v) => v,
-            _ => T::default(),
-        };
-        let extended = extend(self, "overlap", maps, fill);
-        let mapped = extended.map_blocks(move |b, _| f(b), None)?;
-        let op = Trim::<T> { before, _t: std::marker::PhantomData };
-        Array::built(Node::new("trim", T::DTYPE, self.chunks().clone(), vec![mapped.node.clone()], op))
+        Ok(extend(self, "pad", maps, vec![fill; shape.len()]))
     }
 }

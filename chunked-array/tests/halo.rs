@@ -185,3 +185,202 @@ fn wide_padding_matches_numpy() {
         assert_eq!(one.pad(&[(3, 3)], mode).unwrap().compute().unwrap().iter().copied().collect::<Vec<_>>(), vec![5; 7]);
     }
 }
+
+/// A boundary rule from a draw: none, constant (per axis, to see which one a
+/// corner takes), nearest, reflect, periodic.
+fn boundary_of(code: u8, constant: f64) -> Boundary<f64> {
+    match code {
+        0 => Boundary::None,
+        1 => Boundary::Constant(constant),
+        2 => Boundary::Nearest,
+        3 => Boundary::Reflect,
+        _ => Boundary::Periodic,
+    }
+}
+
+/// Where position `p` of an axis of length `n` reads under boundary `code`
+/// (NumPy's pad modes edge, symmetric, wrap); None: outside (none or constant).
+fn boundary_source(p: isize, n: isize, code: u8) -> Option<usize> {
+    if (0..n).contains(&p) {
+        return Some(p as usize);
+    }
+    match code {
+        2 => Some(p.clamp(0, n - 1) as usize),
+        3 => {
+            let q = p.rem_euclid(2 * n);
+            Some(if q < n { q } else { 2 * n - 1 - q } as usize)
+        }
+        4 => Some(p.rem_euclid(n) as usize),
+        _ => None,
+    }
+}
+
+/// The whole array extended by the two axes' rules, at one position: a
+/// constant axis outside the array gives its constant (axis 1's over axis
+/// 0's), 'none' gives nothing (None).
+fn extended_value(a: &ArrayD<f64>, r: isize, c: isize, codes: [u8; 2], constants: [f64; 2]) -> Option<f64> {
+    let (n0, n1) = (a.shape()[0] as isize, a.shape()[1] as isize);
+    let outside = [!(0..n0).contains(&r), !(0..n1).contains(&c)];
+    if (outside[0] && codes[0] == 0) || (outside[1] && codes[1] == 0) {
+        return None;
+    }
+    if outside[1] && codes[1] == 1 {
+        return Some(constants[1]);
+    }
+    if outside[0] && codes[0] == 1 {
+        return Some(constants[0]);
+    }
+    Some(a[[boundary_source(r, n0, codes[0])?, boundary_source(c, n1, codes[1])?]])
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(CASES))]
+
+    /// A box sum over the window [i - b0, i + e0] x [j - b1, j + e1]: asymmetric
+    /// depths, a boundary per axis, blocks that may be empty or shorter than
+    /// the depths.
+    #[test]
+    fn asymmetric_overlap_with_boundaries_per_axis(l0 in prop::collection::vec(0usize..5, 1..4), l1 in prop::collection::vec(0usize..5, 1..4),
+                                                   depth in prop::collection::vec((0usize..4, 0usize..4), 2), codes in (0u8..5, 0u8..5)) {
+        let (n0, n1) = (l0.iter().sum::<usize>(), l1.iter().sum::<usize>());
+        let a = ArrayD::from_shape_fn(IxDyn(&[n0, n1]), |i| (i[0] * 13 + (i[1] * 5) % 7) as f64 - 20.0);
+        let x = chunked(&a, &[l0.clone(), l1.clone()]);
+        let codes = [codes.0, codes.1];
+        let constants = [-1.0, -100.0];
+        let opts = chunked_array::Overlap::asymmetric(&depth, boundary_of(codes[0], constants[0])).boundary_on(1, boundary_of(codes[1], constants[1]));
+        let reads_empty = [n0, n1].iter().zip(&depth).zip(&codes).any(|((&n, &(b, e)), &c)| n == 0 && b.max(e) > 0 && c >= 2);
+        let (b0, e0, b1, e1) = (depth[0].0 as isize, depth[0].1 as isize, depth[1].0 as isize, depth[1].1 as isize);
+        let got = x.map_overlap_with(move |blk, info| {
+            let (m0, m1) = (blk.shape()[0] as isize, blk.shape()[1] as isize);
+            assert_eq!(info.out_shape, blk.shape());
+            ArrayD::from_shape_fn(blk.raw_dim(), |i| {
+                let mut s = 0.0;
+                for r in i[0] as isize - b0..=i[0] as isize + e0 {
+                    for c in i[1] as isize - b1..=i[1] as isize + e1 {
+                        if (0..m0).contains(&r) && (0..m1).contains(&c) { s += blk[[r as usize, c as usize]]; }
+                    }
+                }
+                s
+            })
+        }, &opts);
+        if reads_empty {
+            prop_assert!(got.is_err());
+            return Ok(());
+        }
+        let got = got.unwrap().compute().unwrap();
+        let want = ArrayD::from_shape_fn(IxDyn(&[n0, n1]), |i| {
+            let mut s = 0.0;
+            for r in i[0] as isize - b0..=i[0] as isize + e0 {
+                for c in i[1] as isize - b1..=i[1] as isize + e1 { s += extended_value(&a, r, c, codes, constants).unwrap_or(0.0); }
+            }
+            s
+        });
+        prop_assert_eq!(got, want);
+    }
+
+    /// `overlap` gives every block's window of the extended array (the blocks
+    /// grow by the depths, less at a 'none' edge); `trim_internal` with the
+    /// same options gives the array back where the edge blocks were extended
+    /// by the full depth; `trim(false)` keeps the function's extended blocks.
+    #[test]
+    fn overlap_and_trim_internal(l0 in prop::collection::vec(1usize..5, 1..4), l1 in prop::collection::vec(1usize..5, 1..4),
+                                 depth in prop::collection::vec((0usize..3, 0usize..3), 2), codes in (0u8..5, 0u8..5)) {
+        let (n0, n1) = (l0.iter().sum::<usize>(), l1.iter().sum::<usize>());
+        let a = ArrayD::from_shape_fn(IxDyn(&[n0, n1]), |i| (i[0] * 10 + i[1]) as f64);
+        let x = chunked(&a, &[l0.clone(), l1.clone()]);
+        let codes = [codes.0, codes.1];
+        let constants = [-1.0, -2.0];
+        let opts = chunked_array::Overlap::asymmetric(&depth, boundary_of(codes[0], constants[0])).boundary_on(1, boundary_of(codes[1], constants[1]));
+        let y = x.overlap(&opts).unwrap();
+        // Per axis, the global positions of the extended blocks, one after the other.
+        let positions = |lens: &[usize], (b, e): (usize, usize), n: usize, code: u8| -> Vec<isize> {
+            let mut out = vec![];
+            let mut lo = 0isize;
+            for &l in lens {
+                let hi = lo + l as isize;
+                out.extend((lo - b as isize..hi + e as isize).filter(|&p| code != 0 || (0..n as isize).contains(&p)));
+                lo = hi;
+            }
+            out
+        };
+        let (p0, p1) = (positions(&l0, depth[0], n0, codes[0]), positions(&l1, depth[1], n1, codes[1]));
+        let want = ArrayD::from_shape_fn(IxDyn(&[p0.len(), p1.len()]), |i| extended_value(&a, p0[i[0]], p1[i[1]], codes, constants).unwrap());
+        prop_assert_eq!(y.shape(), vec![p0.len(), p1.len()]);
+        prop_assert_eq!(y.compute().unwrap(), want.clone());
+        // The same blocks from map_overlap without trimming, as i64.
+        let kept = x.map_overlap_with(|b, _| b.mapv(|v| v as i64), &opts.clone().trim(false)).unwrap();
+        prop_assert_eq!(kept.chunks(), y.chunks());
+        prop_assert_eq!(kept.compute().unwrap(), want.mapv(|v| v as i64));
+        // trim_internal undoes overlap when every edge block got its whole depth.
+        // ('none' extends the interior sides by min(depth, distance to the edge)).
+        let full_halos = |lens: &[usize], (b, e): (usize, usize), code: u8| code != 0 || lens.len() == 1 || (b <= lens[0] && e <= lens[lens.len() - 1]);
+        if full_halos(&l0, depth[0], codes[0]) && full_halos(&l1, depth[1], codes[1]) {
+            let back = y.trim_internal(&opts).unwrap();
+            prop_assert_eq!(back.chunks(), x.chunks());
+            prop_assert_eq!(back.compute().unwrap(), a);
+        }
+    }
+
+    /// Two arrays on different grids, one function over both extended blocks.
+    #[test]
+    fn map_overlap_of_two_arrays(la in prop::collection::vec(1usize..5, 1..4), cuts in prop::collection::vec(any::<bool>(), 12), d in 0usize..3, code in 1u8..5) {
+        let n = la.iter().sum::<usize>();
+        let mut lb = vec![];
+        let mut len = 1;
+        for &c in cuts.iter().take(n - 1) { if c { lb.push(len); len = 1; } else { len += 1; } }
+        lb.push(len);
+        let a = ArrayD::from_shape_fn(IxDyn(&[n]), |i| i[0] as f64 + 1.0);
+        let b = ArrayD::from_shape_fn(IxDyn(&[n]), |i| (i[0] * i[0]) as f64);
+        let (xa, xb) = (chunked(&a, std::slice::from_ref(&la)), chunked(&b, std::slice::from_ref(&lb)));
+        // out[i] = a[i] * b[i + d] - b[i - d]
+        let got = chunked_array::map_overlap_arrays(move |v, info| {
+            let (before, _) = info.halo[0];
+            assert_eq!(v[0].shape(), v[1].shape());
+            let m = v[0].len();
+            ndarray::ArrayD::from_shape_fn(v[0].raw_dim(), |i| {
+                let i = i[0];
+                if i < before || i + d >= m || i < d { return 0.0; }
+                v[0][[i]] * v[1][[i + d]] - v[1][[i - d]]
+            })
+        }, &[&xa, &xb], &chunked_array::Overlap::new(&[d], boundary_of(code, 0.5))).unwrap();
+        let at = |p: isize, arr: &ArrayD<f64>| boundary_source(p, n as isize, code).map_or(0.5, |q| arr[[q]]);
+        let want = ArrayD::from_shape_fn(IxDyn(&[n]), |i| { let i = i[0] as isize; at(i, &a) * at(i + d as isize, &b) - at(i - d as isize, &b) });
+        prop_assert_eq!(got.compute().unwrap(), want);
+    }
+}
+
+#[test]
+fn block_info_tells_the_halos() {
+    // Blocks 3, 4, 3 with depth (2, 1) and 'none': the first block has no
+    // halo before it, the last none after.
+    let x = chunked(&ArrayD::from_shape_fn(IxDyn(&[10, 2]), |i| i[0] as f64), &[vec![3, 4, 3], vec![2]]);
+    let opts = chunked_array::Overlap::asymmetric(&[(2, 1), (0, 0)], Boundary::None);
+    let y = x
+        .map_overlap_with(|b, info| ArrayD::from_elem(b.raw_dim(), (info.halo[0].0 * 10 + info.halo[0].1 + 100 * info.start[0]) as i64), &opts)
+        .unwrap();
+    let got = y.compute().unwrap();
+    assert_eq!(got.index_axis(Axis(1), 0).iter().copied().collect::<Vec<_>>(), vec![1, 1, 1, 321, 321, 321, 321, 720, 720, 720]);
+    assert_eq!(y.dtype(), chunked_array::DType::I64);
+}
+
+#[test]
+fn overlap_option_errors() {
+    let x = Array::<f64>::zeros(&[6, 4], 2).unwrap();
+    let opts = chunked_array::Overlap::new(&[1, 1], Boundary::Nearest).boundary_on(2, Boundary::Periodic);
+    let e = x.overlap(&opts).unwrap_err();
+    assert!(matches!(e, chunked_array::Error::BadAxis { axis: 2, ndim: 2, .. }), "{e}");
+    assert!(x.map_overlap_with(|b, _| b.to_owned(), &opts).is_err());
+    assert!(x.overlap(&chunked_array::Overlap::asymmetric(&[(1, 0)], Boundary::Nearest)).unwrap_err().to_string().contains("one depth per axis"));
+    // trim_internal cannot cut more than a block holds.
+    let e = x.trim_internal(&chunked_array::Overlap::asymmetric(&[(1, 2), (0, 0)], Boundary::Nearest)).unwrap_err().to_string();
+    assert!(e.contains("block 0 along axis 0 has 2 elements, fewer than the 3"), "{e}");
+    // Several arrays: at least one, all of one shape.
+    let none: [&Array<f64>; 0] = [];
+    assert!(chunked_array::map_overlap_arrays(|v, _| v[0].to_owned(), &none, &chunked_array::Overlap::new(&[1], Boundary::None)).is_err());
+    let other = Array::<f64>::zeros(&[6, 5], 2).unwrap();
+    let e = chunked_array::map_overlap_arrays(|v, _| v[0].to_owned(), &[&x, &other], &chunked_array::Overlap::new(&[1, 1], Boundary::None)).unwrap_err();
+    assert!(e.to_string().contains("[6, 4]") && e.to_string().contains("[6, 5]"), "{e}");
+    // A function returning the trimmed shape instead of the extended one.
+    let bad = x.map_overlap_with(|b, _| b.slice_each_axis(|ax| ndarray::Slice::from(1..ax.len - 1)).to_owned(), &chunked_array::Overlap::new(&[1, 1], Boundary::Reflect)).unwrap();
+    assert!(bad.compute().unwrap_err().to_string().contains("extended block shape"));
+}
