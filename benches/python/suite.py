@@ -26,7 +26,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 SUITE = os.path.join(ROOT, "target", "release", "suite")
 THREADS = os.cpu_count() or 1
 WORKLOADS = ["overhead", "random_sum", "elementwise_reduction", "rechunk", "take_scattered", "matmul", "stacked_matmul", "tril_sum", "argwhere",
-             "einsum_rowdot", "tsqr", "seed_svd",
+             "einsum_rowdot", "laplacian", "tsqr", "seed_svd",
              "svd_compressed", "zarr_write", "zarr_read", "out_of_core_sum"]
 
 
@@ -47,6 +47,16 @@ def scattered(scale):
     while rows % 7919 == 0:
         rows += 1
     return rows, (np.arange(rows, dtype=np.int64) * 7919) % rows
+
+
+def laplacian(b):
+    """The five-point Laplacian on the interior of a block, zero on its rim
+    (the halo that map_overlap trims)."""
+    import numpy as np
+
+    out = np.zeros_like(b)
+    out[1:-1, 1:-1] = 4 * b[1:-1, 1:-1] - b[:-2, 1:-1] - b[2:, 1:-1] - b[1:-1, :-2] - b[1:-1, 2:]
+    return out
 
 
 def setup(lib, name, scale, work_dir):
@@ -97,6 +107,10 @@ def setup(lib, name, scale, work_dir):
             m = max(10_000, int(1_000_000 * scale))
             x = da.random.random((m, 100), chunks=(100_000, 100))
             return lambda: da.einsum("ij,ij->i", x, x).sum().compute()
+        if name == "laplacian":
+            n = side(10_000, scale)
+            x = da.random.random((n, n), chunks=(2000, 2000))
+            return lambda: x.map_overlap(laplacian, depth=1, boundary="nearest").sum().compute()
         if name == "tsqr":
             m = max(10_000, int(1_000_000 * scale))
             a = da.random.random((m, 100), chunks=(10_000, 100))
@@ -148,6 +162,9 @@ def setup(lib, name, scale, work_dir):
     if name == "einsum_rowdot":
         m = max(10_000, int(1_000_000 * scale))
         return lambda: (lambda y: np.einsum("ij,ij->i", y, y).sum())(rng.random((m, 100)))
+    if name == "laplacian":
+        n = side(10_000, scale)
+        return lambda: laplacian(np.pad(rng.random((n, n)), 1, mode="edge"))[1:-1, 1:-1].sum()
     if name == "tsqr":
         m = max(10_000, int(1_000_000 * scale))
         return lambda: np.linalg.qr(rng.random((m, 100)))

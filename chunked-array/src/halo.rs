@@ -127,7 +127,9 @@ impl<T: Element> BlockOp for Extend<T> {
         // The block is a product of per-axis runs: each run copies a box of one
         // source block (a slice, reversed for reflections) or keeps the fill.
         let runs: Vec<Vec<Run>> = tables.iter().map(|t| Run::along(t)).collect();
-        let mut out = crate::schedule::full_block(&shape, self.fills.last().copied().unwrap_or_default());
+        // The runs of each axis cover all its positions, so the boxes below
+        // write every element once: no fill first.
+        let mut out = crate::schedule::uninit_block::<T>(&shape);
         if runs.iter().all(|r| !r.is_empty()) {
             let lo = vec![0; runs.len()];
             let hi: Vec<usize> = runs.iter().map(Vec::len).collect();
@@ -138,8 +140,10 @@ impl<T: Element> BlockOp for Extend<T> {
                     Slice::from(run.at..run.at + run.len)
                 });
                 let Some(reads) = picked.iter().map(|r| r.src).collect::<Option<Vec<_>>>() else {
-                    let last_fill = picked.iter().rposition(|r| r.src.is_none()).expect("a fill run");
-                    target.fill(self.fills[last_fill]);
+                    let fill = self.fills[picked.iter().rposition(|r| r.src.is_none()).expect("a fill run")];
+                    target.map_inplace(|o| {
+                        o.write(fill);
+                    });
                     return;
                 };
                 let block = reads.iter().zip(&counts).fold(0, |b, (&(k, _, _), &n)| b * n + k);
@@ -149,13 +153,18 @@ impl<T: Element> BlockOp for Extend<T> {
                     match step {
                         1 => Slice::from(first..first + len),
                         -1 => Slice::new((first + 1 - len) as isize, Some(first as isize + 1), -1),
-                        // One position repeated (edge, nearest): broadcast by `assign`.
+                        // One position repeated (edge, nearest): broadcast below.
                         _ => Slice::from(first..first + 1),
                     }
                 });
-                target.assign(&src);
+                target.zip_mut_with(&src, |o, &v| {
+                    o.write(v);
+                });
             });
         }
+        // SAFETY: the boxes of the runs' product tile the block, and each wrote
+        // its elements (a block with an axis of no runs has no elements).
+        let out = unsafe { out.assume_init() };
         Ok(Arc::new(out))
     }
 }
