@@ -25,7 +25,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SUITE = os.path.join(ROOT, "target", "release", "suite")
 THREADS = os.cpu_count() or 1
-WORKLOADS = ["overhead", "random_sum", "elementwise_reduction", "rechunk", "take_scattered", "matmul", "stacked_matmul", "tril_sum", "argwhere",
+WORKLOADS = ["overhead", "random_sum", "elementwise_reduction", "rechunk", "take_scattered", "matmul", "stacked_matmul", "tril_sum", "argwhere", "vindex",
              "einsum_rowdot", "laplacian", "tsqr", "seed_svd",
              "svd_compressed", "zarr_write", "zarr_read", "out_of_core_sum"]
 
@@ -47,6 +47,16 @@ def scattered(scale):
     while rows % 7919 == 0:
         rows += 1
     return rows, (np.arange(rows, dtype=np.int64) * 7919) % rows
+
+
+def points(scale):
+    """The vindex workload's side and its scattered points (p * 7919 mod n,
+    p * 104729 mod n)."""
+    import numpy as np
+
+    n = side(10_000, scale)
+    p = np.arange(max(1000, int(1_000_000 * scale)), dtype=np.int64)
+    return n, (p * 7919) % n, (p * 104729) % n
 
 
 def laplacian(b):
@@ -103,6 +113,10 @@ def setup(lib, name, scale, work_dir):
             n = side(20_000, scale)
             x = da.random.random((n, n // 4), chunks=(2000, n // 4))
             return lambda: da.argwhere(x > 0.99).compute()
+        if name == "vindex":
+            n, i, j = points(scale)
+            x = da.random.random((n, n), chunks=(2000, 2000))
+            return lambda: x.vindex[i, j].sum().compute()
         if name == "einsum_rowdot":
             m = max(10_000, int(1_000_000 * scale))
             x = da.random.random((m, 100), chunks=(100_000, 100))
@@ -159,6 +173,9 @@ def setup(lib, name, scale, work_dir):
     if name == "argwhere":
         n = side(20_000, scale)
         return lambda: np.argwhere(rng.random((n, n // 4)) > 0.99)
+    if name == "vindex":
+        n, i, j = points(scale)
+        return lambda: rng.random((n, n))[i, j].sum()
     if name == "einsum_rowdot":
         m = max(10_000, int(1_000_000 * scale))
         return lambda: (lambda y: np.einsum("ij,ij->i", y, y).sum())(rng.random((m, 100)))

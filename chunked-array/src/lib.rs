@@ -45,6 +45,7 @@ pub mod schedule;
 mod selection;
 pub mod slicing;
 mod splice;
+mod vindex;
 
 pub use array::{compute, Array, Computable};
 pub use blockwise::{blockwise, BlockInfo};

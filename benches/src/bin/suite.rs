@@ -23,7 +23,7 @@ type Res<T> = Result<T, Box<dyn std::error::Error>>;
 type Run = Box<dyn FnMut() -> Res<()>>;
 
 /// The workloads, in the order the table lists them.
-const WORKLOADS: [&str; 17] = [
+const WORKLOADS: [&str; 18] = [
     "overhead",
     "random_sum",
     "elementwise_reduction",
@@ -33,6 +33,7 @@ const WORKLOADS: [&str; 17] = [
     "stacked_matmul",
     "tril_sum",
     "argwhere",
+    "vindex",
     "einsum_rowdot",
     "laplacian",
     "tsqr",
@@ -122,6 +123,16 @@ fn setup(name: &str, scale: f64) -> Res<(&'static str, f64, Run)> {
             let n = side(20_000.0, scale);
             let x: Array<f64> = RandomState::new(0).uniform(&[n, n / 4], [2000, n / 4])?;
             ("bytes", (n * n / 4 * 8) as f64, Box::new(move || x.gt(0.99)?.argwhere()?.compute_with(&ctx).map(drop).map_err(Into::into)))
+        }
+        "vindex" => {
+            // A million scattered points (p·7919 mod n, p·104729 mod n) of a
+            // random n x n array, summed; the graph is built in the timed run.
+            let n = side(10_000.0, scale);
+            let points = ((1_000_000.0 * scale) as usize).max(1000);
+            let rows: Vec<isize> = (0..points).map(|p| ((p * 7919) % n) as isize).collect();
+            let cols: Vec<isize> = (0..points).map(|p| ((p * 104_729) % n) as isize).collect();
+            let x: Array<f64> = RandomState::new(0).uniform(&[n, n], [2000, 2000])?;
+            ("bytes", (n * n * 8) as f64, Box::new(move || x.vindex(&[&rows, &cols])?.sum(None)?.compute_with(&ctx).map(drop).map_err(Into::into)))
         }
         "einsum_rowdot" => {
             // Row-wise dot products "ij,ij->i" of a random (1e6, 100) array, summed.
