@@ -58,6 +58,47 @@ pub enum Boundary<T> {
     Periodic,
 }
 
+impl<T: Copy> Boundary<T> {
+    /// The pad mode that extends an edge as this boundary does; `None` for
+    /// [`Boundary::None`], which does not extend it.
+    pub(crate) fn pad_mode(self) -> Option<PadMode<T>> {
+        match self {
+            Boundary::None => None,
+            Boundary::Constant(v) => Some(PadMode::Constant(v)),
+            Boundary::Nearest => Some(PadMode::Edge),
+            Boundary::Reflect => Some(PadMode::Symmetric),
+            Boundary::Periodic => Some(PadMode::Wrap),
+        }
+    }
+}
+
+/// Where position `g` of an axis of length `n` (> 0 unless the mode is a
+/// constant) reads from when the axis is padded by `mode`, repeating as
+/// NumPy's `pad` does for widths past the axis.
+pub(crate) fn pad_source<T>(g: isize, n: usize, mode: PadMode<T>) -> Src {
+    let n = n as isize;
+    if (0..n).contains(&g) {
+        return Src::At(g as usize);
+    }
+    match mode {
+        PadMode::Constant(_) => Src::Fill,
+        PadMode::Edge => Src::At(g.clamp(0, n - 1) as usize),
+        // Mirror images repeat with the period of one forward and
+        // one backward pass (a triangle wave over the positions).
+        PadMode::Reflect if n == 1 => Src::At(0),
+        PadMode::Reflect => {
+            let p = g.rem_euclid(2 * (n - 1));
+            Src::At(if p < n { p } else { 2 * (n - 1) - p } as usize)
+        }
+        // Mirrored including the edge, again at every pass (period 2n).
+        PadMode::Symmetric => {
+            let p = g.rem_euclid(2 * n);
+            Src::At(if p < n { p } else { 2 * n - 1 - p } as usize)
+        }
+        PadMode::Wrap => Src::At(g.rem_euclid(n) as usize),
+    }
+}
+
 /// Blocks extended as `maps[axis][block]` says. A position that is a fill along
 /// some axes takes the fill of the last of them (`fills[axis]`), as padding one
 /// axis after the other gives.
@@ -249,34 +290,12 @@ impl<T: Element> Array<T> {
             if (before > 0 || after > 0) && !matches!(mode, PadMode::Constant(_)) && n == 0 {
                 return Err(Error::invalid("widths", widths, format!("axis {a} is empty: only constant padding applies")));
             }
-            let source = |g: isize| -> Src {
-                let n = n as isize;
-                if (0..n).contains(&g) {
-                    return Src::At(g as usize);
-                }
-                match mode {
-                    PadMode::Constant(_) => Src::Fill,
-                    PadMode::Edge => Src::At(g.clamp(0, n - 1) as usize),
-                    // Mirror images repeat with the period of one forward and
-                    // one backward pass (a triangle wave over the positions).
-                    PadMode::Reflect if n == 1 => Src::At(0),
-                    PadMode::Reflect => {
-                        let p = g.rem_euclid(2 * (n - 1));
-                        Src::At(if p < n { p } else { 2 * (n - 1) - p } as usize)
-                    }
-                    PadMode::Symmetric => {
-                        let p = g.rem_euclid(2 * n);
-                        Src::At(if p < n { p } else { 2 * n - 1 - p } as usize)
-                    }
-                    PadMode::Wrap => Src::At(g.rem_euclid(n) as usize),
-                }
-            };
             let blocks = self.chunks().lengths()[a].len();
             let per_block: Vec<Vec<Src>> = (0..blocks)
                 .map(|b| {
                     let lo = self.chunks().offset(a, b) as isize - if b == 0 { before as isize } else { 0 };
                     let hi = self.chunks().offset(a, b + 1) as isize + if b + 1 == blocks { after as isize } else { 0 };
-                    (lo..hi).map(source).collect()
+                    (lo..hi).map(|g| pad_source(g, n, mode)).collect()
                 })
                 .collect();
             maps.push(per_block);

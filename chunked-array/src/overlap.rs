@@ -13,7 +13,7 @@ use crate::chunks::{ChunkSpec, Chunks};
 use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::graph::{block_as, Block, BlockOp, Node};
-use crate::halo::{extend, Boundary, Src, MAX_EDGE};
+use crate::halo::{extend, pad_source, Boundary, Src, MAX_EDGE};
 
 /// How [`Array::map_overlap_with`], [`map_overlap_arrays`] and
 /// [`Array::overlap`] extend blocks: dask's `depth` (per axis, symmetric or
@@ -68,8 +68,11 @@ impl<T: Element> Overlap<T> {
         self
     }
 
-    /// The boundary of every axis of an `ndim`-axis array.
-    fn boundaries(&self, ndim: usize) -> Result<Vec<Boundary<T>>> {
+    /// The depths and boundary of every axis of an `ndim`-axis array, checked.
+    fn per_axis(&self, ndim: usize) -> Result<Vec<AxisOverlap<T>>> {
+        if self.depth.len() != ndim {
+            return Err(Error::invalid("depth", &self.depth, format!("needs one depth per axis ({ndim})")));
+        }
         let mut all = vec![self.boundary; ndim];
         for &(axis, b) in &self.per_axis {
             if axis >= ndim {
@@ -77,9 +80,12 @@ impl<T: Element> Overlap<T> {
             }
             all[axis] = b;
         }
-        Ok(all)
+        Ok(self.depth.iter().copied().zip(all).collect())
     }
 }
+
+/// One axis's `(before, after)` depths and boundary.
+type AxisOverlap<T> = ((usize, usize), Boundary<T>);
 
 /// The halos of every block: the position maps that build the extended blocks,
 /// and how many of each block's positions lie before and after its own.
@@ -94,12 +100,8 @@ impl<T: Element> Halos<T> {
     fn plan(chunks: &Chunks, opts: &Overlap<T>) -> Result<Self> {
         let shape = chunks.shape();
         let depth = &opts.depth;
-        if depth.len() != shape.len() {
-            return Err(Error::invalid("depth", depth, format!("needs one depth per axis ({})", shape.len())));
-        }
-        let boundaries = opts.boundaries(shape.len())?;
         let mut halos = Halos { maps: Vec::new(), fills: Vec::new(), before: Vec::new(), after: Vec::new() };
-        for (a, ((&(d0, d1), &n), &boundary)) in depth.iter().zip(&shape).zip(&boundaries).enumerate() {
+        for (a, (((d0, d1), boundary), &n)) in opts.per_axis(shape.len())?.into_iter().zip(&shape).enumerate() {
             let blocks = chunks.lengths()[a].len();
             if d0.max(d1) > MAX_EDGE {
                 return Err(Error::invalid("depth", depth, format!("depth {} on axis {a} is more than {MAX_EDGE} elements", d0.max(d1))));
@@ -119,23 +121,13 @@ impl<T: Element> Halos<T> {
                     format!("depths ({d0}, {d1}) on axis {a} add halos of more than {MAX_EDGE} positions in all over its {blocks} blocks (use larger blocks or a smaller depth)"),
                 ));
             }
+            // Inside the array, or past its edges by the boundary's pad mode
+            // ('none' adds nothing there).
             let source = |g: isize| -> Option<Src> {
-                let n = n as isize;
-                if (0..n).contains(&g) {
+                if (0..n as isize).contains(&g) {
                     return Some(Src::At(g as usize));
                 }
-                match boundary {
-                    Boundary::None => None,
-                    Boundary::Constant(_) => Some(Src::Fill),
-                    Boundary::Nearest => Some(Src::At(g.clamp(0, n - 1) as usize)),
-                    // Mirrored including the edge, again at every pass over the
-                    // axis (period 2n): -1 -> 0, n -> n - 1.
-                    Boundary::Reflect => {
-                        let p = g.rem_euclid(2 * n);
-                        Some(Src::At(if p < n { p } else { 2 * n - 1 - p } as usize))
-                    }
-                    Boundary::Periodic => Some(Src::At(g.rem_euclid(n) as usize)),
-                }
+                boundary.pad_mode().map(|mode| pad_source(g, n, mode))
             };
             let (mut maps, mut before, mut after) = (Vec::with_capacity(blocks), Vec::with_capacity(blocks), Vec::with_capacity(blocks));
             for b in 0..blocks {
@@ -280,7 +272,7 @@ where
     let halos = Halos::plan(&original, opts)?;
     let mut extended = Vec::with_capacity(arrays.len());
     for a in arrays {
-        let aligned = if a.chunks() == &original { (*a).clone() } else { a.rechunk(ChunkSpec::from(lengths.clone()))? };
+        let aligned = a.rechunk(ChunkSpec::from(lengths.clone()))?;
         extended.push(extend(&aligned, "overlap", halos.maps.clone(), halos.fills.clone()).node.clone());
     }
     let extended_chunks = extended[0].chunks.clone();
@@ -328,15 +320,11 @@ impl<T: Element> Array<T> {
     /// per-axis boundary past the array's axes.
     pub fn trim_internal(&self, opts: &Overlap<T>) -> Result<Array<T>> {
         self.check()?;
-        let shape = self.shape();
+        let per_axis = opts.per_axis(self.ndim())?;
         let depth = &opts.depth;
-        if depth.len() != shape.len() {
-            return Err(Error::invalid("depth", depth, format!("needs one depth per axis ({})", shape.len())));
-        }
-        let boundaries = opts.boundaries(shape.len())?;
-        let mut before = Vec::with_capacity(shape.len());
-        let mut lengths = Vec::with_capacity(shape.len());
-        for (a, (&(d0, d1), boundary)) in depth.iter().zip(&boundaries).enumerate() {
+        let mut before = Vec::with_capacity(per_axis.len());
+        let mut lengths = Vec::with_capacity(per_axis.len());
+        for (a, ((d0, d1), boundary)) in per_axis.into_iter().enumerate() {
             let blocks = &self.chunks().lengths()[a];
             let none = matches!(boundary, Boundary::None);
             let cut: Vec<(usize, usize)> = (0..blocks.len()).map(|b| (if none && b == 0 { 0 } else { d0 }, if none && b + 1 == blocks.len() { 0 } else { d1 })).collect();
