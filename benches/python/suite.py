@@ -25,7 +25,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SUITE = os.path.join(ROOT, "target", "release", "suite")
 THREADS = os.cpu_count() or 1
-WORKLOADS = ["overhead", "random_sum", "elementwise_reduction", "rechunk", "take_scattered", "matmul", "stacked_matmul", "tril_sum", "argwhere", "vindex",
+WORKLOADS = ["overhead", "random_sum", "elementwise_reduction", "rechunk", "take_scattered", "matmul", "stacked_matmul", "tril_sum", "argwhere", "vindex", "vindex_grid",
              "einsum_rowdot", "laplacian", "tsqr", "seed_svd",
              "svd_compressed", "zarr_write", "zarr_read", "out_of_core_sum"]
 
@@ -56,6 +56,17 @@ def points(scale):
 
     n = side(10_000, scale)
     p = np.arange(max(1000, int(1_000_000 * scale)), dtype=np.int64)
+    return n, (p * 7919) % n, (p * 104729) % n
+
+
+def grid_points(scale):
+    """The vindex_grid workload's side and its m x m index arrays (the flat
+    point p at p * 7919 mod n, p * 104729 mod n)."""
+    import numpy as np
+
+    n = side(6_000, scale)
+    m = max(32, int(1000 * scale ** 0.5))
+    p = np.arange(m * m, dtype=np.int64).reshape(m, m)
     return n, (p * 7919) % n, (p * 104729) % n
 
 
@@ -117,6 +128,10 @@ def setup(lib, name, scale, work_dir):
             n, i, j = points(scale)
             x = da.random.random((n, n), chunks=(2000, 2000))
             return lambda: x.vindex[i, j].sum().compute()
+        if name == "vindex_grid":
+            n, i, j = grid_points(scale)
+            x = da.random.random((4, n, n), chunks=(1, 2000, 2000))
+            return lambda: x.vindex[:, i, j].sum().compute()
         if name == "einsum_rowdot":
             m = max(10_000, int(1_000_000 * scale))
             x = da.random.random((m, 100), chunks=(100_000, 100))
@@ -176,6 +191,9 @@ def setup(lib, name, scale, work_dir):
     if name == "vindex":
         n, i, j = points(scale)
         return lambda: rng.random((n, n))[i, j].sum()
+    if name == "vindex_grid":
+        n, i, j = grid_points(scale)
+        return lambda: rng.random((4, n, n))[:, i, j].sum()
     if name == "einsum_rowdot":
         m = max(10_000, int(1_000_000 * scale))
         return lambda: (lambda y: np.einsum("ij,ij->i", y, y).sum())(rng.random((m, 100)))

@@ -66,6 +66,7 @@ pub use diagnostics::Profiler;
 pub use schedule::{Context, Deliver, RunObserver, RunStats, Scheduler, SyncScheduler, ThreadedScheduler};
 pub use selection::SelectOptions;
 pub use slicing::Idx;
+pub use vindex::VIdx;
 
 /// The README's example, compiled and run as a doctest.
 #[doc = include_str!("../../README.md")]

@@ -23,7 +23,7 @@ type Res<T> = Result<T, Box<dyn std::error::Error>>;
 type Run = Box<dyn FnMut() -> Res<()>>;
 
 /// The workloads, in the order the table lists them.
-const WORKLOADS: [&str; 18] = [
+const WORKLOADS: [&str; 19] = [
     "overhead",
     "random_sum",
     "elementwise_reduction",
@@ -34,6 +34,7 @@ const WORKLOADS: [&str; 18] = [
     "tril_sum",
     "argwhere",
     "vindex",
+    "vindex_grid",
     "einsum_rowdot",
     "laplacian",
     "tsqr",
@@ -133,6 +134,22 @@ fn setup(name: &str, scale: f64) -> Res<(&'static str, f64, Run)> {
             let cols: Vec<isize> = (0..points).map(|p| ((p * 104_729) % n) as isize).collect();
             let x: Array<f64> = RandomState::new(0).uniform(&[n, n], [2000, 2000])?;
             ("bytes", (n * n * 8) as f64, Box::new(move || x.vindex(&[&rows, &cols])?.sum(None)?.compute_with(&ctx).map(drop).map_err(Into::into)))
+        }
+        "vindex_grid" => {
+            // x[:, rows, cols] of a random (4, n, n) array with 2-d index
+            // arrays of a million points (rows and cols as in vindex, laid out
+            // 1000 x 1000): the indexed axes follow a sliced one, and the
+            // result is (1000, 1000, 4). Summed; graph built in the timed run.
+            let n = side(6_000.0, scale);
+            let m = ((1000.0 * scale.sqrt()) as usize).max(32);
+            let rows = ndarray::ArrayD::from_shape_fn(ndarray::IxDyn(&[m, m]), |i| (((i[0] * m + i[1]) * 7919) % n) as isize);
+            let cols = ndarray::ArrayD::from_shape_fn(ndarray::IxDyn(&[m, m]), |i| (((i[0] * m + i[1]) * 104_729) % n) as isize);
+            let x: Array<f64> = RandomState::new(0).uniform(&[4, n, n], [1, 2000, 2000])?;
+            let run = move || -> Res<()> {
+                let index = [chunked_array::Idx::FULL.into(), (&rows).into(), (&cols).into()];
+                x.vindex_at(&index)?.sum(None)?.compute_with(&ctx).map(drop).map_err(Into::into)
+            };
+            ("bytes", (4 * n * n * 8) as f64, Box::new(run))
         }
         "einsum_rowdot" => {
             // Row-wise dot products "ij,ij->i" of a random (1e6, 100) array, summed.
