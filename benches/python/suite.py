@@ -26,7 +26,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 SUITE = os.path.join(ROOT, "target", "release", "suite")
 THREADS = os.cpu_count() or 1
 WORKLOADS = ["overhead", "random_sum", "elementwise_reduction", "rechunk", "take_scattered", "matmul", "stacked_matmul", "tril_sum", "argwhere", "vindex", "vindex_grid",
-             "einsum_rowdot", "laplacian", "tsqr", "seed_svd",
+             "einsum_rowdot", "laplacian", "weighted_laplacian", "tsqr", "seed_svd",
              "svd_compressed", "zarr_write", "zarr_read", "out_of_core_sum"]
 
 
@@ -140,6 +140,11 @@ def setup(lib, name, scale, work_dir):
             n = side(10_000, scale)
             x = da.random.random((n, n), chunks=(2000, 2000))
             return lambda: x.map_overlap(laplacian, depth=1, boundary="nearest").sum().compute()
+        if name == "weighted_laplacian":
+            n = side(10_000, scale)
+            x = da.random.random((n, n), chunks=(2000, 2000))
+            w = da.random.random((n,), chunks=2000)
+            return lambda: da.map_overlap(lambda b, v: laplacian(b) * v, x, w, depth=1, boundary="nearest").sum().compute()
         if name == "tsqr":
             m = max(10_000, int(1_000_000 * scale))
             a = da.random.random((m, 100), chunks=(10_000, 100))
@@ -200,6 +205,9 @@ def setup(lib, name, scale, work_dir):
     if name == "laplacian":
         n = side(10_000, scale)
         return lambda: laplacian(np.pad(rng.random((n, n)), 1, mode="edge"))[1:-1, 1:-1].sum()
+    if name == "weighted_laplacian":
+        n = side(10_000, scale)
+        return lambda: (laplacian(np.pad(rng.random((n, n)), 1, mode="edge")) * np.pad(rng.random(n), 1, mode="edge"))[1:-1, 1:-1].sum()
     if name == "tsqr":
         m = max(10_000, int(1_000_000 * scale))
         return lambda: np.linalg.qr(rng.random((m, 100)))

@@ -150,11 +150,28 @@ impl<T: Element> Halos<T> {
     }
 }
 
-/// A function over the extended blocks of one or more arrays (all on the same
-/// grid), told where the block sits.
+/// How one input's axes sit among the output's: its axes are the output's
+/// last ones (NumPy's broadcasting); a stretched axis (length 1 against a
+/// longer output axis) has one block, read for every output block.
+#[derive(Clone)]
+struct Broadcast {
+    /// Output axes before the input's first axis.
+    offset: usize,
+    stretched: Vec<bool>,
+}
+
+impl Broadcast {
+    fn block(&self, idx: &[usize]) -> Vec<usize> {
+        self.stretched.iter().enumerate().map(|(a, &s)| if s { 0 } else { idx[self.offset + a] }).collect()
+    }
+}
+
+/// A function over the extended blocks of one or more arrays (on one grid, or
+/// broadcast against it), told where the block sits.
 struct MapExtended<T, U, F> {
-    /// The inputs' grid before extension.
+    /// The output's grid before extension.
     original: Chunks,
+    inputs: Vec<Broadcast>,
     before: Vec<Vec<usize>>,
     after: Vec<Vec<usize>>,
     f: F,
@@ -166,8 +183,8 @@ where
     F: Fn(&[ArrayViewD<'_, T>], &BlockInfo<'_>) -> ArrayD<U> + Send + Sync + 'static,
 {
     fn deps(&self, node: &Node, idx: &[usize], out: &mut Vec<(usize, usize)>) {
-        for (k, input) in node.inputs.iter().enumerate() {
-            out.push((k, input.chunks.linear(idx)));
+        for (k, (input, at)) in node.inputs.iter().zip(&self.inputs).enumerate() {
+            out.push((k, input.chunks.linear(&at.block(idx))));
         }
     }
 
@@ -221,11 +238,17 @@ fn trimmed<T: Element>(x: &Array<T>, chunks: Chunks, before: Vec<Vec<usize>>) ->
 }
 
 /// Applies `f` to the blocks of several arrays at once, each block extended by
-/// the same halos (dask's `map_overlap` with several arrays). The arrays must
-/// have one shape; they are rechunked to the common refinement of their grids.
-/// `f` gets the extended blocks, in the order of `arrays`, and a [`BlockInfo`]
-/// whose `halo` says how many of their positions along each axis lie before
-/// and after the block's own; it must return a block of the extended shape.
+/// the same halos (dask's `map_overlap` with several arrays). The arrays
+/// broadcast together (NumPy's rules) and are rechunked to the common
+/// refinement of their grids. `f` gets the extended blocks, in the order of
+/// `arrays`, and a [`BlockInfo`] whose `halo` says how many of their positions
+/// along each axis lie before and after the block's own; it must return a
+/// block of the extended shape of the broadcast array.
+///
+/// An array with fewer axes, or a length-1 axis against a longer one, is
+/// passed as its own block, unextended along those axes, so that its blocks
+/// broadcast against the others' inside `f` (`&v[0] * &v[1]`). (dask extends
+/// a length-1 axis by the depth too, which then does not broadcast.)
 ///
 /// ```
 /// use chunked_array::{map_overlap_arrays, Array, Boundary, Overlap};
@@ -242,42 +265,95 @@ fn trimmed<T: Element>(x: &Array<T>, chunks: Chunks, before: Vec<Vec<usize>>) ->
 ///     &Overlap::asymmetric(&[(0, 1)], Boundary::Constant(0.0)),
 /// ).unwrap();
 /// assert_eq!(y.compute().unwrap().iter().copied().collect::<Vec<f64>>(), vec![0.0, 12.0, 26.0, 42.0, 60.0, 0.0]);
+///
+/// // Rows of a (4, 6) array scaled by a (6,) vector, then summed with their
+/// // neighbours above and below: the vector broadcasts inside `f`.
+/// let x = Array::<f64>::ones(&[4, 6], [2, 3]).unwrap();
+/// let w = Array::<f64>::arange(0.0, 6.0, 1.0, 2).unwrap();
+/// let y = map_overlap_arrays(
+///     |v, _| {
+///         let p = &v[0] * &v[1];
+///         let mut out = p.clone();
+///         for r in 1..p.shape()[0] - 1 {
+///             for c in 0..p.shape()[1] {
+///                 out[[r, c]] = p[[r - 1, c]] + p[[r, c]] + p[[r + 1, c]];
+///             }
+///         }
+///         out
+///     },
+///     &[&x, &w],
+///     &Overlap::new(&[1, 0], Boundary::Nearest),
+/// ).unwrap();
+/// assert_eq!(y.compute().unwrap().index_axis(ndarray::Axis(0), 0).iter().copied().collect::<Vec<f64>>(), vec![0.0, 3.0, 6.0, 9.0, 12.0, 15.0]);
 /// ```
 ///
 /// # Errors
-/// [`Error::InvalidArgument`] for no arrays, or as [`Array::map_overlap_with`];
-/// [`Error::ShapeMismatch`] for arrays of different shapes; at compute time, a
-/// returned block of the wrong shape.
+/// [`Error::InvalidArgument`] for no arrays, or as [`Array::map_overlap_with`]
+/// (the depths are the broadcast array's); [`Error::ShapeMismatch`] for arrays
+/// whose shapes do not broadcast; at compute time, a returned block of the
+/// wrong shape.
 pub fn map_overlap_arrays<T, U, F>(f: F, arrays: &[&Array<T>], opts: &Overlap<T>) -> Result<Array<U>>
 where
     T: Element,
     U: Element,
     F: Fn(&[ArrayViewD<'_, T>], &BlockInfo<'_>) -> ArrayD<U> + Send + Sync + 'static,
 {
-    let first = arrays.first().ok_or_else(|| Error::invalid("arrays", 0, "map_overlap needs at least one array"))?;
+    if arrays.is_empty() {
+        return Err(Error::invalid("arrays", 0, "map_overlap needs at least one array"));
+    }
     for a in arrays {
         a.check()?;
-        if a.shape() != first.shape() {
-            return Err(Error::shape("map_overlap (first array, another)", &first.shape(), &a.shape()));
+    }
+    // The broadcast shape, and how each array's axes sit in it.
+    let ndim = arrays.iter().map(|a| a.ndim()).max().unwrap_or(0);
+    let mut shape = vec![1usize; ndim];
+    for a in arrays {
+        for (s, &n) in shape[ndim - a.ndim()..].iter_mut().zip(&a.shape()) {
+            if *s == 1 {
+                *s = n;
+            } else if n != 1 && n != *s {
+                let so_far = shape.clone();
+                return Err(Error::shape("map_overlap (broadcast of the arrays before, an array that does not broadcast against it)", &so_far, &a.shape()));
+            }
         }
     }
-    // One grid for all: every input's block boundaries along every axis.
-    let lengths: Vec<Vec<usize>> = (0..first.ndim())
+    let inputs: Vec<Broadcast> = arrays
+        .iter()
+        .map(|a| {
+            let offset = ndim - a.ndim();
+            Broadcast { offset, stretched: a.shape().iter().enumerate().map(|(i, &n)| n == 1 && shape[offset + i] != 1).collect() }
+        })
+        .collect();
+    // One grid for all: the block boundaries of every array that is not
+    // stretched along an axis.
+    let lengths: Vec<Vec<usize>> = (0..ndim)
         .map(|ax| {
-            let bounds: Vec<&[usize]> = arrays.iter().map(|a| a.chunks().boundaries(ax)).collect();
+            let bounds: Vec<&[usize]> = arrays
+                .iter()
+                .zip(&inputs)
+                .filter(|(_, at)| ax >= at.offset && !at.stretched[ax - at.offset])
+                .map(|(a, at)| a.chunks().boundaries(ax - at.offset))
+                .collect();
             crate::chunks::refine(&bounds)
         })
         .collect();
     let original = Chunks::from_lengths(lengths.clone());
     let halos = Halos::plan(&original, opts)?;
     let mut extended = Vec::with_capacity(arrays.len());
-    for a in arrays {
-        let aligned = a.rechunk(ChunkSpec::from(lengths.clone()))?;
-        extended.push(extend(&aligned, "overlap", halos.maps.clone(), halos.fills.clone()).node.clone());
+    for (a, at) in arrays.iter().zip(&inputs) {
+        // Its own axes: the common grid, or one unextended block where stretched.
+        let own = |ax: usize| at.offset + ax;
+        let spec: Vec<Vec<usize>> = at.stretched.iter().enumerate().map(|(ax, &s)| if s { vec![1] } else { lengths[own(ax)].clone() }).collect();
+        let maps: Vec<Vec<Vec<Src>>> = at.stretched.iter().enumerate().map(|(ax, &s)| if s { vec![vec![Src::At(0)]] } else { halos.maps[own(ax)].clone() }).collect();
+        let fills: Vec<T> = (0..a.ndim()).map(|ax| halos.fills[own(ax)]).collect();
+        let aligned = a.rechunk(ChunkSpec::from(spec))?;
+        extended.push(extend(&aligned, "overlap", maps, fills).node.clone());
     }
-    let extended_chunks = extended[0].chunks.clone();
+    let extended_chunks = Chunks::from_lengths(
+        (0..ndim).map(|ax| lengths[ax].iter().enumerate().map(|(b, &n)| n + halos.before[ax][b] + halos.after[ax][b]).collect()).collect(),
+    );
     let trim_before = halos.before.clone();
-    let op = MapExtended::<T, U, F> { original: original.clone(), before: halos.before, after: halos.after, f, _t: std::marker::PhantomData };
+    let op = MapExtended::<T, U, F> { original: original.clone(), inputs, before: halos.before, after: halos.after, f, _t: std::marker::PhantomData };
     let mapped = Array::built(Node::new("map_overlap", U::DTYPE, extended_chunks, extended, op))?;
     if opts.trim {
         trimmed(&mapped, original, trim_before)

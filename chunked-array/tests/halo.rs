@@ -374,7 +374,7 @@ fn overlap_option_errors() {
     // trim_internal cannot cut more than a block holds.
     let e = x.trim_internal(&chunked_array::Overlap::asymmetric(&[(1, 2), (0, 0)], Boundary::Nearest)).unwrap_err().to_string();
     assert!(e.contains("block 0 along axis 0 has 2 elements, fewer than the 3"), "{e}");
-    // Several arrays: at least one, all of one shape.
+    // Several arrays: at least one, of shapes that broadcast.
     let none: [&Array<f64>; 0] = [];
     assert!(chunked_array::map_overlap_arrays(|v, _| v[0].to_owned(), &none, &chunked_array::Overlap::new(&[1], Boundary::None)).is_err());
     let other = Array::<f64>::zeros(&[6, 5], 2).unwrap();
@@ -383,4 +383,102 @@ fn overlap_option_errors() {
     // A function returning the trimmed shape instead of the extended one.
     let bad = x.map_overlap_with(|b, _| b.slice_each_axis(|ax| ndarray::Slice::from(1..ax.len - 1)).to_owned(), &chunked_array::Overlap::new(&[1, 1], Boundary::Reflect)).unwrap();
     assert!(bad.compute().unwrap_err().to_string().contains("extended block shape"));
+}
+
+/// Cuts a length `n` into blocks where `cuts` says so (one block at least).
+fn cut_lengths(n: usize, cuts: &[bool]) -> Vec<usize> {
+    let mut out = vec![];
+    let mut len = 1;
+    for &c in cuts.iter().cycle().take(n.saturating_sub(1)) {
+        if c {
+            out.push(len);
+            len = 1;
+        } else {
+            len += 1;
+        }
+    }
+    out.push(if n == 0 { 0 } else { len });
+    out
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(CASES))]
+
+    /// A (n0, n1) array times a broadcast one ((n1,), (1, n1), (n0, 1), (1, 1)
+    /// or 0-d, on its own grid), box-summed over an asymmetric window: the
+    /// smaller array's blocks broadcast inside the function.
+    #[test]
+    fn map_overlap_broadcasts_arrays(l0 in prop::collection::vec(1usize..5, 1..4), l1 in prop::collection::vec(1usize..5, 1..4), kind in 0usize..5,
+                                     cuts in prop::collection::vec(any::<bool>(), 8), depth in prop::collection::vec((0usize..3, 0usize..3), 2),
+                                     codes in (0u8..4, 0u8..4)) {
+        // No constants: a constant halo times a constant halo is not the
+        // constant halo of the product.
+        let codes = [[0, 2, 3, 4][codes.0 as usize], [0, 2, 3, 4][codes.1 as usize]];
+        let (n0, n1) = (l0.iter().sum::<usize>(), l1.iter().sum::<usize>());
+        let a = ArrayD::from_shape_fn(IxDyn(&[n0, n1]), |i| (i[0] * 7 + i[1] * 3) as f64 - 9.0);
+        let b_shape: Vec<usize> = [vec![n1], vec![1, n1], vec![n0, 1], vec![1, 1], vec![]][kind].clone();
+        let b = ArrayD::from_shape_fn(IxDyn(&b_shape), |i| i.as_array_view().iter().fold(2.0, |acc, &v| acc * 3.0 + v as f64));
+        let b_chunks: Vec<Vec<usize>> = b_shape.iter().map(|&n| cut_lengths(n, &cuts)).collect();
+        let (xa, xb) = (chunked(&a, &[l0.clone(), l1.clone()]), chunked(&b, &b_chunks));
+        let opts = chunked_array::Overlap::asymmetric(&depth, boundary_of(codes[0], 0.0)).boundary_on(1, boundary_of(codes[1], 0.0));
+        let (b0, e0, b1, e1) = (depth[0].0 as isize, depth[0].1 as isize, depth[1].0 as isize, depth[1].1 as isize);
+        let f = move |v: &[ndarray::ArrayViewD<'_, f64>], info: &chunked_array::BlockInfo<'_>| {
+            let p = &v[0] * &v[1];
+            assert_eq!(info.out_shape, p.shape());
+            let (m0, m1) = (p.shape()[0] as isize, p.shape()[1] as isize);
+            ArrayD::from_shape_fn(p.raw_dim(), |i| {
+                let mut s = 0.0;
+                for r in i[0] as isize - b0..=i[0] as isize + e0 {
+                    for c in i[1] as isize - b1..=i[1] as isize + e1 {
+                        if (0..m0).contains(&r) && (0..m1).contains(&c) { s += p[[r as usize, c as usize]]; }
+                    }
+                }
+                s
+            })
+        };
+        let got = chunked_array::map_overlap_arrays(f, &[&xa, &xb], &opts).unwrap();
+        // The product on the whole array, then the window over its extension.
+        let bb = b.broadcast(IxDyn(&[n0, n1])).unwrap();
+        let w = &a * &bb;
+        let window = |r0: isize, c0: isize| {
+            let mut s = 0.0;
+            for r in r0 - b0..=r0 + e0 {
+                for c in c0 - b1..=c0 + e1 { s += extended_value(&w, r, c, codes, [0.0, 0.0]).unwrap_or(0.0); }
+            }
+            s
+        };
+        let want = ArrayD::from_shape_fn(IxDyn(&[n0, n1]), |i| window(i[0] as isize, i[1] as isize));
+        // On the common refinement of the two arrays' grids.
+        let ends = |lens: &[usize]| lens.iter().scan(0, |e, &l| { *e += l; Some(*e) }).collect::<std::collections::BTreeSet<usize>>();
+        for (ax, l) in [&l0, &l1].into_iter().enumerate() {
+            let mut common = ends(l);
+            // b's axis for this one, unless b lacks it or is stretched along it.
+            if let Some(bax) = (ax + b_shape.len()).checked_sub(2) && (b_shape[bax] > 1 || [n0, n1][ax] == 1) {
+                common.extend(ends(&b_chunks[bax]));
+            }
+            prop_assert_eq!(ends(&got.chunks().lengths()[ax]), common);
+        }
+        prop_assert_eq!(got.compute().unwrap(), want.clone());
+        // Untrimmed, the blocks keep their halos; trim_internal cuts them off
+        // again where every edge block got its whole depth.
+        let kept = chunked_array::map_overlap_arrays(f, &[&xa, &xb], &opts.clone().trim(false)).unwrap();
+        let grew = |lens: &[usize], (b, e): (usize, usize), code: u8| lens.iter().sum::<usize>() + if code == 0 { 0 } else { (b + e) * lens.len() };
+        if codes.iter().all(|&c| c != 0) {
+            let grid = got.chunks().lengths();
+            prop_assert_eq!(kept.shape(), vec![grew(&grid[0], depth[0], codes[0]), grew(&grid[1], depth[1], codes[1])]);
+        }
+        let full_halos = |lens: &[usize], (b, e): (usize, usize), code: u8| code != 0 || lens.len() == 1 || (b <= lens[0] && e <= lens[lens.len() - 1]);
+        let grid = got.chunks().lengths();
+        if full_halos(&grid[0], depth[0], codes[0]) && full_halos(&grid[1], depth[1], codes[1]) {
+            prop_assert_eq!(kept.trim_internal(&opts).unwrap().compute().unwrap(), want);
+        }
+    }
+}
+
+#[test]
+fn map_overlap_arrays_that_do_not_broadcast() {
+    let x = Array::<f64>::zeros(&[6, 4], 2).unwrap();
+    let y = Array::<f64>::zeros(&[3, 1], 2).unwrap();
+    let e = chunked_array::map_overlap_arrays(|v, _| v[0].to_owned(), &[&x, &y], &chunked_array::Overlap::new(&[1, 1], Boundary::None)).unwrap_err();
+    assert!(e.to_string().contains("[6, 4]") && e.to_string().contains("[3, 1]"), "{e}");
 }

@@ -13,7 +13,7 @@ use std::time::Instant;
 use chunked_array::io::zarr::{from_zarr, ZarrWriteOptions};
 use chunked_array::io::WriteMode;
 use chunked_array::random::RandomState;
-use chunked_array::{Array, Boundary, Context, RechunkOptions};
+use chunked_array::{Array, Boundary, Context, Overlap, RechunkOptions};
 use chunked_benches::{arg, vm_hwm_kib};
 use chunked_linalg::{svd, svd_compressed, tsqr, CompressedOptions, TsqrOptions};
 
@@ -23,7 +23,7 @@ type Res<T> = Result<T, Box<dyn std::error::Error>>;
 type Run = Box<dyn FnMut() -> Res<()>>;
 
 /// The workloads, in the order the table lists them.
-const WORKLOADS: [&str; 19] = [
+const WORKLOADS: [&str; 20] = [
     "overhead",
     "random_sum",
     "elementwise_reduction",
@@ -37,6 +37,7 @@ const WORKLOADS: [&str; 19] = [
     "vindex_grid",
     "einsum_rowdot",
     "laplacian",
+    "weighted_laplacian",
     "tsqr",
     "seed_svd",
     "svd_compressed",
@@ -164,6 +165,21 @@ fn setup(name: &str, scale: f64) -> Res<(&'static str, f64, Run)> {
             let n = side(10_000.0, scale);
             let x: Array<f64> = RandomState::new(0).uniform(&[n, n], [2000, 2000])?;
             let s = x.map_overlap(laplacian, &[1, 1], Boundary::Nearest)?.sum(None)?;
+            ("bytes", (n * n * 8) as f64, Box::new(move || s.compute_with(&ctx).map(drop).map_err(Into::into)))
+        }
+        "weighted_laplacian" => {
+            // The Laplacian times a per-column weight vector, through
+            // map_overlap over both arrays: the vector's blocks (extended along
+            // its one axis) broadcast against the matrix's inside the function.
+            let n = side(10_000.0, scale);
+            let x: Array<f64> = RandomState::new(0).uniform(&[n, n], [2000, 2000])?;
+            let w: Array<f64> = RandomState::new(1).uniform(&[n], [2000])?;
+            let weighted = |v: &[ndarray::ArrayViewD<'_, f64>], _: &chunked_array::BlockInfo<'_>| {
+                let mut l = laplacian(v[0].view());
+                l *= &v[1];
+                l
+            };
+            let s = chunked_array::map_overlap_arrays(weighted, &[&x, &w], &Overlap::new(&[1, 1], Boundary::Nearest))?.sum(None)?;
             ("bytes", (n * n * 8) as f64, Box::new(move || s.compute_with(&ctx).map(drop).map_err(Into::into)))
         }
         "tsqr" => {
