@@ -61,7 +61,10 @@ impl<T: Element> Overlap<T> {
 
     /// Whether `map_overlap` cuts the halos off the function's blocks (the
     /// default, `true`) or returns the extended blocks whole (dask's
-    /// `trim=False`: the result then has the extended chunks).
+    /// `trim=False`: the result then has the extended chunks). For blocks of
+    /// another shape (dask's `chunks=`, `drop_axis` or `new_axis` with
+    /// `trim=False`), extend with [`Array::overlap`] and declare the output
+    /// chunks to [`Array::map_blocks`].
     #[must_use]
     pub fn trim(mut self, trim: bool) -> Self {
         self.trim = trim;

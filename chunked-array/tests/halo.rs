@@ -482,3 +482,16 @@ fn map_overlap_arrays_that_do_not_broadcast() {
     let e = chunked_array::map_overlap_arrays(|v, _| v[0].to_owned(), &[&x, &y], &chunked_array::Overlap::new(&[1, 1], Boundary::None)).unwrap_err();
     assert!(e.to_string().contains("[6, 4]") && e.to_string().contains("[3, 1]"), "{e}");
 }
+
+#[test]
+fn overlap_then_map_blocks_declares_other_chunks() {
+    // dask's map_overlap(..., trim=False, chunks=...): one sum per extended
+    // block, through overlap and map_blocks with declared chunks.
+    let a = ArrayD::from_shape_fn(IxDyn(&[10]), |i| (i[0] * i[0]) as f64);
+    let x = chunked(&a, &[vec![4, 4, 2]]);
+    let ext = x.overlap(&chunked_array::Overlap::new(&[1], Boundary::Nearest)).unwrap();
+    let sums = ext.map_blocks(|b, _| ndarray::arr1(&[b.sum()]).into_dyn(), Some(vec![vec![1, 1, 1]].into())).unwrap();
+    let window = |lo: isize, hi: isize| (lo..hi).map(|p| a[[p.clamp(0, 9) as usize]]).sum::<f64>();
+    let want = vec![window(-1, 5), window(3, 9), window(7, 11)];
+    assert_eq!(sums.compute().unwrap().iter().copied().collect::<Vec<_>>(), want);
+}
