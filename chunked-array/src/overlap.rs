@@ -307,19 +307,11 @@ where
     for a in arrays {
         a.check()?;
     }
-    // The broadcast shape, and how each array's axes sit in it.
-    let ndim = arrays.iter().map(|a| a.ndim()).max().unwrap_or(0);
-    let mut shape = vec![1usize; ndim];
-    for a in arrays {
-        for (s, &n) in shape[ndim - a.ndim()..].iter_mut().zip(&a.shape()) {
-            if *s == 1 {
-                *s = n;
-            } else if n != 1 && n != *s {
-                let so_far = shape.clone();
-                return Err(Error::shape("map_overlap (broadcast of the arrays before, an array that does not broadcast against it)", &so_far, &a.shape()));
-            }
-        }
-    }
+    // The broadcast shape on the common refinement of the grids of the
+    // arrays not stretched along each axis (as elementwise operands are).
+    let nodes: Vec<&Node> = arrays.iter().map(|a| &*a.node).collect();
+    let original = crate::elementwise::broadcast_chunks("map_overlap (one array's shape, another's)", &nodes)?;
+    let (ndim, shape, lengths) = (original.ndim(), original.shape(), original.lengths().to_vec());
     let inputs: Vec<Broadcast> = arrays
         .iter()
         .map(|a| {
@@ -327,20 +319,6 @@ where
             Broadcast { offset, stretched: a.shape().iter().enumerate().map(|(i, &n)| n == 1 && shape[offset + i] != 1).collect() }
         })
         .collect();
-    // One grid for all: the block boundaries of every array that is not
-    // stretched along an axis.
-    let lengths: Vec<Vec<usize>> = (0..ndim)
-        .map(|ax| {
-            let bounds: Vec<&[usize]> = arrays
-                .iter()
-                .zip(&inputs)
-                .filter(|(_, at)| ax >= at.offset && !at.stretched[ax - at.offset])
-                .map(|(a, at)| a.chunks().boundaries(ax - at.offset))
-                .collect();
-            crate::chunks::refine(&bounds)
-        })
-        .collect();
-    let original = Chunks::from_lengths(lengths.clone());
     let halos = Halos::plan(&original, opts)?;
     let mut extended = Vec::with_capacity(arrays.len());
     for (a, at) in arrays.iter().zip(&inputs) {
