@@ -5,7 +5,7 @@
 //! faer's matmul (about 2x ndarray's `dot` here). The contracted axis is split into
 //! groups small enough that one task's inputs stay under the block-size limit;
 //! with more than one group, the partial products are added up by a tree of
-//! [`AddPartials`] layers, [`DEFAULT_SPLIT_EVERY`] at a time (dask sums them with
+//! `AddPartials` layers, [`DEFAULT_SPLIT_EVERY`] at a time (dask sums them with
 //! its reduction tree for `tensordot`; a plain elementwise add is one pass over
 //! each partial, where the general reducer folds a length-1 axis element by element).
 //!

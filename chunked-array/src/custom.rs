@@ -5,7 +5,7 @@
 //! A [`Layer`] is an untyped handle to a layer; [`Array::layer`] gives an array's,
 //! and [`Layer::into_array`] turns a layer of elements back into an [`Array`]. A
 //! layer that is not an array of elements (the Householder factors of a QR, say)
-//! has [`DType::Intermediate`] and blocks of any [`BlockValue`] type; only other
+//! has [`DType::Intermediate`] and blocks of any [`BlockValue`](crate::BlockValue) type; only other
 //! custom layers read it.
 //!
 //! ```

@@ -3,7 +3,7 @@
 //!
 //! Blocks of elements travel as their dtype, shape and raw data. A layer of
 //! intermediate values says how its blocks travel through [`Wire`] (its
-//! [`BlockOp::wire`](super::BlockOp::wire)); a layer without one keeps its blocks
+//! `BlockOp::wire`); a layer without one keeps its blocks
 //! in the process that made them, and the MPI placement runs their consumers
 //! there too.
 

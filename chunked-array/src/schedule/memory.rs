@@ -2,7 +2,7 @@
 //! blocks spill to past that, and how much the disk tier may take.
 //!
 //! Tiers, top down: device memory (arrays placed on a device, see
-//! [`crate::device`]), host memory, then disk ([`super::spill`]). Each tier
+//! [`crate::device`]), host memory, then disk (the `spill` module). Each tier
 //! moves its least recently used idle blocks one tier down past its limit.
 
 use std::path::PathBuf;
@@ -31,7 +31,7 @@ pub struct MemoryConfig {
     /// inside). Default: the system's temporary directory.
     pub spill_dir: PathBuf,
     /// Bytes the disk tier may hold at once; past it a run fails with
-    /// [`Error::ResourcesExhausted`](crate::Error::ResourcesExhausted). Default: no cap.
+    /// [`crate::Error::ResourcesExhausted`]. Default: no cap.
     pub spill_limit: u64,
     /// Bytes of blocks the device tier may hold before the least recently used
     /// idle ones move to host memory, per device. `None` (the default): 80% of
