@@ -26,7 +26,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 SUITE = os.path.join(ROOT, "target", "release", "suite")
 THREADS = os.cpu_count() or 1
 WORKLOADS = ["overhead", "random_sum", "elementwise_reduction", "rechunk", "take_scattered", "matmul", "stacked_matmul", "tril_sum", "argwhere", "vindex", "vindex_grid",
-             "einsum_rowdot", "laplacian", "weighted_laplacian", "tsqr", "seed_svd",
+             "einsum_rowdot", "einsum_chain", "laplacian", "weighted_laplacian", "tsqr", "seed_svd",
              "svd_compressed", "zarr_write", "zarr_read", "out_of_core_sum"]
 
 
@@ -136,6 +136,12 @@ def setup(lib, name, scale, work_dir):
             m = max(10_000, int(1_000_000 * scale))
             x = da.random.random((m, 100), chunks=(100_000, 100))
             return lambda: da.einsum("ij,ij->i", x, x).sum().compute()
+        if name == "einsum_chain":
+            n = side(8_000, scale)
+            a = da.random.random((n, n), chunks=(2000, 2000))
+            b = da.random.random((n, n), chunks=(2000, 2000))
+            v = da.random.random((n,), chunks=2000)
+            return lambda: da.einsum("ij,jk,k->i", a, b, v, optimize="greedy").sum().compute()
         if name == "laplacian":
             n = side(10_000, scale)
             x = da.random.random((n, n), chunks=(2000, 2000))
@@ -202,6 +208,9 @@ def setup(lib, name, scale, work_dir):
     if name == "einsum_rowdot":
         m = max(10_000, int(1_000_000 * scale))
         return lambda: (lambda y: np.einsum("ij,ij->i", y, y).sum())(rng.random((m, 100)))
+    if name == "einsum_chain":
+        n = side(8_000, scale)
+        return lambda: np.einsum("ij,jk,k->i", rng.random((n, n)), rng.random((n, n)), rng.random(n), optimize="greedy").sum()
     if name == "laplacian":
         n = side(10_000, scale)
         return lambda: laplacian(np.pad(rng.random((n, n)), 1, mode="edge"))[1:-1, 1:-1].sum()

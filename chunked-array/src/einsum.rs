@@ -1,7 +1,8 @@
 //! `einsum`: Einstein summation over labelled axes, built from the other
 //! operations: a diagonal per label repeated within an operand, a sum per label
 //! that only one operand has and the output lacks, then the operands multiplied
-//! left to right, and a final permutation. A product with labels kept on both
+//! two at a time (the cheapest pair first, or left to right), and a final
+//! permutation. A product with labels kept on both
 //! sides and labels summed is a matmul of stacks ([`Array::matmul`]: shared
 //! labels that stay are batch axes, those that go are contracted); the others
 //! are a broadcast multiply and a sum.
@@ -91,8 +92,9 @@ fn reshaped<T: Gemm>(a: Array<T>, shape: &[usize]) -> Result<Array<T>> {
 /// output lacks are summed. An explicit output must keep the `...` axes when
 /// the inputs' `...` stands for any (NumPy raises otherwise, and so do we).
 ///
-/// The operands are multiplied left to right (no search for a cheaper
-/// order). A product with labels kept on both sides and labels summed is a
+/// More than two operands are multiplied two at a time, the cheapest pair
+/// first (NumPy's `optimize="greedy"`; [`einsum_with`] takes the written
+/// order too). A product with labels kept on both sides and labels summed is a
 /// blocked [`Array::matmul`] of stacks (every task bounded as in `matmul`);
 /// the others (matrix-vector shapes, outer and elementwise products) are a
 /// broadcast multiply followed by a sum.
@@ -113,6 +115,27 @@ fn reshaped<T: Gemm>(a: Array<T>, shape: &[usize]) -> Result<Array<T>> {
 /// an output label no operand has or drop the axes `...` stands for; [`Error::ShapeMismatch`] when one label has
 /// two lengths (other than 1).
 pub fn einsum<T: Gemm>(subscripts: &str, operands: &[&Array<T>]) -> Result<Array<T>> {
+    einsum_with(subscripts, operands, EinsumOrder::Greedy)
+}
+
+/// [`einsum`] with the order of its products chosen: [`EinsumOrder::Greedy`] (what
+/// `einsum` does) or [`EinsumOrder::LeftToRight`] (as written, NumPy's and dask's
+/// default `optimize=False`). With one or two operands both are the same.
+///
+/// ```
+/// use chunked_array::{einsum_with, Array, EinsumOrder};
+/// // A (n, n) matrix times (n, n) times a vector: greedy multiplies the
+/// // second matrix by the vector first (n² multiply-adds, not n³).
+/// let a = Array::<f64>::from_fn(&[6, 6], [3, 3], |i| (i[0] + i[1]) as f64).unwrap();
+/// let v = Array::<f64>::ones(&[6], 3).unwrap();
+/// let greedy = einsum_with("ij,jk,k->i", &[&a, &a, &v], EinsumOrder::Greedy).unwrap();
+/// let written = einsum_with("ij,jk,k->i", &[&a, &a, &v], EinsumOrder::LeftToRight).unwrap();
+/// assert_eq!(greedy.compute().unwrap(), written.compute().unwrap());
+/// ```
+///
+/// # Errors
+/// As [`einsum`].
+pub fn einsum_with<T: Gemm>(subscripts: &str, operands: &[&Array<T>], order: EinsumOrder) -> Result<Array<T>> {
     for x in operands {
         x.check()?;
     }
@@ -236,55 +259,107 @@ pub fn einsum<T: Gemm>(subscripts: &str, operands: &[&Array<T>]) -> Result<Array
         prepared.push((a, ls));
     }
 
-    let mut pending = prepared.into_iter();
-    let (mut acc, mut acc_labels) = pending.next().ok_or_else(|| Error::invalid("operands", "[]", "einsum needs at least one operand"))?;
-    let rest: Vec<(Array<T>, Vec<Label>)> = pending.collect();
-    for (step, (b, b_labels)) in rest.iter().enumerate() {
-        // Labels still needed after this product: the output's and the later operands'.
-        let later: Vec<Label> = rest[step + 1..].iter().flat_map(|(_, l)| l.iter().copied()).chain(out.iter().copied()).collect();
-        let needed: Vec<Label> = later.iter().chain(b_labels).copied().collect();
-        acc.check()?;
-        acc = sum_out(acc, &mut acc_labels, &needed)?;
-        let batch: Vec<Label> = acc_labels.iter().copied().filter(|l| b_labels.contains(l) && later.contains(l)).collect();
-        let summed: Vec<Label> = acc_labels.iter().copied().filter(|l| b_labels.contains(l) && !later.contains(l)).collect();
-        let free_a: Vec<Label> = acc_labels.iter().copied().filter(|l| !b_labels.contains(l)).collect();
-        let free_b: Vec<Label> = b_labels.iter().copied().filter(|l| !acc_labels.contains(l)).collect();
-        let lens = |ls: &[Label]| ls.iter().map(|&l| len_of(l)).collect::<Vec<usize>>();
-        // Saturating: an oversized product fails when its layer is built.
-        let product = |ls: &[Label]| lens(ls).iter().fold(1usize, |acc, &n| acc.saturating_mul(n));
-        let batch_lens = lens(&batch);
-        let (m, kk, n) = (product(&free_a), product(&summed), product(&free_b));
-        let kept: Vec<Label> = [&batch[..], &free_a, &free_b].concat();
-        if m > 1 && n > 1 && kk > 1 {
-            let a_order: Vec<Label> = [&batch[..], &free_a, &summed].concat();
-            let b_order: Vec<Label> = [&batch[..], &summed, &free_b].concat();
-            let a3 = reshaped(arrange(&acc, &acc_labels, &a_order)?, &[&batch_lens[..], &[m, kk]].concat())?;
-            let b3 = reshaped(arrange(b, b_labels, &b_order)?, &[&batch_lens[..], &[kk, n]].concat())?;
-            acc = reshaped(a3.matmul(&b3)?, &lens(&kept))?;
-        } else {
-            // A product of vectors against matrices (or with nothing summed) has
-            // no matrix product worth a gemm per stacked matrix: multiply
-            // elementwise on a common axis order, length-1 axes for the labels
-            // one side lacks, and sum the summed labels (memory-bound either way).
-            let common: Vec<Label> = [&kept[..], &summed].concat();
-            let widen = |x: &Array<T>, ls: &[Label]| -> Result<Array<T>> {
-                let mut x = arrange(x, ls, &common.iter().copied().filter(|l| ls.contains(l)).collect::<Vec<_>>())?;
-                for (axis, l) in common.iter().enumerate() {
-                    if !ls.contains(l) {
-                        x = x.expand_dims(axis as isize)?;
-                    }
-                }
-                Ok(x)
-            };
-            let product = &widen(&acc, &acc_labels)? * &widen(b, b_labels)?;
-            acc = if summed.is_empty() {
-                product
-            } else {
-                product.sum(ReduceOptions::axes((kept.len()..common.len()).map(|a| a as isize).collect::<Vec<_>>()))?
-            };
-        }
-        acc_labels = kept;
+    if prepared.is_empty() {
+        return Err(Error::invalid("operands", "[]", "einsum needs at least one operand"));
     }
+    let mut pending = prepared;
+    while pending.len() > 1 {
+        let (i, j) = match order {
+            EinsumOrder::LeftToRight => (0, 1),
+            EinsumOrder::Greedy => cheapest_pair(&pending, &out, &len_of),
+        };
+        let (b, b_labels) = pending.remove(j);
+        let (a, a_labels) = pending.remove(i);
+        // Labels still needed after this product: the output's and the other operands'.
+        let later: Vec<Label> = pending.iter().flat_map(|(_, l)| l.iter().copied()).chain(out.iter().copied()).collect();
+        pending.insert(i, contract_pair((a, a_labels), (b, b_labels), &later, &len_of)?);
+    }
+    let (mut acc, mut acc_labels) = pending.pop().expect("one operand left");
     acc = sum_out(acc, &mut acc_labels, &out)?;
     arrange(&acc, &acc_labels, &out)
+}
+
+/// How [`einsum_with`] orders the products of more than two operands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum EinsumOrder {
+    /// The pair whose product takes the fewest multiply-adds first (ties: the
+    /// smaller result), as NumPy's `optimize="greedy"` and opt_einsum's greedy
+    /// path choose.
+    #[default]
+    Greedy,
+    /// As written, left to right (NumPy's and dask's `optimize=False`).
+    LeftToRight,
+}
+
+/// The pair of operands whose product is cheapest: fewest multiply-adds
+/// (the product of the lengths of every label either has), then the smallest
+/// result (the labels still needed by the others or the output).
+fn cheapest_pair<T: Gemm>(pending: &[(Array<T>, Vec<Label>)], out: &[Label], len_of: &dyn Fn(Label) -> usize) -> (usize, usize) {
+    let size = |ls: &mut dyn Iterator<Item = Label>| ls.map(|l| len_of(l) as f64).product::<f64>();
+    let mut best = (f64::INFINITY, f64::INFINITY, 0, 1);
+    for i in 0..pending.len() {
+        for j in i + 1..pending.len() {
+            let (la, lb) = (&pending[i].1, &pending[j].1);
+            let both: Vec<Label> = la.iter().chain(lb.iter().filter(|l| !la.contains(l))).copied().collect();
+            let needed = |l: &Label| out.contains(l) || pending.iter().enumerate().any(|(k, (_, lk))| k != i && k != j && lk.contains(l));
+            let cost = size(&mut both.iter().copied());
+            let result = size(&mut both.iter().copied().filter(needed));
+            if (cost, result) < (best.0, best.1) {
+                best = (cost, result, i, j);
+            }
+        }
+    }
+    (best.2, best.3)
+}
+
+/// The product of two operands with their labels, keeping the labels in
+/// `later` (needed by the other operands or the output) and summing the rest.
+/// A product with labels kept on both sides and labels summed is a matmul
+/// of stacks; the others a broadcast multiply and a sum.
+fn contract_pair<T: Gemm>(
+    (mut acc, mut acc_labels): (Array<T>, Vec<Label>),
+    (mut b, mut b_labels): (Array<T>, Vec<Label>),
+    later: &[Label],
+    len_of: &dyn Fn(Label) -> usize,
+) -> Result<(Array<T>, Vec<Label>)> {
+    // Each side sums what neither the other side nor later needs.
+    let needed: Vec<Label> = later.iter().chain(&b_labels).copied().collect();
+    acc.check()?;
+    acc = sum_out(acc, &mut acc_labels, &needed)?;
+    let needed: Vec<Label> = later.iter().chain(&acc_labels).copied().collect();
+    b = sum_out(b, &mut b_labels, &needed)?;
+    let batch: Vec<Label> = acc_labels.iter().copied().filter(|l| b_labels.contains(l) && later.contains(l)).collect();
+    let summed: Vec<Label> = acc_labels.iter().copied().filter(|l| b_labels.contains(l) && !later.contains(l)).collect();
+    let free_a: Vec<Label> = acc_labels.iter().copied().filter(|l| !b_labels.contains(l)).collect();
+    let free_b: Vec<Label> = b_labels.iter().copied().filter(|l| !acc_labels.contains(l)).collect();
+    let lens = |ls: &[Label]| ls.iter().map(|&l| len_of(l)).collect::<Vec<usize>>();
+    // Saturating: an oversized product fails when its layer is built.
+    let product = |ls: &[Label]| lens(ls).iter().fold(1usize, |acc, &n| acc.saturating_mul(n));
+    let batch_lens = lens(&batch);
+    let (m, kk, n) = (product(&free_a), product(&summed), product(&free_b));
+    let kept: Vec<Label> = [&batch[..], &free_a, &free_b].concat();
+    if m > 1 && n > 1 && kk > 1 {
+        let a_order: Vec<Label> = [&batch[..], &free_a, &summed].concat();
+        let b_order: Vec<Label> = [&batch[..], &summed, &free_b].concat();
+        let a3 = reshaped(arrange(&acc, &acc_labels, &a_order)?, &[&batch_lens[..], &[m, kk]].concat())?;
+        let b3 = reshaped(arrange(&b, &b_labels, &b_order)?, &[&batch_lens[..], &[kk, n]].concat())?;
+        return Ok((reshaped(a3.matmul(&b3)?, &lens(&kept))?, kept));
+    }
+    // A product of vectors against matrices (or with nothing summed) has no
+    // matrix product worth a gemm per stacked matrix: multiply elementwise on
+    // a common axis order, length-1 axes for the labels one side lacks, and
+    // sum the summed labels (memory-bound either way).
+    let common: Vec<Label> = [&kept[..], &summed].concat();
+    let widen = |x: &Array<T>, ls: &[Label]| -> Result<Array<T>> {
+        let mut x = arrange(x, ls, &common.iter().copied().filter(|l| ls.contains(l)).collect::<Vec<_>>())?;
+        for (axis, l) in common.iter().enumerate() {
+            if !ls.contains(l) {
+                x = x.expand_dims(axis as isize)?;
+            }
+        }
+        Ok(x)
+    };
+    let product = &widen(&acc, &acc_labels)? * &widen(&b, &b_labels)?;
+    let acc = if summed.is_empty() { product } else { product.sum(ReduceOptions::axes((kept.len()..common.len()).map(|a| a as isize).collect::<Vec<_>>()))? };
+    Ok((acc, kept))
 }

@@ -50,7 +50,7 @@ mod vindex;
 pub use array::{compute, Array, Computable};
 pub use blockwise::{blockwise, BlockInfo};
 pub use chunks::{AxisChunks, ChunkSpec, Chunks, DEFAULT_AUTO_BYTES};
-pub use einsum::einsum;
+pub use einsum::{einsum, einsum_with, EinsumOrder};
 pub use element::{DType, Element, Float, Number};
 pub use elementwise::{where_, Operand};
 pub use manip::{concatenate, dstack, hstack, stack, vstack};

@@ -74,6 +74,12 @@ const CASES_LIST: &[(&str, &str, &str)] = &[
     ("i...->...", "ixy->xy", ""),
     ("ba,ab->", "ba,ab->", ""),
     (",ij->ij", ",ij->ij", ""),
+    ("ij,jk,k->i", "ij,jk,k->i", ""),
+    ("i,ij,jk->k", "i,ij,jk->k", ""),
+    ("ab,ck,bc->ak", "ab,ck,bc->ak", ""),
+    ("ij,kl,jk,li->", "ij,kl,jk,li->", ""),
+    ("ij,kl,jk,l->i", "ij,kl,jk,l->i", ""),
+    ("bij,bjk,bk->bi", "bij,bjk,bk->bi", "b"),
 ];
 
 fn operand_shapes(spec: &str, sizes: &BTreeMap<char, usize>) -> Vec<Vec<usize>> {
@@ -115,7 +121,10 @@ proptest! {
         let refs: Vec<&Array<f64>> = arrays.iter().collect();
         let got = einsum(spec, &refs).unwrap().compute().unwrap();
         let want = by_definition(explicit, &data);
-        prop_assert_eq!(got, want, "{}", spec);
+        prop_assert_eq!(&got, &want, "{}", spec);
+        // The written order gives the same (small integers: exactly).
+        let written = chunked_array::einsum_with(spec, &refs, chunked_array::EinsumOrder::LeftToRight).unwrap().compute().unwrap();
+        prop_assert_eq!(written, want, "{} left to right", spec);
     }
 }
 
@@ -171,4 +180,33 @@ fn broadcast_operands_follow_the_other_operands_blocks() {
     assert!(widest <= 100 * 40 * 8, "a broadcast block of {widest} bytes");
     let (a, b) = (a.compute().unwrap(), b.compute().unwrap());
     assert_eq!(got, &b * &a);
+}
+
+#[test]
+fn greedy_order_takes_the_cheap_products_first() {
+    // (n, n) @ (n, n) @ (n,) as "ij,jk,k->i": left to right is a matrix
+    // product (n³ multiply-adds); greedy takes jk·k first and never multiplies
+    // two matrices. Both give A·(B·v).
+    let n = 60;
+    let a = Array::<f64>::from_fn(&[n, n], [20, 20], |i| ((i[0] * 7 + i[1]) % 5) as f64).unwrap();
+    let b = Array::<f64>::from_fn(&[n, n], [20, 20], |i| ((i[0] + 3 * i[1]) % 4) as f64).unwrap();
+    let v = Array::<f64>::from_fn(&[n], [20], |i| (i[0] % 3) as f64).unwrap();
+    let layers = |order| {
+        let e = chunked_array::einsum_with("ij,jk,k->i", &[&a, &b, &v], order).unwrap();
+        let profiler = chunked_array::Profiler::new();
+        let got = e.compute_with(&chunked_array::Context::threads(2).with_profiler(&profiler)).unwrap();
+        let names: Vec<String> = profiler.spans().iter().map(|s| s.layer.clone()).collect();
+        (got, names)
+    };
+    let (greedy, greedy_layers) = layers(chunked_array::EinsumOrder::Greedy);
+    let (written, written_layers) = layers(chunked_array::EinsumOrder::LeftToRight);
+    assert!(written_layers.iter().any(|l| l.contains("matmul")), "{written_layers:?}");
+    assert!(!greedy_layers.iter().any(|l| l.contains("matmul")), "{greedy_layers:?}");
+    let (a, b, v) = (a.compute().unwrap(), b.compute().unwrap(), v.compute().unwrap());
+    let a2 = a.into_dimensionality::<ndarray::Ix2>().unwrap();
+    let b2 = b.into_dimensionality::<ndarray::Ix2>().unwrap();
+    let v1 = v.into_dimensionality::<ndarray::Ix1>().unwrap();
+    let want = a2.dot(&b2.dot(&v1)).into_dyn();
+    assert_eq!(greedy, want);
+    assert_eq!(written, want);
 }

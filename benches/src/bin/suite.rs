@@ -23,7 +23,7 @@ type Res<T> = Result<T, Box<dyn std::error::Error>>;
 type Run = Box<dyn FnMut() -> Res<()>>;
 
 /// The workloads, in the order the table lists them.
-const WORKLOADS: [&str; 20] = [
+const WORKLOADS: [&str; 21] = [
     "overhead",
     "random_sum",
     "elementwise_reduction",
@@ -36,6 +36,7 @@ const WORKLOADS: [&str; 20] = [
     "vindex",
     "vindex_grid",
     "einsum_rowdot",
+    "einsum_chain",
     "laplacian",
     "weighted_laplacian",
     "tsqr",
@@ -158,6 +159,17 @@ fn setup(name: &str, scale: f64) -> Res<(&'static str, f64, Run)> {
             let x: Array<f64> = RandomState::new(0).uniform(&[m, 100], [100_000, 100])?;
             let s = chunked_array::einsum("ij,ij->i", &[&x, &x])?.sum(None)?;
             ("bytes", (m * 100 * 8) as f64, Box::new(move || s.compute_with(&ctx).map(drop).map_err(Into::into)))
+        }
+        "einsum_chain" => {
+            // "ij,jk,k->i": two random (n, n) matrices and a vector. The
+            // cheapest pair first (jk·k, then ij·j) needs only matrix-vector
+            // products: memory-bound, where left to right is an n³ matmul.
+            let n = side(8_000.0, scale);
+            let a: Array<f64> = RandomState::new(0).uniform(&[n, n], [2000, 2000])?;
+            let b: Array<f64> = RandomState::new(1).uniform(&[n, n], [2000, 2000])?;
+            let v: Array<f64> = RandomState::new(2).uniform(&[n], [2000])?;
+            let s = chunked_array::einsum("ij,jk,k->i", &[&a, &b, &v])?.sum(None)?;
+            ("bytes", (2 * n * n * 8) as f64, Box::new(move || s.compute_with(&ctx).map(drop).map_err(Into::into)))
         }
         "laplacian" => {
             // A five-point Laplacian through map_overlap (depth 1, nearest),
