@@ -2,10 +2,10 @@
 //! operations: a diagonal per label repeated within an operand, a sum per label
 //! that only one operand has and the output lacks, then the operands multiplied
 //! two at a time (the cheapest pair first, or left to right), and a final
-//! permutation. A product with labels kept on both
-//! sides and labels summed is a matmul of stacks ([`Array::matmul`]: shared
-//! labels that stay are batch axes, those that go are contracted); the others
-//! are a broadcast multiply and a sum.
+//! permutation. A product with labels kept on both sides and labels summed is
+//! a matmul of stacks ([`Array::matmul`]: shared labels that stay are batch
+//! axes, those that go are contracted); the others are a broadcast multiply
+//! and a sum.
 
 use crate::array::Array;
 use crate::contract::Gemm;
@@ -92,9 +92,9 @@ fn reshaped<T: Gemm>(a: Array<T>, shape: &[usize]) -> Result<Array<T>> {
 /// output lacks are summed. An explicit output must keep the `...` axes when
 /// the inputs' `...` stands for any (NumPy raises otherwise, and so do we).
 ///
-/// More than two operands are multiplied two at a time, the cheapest pair
-/// first (NumPy's `optimize="greedy"`; [`einsum_with`] takes the written
-/// order too). A product with labels kept on both sides and labels summed is a
+/// More than two operands are multiplied two at a time, the pair with the
+/// fewest multiply-adds first (one product ahead, as NumPy's
+/// `optimize="greedy"` looks; [`einsum_with`] takes the written order too). A product with labels kept on both sides and labels summed is a
 /// blocked [`Array::matmul`] of stacks (every task bounded as in `matmul`);
 /// the others (matrix-vector shapes, outer and elementwise products) are a
 /// broadcast multiply followed by a sum.
@@ -283,8 +283,8 @@ pub fn einsum_with<T: Gemm>(subscripts: &str, operands: &[&Array<T>], order: Ein
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum EinsumOrder {
     /// The pair whose product takes the fewest multiply-adds first (ties: the
-    /// smaller result), as NumPy's `optimize="greedy"` and opt_einsum's greedy
-    /// path choose.
+    /// smaller result). Like NumPy's `optimize="greedy"` it looks one product
+    /// ahead; NumPy ranks the pairs by the memory their product frees instead.
     #[default]
     Greedy,
     /// As written, left to right (NumPy's and dask's `optimize=False`).
@@ -295,15 +295,15 @@ pub enum EinsumOrder {
 /// (the product of the lengths of every label either has), then the smallest
 /// result (the labels still needed by the others or the output).
 fn cheapest_pair<T: Gemm>(pending: &[(Array<T>, Vec<Label>)], out: &[Label], len_of: &dyn Fn(Label) -> usize) -> (usize, usize) {
-    let size = |ls: &mut dyn Iterator<Item = Label>| ls.map(|l| len_of(l) as f64).product::<f64>();
+    let length = |&l: &Label| len_of(l) as f64;
     let mut best = (f64::INFINITY, f64::INFINITY, 0, 1);
     for i in 0..pending.len() {
         for j in i + 1..pending.len() {
             let (la, lb) = (&pending[i].1, &pending[j].1);
             let both: Vec<Label> = la.iter().chain(lb.iter().filter(|l| !la.contains(l))).copied().collect();
             let needed = |l: &Label| out.contains(l) || pending.iter().enumerate().any(|(k, (_, lk))| k != i && k != j && lk.contains(l));
-            let cost = size(&mut both.iter().copied());
-            let result = size(&mut both.iter().copied().filter(needed));
+            let cost: f64 = both.iter().map(length).product();
+            let result: f64 = both.iter().filter(|l| needed(l)).map(length).product();
             if (cost, result) < (best.0, best.1) {
                 best = (cost, result, i, j);
             }

@@ -8,26 +8,6 @@ use common::*;
 use ndarray::{ArrayD, Axis, Dimension, IxDyn};
 use proptest::prelude::*;
 
-/// The indices `start:stop:step` takes from an axis of length n, by NumPy's rules.
-fn numpy_indices(start: Option<isize>, stop: Option<isize>, step: isize, n: usize) -> Vec<usize> {
-    let n = n as isize;
-    let (mut i, end) = if step > 0 {
-        let s = start.map(|s| if s < 0 { (s + n).max(0) } else { s.min(n) }).unwrap_or(0);
-        let e = stop.map(|e| if e < 0 { (e + n).max(0) } else { e.min(n) }).unwrap_or(n);
-        (s, e)
-    } else {
-        let s = start.map(|s| if s < 0 { (s + n).max(-1) } else { s.min(n - 1) }).unwrap_or(n - 1);
-        let e = stop.map(|e| if e < 0 { (e + n).max(-1) } else { e.min(n - 1) }).unwrap_or(-1);
-        (s, e)
-    };
-    let mut out = Vec::new();
-    while (step > 0 && i < end) || (step < 0 && i > end) {
-        out.push(i as usize);
-        i += step;
-    }
-    out
-}
-
 fn bound() -> impl Strategy<Value = Option<isize>> {
     prop_oneof![1 => Just(None), 3 => (-12isize..12).prop_map(Some)]
 }

@@ -129,20 +129,6 @@ enum Entry {
     Slice(Option<isize>, Option<isize>, isize),
 }
 
-/// Python's `slice(start, stop, step).indices(n)`, as positions.
-fn slice_positions(start: Option<isize>, stop: Option<isize>, step: isize, n: usize) -> Vec<usize> {
-    let n = n as isize;
-    let (lo, hi) = if step > 0 { (0, n) } else { (-1, n - 1) };
-    let norm = |v: Option<isize>, default: isize| v.map_or(default, |v| (if v < 0 { v + n } else { v }).clamp(lo, hi));
-    let (mut i, stop) = (norm(start, if step > 0 { 0 } else { n - 1 }), norm(stop, if step > 0 { n } else { -1 }));
-    let mut out = Vec::new();
-    while (step > 0 && i < stop) || (step < 0 && i > stop) {
-        out.push(i as usize);
-        i += step;
-    }
-    out
-}
-
 /// dask's `x.vindex[...]` on the whole array, element by element: the
 /// broadcast shape first, then the sliced axes in order.
 fn vindex_oracle(a: &ArrayD<i64>, entries: &[Entry], lead: &[usize]) -> ArrayD<i64> {
@@ -150,7 +136,7 @@ fn vindex_oracle(a: &ArrayD<i64>, entries: &[Entry], lead: &[usize]) -> ArrayD<i
     let sliced: Vec<(usize, Vec<usize>)> = entries
         .iter()
         .enumerate()
-        .filter_map(|(ax, e)| if let Entry::Slice(b, c, d) = e { Some((ax, slice_positions(*b, *c, *d, a.shape()[ax]))) } else { None })
+        .filter_map(|(ax, e)| if let Entry::Slice(b, c, d) = e { Some((ax, numpy_indices(*b, *c, *d, a.shape()[ax]))) } else { None })
         .collect();
     let mut shape = lead.to_vec();
     shape.extend(sliced.iter().map(|(_, p)| p.len()));
