@@ -2,6 +2,8 @@
 //! reports and the side-by-side suite; this library their shared measurements of
 //! the machine's physical limits.
 
+pub mod cuda_reference;
+
 use std::time::Instant;
 
 /// GB/s of summing `n` f64 in one pass on `threads` threads (best of three after
@@ -67,7 +69,7 @@ pub fn median(mut times: Vec<f64>) -> f64 {
 /// Seconds `f` takes, starting from a trimmed heap (the last workload's results
 /// freed), and what it returned.
 pub fn secs<T>(f: impl FnOnce() -> T) -> (f64, T) {
-    chunked_array::schedule::release_memory();
+    chunked_array::runtime::release_memory();
     let t = Instant::now();
     let out = f();
     (t.elapsed().as_secs_f64(), out)

@@ -9,7 +9,7 @@ fn main() {
         let s = t.elapsed().as_secs_f64();
         println!("uniform f64: {:.1} M/s, {:.2} GB/s", n as f64 / s / 1e6, n as f64 * 8.0 / s / 1e9);
     }
-    chunked_array::schedule::tune_allocator();
+    chunked_array::runtime::tune_allocator();
     let t = Instant::now();
     let mut total = 0.0;
     for _ in 0..4 {

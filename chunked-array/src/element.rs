@@ -68,7 +68,7 @@ mod sealed {
 
 /// A type an array can hold: `f32`, `f64`, `i32`, `i64`, `u8` or `bool`.
 pub trait Element:
-    sealed::Sealed + crate::WireValue + Copy + Send + Sync + Default + PartialEq + PartialOrd + Debug + Display + 'static
+    sealed::Sealed + WireValue + Copy + Send + Sync + Default + PartialEq + PartialOrd + Debug + Display + 'static
 {
     /// The dtype value of this type.
     const DTYPE: DType;
@@ -370,5 +370,55 @@ impl Element for bool {
     #[inline]
     fn from_i64(v: i64) -> Self {
         v != 0
+    }
+}
+
+/// A plain value that travels as a fixed number of little-endian bytes.
+pub trait WireValue: Copy + Send + Sync + 'static {
+    /// Bytes of one value.
+    const SIZE: usize;
+    /// Appends the value's bytes.
+    fn put(&self, out: &mut Vec<u8>);
+    /// The value from its `SIZE` bytes; `None` when they are not one.
+    fn get(bytes: &[u8]) -> Option<Self>;
+}
+
+macro_rules! wire_number {
+    ($($t:ty),*) => {$(
+        impl WireValue for $t {
+            const SIZE: usize = std::mem::size_of::<$t>();
+            fn put(&self, out: &mut Vec<u8>) {
+                out.extend_from_slice(&self.to_le_bytes());
+            }
+            fn get(bytes: &[u8]) -> Option<Self> {
+                Some(<$t>::from_le_bytes(bytes.try_into().ok()?))
+            }
+        }
+    )*};
+}
+wire_number!(f32, f64, i32, i64, u8, u64);
+
+impl WireValue for bool {
+    const SIZE: usize = 1;
+    fn put(&self, out: &mut Vec<u8>) {
+        out.push(u8::from(*self));
+    }
+    fn get(bytes: &[u8]) -> Option<Self> {
+        match bytes {
+            [0] => Some(false),
+            [1] => Some(true),
+            _ => None,
+        }
+    }
+}
+
+impl<A: WireValue, B: WireValue> WireValue for (A, B) {
+    const SIZE: usize = A::SIZE + B::SIZE;
+    fn put(&self, out: &mut Vec<u8>) {
+        self.0.put(out);
+        self.1.put(out);
+    }
+    fn get(bytes: &[u8]) -> Option<Self> {
+        Some((A::get(&bytes[..A::SIZE])?, B::get(&bytes[A::SIZE..])?))
     }
 }

@@ -16,57 +16,85 @@
 //! assert!((var - 1.0 / 12.0).abs() < 1e-2);
 //! ```
 
-pub mod array;
-pub mod blockwise;
-pub mod chunks;
-pub mod contract;
-mod creation;
-pub mod custom;
-pub mod device;
+// The floors, bottom to top; each imports only the ones above it in this list
+// (see ARCHITECTURE.md).
+mod chunks;
+mod element;
+mod error;
+mod units;
+mod block;
+mod graph;
+mod events;
+mod memory;
+mod schedule;
 pub mod diagnostics;
-mod diagonal;
-mod dot;
-mod einsum;
-mod indexing;
-pub mod element;
-pub mod elementwise;
-pub mod error;
-pub mod graph;
+mod exec;
+mod array;
+pub mod device;
+mod ops;
+mod index;
 pub mod io;
-pub mod halo;
-mod overlap;
-mod manip;
-pub mod random;
-pub mod rechunk;
-pub mod reduce;
-mod repeat;
-mod reshape;
-pub mod schedule;
-mod selection;
-pub mod slicing;
-mod splice;
-mod vindex;
 
 pub use array::{compute, Array, Computable};
-pub use blockwise::{blockwise, BlockInfo};
-pub use chunks::{AxisChunks, ChunkSpec, Chunks, DEFAULT_AUTO_BYTES};
-pub use einsum::{einsum, einsum_with, EinsumOrder};
+
+pub use diagnostics::{Profiler, Progress};
+
+pub use chunks::{AxisChunks, ChunkSpec, Chunks, DEFAULT_AUTO_BYTES, MAX_BLOCKS};
+
 pub use element::{DType, Element, Float, Number};
-pub use elementwise::{where_, Operand};
-pub use manip::{concatenate, dstack, hstack, stack, vstack};
+
 pub use error::{Error, Result};
-pub use graph::task::TaskGraph;
-pub use graph::wire::{Wire, WireValue};
-pub use graph::{Block, BlockValue, Key, SpillImage};
-pub use halo::{Boundary, PadMode};
-pub use overlap::{map_overlap_arrays, Overlap};
-pub use rechunk::RechunkOptions;
-pub use reduce::ReduceOptions;
-pub use diagnostics::Profiler;
-pub use schedule::{Context, Deliver, RunObserver, RunStats, Scheduler, SyncScheduler, ThreadedScheduler};
-pub use selection::SelectOptions;
-pub use slicing::Idx;
-pub use vindex::VIdx;
+
+pub use exec::Context;
+
+pub use index::selection::SelectOptions;
+
+pub use index::slicing::Idx;
+
+pub use index::vindex::VIdx;
+
+pub use memory::TierStats;
+
+pub use ops::blockwise::{blockwise, BlockInfo, Indexed};
+
+pub use ops::contract::Gemm;
+
+pub use ops::einsum::{einsum, einsum_with, EinsumOrder};
+
+pub use ops::elementwise::{where_, Operand};
+
+pub use ops::manip::{concatenate, dstack, hstack, stack, vstack};
+
+pub use ops::overlap::{map_overlap_arrays, Overlap};
+
+pub use ops::pad::{Boundary, PadMode};
+
+pub use ops::rechunk::RechunkOptions;
+
+pub use ops::reduce::ReduceOptions;
+
+pub use ops::{custom, random};
+
+pub use schedule::{RunStats, Scheduler, SyncScheduler, ThreadedScheduler};
+
+pub use units::{human_bytes, parse_bytes};
+
+/// What scheduler implementors and custom layers need beyond the user API:
+/// task graphs, blocks and their wire and spill forms, the block store and
+/// memory limits, run events and observers, and allocation controls.
+pub mod runtime {
+    pub use crate::block::alloc::{
+        block_vec, full_block, owned_block, release_memory, set_huge_pages, tune_allocator, uninit_block, HUGE_PAGE_MIN_BYTES,
+    };
+    pub use crate::block::{Block, BlockValue, Rebuild, SpillImage};
+    pub use crate::events::{Clock, NoObserver, Observer, RunInfo, RunObserver, TaskEvent, TierEvent, TierEventKind};
+    pub use crate::graph::task::TaskGraph;
+    pub use crate::element::WireValue;
+    pub use crate::graph::wire::Wire;
+    pub use crate::graph::{Key, Placement};
+    pub use crate::memory::{physical_memory, BlockStore, MemoryConfig};
+    pub use crate::schedule::{Deliver, OutputSink, Run};
+}
 
 /// The README's example, compiled and run as a doctest.
 #[doc = include_str!("../../README.md")]

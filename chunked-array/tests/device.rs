@@ -177,11 +177,11 @@ per_backend!(device_memory_spills_to_host_and_disk, |device: Option<&Device>| {
     for (a, b) in sums.iter().zip((&centered * &centered).sum_axis(Axis(0)).iter()) {
         assert_relative_eq!(*a, *b, max_relative = 1e-11);
     }
-    assert!(stats.spilled > 0, "host blocks moved on to disk: {stats:?}");
-    assert!(stats.device_spilled > 0 && stats.device_spilled_bytes > 0, "{stats:?}");
+    assert!(stats.tiers.spilled > 0, "host blocks moved on to disk: {stats:?}");
+    assert!(stats.tiers.device_spilled > 0 && stats.tiers.device_spilled_bytes > 0, "{stats:?}");
     // Into pinned buffers, and from there on to disk (their image) and back.
-    assert_eq!(stats.device_spilled_pinned, stats.device_spilled, "{stats:?}");
-    assert!(stats.device_peak_bytes < 1 << 20, "device peak {} over the 400 KB limit plus the running tasks' blocks", stats.device_peak_bytes);
+    assert_eq!(stats.tiers.device_spilled_pinned, stats.tiers.device_spilled, "{stats:?}");
+    assert!(stats.tiers.device_peak_bytes < 1 << 20, "device peak {} over the 400 KB limit plus the running tasks' blocks", stats.tiers.device_peak_bytes);
     assert_eq!(device.in_use(), 0, "every device buffer is freed after the run");
     let _ = std::fs::remove_dir_all(&spill);
     // Blocks moved down come back to the device for readers that run there
@@ -196,12 +196,12 @@ per_backend!(device_memory_spills_to_host_and_disk, |device: Option<&Device>| {
         assert_relative_eq!(*a, *b, max_relative = 1e-12);
     }
     // Back up from the pinned buffers.
-    assert!(stats.device_spilled > 0 && stats.device_unspilled > 0, "{stats:?}");
-    assert_eq!(stats.device_spilled_pinned, stats.device_spilled, "{stats:?}");
+    assert!(stats.tiers.device_spilled > 0 && stats.tiers.device_unspilled > 0, "{stats:?}");
+    assert_eq!(stats.tiers.device_spilled_pinned, stats.tiers.device_spilled, "{stats:?}");
     // The unlimited run spills nothing.
     let (_, stats) = y.compute_stats(&Context::threads(2)).unwrap();
-    assert_eq!((stats.device_spilled, stats.spilled), (0, 0), "{stats:?}");
-    assert!(stats.device_peak_bytes > 0);
+    assert_eq!((stats.tiers.device_spilled, stats.tiers.spilled), (0, 0), "{stats:?}");
+    assert!(stats.tiers.device_peak_bytes > 0);
 });
 
 per_backend!(a_task_larger_than_the_device_limit_is_refused, |device: Option<&Device>| {
@@ -265,8 +265,8 @@ fn arrays_spread_over_several_devices() {
     // Each device has its own limit: with blocks held on both, both spill.
     let z = &spread - &spread.mean(0).unwrap();
     let (_, stats) = z.sum(None).unwrap().compute_stats(&Context::threads(2).with_device_memory_limit(40_000)).unwrap();
-    assert!(stats.device_spilled >= 2, "{stats:?}");
-    assert!(stats.device_peak_bytes <= 40_000 + 3 * 16_000, "one device held {} bytes", stats.device_peak_bytes);
+    assert!(stats.tiers.device_spilled >= 2, "{stats:?}");
+    assert!(stats.tiers.device_peak_bytes <= 40_000 + 3 * 16_000, "one device held {} bytes", stats.tiers.device_peak_bytes);
     // No devices: the array stays where it is.
     assert!(x.to_devices(&[]).device().is_none());
 }
@@ -287,7 +287,7 @@ fn a_device_out_of_memory_spills_idle_blocks_and_runs_the_task_again() {
     for (a, b) in sums.iter().zip(centered.abs().sum_axis(Axis(0)).iter()) {
         assert_relative_eq!(*a, *b, max_relative = 1e-11);
     }
-    assert!(stats.device_spilled > 0, "{stats:?}");
+    assert!(stats.tiers.device_spilled > 0, "{stats:?}");
     assert!(device.peak() <= 1 << 20);
     assert_eq!(device.in_use(), 0);
     // A single allocation larger than the device still fails, naming it.

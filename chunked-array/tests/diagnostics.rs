@@ -30,18 +30,18 @@ fn spilling_run(profiler: &Profiler) -> chunked_array::RunStats {
 fn spills_and_reads_back_show_in_the_profile() {
     let profiler = Profiler::new();
     let stats = spilling_run(&profiler);
-    assert!(stats.spilled > 0);
+    assert!(stats.tiers.spilled > 0);
     let marks = profiler.tier_marks();
     let count = |k| marks.iter().filter(|m| m.kind == k).count();
-    use chunked_array::schedule::TierEventKind::{Recompute, Spill, Unspill};
-    assert_eq!((count(Spill), count(Unspill), count(Recompute)), (stats.spilled, stats.unspilled, 0));
-    assert_eq!(marks.iter().filter(|m| m.kind == Spill).map(|m| m.bytes as u64).sum::<u64>(), stats.spilled_bytes);
+    use chunked_array::runtime::TierEventKind::{Recompute, Spill, Unspill};
+    assert_eq!((count(Spill), count(Unspill), count(Recompute)), (stats.tiers.spilled, stats.tiers.unspilled, 0));
+    assert_eq!(marks.iter().filter(|m| m.kind == Spill).map(|m| m.bytes as u64).sum::<u64>(), stats.tiers.spilled_bytes);
     let spans = profiler.spans();
     let (t0, t1) = (spans[0].start, spans.iter().map(|s| s.end).fold(0.0, f64::max));
     assert!(marks.iter().all(|m| m.time >= t0 && m.time <= t1 + 1e-3 && m.key.starts_with("('")), "{marks:?}");
     assert_eq!(profiler.memory_limit(), Some(128 << 10), "the run's limit, for the chart");
     let trace = profiler.chrome_trace();
-    assert_eq!(trace.matches(r#""name":"spill""#).count(), stats.spilled);
+    assert_eq!(trace.matches(r#""name":"spill""#).count(), stats.tiers.spilled);
     let page = profiler.html_report("spills");
     assert!(page.contains(r#""spill","#) && page.contains(r#""unspill","#));
 }

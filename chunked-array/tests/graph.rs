@@ -190,14 +190,14 @@ fn reductions_hold_few_blocks() {
         // 400 random blocks, 400 partial sums (the `* 2` fused into them), then trees of
         // 2 x 2 merges: 100, 25, 9, 4, 1.
         assert_eq!(stats.tasks, 400 + 400 + 100 + 25 + 9 + 4 + 1, "{stats:?}");
-        assert!(stats.peak_bytes <= 4 * block, "{stats:?}");
+        assert!(stats.tiers.peak_bytes <= 4 * block, "{stats:?}");
     }
     // Centering needs each column's mean before the column can be released; the
     // memory-aware order then finishes that column: at most about one column of
     // blocks (20) is held, not the whole array (400).
     let centered = (&x - &x.mean(0).unwrap()).pow(2.0).unwrap().sum(None).unwrap();
     let (_, stats) = centered.compute_stats(&Context::sync()).unwrap();
-    assert!(stats.peak_bytes <= 30 * block, "{stats:?}");
+    assert!(stats.tiers.peak_bytes <= 30 * block, "{stats:?}");
 }
 
 use proptest::prelude::*;

@@ -2,7 +2,7 @@
 //! for arrays of 4 MiB or more), and the block constructors built on them copy
 //! and fill exactly as ndarray's own.
 
-use chunked_array::schedule::{block_vec, full_block, owned_block, set_huge_pages, uninit_block, HUGE_PAGE_MIN_BYTES};
+use chunked_array::runtime::{block_vec, full_block, owned_block, set_huge_pages, uninit_block, HUGE_PAGE_MIN_BYTES};
 use ndarray::{s, ArrayD, IxDyn};
 
 /// The kernel's flags for the mapping holding `addr` (`VmFlags` in /proc/self/smaps).

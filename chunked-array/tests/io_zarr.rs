@@ -378,7 +378,7 @@ fn stores_stream_blocks() {
     let report = (&x * 2.0).to_zarr_with(dir.path(), "s", &ZarrWriteOptions::default(), &Context::threads(2)).unwrap();
     assert_eq!(report.chunks_written, 32);
     let block = 8 * 1024 * 8;
-    assert!(report.stats.peak_bytes <= 6 * block, "peak {} bytes for {} bytes blocks", report.stats.peak_bytes, block);
+    assert!(report.stats.tiers.peak_bytes <= 6 * block, "peak {} bytes for {} bytes blocks", report.stats.tiers.peak_bytes, block);
     let back: ArrayD<f64> = from_zarr::<f64>(dir.path(), "s").unwrap().compute().unwrap();
     assert_eq!(back, (&x * 2.0).compute().unwrap());
 }

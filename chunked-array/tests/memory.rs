@@ -45,18 +45,18 @@ fn spills_and_gives_the_unlimited_result() {
         let ctx = ctx.with_memory_limit(limit).with_spill_dir(spill.path());
         let (got, stats) = y.sum(0).unwrap().compute_stats(&ctx).unwrap();
         assert_eq!(got, want_sum, "{ctx:?}");
-        assert!(stats.spilled > 0 && stats.unspilled > 0, "{stats:?}");
-        assert!(stats.spilled_bytes >= stats.unspilled_bytes);
-        assert_eq!(stats.recomputed, 0);
+        assert!(stats.tiers.spilled > 0 && stats.tiers.unspilled > 0, "{stats:?}");
+        assert!(stats.tiers.spilled_bytes >= stats.tiers.unspilled_bytes);
+        assert_eq!(stats.tiers.recomputed, 0);
         // The limit, plus what running tasks hold (two workers, a few blocks each).
-        assert!(stats.peak_bytes <= limit + 6 * (128 << 10), "{ctx:?}: peak {} over limit {limit}", stats.peak_bytes);
+        assert!(stats.tiers.peak_bytes <= limit + 6 * (128 << 10), "{ctx:?}: peak {} over limit {limit}", stats.tiers.peak_bytes);
         let (got, _) = y.compute_stats(&ctx).unwrap();
         assert_eq!(got, want);
         assert_eq!(files_under(spill.path()), 0, "spill files removed after the run");
     }
     // Without a limit the same plan holds (nearly) the whole array.
     let (_, free) = y.sum(0).unwrap().compute_stats(&Context::sync()).unwrap();
-    assert!(free.peak_bytes > 4 * limit / 2 && free.spilled == 0, "{free:?}");
+    assert!(free.tiers.peak_bytes > 4 * limit / 2 && free.tiers.spilled == 0, "{free:?}");
 }
 
 /// A random source's blocks, held until the mean of the whole array is known,
@@ -74,16 +74,16 @@ fn cheap_source_blocks_are_dropped_and_made_again_not_spilled() {
         let ctx = ctx.with_memory_limit(512 << 10).with_spill_dir(spill.path());
         let (got, stats) = y.compute_stats(&ctx).unwrap();
         assert_eq!(got, want, "{ctx:?}");
-        assert!(stats.dropped > 0 && stats.regenerated > 0, "{stats:?}");
-        assert_eq!(stats.dropped_bytes, stats.dropped as u64 * (64 << 10));
+        assert!(stats.tiers.dropped > 0 && stats.tiers.regenerated > 0, "{stats:?}");
+        assert_eq!(stats.tiers.dropped_bytes, stats.tiers.dropped as u64 * (64 << 10));
         // Only the mean's partial sums (8 bytes each) may go to disk.
-        assert!(stats.spilled_bytes <= 1024 && stats.recomputed == 0, "{stats:?}");
-        assert!(stats.peak_bytes <= (512 << 10) + 4 * (64 << 10), "{ctx:?}: {stats:?}");
+        assert!(stats.tiers.spilled_bytes <= 1024 && stats.tiers.recomputed == 0, "{stats:?}");
+        assert!(stats.tiers.peak_bytes <= (512 << 10) + 4 * (64 << 10), "{ctx:?}: {stats:?}");
         assert_eq!(files_under(spill.path()), 0);
     }
     // Without a limit the whole array is held until the mean is known.
     let (_, free) = y.compute_stats(&Context::sync()).unwrap();
-    assert!(free.peak_bytes >= 2 << 20 && free.dropped == 0, "{free:?}");
+    assert!(free.tiers.peak_bytes >= 2 << 20 && free.tiers.dropped == 0, "{free:?}");
 }
 
 /// Spill files deleted or damaged in the middle of a compute: the blocks are
@@ -112,7 +112,7 @@ fn lost_and_damaged_spill_files_are_recomputed() {
         let ctx = Context::sync().with_memory_limit(96 << 10).with_spill_dir(spill.path());
         let (got, stats) = z.sum(0).unwrap().compute_stats(&ctx).unwrap();
         assert_eq!(got, want, "{damage}");
-        assert!(stats.recomputed > 0, "{damage}: {stats:?}");
+        assert!(stats.tiers.recomputed > 0, "{damage}: {stats:?}");
         assert_eq!(files_under(spill.path()), 0);
     }
 }
@@ -185,7 +185,7 @@ fn child_workload() {
     let Ok(spec) = std::env::var(CHILD) else { panic!("run by peak_rss_stays_near_the_limit only") };
     let mut parts = spec.split(',');
     let (what, limit, spill) = (parts.next().unwrap(), parts.next().unwrap().parse::<usize>().unwrap(), parts.next().unwrap());
-    chunked_array::schedule::tune_allocator();
+    chunked_array::runtime::tune_allocator();
     let base = status_kib("VmRSS");
     let (n, c) = (2048, 32); // 32 MiB of f64 in 512 kiB blocks
     let ctx = Context::threads(2).with_memory_limit(limit).with_spill_dir(spill);

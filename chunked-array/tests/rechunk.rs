@@ -46,7 +46,7 @@ fn large_all_to_all_rechunks_bound_every_task() {
     // An all-to-all rechunk must hold every piece until the new blocks that need
     // them run; but old blocks are released as soon as they are split, so the
     // peak stays near one copy of the array, not two.
-    assert!(stats.peak_bytes <= 400 * 400 * 8 * 11 / 10, "{stats:?}");
+    assert!(stats.tiers.peak_bytes <= 400 * 400 * 8 * 11 / 10, "{stats:?}");
     assert!(y.to_dot().matches("rechunk").count() >= 2, "two steps");
 }
 

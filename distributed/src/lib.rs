@@ -45,8 +45,8 @@ use chunked_array::{Context, Error, Result};
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 
-pub use placement::{owned_range, owner_of, place_tasks, plan_run, traffic, RunPlan};
-pub use scheduler::{Gather, MpiScheduler, TransferStats};
+pub use placement::{owned_range, owner_of, place_tasks, plan_run, traffic, Gather, RunPlan, TransferStats};
+pub use scheduler::MpiScheduler;
 
 /// Keeps MPI initialized while any scheduler uses it (finalized on drop).
 pub(crate) struct UniverseHandle(#[allow(dead_code)] mpi::environment::Universe);

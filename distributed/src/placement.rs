@@ -1,12 +1,33 @@
 //! Deterministic block placement: contiguous, balanced ranges of C-order block
 //! numbers per rank, so that neighbouring blocks (which reductions and TSQR trees
-//! combine first) share a rank.
+//! combine first) share a rank; and the plan of a run built on it (which rank
+//! runs each task, where each block is sent, where outputs gather), which the
+//! run and the scheduler above it follow.
 
 use std::ops::Range;
 
-use chunked_array::{Deliver, TaskGraph};
+use chunked_array::runtime::{Deliver, TaskGraph};
 
-use crate::scheduler::{Gather, TransferStats};
+/// Where [`Deliver::Result`] runs (`compute`) gather their output blocks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Gather {
+    /// On rank 0 only (default): the other ranks' `compute_root` gives `None`.
+    #[default]
+    Root,
+    /// On every rank: `compute` returns the result everywhere.
+    All,
+}
+
+/// What the last run sent from this rank (for benchmarks and the cost model).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TransferStats {
+    /// Tasks this rank ran.
+    pub tasks: usize,
+    /// Messages it sent (one per block and destination, plus the closing ones).
+    pub messages: u64,
+    /// Bytes it sent.
+    pub bytes: u64,
+}
 
 /// The block numbers rank `rank` of `ranks` owns among `blocks`: a contiguous range,
 /// the first `blocks % ranks` ranks holding one extra block.
@@ -51,7 +72,7 @@ pub fn owner_of(block: usize, blocks: usize, ranks: usize) -> usize {
 ///   its first input), so elementwise chains and the first levels of reduction
 ///   and TSQR trees stay on one rank and only partials and R factors travel.
 /// - Tasks tied by blocks that cannot travel (intermediate values of a custom
-///   layer without a [`chunked_array::Wire`]) run on one rank: the rank the
+///   layer without a [`chunked_array::runtime::Wire`]) run on one rank: the rank the
 ///   first of them gets. Every built-in layer's blocks travel.
 pub fn place_tasks(graph: &TaskGraph, ranks: usize) -> Vec<u32> {
     let n = graph.len();
@@ -142,7 +163,7 @@ pub struct RunPlan {
     pub delivered: Vec<Vec<u32>>,
 }
 
-/// The plan of a run of `graph` over `ranks` ranks (see [`chunked_array::Deliver`]
+/// The plan of a run of `graph` over `ranks` ranks (see [`chunked_array::runtime::Deliver`]
 /// and [`Gather`] for where outputs go).
 pub fn plan_run(graph: &TaskGraph, ranks: usize, deliver: Deliver, gather: Gather) -> RunPlan {
     let n = graph.len();

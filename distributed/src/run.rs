@@ -7,12 +7,12 @@ use std::collections::BinaryHeap;
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use chunked_array::schedule::{BlockStore, Clock, OutputSink, RunObserver, TaskEvent};
-use chunked_array::{Block, Deliver, Error, Result, Scheduler, TaskGraph};
+use chunked_array::runtime::{BlockStore, Clock, OutputSink, RunObserver, TaskEvent};
+use chunked_array::{Error, Result};
+use chunked_array::runtime::{Block, TaskGraph};
 use mpi::topology::SimpleCommunicator;
 
-use crate::placement::{plan_run, RunPlan};
-use crate::scheduler::MpiScheduler;
+use crate::placement::RunPlan;
 use crate::transport::{receive, Message, Outbox};
 
 /// How often the other ranks tell rank 0 their progress.
@@ -55,10 +55,10 @@ pub(crate) struct Run<'a> {
 }
 
 impl<'a> Run<'a> {
-    pub fn new(graph: &'a TaskGraph, scheduler: &MpiScheduler, deliver: Deliver, store: &'a BlockStore<'a>, tag: i32) -> Run<'a> {
-        let (me, ranks) = (Scheduler::rank(scheduler), scheduler.processes());
+    /// The run of `graph` by `plan` on rank `me` of `ranks`, on `threads` worker threads.
+    pub fn new(graph: &'a TaskGraph, plan: RunPlan, (me, ranks): (usize, usize), threads: usize, store: &'a BlockStore<'a>, tag: i32) -> Run<'a> {
         let n = graph.len();
-        let RunPlan { owner, destinations: all_destinations, delivered } = plan_run(graph, ranks, deliver, scheduler.gather());
+        let RunPlan { owner, destinations: all_destinations, delivered } = plan;
         let mut delivered_here = vec![false; n];
         let mut readers_left = vec![0u32; n];
         let mut inputs_missing = vec![0u32; n];
@@ -80,7 +80,7 @@ impl<'a> Run<'a> {
         }
         let closed = (0..ranks).map(|r| r == me).collect();
         let destinations = all_destinations.into();
-        Run { graph, tag, store, me, ranks, owner, destinations, delivered_here, readers_left, inputs_missing, ready, own_left, expected, received: 0, closed, remote_failed: false, threads: scheduler.threads(), unreported: Vec::new(), last_report: Instant::now(), origin: (Clock::now(), Instant::now()), tasks_run: 0 }
+        Run { graph, tag, store, me, ranks, owner, destinations, delivered_here, readers_left, inputs_missing, ready, own_left, expected, received: 0, closed, remote_failed: false, threads, unreported: Vec::new(), last_report: Instant::now(), origin: (Clock::now(), Instant::now()), tasks_run: 0 }
     }
 
     /// Runs this rank's tasks on `threads` worker threads and takes in the

@@ -13,35 +13,14 @@
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use chunked_array::schedule::memory::{physical_memory, MemoryConfig};
-use chunked_array::schedule::{BlockStore, OutputSink, RunObserver};
-use chunked_array::{Deliver, Result, RunStats, Scheduler, TaskGraph};
+use chunked_array::runtime::{physical_memory, BlockStore, MemoryConfig};
+use chunked_array::{Result, RunStats, Scheduler};
 use mpi::topology::SimpleCommunicator;
 
+use crate::placement::{plan_run, Gather, TransferStats};
 use crate::run::Run;
 use crate::transport::{run_tag, Outbox};
 use crate::UniverseHandle;
-
-/// Where [`Deliver::Result`] runs (`compute`) gather their output blocks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Gather {
-    /// On rank 0 only (default): the other ranks' `compute_root` gives `None`.
-    #[default]
-    Root,
-    /// On every rank: `compute` returns the result everywhere.
-    All,
-}
-
-/// What the last run sent from this rank (for benchmarks and the cost model).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct TransferStats {
-    /// Tasks this rank ran.
-    pub tasks: usize,
-    /// Messages it sent (one per block and destination, plus the closing ones).
-    pub messages: u64,
-    /// Bytes it sent.
-    pub bytes: u64,
-}
 
 /// Runs task graphs over the ranks of an MPI communicator (see the module notes).
 /// Made by [`crate::Mpi::scheduler`]; every rank must run the same computations
@@ -140,15 +119,17 @@ impl Scheduler for MpiScheduler {
         bytes
     }
 
-    fn execute(&self, graph: &TaskGraph, deliver: Deliver, sink: &OutputSink<'_>, observer: &dyn RunObserver, memory: &MemoryConfig) -> Result<RunStats> {
-        chunked_array::schedule::tune_allocator();
+    fn execute(&self, request: &chunked_array::runtime::Run<'_>) -> Result<RunStats> {
+        let chunked_array::runtime::Run { graph, deliver, sink, observer, memory } = *request;
+        chunked_array::runtime::tune_allocator();
         let mut comm = self.comm.lock().unwrap_or_else(|p| p.into_inner());
         let tag = run_tag(comm.1);
         comm.1 += 1;
         let memory = self.rank_memory(memory);
         let start = Instant::now();
         let store = BlockStore::new(graph, &memory, observer);
-        let mut run = Run::new(graph, self, deliver, &store, tag);
+        let plan = plan_run(graph, self.size, deliver, self.gather);
+        let mut run = Run::new(graph, plan, (self.rank, self.size), self.threads, &store, tag);
         observer.run_started(graph, 1);
         let mut outbox = Outbox::new(tag);
         let outcome = run.main_loop(&comm.0, &mut outbox, sink, observer);
@@ -156,7 +137,7 @@ impl Scheduler for MpiScheduler {
         observer.run_finished(graph);
         *self.last.lock().unwrap_or_else(|p| p.into_inner()) = TransferStats { tasks: run.tasks_run, messages: outbox.sent_messages, bytes: outbox.sent_bytes };
         outcome?;
-        Ok(RunStats::from_tiers(run.tasks_run, start.elapsed(), store.stats()))
+        Ok(RunStats { tasks: run.tasks_run, elapsed: start.elapsed(), tiers: store.stats() })
     }
 }
 

@@ -9,7 +9,7 @@
 
 use mpi::request::{Request, StaticScope};
 use mpi::topology::SimpleCommunicator;
-use chunked_array::schedule::TaskEvent;
+use chunked_array::runtime::TaskEvent;
 use mpi::traits::*;
 
 /// The message tag of run number `run`. A rank may start its next run while
@@ -23,7 +23,7 @@ pub(crate) fn run_tag(run: u64) -> i32 {
 
 /// What one message says.
 pub(crate) enum Message {
-    /// Task `task`'s block, as [`chunked_array::TaskGraph::encode_block`] made it.
+    /// Task `task`'s block, as [`chunked_array::runtime::TaskGraph::encode_block`] made it.
     Block { task: usize, bytes: Vec<u8> },
     /// The sender failed; the text of its error.
     Failed(String),

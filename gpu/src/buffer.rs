@@ -1,11 +1,12 @@
 //! Device buffers: elements in a device's memory, counted against its capacity
-//! from allocation to drop.
+//! from allocation to drop, and the device's calls that make them.
 
 use std::fmt;
 
 use cudarc::driver::CudaSlice;
 
-use crate::device::{Device, DeviceElement, Kind};
+use crate::device::{Device, Kind};
+use crate::element::DeviceElement;
 use crate::Result;
 
 pub(crate) enum Storage<T: DeviceElement> {
@@ -119,6 +120,65 @@ impl<T: DeviceElement> DeviceBuffer<T> {
                 Ok(v)
             }
             Storage::Cuda(_) => self.download(),
+        }
+    }
+}
+
+impl Device {
+    /// A buffer of `len` zeros.
+    ///
+    /// # Errors
+    /// [`crate::Error::OutOfMemory`] past the device's capacity; [`crate::Error::Cuda`].
+    pub fn zeros<T: DeviceElement>(&self, len: usize) -> Result<DeviceBuffer<T>> {
+        let bytes = len * size_of::<T>();
+        self.reserve(bytes)?;
+        let storage = match &self.inner.kind {
+            // The driver refuses zero-byte allocations: an empty buffer holds none.
+            _ if len == 0 => Ok(Storage::Host(Vec::new())),
+            Kind::Emulated => Ok(Storage::Host(vec![T::default(); len])),
+            Kind::Cuda(state) => state.zeros::<T>(len).map(Storage::Cuda),
+        };
+        self.buffer(storage, len, bytes)
+    }
+
+    /// A copy of `host` on the device.
+    ///
+    /// # Errors
+    /// As [`Device::zeros`].
+    pub fn upload<T: DeviceElement>(&self, host: &[T]) -> Result<DeviceBuffer<T>> {
+        let bytes = std::mem::size_of_val(host);
+        self.reserve(bytes)?;
+        let storage = match &self.inner.kind {
+            _ if host.is_empty() => Ok(Storage::Host(Vec::new())),
+            Kind::Emulated => Ok(Storage::Host(host.to_vec())),
+            Kind::Cuda(state) => state.upload(host).map(Storage::Cuda),
+        };
+        self.buffer(storage, host.len(), bytes)
+    }
+
+    /// `host` moved onto the device: an emulated device keeps the vector itself.
+    ///
+    /// # Errors
+    /// As [`Device::zeros`].
+    pub fn upload_vec<T: DeviceElement>(&self, host: Vec<T>) -> Result<DeviceBuffer<T>> {
+        match self.inner.kind {
+            Kind::Emulated => {
+                let bytes = host.len() * size_of::<T>();
+                self.reserve(bytes)?;
+                let len = host.len();
+                self.buffer(Ok(Storage::Host(host)), len, bytes)
+            }
+            Kind::Cuda(_) => self.upload(&host),
+        }
+    }
+
+    fn buffer<T: DeviceElement>(&self, storage: Result<Storage<T>>, len: usize, bytes: usize) -> Result<DeviceBuffer<T>> {
+        match storage {
+            Ok(storage) => Ok(DeviceBuffer { device: self.clone(), len, storage }),
+            Err(e) => {
+                self.unreserve(bytes);
+                Err(e)
+            }
         }
     }
 }

@@ -1,13 +1,13 @@
 //! Devices: a CUDA device or an emulated one, each with a byte count of the
 //! buffers alive on it against its capacity.
+//!
+//! The buffers and the calls that make them (`zeros`, `upload`) are in
+//! `buffer`, which builds on this module; the kernels on them further up.
 
 use std::fmt;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use cudarc::driver::{DeviceRepr, ValidAsZeroBits};
-
-use crate::buffer::{DeviceBuffer, Storage};
 use crate::cuda::CudaState;
 use crate::{Error, Result};
 
@@ -17,33 +17,9 @@ pub enum Backend {
     /// A CUDA GPU through the driver, NVRTC and cuBLAS.
     Cuda,
     /// Host memory behind the device interface: no kernels of its own; callers
-    /// run their CPU kernels on [`DeviceBuffer::host`].
+    /// run their CPU kernels on [`DeviceBuffer::host`](crate::DeviceBuffer::host).
     Emulated,
 }
-
-mod sealed {
-    pub trait Sealed {}
-}
-
-/// Element types a device buffer holds.
-pub trait DeviceElement: DeviceRepr + ValidAsZeroBits + Copy + Default + PartialEq + Send + Sync + fmt::Debug + 'static + sealed::Sealed {
-    /// The C type name, as the kernels' names use it.
-    const C_NAME: &'static str;
-    /// 1 (named apart from the array element traits' `ONE`, which types
-    /// implementing both also have).
-    const MUL_IDENTITY: Self;
-}
-
-macro_rules! device_element {
-    ($($t:ty => $name:literal, $one:literal);*) => {$(
-        impl sealed::Sealed for $t {}
-        impl DeviceElement for $t {
-            const C_NAME: &'static str = $name;
-            const MUL_IDENTITY: Self = $one;
-        }
-    )*};
-}
-device_element!(f64 => "f64", 1.0; f32 => "f32", 1.0; i64 => "i64", 1; i32 => "i32", 1; u8 => "u8", 1; u64 => "u64", 1);
 
 pub(crate) enum Kind {
     Emulated,
@@ -237,63 +213,6 @@ impl Device {
         }
     }
 
-    /// A buffer of `len` zeros.
-    ///
-    /// # Errors
-    /// [`Error::OutOfMemory`] past the device's capacity; [`Error::Cuda`].
-    pub fn zeros<T: DeviceElement>(&self, len: usize) -> Result<DeviceBuffer<T>> {
-        let bytes = len * size_of::<T>();
-        self.reserve(bytes)?;
-        let storage = match &self.inner.kind {
-            // The driver refuses zero-byte allocations: an empty buffer holds none.
-            _ if len == 0 => Ok(Storage::Host(Vec::new())),
-            Kind::Emulated => Ok(Storage::Host(vec![T::default(); len])),
-            Kind::Cuda(state) => state.zeros::<T>(len).map(Storage::Cuda),
-        };
-        self.buffer(storage, len, bytes)
-    }
-
-    /// A copy of `host` on the device.
-    ///
-    /// # Errors
-    /// As [`Device::zeros`].
-    pub fn upload<T: DeviceElement>(&self, host: &[T]) -> Result<DeviceBuffer<T>> {
-        let bytes = std::mem::size_of_val(host);
-        self.reserve(bytes)?;
-        let storage = match &self.inner.kind {
-            _ if host.is_empty() => Ok(Storage::Host(Vec::new())),
-            Kind::Emulated => Ok(Storage::Host(host.to_vec())),
-            Kind::Cuda(state) => state.upload(host).map(Storage::Cuda),
-        };
-        self.buffer(storage, host.len(), bytes)
-    }
-
-    /// `host` moved onto the device: an emulated device keeps the vector itself.
-    ///
-    /// # Errors
-    /// As [`Device::zeros`].
-    pub fn upload_vec<T: DeviceElement>(&self, host: Vec<T>) -> Result<DeviceBuffer<T>> {
-        match self.inner.kind {
-            Kind::Emulated => {
-                let bytes = host.len() * size_of::<T>();
-                self.reserve(bytes)?;
-                let len = host.len();
-                self.buffer(Ok(Storage::Host(host)), len, bytes)
-            }
-            Kind::Cuda(_) => self.upload(&host),
-        }
-    }
-
-    fn buffer<T: DeviceElement>(&self, storage: Result<Storage<T>>, len: usize, bytes: usize) -> Result<DeviceBuffer<T>> {
-        match storage {
-            Ok(storage) => Ok(DeviceBuffer { device: self.clone(), len, storage }),
-            Err(e) => {
-                self.unreserve(bytes);
-                Err(e)
-            }
-        }
-    }
-
     /// Waits for the device's queued work.
     ///
     /// # Errors
@@ -303,76 +222,6 @@ impl Device {
             Kind::Emulated => Ok(()),
             Kind::Cuda(state) => state.stream.synchronize().map_err(crate::cuda_error("cuStreamSynchronize")),
         }
-    }
-
-    /// `c = alpha * op(a) @ op(b) + beta * c` on row-major matrices by cuBLAS:
-    /// `c` is `m x n` (the whole buffer), the inner dimension is `k`, and each
-    /// operand is a matrix inside its buffer ([`Operand`]): `a` is `m x k`
-    /// (`k x m` stored when transposed), `b` `k x n` (`n x k` when transposed).
-    ///
-    /// # Errors
-    /// [`Error::Unsupported`] on an emulated device, for an element type cuBLAS
-    /// has no gemm for, for buffers of another device or operands that do not
-    /// fit their buffers; [`Error::Cuda`].
-    pub fn gemm<T: DeviceElement>(&self, (m, n, k): (usize, usize, usize), alpha: T, a: Operand<'_, T>, b: Operand<'_, T>, beta: T, c: &mut DeviceBuffer<T>) -> Result<()> {
-        let extent = |o: &Operand<'_, T>, rows: usize, cols: usize| {
-            let (r, c) = if o.transpose { (cols, rows) } else { (rows, cols) };
-            if r == 0 || c == 0 { 0 } else { o.offset + (r - 1) * o.ld + c }
-        };
-        for (name, o, rows, cols) in [("a", &a, m, k), ("b", &b, k, n)] {
-            let stored_cols = if o.transpose { rows } else { cols };
-            if !o.buffer.device.same(self) || extent(o, rows, cols) > o.buffer.len || o.ld < stored_cols {
-                return Err(self.unsupported(format!(
-                    "gemm ({m}x{k} @ {k}x{n}): operand {name} (offset {}, leading dimension {}, transposed {}) does not fit its {} elements on {}",
-                    o.offset,
-                    o.ld,
-                    o.transpose,
-                    o.buffer.len,
-                    o.buffer.device.describe()
-                )));
-            }
-        }
-        if !c.device.same(self) || c.len != m * n {
-            return Err(self.unsupported(format!("gemm ({m}x{k} @ {k}x{n}): the output has {} elements on {}, expected {}", c.len, c.device.describe(), m * n)));
-        }
-        let state = self.cuda_state("gemm")?;
-        state.gemm(self, (m, n, k), alpha, a, b, beta, c)
-    }
-}
-
-/// A row-major matrix inside a device buffer, for [`Device::gemm`]: element
-/// `(i, j)` of the stored matrix is at `offset + i * ld + j`.
-#[derive(Debug, Clone, Copy)]
-pub struct Operand<'a, T: DeviceElement> {
-    /// The buffer holding it.
-    pub buffer: &'a DeviceBuffer<T>,
-    /// Where its first element is.
-    pub offset: usize,
-    /// Elements from one stored row to the next.
-    pub ld: usize,
-    /// Whether the product reads it transposed.
-    pub transpose: bool,
-}
-
-impl<'a, T: DeviceElement> Operand<'a, T> {
-    /// The whole buffer as a matrix of `cols` columns.
-    pub fn whole(buffer: &'a DeviceBuffer<T>, cols: usize) -> Self {
-        Operand { buffer, offset: 0, ld: cols, transpose: false }
-    }
-
-    /// The columns `first..` of a matrix of `cols` columns stored in `buffer`.
-    pub fn columns(buffer: &'a DeviceBuffer<T>, cols: usize, first: usize) -> Self {
-        Operand { buffer, offset: first, ld: cols, transpose: false }
-    }
-
-    /// The rows `first..` of a matrix of `cols` columns stored in `buffer`.
-    pub fn rows(buffer: &'a DeviceBuffer<T>, cols: usize, first: usize) -> Self {
-        Operand { buffer, offset: first * cols, ld: cols, transpose: false }
-    }
-
-    /// The same matrix, read transposed.
-    pub fn transposed(self) -> Self {
-        Operand { transpose: !self.transpose, ..self }
     }
 }
 

@@ -11,23 +11,16 @@
 
 use cudarc::driver::{LaunchArgs, PushKernelArg};
 
-use crate::device::DeviceElement;
-use crate::{cuda_error, DeviceBuffer, Result};
+use crate::buffer::DeviceBuffer;
+use crate::cuda::grid_stride;
+use crate::device::Device;
+use crate::element::DeviceElement;
+use crate::{cuda_error, Result};
 
 /// Name of the generated kernel's entry point.
 pub const ELEMENTWISE_ENTRY: &str = "chunked_elementwise";
 
-/// Maps the few CUDA intrinsics the kernel sources use (`bits_f64`,
-/// `bits_f32`, `mul_hi_u64`, `nan_of`); NVRTC compiles every source after it.
-/// Everything else in the sources is plain C++, so that a host compiler can
-/// build them with its own definitions of these (chunked's tests do).
-pub const CUDA_PRELUDE: &str = r#"
-__device__ inline double bits_f64(unsigned long long x) { return __longlong_as_double((long long)x); }
-__device__ inline float bits_f32(unsigned x) { return __int_as_float((int)x); }
-__device__ inline unsigned long long mul_hi_u64(unsigned long long a, unsigned long long b) { return __umul64hi(a, b); }
-__device__ inline double nan_of(double) { return bits_f64(0x7FF8000000000000ull); }
-__device__ inline float nan_of(float) { return bits_f32(0x7FC00000u); }
-"#;
+pub use crate::cuda::CUDA_PRELUDE;
 
 /// The helpers generated elementwise kernels call; a generated source starts
 /// with them.
@@ -45,14 +38,14 @@ pub trait KernelInput: Sync {
     #[doc(hidden)]
     fn push<'a>(&'a self, args: &mut LaunchArgs<'a>);
     /// The device it lives on.
-    fn device(&self) -> &crate::Device;
+    fn device(&self) -> &Device;
 }
 
 impl<T: DeviceElement> KernelInput for DeviceBuffer<T> {
     fn push<'a>(&'a self, args: &mut LaunchArgs<'a>) {
         args.arg(self.cuda().expect("CUDA buffer on a CUDA device"));
     }
-    fn device(&self) -> &crate::Device {
+    fn device(&self) -> &Device {
         DeviceBuffer::device(self)
     }
 }
@@ -81,7 +74,7 @@ pub fn launch_elementwise<O: DeviceElement>(source: &str, out: &mut DeviceBuffer
     let n = out.len() as u64;
     let dims = ndim as i32;
     let flag = contiguous as i32;
-    let cfg = crate::cuda::grid_stride(n);
+    let cfg = grid_stride(n);
     let slice = out.cuda_mut().expect("CUDA buffer on a CUDA device");
     let mut launch = state.stream.launch_builder(&function);
     launch.arg(slice).arg(&n).arg(&dims).arg(&meta_dev).arg(&flag);

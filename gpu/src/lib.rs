@@ -17,19 +17,26 @@
 //! entry point here first checks that the library is present and returns
 //! [`Error::NoDevice`] when it is not.
 
-mod buffer;
+// The modules form layers, each using only the ones below it: `element` (the
+// element types), `cuda` (context, stream, library handles, compiled kernels),
+// `device`, `buffer`, then the operations on buffers (`gemm`, `pinned`,
+// `solver`, `kernels`, and `reduce` on `kernels`).
+mod element;
 mod cuda;
 mod device;
+mod buffer;
+mod gemm;
+mod pinned;
+mod solver;
 pub mod kernels;
 pub mod philox;
 pub mod reduce;
-pub mod reference;
-mod pinned;
-mod solver;
 
 pub use buffer::DeviceBuffer;
+pub use device::{Backend, Device};
+pub use element::DeviceElement;
+pub use gemm::Operand;
 pub use pinned::PinnedBuffer;
-pub use device::{Backend, Device, DeviceElement, Operand};
 pub use solver::{SolverElement, SvdFactors, SOLVER_SOURCE};
 
 use cudarc::driver::CudaContext;

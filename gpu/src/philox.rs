@@ -17,8 +17,11 @@
 //! tests do, to check the arithmetic against the CPU generator on machines
 //! without a GPU).
 
-use crate::device::{Device, DeviceElement};
-use crate::{cuda_error, DeviceBuffer, Result};
+use crate::buffer::DeviceBuffer;
+use crate::cuda::grid_stride;
+use crate::device::Device;
+use crate::element::DeviceElement;
+use crate::{cuda_error, Result};
 
 /// The distribution of a random array (re-exported as
 /// `chunked_array::random::Distribution`).
@@ -175,7 +178,7 @@ pub fn fill<T: DeviceElement>(out: &mut DeviceBuffer<T>, seed: u64, stream: u64,
     let runs = run_starts.len() as u64;
     let run_len = run_len as u64;
     let (k0, k1, s0, s1) = (seed as u32, (seed >> 32) as u32, stream as u32, (stream >> 32) as u32);
-    let cfg = crate::cuda::grid_stride(runs * (run_len / per_counter::<T>() + 2));
+    let cfg = grid_stride(runs * (run_len / per_counter::<T>() + 2));
     let slice = out.cuda_mut().expect("CUDA buffer on a CUDA device");
     let mut launch = state.stream.launch_builder(&function);
     use cudarc::driver::PushKernelArg;

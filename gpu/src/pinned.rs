@@ -7,9 +7,10 @@ use std::fmt;
 
 use cudarc::driver::PinnedHostSlice;
 
-use crate::buffer::Storage;
-use crate::device::{Device, DeviceElement, Kind};
-use crate::{cuda_error, DeviceBuffer, Result};
+use crate::buffer::{DeviceBuffer, Storage};
+use crate::device::{Device, Kind};
+use crate::element::DeviceElement;
+use crate::{cuda_error, Result};
 
 enum PinnedStorage<T> {
     /// An emulated device's "pinned" memory: an ordinary vector.

@@ -16,9 +16,11 @@ use std::fmt::Write;
 
 use cudarc::driver::PushKernelArg;
 
-use crate::device::DeviceElement;
+use crate::buffer::DeviceBuffer;
+use crate::cuda::grid_stride;
+use crate::element::DeviceElement;
 use crate::kernels::KernelInput;
-use crate::{cuda_error, DeviceBuffer, Result};
+use crate::{cuda_error, Result};
 
 /// Entry point of the first kernel.
 pub const PIECES_ENTRY: &str = "chunked_reduce_pieces";
@@ -231,7 +233,7 @@ pub fn launch_reduce<A: DeviceElement>(source: &str, input: &dyn KernelInput, la
         let mut launch = state.stream.launch_builder(&finish_fn);
         launch.arg(nothing.cuda().expect("CUDA buffer")).arg(out.cuda_mut().expect("CUDA buffer")).arg(&n_out).arg(&zero);
         // SAFETY: with no pieces the kernel reads nothing and writes n_out elements of `out`.
-        unsafe { launch.launch(crate::cuda::grid_stride(n_out)) }.map_err(cuda_error("cuLaunchKernel reduction finish"))?;
+        unsafe { launch.launch(grid_stride(n_out)) }.map_err(cuda_error("cuLaunchKernel reduction finish"))?;
         return Ok(());
     }
     let pieces = layout.pieces() as u64;
@@ -251,12 +253,12 @@ pub fn launch_reduce<A: DeviceElement>(source: &str, input: &dyn KernelInput, la
         // SAFETY: the kernel reads the input at offsets within its block
         // (the layout came from the block's shape) and writes n_out * pieces
         // elements of `partial`.
-        unsafe { launch.launch(crate::cuda::grid_stride(n_out * pieces)) }.map_err(cuda_error("cuLaunchKernel reduction pieces"))?;
+        unsafe { launch.launch(grid_stride(n_out * pieces)) }.map_err(cuda_error("cuLaunchKernel reduction pieces"))?;
     }
     let mut launch = state.stream.launch_builder(&finish_fn);
     launch.arg(partial.cuda().expect("CUDA buffer")).arg(out.cuda_mut().expect("CUDA buffer")).arg(&n_out).arg(&pieces);
     // SAFETY: reads n_out * pieces elements of `partial`, writes n_out of `out`.
-    unsafe { launch.launch(crate::cuda::grid_stride(n_out)) }.map_err(cuda_error("cuLaunchKernel reduction finish"))?;
+    unsafe { launch.launch(grid_stride(n_out)) }.map_err(cuda_error("cuLaunchKernel reduction finish"))?;
     Ok(())
 }
 

@@ -21,7 +21,9 @@ use cudarc::cusolver::sys::{self as cusolver_sys, cusolverDnHandle_t, cusolverSt
 use cudarc::driver::{DevicePtr, DevicePtrMut, PushKernelArg};
 
 use crate::buffer::DeviceBuffer;
-use crate::device::{Device, DeviceElement};
+use crate::cuda::{grid_stride, CudaState};
+use crate::device::Device;
+use crate::element::DeviceElement;
 use crate::{cuda_error, Error, Result};
 
 mod sealed {
@@ -295,7 +297,7 @@ impl Device {
         let mut launch = state.stream.launch_builder(&function);
         launch.arg(u.cuda_mut().expect("CUDA buffer")).arg(vt.cuda_mut().expect("CUDA buffer")).arg(&mm).arg(&nn);
         // SAFETY: u holds m x m elements and vt m x n; one thread per row of vt.
-        unsafe { launch.launch(crate::cuda::grid_stride(m as u64)) }.map_err(cuda_error("cuLaunchKernel svd_flip"))?;
+        unsafe { launch.launch(grid_stride(m as u64)) }.map_err(cuda_error("cuLaunchKernel svd_flip"))?;
         Ok(SvdFactors { u, s, vt })
     }
 
@@ -319,7 +321,7 @@ impl Device {
         let function = state.function("solver", SOLVER_SOURCE, &format!("col_to_row_{}", T::C_NAME))?;
         let (ld, r, c, up) = (ld as i64, rows as i64, cols as i64, upper as i32);
         let src = src as u64;
-        let cfg = crate::cuda::grid_stride((rows * cols) as u64);
+        let cfg = grid_stride((rows * cols) as u64);
         let mut out = dst.cuda_mut().expect("CUDA buffer on a CUDA device").slice_mut(at..at + rows * cols);
         let mut launch = state.stream.launch_builder(&function);
         launch.arg(&src).arg(&ld).arg(&r).arg(&c).arg(&up).arg(&mut out);
@@ -331,7 +333,7 @@ impl Device {
     }
 }
 
-impl crate::cuda::CudaState {
+impl CudaState {
     /// Runs `f` with the stream's cuSOLVER handle (created on first use), one
     /// caller at a time: a handle's workspace is not shared between threads.
     pub(crate) fn with_solver<R>(&self, f: impl FnOnce(cusolverDnHandle_t) -> Result<R>) -> Result<R> {

@@ -7,7 +7,8 @@
 use std::sync::Arc;
 
 use chunked_array::custom::{block_array, block_value, Deps, Layer, LayerOp};
-use chunked_array::{Array, Block, ChunkSpec, Chunks, DType, DEFAULT_AUTO_BYTES};
+use chunked_array::{Array, ChunkSpec, Chunks, DType, DEFAULT_AUTO_BYTES};
+use chunked_array::runtime::Block;
 use faer::Par;
 
 use crate::kernels::{row_major_block, view, HouseholderQr};
@@ -140,7 +141,7 @@ struct FirstBlockQr<T> {
 }
 
 impl<T: Scalar> LayerOp for FirstBlockQr<T> {
-    fn wire(&self) -> Option<chunked_array::Wire> {
+    fn wire(&self) -> Option<chunked_array::runtime::Wire> {
         Some(HouseholderQr::<T>::wire())
     }
     fn output_bytes(&self, _: &[usize]) -> Option<usize> {

@@ -8,7 +8,7 @@
 
 use std::sync::Arc;
 
-use chunked_array::Block;
+use chunked_array::runtime::Block;
 use faer::dyn_stack::{MemBuffer, MemStack};
 use faer::linalg::matmul::matmul;
 use faer::reborrow::ReborrowMut;
@@ -35,9 +35,9 @@ macro_rules! intermediate_block {
 
             /// The block from the bytes of its spill image (in any process of
             /// the same program).
-            fn from_bytes(bytes: &[u8]) -> Option<chunked_array::Block> {
+            fn from_bytes(bytes: &[u8]) -> Option<chunked_array::runtime::Block> {
                 let mats = crate::kernels::mats_from_bytes(bytes)?;
-                Some(std::sync::Arc::new(<$ty>::from_spill_mats(mats)?) as chunked_array::Block)
+                Some(std::sync::Arc::new(<$ty>::from_spill_mats(mats)?) as chunked_array::runtime::Block)
             }
         }
         crate::kernels::intermediate_block!(impl<$g: $bound> for $ty, |$v| $bytes, image);
@@ -46,8 +46,8 @@ macro_rules! intermediate_block {
         crate::kernels::intermediate_block!(impl<$g: $bound> for $ty, |$v| $bytes, with_image);
         impl<$g: $bound> $ty {
             /// How blocks of this type travel between MPI ranks: as their spill image.
-            pub(crate) fn wire() -> chunked_array::Wire {
-                chunked_array::Wire::spill_image(Self::from_bytes)
+            pub(crate) fn wire() -> chunked_array::runtime::Wire {
+                chunked_array::runtime::Wire::spill_image(Self::from_bytes)
             }
         }
     };
@@ -55,13 +55,13 @@ macro_rules! intermediate_block {
         crate::kernels::intermediate_block!(impl for $ty, |$v| $bytes, with_image);
         impl $ty {
             /// How blocks of this type travel between MPI ranks: as their spill image.
-            pub(crate) fn wire() -> chunked_array::Wire {
-                chunked_array::Wire::spill_image(Self::from_bytes)
+            pub(crate) fn wire() -> chunked_array::runtime::Wire {
+                chunked_array::runtime::Wire::spill_image(Self::from_bytes)
             }
         }
     };
     (impl$(<$g:ident: $bound:path>)? for $ty:ty, |$v:ident| $bytes:expr $(, $with_image:ident)?) => {
-        impl$(<$g: $bound>)? chunked_array::BlockValue for $ty {
+        impl$(<$g: $bound>)? chunked_array::runtime::BlockValue for $ty {
             fn nbytes(&self) -> usize {
                 let $v = self;
                 $bytes
@@ -73,9 +73,9 @@ macro_rules! intermediate_block {
                 self
             }
             $(
-            fn spill_image(&self) -> Option<chunked_array::SpillImage> {
+            fn spill_image(&self) -> Option<chunked_array::runtime::SpillImage> {
                 let _ = stringify!($with_image);
-                Some(chunked_array::SpillImage { bytes: self.spill_bytes(), rebuild: <$ty>::from_bytes })
+                Some(chunked_array::runtime::SpillImage { bytes: self.spill_bytes(), rebuild: <$ty>::from_bytes })
             }
             )?
         }

@@ -22,7 +22,7 @@ pub use tsqr::{tsqr, Svd, Tsqr, TsqrOptions, DEFAULT_MAX_DIRECT_CONDITION};
 
 /// Element types the dense kernels take: `f32` and `f64` (on the CPU by
 /// faer, on a GPU by cuSOLVER and cuBLAS).
-pub trait Scalar: chunked_array::contract::Gemm + faer::traits::RealField + chunked_gpu::SolverElement {}
+pub trait Scalar: chunked_array::Gemm + faer::traits::RealField + chunked_gpu::SolverElement {}
 impl Scalar for f32 {}
 impl Scalar for f64 {}
 

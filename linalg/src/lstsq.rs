@@ -6,7 +6,8 @@
 use std::sync::Arc;
 
 use chunked_array::custom::{block_array, Deps, Layer, LayerOp};
-use chunked_array::{Array, Block, ChunkSpec, Chunks, DType};
+use chunked_array::{Array, ChunkSpec, Chunks, DType};
+use chunked_array::runtime::Block;
 use faer::Par;
 
 use crate::decomp::svd;

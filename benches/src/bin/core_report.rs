@@ -22,7 +22,7 @@ fn timed<T>(f: impl FnOnce() -> T) -> f64 {
 
 /// (first run, best of the next `runs`).
 fn cold_warm<T>(runs: usize, mut f: impl FnMut() -> T) -> (f64, f64) {
-    chunked_array::schedule::release_memory();
+    chunked_array::runtime::release_memory();
     let cold = timed(&mut f);
     let warm = (0..runs).map(|_| timed(&mut f)).fold(f64::INFINITY, f64::min);
     (cold, warm)

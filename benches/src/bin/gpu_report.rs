@@ -37,8 +37,9 @@
 use chunked_array::device::Device;
 use chunked_array::random::RandomState;
 use chunked_array::{Array, Context};
+use chunked_benches::cuda_reference::CudaReference;
 use chunked_benches::{arg, median, secs};
-use chunked_gpu::{philox, reference, Operand};
+use chunked_gpu::{philox, Operand};
 
 /// Median seconds of `repeat` runs of `f` after one warm-up.
 fn time(repeat: usize, mut f: impl FnMut()) -> f64 {
@@ -81,18 +82,20 @@ fn cuda_rows(device: &Device, f: f64, repeat: usize) {
         philox::fill(&mut ours, 42, 0, philox::Distribution::Uniform, &[0], n).expect("philox kernel");
         device.synchronize().expect("sync");
     });
-    let mut theirs = device.zeros::<f64>(n).expect("device memory");
+    let reference = CudaReference::new(device.ordinal()).expect("the same CUDA device");
+    let mut theirs = reference.zeros(n).expect("device memory");
     let t_curand = time(repeat, || {
-        reference::curand_philox_uniform(&mut theirs, 42).expect("cuRAND");
-        device.synchronize().expect("sync");
+        reference.curand_philox_uniform(&mut theirs, 42).expect("cuRAND");
+        reference.synchronize().expect("sync");
     });
+    let mut copied = reference.zeros(n).expect("device memory");
     let t_copy = time(repeat, || {
-        reference::copy(&ours, &mut theirs).expect("copy");
-        device.synchronize().expect("sync");
+        reference.copy(&theirs, &mut copied).expect("copy");
+        reference.synchronize().expect("sync");
     });
     println!("| random fill {n} f64 | {:.0} GB/s | cuRAND Philox {:.0} GB/s | {:.2} |", gb / t_ours, gb / t_curand, t_curand / t_ours);
     println!("| (memory bandwidth) | | device copy {:.0} GB/s (read + write) | {:.2} of it |", 2.0 * gb / t_copy, (gb / t_ours) / (2.0 * gb / t_copy));
-    drop((ours, theirs));
+    drop((ours, theirs, copied));
     let ctx = Context::threads(0);
 
     // A full sum of a device array by the reduction kernels, against the

@@ -41,10 +41,10 @@ fn child(case: &str, limit: Option<usize>, scale: f64) -> Result<(), Box<dyn std
         "CASE {case} {:.3} {} {} {} {} {}",
         t.elapsed().as_secs_f64(),
         vm_hwm_kib(),
-        stats.peak_bytes,
-        stats.spilled_bytes,
-        stats.recomputed,
-        stats.dropped_bytes
+        stats.tiers.peak_bytes,
+        stats.tiers.spilled_bytes,
+        stats.tiers.recomputed,
+        stats.tiers.dropped_bytes
     );
     Ok(())
 }

@@ -56,7 +56,7 @@ fn main() {
         };
         let graph = chunked_array::custom::Layer::task_graph(&layers).expect("graph");
         for p in ranks.split(',').map(|p| p.trim().parse::<usize>().expect("a rank count")) {
-            let per_rank = chunked_distributed::traffic(&graph, p, chunked_array::Deliver::Result, Gather::Root);
+            let per_rank = chunked_distributed::traffic(&graph, p, chunked_array::runtime::Deliver::Result, Gather::Root);
             let max = |f: fn(&chunked_distributed::TransferStats) -> u64| per_rank.iter().map(f).max().unwrap_or(0);
             let total: u64 = per_rank.iter().map(|r| r.bytes).sum();
             let active = per_rank.iter().filter(|r| r.tasks > 0).count() as u64;

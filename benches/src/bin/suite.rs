@@ -280,7 +280,7 @@ fn main() -> Res<()> {
         run()?; // warm-up
         let mut times = Vec::with_capacity(repeat);
         for _ in 0..repeat {
-            chunked_array::schedule::release_memory();
+            chunked_array::runtime::release_memory();
             let t = Instant::now();
             run()?;
             times.push(t.elapsed().as_secs_f64());

@@ -1,7 +1,7 @@
 //! The self-contained HTML report: data inline as JSON, drawn by a small script
 //! on two canvases (no network, no libraries).
 
-use super::profile::{json_string, Span, TierMark};
+use crate::diagnostics::span::{json_string, Span, TierMark};
 
 /// `own_rank`: the rank that recorded; the memory chart shows its blocks (other
 /// ranks' tasks, from an MPI run profiled on rank 0, get rows of their own).

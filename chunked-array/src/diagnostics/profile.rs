@@ -6,45 +6,8 @@ use std::time::Instant;
 use crate::chunks::Chunks;
 use crate::error::{Error, Result};
 use crate::graph::task::TaskGraph;
-use crate::schedule::{Clock, RunObserver, TaskEvent, TierEvent, TierEventKind};
-
-/// One task as the profiler saw it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Span {
-    /// The task key, e.g. `('add-12', [0, 3])`.
-    pub key: String,
-    /// The layer's name (`add`), which colours the task stream.
-    pub layer: String,
-    /// Worker thread that ran it (numbered within its rank).
-    pub worker: usize,
-    /// The rank (MPI process) that ran it: 0 in a one-process run. A profiler
-    /// on rank 0 of an MPI run records every rank's tasks; one on another rank
-    /// records that rank's own.
-    pub rank: usize,
-    /// Start, in seconds since the profiler was created.
-    pub start: f64,
-    /// End, in seconds since the profiler was created.
-    pub end: f64,
-    /// Bytes read.
-    pub input_bytes: usize,
-    /// Bytes produced.
-    pub output_bytes: usize,
-    /// Bytes held in blocks after the task.
-    pub held_bytes: usize,
-}
-
-/// A block moving between memory tiers, as the profiler saw it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct TierMark {
-    /// The key of the task whose block moved.
-    pub key: String,
-    /// Spill, unspill, recompute, drop or regenerate (or a device move).
-    pub kind: TierEventKind,
-    /// Bytes of the block.
-    pub bytes: usize,
-    /// When, in seconds since the profiler was created.
-    pub time: f64,
-}
+use crate::diagnostics::span::{json_string, Span, TierMark};
+use crate::events::{Clock, Observer, RunInfo, RunObserver, TaskEvent, TierEvent};
 
 /// One record per task of the current run. Each task is reported exactly once,
 /// by the one worker that ran it, and the records are read only after the run has
@@ -225,7 +188,7 @@ impl Profiler {
     /// The record as one self-contained HTML page: a task stream (a row per
     /// worker, coloured by layer) and memory over time with the limit drawn.
     pub fn html_report(&self, title: &str) -> String {
-        super::html::report(title, &self.spans(), &self.tier_marks(), self.memory_limit(), self.own_rank())
+        crate::diagnostics::html::report(title, &self.spans(), &self.tier_marks(), self.memory_limit(), self.own_rank())
     }
 
     /// The rank of the process that recorded (0 when nothing was recorded).
@@ -250,32 +213,25 @@ impl Profiler {
     }
 }
 
-pub(crate) fn json_string(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
 
-impl Profiler {
-    /// An observer recording one run into this profiler (runs may overlap: each
-    /// has its own recorder).
-    pub(crate) fn recorder(&self) -> Recorder {
-        Recorder { profiler: self.clone(), slots: Slots(Box::new([])), started: None, tier_events: Mutex::new(Vec::new()), remote: Mutex::new(Vec::new()), memory_limit: usize::MAX, rank: 0 }
+/// Each run gets its own recorder (runs may overlap), which hands the run to
+/// the profiler when it finishes.
+impl Observer for Profiler {
+    fn observe<'a>(&'a self, run: &RunInfo<'_>) -> Option<Box<dyn RunObserver + 'a>> {
+        Some(Box::new(Recorder {
+            profiler: self.clone(),
+            slots: Slots((0..run.graph.len()).map(|_| std::cell::UnsafeCell::new(Raw::default())).collect()),
+            started: Some((Clock::now(), Instant::now())),
+            tier_events: Mutex::new(Vec::new()),
+            remote: Mutex::new(Vec::new()),
+            memory_limit: run.memory_limit,
+            rank: run.rank,
+        }))
     }
 }
 
 /// Records one run; hands it to its profiler when the run finishes.
-pub(crate) struct Recorder {
+struct Recorder {
     profiler: Profiler,
     slots: Slots,
     started: Option<(u64, Instant)>,
@@ -286,17 +242,6 @@ pub(crate) struct Recorder {
     remote: Mutex<Vec<(usize, TaskEvent)>>,
     memory_limit: usize,
     rank: usize,
-}
-
-impl Recorder {
-    /// Prepares the slots; called before the run with its graph.
-    /// `rank`: this process's rank (0 in a one-process run).
-    pub(crate) fn prepare(&mut self, graph: &TaskGraph, memory_limit: usize, rank: usize) {
-        self.memory_limit = memory_limit;
-        self.rank = rank;
-        self.slots = Slots((0..graph.len()).map(|_| std::cell::UnsafeCell::new(Raw::default())).collect());
-        self.started = Some((Clock::now(), Instant::now()));
-    }
 }
 
 impl RunObserver for Recorder {

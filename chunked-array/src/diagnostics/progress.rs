@@ -5,7 +5,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use indicatif::{ProgressDrawTarget, ProgressStyle};
 
 use crate::graph::task::TaskGraph;
-use crate::schedule::{RunObserver, TaskEvent};
+use crate::events::{Observer, RunInfo, RunObserver, TaskEvent};
+use crate::units::human_bytes;
 
 /// When a computation shows a progress bar.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -19,14 +20,24 @@ pub enum Progress {
     Never,
 }
 
+/// In a run over several processes, rank 0 draws one bar for all of them.
+impl Observer for Progress {
+    fn observe<'a>(&'a self, run: &RunInfo<'_>) -> Option<Box<dyn RunObserver + 'a>> {
+        if run.rank != 0 {
+            return None;
+        }
+        ProgressBar::new(*self, run.label).map(|b| Box::new(b) as Box<dyn RunObserver>)
+    }
+}
+
 /// A bar for one run.
-pub(crate) struct ProgressBar {
+struct ProgressBar {
     bar: indicatif::ProgressBar,
     bytes: AtomicU64,
 }
 
 impl ProgressBar {
-    pub(crate) fn new(mode: Progress, label: &str) -> Option<ProgressBar> {
+    fn new(mode: Progress, label: &str) -> Option<ProgressBar> {
         let target = match mode {
             Progress::Never => return None,
             Progress::Auto if !std::io::IsTerminal::is_terminal(&std::io::stderr()) => return None,
@@ -93,17 +104,17 @@ impl RunObserver for ProgressBar {
         let total = self.bytes.fetch_add(event.output_bytes as u64, Ordering::Relaxed) + event.output_bytes as u64;
         self.bar.inc(1);
         if self.bar.position().is_multiple_of(64) {
-            self.bar.set_message(crate::array::human_bytes(total as usize));
+            self.bar.set_message(human_bytes(total as usize));
         }
     }
     fn remote_tasks(&self, _rank: usize, events: &[TaskEvent]) {
         let bytes: u64 = events.iter().map(|e| e.output_bytes as u64).sum();
         let total = self.bytes.fetch_add(bytes, Ordering::Relaxed) + bytes;
         self.bar.inc(events.len() as u64);
-        self.bar.set_message(crate::array::human_bytes(total as usize));
+        self.bar.set_message(human_bytes(total as usize));
     }
     fn run_finished(&self, _graph: &TaskGraph) {
-        self.bar.set_message(crate::array::human_bytes(self.bytes.load(Ordering::Relaxed) as usize));
+        self.bar.set_message(human_bytes(self.bytes.load(Ordering::Relaxed) as usize));
         self.bar.finish();
     }
 }

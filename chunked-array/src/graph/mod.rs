@@ -1,11 +1,11 @@
 //! The two-level graph: expression layers (nodes, built in O(layers)) and the
 //! task graph materialized from them at compute time for the needed blocks only.
 
-pub(crate) mod fuse;
+pub(crate) mod optimize;
+mod order;
 pub mod task;
 pub mod wire;
 
-use std::any::Any;
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -15,80 +15,7 @@ use ndarray::ArrayD;
 use crate::chunks::Chunks;
 use crate::element::DType;
 use crate::error::{Error, Result};
-
-/// A computed block, shared cheaply between the tasks that read it.
-pub type Block = Arc<dyn BlockValue>;
-
-/// What a block holds: an `ndarray::ArrayD` of elements or of a reduction's
-/// intermediate values. Sized, so that memory can be counted.
-pub trait BlockValue: Any + Send + Sync {
-    /// Bytes held by the block.
-    fn nbytes(&self) -> usize;
-    /// The block as `Any`, to downcast to its concrete array type.
-    fn as_any(&self) -> &dyn Any;
-    /// The shared block as `Any`, to take it out without a copy when unshared.
-    fn into_any(self: Arc<Self>) -> Arc<dyn Any + Send + Sync>;
-    /// The block as bytes for the disk tier, with the function that rebuilds it.
-    /// `None` (the default): the block stays in memory when memory is over the
-    /// limit. Arrays of elements spill without this (straight from their data).
-    fn spill_image(&self) -> Option<SpillImage> {
-        None
-    }
-    /// The device holding the block, for blocks in device memory (`None`: host).
-    fn device(&self) -> Option<&chunked_gpu::Device> {
-        None
-    }
-    /// Whether this is a device block's copy in page-locked host memory
-    /// ([`crate::device::PinnedBlock`]): host memory, on its way back up to a
-    /// device; host kernels read it through a plain copy.
-    fn is_pinned_copy(&self) -> bool {
-        false
-    }
-}
-
-/// A block as bytes for the disk tier (see [`BlockValue::spill_image`]).
-pub struct SpillImage {
-    /// The bytes written to the spill file.
-    pub bytes: Vec<u8>,
-    /// Rebuilds the block from those bytes, in the same process; `None` when they
-    /// do not describe one.
-    pub rebuild: Rebuild,
-}
-
-/// Rebuilds a spilled block from its bytes (see [`SpillImage`]).
-pub type Rebuild = fn(&[u8]) -> Option<Block>;
-
-impl<T: Send + Sync + 'static> BlockValue for ArrayD<T> {
-    fn nbytes(&self) -> usize {
-        self.len() * std::mem::size_of::<T>()
-    }
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
-    fn into_any(self: Arc<Self>) -> Arc<dyn Any + Send + Sync> {
-        self
-    }
-}
-
-/// The element type of a block of elements ([`DType::Intermediate`] otherwise).
-pub(crate) fn block_dtype(block: &Block) -> DType {
-    let any = block.as_any();
-    if any.is::<ArrayD<f64>>() {
-        DType::F64
-    } else if any.is::<ArrayD<f32>>() {
-        DType::F32
-    } else if any.is::<ArrayD<i64>>() {
-        DType::I64
-    } else if any.is::<ArrayD<i32>>() {
-        DType::I32
-    } else if any.is::<ArrayD<u8>>() {
-        DType::U8
-    } else if any.is::<ArrayD<bool>>() {
-        DType::Bool
-    } else {
-        DType::Intermediate
-    }
-}
+use crate::block::Block;
 
 /// Downcasts a block to the array type a kernel expects.
 pub(crate) fn block_as<'a, T: 'static>(block: &'a Block, node: &Node, what: &str) -> Result<&'a ArrayD<T>> {
@@ -142,7 +69,7 @@ pub(crate) trait BlockOp: Send + Sync + 'static {
         node.device.is_some() && self.runs_on_device(node)
     }
     /// For the optimizer: this op as an elementwise layer, if it is one.
-    fn as_elementwise(&self) -> Option<&dyn fuse::Fusable> {
+    fn as_elementwise(&self) -> Option<&dyn optimize::Fusable> {
         None
     }
     /// Whether this is a source whose blocks depend only on their position in the

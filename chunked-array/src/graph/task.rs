@@ -10,14 +10,15 @@
 //! few: the six reductions of one random matrix read each block right after it is
 //! made, instead of all blocks being made for the first reduction.
 
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
-use super::wire::Wire;
-use super::{Block, Key, Node};
+use crate::graph::order::{memory_order, Rows};
+use crate::graph::wire::Wire;
+use crate::block::Block;
+use crate::graph::{Key, Node};
 use chunked_gpu::Device;
 use crate::chunks::Chunks;
 use crate::element::DType;
@@ -53,46 +54,41 @@ pub struct TaskGraph {
     nodes: Vec<Arc<Node>>,
     task_node: Vec<u32>,
     task_block: Vec<usize>,
-    dep_start: Vec<u32>,
-    deps: Vec<u32>,
-    cons_start: Vec<u32>,
-    cons: Vec<u32>,
+    deps: Rows,
+    consumers: Rows,
     is_output: Vec<bool>,
     outputs: Vec<Vec<u32>>,
     order: Vec<u32>,
     rank: Vec<u32>,
 }
 
-impl TaskGraph {
-    /// Materializes the tasks that the given blocks of the given nodes need.
-    /// `outputs[i]` = (node, linear block numbers); see [`TaskGraph::output_tasks`].
-    pub(crate) fn build(outputs: &[(Arc<Node>, Vec<usize>)]) -> Result<TaskGraph> {
-        let mut node_index: FxMap<u64, u32> = FxMap::default();
-        let mut nodes: Vec<Arc<Node>> = Vec::new();
-        let mut task_of: FxMap<(u32, usize), u32> = FxMap::default();
-        let mut g = TaskGraph {
-            nodes: Vec::new(),
-            task_node: Vec::new(),
-            task_block: Vec::new(),
-            dep_start: vec![0],
-            deps: Vec::new(),
-            cons_start: Vec::new(),
-            cons: Vec::new(),
-            is_output: Vec::new(),
-            outputs: Vec::new(),
-            order: Vec::new(),
-            rank: Vec::new(),
-        };
+/// The tasks found by walking the layers from the requested blocks, before
+/// consumers and order are derived.
+struct Walk {
+    nodes: Vec<Arc<Node>>,
+    node_index: FxMap<u64, u32>,
+    task_of: FxMap<(u32, usize), u32>,
+    task_node: Vec<u32>,
+    task_block: Vec<usize>,
+    deps: Rows,
+}
+
+impl Walk {
+    /// Numbers the tasks the given blocks need in depth-first post-order, each
+    /// task after the inputs it reads.
+    fn run(outputs: &[(Arc<Node>, Vec<usize>)]) -> Result<Walk> {
         const VISITING: u32 = u32::MAX;
         enum Frame {
             Enter(u32, usize),
             Exit(u32, usize, usize, usize),
         }
-        let mut intern = |n: &Arc<Node>, nodes: &mut Vec<Arc<Node>>| -> u32 {
-            *node_index.entry(n.id).or_insert_with(|| {
-                nodes.push(n.clone());
-                (nodes.len() - 1) as u32
-            })
+        let mut w = Walk {
+            nodes: Vec::new(),
+            node_index: FxMap::default(),
+            task_of: FxMap::default(),
+            task_node: Vec::new(),
+            task_block: Vec::new(),
+            deps: Rows::new(),
         };
         // Dependencies found on entering a block, kept until its exit.
         let mut pending: Vec<(u32, usize)> = Vec::new();
@@ -101,7 +97,7 @@ impl TaskGraph {
         let mut stack: Vec<Frame> = Vec::new();
         for (node, blocks) in outputs {
             node.check()?;
-            let ni = intern(node, &mut nodes);
+            let ni = w.intern(node);
             let nblocks = node.chunks.num_blocks();
             for &b in blocks.iter().rev() {
                 if b >= nblocks {
@@ -112,111 +108,88 @@ impl TaskGraph {
             while let Some(frame) = stack.pop() {
                 match frame {
                     Frame::Enter(ni, b) => {
-                        if task_of.contains_key(&(ni, b)) {
+                        if w.task_of.contains_key(&(ni, b)) {
                             continue;
                         }
-                        task_of.insert((ni, b), VISITING);
-                        let node = nodes[ni as usize].clone();
+                        w.task_of.insert((ni, b), VISITING);
+                        let node = w.nodes[ni as usize].clone();
                         node.check()?;
                         node.chunks.unravel_into(b, &mut idx);
                         scratch.clear();
                         node.op.deps(&node, &idx, &mut scratch);
                         let start = pending.len();
                         for &(input, lin) in &scratch {
-                            let child = if input == super::SELF { &node } else { &node.inputs[input] };
-                            let ci = intern(child, &mut nodes);
+                            let child = if input == crate::graph::SELF { &node } else { &node.inputs[input] };
+                            let ci = w.intern(child);
                             pending.push((ci, lin));
                         }
                         let count = pending.len() - start;
                         stack.push(Frame::Exit(ni, b, start, count));
                         for k in (start..start + count).rev() {
                             let (ci, lin) = pending[k];
-                            if !task_of.contains_key(&(ci, lin)) {
+                            if !w.task_of.contains_key(&(ci, lin)) {
                                 stack.push(Frame::Enter(ci, lin));
                             }
                         }
                     }
                     Frame::Exit(ni, b, start, count) => {
-                        let t = g.task_node.len() as u32;
-                        for &(ci, lin) in &pending[start..start + count] {
-                            g.deps.push(task_of[&(ci, lin)]);
-                        }
+                        let t = w.task_node.len() as u32;
+                        w.deps.push_row(pending[start..start + count].iter().map(|key| w.task_of[key]));
                         pending.truncate(start);
-                        g.dep_start.push(g.deps.len() as u32);
-                        g.task_node.push(ni);
-                        g.task_block.push(b);
-                        task_of.insert((ni, b), t);
+                        w.task_node.push(ni);
+                        w.task_block.push(b);
+                        w.task_of.insert((ni, b), t);
                     }
                 }
             }
         }
-        let n = g.task_node.len();
-        g.is_output = vec![false; n];
-        for (node, blocks) in outputs {
-            let ni = node_index[&node.id];
-            let ts: Vec<u32> = blocks.iter().map(|&b| task_of[&(ni, b)]).collect();
-            for &t in &ts {
-                g.is_output[t as usize] = true;
-            }
-            g.outputs.push(ts);
-        }
-        // Consumers, as compressed rows (an input listed twice counts twice, which
-        // keeps the schedulers' counters consistent with the dependency lists).
-        let mut counts = vec![0u32; n + 1];
-        for &d in &g.deps {
-            counts[d as usize + 1] += 1;
-        }
-        for i in 0..n {
-            counts[i + 1] += counts[i];
-        }
-        let mut fill = counts.clone();
-        let mut cons = vec![0; g.deps.len()];
-        for t in 0..n {
-            for &d in g.deps(t) {
-                cons[fill[d as usize] as usize] = t as u32;
-                fill[d as usize] += 1;
-            }
-        }
-        g.cons = cons;
-        g.cons_start = counts;
-        g.nodes = nodes;
-        g.order = g.memory_order();
-        g.rank = vec![0; n];
-        for (pos, &t) in g.order.iter().enumerate() {
-            g.rank[t as usize] = pos as u32;
-        }
-        Ok(g)
+        Ok(w)
     }
 
-    /// Simulates a one-worker run: among ready tasks, first those that free a held
-    /// block (the last reader of one of their inputs), then other readers, then
-    /// sources; within a class by depth-first number.
-    fn memory_order(&self) -> Vec<u32> {
-        const FREES: u8 = 0;
-        const READS: u8 = 1;
-        const SOURCE: u8 = 2;
-        let n = self.len();
-        let mut readers_left: Vec<u32> = (0..n).map(|t| self.consumers(t).len() as u32).collect();
-        let mut waiting: Vec<u32> = (0..n).map(|t| self.deps(t).len() as u32).collect();
-        let mut ready: BinaryHeap<Reverse<(u8, u32)>> =
-            (0..n).filter(|&t| waiting[t] == 0).map(|t| Reverse((SOURCE, t as u32))).collect();
-        let mut order = Vec::with_capacity(n);
-        while let Some(Reverse((_, t))) = ready.pop() {
-            order.push(t);
-            let t = t as usize;
-            for &d in self.deps(t) {
-                readers_left[d as usize] -= 1;
+    fn intern(&mut self, n: &Arc<Node>) -> u32 {
+        let nodes = &mut self.nodes;
+        *self.node_index.entry(n.id).or_insert_with(|| {
+            nodes.push(n.clone());
+            (nodes.len() - 1) as u32
+        })
+    }
+}
+
+impl TaskGraph {
+    /// Materializes the tasks that the given blocks of the given nodes need.
+    /// `outputs[i]` = (node, linear block numbers); see [`TaskGraph::output_tasks`].
+    pub(crate) fn build(outputs: &[(Arc<Node>, Vec<usize>)]) -> Result<TaskGraph> {
+        let w = Walk::run(outputs)?;
+        let n = w.task_node.len();
+        let mut is_output = vec![false; n];
+        let mut output_tasks = Vec::with_capacity(outputs.len());
+        for (node, blocks) in outputs {
+            let ni = w.node_index[&node.id];
+            let ts: Vec<u32> = blocks.iter().map(|&b| w.task_of[&(ni, b)]).collect();
+            for &t in &ts {
+                is_output[t as usize] = true;
             }
-            for &c in self.consumers(t) {
-                waiting[c as usize] -= 1;
-                if waiting[c as usize] == 0 {
-                    let deps = self.deps(c as usize);
-                    let frees = deps.iter().any(|&d| readers_left[d as usize] as usize == deps.iter().filter(|&&x| x == d).count());
-                    ready.push(Reverse((if frees { FREES } else { READS }, c)));
-                }
-            }
+            output_tasks.push(ts);
         }
-        order
+        // An input listed twice is a consumer twice, which keeps the schedulers'
+        // counters consistent with the dependency lists.
+        let consumers = w.deps.transpose(n);
+        let order = memory_order(&w.deps, &consumers);
+        let mut rank = vec![0; n];
+        for (pos, &t) in order.iter().enumerate() {
+            rank[t as usize] = pos as u32;
+        }
+        Ok(TaskGraph {
+            nodes: w.nodes,
+            task_node: w.task_node,
+            task_block: w.task_block,
+            deps: w.deps,
+            consumers,
+            is_output,
+            outputs: output_tasks,
+            order,
+            rank,
+        })
     }
 
     /// Every task, in the static memory-aware order (a topological order).
@@ -241,12 +214,12 @@ impl TaskGraph {
 
     /// Tasks that `t` reads, in the order its kernel expects them.
     pub fn deps(&self, t: usize) -> &[u32] {
-        &self.deps[self.dep_start[t] as usize..self.dep_start[t + 1] as usize]
+        self.deps.row(t)
     }
 
     /// Tasks that read `t` (a task reading `t` twice is listed twice).
     pub fn consumers(&self, t: usize) -> &[u32] {
-        &self.cons[self.cons_start[t] as usize..self.cons_start[t + 1] as usize]
+        self.consumers.row(t)
     }
 
     /// Whether `t` computes a requested output block.
@@ -300,7 +273,7 @@ impl TaskGraph {
     }
 
     /// Whether task `t` reads its inputs on its device (see
-    /// [`BlockStore::input`](crate::schedule::BlockStore::input)).
+    /// [`BlockStore::input`](crate::memory::BlockStore::input)).
     pub fn reads_on_device(&self, t: usize) -> bool {
         let node = &self.nodes[self.task_node[t] as usize];
         node.op.reads_on_device(node)
@@ -372,7 +345,7 @@ impl TaskGraph {
     /// [`Error::Task`] naming the task when its block cannot travel (see
     /// [`TaskGraph::can_travel`]) or is not of its layer's type.
     pub fn encode_block(&self, t: usize, block: &Block) -> Result<Vec<u8>> {
-        let block = &crate::device::block::to_host_block(block)?;
+        let block = &crate::block::device::to_host_block(block)?;
         let bytes = self.wire(t).and_then(|wire| (wire.encode)(block));
         bytes.ok_or_else(|| Error::Task { key: self.key(t).to_string(), message: "its block cannot be sent to another process".into() })
     }
@@ -421,14 +394,14 @@ fn run_placed(node: &Node, idx: &[usize], inputs: &[&Block]) -> Result<Block> {
         return node.op.run(node, idx, inputs);
     }
     let block = if inputs.iter().any(|b| b.device().is_some() || b.is_pinned_copy()) {
-        let host = inputs.iter().map(|b| crate::device::block::to_host_block(b)).collect::<Result<Vec<Block>>>()?;
+        let host = inputs.iter().map(|b| crate::block::device::to_host_block(b)).collect::<Result<Vec<Block>>>()?;
         let refs: Vec<&Block> = host.iter().collect();
         node.op.run(node, idx, &refs)?
     } else {
         node.op.run(node, idx, inputs)?
     };
     match node.device_at(idx) {
-        Some(device) if node.dtype != DType::Intermediate => crate::device::block::to_device_block(block, device),
+        Some(device) if node.dtype != DType::Intermediate => crate::block::device::to_device_block(block, device),
         _ => Ok(block),
     }
 }

@@ -11,8 +11,8 @@ use std::sync::Arc;
 
 use ndarray::{ArrayD, IxDyn};
 
-use super::Block;
-use crate::element::{DType, Element};
+use crate::block::Block;
+use crate::element::{DType, Element, WireValue};
 
 /// How the blocks of one layer of intermediate values become bytes and back.
 #[derive(Clone, Copy)]
@@ -31,7 +31,7 @@ impl std::fmt::Debug for Wire {
 }
 
 impl Wire {
-    /// Blocks that travel as their [`BlockValue::spill_image`](super::BlockValue::spill_image)
+    /// Blocks that travel as their [`BlockValue::spill_image`](crate::block::BlockValue::spill_image)
     /// bytes; `decode` rebuilds one from them.
     pub fn spill_image(decode: fn(&[u8]) -> Option<Block>) -> Wire {
         Wire { encode: |block| block.spill_image().map(|image| image.bytes), decode }
@@ -58,57 +58,7 @@ impl Wire {
         fn elements<T: Element>() -> Option<Wire> {
             Some(Wire::elements::<T>())
         }
-        crate::elementwise::dispatch_dtype!(dtype, elements::<_>()).expect("a dtype of elements")
-    }
-}
-
-/// A plain value that travels as a fixed number of little-endian bytes.
-pub trait WireValue: Copy + Send + Sync + 'static {
-    /// Bytes of one value.
-    const SIZE: usize;
-    /// Appends the value's bytes.
-    fn put(&self, out: &mut Vec<u8>);
-    /// The value from its `SIZE` bytes; `None` when they are not one.
-    fn get(bytes: &[u8]) -> Option<Self>;
-}
-
-macro_rules! wire_number {
-    ($($t:ty),*) => {$(
-        impl WireValue for $t {
-            const SIZE: usize = std::mem::size_of::<$t>();
-            fn put(&self, out: &mut Vec<u8>) {
-                out.extend_from_slice(&self.to_le_bytes());
-            }
-            fn get(bytes: &[u8]) -> Option<Self> {
-                Some(<$t>::from_le_bytes(bytes.try_into().ok()?))
-            }
-        }
-    )*};
-}
-wire_number!(f32, f64, i32, i64, u8, u64);
-
-impl WireValue for bool {
-    const SIZE: usize = 1;
-    fn put(&self, out: &mut Vec<u8>) {
-        out.push(u8::from(*self));
-    }
-    fn get(bytes: &[u8]) -> Option<Self> {
-        match bytes {
-            [0] => Some(false),
-            [1] => Some(true),
-            _ => None,
-        }
-    }
-}
-
-impl<A: WireValue, B: WireValue> WireValue for (A, B) {
-    const SIZE: usize = A::SIZE + B::SIZE;
-    fn put(&self, out: &mut Vec<u8>) {
-        self.0.put(out);
-        self.1.put(out);
-    }
-    fn get(bytes: &[u8]) -> Option<Self> {
-        Some((A::get(&bytes[..A::SIZE])?, B::get(&bytes[A::SIZE..])?))
+        crate::block::dispatch_dtype!(dtype, elements::<_>()).expect("a dtype of elements")
     }
 }
 
@@ -170,7 +120,7 @@ fn encode_elements(block: &Block) -> Option<Vec<u8>> {
         out.extend_from_slice(bytes);
         Some(out)
     }
-    crate::elementwise::dispatch_dtype!(super::block_dtype(block), raw::<_>(block))
+    crate::block::dispatch_dtype!(crate::block::block_dtype(block), raw::<_>(block))
 }
 
 /// The block [`encode_elements`] wrote, checked to hold elements `T`.

@@ -30,14 +30,15 @@ use std::sync::Arc;
 use hdf5::{Dataset, File, H5Type, Hyperslab, Selection, SliceOrIndex};
 use ndarray::{ArrayD, IxDyn};
 
-use super::store::{store_one, ChunkWriter, Completion, Store, StoreReport, WriteMode};
+use crate::io::store::{store_one, ChunkWriter, Completion, Store, StoreReport, WriteMode};
 use crate::array::Array;
 use crate::chunks::{ChunkSpec, Chunks};
-use crate::custom::block_array;
-use crate::element::{DType, Element};
+use crate::ops::custom::block_array;
+use crate::element::Element;
 use crate::error::{Error, Result};
-use crate::graph::{Block, BlockOp, Node};
-use crate::schedule::Context;
+use crate::block::Block;
+use crate::graph::{BlockOp, Node};
+use crate::exec::Context;
 
 /// How [`Array::to_hdf5`] writes.
 #[derive(Debug, Clone, Default)]
@@ -95,7 +96,7 @@ fn open_dataset<T: Element>(file: &Path, dataset: &str) -> Result<(Dataset, Stri
     }
     let f = File::open(file).map_err(|e| Error::io(file.display(), e))?;
     let ds = f.dataset(dataset).map_err(|e| Error::io(&name, e))?;
-    let want = crate::elementwise::dispatch_dtype!(T::DTYPE, descriptor::<_>()).expect("elements");
+    let want = crate::block::dispatch_dtype!(T::DTYPE, descriptor::<_>()).expect("elements");
     let found = ds.dtype().and_then(|d| d.to_descriptor()).map_err(|e| Error::io(&name, e))?;
     if found != want {
         return Err(Error::DtypeMismatch { key: name, expected: T::DTYPE.to_string(), found: found.to_string() });
@@ -135,7 +136,7 @@ impl BlockOp for Hdf5Source {
     fn run(&self, node: &Node, idx: &[usize], _: &[&Block]) -> Result<Block> {
         let start = node.chunks.block_start(idx);
         let shape = node.chunks.block_shape(idx);
-        crate::elementwise::dispatch_dtype!(node.dtype, read_block::<_>(self, &start, &shape)).expect("an hdf5 source holds elements")
+        crate::block::dispatch_dtype!(node.dtype, read_block::<_>(self, &start, &shape)).expect("an hdf5 source holds elements")
     }
 }
 
@@ -194,7 +195,7 @@ impl Store {
         if path.is_empty() {
             return Err(Error::invalid("dataset", dataset, "needs a name"));
         }
-        let (source, chunk_shape) = super::aligned_to_stored_chunks(a, options.chunks.as_deref())?;
+        let (source, chunk_shape) = crate::io::aligned_to_stored_chunks(a, options.chunks.as_deref())?;
         let f = File::append(file).map_err(|e| Error::io(file.display(), e))?;
         if f.link_exists(&path) && options.mode == WriteMode::Create {
             return Err(Error::io(&name, "already exists (write with WriteMode::Overwrite to replace it)"));
@@ -211,7 +212,7 @@ impl Store {
         if f.link_exists(&tmp) {
             f.unlink(&tmp).map_err(h5(&name))?;
         }
-        let ds = crate::elementwise::dispatch_dtype!(T::DTYPE, create_dataset::<_>(&f, &tmp, &source.shape(), &chunk_shape, options.deflate))
+        let ds = crate::block::dispatch_dtype!(T::DTYPE, create_dataset::<_>(&f, &tmp, &source.shape(), &chunk_shape, options.deflate))
             .expect("elements")
             .map_err(h5(&name))?;
         let writer = Hdf5Writer { ds, chunks: source.chunks().clone(), name: name.clone() };
@@ -267,8 +268,8 @@ struct Hdf5Writer {
 
 impl ChunkWriter for Hdf5Writer {
     fn write(&self, idx: &[usize], block: &Block) -> Result<u64> {
-        let dtype = crate::graph::block_dtype(block);
-        crate::elementwise::dispatch_dtype!(dtype, write_block::<_>(self, idx, block))
+        let dtype = crate::block::block_dtype(block);
+        crate::block::dispatch_dtype!(dtype, write_block::<_>(self, idx, block))
             .unwrap_or_else(|| Err(Error::io(&self.name, "the block holds no elements")))
     }
 }

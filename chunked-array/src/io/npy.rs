@@ -28,15 +28,16 @@ use std::sync::Arc;
 
 use ndarray::{ArrayD, IxDyn};
 
-use super::atomic::temporary_beside;
-use super::store::{store_one, ChunkWriter, Completion, Store, StoreReport, WriteMode};
+use crate::io::atomic::temporary_beside;
+use crate::io::store::{store_one, ChunkWriter, Completion, Store, StoreReport, WriteMode};
 use crate::array::Array;
 use crate::chunks::{ChunkSpec, Chunks};
-use crate::custom::block_array;
+use crate::ops::custom::block_array;
 use crate::element::{DType, Element};
 use crate::error::{Error, Result};
-use crate::graph::{Block, BlockOp, Node};
-use crate::schedule::Context;
+use crate::block::Block;
+use crate::graph::{BlockOp, Node};
+use crate::exec::Context;
 
 const MAGIC: &[u8; 6] = b"\x93NUMPY";
 
@@ -266,7 +267,7 @@ impl BlockOp for NpySource {
     fn run(&self, node: &Node, idx: &[usize], _: &[&Block]) -> Result<Block> {
         let start = node.chunks.block_start(idx);
         let shape = node.chunks.block_shape(idx);
-        crate::elementwise::dispatch_dtype!(node.dtype, read_block::<_>(self, &start, &shape)).expect("an npy source holds elements")
+        crate::block::dispatch_dtype!(node.dtype, read_block::<_>(self, &start, &shape)).expect("an npy source holds elements")
     }
 }
 
@@ -431,8 +432,8 @@ struct NpyWriter {
 
 impl ChunkWriter for NpyWriter {
     fn write(&self, idx: &[usize], block: &Block) -> Result<u64> {
-        let dtype = crate::graph::block_dtype(block);
-        crate::elementwise::dispatch_dtype!(dtype, write_block::<_>(self, idx, block))
+        let dtype = crate::block::block_dtype(block);
+        crate::block::dispatch_dtype!(dtype, write_block::<_>(self, idx, block))
             .unwrap_or_else(|| Err(Error::io(self.path.display(), "the block holds no elements")))
     }
 }

@@ -5,11 +5,14 @@ use std::any::Any;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use crate::array::{run_blocks, Array, Collector};
+use crate::exec::{run_blocks, Collector};
+use crate::array::Array;
 use crate::element::{DType, Element};
 use crate::error::Result;
-use crate::graph::{Block, BlockOp, BlockValue, Node};
-use crate::schedule::{Context, RunStats};
+use crate::block::{Block, BlockValue};
+use crate::graph::{BlockOp, Node};
+use crate::exec::Context;
+use crate::schedule::RunStats;
 
 /// What a store does when its target already exists.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -70,8 +73,8 @@ impl<W: ChunkWriter> BlockOp for StoreOp<W> {
         Ok(Arc::new(Written(self.0.write(idx, inputs[0])?)))
     }
     /// The bytes a chunk took travel to the rank that tallies it.
-    fn wire(&self) -> Option<crate::Wire> {
-        Some(crate::Wire {
+    fn wire(&self) -> Option<crate::graph::wire::Wire> {
+        Some(crate::graph::wire::Wire {
             encode: |b| Some(b.as_any().downcast_ref::<Written>()?.0.to_le_bytes().to_vec()),
             decode: |bytes| Some(Arc::new(Written(u64::from_le_bytes(bytes.try_into().ok()?))) as Block),
         })
@@ -232,7 +235,7 @@ impl Store {
             let nodes: Vec<Arc<Node>> = active.iter().map(|&i| self.targets[i].node.clone()).collect();
             let blocks: Vec<Vec<usize>> = active.iter().map(|&i| self.targets[i].blocks.clone()).collect();
             let collectors: Vec<&dyn Collector> = tallies.iter().map(|t| t as &dyn Collector).collect();
-            run_blocks(&nodes, &blocks, ctx, crate::Deliver::Owners, &collectors)?
+            run_blocks(&nodes, &blocks, ctx, crate::schedule::Deliver::Owners, &collectors)?
         };
         let mut reports = Vec::with_capacity(self.targets.len());
         for (i, target) in self.targets.iter_mut().enumerate() {

@@ -45,17 +45,19 @@ use zarrs::array::{ArrayBuilder, ArrayBytes, ArraySubset, CodecOptions, DataType
 use zarrs::filesystem::FilesystemStore;
 
 pub use serde_json::{Map, Value};
+
 pub use zarrs::array::codec::{BloscCompressor, BloscShuffleMode};
 
-use super::atomic::{remove_temporaries, write_atomic};
-use super::store::{store_one, ChunkWriter, Completion, Store, StoreReport, WriteMode};
+use crate::io::atomic::{remove_temporaries, write_atomic};
+use crate::io::store::{store_one, ChunkWriter, Completion, Store, StoreReport, WriteMode};
 use crate::array::Array;
 use crate::chunks::{ChunkSpec, Chunks};
-use crate::custom::block_array;
+use crate::ops::custom::block_array;
 use crate::element::{DType, Element};
 use crate::error::{Error, Result};
-use crate::graph::{Block, BlockOp, Node};
-use crate::schedule::Context;
+use crate::block::Block;
+use crate::graph::{BlockOp, Node};
+use crate::exec::Context;
 
 /// The marker a running store leaves in the array directory until it finishes.
 pub const INCOMPLETE_MARKER: &str = ".chunked-incomplete";
@@ -236,7 +238,7 @@ impl Store {
     pub fn zarr_with<T: Element>(&mut self, a: &Array<T>, path: impl AsRef<Path>, array: &str, options: &ZarrWriteOptions, ctx: &Context) -> Result<&mut Self> {
         a.check()?;
         let location = Location::new(path.as_ref(), array)?;
-        let (source, chunk_shape) = super::aligned_to_stored_chunks(a, options.chunks.as_deref())?;
+        let (source, chunk_shape) = crate::io::aligned_to_stored_chunks(a, options.chunks.as_deref())?;
         let za = build_array::<T>(&location, &source.shape(), &chunk_shape, options)?;
         let scheduler = ctx.scheduler();
         let root = scheduler.rank() == 0;
@@ -479,9 +481,9 @@ impl BlockOp for ZarrSource {
         let whole_chunk = self.aligned
             && self.array.chunk_shape(&chunk).is_ok_and(|c| c.iter().zip(&shape).all(|(c, &n)| c.get() == n as u64));
         let read = if whole_chunk {
-            crate::elementwise::dispatch_dtype!(node.dtype, read_chunk::<_>(self, &chunk))
+            crate::block::dispatch_dtype!(node.dtype, read_chunk::<_>(self, &chunk))
         } else {
-            crate::elementwise::dispatch_dtype!(node.dtype, read_subset::<_>(self, &subset))
+            crate::block::dispatch_dtype!(node.dtype, read_subset::<_>(self, &subset))
         };
         read.expect("a zarr source holds elements").map_err(|e| {
             let what = if self.aligned {
@@ -616,8 +618,8 @@ impl ChunkWriter for ZarrChunkWriter {
     fn write(&self, idx: &[usize], block: &Block) -> Result<u64> {
         let chunk: Vec<u64> = idx.iter().map(|&i| i as u64).collect();
         let path = self.location.chunk_path(&self.array, &chunk);
-        let dtype = crate::graph::block_dtype(block);
-        let encoded = crate::elementwise::dispatch_dtype!(dtype, encode_block::<_>(self, &chunk, block))
+        let dtype = crate::block::block_dtype(block);
+        let encoded = crate::block::dispatch_dtype!(dtype, encode_block::<_>(self, &chunk, block))
             .ok_or_else(|| Error::io(path.display(), "the block holds no elements"))?
             .map_err(|e| Error::io(path.display(), e))?;
         write_atomic(&path, &encoded, self.direct_io)?;

@@ -2,12 +2,11 @@
 
 use std::time::Instant;
 
-use super::blocks::BlockStore;
-use super::memory::MemoryConfig;
-use super::{Deliver, Clock, OutputSink, RunObserver, RunStats, Scheduler, TaskEvent};
+use crate::memory::store::BlockStore;
+use crate::schedule::{Run, RunStats, Scheduler};
+use crate::events::{Clock, TaskEvent};
 use crate::error::Result;
-use crate::graph::task::TaskGraph;
-use crate::graph::Block;
+use crate::block::Block;
 
 /// Runs tasks one after another in the graph's static order ([`TaskGraph::order`]). Deterministic; the
 /// reference every other scheduler must agree with.
@@ -19,8 +18,9 @@ impl Scheduler for SyncScheduler {
         "sync"
     }
 
-    fn execute(&self, graph: &TaskGraph, _deliver: Deliver, sink: &OutputSink<'_>, observer: &dyn RunObserver, memory: &MemoryConfig) -> Result<RunStats> {
-        super::tune_allocator();
+    fn execute(&self, run: &Run<'_>) -> Result<RunStats> {
+        let Run { graph, sink, observer, memory, .. } = *run;
+        crate::block::alloc::tune_allocator();
         let start = Instant::now();
         let n = graph.len();
         let store = BlockStore::new(graph, memory, observer);
@@ -66,6 +66,6 @@ impl Scheduler for SyncScheduler {
         })();
         observer.run_finished(graph);
         result?;
-        Ok(RunStats::from_tiers(n, start.elapsed(), store.stats()))
+        Ok(RunStats { tasks: n, elapsed: start.elapsed(), tiers: store.stats() })
     }
 }

@@ -6,12 +6,12 @@ use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex};
 use std::time::Instant;
 
-use super::blocks::BlockStore;
-use super::memory::MemoryConfig;
-use super::{Deliver, Clock, OutputSink, RunObserver, RunStats, Scheduler, TaskEvent};
+use crate::memory::store::BlockStore;
+use crate::schedule::{OutputSink, Run, RunStats, Scheduler};
+use crate::events::{Clock, RunObserver, TaskEvent};
 use crate::error::{Error, Result};
 use crate::graph::task::TaskGraph;
-use crate::graph::Block;
+use crate::block::Block;
 
 /// Runs ready tasks on `threads` workers, lowest static-order number first, so the
 /// parallel run stays close to the memory-friendly static order.
@@ -212,8 +212,9 @@ impl Scheduler for ThreadedScheduler {
         "threads"
     }
 
-    fn execute(&self, graph: &TaskGraph, _deliver: Deliver, sink: &OutputSink<'_>, observer: &dyn RunObserver, memory: &MemoryConfig) -> Result<RunStats> {
-        super::tune_allocator();
+    fn execute(&self, run: &Run<'_>) -> Result<RunStats> {
+        let Run { graph, sink, observer, memory, .. } = *run;
+        crate::block::alloc::tune_allocator();
         let start = Instant::now();
         let n = graph.len();
         if n == 0 {
@@ -255,7 +256,7 @@ impl Scheduler for ThreadedScheduler {
         if let Some(e) = shared.error.into_inner().unwrap_or_else(|p| p.into_inner()) {
             return Err(e);
         }
-        Ok(RunStats::from_tiers(n, start.elapsed(), shared.store.stats()))
+        Ok(RunStats { tasks: n, elapsed: start.elapsed(), tiers: shared.store.stats() })
     }
 }
 

@@ -78,7 +78,7 @@ fn parse() -> Result<Options, String> {
 
 /// The devices `--device` asks for; an emulated one is as large as host memory.
 fn devices(o: &Options) -> Result<Vec<Device>, Box<dyn std::error::Error>> {
-    let emulated = || Device::emulated(chunked_array::schedule::memory::physical_memory().unwrap_or(u64::MAX) as usize);
+    let emulated = || Device::emulated(chunked_array::runtime::physical_memory().unwrap_or(u64::MAX) as usize);
     Ok(match o.device.as_str() {
         "cuda" => vec![Device::cuda(0)?],
         "all" => Device::visible()?,
@@ -110,16 +110,16 @@ fn run(o: &Options) -> Result<(), Box<dyn std::error::Error>> {
     let top: Vec<String> = s.iter().take(6).map(|v| format!("{v:.6}")).collect();
     println!("singular values{} = [{}, ...] ({} of them)", if o.center { " of the centered matrix" } else { "" }, top.join(", "), s.len());
     println!("time = {secs:.3} s, {} tasks", stats.tasks);
-    println!("device: peak {:.1} MB held", stats.device_peak_bytes as f64 / 1e6);
+    println!("device: peak {:.1} MB held", stats.tiers.device_peak_bytes as f64 / 1e6);
     println!(
         "device spilled to host = {} blocks ({:.1} MB, {} in pinned memory), back to the device = {} blocks ({:.1} MB)",
-        stats.device_spilled,
-        stats.device_spilled_bytes as f64 / 1e6,
-        stats.device_spilled_pinned,
-        stats.device_unspilled,
-        stats.device_unspilled_bytes as f64 / 1e6
+        stats.tiers.device_spilled,
+        stats.tiers.device_spilled_bytes as f64 / 1e6,
+        stats.tiers.device_spilled_pinned,
+        stats.tiers.device_unspilled,
+        stats.tiers.device_unspilled_bytes as f64 / 1e6
     );
-    println!("host: peak {:.1} MB held; spilled to disk = {} blocks ({:.1} MB), read back = {}", stats.peak_bytes as f64 / 1e6, stats.spilled, stats.spilled_bytes as f64 / 1e6, stats.unspilled);
+    println!("host: peak {:.1} MB held; spilled to disk = {} blocks ({:.1} MB), read back = {}", stats.tiers.peak_bytes as f64 / 1e6, stats.tiers.spilled, stats.tiers.spilled_bytes as f64 / 1e6, stats.tiers.unspilled);
     Ok(())
 }
 

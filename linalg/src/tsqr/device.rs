@@ -13,10 +13,12 @@ use std::sync::Arc;
 
 use chunked_array::custom::{Deps, Layer, LayerOp};
 use chunked_array::device::{Device, DeviceBlock, DeviceBuffer};
-use chunked_array::{Array, Block, Chunks};
+use chunked_array::{Array, Chunks};
+use chunked_array::runtime::Block;
 use chunked_gpu::Operand;
 
-use super::{Svd, Tree, Tsqr};
+use super::tree::{Tree, TreeNode};
+use super::{Svd, Tsqr};
 use crate::device_kernels;
 use crate::{Result, Scalar};
 
@@ -62,7 +64,7 @@ fn block<T: Scalar>(buffer: DeviceBuffer<T>, shape: &[usize]) -> Block {
 }
 
 impl<T: Scalar> DeviceStep<T> {
-    fn node(&self, level: usize, i: usize) -> &super::TreeNode {
+    fn node(&self, level: usize, i: usize) -> &TreeNode {
         &self.tree.levels[level][i]
     }
 
@@ -126,7 +128,7 @@ impl<T: Scalar> LayerOp for DeviceStep<T> {
         // its three factors before packing them.
         let size = std::mem::size_of::<T>();
         let n = self.tree.n;
-        let qr = |node: &super::TreeNode| node.rows * n * size;
+        let qr = |node: &TreeNode| node.rows * n * size;
         match self.step {
             Step::LeafQr => qr(self.node(0, idx[0])),
             Step::StackQr { level } => qr(self.node(level, idx[0])) + self.node(level, idx[0]).rows * n * size,

@@ -1,0 +1,129 @@
+//! [`Context`]: the scheduler, memory limits and observers a run uses.
+
+use std::sync::Arc;
+
+use crate::diagnostics::{Profiler, Progress};
+use crate::events::Observer;
+use crate::memory::MemoryConfig;
+use crate::schedule::{Scheduler, SyncScheduler, ThreadedScheduler};
+
+/// Execution resources: which scheduler runs the graph.
+///
+/// ```
+/// use chunked_array::{Array, Context};
+/// let x = Array::<f64>::ones(&[10], 3).unwrap();
+/// let total = x.sum(None).unwrap().compute_with(&Context::sync()).unwrap();
+/// assert_eq!(total[[]], 10.0);
+/// ```
+#[derive(Clone)]
+pub struct Context {
+    scheduler: Arc<dyn Scheduler>,
+    memory: MemoryConfig,
+    /// The progress-bar setting, an observer of its own so that
+    /// [`Context::with_progress`] replaces it.
+    progress: Arc<dyn Observer>,
+    observers: Vec<Arc<dyn Observer>>,
+}
+
+impl Context {
+    /// A context that runs with the given scheduler.
+    pub fn with_scheduler(scheduler: Arc<dyn Scheduler>) -> Self {
+        Context { scheduler, memory: MemoryConfig::default(), progress: Arc::new(Progress::Auto), observers: Vec::new() }
+    }
+
+    /// Bytes of blocks that may be held in memory; past it, the least recently
+    /// used idle blocks spill to disk (see [`MemoryConfig`]). A plan with a single
+    /// task larger than this is refused before it runs.
+    pub fn with_memory_limit(mut self, bytes: usize) -> Self {
+        self.memory.memory_limit = bytes;
+        self
+    }
+
+    /// Bytes of device blocks that may be held in device memory (dask-cuda's
+    /// `device_memory_limit`); past it, the least recently used idle ones move
+    /// to host memory. Default: 80% of the device's memory.
+    pub fn with_device_memory_limit(mut self, bytes: usize) -> Self {
+        self.memory.device_memory_limit = Some(bytes);
+        self
+    }
+
+    /// Where blocks spill to (default: the system's temporary directory).
+    pub fn with_spill_dir(mut self, dir: impl Into<std::path::PathBuf>) -> Self {
+        self.memory.spill_dir = dir.into();
+        self
+    }
+
+    /// The most bytes the spill directory may hold at once (default: no cap).
+    pub fn with_spill_limit(mut self, bytes: u64) -> Self {
+        self.memory.spill_limit = bytes;
+        self
+    }
+
+    /// The memory limits.
+    pub fn memory(&self) -> &MemoryConfig {
+        &self.memory
+    }
+
+    /// Records every task of the runs of this context in `profiler`.
+    pub fn with_profiler(self, profiler: &Profiler) -> Self {
+        self.with_observer(Arc::new(profiler.clone()))
+    }
+
+    /// When to show a progress bar (default: when stderr is a terminal).
+    pub fn with_progress(mut self, progress: Progress) -> Self {
+        self.progress = Arc::new(progress);
+        self
+    }
+
+    /// Adds an observer of every run of this context (see [`Observer`]).
+    pub fn with_observer(mut self, observer: Arc<dyn Observer>) -> Self {
+        self.observers.push(observer);
+        self
+    }
+
+    /// The observers of each run: the progress setting, then the others in the
+    /// order they were added.
+    pub fn observers(&self) -> impl Iterator<Item = &dyn Observer> {
+        std::iter::once(&*self.progress).chain(self.observers.iter().map(|o| &**o))
+    }
+
+    /// One thread, deterministic order (for debugging).
+    pub fn sync() -> Self {
+        Self::with_scheduler(Arc::new(SyncScheduler))
+    }
+
+    /// `threads` worker threads (0 means all cores).
+    pub fn threads(threads: usize) -> Self {
+        Self::with_scheduler(Arc::new(ThreadedScheduler::new(threads)))
+    }
+
+    /// The scheduler in use.
+    pub fn scheduler(&self) -> &dyn Scheduler {
+        &*self.scheduler
+    }
+}
+
+/// A value computed on the processes that received a run's result (`Some`:
+/// rank 0 always among them), made the same on every process of `ctx`'s runs
+/// (rank 0's, through [`Scheduler::share_from_root`]; a one-process
+/// run keeps its own).
+pub(crate) fn shared_from_root<V>(ctx: &Context, here: Option<V>, encode: impl Fn(&V) -> Vec<u8>, decode: impl Fn(&[u8]) -> V) -> V {
+    let scheduler = ctx.scheduler();
+    match here {
+        Some(v) if scheduler.processes() == 1 => v,
+        here => decode(&scheduler.share_from_root(here.as_ref().map(&encode).unwrap_or_default())),
+    }
+}
+
+impl Default for Context {
+    /// The threaded scheduler on all cores.
+    fn default() -> Self {
+        Self::threads(0)
+    }
+}
+
+impl std::fmt::Debug for Context {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Context({})", self.scheduler.name())
+    }
+}

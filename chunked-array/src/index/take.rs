@@ -1,0 +1,282 @@
+//! Advanced indexing: `take` (integer indices along an axis), masks along one
+//! axis (`compress`), and `broadcast_to`. Full-shape masks are in `selection`.
+//!
+//! Unknown block lengths: a mask's result has as many elements as the mask has
+//! `true`s, which dask leaves unknown (NaN chunks) until `compute_chunk_sizes`.
+//! Here the building call computes what is needed to know them, once, and
+//! returns an array with known blocks: a 1-d mask along an axis is computed when
+//! given as an array. Every other operation can then rely on known shapes.
+
+use std::sync::Arc;
+
+use ndarray::{ArrayD, Axis, IxDyn};
+
+use crate::array::Array;
+use crate::chunks::{Chunks, DEFAULT_AUTO_BYTES};
+use crate::element::Element;
+use crate::error::{Error, Result};
+use crate::graph::{block_as, BlockOp, Node};
+use crate::block::Block;
+use crate::exec::Context;
+
+/// Gathers positions `picks[block]` along `axis`: each output block along the
+/// axis lists (input block, local index) per position.
+struct Take<T> {
+    axis: usize,
+    picks: Vec<Vec<(usize, usize)>>,
+    _t: std::marker::PhantomData<fn() -> T>,
+}
+
+impl<T: Element> Take<T> {
+    /// The distinct input blocks along `axis` that output block `i` reads, in order.
+    fn sources(&self, i: usize) -> Vec<usize> {
+        let mut s: Vec<usize> = self.picks[i].iter().map(|p| p.0).collect();
+        s.sort_unstable();
+        s.dedup();
+        s
+    }
+}
+
+impl<T: Element> BlockOp for Take<T> {
+    fn deps(&self, node: &Node, idx: &[usize], out: &mut Vec<(usize, usize)>) {
+        let input = &node.inputs[0].chunks;
+        let mut b = idx.to_vec();
+        for s in self.sources(idx[self.axis]) {
+            b[self.axis] = s;
+            out.push((0, input.linear(&b)));
+        }
+    }
+
+    fn run(&self, node: &Node, idx: &[usize], inputs: &[&Block]) -> Result<Block> {
+        let sources = self.sources(idx[self.axis]);
+        let blocks: Vec<&ArrayD<T>> = inputs.iter().map(|b| block_as::<T>(b, node, "take")).collect::<Result<_>>()?;
+        let picks = &self.picks[idx[self.axis]];
+        let views: Vec<_> = picks
+            .iter()
+            .map(|&(b, local)| {
+                let k = sources.binary_search(&b).expect("a source of this block");
+                blocks[k].index_axis(Axis(self.axis), local)
+            })
+            .collect();
+        let shape = node.chunks.block_shape(idx);
+        let out = if views.is_empty() {
+            ArrayD::from_shape_vec(IxDyn(&shape), vec![]).map_err(|e| Error::invalid("block", idx, e.to_string()))?
+        } else {
+            ndarray::stack(Axis(self.axis), &views).map_err(|e| Error::invalid("block", idx, e.to_string()))?
+        };
+        Ok(Arc::new(out))
+    }
+}
+
+/// Broadcasts a block to the output block's shape.
+struct Broadcast<T> {
+    lead: usize,
+    /// Per input axis: whether it is stretched from length 1.
+    stretched: Vec<bool>,
+    _t: std::marker::PhantomData<fn() -> T>,
+}
+
+impl<T: Element> BlockOp for Broadcast<T> {
+    fn deps(&self, node: &Node, idx: &[usize], out: &mut Vec<(usize, usize)>) {
+        let src: Vec<usize> = self.stretched.iter().enumerate().map(|(a, &s)| if s { 0 } else { idx[a + self.lead] }).collect();
+        out.push((0, node.inputs[0].chunks.linear(&src)));
+    }
+    fn run(&self, node: &Node, idx: &[usize], inputs: &[&Block]) -> Result<Block> {
+        let a = block_as::<T>(inputs[0], node, "broadcast_to")?;
+        let shape = node.chunks.block_shape(idx);
+        let view = a.broadcast(IxDyn(&shape)).ok_or_else(|| Error::shape("broadcast_to block", a.shape(), &shape))?;
+        Ok(Arc::new(crate::block::alloc::owned_block(view)))
+    }
+}
+
+impl<T: Element> Array<T> {
+    /// Elements at `indices` along `axis` (NumPy's `take`): unsorted, repeated
+    /// and negative indices allowed. Output blocks along the axis hold as many
+    /// positions as the input's largest block.
+    ///
+    /// An output block whose positions come from input blocks holding more
+    /// than the 128 MiB block-size limit together (scattered indices) is not
+    /// gathered from them at once: each input block first gives the pieces
+    /// that output blocks need from it, and each output block then orders its
+    /// own pieces (dask's shuffle-based `take`), so no task holds more than an
+    /// input block or an output block's pieces.
+    ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let x = Array::<i64>::arange(0, 10, 1, 4).unwrap();
+    /// let y = x.take(&[9, 0, 0, -2, 5], 0).unwrap();
+    /// assert_eq!(y.compute().unwrap().iter().cloned().collect::<Vec<_>>(), vec![9, 0, 0, 8, 5]);
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::BadAxis`]; [`Error::InvalidArgument`] for an index out of range.
+    pub fn take(&self, indices: &[isize], axis: isize) -> Result<Array<T>> {
+        self.take_with(indices, axis, DEFAULT_AUTO_BYTES)
+    }
+
+    /// [`Array::take`] with the block-size limit (bytes) past which an output
+    /// block's input blocks are split into pieces first.
+    ///
+    /// # Errors
+    /// As [`Array::take`].
+    pub fn take_with(&self, indices: &[isize], axis: isize, block_size_limit: usize) -> Result<Array<T>> {
+        self.check()?;
+        let axis = crate::ops::reduce::normalize_axes(&[axis], self.ndim())?[0];
+        let chunks = self.chunks();
+        let n = self.shape()[axis] as isize;
+        let mut positions = Vec::with_capacity(indices.len());
+        for &i in indices {
+            let p = if i < 0 { i + n } else { i };
+            if p < 0 || p >= n {
+                return Err(Error::invalid("index", i, format!("is out of range for axis {axis} of length {n}")));
+            }
+            let b = chunks.block_of(axis, p as usize);
+            positions.push((b, p as usize - chunks.offset(axis, b)));
+        }
+        let per_block = chunks.lengths()[axis].iter().copied().max().unwrap_or(1).max(1);
+        let mut picks: Vec<Vec<(usize, usize)>> = positions.chunks(per_block).map(<[_]>::to_vec).collect();
+        if picks.is_empty() {
+            picks.push(Vec::new());
+        }
+        // Whether an output block would read several input blocks holding more
+        // than the limit together (one block is read whole either way).
+        let lengths = &chunks.lengths()[axis];
+        let across: usize = chunks.lengths().iter().enumerate().filter(|&(a, _)| a != axis).map(|(_, l)| l.iter().copied().max().unwrap_or(0)).product();
+        let too_wide = |p: &Vec<(usize, usize)>| {
+            let mut s: Vec<usize> = p.iter().map(|q| q.0).collect();
+            s.sort_unstable();
+            s.dedup();
+            s.len() > 1 && s.iter().map(|&b| lengths[b]).sum::<usize>().saturating_mul(across).saturating_mul(std::mem::size_of::<T>()) > block_size_limit
+        };
+        if !picks.iter().any(too_wide) {
+            return Ok(self.gather(axis, picks));
+        }
+        // Pieces: per output block, its positions grouped by input block (in
+        // block order), each piece read from one input block.
+        let mut pieces: Vec<Vec<(usize, usize)>> = Vec::new();
+        let mut reorder: Vec<Vec<(usize, usize)>> = Vec::with_capacity(picks.len());
+        for p in &picks {
+            let first = pieces.len();
+            let mut sources: Vec<usize> = p.iter().map(|q| q.0).collect();
+            sources.sort_unstable();
+            sources.dedup();
+            pieces.extend(sources.iter().map(|_| Vec::new()));
+            let mut order = Vec::with_capacity(p.len());
+            for &(b, local) in p {
+                let k = first + sources.binary_search(&b).expect("a source of this block");
+                order.push((k, pieces[k].len()));
+                pieces[k].push((b, local));
+            }
+            reorder.push(order);
+        }
+        Ok(self.gather(axis, pieces).gather(axis, reorder))
+    }
+
+    /// The gather node: block `i` along `axis` stacks the positions `picks[i]`,
+    /// each (input block, index within it).
+    fn gather(&self, axis: usize, picks: Vec<Vec<(usize, usize)>>) -> Array<T> {
+        let mut lengths = self.chunks().lengths().to_vec();
+        lengths[axis] = picks.iter().map(Vec::len).collect();
+        let op = Take::<T> { axis, picks, _t: std::marker::PhantomData };
+        Array::from_node(Node::new("take", T::DTYPE, Chunks::from_lengths(lengths), vec![self.node.clone()], op))
+    }
+
+    /// The positions along `axis` where `mask` is true (NumPy's `compress`; with
+    /// a mask of the axis' length, `x[:, mask]`). As in NumPy, a shorter mask
+    /// leaves the positions past its end out, and a longer one may only be
+    /// false past the axis.
+    ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let x = Array::<i64>::arange(0, 6, 1, 4).unwrap();
+    /// let y = x.compress(&[false, true, true], 0).unwrap();
+    /// assert_eq!(y.compute().unwrap().iter().copied().collect::<Vec<_>>(), vec![1, 2]);
+    /// assert!(x.compress(&[false; 6].iter().copied().chain([true]).collect::<Vec<_>>(), 0).is_err());
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] when the mask is true past the axis' length;
+    /// [`Error::BadAxis`].
+    pub fn compress(&self, mask: &[bool], axis: isize) -> Result<Array<T>> {
+        self.check()?;
+        let a = crate::ops::reduce::normalize_axes(&[axis], self.ndim())?[0];
+        let n = self.shape()[a];
+        if let Some(past) = mask.iter().skip(n).position(|&m| m) {
+            return Err(Error::invalid(
+                "compress mask",
+                format!("true at position {}", n + past),
+                format!("past the end of axis {a} of length {n} (the mask has length {})", mask.len()),
+            ));
+        }
+        let idx: Vec<isize> = mask.iter().take(n).enumerate().filter(|&(_, &m)| m).map(|(i, _)| i as isize).collect();
+        self.take(&idx, a as isize)
+    }
+
+    /// [`Array::compress`] with a lazy 1-d mask, which is computed first (see the
+    /// module notes on unknown block lengths).
+    ///
+    /// # Errors
+    /// As [`Array::compress`], and the mask's compute errors.
+    pub fn compress_array(&self, mask: &Array<bool>, axis: isize) -> Result<Array<T>> {
+        self.compress_array_with(mask, axis, &Context::default())
+    }
+
+    /// [`Array::compress_array`] with the mask computed in `ctx`. Over several
+    /// processes (MPI) the mask is computed by all of them and rank 0's copy
+    /// is shared with every process, which all build the same graph.
+    ///
+    /// # Errors
+    /// As [`Array::compress_array`].
+    pub fn compress_array_with(&self, mask: &Array<bool>, axis: isize, ctx: &Context) -> Result<Array<T>> {
+        if mask.ndim() != 1 {
+            return Err(Error::invalid("mask", mask.shape(), "a mask along one axis is 1-d"));
+        }
+        let here = mask.compute_root(ctx)?.map(|m| m.iter().copied().collect::<Vec<bool>>());
+        let m = crate::exec::shared_from_root(ctx, here, |m| m.iter().map(|&b| u8::from(b)).collect(), |bytes| bytes.iter().map(|&b| b != 0).collect());
+        self.compress(&m, axis)
+    }
+
+    /// Broadcasts to `shape` (NumPy's `broadcast_to`). Axes that are new or
+    /// stretched from length 1 are one block each.
+    ///
+    /// # Errors
+    /// [`Error::ShapeMismatch`] when the shape does not broadcast.
+    pub fn broadcast_to(&self, shape: &[usize]) -> Result<Array<T>> {
+        self.broadcast_to_chunks(shape, &vec![None; shape.len()])
+    }
+
+    /// [`Array::broadcast_to`] with the block lengths of the new and stretched
+    /// axes given (`chunks[axis]`; `None`: one block), so that a long stretched
+    /// axis can follow the blocks of the array it is combined with.
+    pub(crate) fn broadcast_to_chunks(&self, shape: &[usize], chunks: &[Option<Vec<usize>>]) -> Result<Array<T>> {
+        self.check()?;
+        let own = self.shape();
+        if own.len() > shape.len() {
+            return Err(Error::shape("broadcast_to", &own, shape));
+        }
+        let made = |axis: usize| -> Result<Vec<usize>> {
+            match chunks.get(axis).cloned().flatten() {
+                Some(c) if c.iter().sum::<usize>() == shape[axis] => Ok(c),
+                Some(c) => Err(Error::invalid("chunks", c, format!("do not add up to the length {} of axis {axis}", shape[axis]))),
+                None => Ok(vec![shape[axis]]),
+            }
+        };
+        let lead = shape.len() - own.len();
+        let mut stretched = Vec::with_capacity(own.len());
+        let mut lengths: Vec<Vec<usize>> = (0..lead).map(made).collect::<Result<_>>()?;
+        for (a, &n) in own.iter().enumerate() {
+            let target = shape[a + lead];
+            if n == target {
+                stretched.push(false);
+                lengths.push(self.chunks().lengths()[a].clone());
+            } else if n == 1 {
+                stretched.push(true);
+                lengths.push(made(a + lead)?);
+            } else {
+                return Err(Error::shape("broadcast_to", &own, shape));
+            }
+        }
+        let op = Broadcast::<T> { lead, stretched, _t: std::marker::PhantomData };
+        Array::built(Node::new("broadcast_to", T::DTYPE, Chunks::from_lengths(lengths), vec![self.node.clone()], op))
+    }
+}

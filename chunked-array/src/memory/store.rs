@@ -1,0 +1,565 @@
+//! The block store of a run: every block a task produced and a later task still
+//! needs, counted in bytes, in device memory, host memory or spilled to disk.
+//!
+//! Tiers, top down: device, host, disk. Over the device memory limit, the least
+//! recently used device blocks that no running task holds are copied to host
+//! memory (and come back to their device when a task reads them). Over the
+//! host memory limit, the least recently used blocks that no running task
+//! holds are written to the disk tier and read back when a task needs them. A
+//! spilled block whose file is missing or damaged is recomputed from its lineage
+//! (its task, from its own inputs, recursively), so a lost file costs time, not
+//! the result. Blocks of sources that are cheaper to make again than to write
+//! and read back (random, constants, ranges: [`TaskGraph::regenerates_cheaply`])
+//! are dropped instead of spilled and made again when read. Blocks that are
+//! neither arrays of elements nor have a spill image stay in memory.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use crate::memory::MemoryConfig;
+use crate::memory::spill::{DiskTier, SpilledBlock};
+use crate::events::{Clock, RunObserver, TierEvent, TierEventKind};
+use crate::error::{Error, Result};
+use crate::graph::task::TaskGraph;
+use crate::block::Block;
+use chunked_gpu::Device;
+
+/// Where a task's block is.
+enum Slot {
+    /// Not computed yet, or released after its last consumer.
+    Empty,
+    /// In memory: a device block, or a host block; `home` is the device a host
+    /// block was moved down from (it goes back there when read).
+    Held { block: Block, home: Option<Device> },
+    Disk { spilled: SpilledBlock, home: Option<Device> },
+    /// Dropped over the memory limit: a cheap source's block, made again when read.
+    Dropped,
+}
+
+/// What the store did, for [`crate::schedule::RunStats`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TierStats {
+    /// Most bytes held in memory at once.
+    pub peak_bytes: usize,
+    /// Blocks written to disk.
+    pub spilled: usize,
+    /// Their bytes.
+    pub spilled_bytes: u64,
+    /// Blocks read back.
+    pub unspilled: usize,
+    /// Their bytes.
+    pub unspilled_bytes: u64,
+    /// Tasks run again because their spilled block was lost or damaged.
+    pub recomputed: usize,
+    /// Blocks of cheap sources dropped instead of spilled.
+    pub dropped: usize,
+    /// Their bytes.
+    pub dropped_bytes: u64,
+    /// Dropped blocks made again for a task.
+    pub regenerated: usize,
+    /// Most bytes held in one device's memory at once.
+    pub device_peak_bytes: usize,
+    /// Device blocks moved to host memory (device memory limit reached).
+    pub device_spilled: usize,
+    /// Of those, the blocks held in page-locked (pinned) host memory; the
+    /// others went to pageable memory, the driver pinning no more.
+    pub device_spilled_pinned: usize,
+    /// Their bytes.
+    pub device_spilled_bytes: u64,
+    /// Blocks moved back to their device.
+    pub device_unspilled: usize,
+    /// Their bytes.
+    pub device_unspilled_bytes: u64,
+}
+
+/// The blocks of one run, counted against the memory limit, spilled to disk
+/// past it (see the module notes). Every scheduler keeps its blocks here, the
+/// MPI scheduler included (one store per rank, with the rank's own limits).
+pub struct BlockStore<'g> {
+    graph: &'g TaskGraph,
+    observer: &'g dyn RunObserver,
+    slots: Vec<Mutex<Slot>>,
+    /// Per task, the tick of the last use of its block (least recently used first).
+    last_use: Vec<AtomicU64>,
+    tick: AtomicU64,
+    held: AtomicUsize,
+    peak: AtomicUsize,
+    limit: usize,
+    device: DeviceTier,
+    /// Spill down to this, so that spilling happens in batches.
+    low_water: usize,
+    disk: DiskTier,
+    spilling: Mutex<()>,
+    over: AtomicBool,
+    spilled: AtomicUsize,
+    spilled_bytes: AtomicU64,
+    unspilled: AtomicUsize,
+    unspilled_bytes: AtomicU64,
+    recomputed: AtomicUsize,
+    dropped: AtomicUsize,
+    dropped_bytes: AtomicU64,
+    regenerated: AtomicUsize,
+}
+
+/// One device's share of the device tier: its blocks' bytes against its limit.
+struct DeviceMemory {
+    /// `None`: blocks of devices the graph does not place layers on (counted,
+    /// never over a limit).
+    device: Option<Device>,
+    held: AtomicUsize,
+    peak: AtomicUsize,
+    limit: usize,
+    low_water: usize,
+}
+
+/// The device tier: each device's memory (a process may drive several, as
+/// dask-cuda runs one worker per GPU), and what moved in and out of it.
+struct DeviceTier {
+    devices: Vec<DeviceMemory>,
+    spilled: AtomicUsize,
+    spilled_pinned: AtomicUsize,
+    spilled_bytes: AtomicU64,
+    unspilled: AtomicUsize,
+    unspilled_bytes: AtomicU64,
+}
+
+impl DeviceTier {
+    fn new(devices: Vec<Device>, memory: &MemoryConfig) -> DeviceTier {
+        let memory_of = |device: Option<Device>| {
+            let limit = device.as_ref().map_or(usize::MAX, |d| memory.device_limit_for(d));
+            DeviceMemory { device, held: AtomicUsize::new(0), peak: AtomicUsize::new(0), limit, low_water: limit / 10 * 9 }
+        };
+        let mut all: Vec<DeviceMemory> = devices.into_iter().map(|d| memory_of(Some(d))).collect();
+        all.push(memory_of(None));
+        DeviceTier { devices: all, spilled: AtomicUsize::new(0), spilled_pinned: AtomicUsize::new(0), spilled_bytes: AtomicU64::new(0), unspilled: AtomicUsize::new(0), unspilled_bytes: AtomicU64::new(0) }
+    }
+
+    /// The share of the device holding `device`'s blocks.
+    fn of(&self, device: &Device) -> &DeviceMemory {
+        self.devices.iter().find(|m| m.device.as_ref().is_some_and(|d| d.same(device))).unwrap_or_else(|| self.devices.last().expect("the catch-all share"))
+    }
+
+    fn over(&self) -> bool {
+        self.devices.iter().any(|m| m.held.load(Ordering::Relaxed) > m.limit)
+    }
+}
+
+fn lock(m: &Mutex<Slot>) -> MutexGuard<'_, Slot> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl<'g> BlockStore<'g> {
+    /// An empty store for the tasks of `graph`, reporting tier events to `observer`.
+    pub fn new(graph: &'g TaskGraph, memory: &MemoryConfig, observer: &'g dyn RunObserver) -> BlockStore<'g> {
+        let n = graph.len();
+        BlockStore {
+            graph,
+            observer,
+            slots: (0..n).map(|_| Mutex::new(Slot::Empty)).collect(),
+            last_use: (0..n).map(|_| AtomicU64::new(0)).collect(),
+            tick: AtomicU64::new(1),
+            held: AtomicUsize::new(0),
+            peak: AtomicUsize::new(0),
+            limit: memory.memory_limit,
+            low_water: memory.memory_limit / 10 * 9,
+            device: DeviceTier::new(graph.devices(), memory),
+            disk: DiskTier::new(memory.spill_dir.clone(), memory.spill_limit),
+            spilling: Mutex::new(()),
+            over: AtomicBool::new(false),
+            spilled: AtomicUsize::new(0),
+            spilled_bytes: AtomicU64::new(0),
+            unspilled: AtomicUsize::new(0),
+            unspilled_bytes: AtomicU64::new(0),
+            recomputed: AtomicUsize::new(0),
+            dropped: AtomicUsize::new(0),
+            dropped_bytes: AtomicU64::new(0),
+            regenerated: AtomicUsize::new(0),
+        }
+    }
+
+    /// Bytes of blocks in host memory.
+    pub fn held(&self) -> usize {
+        self.held.load(Ordering::Relaxed)
+    }
+
+    /// The memory limit in bytes.
+    pub fn limit(&self) -> usize {
+        self.limit
+    }
+
+    /// Whether host memory or a device's memory is past its limit
+    /// (schedulers hold back sources then).
+    pub fn over_limit(&self) -> bool {
+        self.over.load(Ordering::Relaxed) || self.device.over()
+    }
+
+    /// Counts a new block (also one that is only handed to the sink) in its tier.
+    pub fn count(&self, block: &Block) {
+        let bytes = block.nbytes();
+        if let Some(device) = block.device() {
+            let memory = self.device.of(device);
+            let now = memory.held.fetch_add(bytes, Ordering::Relaxed) + bytes;
+            memory.peak.fetch_max(now, Ordering::Relaxed);
+            return;
+        }
+        let now = self.held.fetch_add(bytes, Ordering::Relaxed) + bytes;
+        self.peak.fetch_max(now, Ordering::Relaxed);
+        if now > self.limit {
+            self.over.store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// Uncounts a block dropped without being stored.
+    pub fn uncount(&self, block: &Block) {
+        let bytes = block.nbytes();
+        if let Some(device) = block.device() {
+            self.device.of(device).held.fetch_sub(bytes, Ordering::Relaxed);
+            return;
+        }
+        let now = self.held.fetch_sub(bytes, Ordering::Relaxed) - bytes;
+        if now <= self.limit {
+            self.over.store(false, Ordering::Relaxed);
+        }
+    }
+
+    /// Keeps task `t`'s block (already counted) for its consumers.
+    pub fn insert(&self, t: usize, block: Block) {
+        self.touch(t);
+        *lock(&self.slots[t]) = Slot::Held { block, home: None };
+    }
+
+    fn touch(&self, t: usize) {
+        self.last_use[t].store(self.tick.fetch_add(1, Ordering::Relaxed), Ordering::Relaxed);
+    }
+
+    /// Task `t`'s block for task `reader`: from memory, from disk (back into
+    /// memory), or recomputed when its spill file is lost. A block moved down
+    /// from a device goes back to it when the reader runs on the device (a
+    /// reader that works on host copies takes the host block as it is).
+    ///
+    /// # Errors
+    /// [`Error::Task`] when the block is neither held nor recomputable.
+    pub fn input(&self, t: usize, reader: usize) -> Result<Block> {
+        self.touch(t);
+        let mut slot = lock(&self.slots[t]);
+        // A block moved down from a device goes back up for a reader that runs
+        // on that device; other readers take the host copy as it is.
+        let goes_up = |home: &Option<Device>| {
+            home.as_ref().is_some_and(|h| self.graph.reads_on_device(reader) && self.graph.task_device(reader).is_some_and(|d| d.same(h)))
+        };
+        // A pinned copy read by a host kernel becomes a plain host array.
+        let to_plain = |b: &Block| b.is_pinned_copy() && !self.graph.reads_on_device(reader);
+        let (block, home) = match &mut *slot {
+            Slot::Held { block, home } if !goes_up(home) && !to_plain(block) => return Ok(block.clone()),
+            Slot::Held { block, home } => (block.clone(), home.take()),
+            Slot::Disk { spilled, home } => {
+                let (spilled, home) = (*spilled, home.take());
+                let block = match self.disk.read(&spilled) {
+                    Ok(b) => {
+                        self.unspilled.fetch_add(1, Ordering::Relaxed);
+                        self.unspilled_bytes.fetch_add(spilled.nbytes as u64, Ordering::Relaxed);
+                        self.report(t, TierEventKind::Unspill, spilled.nbytes);
+                        b
+                    }
+                    Err(_) => {
+                        self.disk.forget(&spilled);
+                        self.recompute(t)?
+                    }
+                };
+                self.count(&block);
+                (block, home)
+            }
+            Slot::Dropped => {
+                let block = self.regenerate(t)?;
+                self.count(&block);
+                (block, None)
+            }
+            Slot::Empty => unreachable!("task {t}'s block is read before it was computed or after it was released"),
+        };
+        if let Some(device) = home.as_ref().filter(|_| goes_up(&home) && block.device().is_none())
+            && let Ok(up) = crate::block::device::to_device_block(block.clone(), device)
+            && up.device().is_some()
+        {
+            self.uncount(&block);
+            self.count(&up);
+            self.device.unspilled.fetch_add(1, Ordering::Relaxed);
+            self.device.unspilled_bytes.fetch_add(up.nbytes() as u64, Ordering::Relaxed);
+            self.report(t, TierEventKind::DeviceUnspill, up.nbytes());
+            *slot = Slot::Held { block: up.clone(), home: None };
+            return Ok(up);
+        }
+        // Once (host kernels read arrays): it stays so for its other readers.
+        let block = if to_plain(&block) {
+            let host = crate::block::device::to_host_block(&block)?;
+            self.uncount(&block);
+            self.count(&host);
+            host
+        } else {
+            block
+        };
+        // On the host, still marked as its device's (a device that cannot take
+        // it back now gets it later).
+        *slot = Slot::Held { block: block.clone(), home };
+        Ok(block)
+    }
+
+    /// Runs task `t` again from its inputs, recomputing those that were
+    /// released or lost too (lineage).
+    fn recompute(&self, t: usize) -> Result<Block> {
+        let block = self.run_again(t)?;
+        self.recomputed.fetch_add(1, Ordering::Relaxed);
+        self.report(t, TierEventKind::Recompute, block.nbytes());
+        Ok(block)
+    }
+
+    /// A dropped block made again.
+    fn regenerate(&self, t: usize) -> Result<Block> {
+        let block = self.run_again(t)?;
+        self.regenerated.fetch_add(1, Ordering::Relaxed);
+        self.report(t, TierEventKind::Regenerate, block.nbytes());
+        Ok(block)
+    }
+
+    /// Task `t` run again from its inputs, which are read, or themselves run
+    /// again when released, lost or dropped.
+    fn run_again(&self, t: usize) -> Result<Block> {
+        let mut inputs = Vec::with_capacity(self.graph.deps(t).len());
+        for &d in self.graph.deps(t) {
+            let d = d as usize;
+            let held = {
+                let slot = lock(&self.slots[d]);
+                match &*slot {
+                    Slot::Held { block, .. } => Some(block.clone()),
+                    _ => None,
+                }
+            };
+            inputs.push(match held {
+                Some(b) => b,
+                None => self.read_or_recompute(d)?,
+            });
+        }
+        let refs: Vec<&Block> = inputs.iter().collect();
+        self.run_task(t, &refs)
+    }
+
+    /// A block for a recomputation, without keeping it: from disk if spilled
+    /// (its record stays for its own consumers), made again if dropped, else
+    /// recomputed.
+    fn read_or_recompute(&self, d: usize) -> Result<Block> {
+        let spilled = match &*lock(&self.slots[d]) {
+            Slot::Disk { spilled, .. } => Some(*spilled),
+            Slot::Dropped => return self.regenerate(d),
+            _ => None,
+        };
+        if let Some(s) = spilled
+            && let Ok(b) = self.disk.peek(&s)
+        {
+            return Ok(b);
+        }
+        self.recompute(d)
+    }
+
+    /// Task `t`'s last consumer ran: its block goes.
+    pub fn release(&self, t: usize) {
+        let old = std::mem::replace(&mut *lock(&self.slots[t]), Slot::Empty);
+        match old {
+            Slot::Held { block, .. } => self.uncount(&block),
+            Slot::Disk { spilled, .. } => self.disk.forget(&spilled),
+            Slot::Empty | Slot::Dropped => {}
+        }
+    }
+
+    /// Idle blocks on `device` (`None`: in host memory), least recently used first.
+    fn idle_blocks(&self, device: Option<&Device>) -> Vec<usize> {
+        let mut candidates: Vec<(u64, usize)> = Vec::new();
+        for (t, m) in self.slots.iter().enumerate() {
+            if let Ok(slot) = m.try_lock()
+                && let Slot::Held { block, .. } = &*slot
+                && match (block.device(), device) {
+                    (None, None) => true,
+                    (Some(on), Some(wanted)) => on.same(wanted),
+                    _ => false,
+                }
+                && Arc::strong_count(block) == 1
+                && block.nbytes() > 0
+            {
+                candidates.push((self.last_use[t].load(Ordering::Relaxed), t));
+            }
+        }
+        candidates.sort_unstable();
+        candidates.into_iter().map(|(_, t)| t).collect()
+    }
+
+    /// Moves least recently used idle blocks one tier down until each tier is
+    /// under its limit's low-water mark, or nothing idle is left: device blocks
+    /// to host memory, then host blocks to disk. One thread moves at a time.
+    ///
+    /// # Errors
+    /// [`Error::ResourcesExhausted`] when a block must spill and the disk tier
+    /// is full (its cap) or unwritable; [`Error::Device`] when a copy from the
+    /// device fails.
+    pub fn make_room(&self) -> Result<()> {
+        if self.held() <= self.limit && !self.device.over() {
+            return Ok(());
+        }
+        let Ok(_one) = self.spilling.try_lock() else { return Ok(()) };
+        for memory in self.device.devices.iter().filter(|m| m.held.load(Ordering::Relaxed) > m.limit) {
+            let Some(device) = &memory.device else { continue };
+            self.demote_device_blocks(device, || memory.held.load(Ordering::Relaxed) <= memory.low_water)?;
+        }
+        if self.held() <= self.limit {
+            return Ok(());
+        }
+        for t in self.idle_blocks(None) {
+            if self.held() <= self.low_water {
+                break;
+            }
+            let mut slot = lock(&self.slots[t]);
+            let Slot::Held { block, home } = &*slot else { continue };
+            if Arc::strong_count(block) != 1 {
+                continue; // a task took it meanwhile
+            }
+            let bytes = block.nbytes();
+            if home.is_none() && self.graph.regenerates_cheaply(t) {
+                let old = std::mem::replace(&mut *slot, Slot::Dropped);
+                drop(slot);
+                let Slot::Held { block, .. } = old else { unreachable!("matched above") };
+                self.uncount(&block);
+                self.dropped.fetch_add(1, Ordering::Relaxed);
+                self.dropped_bytes.fetch_add(bytes as u64, Ordering::Relaxed);
+                self.report(t, TierEventKind::Drop, bytes);
+                continue;
+            }
+            let used = self.disk.used.load(Ordering::Relaxed);
+            if used.saturating_add(bytes as u64) > self.disk.limit {
+                return Err(self.exhausted(bytes, format!("spill cap reached ({used} bytes on disk)")));
+            }
+            match self.disk.write(block) {
+                Ok(Some(spilled)) => {
+                    let block = std::mem::replace(&mut *slot, Slot::Empty);
+                    let Slot::Held { block, home } = block else { unreachable!("matched above") };
+                    *slot = Slot::Disk { spilled, home };
+                    drop(slot);
+                    self.uncount(&block);
+                    self.spilled.fetch_add(1, Ordering::Relaxed);
+                    self.spilled_bytes.fetch_add(bytes as u64, Ordering::Relaxed);
+                    self.report(t, TierEventKind::Spill, bytes);
+                }
+                Ok(None) => {}
+                Err(e) => return Err(self.exhausted(bytes, format!("spill directory {}: {e}", self.disk.parent().display()))),
+            }
+        }
+        Ok(())
+    }
+
+    /// Moves idle blocks of `device` to host memory, least recently used
+    /// first, until `enough()` or none is idle; returns how many moved.
+    fn demote_device_blocks(&self, device: &Device, enough: impl Fn() -> bool) -> Result<usize> {
+        let mut moved = 0;
+        for t in self.idle_blocks(Some(device)) {
+            if enough() {
+                break;
+            }
+            let mut slot = lock(&self.slots[t]);
+            let Slot::Held { block, .. } = &*slot else { continue };
+            if Arc::strong_count(block) != 1 {
+                continue; // a task took it meanwhile
+            }
+            // Into page-locked memory, so that the copy down and the one
+            // back up run at full speed; pageable memory when the driver
+            // cannot pin more.
+            let host = match crate::block::device::to_pinned_block(block) {
+                Ok(pinned) => pinned,
+                Err(_) => crate::block::device::to_host_block(block)?,
+            };
+            let pinned = host.is_pinned_copy();
+            let bytes = block.nbytes();
+            self.uncount(block);
+            self.count(&host);
+            *slot = Slot::Held { block: host, home: Some(device.clone()) };
+            drop(slot);
+            moved += 1;
+            self.device.spilled.fetch_add(1, Ordering::Relaxed);
+            if pinned {
+                self.device.spilled_pinned.fetch_add(1, Ordering::Relaxed);
+            }
+            self.device.spilled_bytes.fetch_add(bytes as u64, Ordering::Relaxed);
+            self.report(t, TierEventKind::DeviceSpill, bytes);
+        }
+        Ok(moved)
+    }
+
+    /// Runs task `t` on `inputs` (as [`TaskGraph::run_task`]). When its
+    /// device runs out of memory (the device memory limit counts blocks
+    /// between tasks, not what kernels allocate while they run), idle blocks
+    /// of that device move to host memory until twice the allocation fits,
+    /// and the task runs again, up to eight times; with nothing idle to move, it
+    /// waits briefly for the other running tasks to free their memory.
+    ///
+    /// # Errors
+    /// As [`TaskGraph::run_task`]; [`Error::Device`] when the device is still
+    /// out of memory with nothing idle left to move.
+    pub fn run_task(&self, t: usize, inputs: &[&Block]) -> Result<Block> {
+        const RETRIES: usize = 8;
+        let mut retries = 0;
+        loop {
+            match self.graph.run_task(t, inputs) {
+                Err(e @ Error::Device(chunked_gpu::Error::OutOfMemory { requested, .. })) if retries < RETRIES => {
+                    let Some(device) = self.graph.task_device(t) else { return Err(e) };
+                    // Room for twice the request and a tenth of the device:
+                    // tasks on other threads allocate meanwhile.
+                    let room = requested.saturating_mul(2).saturating_add(device.capacity() / 10).min(device.capacity());
+                    let fits = || device.capacity().saturating_sub(device.in_use()) >= room;
+                    let one = self.spilling.lock().unwrap_or_else(|p| p.into_inner());
+                    if !fits() && self.demote_device_blocks(device, fits)? == 0 {
+                        // Nothing idle to move: the memory in use belongs to
+                        // tasks running on other threads, which free their
+                        // workspace as they end. Wait for that (1, 2, 4, ...
+                        // ms, 127 ms in all), unless the request can never fit.
+                        if requested > device.capacity() || retries + 1 >= RETRIES {
+                            return Err(e);
+                        }
+                        drop(one);
+                        std::thread::sleep(std::time::Duration::from_millis(1 << retries));
+                    }
+                    retries += 1;
+                }
+                other => return other,
+            }
+        }
+    }
+
+    fn report(&self, task: usize, kind: TierEventKind, bytes: usize) {
+        self.observer.tier_event(&TierEvent { task, kind, bytes, at: Clock::now() });
+    }
+
+    fn exhausted(&self, requested: usize, detail: String) -> Error {
+        Error::ResourcesExhausted {
+            tier: "host memory and disk".into(),
+            requested: requested as u64,
+            limit: self.limit as u64,
+            detail: format!("memory limit {} bytes reached, {} bytes held; {detail}", self.limit, self.held()),
+        }
+    }
+
+    /// What the store did so far.
+    pub fn stats(&self) -> TierStats {
+        TierStats {
+            peak_bytes: self.peak.load(Ordering::Relaxed),
+            spilled: self.spilled.load(Ordering::Relaxed),
+            spilled_bytes: self.spilled_bytes.load(Ordering::Relaxed),
+            unspilled: self.unspilled.load(Ordering::Relaxed),
+            unspilled_bytes: self.unspilled_bytes.load(Ordering::Relaxed),
+            recomputed: self.recomputed.load(Ordering::Relaxed),
+            dropped: self.dropped.load(Ordering::Relaxed),
+            dropped_bytes: self.dropped_bytes.load(Ordering::Relaxed),
+            regenerated: self.regenerated.load(Ordering::Relaxed),
+            device_peak_bytes: self.device.devices.iter().map(|m| m.peak.load(Ordering::Relaxed)).max().unwrap_or(0),
+            device_spilled: self.device.spilled.load(Ordering::Relaxed),
+            device_spilled_pinned: self.device.spilled_pinned.load(Ordering::Relaxed),
+            device_spilled_bytes: self.device.spilled_bytes.load(Ordering::Relaxed),
+            device_unspilled: self.device.unspilled.load(Ordering::Relaxed),
+            device_unspilled_bytes: self.device.unspilled_bytes.load(Ordering::Relaxed),
+        }
+    }
+}

@@ -1,0 +1,512 @@
+//! Matrix products: `matmul` (NumPy's `@`, stacks of matrices included), `dot`
+//! and `tensordot`.
+//!
+//! Output block (i, j) multiplies row band i of `a` by column band j of `b` with
+//! faer's matmul (about 2x ndarray's `dot` here). The contracted axis is split into
+//! groups small enough that one task's inputs stay under the block-size limit;
+//! with more than one group, the partial products are added up by a tree of
+//! `AddPartials` layers, [`DEFAULT_SPLIT_EVERY`] at a time (dask sums them with
+//! its reduction tree for `tensordot`; a plain elementwise add is one pass over
+//! each partial, where the general reducer folds a length-1 axis element by element).
+//!
+//! Stacks of matrices (operands of more than two axes) broadcast their leading
+//! batch axes as NumPy does; a block then holds several matrices of the stack and
+//! its task multiplies each of them, a stretched (length-1) batch axis reading
+//! its one matrix for all.
+//!
+//! On a device the products are cuBLAS gemms (on an emulated device, faer on
+//! its host memory), one task per output block over the whole contracted axis;
+//! stacks on a CUDA device are multiplied on the host and the results uploaded.
+
+use std::sync::Arc;
+
+use faer::linalg::matmul::matmul;
+use faer::{Accum, MatMut, MatRef, Par};
+use ndarray::{ArrayD, IxDyn};
+
+use chunked_gpu::{Device, Operand};
+
+use crate::array::Array;
+use crate::chunks::{refine, Chunks, DEFAULT_AUTO_BYTES};
+use crate::block::device::to_device_block;
+use crate::device::DeviceBlock;
+use crate::element::{Element, Float, Number};
+use crate::error::{Error, Result};
+use crate::graph::{block_as, BlockOp, Node};
+use crate::block::Block;
+use crate::ops::reduce::DEFAULT_SPLIT_EVERY;
+
+/// Floats faer multiplies (their sums stay in the same type).
+pub trait Gemm: Float + Element<Sum = Self> + chunked_gpu::DeviceElement {
+    /// `c (+)= a · b` for row-major `c`.
+    fn gemm(c: &mut [Self], rows: usize, cols: usize, a: MatRef<'_, Self>, b: MatRef<'_, Self>, accumulate: bool);
+}
+
+macro_rules! gemm_impl {
+    ($t:ty) => {
+        impl Gemm for $t {
+            fn gemm(c: &mut [Self], rows: usize, cols: usize, a: MatRef<'_, Self>, b: MatRef<'_, Self>, accumulate: bool) {
+                let dst = MatMut::from_row_major_slice_mut(c, rows, cols);
+                let accum = if accumulate { Accum::Add } else { Accum::Replace };
+                // One thread per task: the scheduler runs blocks in parallel.
+                matmul(dst, accum, a, b, 1.0, Par::Seq);
+            }
+        }
+    };
+}
+gemm_impl!(f32);
+gemm_impl!(f64);
+
+/// One piece of the contracted axis: where it sits in `a`'s column blocks and in
+/// `b`'s row blocks.
+#[derive(Debug, Clone, Copy)]
+struct Piece {
+    a_block: usize,
+    a_offset: usize,
+    b_block: usize,
+    b_offset: usize,
+    len: usize,
+}
+
+/// Products of row band i and column band j over group g of pieces; the output
+/// grid is (batch axes.., rows of a, columns of b, groups) with one block per
+/// group.
+struct Product<T> {
+    groups: Vec<Vec<Piece>>,
+    /// Whether the output drops the group axis (a single group).
+    single: bool,
+    /// Per operand (a, b), per batch axis: whether it is stretched (length 1
+    /// against a longer axis of the other operand), so read at index 0.
+    stretched: [Vec<bool>; 2],
+    _t: std::marker::PhantomData<fn() -> T>,
+}
+
+impl<T: Gemm> Product<T> {
+    fn batch_axes(&self) -> usize {
+        self.stretched[0].len()
+    }
+
+    fn group(&self, idx: &[usize]) -> &[Piece] {
+        &self.groups[if self.single { 0 } else { idx[self.batch_axes() + 2] }]
+    }
+
+    /// Operand `which`'s block or element index along the batch axes for the
+    /// output's `batch` index.
+    fn operand_batch<'a>(&'a self, which: usize, batch: &'a [usize]) -> impl Iterator<Item = usize> + 'a {
+        self.stretched[which].iter().zip(batch).map(|(&s, &i)| if s { 0 } else { i })
+    }
+}
+
+impl<T: Gemm> BlockOp for Product<T> {
+    fn deps(&self, node: &Node, idx: &[usize], out: &mut Vec<(usize, usize)>) {
+        let (a, b) = (&node.inputs[0].chunks, &node.inputs[1].chunks);
+        let nb = self.batch_axes();
+        let (batch, i, j) = (&idx[..nb], idx[nb], idx[nb + 1]);
+        let mut at: Vec<usize> = self.operand_batch(0, batch).chain([i, 0]).collect();
+        let mut bt: Vec<usize> = self.operand_batch(1, batch).chain([0, j]).collect();
+        for p in self.group(idx) {
+            at[nb + 1] = p.a_block;
+            bt[nb] = p.b_block;
+            out.push((0, a.linear(&at)));
+            out.push((1, b.linear(&bt)));
+        }
+    }
+
+    fn run(&self, node: &Node, idx: &[usize], inputs: &[&Block]) -> Result<Block> {
+        let shape = node.chunks.block_shape(idx);
+        let nb = self.batch_axes();
+        match node.device_at(idx) {
+            Some(device) if !device.is_emulated() && nb == 0 => return self.run_cuda(node, idx, inputs, device),
+            _ => {}
+        }
+        let (rows, cols) = (shape[nb], shape[nb + 1]);
+        let len: usize = shape.iter().product();
+        let mut c = crate::block::alloc::block_vec(len);
+        c.resize(len, T::ZERO);
+        let operands = inputs
+            .iter()
+            .enumerate()
+            .map(|(k, b)| HostMatrix::<T>::of(b, node, if k % 2 == 0 { "matmul lhs" } else { "matmul rhs" }))
+            .collect::<Result<Vec<_>>>()?;
+        // Each matrix of the output block's stack, in C order (none when a
+        // batch axis is empty).
+        let mut e = 0;
+        let mut each_matrix = |batch: &[usize]| {
+            let out = &mut c[e * rows * cols..(e + 1) * rows * cols];
+            e += 1;
+            for (k, p) in self.group(idx).iter().enumerate() {
+                // On an emulated device the blocks' memory is the host's: faer
+                // multiplies it in place, as a device kernel would.
+                let (a, b) = (&operands[2 * k], &operands[2 * k + 1]);
+                let am = a.matrix(self.operand_batch(0, batch)).submatrix(0, p.a_offset, a.rows(), p.len);
+                let bm = b.matrix(self.operand_batch(1, batch)).submatrix(p.b_offset, 0, p.len, b.cols());
+                T::gemm(out, rows, cols, am, bm, k > 0);
+            }
+        };
+        if !shape[..nb].contains(&0) {
+            crate::chunks::for_each_in_box(&vec![0; nb], &shape[..nb], &mut each_matrix);
+        }
+        let out = ArrayD::from_shape_vec(IxDyn(&shape), c).map_err(|e| Error::invalid("block", idx, e.to_string()))?;
+        match node.device_at(idx) {
+            Some(device) => to_device_block(Arc::new(out), device),
+            None => Ok(Arc::new(out)),
+        }
+    }
+
+    fn runs_on_device(&self, _node: &Node) -> bool {
+        true
+    }
+}
+
+impl<T: Gemm> Product<T> {
+    /// The block product by cuBLAS: one gemm per piece of the contracted axis,
+    /// accumulating into the output (beta = 1 after the first).
+    fn run_cuda(&self, node: &Node, idx: &[usize], inputs: &[&Block], device: &Device) -> Result<Block> {
+        let shape = node.chunks.block_shape(idx);
+        let (rows, cols) = (shape[0], shape[1]);
+        let mut c = device.zeros::<T>(rows * cols)?;
+        for (k, p) in self.group(idx).iter().enumerate() {
+            let a = to_device_block(inputs[2 * k].clone(), device)?;
+            let b = to_device_block(inputs[2 * k + 1].clone(), device)?;
+            let (Some(a), Some(b)) = (a.as_any().downcast_ref::<DeviceBlock<T>>(), b.as_any().downcast_ref::<DeviceBlock<T>>()) else {
+                return Err(Error::DtypeMismatch { key: format!("matmul input of {}", node.label()), expected: T::DTYPE.to_string(), found: "another type".into() });
+            };
+            // Two-axis blocks only (stacks are multiplied on the host).
+            let a_op = Operand::columns(&a.buffer, a.shape[1], p.a_offset);
+            let b_op = Operand::rows(&b.buffer, b.shape[1], p.b_offset);
+            let beta = if k > 0 { T::ONE } else { T::ZERO };
+            device.gemm((rows, cols, p.len), T::ONE, a_op, b_op, beta, &mut c)?;
+        }
+        Ok(Arc::new(DeviceBlock { buffer: c, shape }))
+    }
+}
+
+/// A block's elements in host memory, row-major: borrowed from a host array in
+/// standard layout or from an emulated device's buffer, else copied. Its last
+/// two axes are the matrices' rows and columns, any before them a stack.
+struct HostMatrix<'a, T: Gemm> {
+    data: std::borrow::Cow<'a, [T]>,
+    shape: Vec<usize>,
+}
+
+impl<'a, T: Gemm> HostMatrix<'a, T> {
+    fn of(block: &'a Block, node: &Node, what: &str) -> Result<Self> {
+        if let Some(d) = block.as_any().downcast_ref::<DeviceBlock<T>>() {
+            let data = match d.buffer.host() {
+                Some(s) => std::borrow::Cow::Borrowed(s),
+                None => std::borrow::Cow::Owned(d.buffer.download()?),
+            };
+            return HostMatrix::new(data, d.shape.clone(), node, what);
+        }
+        if let Some(p) = block.as_any().downcast_ref::<crate::device::PinnedBlock<T>>() {
+            return HostMatrix::new(std::borrow::Cow::Borrowed(p.buffer.as_slice()?), p.shape.clone(), node, what);
+        }
+        let a = block_as::<T>(block, node, what)?;
+        let data = match a.as_slice() {
+            Some(s) => std::borrow::Cow::Borrowed(s),
+            None => std::borrow::Cow::Owned(a.iter().copied().collect()),
+        };
+        HostMatrix::new(data, a.shape().to_vec(), node, what)
+    }
+
+    fn new(data: std::borrow::Cow<'a, [T]>, shape: Vec<usize>, node: &Node, what: &str) -> Result<Self> {
+        if shape.len() < 2 || data.len() != shape.iter().product::<usize>() {
+            return Err(Error::Task { key: node.label(), message: format!("{what}: a block of shape {shape:?} holding {} elements is not a stack of matrices", data.len()) });
+        }
+        Ok(HostMatrix { data, shape })
+    }
+
+    fn rows(&self) -> usize {
+        self.shape[self.shape.len() - 2]
+    }
+
+    fn cols(&self) -> usize {
+        self.shape[self.shape.len() - 1]
+    }
+
+    fn data(&self) -> &[T] {
+        &self.data
+    }
+
+    /// The matrix at `batch` (one index per axis before the last two).
+    fn matrix(&self, batch: impl Iterator<Item = usize>) -> MatRef<'_, T> {
+        let nb = self.shape.len() - 2;
+        let e = batch.zip(&self.shape[..nb]).fold(0, |e, (i, &n)| e * n + i);
+        let size = self.rows() * self.cols();
+        MatRef::from_row_major_slice(&self.data[e * size..(e + 1) * size], self.rows(), self.cols())
+    }
+}
+
+impl<T: Gemm> Array<T> {
+    /// Matrix product (NumPy's `a @ b`). Two-axis operands are matrices; a 1-d
+    /// operand is a row (left) or column (right) vector whose axis is dropped
+    /// from the result; operands of more axes are stacks of matrices in their
+    /// last two axes, and the leading (batch) axes broadcast against each other.
+    ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let a = Array::<f64>::from_fn(&[3, 4], [2, 3], |i| (i[0] + i[1]) as f64).unwrap();
+    /// let e = Array::<f64>::eye(4, None, 0, 2).unwrap();
+    /// assert_eq!(a.matmul(&e).unwrap().compute().unwrap(), a.compute().unwrap());
+    /// // A stack of 5 matrices times one matrix: (5, 3, 4) @ (4, 2) -> (5, 3, 2).
+    /// let s = Array::<f64>::ones(&[5, 3, 4], 2).unwrap();
+    /// let m = Array::<f64>::ones(&[4, 2], 2).unwrap();
+    /// assert_eq!(s.matmul(&m).unwrap().shape(), vec![5, 3, 2]);
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::ShapeMismatch`] when the contracted lengths differ or the batch
+    /// axes do not broadcast; [`Error::InvalidArgument`] for a 0-d operand.
+    pub fn matmul(&self, other: &Array<T>) -> Result<Array<T>> {
+        self.matmul_with(other, 2 * DEFAULT_AUTO_BYTES)
+    }
+
+    /// [`Array::matmul`] with the most bytes of `a` and `b` one product task may
+    /// read; a longer contracted axis is split into groups whose products are
+    /// summed by a reduction tree.
+    ///
+    /// # Errors
+    /// As [`Array::matmul`].
+    pub fn matmul_with(&self, other: &Array<T>, panel_limit: usize) -> Result<Array<T>> {
+        self.check()?;
+        other.check()?;
+        let (nd_a, nd_b) = (self.ndim(), other.ndim());
+        if nd_a == 0 || nd_b == 0 {
+            return Err(Error::invalid("ndim", (nd_a, nd_b), "matmul takes operands of at least one axis (NumPy's rule; use * for scalars)"));
+        }
+        let a = if nd_a == 1 { self.expand_dims(0)? } else { self.clone() };
+        let b = if nd_b == 1 { other.expand_dims(1)? } else { other.clone() };
+        let mut c = matmul_stacks(&a, &b, panel_limit)?;
+        if nd_b == 1 {
+            c = c.squeeze(Some(&[-1]))?;
+        }
+        if nd_a == 1 {
+            c = c.squeeze(Some(&[if nd_b == 1 { -1 } else { -2 }]))?;
+        }
+        Ok(c)
+    }
+
+    /// Sums products over pairs of axes (NumPy's `tensordot`): `axes.0[k]` of
+    /// `self` against `axes.1[k]` of `other`. The result's axes are `self`'s free
+    /// axes then `other`'s. Built as permute + reshape + [`Array::matmul`] + reshape.
+    ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let a = Array::<f64>::ones(&[2, 3, 4], 2).unwrap();
+    /// let b = Array::<f64>::ones(&[4, 3, 5], 2).unwrap();
+    /// let c = a.tensordot(&b, (&[1, 2], &[1, 0])).unwrap();
+    /// assert_eq!(c.shape(), vec![2, 5]);
+    /// assert_eq!(c.sum(None).unwrap().compute_scalar().unwrap(), 2.0 * 5.0 * 12.0);
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::BadAxis`]; [`Error::ShapeMismatch`] when paired axes differ in
+    /// length or the pair lists differ in length.
+    pub fn tensordot(&self, other: &Array<T>, axes: (&[isize], &[isize])) -> Result<Array<T>> {
+        self.check()?;
+        other.check()?;
+        let (sa, sb) = (self.shape(), other.shape());
+        let ca = crate::ops::reduce::normalize_axes(axes.0, sa.len())?;
+        let cb = crate::ops::reduce::normalize_axes(axes.1, sb.len())?;
+        if ca.len() != cb.len() || ca.iter().zip(&cb).any(|(&i, &j)| sa[i] != sb[j]) {
+            let pick = |s: &[usize], ax: &[usize]| ax.iter().map(|&i| s[i]).collect::<Vec<_>>();
+            return Err(Error::shape("tensordot (paired axes)", &pick(&sa, &ca), &pick(&sb, &cb)));
+        }
+        let fa: Vec<usize> = (0..sa.len()).filter(|i| !ca.contains(i)).collect();
+        let fb: Vec<usize> = (0..sb.len()).filter(|i| !cb.contains(i)).collect();
+        let k: usize = ca.iter().map(|&i| sa[i]).product();
+        let m: usize = fa.iter().map(|&i| sa[i]).product();
+        let n: usize = fb.iter().map(|&i| sb[i]).product();
+        let perm_a: Vec<usize> = fa.iter().chain(&ca).copied().collect();
+        let perm_b: Vec<usize> = cb.iter().chain(&fb).copied().collect();
+        let a2 = self.permute_axes(&perm_a)?.reshape(&[m as isize, k as isize])?;
+        let b2 = other.permute_axes(&perm_b)?.reshape(&[k as isize, n as isize])?;
+        let out: Vec<isize> = fa.iter().map(|&i| sa[i] as isize).chain(fb.iter().map(|&i| sb[i] as isize)).collect();
+        a2.matmul(&b2)?.reshape(&out)
+    }
+
+    /// NumPy's `dot`: [`Array::matmul`] for 1-d and 2-d operands; with more
+    /// axes, the sum over the last axis of `self` and the second-to-last of
+    /// `other` (the last if `other` is 1-d), every other axis kept: `self`'s
+    /// then `other`'s ([`Array::tensordot`], unlike matmul's broadcasting). A
+    /// 0-d operand multiplies the other elementwise, as in NumPy.
+    ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let x = Array::<f64>::arange(0.0, 4.0, 1.0, 2).unwrap();
+    /// let three = Array::<f64>::full(&[], 3.0, 1).unwrap();
+    /// assert_eq!(three.dot(&x).unwrap().compute().unwrap().iter().copied().collect::<Vec<_>>(), vec![0.0, 3.0, 6.0, 9.0]);
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Array::matmul`] and [`Array::tensordot`].
+    pub fn dot(&self, other: &Array<T>) -> Result<Array<T>> {
+        self.check()?;
+        other.check()?;
+        let (nd_a, nd_b) = (self.ndim(), other.ndim());
+        if nd_a == 0 || nd_b == 0 {
+            let product = self * other;
+            product.check()?;
+            return Ok(product);
+        }
+        if nd_a <= 2 && nd_b <= 2 {
+            return self.matmul(other);
+        }
+        let axis_b = if nd_b == 1 { 0 } else { -2 };
+        self.tensordot(other, (&[-1], &[axis_b]))
+    }
+}
+
+/// `a @ b` for operands of at least two axes: batch axes broadcast, then the
+/// block products (a tree of [`AddPartials`] when the contracted axis is split).
+fn matmul_stacks<T: Gemm>(a: &Array<T>, b: &Array<T>, panel_limit: usize) -> Result<Array<T>> {
+    let (sa, sb) = (a.shape(), b.shape());
+    let (ra, rb) = (sa.len(), sb.len());
+    if sa[ra - 1] != sb[rb - 2] {
+        return Err(Error::shape("matmul (contracted axis)", &sa, &sb));
+    }
+    // Batch axes, right-aligned as NumPy broadcasts them; missing ones are
+    // length-1 axes in front.
+    let nb = ra.max(rb) - 2;
+    let a = (ra - 2..nb).try_fold(a.clone(), |x, _| x.expand_dims(0))?;
+    let b = (rb - 2..nb).try_fold(b.clone(), |x, _| x.expand_dims(0))?;
+    let (sa, sb) = (a.shape(), b.shape());
+    let mut stretched = [vec![false; nb], vec![false; nb]];
+    let (mut lead_a, mut lead_b) = (a.chunks().lengths().to_vec(), b.chunks().lengths().to_vec());
+    let mut batch_lengths = Vec::with_capacity(nb);
+    for t in 0..nb {
+        let (la, lb) = (sa[t], sb[t]);
+        if la == lb {
+            // One grid for both: the common refinement of theirs.
+            let common = refine(&[a.chunks().boundaries(t), b.chunks().boundaries(t)]);
+            lead_a[t] = common.clone();
+            lead_b[t] = common.clone();
+            batch_lengths.push(common);
+        } else if la == 1 {
+            stretched[0][t] = true;
+            batch_lengths.push(lead_b[t].clone());
+        } else if lb == 1 {
+            stretched[1][t] = true;
+            batch_lengths.push(lead_a[t].clone());
+        } else {
+            return Err(Error::shape("matmul (batch axes do not broadcast)", &sa[..nb], &sb[..nb]));
+        }
+    }
+    let a = a.rechunk(lead_a)?;
+    let b = b.rechunk(lead_b)?;
+    let (ca, cb) = (a.chunks(), b.chunks());
+    // Pieces of the contracted axis: the common refinement of both grids.
+    let lengths = refine(&[ca.boundaries(nb + 1), cb.boundaries(nb)]);
+    let mut pieces = Vec::new();
+    let mut pos = 0;
+    for len in lengths {
+        if len == 0 {
+            continue;
+        }
+        let (ab, bb) = (ca.block_of(nb + 1, pos), cb.block_of(nb, pos));
+        pieces.push(Piece { a_block: ab, a_offset: pos - ca.offset(nb + 1, ab), b_block: bb, b_offset: pos - cb.offset(nb, bb), len });
+        pos += len;
+    }
+    // Group pieces so that one task's row and column panels stay under the
+    // limit. On a device one task takes every piece: cuBLAS accumulates into
+    // its output, and the panels are blocks the device holds anyway.
+    let panel_limit = if a.node.device.is_some() || b.node.device.is_some() { usize::MAX } else { panel_limit };
+    let band = |p: &Piece| (ca.max_block_elems() / ca.lengths()[nb + 1][p.a_block].max(1) + cb.max_block_elems() / cb.lengths()[nb][p.b_block].max(1)) * p.len;
+    let mut groups: Vec<Vec<Piece>> = Vec::new();
+    let mut bytes = 0usize;
+    for p in pieces {
+        let size = band(&p) * std::mem::size_of::<T>();
+        match groups.last_mut() {
+            Some(g) if bytes + size <= panel_limit => g.push(p),
+            _ => {
+                groups.push(vec![p]);
+                bytes = 0;
+            }
+        }
+        bytes += size;
+    }
+    if groups.is_empty() {
+        // An empty contracted axis: one group with no pieces gives zeros.
+        groups.push(Vec::new());
+    }
+    // The output grid before the group axis: batch, rows of a, columns of b.
+    let mut lead = batch_lengths;
+    lead.push(ca.lengths()[nb].clone());
+    lead.push(cb.lengths()[nb + 1].clone());
+    let with_groups = |n: usize| lead.iter().cloned().chain([vec![1; n]]).collect::<Vec<_>>();
+    let inputs = vec![a.node.clone(), b.node.clone()];
+    let mut n = groups.len();
+    let op = Product::<T> { groups, single: n == 1, stretched, _t: std::marker::PhantomData };
+    if n == 1 {
+        return Array::built(Node::new("matmul", T::DTYPE, Chunks::from_lengths(lead), inputs, op));
+    }
+    let mut partial = Node::new("matmul-partial", T::DTYPE, Chunks::from_lengths(with_groups(n)), inputs, op);
+    // Partial products added up, DEFAULT_SPLIT_EVERY at a time, until one is left.
+    while n > 1 {
+        let fan = DEFAULT_SPLIT_EVERY;
+        let next = n.div_ceil(fan);
+        let single = next == 1;
+        let chunks = if single { lead.clone() } else { with_groups(next) };
+        let op = AddPartials::<T> { fan, inputs: n, single, _t: std::marker::PhantomData };
+        partial = Node::new(if single { "matmul" } else { "matmul-sum" }, T::DTYPE, Chunks::from_lengths(chunks), vec![partial], op);
+        n = next;
+    }
+    Array::built(partial)
+}
+
+/// Adds up partial products: block (.., i, j, h) of the output (or (.., i, j)
+/// for the last layer) is the sum of blocks (.., i, j, h·fan ..) of the input,
+/// `fan` at most; the group axis is the last.
+struct AddPartials<T> {
+    fan: usize,
+    /// Blocks along the input's group axis.
+    inputs: usize,
+    /// Whether the output drops the group axis (one block per (i, j) left).
+    single: bool,
+    _t: std::marker::PhantomData<fn() -> T>,
+}
+
+impl<T: Gemm> AddPartials<T> {
+    fn range(&self, idx: &[usize]) -> std::ops::Range<usize> {
+        let h = if self.single { 0 } else { idx[idx.len() - 1] };
+        h * self.fan..((h + 1) * self.fan).min(self.inputs)
+    }
+}
+
+impl<T: Gemm> BlockOp for AddPartials<T> {
+    fn deps(&self, node: &Node, idx: &[usize], out: &mut Vec<(usize, usize)>) {
+        let input = &node.inputs[0].chunks;
+        let lead = if self.single { idx } else { &idx[..idx.len() - 1] };
+        let mut at: Vec<usize> = lead.iter().copied().chain([0]).collect();
+        for g in self.range(idx) {
+            *at.last_mut().expect("the group axis") = g;
+            out.push((0, input.linear(&at)));
+        }
+    }
+
+    fn run(&self, node: &Node, idx: &[usize], inputs: &[&Block]) -> Result<Block> {
+        let shape = node.chunks.block_shape(idx);
+        let parts = inputs.iter().map(|b| HostMatrix::<T>::of(b, node, "partial product")).collect::<Result<Vec<_>>>()?;
+        let len: usize = shape.iter().product();
+        if let Some(p) = parts.iter().find(|p| p.data().len() != len) {
+            return Err(Error::shape("matmul partial product", &p.shape, &shape));
+        }
+        // One pass writes the sum of the first two; the rest are added in place.
+        let mut sum: Vec<T> = crate::block::alloc::block_vec(len);
+        match &parts[..] {
+            [a] => sum.extend_from_slice(a.data()),
+            [a, b, ..] => sum.extend(a.data().iter().zip(b.data()).map(|(&x, &y)| Number::add(x, y))),
+            [] => sum.resize(len, T::ZERO),
+        }
+        for p in parts.iter().skip(2) {
+            for (s, &x) in sum.iter_mut().zip(p.data()) {
+                *s = Number::add(*s, x);
+            }
+        }
+        let out = ArrayD::from_shape_vec(IxDyn(&shape), sum).map_err(|e| Error::invalid("block", idx, e.to_string()))?;
+        match node.device_at(idx) {
+            Some(device) => to_device_block(Arc::new(out), device),
+            None => Ok(Arc::new(out)),
+        }
+    }
+}

@@ -1,0 +1,306 @@
+//! Tile expressions: the per-element computation of a fused elementwise layer.
+//!
+//! A fused chain is evaluated one tile (up to [`TILE`] elements of a contiguous run
+//! of the output block) at a time: every operation is a tight, monomorphized loop
+//! over tile buffers that stay in L1, so a chain of N operations makes one pass over
+//! memory instead of N, with one dynamic call per operation per tile, never per
+//! element.
+
+use std::any::Any;
+use std::marker::PhantomData;
+use std::sync::Arc;
+
+use crate::element::{DType, Element};
+
+/// Elements per tile: small enough for a few tile buffers to sit in L1.
+pub(crate) const TILE: usize = 512;
+
+/// Where one leaf's values for the current run of the output come from.
+#[derive(Clone, Copy)]
+pub(crate) struct LeafRow {
+    /// Start of the leaf block's memory (elements of the leaf's type).
+    pub ptr: *const u8,
+    /// Elements in that memory.
+    pub len: usize,
+    pub dtype: DType,
+    /// Element offset of the current run's first element.
+    pub offset: isize,
+    /// Element stride along the run (0 when the leaf is broadcast along it).
+    pub stride: isize,
+}
+
+/// The leaves at the current position.
+pub(crate) struct TileCtx<'a> {
+    pub leaves: &'a [LeafRow],
+    /// Offset of the tile within the current run.
+    pub pos: usize,
+}
+
+/// What a leaf is replaced with when expressions are re-indexed or fused.
+pub(crate) enum Rebind {
+    /// Refer to another leaf number.
+    Index(usize),
+    /// Inline this expression (an `Arc<dyn TileExpr<U>>` for the leaf's type `U`).
+    Inline(Arc<dyn Any + Send + Sync>),
+}
+
+/// An expression producing `T`s one tile at a time.
+pub(crate) trait TileExpr<T: Element>: Send + Sync + 'static {
+    /// Evaluates the tile at `ctx.pos` (`buf.len()` elements): writes into `buf`
+    /// and returns it, or returns a slice borrowed from a leaf.
+    fn eval<'s>(&'s self, ctx: &TileCtx<'s>, buf: &'s mut [T]) -> &'s [T];
+    /// The tile's `n` values borrowed without a buffer, where they already sit
+    /// contiguously in memory (a unit-stride leaf); lets parents skip
+    /// initializing a tile buffer.
+    #[inline]
+    fn direct<'s>(&'s self, _ctx: &TileCtx<'s>, _n: usize) -> Option<&'s [T]> {
+        None
+    }
+    /// The same expression with every leaf replaced as `map` says.
+    fn rebind(&self, map: &dyn Fn(usize) -> Rebind) -> Arc<dyn TileExpr<T>>;
+    /// A readable form, e.g. `add(sqrt(x0), 2)`.
+    fn describe(&self) -> String;
+    /// The expression in CUDA C++ (leaf `k` read as `xk[ok]`), or `None` when
+    /// some part has no exact device form (see [`crate::ops::elementwise::cuda`]).
+    fn cuda(&self) -> Option<String> {
+        None
+    }
+    /// Levels of nesting (a leaf or constant is 1). Each level holds up to three
+    /// tile buffers on the stack while it evaluates, so fusion bounds it.
+    fn depth(&self) -> usize;
+}
+
+pub(crate) type Expr<T> = Arc<dyn TileExpr<T>>;
+
+/// Leaf `index`: reads the leaf block's values.
+pub(crate) struct Leaf<T> {
+    pub index: usize,
+    _t: PhantomData<fn() -> T>,
+}
+
+pub(crate) fn leaf<T: Element>(index: usize) -> Expr<T> {
+    Arc::new(Leaf::<T> { index, _t: PhantomData })
+}
+
+impl<T: Element> TileExpr<T> for Leaf<T> {
+    #[inline]
+    fn eval<'s>(&'s self, ctx: &TileCtx<'s>, buf: &'s mut [T]) -> &'s [T] {
+        let row = &ctx.leaves[self.index];
+        // The kernel builds a LeafRow from a block downcast by this leaf's dtype, so
+        // the memory holds `len` values of type T; checked here once per tile.
+        assert_eq!(row.dtype, T::DTYPE, "leaf {} element type", self.index);
+        let data: &'s [T] = unsafe { std::slice::from_raw_parts(row.ptr as *const T, row.len) };
+        let n = buf.len();
+        let start = row.offset + ctx.pos as isize * row.stride;
+        match row.stride {
+            1 => &data[start as usize..start as usize + n],
+            0 => {
+                buf.fill(data[start as usize]);
+                buf
+            }
+            s => {
+                // A strided leaf (a fused transpose): check the run's two ends once,
+                // then gather without a bounds check per element.
+                let last = start + (n as isize - 1) * s;
+                assert!(start >= 0 && last >= 0 && (start.max(last) as usize) < data.len(), "strided leaf run in bounds");
+                let base = data.as_ptr();
+                for (i, b) in buf.iter_mut().enumerate() {
+                    // SAFETY: start + i * s lies between the two checked ends.
+                    *b = unsafe { *base.offset(start + i as isize * s) };
+                }
+                buf
+            }
+        }
+    }
+
+    #[inline]
+    fn direct<'s>(&'s self, ctx: &TileCtx<'s>, n: usize) -> Option<&'s [T]> {
+        let row = &ctx.leaves[self.index];
+        if row.stride != 1 {
+            return None;
+        }
+        assert_eq!(row.dtype, T::DTYPE, "leaf {} element type", self.index);
+        // SAFETY: as in `eval`.
+        let data: &'s [T] = unsafe { std::slice::from_raw_parts(row.ptr as *const T, row.len) };
+        let start = (row.offset + ctx.pos as isize) as usize;
+        Some(&data[start..start + n])
+    }
+
+    fn rebind(&self, map: &dyn Fn(usize) -> Rebind) -> Expr<T> {
+        match map(self.index) {
+            Rebind::Index(i) => leaf::<T>(i),
+            Rebind::Inline(any) => any
+                .downcast_ref::<Expr<T>>()
+                .expect("an inlined expression has the leaf's element type")
+                .clone(),
+        }
+    }
+
+    fn describe(&self) -> String {
+        format!("x{}", self.index)
+    }
+    fn cuda(&self) -> Option<String> {
+        Some(format!("x{0}[o{0}]", self.index))
+    }
+    fn depth(&self) -> usize {
+        1
+    }
+}
+
+/// A constant (a scalar operand).
+pub(crate) struct Const<T>(pub T);
+
+impl<T: Element> TileExpr<T> for Const<T> {
+    #[inline]
+    fn eval<'s>(&'s self, _: &TileCtx<'s>, buf: &'s mut [T]) -> &'s [T] {
+        buf.fill(self.0);
+        buf
+    }
+    fn rebind(&self, _: &dyn Fn(usize) -> Rebind) -> Expr<T> {
+        Arc::new(Const(self.0))
+    }
+    fn describe(&self) -> String {
+        format!("{}", self.0)
+    }
+    fn cuda(&self) -> Option<String> {
+        crate::ops::elementwise::cuda::literal(self.0)
+    }
+    fn depth(&self) -> usize {
+        1
+    }
+}
+
+/// Evaluates child `$e` for `$n` values: borrowed directly when it can be, else
+/// into a tile buffer declared (and so initialized) only then.
+macro_rules! child {
+    ($e:expr, $ctx:expr, $n:expr, $buf:ident) => {
+        match $e.direct($ctx, $n) {
+            Some(v) => v,
+            None => {
+                $buf = [Default::default(); TILE];
+                $e.eval($ctx, &mut $buf[..$n])
+            }
+        }
+    };
+}
+
+/// `f(a)` element by element.
+pub(crate) struct Unary<A, O, F> {
+    pub name: &'static str,
+    pub a: Expr<A>,
+    pub f: Arc<F>,
+    /// Its C form, when it has one (a closure's captured scalar is in it).
+    pub cuda: Option<crate::ops::elementwise::cuda::CudaForm>,
+    pub _t: PhantomData<fn() -> O>,
+}
+
+impl<A: Element, O: Element, F: Fn(A) -> O + Send + Sync + 'static> TileExpr<O> for Unary<A, O, F> {
+    #[inline]
+    fn eval<'s>(&'s self, ctx: &TileCtx<'s>, buf: &'s mut [O]) -> &'s [O] {
+        let n = buf.len();
+        let mut ta: [A; TILE];
+        let a = child!(self.a, ctx, n, ta);
+        let f = &*self.f;
+        for (o, &x) in buf.iter_mut().zip(a) {
+            *o = f(x);
+        }
+        buf
+    }
+    fn rebind(&self, map: &dyn Fn(usize) -> Rebind) -> Expr<O> {
+        Arc::new(Unary { name: self.name, a: self.a.rebind(map), f: self.f.clone(), cuda: self.cuda.clone(), _t: PhantomData })
+    }
+    fn describe(&self) -> String {
+        format!("{}({})", self.name, self.a.describe())
+    }
+    fn cuda(&self) -> Option<String> {
+        Some(self.cuda.as_ref()?.apply(&self.a.cuda()?))
+    }
+    fn depth(&self) -> usize {
+        1 + self.a.depth()
+    }
+}
+
+/// `f(a, b)` element by element.
+pub(crate) struct Binary<A, B, O, F> {
+    pub name: &'static str,
+    pub a: Expr<A>,
+    pub b: Expr<B>,
+    pub f: Arc<F>,
+    pub _t: PhantomData<fn() -> O>,
+}
+
+impl<A: Element, B: Element, O: Element, F: Fn(A, B) -> O + Send + Sync + 'static> TileExpr<O> for Binary<A, B, O, F> {
+    #[inline]
+    fn eval<'s>(&'s self, ctx: &TileCtx<'s>, buf: &'s mut [O]) -> &'s [O] {
+        let n = buf.len();
+        let (mut ta, mut tb): ([A; TILE], [B; TILE]);
+        let a = child!(self.a, ctx, n, ta);
+        let b = child!(self.b, ctx, n, tb);
+        let f = &*self.f;
+        for ((o, &x), &y) in buf.iter_mut().zip(a).zip(b) {
+            *o = f(x, y);
+        }
+        buf
+    }
+    fn rebind(&self, map: &dyn Fn(usize) -> Rebind) -> Expr<O> {
+        Arc::new(Binary { name: self.name, a: self.a.rebind(map), b: self.b.rebind(map), f: self.f.clone(), _t: PhantomData })
+    }
+    fn describe(&self) -> String {
+        format!("{}({}, {})", self.name, self.a.describe(), self.b.describe())
+    }
+    fn cuda(&self) -> Option<String> {
+        crate::ops::elementwise::cuda::binary_expr::<A, B>(self.name, &self.a.cuda()?, &self.b.cuda()?)
+    }
+    fn depth(&self) -> usize {
+        1 + self.a.depth().max(self.b.depth())
+    }
+}
+
+/// `f(a, b, c)` element by element (`where`, `clip` with array bounds).
+pub(crate) struct Ternary<A, B, C, O, F> {
+    pub name: &'static str,
+    pub a: Expr<A>,
+    pub b: Expr<B>,
+    pub c: Expr<C>,
+    pub f: Arc<F>,
+    pub _t: PhantomData<fn() -> O>,
+}
+
+impl<A: Element, B: Element, C: Element, O: Element, F: Fn(A, B, C) -> O + Send + Sync + 'static> TileExpr<O>
+    for Ternary<A, B, C, O, F>
+{
+    #[inline]
+    fn eval<'s>(&'s self, ctx: &TileCtx<'s>, buf: &'s mut [O]) -> &'s [O] {
+        let n = buf.len();
+        let (mut ta, mut tb, mut tc): ([A; TILE], [B; TILE], [C; TILE]);
+        let a = child!(self.a, ctx, n, ta);
+        let b = child!(self.b, ctx, n, tb);
+        let c = child!(self.c, ctx, n, tc);
+        let f = &*self.f;
+        for (((o, &x), &y), &z) in buf.iter_mut().zip(a).zip(b).zip(c) {
+            *o = f(x, y, z);
+        }
+        buf
+    }
+    fn rebind(&self, map: &dyn Fn(usize) -> Rebind) -> Expr<O> {
+        Arc::new(Ternary {
+            name: self.name,
+            a: self.a.rebind(map),
+            b: self.b.rebind(map),
+            c: self.c.rebind(map),
+            f: self.f.clone(),
+            _t: PhantomData,
+        })
+    }
+    fn describe(&self) -> String {
+        format!("{}({}, {}, {})", self.name, self.a.describe(), self.b.describe(), self.c.describe())
+    }
+    fn cuda(&self) -> Option<String> {
+        // `where` is the only ternary with a device form.
+        (self.name == "where" && A::DTYPE == crate::element::DType::Bool && B::DTYPE == O::DTYPE && C::DTYPE == O::DTYPE)
+            .then(|| Some(format!("({} ? {} : {})", self.a.cuda()?, self.b.cuda()?, self.c.cuda()?)))?
+    }
+    fn depth(&self) -> usize {
+        1 + self.a.depth().max(self.b.depth()).max(self.c.depth())
+    }
+}

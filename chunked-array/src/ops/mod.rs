@@ -1,0 +1,21 @@
+//! Operations on arrays, one module per family. Each adds its methods to
+//! [`crate::Array`] and its layers ([`crate::graph::BlockOp`]s) to the graph;
+//! none runs anything until a compute.
+
+pub mod blockwise;
+pub mod contract;
+pub(crate) mod creation;
+pub mod custom;
+pub(crate) mod diagonal;
+pub(crate) mod einsum;
+pub mod elementwise;
+pub(crate) mod manip;
+pub(crate) mod overlap;
+pub mod pad;
+pub mod random;
+pub mod rechunk;
+pub mod reduce;
+pub(crate) mod repeat;
+pub(crate) mod reshape;
+pub(crate) mod splice;
+pub(crate) mod transfer;

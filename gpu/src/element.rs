@@ -1,0 +1,29 @@
+//! The element types device buffers hold.
+
+use std::fmt;
+
+use cudarc::driver::{DeviceRepr, ValidAsZeroBits};
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// Element types a device buffer holds.
+pub trait DeviceElement: DeviceRepr + ValidAsZeroBits + Copy + Default + PartialEq + Send + Sync + fmt::Debug + 'static + sealed::Sealed {
+    /// The C type name, as the kernels' names use it.
+    const C_NAME: &'static str;
+    /// 1 (named apart from the array element traits' `ONE`, which types
+    /// implementing both also have).
+    const MUL_IDENTITY: Self;
+}
+
+macro_rules! device_element {
+    ($($t:ty => $name:literal, $one:literal);*) => {$(
+        impl sealed::Sealed for $t {}
+        impl DeviceElement for $t {
+            const C_NAME: &'static str = $name;
+            const MUL_IDENTITY: Self = $one;
+        }
+    )*};
+}
+device_element!(f64 => "f64", 1.0; f32 => "f32", 1.0; i64 => "i64", 1; i32 => "i32", 1; u8 => "u8", 1; u64 => "u64", 1);

@@ -1,0 +1,3 @@
+//! chunked-gpu's integration tests, one binary.
+
+mod devices;

@@ -1,0 +1,9 @@
+//! chunked-linalg's integration tests, one binary (one link of chunked-array,
+//! faer and their dependencies instead of one per file).
+
+mod common;
+mod decompositions;
+mod device;
+mod norms;
+mod solvers;
+mod tsqr;
