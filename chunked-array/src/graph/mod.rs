@@ -41,12 +41,12 @@ pub(crate) trait BlockOp: Send + Sync + 'static {
     /// Bytes of output block `idx` when the layer holds intermediate values (for
     /// element layers the dtype and shape say it); `None`: unknown. Used by the
     /// plan-time memory check.
-    fn output_estimate(&self, _node: &Node, _idx: &[usize]) -> Option<usize> {
+    fn output_bytes(&self, _node: &Node, _idx: &[usize]) -> Option<usize> {
         None
     }
     /// Bytes the kernel allocates for itself while computing block `idx`
     /// (workspace beyond its inputs and output).
-    fn scratch_estimate(&self, _node: &Node, _idx: &[usize]) -> usize {
+    fn scratch_bytes(&self, _node: &Node, _idx: &[usize]) -> usize {
         0
     }
     /// How this layer's blocks travel to another process, for a layer of
@@ -59,14 +59,14 @@ pub(crate) trait BlockOp: Send + Sync + 'static {
     /// input blocks and makes its block on `node.device`. Other ops get host
     /// inputs (device blocks are copied down first) and their blocks are copied
     /// up to the layer's device after (see [`task::TaskGraph::run_task`]).
-    fn runs_on_device(&self, _node: &Node) -> bool {
+    fn has_device_kernel(&self, _node: &Node) -> bool {
         false
     }
     /// Whether `run` wants its inputs on `node.device` (so that the block
     /// store brings blocks moved down to the host back up first): ops that run
     /// on the device, except those that only copy blocks down.
     fn reads_on_device(&self, node: &Node) -> bool {
-        node.device.is_some() && self.runs_on_device(node)
+        node.device.is_some() && self.has_device_kernel(node)
     }
     /// For the optimizer: this op as an elementwise layer, if it is one.
     fn as_elementwise(&self) -> Option<&dyn optimize::Fusable> {

@@ -261,7 +261,7 @@ impl TaskGraph {
     pub fn estimated_bytes(&self, t: usize) -> usize {
         let node = &self.nodes[self.task_node[t] as usize];
         if node.dtype == DType::Intermediate {
-            node.op.output_estimate(node, &node.chunks.unravel(self.task_block[t])).unwrap_or(0)
+            node.op.output_bytes(node, &node.chunks.unravel(self.task_block[t])).unwrap_or(0)
         } else {
             self.block_shape(t).iter().product::<usize>() * node.dtype.size()
         }
@@ -308,7 +308,7 @@ impl TaskGraph {
     /// estimate; 0 when it has none).
     pub fn scratch_bytes(&self, t: usize) -> usize {
         let node = &self.nodes[self.task_node[t] as usize];
-        node.op.scratch_estimate(node, &node.chunks.unravel(self.task_block[t]))
+        node.op.scratch_bytes(node, &node.chunks.unravel(self.task_block[t]))
     }
 
     /// Number of blocks in layer `layer`'s grid (an index into
@@ -390,7 +390,7 @@ impl TaskGraph {
 /// kernels get host copies of device inputs, and their block is copied up to
 /// the node's device after (see [`crate::device`]).
 fn run_placed(node: &Node, idx: &[usize], inputs: &[&Block]) -> Result<Block> {
-    if node.op.runs_on_device(node) {
+    if node.op.has_device_kernel(node) {
         return node.op.run(node, idx, inputs);
     }
     let block = if inputs.iter().any(|b| b.device().is_some() || b.is_pinned_copy()) {

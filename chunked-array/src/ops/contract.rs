@@ -153,7 +153,7 @@ impl<T: Gemm> BlockOp for Product<T> {
         }
     }
 
-    fn runs_on_device(&self, _node: &Node) -> bool {
+    fn has_device_kernel(&self, _node: &Node) -> bool {
         true
     }
 }

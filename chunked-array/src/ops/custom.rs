@@ -142,11 +142,11 @@ impl<O: LayerOp> BlockOp for Custom<O> {
         self.0.deps(idx, &mut Deps { node, out });
     }
 
-    fn output_estimate(&self, _node: &Node, idx: &[usize]) -> Option<usize> {
+    fn output_bytes(&self, _node: &Node, idx: &[usize]) -> Option<usize> {
         self.0.output_bytes(idx)
     }
 
-    fn scratch_estimate(&self, _node: &Node, idx: &[usize]) -> usize {
+    fn scratch_bytes(&self, _node: &Node, idx: &[usize]) -> usize {
         self.0.scratch_bytes(idx)
     }
 
@@ -154,7 +154,7 @@ impl<O: LayerOp> BlockOp for Custom<O> {
         self.0.wire()
     }
 
-    fn runs_on_device(&self, node: &Node) -> bool {
+    fn has_device_kernel(&self, node: &Node) -> bool {
         node.device.is_some() && self.0.has_device_kernel()
     }
 

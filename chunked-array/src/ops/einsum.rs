@@ -8,6 +8,7 @@
 //! and a sum.
 
 use crate::array::Array;
+use crate::element::Element;
 use crate::ops::contract::Gemm;
 use crate::error::{Error, Result};
 use crate::ops::reduce::ReduceOptions;
@@ -139,6 +140,42 @@ pub fn einsum_with<T: Gemm>(subscripts: &str, operands: &[&Array<T>], order: Ein
     for x in operands {
         x.check()?;
     }
+    let (labels, out) = parse_subscripts(subscripts, operands)?;
+    let length = label_lengths(&labels, operands)?;
+    let len_of = |l: Label| length.iter().find(|(m, _)| *m == l).map_or(1, |&(_, n)| n);
+    let chunks_of = |l: Label| -> Option<Vec<usize>> {
+        labels.iter().zip(operands).find_map(|(ls, x)| {
+            let axis = ls.iter().position(|&m| m == l)?;
+            (x.shape()[axis] == len_of(l)).then(|| x.chunks().lengths()[axis].clone())
+        })
+    };
+    let mut prepared = Vec::with_capacity(operands.len());
+    for (k, x) in operands.iter().enumerate() {
+        prepared.push(prepare_operand(k, x, &labels, &out, &len_of, &chunks_of)?);
+    }
+    if prepared.is_empty() {
+        return Err(Error::invalid("operands", "[]", "einsum needs at least one operand"));
+    }
+    let mut pending = prepared;
+    while pending.len() > 1 {
+        let (i, j) = match order {
+            EinsumOrder::LeftToRight => (0, 1),
+            EinsumOrder::Greedy => cheapest_pair(&pending, &out, &len_of),
+        };
+        let (b, b_labels) = pending.remove(j);
+        let (a, a_labels) = pending.remove(i);
+        // Labels still needed after this product: the output's and the other operands'.
+        let later: Vec<Label> = pending.iter().flat_map(|(_, l)| l.iter().copied()).chain(out.iter().copied()).collect();
+        pending.insert(i, contract_pair((a, a_labels), (b, b_labels), &later, &len_of)?);
+    }
+    let (mut acc, mut acc_labels) = pending.pop().expect("one operand left");
+    acc = sum_out(acc, &mut acc_labels, &out)?;
+    arrange(&acc, &acc_labels, &out)
+}
+
+/// The labels of each operand's axes and of the output, checked against the
+/// operands' numbers of axes (`...` expanded to the widest span).
+fn parse_subscripts<T: Element>(subscripts: &str, operands: &[&Array<T>]) -> Result<(Vec<Vec<Label>>, Vec<Label>)> {
     let spec: String = subscripts.chars().filter(|c| !c.is_whitespace()).collect();
     let (inputs, output) = match spec.split_once("->") {
         Some((i, o)) => (i, Some(o)),
@@ -201,7 +238,11 @@ pub fn einsum_with<T: Gemm>(subscripts: &str, operands: &[&Array<T>], order: Ein
             ellipsis.iter().copied().chain(once).collect()
         }
     };
-    // Each label's length: equal everywhere, or 1 where it broadcasts.
+    Ok((labels, out))
+}
+
+/// Each label's length: equal everywhere, or 1 where it broadcasts.
+fn label_lengths<T: Element>(labels: &[Vec<Label>], operands: &[&Array<T>]) -> Result<Vec<(Label, usize)>> {
     let mut length: Vec<(Label, usize)> = Vec::new();
     for (ls, x) in labels.iter().zip(operands) {
         for (&l, &n) in ls.iter().zip(&x.shape()) {
@@ -216,67 +257,48 @@ pub fn einsum_with<T: Gemm>(subscripts: &str, operands: &[&Array<T>], order: Ein
             }
         }
     }
-    let len_of = |l: Label| length.iter().find(|(m, _)| *m == l).map_or(1, |&(_, n)| n);
-    let chunks_of = |l: Label| -> Option<Vec<usize>> {
-        labels.iter().zip(operands).find_map(|(ls, x)| {
-            let axis = ls.iter().position(|&m| m == l)?;
-            (x.shape()[axis] == len_of(l)).then(|| x.chunks().lengths()[axis].clone())
-        })
-    };
+    Ok(length)
+}
 
-    // Per operand: diagonals for repeated labels, stretch length-1 axes that
-    // meet longer ones, and sum labels no one else needs.
-    let mut prepared = Vec::with_capacity(operands.len());
-    for (k, (x, ls)) in operands.iter().zip(&labels).enumerate() {
-        let mut a = (*x).clone();
-        let mut ls = ls.clone();
-        while let Some((i, j)) = (0..ls.len()).find_map(|i| (i + 1..ls.len()).find(|&j| ls[j] == ls[i]).map(|j| (i, j))) {
-            let (ni, nj) = (a.shape()[i], a.shape()[j]);
-            if ni != nj {
-                return Err(Error::shape("einsum (repeated label in one operand)", &[ni], &[nj]));
-            }
-            a = a.diagonal(0, i as isize, j as isize)?;
-            let l = ls[i];
-            ls.remove(j);
-            ls.remove(i);
-            ls.push(l);
+/// Operand `k` ready for the products: diagonals for repeated labels, labels
+/// no one else needs summed out, length-1 axes that meet longer ones stretched.
+fn prepare_operand<T: Gemm>(
+    k: usize,
+    x: &Array<T>,
+    labels: &[Vec<Label>],
+    out: &[Label],
+    len_of: &dyn Fn(Label) -> usize,
+    chunks_of: &dyn Fn(Label) -> Option<Vec<usize>>,
+) -> Result<(Array<T>, Vec<Label>)> {
+    let mut a = x.clone();
+    let mut ls = labels[k].clone();
+    while let Some((i, j)) = (0..ls.len()).find_map(|i| (i + 1..ls.len()).find(|&j| ls[j] == ls[i]).map(|j| (i, j))) {
+        let (ni, nj) = (a.shape()[i], a.shape()[j]);
+        if ni != nj {
+            return Err(Error::shape("einsum (repeated label in one operand)", &[ni], &[nj]));
         }
-        let elsewhere: Vec<Label> = labels
-            .iter()
-            .enumerate()
-            .filter(|&(m, _)| m != k)
-            .flat_map(|(_, o)| o.iter().copied())
-            .chain(out.iter().copied())
-            .collect();
-        a = sum_out(a, &mut ls, &elsewhere)?;
-        let full: Vec<usize> = ls.iter().map(|&l| len_of(l)).collect();
-        if a.shape() != full {
-            // A stretched axis takes the blocks of an operand that has the
-            // label at full length, not one block of the whole length.
-            let chunks: Vec<Option<Vec<usize>>> = ls.iter().map(|&l| chunks_of(l)).collect();
-            a = a.broadcast_to_chunks(&full, &chunks)?;
-        }
-        prepared.push((a, ls));
+        a = a.diagonal(0, i as isize, j as isize)?;
+        let l = ls[i];
+        ls.remove(j);
+        ls.remove(i);
+        ls.push(l);
     }
-
-    if prepared.is_empty() {
-        return Err(Error::invalid("operands", "[]", "einsum needs at least one operand"));
+    let elsewhere: Vec<Label> = labels
+        .iter()
+        .enumerate()
+        .filter(|&(m, _)| m != k)
+        .flat_map(|(_, o)| o.iter().copied())
+        .chain(out.iter().copied())
+        .collect();
+    a = sum_out(a, &mut ls, &elsewhere)?;
+    let full: Vec<usize> = ls.iter().map(|&l| len_of(l)).collect();
+    if a.shape() != full {
+        // A stretched axis takes the blocks of an operand that has the
+        // label at full length, not one block of the whole length.
+        let chunks: Vec<Option<Vec<usize>>> = ls.iter().map(|&l| chunks_of(l)).collect();
+        a = a.broadcast_to_chunks(&full, &chunks)?;
     }
-    let mut pending = prepared;
-    while pending.len() > 1 {
-        let (i, j) = match order {
-            EinsumOrder::LeftToRight => (0, 1),
-            EinsumOrder::Greedy => cheapest_pair(&pending, &out, &len_of),
-        };
-        let (b, b_labels) = pending.remove(j);
-        let (a, a_labels) = pending.remove(i);
-        // Labels still needed after this product: the output's and the other operands'.
-        let later: Vec<Label> = pending.iter().flat_map(|(_, l)| l.iter().copied()).chain(out.iter().copied()).collect();
-        pending.insert(i, contract_pair((a, a_labels), (b, b_labels), &later, &len_of)?);
-    }
-    let (mut acc, mut acc_labels) = pending.pop().expect("one operand left");
-    acc = sum_out(acc, &mut acc_labels, &out)?;
-    arrange(&acc, &acc_labels, &out)
+Ok((a, ls))
 }
 
 /// How [`einsum_with`] orders the products of more than two operands.

@@ -24,7 +24,7 @@ impl BlockOp for Move {
             None => to_host_block(inputs[0]),
         }
     }
-    fn runs_on_device(&self, _node: &Node) -> bool {
+    fn has_device_kernel(&self, _node: &Node) -> bool {
         true
     }
 }

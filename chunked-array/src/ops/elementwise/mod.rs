@@ -190,7 +190,7 @@ impl<T: Element> BlockOp for ElementwiseOp<T> {
 
     fn run(&self, node: &Node, idx: &[usize], inputs: &[&Block]) -> Result<Block> {
         if let Some(device) = node.device_at(idx)
-            && self.runs_on_device(node)
+            && self.has_device_kernel(node)
         {
             return self.run_cuda(node, idx, inputs, device);
         }
@@ -214,7 +214,7 @@ impl<T: Element> BlockOp for ElementwiseOp<T> {
 
     /// On a CUDA device, a chain with a device form runs as one generated
     /// kernel; anything else goes through host copies.
-    fn runs_on_device(&self, node: &Node) -> bool {
+    fn has_device_kernel(&self, node: &Node) -> bool {
         node.device.as_ref().is_some_and(|p| p.is_cuda()) && self.cuda_kernel(node).is_some()
     }
 }
@@ -237,7 +237,7 @@ impl<T: Element> ElementwiseOp<T> {
     /// The block by the generated kernel on a CUDA device: each input's
     /// offset and strides along the output block's axes go in `meta`.
     fn run_cuda(&self, node: &Node, idx: &[usize], inputs: &[&Block], device: &chunked_gpu::Device) -> Result<Block> {
-        let source = self.cuda_kernel(node).expect("runs_on_device checked the kernel");
+        let source = self.cuda_kernel(node).expect("has_device_kernel checked the kernel");
         let shape = node.chunks.block_shape(idx);
         let start = node.chunks.block_start(idx);
         let ndim = shape.len();

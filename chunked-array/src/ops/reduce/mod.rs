@@ -262,7 +262,7 @@ impl<R: Reducer> Partial<R> {
 }
 
 impl<R: Reducer> BlockOp for Partial<R> {
-    fn runs_on_device(&self, node: &Node) -> bool {
+    fn has_device_kernel(&self, node: &Node) -> bool {
         self.on_cuda(node)
     }
 

@@ -3,7 +3,7 @@
 //! fails with EFBIG the way a full disk fails with ENOSPC. Each store must return
 //! an `Err` naming the file or chunk, and leave nothing that looks complete.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 use std::process::Command;
@@ -65,7 +65,7 @@ fn child_store_under_a_file_size_limit() {
 fn a_failing_write_is_an_error_and_nothing_looks_complete() {
     let dir = TempDir::new("write-error");
     let status = Command::new(std::env::current_exe().unwrap())
-        .args(["child_store_under_a_file_size_limit", "--exact", "--ignored", "--test-threads=1"])
+        .args(["io_write_errors::child_store_under_a_file_size_limit", "--exact", "--ignored", "--test-threads=1"])
         .env(CHILD_DIR, dir.path())
         .status()
         .unwrap();

@@ -1,7 +1,7 @@
 //! Elementwise operations against ndarray on the whole array, over random shapes
 //! (including empty axes and 0-d), irregular chunkings and broadcasting.
 
-mod common;
+use crate::common;
 
 use chunked_array::{where_, Array, Context};
 use common::*;

@@ -1,6 +1,6 @@
 //! take, compress, boolean masks and broadcast_to against ndarray.
 
-mod common;
+use crate::common;
 
 use chunked_array::{Array, Context, Profiler, SelectOptions};
 use common::*;

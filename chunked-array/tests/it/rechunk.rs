@@ -1,7 +1,7 @@
 //! Rechunking gives the same array on the new grid, whatever the two chunkings
 //! and the task-size limit.
 
-mod common;
+use crate::common;
 
 use chunked_array::random::RandomState;
 use chunked_array::{Array, Context, RechunkOptions};

@@ -1,6 +1,6 @@
 //! concatenate, stack, expand_dims, squeeze, flip, roll (one axis, several, flat) against ndarray.
 
-mod common;
+use crate::common;
 
 use chunked_array::{concatenate, stack, Array};
 use common::*;

@@ -1,7 +1,7 @@
 //! A store killed in the middle (SIGKILL to a child process) and resumed gives
 //! the same array as an uninterrupted store, skipping what was already written.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -48,7 +48,7 @@ fn complete_chunk_files(dir: &Path) -> usize {
 fn killed_store_resumes_to_the_same_array() {
     let dir = TempDir::new("kill");
     let mut child = Command::new(std::env::current_exe().unwrap())
-        .args(["child_store_slowly", "--exact", "--ignored", "--test-threads=1"])
+        .args(["io_resume::child_store_slowly", "--exact", "--ignored", "--test-threads=1"])
         .env(CHILD_DIR, dir.path())
         .stdout(Stdio::null())
         .stderr(Stdio::null())

@@ -1,6 +1,6 @@
 //! pad and map_overlap against whole-array oracles.
 
-mod common;
+use crate::common;
 
 use chunked_array::{Array, Boundary, PadMode};
 use common::*;

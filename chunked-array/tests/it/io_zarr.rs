@@ -1,8 +1,8 @@
 //! Zarr: round trips against the in-memory array, partial reads, write modes,
 //! crash safety and bad input.
 
-mod common;
-mod support;
+use crate::common;
+use crate::support;
 
 use std::path::Path;
 

@@ -1,7 +1,7 @@
 //! reshape against ndarray's C-order reshape, over random shapes, factorizations
 //! and chunkings.
 
-mod common;
+use crate::common;
 
 use chunked_array::Array;
 use common::*;

@@ -1,6 +1,6 @@
 //! Matrix products against ndarray's `dot` on the whole arrays.
 
-mod common;
+use crate::common;
 
 use chunked_array::{Array, Context};
 use common::*;

@@ -2,7 +2,7 @@
 //! the plan-time check, running out of every tier, and the peak RSS of a child
 //! process working on an array four times the limit.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 use std::process::Command;
@@ -220,7 +220,7 @@ fn peak_rss_stays_near_the_limit() {
     ] {
         let spill = TempDir::new("rss");
         let out = Command::new(std::env::current_exe().unwrap())
-            .args(["child_workload", "--exact", "--ignored", "--nocapture", "--test-threads=1"])
+            .args(["memory::child_workload", "--exact", "--ignored", "--nocapture", "--test-threads=1"])
             .env(CHILD, format!("{what},{limit},{}", spill.path().display()))
             .output()
             .unwrap();

@@ -1,7 +1,7 @@
 //! Several targets stored in one run: shared work done once, every format
 //! finished on success and cleaned up on failure.
 
-mod support;
+use crate::support;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;

@@ -1,7 +1,7 @@
 //! Basic indexing against an independent oracle: NumPy's rules written out as index
 //! lists, applied to the whole ndarray with `select`.
 
-mod common;
+use crate::common;
 
 use chunked_array::{Array, Idx};
 use common::*;

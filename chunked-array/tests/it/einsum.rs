@@ -1,6 +1,6 @@
 //! einsum against a direct loop over every assignment of the labels.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 

@@ -4,7 +4,7 @@
 //! target/pyenv and target/pyenv-zarr2; these tests skip, saying why, only when
 //! there is no Python at all.
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -2,7 +2,7 @@
 //! (contiguous, chunked, compressed), write modes and bad input.
 #![cfg(feature = "hdf5")]
 
-mod support;
+use crate::support;
 
 use chunked_array::io::hdf5::{from_hdf5, from_hdf5_with, Hdf5WriteOptions};
 use chunked_array::io::WriteMode;

@@ -1,8 +1,8 @@
 //! .npy: round trips, files written by an independent encoder (big-endian,
 //! Fortran order, version 2), partial reads and bad input.
 
-mod common;
-mod support;
+use crate::common;
+use crate::support;
 
 use chunked_array::io::npy::{from_npy, read_header};
 use chunked_array::io::WriteMode;

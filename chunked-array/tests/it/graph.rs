@@ -1,7 +1,7 @@
 //! The graph and its execution: culling, fusion, shared subexpressions, persist,
 //! block access, schedulers, failures, creation routines, chunk specs, display.
 
-mod common;
+use crate::common;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;

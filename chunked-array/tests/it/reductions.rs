@@ -1,7 +1,7 @@
 //! Reductions against ndarray on the whole array: every axis subset, keepdims,
 //! split_every, irregular chunks, empty axes and 0-d arrays.
 
-mod common;
+use crate::common;
 
 use chunked_array::{Array, Context, ReduceOptions};
 use common::*;

@@ -1,6 +1,6 @@
 //! vindex (point-wise indexing) against ndarray indexing of the whole array.
 
-mod common;
+use crate::common;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;

@@ -1,7 +1,7 @@
 //! moveaxis, ravel, atleast_nd, hstack/vstack/dstack, repeat, tile, tril/triu,
 //! diagonal and diag against ndarray (and NumPy's documented examples).
 
-mod common;
+use crate::common;
 
 use chunked_array::{dstack, hstack, vstack, Array, Error};
 use common::*;

@@ -1,6 +1,6 @@
 //! map_blocks: the function sees each block with its index and location.
 
-mod common;
+use crate::common;
 
 use chunked_array::{Array, Error};
 use common::*;

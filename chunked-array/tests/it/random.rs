@@ -1,7 +1,7 @@
 //! Random arrays: the same numbers for every chunking and scheduler, and the right
 //! distributions.
 
-mod common;
+use crate::common;
 
 use chunked_array::random::RandomState;
 use chunked_array::{Array, ChunkSpec, Context};

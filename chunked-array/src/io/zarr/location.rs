@@ -1,0 +1,141 @@
+//! Where a Zarr array lives on disk, what is there already, and the codec
+//! settings and data types both directions share.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use zarrs::array::{CodecOptions, DataType};
+use zarrs::filesystem::FilesystemStore;
+
+
+
+use crate::chunks::Chunks;
+use crate::element::DType;
+use crate::error::{Error, Result};
+
+/// The marker a running store leaves in the array directory until it finishes.
+pub const INCOMPLETE_MARKER: &str = ".chunked-incomplete";
+
+/// The name of an unfinished store's `zarr.json`: renamed to `zarr.json`, in one
+/// step, once every chunk is written.
+pub const PENDING_METADATA: &str = "zarr.json.chunked-pending";
+
+/// A Zarr array in a directory store.
+pub(super) type ZArray = zarrs::array::Array<FilesystemStore>;
+
+/// The store root, the array's path inside it and its directory.
+#[derive(Debug, Clone)]
+pub(super) struct Location {
+    pub(super) root: PathBuf,
+    /// "/" or "/a/b", as zarrs names nodes.
+    pub(super) node: String,
+    pub(super) dir: PathBuf,
+}
+
+impl Location {
+    pub(super) fn new(root: &Path, array: &str) -> Result<Location> {
+        let trimmed = array.trim_matches('/');
+        if trimmed.split('/').any(|part| part == "." || part == "..") {
+            return Err(Error::invalid("array", array, "a Zarr node path may not contain '.' or '..' components"));
+        }
+        let dir = if trimmed.is_empty() { root.to_path_buf() } else { root.join(trimmed) };
+        Ok(Location { root: root.to_path_buf(), node: format!("/{trimmed}"), dir })
+    }
+
+    pub(super) fn store(&self) -> Result<Arc<FilesystemStore>> {
+        FilesystemStore::new(&self.root).map(Arc::new).map_err(|e| Error::io(self.root.display(), e))
+    }
+
+    /// The array, from its `zarr.json` (or `.zarray`), or from an unfinished
+    /// store's pending metadata when `pending` allows it.
+    pub(super) fn open(&self, direct_io: bool, pending: bool) -> Result<ZArray> {
+        let mut options = zarrs::filesystem::FilesystemStoreOptions::default();
+        options.direct_io(direct_io);
+        let store = Arc::new(FilesystemStore::new_with_options(&self.root, options).map_err(|e| Error::io(self.root.display(), e))?);
+        let waiting = self.dir.join(PENDING_METADATA);
+        if !self.dir.join("zarr.json").exists() && !self.dir.join(".zarray").exists() {
+            if pending && waiting.exists() {
+                let text = std::fs::read(&waiting).map_err(|e| Error::io(waiting.display(), e))?;
+                let metadata = serde_json::from_slice(&text).map_err(|e| Error::io(waiting.display(), e))?;
+                return ZArray::new_with_metadata(store, &self.node, metadata).map_err(|e| Error::io(waiting.display(), e));
+            }
+            return Err(Error::io(self.dir.display(), "no Zarr array here (neither zarr.json nor .zarray)"));
+        }
+        ZArray::open(store, &self.node).map_err(|e| Error::io(self.dir.display(), e))
+    }
+
+    pub(super) fn chunk_path(&self, za: &ZArray, idx: &[u64]) -> PathBuf {
+        self.root.join(za.chunk_key(idx).as_str())
+    }
+
+    pub(super) fn existing(&self) -> Result<Existing> {
+        if self.dir.join("zarr.json").exists() || self.dir.join(PENDING_METADATA).exists() {
+            return Ok(Existing::ZarrV3);
+        }
+        if self.dir.join(".zarray").exists() {
+            return Ok(Existing::ZarrV2);
+        }
+        match std::fs::read_dir(&self.dir) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Existing::Nothing),
+            Err(e) => Err(Error::io(self.dir.display(), e)),
+            // An empty directory, or one left by a store killed before its
+            // metadata was written, holds nothing to lose.
+            Ok(mut entries) => Ok(if entries.all(|e| e.is_ok_and(|e| e.file_name() == INCOMPLETE_MARKER)) {
+                Existing::Nothing
+            } else {
+                Existing::Other
+            }),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Existing {
+    Nothing,
+    ZarrV3,
+    ZarrV2,
+    Other,
+}
+
+pub(super) fn codec_options() -> CodecOptions {
+    // Blocks are already decoded in parallel, one per worker: nested parallelism
+    // inside a codec would only oversubscribe the cores.
+    let mut o = CodecOptions::default();
+    o.set_concurrent_target(1).set_store_empty_chunks(true);
+    o
+}
+
+pub(super) fn zarr_data_type(dtype: DType) -> DataType {
+    use zarrs::array::data_type as dt;
+    match dtype {
+        DType::F32 => dt::float32(),
+        DType::F64 => dt::float64(),
+        DType::I32 => dt::int32(),
+        DType::I64 => dt::int64(),
+        DType::U8 => dt::uint8(),
+        DType::Bool | DType::Intermediate => dt::bool(),
+    }
+}
+
+/// Block lengths per axis of the stored chunk grid (the last chunk on an axis cut
+/// at the array's edge).
+pub(super) fn stored_chunks(za: &ZArray, location: &Location) -> Result<Chunks> {
+    let grid = za.chunk_grid_shape().to_vec();
+    let mut lengths = Vec::with_capacity(grid.len());
+    for (axis, &g) in grid.iter().enumerate() {
+        if g == 0 {
+            lengths.push(vec![0]);
+            continue;
+        }
+        let mut axis_lengths = Vec::with_capacity(g as usize);
+        let mut idx = vec![0u64; grid.len()];
+        for i in 0..g {
+            idx[axis] = i;
+            let subset = za.chunk_subset_bounded(&idx).map_err(|e| Error::io(location.dir.display(), e))?;
+            axis_lengths.push(subset.shape()[axis] as usize);
+        }
+        lengths.push(axis_lengths);
+    }
+    Ok(Chunks::from_lengths(lengths))
+}
+

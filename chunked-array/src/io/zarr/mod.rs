@@ -1,0 +1,185 @@
+//! Zarr on the file system, through the `zarrs` crate: reads v3 and v2 arrays as
+//! zarr-python 2.x and 3.x write them (blosc, zstd, gzip/zlib or no compression;
+//! C and F order; "." and "/" chunk key separators; little- and big-endian), and
+//! writes v3 arrays block by block.
+//!
+//! ```
+//! use chunked_array::io::zarr::{from_zarr, ZarrWriteOptions};
+//! use chunked_array::random::RandomState;
+//! let dir = std::env::temp_dir().join(format!("chunked-doc-zarr-{}", std::process::id()));
+//! let x: chunked_array::Array<f64> = RandomState::new(1).uniform(&[300, 200], [100, 100]).unwrap();
+//! let report = x.to_zarr(&dir, "x", &ZarrWriteOptions::default()).unwrap();
+//! assert_eq!(report.chunks_written, 6);
+//! let y = from_zarr::<f64>(&dir, "x").unwrap();
+//! assert_eq!(y.chunks(), x.chunks());
+//! assert_eq!(y.compute().unwrap(), x.compute().unwrap());
+//! std::fs::remove_dir_all(&dir).unwrap();
+//! ```
+//!
+//! **Stored chunks and blocks.** A written array's stored chunks are its blocks:
+//! a regular chunking (every block but the last on each axis of one size) is
+//! written as is; an irregular one is first rechunked to its largest block per
+//! axis (zarr's chunk grid is regular); [`ZarrWriteOptions::chunks`] picks another
+//! chunk shape and rechunks to it. A read array's blocks default to the stored
+//! chunks; [`ZarrReadOptions::chunks`] picks others, and then a block reads every
+//! stored chunk it touches.
+//!
+//! **Crash safety.** Every chunk file is written under a temporary name and
+//! renamed when complete. While a store runs, the array directory holds a marker
+//! file (`.chunked-incomplete`), and the array's metadata waits under another
+//! name ([`PENDING_METADATA`]) until every chunk is written: other Zarr clients
+//! (zarr-python) find no array there, rather than one with missing chunks read
+//! as the fill value. Our readers refuse such an array (unless told otherwise)
+//! and [`WriteMode::Resume`] continues it. Chunks reach the operating
+//! system when they are renamed, so they survive a killed process; durability
+//! across a power cut would need an `fsync` per chunk, which this does not do.
+
+use std::path::Path;
+use std::sync::Arc;
+
+
+pub use serde_json::{Map, Value};
+
+pub use zarrs::array::codec::{BloscCompressor, BloscShuffleMode};
+
+mod location;
+mod options;
+mod read;
+mod write;
+
+pub use location::{INCOMPLETE_MARKER, PENDING_METADATA};
+pub use options::{Compression, ZarrReadOptions, ZarrWriteOptions};
+
+use crate::io::store::{store_one, Completion, Store, StoreReport};
+use crate::array::Array;
+use crate::element::Element;
+use crate::error::{Error, Result};
+use crate::exec::Context;
+use location::{codec_options, stored_chunks, zarr_data_type, Location};
+use read::ZarrSource;
+use write::{build_array, prepare_target, share_plan, ZarrChunkWriter};
+
+/// Reads array `array` (a path inside the store, "" for the root) of the Zarr
+/// store at `path`, with blocks equal to the stored chunks. Lazy: nothing is read
+/// until a compute, and then only the chunks the requested blocks touch.
+///
+/// # Errors
+/// [`Error::Io`] naming the path when it is missing, holds no Zarr array, or holds
+/// an interrupted store; [`Error::DtypeMismatch`] when the stored data type is not
+/// `T`. A missing chunk reads as the fill value; a corrupt one fails the compute
+/// with [`Error::Io`] naming the chunk file.
+pub fn from_zarr<T: Element>(path: impl AsRef<Path>, array: &str) -> Result<Array<T>> {
+    from_zarr_with(path, array, &ZarrReadOptions::default())
+}
+
+/// [`from_zarr`] with options (other blocks, reading an incomplete store).
+///
+/// # Errors
+/// As [`from_zarr`], and [`Error::BadChunks`] for a chunk spec that does not fit.
+pub fn from_zarr_with<T: Element>(path: impl AsRef<Path>, array: &str, options: &ZarrReadOptions) -> Result<Array<T>> {
+    let root = path.as_ref();
+    let location = Location::new(root, array)?;
+    if !root.exists() {
+        return Err(Error::io(root.display(), "no such file or directory"));
+    }
+    if !options.allow_incomplete && location.dir.join(INCOMPLETE_MARKER).exists() {
+        return Err(Error::io(
+            location.dir.display(),
+            "a store into this array was interrupted and it is incomplete: rerun the store with WriteMode::Resume",
+        ));
+    }
+    let za = location.open(options.direct_io, options.allow_incomplete)?;
+    let want = zarr_data_type(T::DTYPE);
+    if za.data_type() != &want {
+        return Err(Error::DtypeMismatch {
+            key: location.dir.display().to_string(),
+            expected: T::DTYPE.to_string(),
+            found: format!("{} (zarr data type)", za.data_type()),
+        });
+    }
+    let shape: Vec<usize> = za.shape().iter().map(|&n| n as usize).collect();
+    let stored = stored_chunks(&za, &location)?;
+    let chunks = match &options.chunks {
+        None => stored.clone(),
+        Some(spec) => spec.resolve(&shape, T::DTYPE)?,
+    };
+    let aligned = chunks == stored;
+    let source = ZarrSource { array: Arc::new(za), location, aligned, options: codec_options() };
+    Ok(Array::source("from_zarr", chunks, source))
+}
+
+impl<T: Element> Array<T> {
+    /// Writes the array to Zarr v3 array `array` (a path inside the store, "" for
+    /// the root) of the store at `path`, each block as it is computed, with the
+    /// default (threaded) scheduler. See the [module docs](crate::io::zarr).
+    ///
+    /// # Errors
+    /// [`Error::Io`] naming the path or chunk file when the target exists (in
+    /// [`WriteMode::Create`]), holds something that is not a Zarr array, does not
+    /// match in [`WriteMode::Resume`], or when a write fails (a full disk); the
+    /// array is then left marked incomplete. Task errors of the computation.
+    pub fn to_zarr(&self, path: impl AsRef<Path>, array: &str, options: &ZarrWriteOptions) -> Result<StoreReport> {
+        self.to_zarr_with(path, array, options, &Context::default())
+    }
+
+    /// [`Array::to_zarr`] with the given context.
+    ///
+    /// # Errors
+    /// As [`Array::to_zarr`].
+    ///
+    /// With a context over several processes (MPI), rank 0 checks and prepares
+    /// the target (and, to resume, finds the chunks already complete) and shares
+    /// the plan with every rank; each chunk is then written by the rank that
+    /// computes it.
+    pub fn to_zarr_with(&self, path: impl AsRef<Path>, array: &str, options: &ZarrWriteOptions, ctx: &Context) -> Result<StoreReport> {
+        let mut store = Store::new();
+        store.zarr_with(self, path, array, options, ctx)?;
+        store_one(store, ctx)
+    }
+}
+
+impl Store {
+    /// Adds Zarr v3 array `array` of the store at `path` as a target for `a` (see
+    /// [`Array::to_zarr`]).
+    ///
+    /// # Errors
+    /// As [`Array::to_zarr`], for what can be checked before computing.
+    pub fn zarr<T: Element>(&mut self, a: &Array<T>, path: impl AsRef<Path>, array: &str, options: &ZarrWriteOptions) -> Result<&mut Self> {
+        self.zarr_with(a, path, array, options, &Context::default())
+    }
+
+    /// [`Store::zarr`] for a store that runs with `ctx`: with several processes
+    /// (MPI), rank 0 prepares the target and shares the plan (see
+    /// [`Array::to_zarr_with`]); every rank must make the same call.
+    ///
+    /// # Errors
+    /// As [`Store::zarr`]; on the other ranks, rank 0's error.
+    pub fn zarr_with<T: Element>(&mut self, a: &Array<T>, path: impl AsRef<Path>, array: &str, options: &ZarrWriteOptions, ctx: &Context) -> Result<&mut Self> {
+        a.check()?;
+        let location = Location::new(path.as_ref(), array)?;
+        let (source, chunk_shape) = crate::io::aligned_to_stored_chunks(a, options.chunks.as_deref())?;
+        let za = build_array::<T>(&location, &source.shape(), &chunk_shape, options)?;
+        let scheduler = ctx.scheduler();
+        let root = scheduler.rank() == 0;
+        let plan = if root { prepare_target(&location, &za, options, &source.chunks().grid()) } else { Ok((Vec::new(), 0)) };
+        let (todo, skipped) = if scheduler.processes() > 1 { share_plan(scheduler, plan, &location)? } else { plan? };
+        let writer = ZarrChunkWriter { array: Arc::new(za), location: location.clone(), options: codec_options(), direct_io: options.direct_io };
+        let marker = location.dir.join(INCOMPLETE_MARKER);
+        let (pending, metadata) = (location.dir.join(PENDING_METADATA), location.dir.join("zarr.json"));
+        // Rank 0 alone marks the array complete: its run ends only once every
+        // rank has finished writing. The metadata appears first (in one rename),
+        // then the marker goes.
+        let finish: Box<dyn FnOnce() -> Result<()> + Send> = if root {
+            Box::new(move || {
+                std::fs::rename(&pending, &metadata).map_err(|e| Error::io(pending.display(), e))?;
+                std::fs::remove_file(&marker).map_err(|e| Error::io(marker.display(), e))
+            })
+        } else {
+            Box::new(|| Ok(()))
+        };
+        // On failure the marker stays: the array is incomplete, and resumable.
+        self.push(&source, "to_zarr", true, writer, (todo, skipped), Completion { finish, abort: Box::new(|| {}) });
+        Ok(self)
+    }
+}
+

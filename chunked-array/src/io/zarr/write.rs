@@ -1,0 +1,251 @@
+//! Writing: the array's metadata, preparing (or resuming) the target, and
+//! encoding each block into its chunk file.
+
+use std::num::NonZeroU64;
+use std::sync::Arc;
+
+use ndarray::{ArrayD, IxDyn, Slice};
+use zarrs::array::codec::api::{ArrayToBytesCodecTraits, BytesToBytesCodecTraits};
+use zarrs::array::codec::{Crc32cCodec, GzipCodec, ZstdCodec};
+use zarrs::array::{ArrayBuilder, ArrayBytes, CodecOptions};
+
+
+
+use crate::io::atomic::{remove_temporaries, write_atomic};
+use crate::io::store::{ChunkWriter, WriteMode};
+use crate::chunks::Chunks;
+use crate::ops::custom::block_array;
+use crate::element::{DType, Element};
+use crate::error::{Error, Result};
+use crate::block::Block;
+use crate::io::zarr::location::*;
+use crate::io::zarr::options::{Compression, ZarrWriteOptions};
+
+/// Rank 0's plan (the chunks to write, and how many were skipped), or its
+/// error, on every rank.
+pub(super) fn share_plan(scheduler: &dyn crate::Scheduler, plan: Result<(Vec<usize>, usize)>, location: &Location) -> Result<(Vec<usize>, usize)> {
+    let mut bytes = Vec::new();
+    match &plan {
+        Ok((todo, skipped)) => {
+            bytes.push(1);
+            bytes.extend_from_slice(&(*skipped as u64).to_le_bytes());
+            todo.iter().for_each(|&b| bytes.extend_from_slice(&(b as u64).to_le_bytes()));
+        }
+        Err(e) => {
+            bytes.push(0);
+            bytes.extend_from_slice(e.to_string().as_bytes());
+        }
+    }
+    let shared = scheduler.share_from_root(bytes);
+    if scheduler.rank() == 0 {
+        return plan;
+    }
+    match shared.split_first() {
+        Some((1, rest)) if rest.len() % 8 == 0 && !rest.is_empty() => {
+            let mut words = rest.chunks_exact(8).map(|w| u64::from_le_bytes(w.try_into().expect("8 bytes")) as usize);
+            let skipped = words.next().expect("checked");
+            Ok((words.collect(), skipped))
+        }
+        Some((0, message)) => Err(Error::io(location.dir.display(), format!("rank 0 could not prepare the store: {}", String::from_utf8_lossy(message)))),
+        _ => Err(Error::io(location.dir.display(), "rank 0 shared no store plan")),
+    }
+}
+
+/// Checks the target against the write mode, writes the incomplete marker and
+/// the pending metadata, and lists the chunks to write (all, or to resume, those not
+/// already complete); returns them with the number skipped.
+pub(super) fn prepare_target(location: &Location, za: &ZArray, options: &ZarrWriteOptions, grid: &[usize]) -> Result<(Vec<usize>, usize)> {
+    let existing = location.existing()?;
+    let resume = options.mode == WriteMode::Resume && existing == Existing::ZarrV3;
+    match (options.mode, existing) {
+        (_, Existing::Nothing) => {}
+        (WriteMode::Create, _) => {
+            return Err(Error::io(location.dir.display(), "already exists (write with WriteMode::Overwrite to replace it)"))
+        }
+        (_, Existing::Other) => {
+            return Err(Error::io(location.dir.display(), "holds something that is not a Zarr array; it is left untouched"))
+        }
+        (WriteMode::Resume, Existing::ZarrV2) => {
+            return Err(Error::io(location.dir.display(), "holds a Zarr v2 array; only v3 stores can be resumed"))
+        }
+        (WriteMode::Resume, _) => check_same_layout(location, za)?,
+        (WriteMode::Overwrite, _) => {
+            std::fs::remove_dir_all(&location.dir).map_err(|e| Error::io(location.dir.display(), e))?;
+        }
+    }
+
+    let marker = location.dir.join(INCOMPLETE_MARKER);
+    write_atomic(&marker, b"a chunked store into this array has not finished\n", false)?;
+    let text = serde_json::to_vec_pretty(&za.metadata_opt(&zarrs::array::ArrayMetadataOptions::default())).map_err(|e| Error::io(location.dir.display(), e))?;
+    write_atomic(&location.dir.join(PENDING_METADATA), &text, false)?;
+    // A resumed complete array is unfinished again (hidden from other clients)
+    // until its chunks are checked; the pending metadata exists first, so a
+    // crash here leaves a store that can still be resumed.
+    let metadata = location.dir.join("zarr.json");
+    if metadata.exists() {
+        std::fs::remove_file(&metadata).map_err(|e| Error::io(metadata.display(), e))?;
+    }
+    remove_temporaries(&location.dir)?;
+
+    let total: usize = grid.iter().product();
+    Ok(if resume {
+        let complete = complete_chunks(za, location, grid);
+        let todo: Vec<usize> = (0..total).filter(|&b| !complete[b]).collect();
+        let skipped = total - todo.len();
+        (todo, skipped)
+    } else {
+        ((0..total).collect(), 0)
+    })
+}
+
+
+
+pub(super) fn build_array<T: Element>(location: &Location, shape: &[usize], chunk_shape: &[usize], options: &ZarrWriteOptions) -> Result<ZArray> {
+    let store = location.store()?;
+    let shape: Vec<u64> = shape.iter().map(|&n| n as u64).collect();
+    let chunk_shape: Vec<u64> = chunk_shape.iter().map(|&n| n as u64).collect();
+    let fill = fill_value::<T>();
+    let mut codecs: Vec<Arc<dyn BytesToBytesCodecTraits>> = Vec::new();
+    let bad = |e: &dyn std::fmt::Display| Error::invalid("compression", options.compression, e.to_string());
+    match options.compression {
+        Compression::None => {}
+        Compression::Zstd { level } => codecs.push(Arc::new(ZstdCodec::new(level, false))),
+        Compression::Gzip { level } => codecs.push(Arc::new(GzipCodec::new(level).map_err(|e| bad(&e))?)),
+        Compression::Blosc { compressor, level, shuffle } => {
+            let level = level.try_into().map_err(|e| bad(&e))?;
+            let codec = zarrs::array::codec::BloscCodec::new(compressor, level, None, shuffle, Some(T::DTYPE.size()))
+                .map_err(|e| bad(&e))?;
+            codecs.push(Arc::new(codec));
+        }
+    }
+    if options.checksum {
+        codecs.push(Arc::new(Crc32cCodec::new()));
+    }
+    let mut builder = ArrayBuilder::new(shape, chunk_shape, zarr_data_type(T::DTYPE), fill);
+    builder.bytes_to_bytes_codecs(codecs).attributes(options.attributes.clone());
+    if let Some(names) = &options.dimension_names {
+        if names.len() != location_ndim(&builder) {
+            return Err(Error::invalid("dimension_names", names, format!("needs one name per axis ({})", location_ndim(&builder))));
+        }
+        builder.dimension_names(Some(names.clone()));
+    }
+    builder.build(store, &location.node).map_err(|e| Error::io(location.dir.display(), e))
+}
+
+pub(super) fn location_ndim(builder: &ArrayBuilder) -> usize {
+    builder.build_metadata().map(|m| m.shape.len()).unwrap_or(0)
+}
+
+/// The zero of `T` as a zarr fill value.
+pub(super) fn fill_value<T: Element>() -> zarrs::array::FillValue {
+    match T::DTYPE {
+        DType::F32 => 0f32.into(),
+        DType::F64 => 0f64.into(),
+        DType::I32 => 0i32.into(),
+        DType::I64 => 0i64.into(),
+        DType::U8 => 0u8.into(),
+        DType::Bool | DType::Intermediate => false.into(),
+    }
+}
+
+/// A resumed store must write exactly the layout that is there.
+pub(super) fn check_same_layout(location: &Location, want: &ZArray) -> Result<()> {
+    let have = location.open(false, true)?;
+    let describe = |a: &ZArray| {
+        let chunk: Vec<u64> = a.chunk_grid_shape().iter().map(|_| 0).collect();
+        let chunk_shape = a.chunk_shape(&chunk).map(|c| c.iter().map(|n| n.get()).collect::<Vec<_>>()).unwrap_or_default();
+        let codecs = serde_json::to_value(a.metadata()).map(|m| m["codecs"].to_string()).unwrap_or_default();
+        (a.shape().to_vec(), chunk_shape, a.data_type().to_string(), codecs)
+    };
+    let (h, w) = (describe(&have), describe(want));
+    if h != w {
+        return Err(Error::io(
+            location.dir.display(),
+            format!(
+                "cannot resume: stored (shape {:?}, chunks {:?}, {}, codecs {}) differs from this store (shape {:?}, chunks {:?}, {}, codecs {})",
+                h.0, h.1, h.2, h.3, w.0, w.1, w.2, w.3
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Which chunks an earlier run wrote completely: the chunk file exists and decodes
+/// to a whole chunk (checked in parallel).
+pub(super) fn complete_chunks(za: &ZArray, location: &Location, grid: &[usize]) -> Vec<bool> {
+    let total: usize = grid.iter().product();
+    let chunks = Chunks::from_lengths(grid.iter().map(|&g| vec![1; g]).collect());
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(total.max(1));
+    let options = codec_options();
+    let check = |b: usize| {
+        let idx: Vec<u64> = chunks.unravel(b).into_iter().map(|i| i as u64).collect();
+        location.chunk_path(za, &idx).exists() && za.retrieve_chunk_opt::<ArrayBytes<'static>>(&idx, &options).is_ok()
+    };
+    let mut complete = vec![false; total];
+    std::thread::scope(|s| {
+        let per = total.div_ceil(threads.max(1)).max(1);
+        for (t, part) in complete.chunks_mut(per).enumerate() {
+            let check = &check;
+            s.spawn(move || {
+                for (i, c) in part.iter_mut().enumerate() {
+                    *c = check(t * per + i);
+                }
+            });
+        }
+    });
+    complete
+}
+
+/// Encodes a block as one stored chunk and writes it atomically.
+pub(super) struct ZarrChunkWriter {
+    pub(super) array: Arc<ZArray>,
+    pub(super) location: Location,
+    pub(super) options: CodecOptions,
+    pub(super) direct_io: bool,
+}
+
+impl ChunkWriter for ZarrChunkWriter {
+    fn write(&self, idx: &[usize], block: &Block) -> Result<u64> {
+        let chunk: Vec<u64> = idx.iter().map(|&i| i as u64).collect();
+        let path = self.location.chunk_path(&self.array, &chunk);
+        let dtype = crate::block::block_dtype(block);
+        let encoded = crate::block::dispatch_dtype!(dtype, encode_block::<_>(self, &chunk, block))
+            .ok_or_else(|| Error::io(path.display(), "the block holds no elements"))?
+            .map_err(|e| Error::io(path.display(), e))?;
+        write_atomic(&path, &encoded, self.direct_io)?;
+        Ok(encoded.len() as u64)
+    }
+}
+
+pub(super) fn encode_block<T: Element + zarrs::array::Element>(
+    writer: &ZarrChunkWriter,
+    chunk: &[u64],
+    block: &Block,
+) -> Option<std::result::Result<Vec<u8>, String>> {
+    Some(encode_typed::<T>(writer, chunk, block))
+}
+
+pub(super) fn encode_typed<T: Element + zarrs::array::Element>(writer: &ZarrChunkWriter, chunk: &[u64], block: &Block) -> std::result::Result<Vec<u8>, String> {
+    let za = &writer.array;
+    let a = block_array::<T>(block).map_err(|e| e.to_string())?;
+    let chunk_shape = za.chunk_shape(chunk).map_err(|e| e.to_string())?;
+    let full: Vec<usize> = chunk_shape.iter().map(|n| n.get() as usize).collect();
+    // Zarr stores whole chunks: an edge block is padded with the fill value.
+    let padded;
+    let data: &ArrayD<T> = if a.shape() == full.as_slice() {
+        a
+    } else {
+        let mut p = ArrayD::<T>::from_elem(IxDyn(&full), T::default());
+        p.slice_each_axis_mut(|ax| Slice::from(0..a.shape()[ax.axis.index()])).assign(a);
+        padded = p;
+        &padded
+    };
+    let bytes = zarrs::array::IntoArrayBytes::into_array_bytes(data, za.data_type()).map_err(|e| e.to_string())?;
+    let shape: Vec<NonZeroU64> = chunk_shape.to_vec();
+    let encoded = za
+        .codecs()
+        .encode(bytes, &shape, za.data_type(), za.fill_value(), &writer.options)
+        .map_err(|e| e.to_string())?;
+    Ok(encoded.into_owned())
+}
+

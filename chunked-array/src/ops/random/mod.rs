@@ -1,0 +1,312 @@
+//! Counter-based random arrays (Philox4x32-10).
+//!
+//! Element `i` (global flat index, C order) of an array drawn with seed `s` and
+//! stream `k` is a pure function of `(s, k, i)`: the same numbers for every
+//! chunking, every scheduler and (with the same kernel on the device) CPU and GPU.
+//! dask's numbers change with the chunking; ours do not.
+//!
+//! Layout of the draws: Philox counter `j` = `(j_lo, j_hi, k_lo, k_hi)`, key =
+//! `(s_lo, s_hi)`, giving four 32-bit words `w0..w3`.
+//! - uniform `f64`: two elements per counter, the top 52 bits of `w0 << 32 | w1`
+//!   (and of `w2 << 32 | w3`) as the mantissa of a number in `[1, 2)`, minus 1;
+//! - uniform `f32`: four per counter, the top 23 bits of each word, likewise;
+//! - normal `f64`: Box–Muller in `f64` on `u1`, `u2` (the two uniforms above):
+//!   `r = sqrt(-2 ln(1 - u1))`, element `2j` is `r cos(2πu2)`, `2j+1` is
+//!   `r sin(2πu2)`; normal `f32`: four per counter, two pairs from `w / 2^32`;
+//! - integers in `[low, high)`: two per counter, Lemire's multiply-shift of the
+//!   64-bit words `(w0, w1)` and `(w2, w3)` by the range (bias below range/2^64;
+//!   `f32` arrays: four per counter, one 32-bit word each).
+
+
+mod distributions;
+mod philox;
+
+pub use distributions::{fill, Distribution, RandomElement, RandomFloat};
+pub use philox::philox4x32_10;
+
+use std::sync::Arc;
+
+use ndarray::{ArrayD, IxDyn};
+
+use crate::array::Array;
+use crate::chunks::{for_each_run_start, ChunkSpec, Chunks};
+use crate::error::{Error, Result};
+use crate::block::Block;
+use crate::graph::{BlockOp, Node};
+
+use crate::ops::random::distributions::fill_uninit;
+
+/// Generates a block: runs of consecutive global indices filled in one call.
+struct RandomOp {
+    seed: u64,
+    stream: u64,
+    dist: Distribution,
+}
+
+/// `f(start, len)` for each run of consecutive global indices in a block, in
+/// C order: the trailing axes the block spans whole, and one more, are one run.
+fn for_each_run(chunks: &Chunks, idx: &[usize], mut f: impl FnMut(u64, usize)) {
+    let shape = chunks.block_shape(idx);
+    let full = chunks.shape();
+    if shape.contains(&0) {
+        return;
+    }
+    let mut run = 1usize;
+    let mut split = shape.len();
+    while split > 0 {
+        run *= shape[split - 1];
+        split -= 1;
+        if shape[split] != full[split] {
+            break;
+        }
+    }
+    for_each_run_start(&full, &chunks.block_start(idx), &shape[..split], |g| f(g, run));
+}
+
+fn random_block<T: RandomElement>(op: &RandomOp, chunks: &Chunks, idx: &[usize]) -> ArrayD<T> {
+    let shape = chunks.block_shape(idx);
+    let total: usize = shape.iter().product();
+    let mut out: Vec<T> = crate::block::alloc::block_vec(total);
+    // The runs tile the block in C order: each fills the next elements.
+    let spare = &mut out.spare_capacity_mut()[..total];
+    let mut written = 0;
+    for_each_run(chunks, idx, |g, run| {
+        fill_uninit(op.seed, op.stream, &op.dist, g, &mut spare[written..written + run]);
+        written += run;
+    });
+    assert_eq!(written, total, "the runs cover the block");
+    // SAFETY: the runs above wrote every one of the `total` elements.
+    unsafe { out.set_len(total) };
+    ArrayD::from_shape_vec(IxDyn(&shape), out).expect("length matches shape")
+}
+
+struct TypedRandom<T> {
+    op: RandomOp,
+    _t: std::marker::PhantomData<fn() -> T>,
+}
+impl<T: RandomElement> BlockOp for TypedRandom<T> {
+    fn position_only(&self) -> bool {
+        true
+    }
+    fn deps(&self, _: &Node, _: &[usize], _: &mut Vec<(usize, usize)>) {}
+    fn run(&self, node: &Node, idx: &[usize], _: &[&Block]) -> Result<Block> {
+        match node.device_at(idx) {
+            Some(device) if !device.is_emulated() => random_on_cuda::<T>(&self.op, &node.chunks, idx, device),
+            // An emulated device's memory is the host's: the CPU generator fills
+            // it, and the block moves there without a copy.
+            Some(device) => crate::block::device::to_device_block(Arc::new(random_block::<T>(&self.op, &node.chunks, idx)), device),
+            None => Ok(Arc::new(random_block::<T>(&self.op, &node.chunks, idx))),
+        }
+    }
+    fn has_device_kernel(&self, _node: &Node) -> bool {
+        true
+    }
+}
+
+/// A block drawn by the Philox kernel on a CUDA device: the same elements as
+/// [`random_block`] (see [`chunked_gpu::philox`] for the normal draws' ulps).
+fn random_on_cuda<T: RandomElement>(op: &RandomOp, chunks: &Chunks, idx: &[usize], device: &chunked_gpu::Device) -> Result<Block> {
+    let shape = chunks.block_shape(idx);
+    let total: usize = shape.iter().product();
+    let (mut starts, mut run_len) = (Vec::new(), 0);
+    for_each_run(chunks, idx, |g, run| {
+        starts.push(g);
+        run_len = run;
+    });
+    // Integer arrays draw 0 or 1 unless built by `integers` (as on the CPU).
+    let draw = match (op.dist, T::IS_FLOAT) {
+        (Distribution::Integers { .. }, _) | (_, true) => op.dist,
+        _ => Distribution::Integers { low: 0, high: 2 },
+    };
+    let mut buffer = device.zeros::<T>(total)?;
+    chunked_gpu::philox::fill(&mut buffer, op.seed, op.stream, draw, &starts, run_len)?;
+    Ok(Arc::new(crate::device::DeviceBlock { buffer, shape }))
+}
+
+/// A seeded source of random arrays (dask's `da.random.RandomState` /
+/// `default_rng`), reproducible across chunkings.
+///
+/// ```
+/// use chunked_array::random::RandomState;
+/// let rng = RandomState::new(42);
+/// let a = rng.uniform::<f64>(&[1000], 100).unwrap().compute().unwrap();
+/// let b = rng.uniform::<f64>(&[1000], 7).unwrap().compute().unwrap();
+/// assert_eq!(a, b);
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct RandomState {
+    seed: u64,
+    stream: u64,
+    /// Where the arrays it makes live (`None`: host memory).
+    devices: Vec<crate::device::Device>,
+}
+
+impl RandomState {
+    /// Stream 0 of `seed`.
+    pub fn new(seed: u64) -> Self {
+        RandomState { seed, stream: 0, devices: Vec::new() }
+    }
+
+    /// An independent stream of the same seed.
+    pub fn with_stream(self, stream: u64) -> Self {
+        RandomState { stream, ..self }
+    }
+
+    /// The same generator making its arrays on `device`: the Philox kernel
+    /// fills their blocks there, with the same values as on the host (dask's
+    /// `RandomState(RandomState=cupy.random.RandomState)`).
+    ///
+    /// ```
+    /// use chunked_array::{device::Device, random::RandomState};
+    /// let dev = Device::emulated(64 << 20);
+    /// let x = RandomState::new(7).on_device(&dev).uniform::<f64>(&[100, 10], [25, 10]).unwrap();
+    /// assert!(x.device().is_some());
+    /// assert_eq!(x.compute().unwrap(), RandomState::new(7).uniform::<f64>(&[100, 10], [25, 10]).unwrap().compute().unwrap());
+    /// ```
+    pub fn on_device(self, device: &crate::device::Device) -> Self {
+        self.on_devices(std::slice::from_ref(device))
+    }
+
+    /// The same generator making its arrays' blocks on `devices` in turn
+    /// (see [`Array::to_devices`]); none: host memory.
+    pub fn on_devices(self, devices: &[crate::device::Device]) -> Self {
+        RandomState { devices: devices.to_vec(), ..self }
+    }
+
+    fn array<T: RandomElement>(&self, name: &str, dist: Distribution, shape: &[usize], chunks: impl Into<ChunkSpec>) -> Result<Array<T>> {
+        let chunks = chunks.into().resolve(shape, T::DTYPE)?;
+        let op = RandomOp { seed: self.seed, stream: self.stream, dist };
+        // A source moved to a device makes its blocks there (no host copy).
+        Ok(Array::source(name, chunks, TypedRandom::<T> { op, _t: std::marker::PhantomData }).to_devices(&self.devices))
+    }
+
+    /// Uniform on `[0, 1)` (dask's `random`).
+    ///
+    /// # Errors
+    /// [`Error::BadChunks`] when the chunk spec does not fit the shape.
+    pub fn uniform<T: RandomFloat>(&self, shape: &[usize], chunks: impl Into<ChunkSpec>) -> Result<Array<T>> {
+        self.array("random_uniform", Distribution::Uniform, shape, chunks)
+    }
+
+    /// Standard normal.
+    ///
+    /// # Errors
+    /// [`Error::BadChunks`] when the chunk spec does not fit the shape.
+    pub fn standard_normal<T: RandomFloat>(&self, shape: &[usize], chunks: impl Into<ChunkSpec>) -> Result<Array<T>> {
+        self.normal(0.0, 1.0, shape, chunks)
+    }
+
+    /// Normal with mean `mean` and standard deviation `std`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] for a negative or non-finite `std` or non-finite
+    /// `mean`; [`Error::BadChunks`].
+    pub fn normal<T: RandomFloat>(&self, mean: f64, std: f64, shape: &[usize], chunks: impl Into<ChunkSpec>) -> Result<Array<T>> {
+        if !(std >= 0.0 && std.is_finite()) {
+            return Err(Error::invalid("std", std, "must be finite and >= 0"));
+        }
+        if !mean.is_finite() {
+            return Err(Error::invalid("mean", mean, "must be finite"));
+        }
+        self.array("random_normal", Distribution::Normal { mean, std }, shape, chunks)
+    }
+
+    /// Uniform integers on `[low, high)`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] when `high <= low` or the range does not fit `T`.
+    pub fn integers<T: RandomElement>(&self, low: i64, high: i64, shape: &[usize], chunks: impl Into<ChunkSpec>) -> Result<Array<T>> {
+        if high <= low {
+            return Err(Error::invalid("high", high, format!("must be greater than low = {low}")));
+        }
+        if T::from_i64(low).to_i64() != low || T::from_i64(high - 1).to_i64() != high - 1 {
+            return Err(Error::invalid("low..high", (low, high), format!("does not fit {}", T::DTYPE)));
+        }
+        self.array("random_integers", Distribution::Integers { low, high }, shape, chunks)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ops::random::distributions::{bounded, box_muller, unit_f32, unit_f64};
+    use crate::ops::random::philox::{philox_batch, Words, BATCH};
+    #[cfg(target_arch = "x86_64")]
+    use crate::ops::random::philox::philox_batch_avx2;
+
+    /// Known-answer vectors of Random123 (kat_vectors, philox4x32_10).
+    #[test]
+    fn philox_known_answers() {
+        assert_eq!(philox4x32_10([0, 0, 0, 0], [0, 0]), [0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8]);
+        assert_eq!(
+            philox4x32_10([u32::MAX; 4], [u32::MAX, u32::MAX]),
+            [0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd]
+        );
+        assert_eq!(
+            philox4x32_10([0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344], [0xa4093822, 0x299f31d0]),
+            [0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1]
+        );
+    }
+
+    #[test]
+    fn batches_match_scalar_across_the_32_bit_carry() {
+        let first = u32::MAX as u64 - 13;
+        let mut words: Words = [[0; BATCH]; 4];
+        philox_batch(first, [5, 6], [7, 8], &mut words);
+        // Every vector path this CPU has gives the same words.
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            let mut w2: Words = [[0; BATCH]; 4];
+            unsafe { philox_batch_avx2(first, [5, 6], [7, 8], &mut w2) };
+            assert_eq!(w2, words);
+        }
+        // Column c of all four word rows: a range reads it more plainly than zips.
+        #[allow(clippy::needless_range_loop)]
+        for c in 0..BATCH {
+            let j = first + c as u64;
+            let s = philox4x32_10([j as u32, (j >> 32) as u32, 5, 6], [7, 8]);
+            assert_eq!([words[0][c], words[1][c], words[2][c], words[3][c]], s, "counter {j}");
+        }
+    }
+
+    /// The batched, vectorized paths give exactly the documented per-element
+    /// definition (which a GPU kernel must reproduce).
+    #[test]
+    fn fill_matches_the_scalar_definition() {
+        let (seed, stream) = (0x1234_5678_9abc_def0u64, 7u64);
+        let key = [seed as u32, (seed >> 32) as u32];
+        let words = |j: u64| philox4x32_10([j as u32, (j >> 32) as u32, stream as u32, 0], key);
+        for (first, n) in [(0u64, 1usize), (3, 300), (u32::MAX as u64 * 2 - 5, 200)] {
+            let mut u = vec![0.0f64; n];
+            fill(seed, stream, &Distribution::Uniform, first, &mut u);
+            let mut z = vec![0.0f64; n];
+            fill(seed, stream, &Distribution::Normal { mean: 1.0, std: 2.0 }, first, &mut z);
+            let mut f = vec![0.0f32; n];
+            fill(seed, stream, &Distribution::Uniform, first, &mut f);
+            let mut k = vec![0i64; n];
+            fill(seed, stream, &Distribution::Integers { low: -3, high: 1000 }, first, &mut k);
+            for i in 0..n {
+                let e = first + i as u64;
+                let w = words(e / 2);
+                let h = 2 * (e % 2) as usize;
+                assert_eq!(u[i], unit_f64(w[h], w[h + 1]), "uniform f64 element {e}");
+                assert_eq!(k[i], bounded(w[h], w[h + 1], -3, 1000), "integer element {e}");
+                let (a, b) = box_muller(unit_f64(w[0], w[1]), unit_f64(w[2], w[3]));
+                assert_eq!(z[i], 1.0 + 2.0 * if e.is_multiple_of(2) { a } else { b }, "normal element {e}");
+                let w4 = words(e / 4);
+                assert_eq!(f[i], unit_f32(w4[(e % 4) as usize]), "uniform f32 element {e}");
+            }
+        }
+    }
+
+    #[test]
+    fn fill_is_offset_invariant() {
+        let mut all = vec![0.0f64; 100];
+        fill(3, 0, &Distribution::Uniform, 0, &mut all);
+        for start in [1usize, 2, 17, 33] {
+            let mut part = vec![0.0f64; 100 - start];
+            fill(3, 0, &Distribution::Uniform, start as u64, &mut part);
+            assert_eq!(&all[start..], &part[..]);
+        }
+    }
+}

@@ -1,0 +1,34 @@
+//! The integration tests of chunked-array, one binary (each file a module):
+//! one link of zarrs, hdf5 and faer instead of one per file.
+
+mod common;
+mod support;
+
+mod arrange;
+mod device;
+mod device_kernels;
+mod diagnostics;
+mod einsum;
+mod elementwise;
+mod graph;
+mod halo;
+mod huge_pages;
+mod indexing;
+mod io_hdf5;
+mod io_interop;
+mod io_npy;
+mod io_resume;
+mod io_store;
+mod io_write_errors;
+mod io_zarr;
+mod manipulation;
+mod map_blocks;
+mod matmul;
+mod memory;
+mod oversized;
+mod random;
+mod rechunk;
+mod reductions;
+mod reshape;
+mod slicing;
+mod vindex;
