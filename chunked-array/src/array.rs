@@ -130,7 +130,7 @@ impl<T: Element> Array<T> {
     /// # Errors
     /// Deferred build errors, and task errors naming the failing task.
     pub fn compute(&self) -> Result<ArrayD<T>> {
-        self.compute_with(&Context::default())
+        self.compute_on(&Context::default())
     }
 
     /// Computes the whole array with the given context.
@@ -141,7 +141,7 @@ impl<T: Element> Array<T> {
     /// In a run over several processes (MPI) that gathers results on one rank
     /// only, the other ranks take part and then get [`Error::ResultElsewhere`];
     /// [`Array::compute_root`] is the call for such programs.
-    pub fn compute_with(&self, ctx: &Context) -> Result<ArrayD<T>> {
+    pub fn compute_on(&self, ctx: &Context) -> Result<ArrayD<T>> {
         let out = Assemble::<T>::new(&self.node.chunks);
         run(std::slice::from_ref(&self.node), ctx, &[&out])?;
         out.finish()
@@ -154,7 +154,7 @@ impl<T: Element> Array<T> {
     /// # Errors
     /// As [`Array::compute`].
     pub fn compute_root(&self, ctx: &Context) -> Result<Option<ArrayD<T>>> {
-        received_here(self.compute_with(ctx))
+        received_here(self.compute_on(ctx))
     }
 
     /// Computes the whole array and also returns what the run did (tasks, peak bytes
@@ -186,7 +186,7 @@ impl<T: Element> Array<T> {
     /// # Errors
     /// As [`Array::compute`].
     pub fn persist(&self) -> Result<Array<T>> {
-        self.persist_with(&Context::default())
+        self.persist_on(&Context::default())
     }
 
     /// [`Array::persist`] with the given context.
@@ -197,7 +197,7 @@ impl<T: Element> Array<T> {
     /// In a run over several processes (MPI), each process keeps the blocks it
     /// owns (an even spread of the block numbers over the ranks), and later runs
     /// place the tasks that read them on their owners.
-    pub fn persist_with(&self, ctx: &Context) -> Result<Array<T>> {
+    pub fn persist_on(&self, ctx: &Context) -> Result<Array<T>> {
         let held = Hold::new(self.num_blocks());
         run_blocks(std::slice::from_ref(&self.node), &[(0..self.num_blocks()).collect()], ctx, Deliver::Owners, &[&held])?;
         let blocks = held.finish(ctx.scheduler())?;
@@ -332,17 +332,17 @@ pub trait Computable {
     ///
     /// # Errors
     /// Deferred build errors, and task errors naming the failing task.
-    fn compute_with(self, ctx: &Context) -> Result<Self::Output>;
+    fn compute_on(self, ctx: &Context) -> Result<Self::Output>;
     /// Computes everything; `Some` where results are received (see
     /// [`Array::compute_root`]), `None` on the other ranks of an MPI run.
     ///
     /// # Errors
-    /// As [`Computable::compute_with`].
+    /// As [`Computable::compute_on`].
     fn compute_root(self, ctx: &Context) -> Result<Option<Self::Output>>
     where
         Self: Sized,
     {
-        received_here(self.compute_with(ctx))
+        received_here(self.compute_on(ctx))
     }
 }
 
@@ -370,14 +370,14 @@ fn received_here<T>(result: Result<T>) -> Result<Option<T>> {
 /// # Errors
 /// As [`Array::compute`].
 pub fn compute<C: Computable>(arrays: C) -> Result<C::Output> {
-    arrays.compute_with(&Context::default())
+    arrays.compute_on(&Context::default())
 }
 
 macro_rules! computable_tuple {
     ($($t:ident $a:ident $i:tt),+) => {
         impl<'a, $($t: Element),+> Computable for ($(&'a Array<$t>,)+) {
             type Output = ($(ArrayD<$t>,)+);
-            fn compute_with(self, ctx: &Context) -> Result<Self::Output> {
+            fn compute_on(self, ctx: &Context) -> Result<Self::Output> {
                 $(let $a = Assemble::<$t>::new(&self.$i.node.chunks);)+
                 let nodes = [$(self.$i.node.clone()),+];
                 run(&nodes, ctx, &[$(&$a),+])?;
@@ -395,7 +395,7 @@ computable_tuple!(A a 0, B b 1, C c 2, D d 3, E e 4, F f 5);
 
 impl<T: Element> Computable for &[Array<T>] {
     type Output = Vec<ArrayD<T>>;
-    fn compute_with(self, ctx: &Context) -> Result<Self::Output> {
+    fn compute_on(self, ctx: &Context) -> Result<Self::Output> {
         let outs: Vec<Assemble<T>> = self.iter().map(|a| Assemble::new(&a.node.chunks)).collect();
         let refs: Vec<&dyn Collector> = outs.iter().map(|o| o as &dyn Collector).collect();
         run(&self.iter().map(|a| a.node.clone()).collect::<Vec<_>>(), ctx, &refs)?;

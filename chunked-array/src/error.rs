@@ -121,6 +121,50 @@ pub enum Error {
         /// A chunking that would fit.
         suggestion: String,
     },
+    /// A routine's input is not of the kind it needs (a linear-algebra routine
+    /// given an array that is not a matrix, not square, or wrongly blocked).
+    #[error("{routine} needs {needs}, got shape {shape:?}")]
+    BadInput {
+        /// The routine.
+        routine: String,
+        /// What it needs.
+        needs: String,
+        /// The shape given.
+        shape: Vec<usize>,
+    },
+    /// A matrix that must be symmetric positive definite is not (a Cholesky
+    /// pivot that is not positive).
+    #[error("{routine}: the matrix is not positive definite (pivot {pivot} of {block} is not positive)")]
+    NotPositiveDefinite {
+        /// The routine.
+        routine: String,
+        /// The block whose factorization failed, e.g. "diagonal block (2, 2)".
+        block: String,
+        /// The failing pivot's position within that block.
+        pivot: usize,
+    },
+    /// A matrix that must be invertible is singular (a zero pivot).
+    #[error("{routine}: the matrix is singular (zero pivot at {axis} {index}, in {block})")]
+    Singular {
+        /// The routine.
+        routine: String,
+        /// The block holding the zero pivot.
+        block: String,
+        /// "row" or "column".
+        axis: String,
+        /// The pivot's row or column (within the block or the matrix, as `block` says).
+        index: usize,
+    },
+    /// An iterative factorization (an SVD) did not converge.
+    #[error("{routine}: {what} did not converge: {reason}")]
+    NoConvergence {
+        /// The routine.
+        routine: String,
+        /// What was being factored.
+        what: String,
+        /// The kernel's report.
+        reason: String,
+    },
 }
 
 /// Result alias of this crate.

@@ -169,7 +169,7 @@ pub struct RunInfo<'a> {
 ///
 /// let counter = Arc::new(CountTasks::default());
 /// let ctx = Context::sync().with_observer(counter.clone());
-/// Array::<f64>::ones(&[10], 5).unwrap().sum(None).unwrap().compute_with(&ctx).unwrap();
+/// Array::<f64>::ones(&[10], 5).unwrap().sum(None).unwrap().compute_on(&ctx).unwrap();
 /// assert!(counter.0.load(Ordering::Relaxed) >= 3);
 /// ```
 pub trait Observer: Send + Sync {

@@ -39,7 +39,7 @@ pub use array::{compute, Array, Computable};
 
 pub use diagnostics::{Profiler, Progress};
 
-pub use chunks::{AxisChunks, ChunkSpec, Chunks, DEFAULT_AUTO_BYTES, MAX_BLOCKS};
+pub use chunks::{AxisChunks, BlockSizeOptions, ChunkSpec, Chunks, DEFAULT_AUTO_BYTES, MAX_BLOCKS};
 
 pub use element::{DType, Element, Float, Number};
 
@@ -57,9 +57,9 @@ pub use memory::TierStats;
 
 pub use ops::blockwise::{blockwise, BlockInfo, Indexed};
 
-pub use ops::contract::Gemm;
+pub use ops::contract::{Gemm, MatmulOptions};
 
-pub use ops::einsum::{einsum, einsum_with, EinsumOrder};
+pub use ops::einsum::{einsum, einsum_with, EinsumOptions, EinsumOrder};
 
 pub use ops::elementwise::{where_, Operand};
 

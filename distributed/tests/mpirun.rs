@@ -223,31 +223,31 @@ fn check_elementwise(mpi: &Mpi, _: &Path) -> Result<(), String> {
     let all = mpi.context_gather_all();
     let x = RandomState::new(7).standard_normal::<f64>(&[400, 90], [70, 40]).map_err(err)?;
     let y = (&(&x * 2.0) + 1.0).exp().sin();
-    same(&x.compute_with(&all).map_err(err)?, &x.compute_with(&Context::sync()).map_err(err)?, "random normal")?;
-    same(&y.compute_with(&all).map_err(err)?, &y.compute_with(&Context::sync()).map_err(err)?, "elementwise chain")?;
+    same(&x.compute_on(&all).map_err(err)?, &x.compute_on(&Context::sync()).map_err(err)?, "random normal")?;
+    same(&y.compute_on(&all).map_err(err)?, &y.compute_on(&Context::sync()).map_err(err)?, "elementwise chain")?;
     let u = RandomState::new(3).uniform::<f32>(&[1000], 64).map_err(err)?;
-    same(&u.compute_with(&all).map_err(err)?, &u.compute_with(&Context::sync()).map_err(err)?, "random uniform f32")
+    same(&u.compute_on(&all).map_err(err)?, &u.compute_on(&Context::sync()).map_err(err)?, "random uniform f32")
 }
 
 fn check_reductions(mpi: &Mpi, _: &Path) -> Result<(), String> {
     let all = mpi.context_gather_all();
     let x = RandomState::new(11).standard_normal::<f64>(&[300, 200], [40, 30]).map_err(err)?;
-    let whole = x.compute_with(&Context::sync()).map_err(err)?;
-    let total = x.sum(None).map_err(err)?.compute_with(&all).map_err(err)?;
+    let whole = x.compute_on(&Context::sync()).map_err(err)?;
+    let total = x.sum(None).map_err(err)?.compute_on(&all).map_err(err)?;
     close(&total, &ndarray::arr0(whole.sum()).into_dyn(), "sum")?;
     let cols = x.mean(0).map_err(err)?;
-    close(&cols.compute_with(&all).map_err(err)?, &whole.mean_axis(ndarray::Axis(0)).expect("rows").into_dyn(), "mean over axis 0")?;
+    close(&cols.compute_on(&all).map_err(err)?, &whole.mean_axis(ndarray::Axis(0)).expect("rows").into_dyn(), "mean over axis 0")?;
     let sd = x.std(None, 1).map_err(err)?;
-    close(&sd.compute_with(&all).map_err(err)?, &sd.compute_with(&Context::sync()).map_err(err)?, "std")?;
+    close(&sd.compute_on(&all).map_err(err)?, &sd.compute_on(&Context::sync()).map_err(err)?, "std")?;
     let am = x.argmax(Some(1)).map_err(err)?;
-    same(&am.compute_with(&all).map_err(err)?, &am.compute_with(&Context::sync()).map_err(err)?, "argmax over axis 1")
+    same(&am.compute_on(&all).map_err(err)?, &am.compute_on(&Context::sync()).map_err(err)?, "argmax over axis 1")
 }
 
 fn check_rechunk(mpi: &Mpi, _: &Path) -> Result<(), String> {
     let all = mpi.context_gather_all();
     let x = RandomState::new(5).uniform::<f64>(&[240, 180], [240, 20]).map_err(err)?;
     let y = (&x * 3.0).rechunk([15, 180]).map_err(err)?.t();
-    same(&y.compute_with(&all).map_err(err)?, &y.compute_with(&Context::sync()).map_err(err)?, "rechunk of a product, transposed")
+    same(&y.compute_on(&all).map_err(err)?, &y.compute_on(&Context::sync()).map_err(err)?, "rechunk of a product, transposed")
 }
 
 fn check_matmul(mpi: &Mpi, _: &Path) -> Result<(), String> {
@@ -256,15 +256,15 @@ fn check_matmul(mpi: &Mpi, _: &Path) -> Result<(), String> {
     let b = RandomState::new(2).standard_normal::<f64>(&[90, 60], [30, 20]).map_err(err)?;
     let c = a.matmul(&b).map_err(err)?;
     let (wa, wb) = (a.compute().map_err(err)?.into_dimensionality::<Ix2>().expect("2-d"), b.compute().map_err(err)?.into_dimensionality::<Ix2>().expect("2-d"));
-    close(&c.compute_with(&all).map_err(err)?, &wa.dot(&wb).into_dyn(), "matmul against ndarray")
+    close(&c.compute_on(&all).map_err(err)?, &wa.dot(&wb).into_dyn(), "matmul against ndarray")
 }
 
 fn check_svd(mpi: &Mpi, _: &Path) -> Result<(), String> {
     let all = mpi.context_gather_all();
     let a = RandomState::new(9).standard_normal::<f64>(&[1200, 40], [100, 40]).map_err(err)?;
     let svd = chunked_linalg::svd(&a).map_err(|e| e.to_string())?;
-    let (u, s, vt) = (&svd.u, &svd.s, &svd.vt).compute_with(&all).map_err(err)?;
-    let (u0, s0, vt0) = (&svd.u, &svd.s, &svd.vt).compute_with(&Context::sync()).map_err(err)?;
+    let (u, s, vt) = (&svd.u, &svd.s, &svd.vt).compute_on(&all).map_err(err)?;
+    let (u0, s0, vt0) = (&svd.u, &svd.s, &svd.vt).compute_on(&Context::sync()).map_err(err)?;
     close(&s, &s0, "singular values")?;
     close(&u, &u0, "u")?;
     close(&vt, &vt0, "vt")?;
@@ -288,31 +288,31 @@ fn check_solvers(mpi: &Mpi, _: &Path) -> Result<(), String> {
     let spd = (&m.matmul(&m.t()).map_err(err)? + &(&eye * n as f64)).rechunk([32, 32]).map_err(err)?;
     let b = RandomState::new(6).standard_normal::<f64>(&[n, 3], [32, 3]).map_err(err)?;
     let l = chunked_linalg::cholesky(&spd, true).map_err(|e| e.to_string())?;
-    close(&l.compute_with(&all).map_err(err)?, &l.compute_with(&Context::sync()).map_err(err)?, "cholesky")?;
+    close(&l.compute_on(&all).map_err(err)?, &l.compute_on(&Context::sync()).map_err(err)?, "cholesky")?;
     let (p, lo, up) = chunked_linalg::lu(&m).map_err(|e| e.to_string())?;
-    let (p1, l1, u1) = (&p, &lo, &up).compute_with(&all).map_err(err)?;
-    let (p0, l0, u0) = (&p, &lo, &up).compute_with(&Context::sync()).map_err(err)?;
+    let (p1, l1, u1) = (&p, &lo, &up).compute_on(&all).map_err(err)?;
+    let (p0, l0, u0) = (&p, &lo, &up).compute_on(&Context::sync()).map_err(err)?;
     close(&p1, &p0, "lu p")?;
     close(&l1, &l0, "lu l")?;
     close(&u1, &u0, "lu u")?;
     let x = chunked_linalg::solve(&spd, &b).map_err(|e| e.to_string())?;
-    close(&x.compute_with(&all).map_err(err)?, &x.compute_with(&Context::sync()).map_err(err)?, "solve")
+    close(&x.compute_on(&all).map_err(err)?, &x.compute_on(&Context::sync()).map_err(err)?, "solve")
 }
 
 fn check_persist(mpi: &Mpi, _: &Path) -> Result<(), String> {
     let ctx = mpi.context_gather_all();
     let x = RandomState::new(21).standard_normal::<f64>(&[500, 30], [50, 30]).map_err(err)?;
-    let held = x.persist_with(&ctx).map_err(err)?;
+    let held = x.persist_on(&ctx).map_err(err)?;
     // Each rank holds its share of the 10 blocks: a one-process run of the
     // persisted array must fail on every rank but a one-rank job.
-    let alone = held.compute_with(&Context::sync());
+    let alone = held.compute_on(&Context::sync());
     if mpi.size() > 1 && alone.is_ok() {
         return Err("a persisted array was complete on one rank of several".into());
     }
     let twice = (&held * 2.0).sum(0).map_err(err)?;
     let want = (&x * 2.0).sum(0).map_err(err)?;
-    close(&twice.compute_with(&ctx).map_err(err)?, &want.compute_with(&Context::sync()).map_err(err)?, "sum of a persisted array")?;
-    same(&held.compute_with(&ctx).map_err(err)?, &x.compute_with(&Context::sync()).map_err(err)?, "persisted blocks")
+    close(&twice.compute_on(&ctx).map_err(err)?, &want.compute_on(&Context::sync()).map_err(err)?, "sum of a persisted array")?;
+    same(&held.compute_on(&ctx).map_err(err)?, &x.compute_on(&Context::sync()).map_err(err)?, "persisted blocks")
 }
 
 fn check_gather_root(mpi: &Mpi, _: &Path) -> Result<(), String> {
@@ -320,12 +320,12 @@ fn check_gather_root(mpi: &Mpi, _: &Path) -> Result<(), String> {
     let x = RandomState::new(8).uniform::<f64>(&[100, 10], [10, 10]).map_err(err)?;
     let got = x.compute_root(&ctx).map_err(err)?;
     match (mpi.is_root(), got) {
-        (true, Some(a)) => same(&a, &x.compute_with(&Context::sync()).map_err(err)?, "gathered on rank 0")?,
+        (true, Some(a)) => same(&a, &x.compute_on(&Context::sync()).map_err(err)?, "gathered on rank 0")?,
         (false, None) => {}
         (root, got) => return Err(format!("root {root} got a result: {}", got.is_some())),
     }
-    match x.compute_with(&ctx) {
-        Ok(_) if !mpi.is_root() => Err("compute_with gave a result on a rank that should not receive one".into()),
+    match x.compute_on(&ctx) {
+        Ok(_) if !mpi.is_root() => Err("compute_on gave a result on a rank that should not receive one".into()),
         Err(Error::ResultElsewhere { rank, .. }) if rank == mpi.rank() && !mpi.is_root() => Ok(()),
         Ok(_) => Ok(()),
         Err(e) => Err(e.to_string()),
@@ -339,15 +339,15 @@ fn check_selections(mpi: &Mpi, _: &Path) -> Result<(), String> {
     use chunked_array::SelectOptions;
     let x = RandomState::new(9).uniform::<f64>(&[120, 30], [25, 12]).map_err(err)?;
     let mask = x.gt(0.8).map_err(err)?;
-    let want_masked = x.masked(&mask).map_err(err)?.compute_with(&Context::sync()).map_err(err)?;
-    let want_coords = mask.argwhere().map_err(err)?.compute_with(&Context::sync()).map_err(err)?;
+    let want_masked = x.masked(&mask).map_err(err)?.compute_on(&Context::sync()).map_err(err)?;
+    let want_coords = mask.argwhere().map_err(err)?.compute_on(&Context::sync()).map_err(err)?;
     let rows = x.sum(1).map_err(err)?.gt(15.0).map_err(err)?;
-    let want_rows = x.compress_array(&rows, 0).map_err(err)?.compute_with(&Context::sync()).map_err(err)?;
+    let want_rows = x.compress_array(&rows, 0).map_err(err)?.compute_on(&Context::sync()).map_err(err)?;
     for ctx in [mpi.context(), mpi.context_gather_all()] {
         let opts = SelectOptions::default().with_context(&ctx);
         let masked = x.masked_with(&mask, &opts).map_err(err)?;
         let coords = mask.argwhere_with(&opts).map_err(err)?;
-        let picked = x.compress_array_with(&rows, 0, &ctx).map_err(err)?;
+        let picked = x.compress_array_on(&rows, 0, &ctx).map_err(err)?;
         if masked.shape() != [want_masked.len()] || coords.shape() != want_coords.shape() || picked.shape() != want_rows.shape() {
             return Err(format!("shapes {:?} {:?} {:?}", masked.shape(), coords.shape(), picked.shape()));
         }
@@ -372,15 +372,15 @@ fn check_store(mpi: &Mpi, dir: &Path) -> Result<(), String> {
     let ctx = mpi.context();
     let x = RandomState::new(12).standard_normal::<f64>(&[300, 40], [30, 20]).map_err(err)?;
     let y = &x.exp() - 1.0;
-    let report = y.to_zarr_with(zarr_path(dir, "store"), "y", &ZarrWriteOptions::default(), &ctx).map_err(err)?;
+    let report = y.to_zarr_on(zarr_path(dir, "store"), "y", &ZarrWriteOptions::default(), &ctx).map_err(err)?;
     // Each rank tallies the chunks delivered to it: the even spread of the 20.
     let share = chunked_distributed::owned_range(20, mpi.size(), mpi.rank()).len();
     if report.chunks_written != share {
         return Err(format!("rank wrote {} chunks, its share is {share}", report.chunks_written));
     }
     mpi.barrier();
-    let back = from_zarr::<f64>(zarr_path(dir, "store"), "y").map_err(err)?.compute_with(&Context::sync()).map_err(err)?;
-    same(&back, &y.compute_with(&Context::sync()).map_err(err)?, "zarr written by every rank, read back")
+    let back = from_zarr::<f64>(zarr_path(dir, "store"), "y").map_err(err)?.compute_on(&Context::sync()).map_err(err)?;
+    same(&back, &y.compute_on(&Context::sync()).map_err(err)?, "zarr written by every rank, read back")
 }
 
 /// An array whose block `bad` fails (a task error, on whichever rank runs it).
@@ -401,34 +401,34 @@ fn check_task_error(mpi: &Mpi, _: &Path) -> Result<(), String> {
     let ctx = mpi.context_gather_all();
     let x = RandomState::new(2).uniform::<f64>(&[200, 10], [20, 10]).map_err(err)?;
     let y = failing(&x, 7)?.sum(None).map_err(err)?;
-    match y.compute_with(&ctx) {
+    match y.compute_on(&ctx) {
         Ok(_) => Err("a failing task gave a result".into()),
         Err(e) if e.to_string().contains("block 7 refuses") => Ok(()),
         Err(e) => Err(format!("the error does not say what failed: {e}")),
     }?;
     // The scheduler is usable again after a failed run.
-    close(&x.sum(None).map_err(err)?.compute_with(&ctx).map_err(err)?, &x.sum(None).map_err(err)?.compute_with(&Context::sync()).map_err(err)?, "sum after a failed run")
+    close(&x.sum(None).map_err(err)?.compute_on(&ctx).map_err(err)?, &x.sum(None).map_err(err)?.compute_on(&Context::sync()).map_err(err)?, "sum after a failed run")
 }
 
 fn check_resume(mpi: &Mpi, dir: &Path) -> Result<(), String> {
     let ctx = mpi.context();
     let x = RandomState::new(13).uniform::<f64>(&[400, 30], [20, 30]).map_err(err)?;
     let path = zarr_path(dir, "resume");
-    let first = failing(&x, 17)?.to_zarr_with(&path, "x", &ZarrWriteOptions::default(), &ctx);
+    let first = failing(&x, 17)?.to_zarr_on(&path, "x", &ZarrWriteOptions::default(), &ctx);
     if first.is_ok() {
         return Err("the interrupted store succeeded".into());
     }
     mpi.barrier();
     let options = ZarrWriteOptions { mode: WriteMode::Resume, ..ZarrWriteOptions::default() };
-    let second = x.to_zarr_with(&path, "x", &options, &ctx).map_err(err)?;
+    let second = x.to_zarr_on(&path, "x", &options, &ctx).map_err(err)?;
     // Every rank sees the same chunks on disk: all but the failed one and those
     // left unwritten when the run stopped are skipped.
     if second.chunks_skipped == 0 {
         return Err("the resumed store skipped nothing".into());
     }
     mpi.barrier();
-    let back = from_zarr::<f64>(&path, "x").map_err(err)?.compute_with(&Context::sync()).map_err(err)?;
-    same(&back, &x.compute_with(&Context::sync()).map_err(err)?, "resumed store read back")
+    let back = from_zarr::<f64>(&path, "x").map_err(err)?.compute_on(&Context::sync()).map_err(err)?;
+    same(&back, &x.compute_on(&Context::sync()).map_err(err)?, "resumed store read back")
 }
 
 /// A compute with the bar on: rank 0 draws it for both ranks.
@@ -482,7 +482,7 @@ fn centered_under_limit(mpi: &Mpi, dir: &Path, device: Option<&chunked_array::de
     }
     let centered = (&x - &x.mean(0).map_err(err)?).abs().sum(0).map_err(err)?;
     let (got, stats) = centered.compute_stats(&ctx).map_err(err)?;
-    close(&got, &centered.compute_with(&Context::sync()).map_err(err)?, "sum of centered values under a memory limit")?;
+    close(&got, &centered.compute_on(&Context::sync()).map_err(err)?, "sum of centered values under a memory limit")?;
     if std::fs::read_dir(&spill_dir).map_err(|e| e.to_string())?.count() != 0 {
         return Err("spill files left after the run".into());
     }
@@ -516,13 +516,13 @@ fn check_device(mpi: &Mpi, dir: &Path) -> Result<(), String> {
     let y = (&(&x.to_device(&device) * 2.0) + 1.0).exp().sin();
     // Normal draws on a CUDA device differ from the host's by a few ulp.
     if device.is_emulated() {
-        same(&y.compute_with(&all).map_err(err)?, &y.compute_with(&Context::sync()).map_err(err)?, "device elementwise chain")?;
+        same(&y.compute_on(&all).map_err(err)?, &y.compute_on(&Context::sync()).map_err(err)?, "device elementwise chain")?;
     } else {
-        close(&y.compute_with(&all).map_err(err)?, &y.compute_with(&Context::sync()).map_err(err)?, "device elementwise chain")?;
+        close(&y.compute_on(&all).map_err(err)?, &y.compute_on(&Context::sync()).map_err(err)?, "device elementwise chain")?;
     }
     let a = RandomState::new(9).standard_normal::<f64>(&[1200, 40], [100, 40]).map_err(err)?;
     let s = chunked_linalg::svd(&a.to_device(&device)).map_err(|e| e.to_string())?.s;
-    close(&s.compute_with(&all).map_err(err)?, &chunked_linalg::svd(&a).map_err(|e| e.to_string())?.s.compute().map_err(err)?, "singular values of a device array")?;
+    close(&s.compute_on(&all).map_err(err)?, &chunked_linalg::svd(&a).map_err(|e| e.to_string())?.s.compute().map_err(err)?, "singular values of a device array")?;
     // Centering holds each rank's blocks on its device past its own limit.
     let (stats, mine) = centered_under_limit(mpi, dir, Some(&device))?;
     if mine > 3 && stats.tiers.device_spilled == 0 {

@@ -7,7 +7,7 @@ use chunked_gpu::{Operand, SvdFactors};
 use faer::{Mat, MatMut, MatRef, Par};
 
 use crate::kernels::{HouseholderQr, ThinSvd};
-use crate::Scalar;
+use crate::{Error, Scalar};
 
 type Result<T> = chunked_array::Result<T>;
 
@@ -39,7 +39,7 @@ pub(crate) fn svd<T: Scalar>(device: &Device, a: &DeviceBuffer<T>, (m, n): (usiz
     if !device.is_emulated() {
         return Ok(device.svd(a, (m, n))?);
     }
-    let f = ThinSvd::new(MatRef::from_row_major_slice(host(a), m, n), Par::rayon(0)).map_err(|e| crate::numerical("svd", "R of the TSQR", e))?;
+    let f = ThinSvd::new(MatRef::from_row_major_slice(host(a), m, n), Par::rayon(0)).map_err(|e| Error::NoConvergence { routine: "svd".into(), what: "R of the TSQR".into(), reason: e.to_string() })?;
     let k = f.s.len();
     let mut u = vec![T::ZERO; m * k];
     MatMut::from_row_major_slice_mut(&mut u, m, k).copy_from(f.u.as_ref());

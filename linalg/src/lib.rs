@@ -26,30 +26,8 @@ pub trait Scalar: chunked_array::Gemm + faer::traits::RealField + chunked_gpu::S
 impl Scalar for f32 {}
 impl Scalar for f64 {}
 
-/// Errors of `chunked-linalg`.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[non_exhaustive]
-pub enum Error {
-    /// An error of the underlying arrays.
-    #[error(transparent)]
-    Array(#[from] chunked_array::Error),
-    /// The input is not of the kind the routine needs.
-    #[error("{routine} needs {needs}, got shape {shape:?}")]
-    BadInput {
-        /// The routine.
-        routine: String,
-        /// What it needs.
-        needs: String,
-        /// The shape given.
-        shape: Vec<usize>,
-    },
-}
-
-/// A numerical failure inside a task (no convergence, a matrix that is not
-/// positive definite), as the array error a task returns.
-pub(crate) fn numerical(routine: &str, what: &str, reason: impl Into<String>) -> chunked_array::Error {
-    chunked_array::Error::InvalidArgument { name: routine.into(), value: what.into(), reason: reason.into() }
-}
-
-/// Result alias of this crate.
-pub type Result<T, E = Error> = std::result::Result<T, E>;
+/// The errors of linear algebra are the array crate's: malformed input is
+/// [`Error::BadInput`]; a matrix that cannot be factored is
+/// [`Error::NotPositiveDefinite`], [`Error::Singular`] or
+/// [`Error::NoConvergence`], with the block and pivot. One `?` takes both crates'.
+pub use chunked_array::{Error, Result};

@@ -15,7 +15,7 @@ use crate::{Error, Result};
 /// ```
 ///
 /// # Errors
-/// [`Error::BadInput`] for NaN `ord`; [`Error::Array`] for errors carried by `x`.
+/// [`Error::BadInput`] for NaN `ord`; errors carried by `x`.
 pub fn vector_norm<T: Float + Element<Sum = T>>(x: &Array<T>, ord: f64) -> Result<Array<T>> {
     if ord.is_nan() {
         return Err(Error::BadInput { routine: "vector_norm".into(), needs: "a non-NaN ord".into(), shape: x.shape() });

@@ -101,9 +101,9 @@ fn cuda_rows(device: &Device, f: f64, repeat: usize) {
     // A full sum of a device array by the reduction kernels, against the
     // bandwidth the copy reached (a sum only reads).
     let rows = scaled(100_000, f);
-    let kept = RandomState::new(3).on_device(device).uniform::<f64>(&[rows, 1000], [rows.min(10_000), 1000]).expect("shape").persist_with(&ctx).expect("persist");
+    let kept = RandomState::new(3).on_device(device).uniform::<f64>(&[rows, 1000], [rows.min(10_000), 1000]).expect("shape").persist_on(&ctx).expect("persist");
     let total = kept.sum(None).expect("sum");
-    let t_sum = time(repeat, || drop(total.compute_with(&ctx).expect("sum on the device")));
+    let t_sum = time(repeat, || drop(total.compute_on(&ctx).expect("sum on the device")));
     let read = (rows * 1000 * 8) as f64 / 1e9;
     println!("| sum of {rows}x1000 f64 on the device | {:.0} GB/s read | device copy {:.0} GB/s | {:.2} of it |", read / t_sum, 2.0 * gb / t_copy, (read / t_sum) / (2.0 * gb / t_copy));
     drop(kept);
@@ -111,10 +111,10 @@ fn cuda_rows(device: &Device, f: f64, repeat: usize) {
     // Blocked gemm against one cuBLAS call.
     let m = scaled(10_000, f);
     let b = scaled(2000, f);
-    let x = RandomState::new(1).uniform::<f64>(&[m, m], [b, b]).expect("shape").to_device(device).persist_with(&ctx).expect("persist");
+    let x = RandomState::new(1).uniform::<f64>(&[m, m], [b, b]).expect("shape").to_device(device).persist_on(&ctx).expect("persist");
     let product = x.matmul(&x).expect("matmul");
     let t_blocked = time(repeat, || {
-        let kept = product.persist_with(&ctx).expect("matmul on the device");
+        let kept = product.persist_on(&ctx).expect("matmul on the device");
         device.synchronize().expect("sync");
         drop(kept);
     });
@@ -133,7 +133,7 @@ fn cuda_rows(device: &Device, f: f64, repeat: usize) {
     let a = RandomState::new(42).uniform::<f64>(&[rows, 1000], [1000, 1000]).expect("shape").to_device(device);
     let svd = chunked_linalg::svd(&a).expect("svd");
     let t_svd = time(repeat, || {
-        svd.s.compute_with(&ctx).expect("svd");
+        svd.s.compute_on(&ctx).expect("svd");
     });
     println!("| seed SVD {rows}x1000, (1000, 1000) blocks, on the device | {t_svd:.2} s | | |");
 
@@ -143,7 +143,7 @@ fn cuda_rows(device: &Device, f: f64, repeat: usize) {
     let t = RandomState::new(5).on_device(device).uniform::<f64>(&[tall, 100], [tall.min(10_000), 100]).expect("shape");
     let q_sum = chunked_linalg::tsqr(&t, &chunked_linalg::TsqrOptions::default()).expect("tsqr").q.sum(None).expect("sum");
     let before = device.downloaded_bytes();
-    let t_tsqr = time(repeat, || drop(q_sum.compute_with(&ctx).expect("tsqr")));
+    let t_tsqr = time(repeat, || drop(q_sum.compute_on(&ctx).expect("tsqr")));
     let per_run = (device.downloaded_bytes() - before) as f64 / (repeat + 1) as f64;
     println!("| TSQR {tall}x100, (10000, 100) blocks, on the device | {t_tsqr:.2} s | {per_run:.0} bytes to the host per run | |");
 }
@@ -154,11 +154,11 @@ fn suite_rows(device: &Device, f: f64, repeat: usize) {
     let rows = scaled(100_000, f);
     let x = RandomState::new(12).uniform::<f64>(&[rows, 1000], [1000, 1000]).expect("shape").to_device(device);
     let total = x.sum(None).expect("sum");
-    let random_sum = time(repeat, || drop(total.compute_with(&ctx).expect("random sum")));
+    let random_sum = time(repeat, || drop(total.compute_on(&ctx).expect("random sum")));
     let n = ((10_000.0 * f.cbrt()) as usize).max(100);
     let y = RandomState::new(0).uniform::<f64>(&[n, n], [2000, 2000]).expect("shape").to_device(device);
     let product = y.matmul(&y).expect("matmul").sum(None).expect("sum");
-    let matmul = time(repeat, || drop(product.compute_with(&ctx).expect("matmul")));
+    let matmul = time(repeat, || drop(product.compute_on(&ctx).expect("matmul")));
     let svd = chunked_linalg::svd(&x).expect("svd");
     let seed_svd = time(repeat, || drop(chunked_array::compute((&svd.u, &svd.s, &svd.vt)).expect("svd")));
     println!(
@@ -179,7 +179,7 @@ fn emulated_rows(f: f64, repeat: usize) {
     let n = scaled(20_000, f);
     let x = RandomState::new(0).uniform::<f64>(&[n, n], [n.min(2000), n.min(2000)]).expect("shape");
     let xd = x.to_device(&device);
-    let total = |a: &Array<f64>| a.sum(None).expect("sum").compute_with(&ctx).expect("run");
+    let total = |a: &Array<f64>| a.sum(None).expect("sum").compute_on(&ctx).expect("run");
     row(format!("random {n}² + sum"), &|| drop(total(&x)), &|| drop(total(&xd)));
     let chain = |a: &Array<f64>| total(&((a * 2.0 + 1.0).sin() - a));
     row(format!("elementwise chain + sum, {n}²"), &|| drop(chain(&x)), &|| drop(chain(&xd)));
@@ -191,7 +191,7 @@ fn emulated_rows(f: f64, repeat: usize) {
     let rows = scaled(100_000, f);
     let a = RandomState::new(42).uniform::<f64>(&[rows, 1000], [1000, 1000]).expect("shape");
     let ad = a.to_device(&device);
-    let svd = |a: &Array<f64>| chunked_linalg::svd(a).expect("svd").s.compute_with(&ctx).expect("run");
+    let svd = |a: &Array<f64>| chunked_linalg::svd(a).expect("svd").s.compute_on(&ctx).expect("run");
     row(format!("seed SVD {rows}x1000"), &|| drop(svd(&a)), &|| drop(svd(&ad)));
     // The device TSQR keeps every block on the device: only the result leaves.
     let before = device.downloaded_bytes();

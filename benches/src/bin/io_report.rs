@@ -58,7 +58,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for (name, compression, direct_io, threads) in cases {
         let opts = ZarrWriteOptions { mode: WriteMode::Overwrite, compression, direct_io, ..Default::default() };
         let ctx = Context::threads(threads);
-        let (t, report) = secs(|| x.to_zarr_with(&dir, name, &opts, &ctx).unwrap());
+        let (t, report) = secs(|| x.to_zarr_on(&dir, name, &opts, &ctx).unwrap());
         let ratio = report.bytes_written as f64 / (gb * 1e9);
         rows.push((format!("zarr_write_{name}"), t, format!("{:.2} GB/s of data; stored/raw = {ratio:.3}", gb / t)));
         let read = ZarrReadOptions { direct_io, ..Default::default() };

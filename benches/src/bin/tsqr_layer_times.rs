@@ -55,7 +55,7 @@ fn main() {
         return;
     }
     let svd = f.svd.as_ref().unwrap();
-    let (_u, s, _vt) = profiled(&format!("svd {m}x{n} rows {rb} arity {arity}"), |ctx| (&svd.u, &svd.s, &svd.vt).compute_with(ctx).unwrap());
+    let (_u, s, _vt) = profiled(&format!("svd {m}x{n} rows {rb} arity {arity}"), |ctx| (&svd.u, &svd.s, &svd.vt).compute_on(ctx).unwrap());
     println!("  s0 = {}", s[0]);
-    profiled("qr", |ctx| (&f.q, &f.r).compute_with(ctx).unwrap());
+    profiled("qr", |ctx| (&f.q, &f.r).compute_on(ctx).unwrap());
 }

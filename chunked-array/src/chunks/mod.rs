@@ -10,6 +10,29 @@ use crate::error::Error;
 /// Default target size of a block for `auto` chunking (dask's `array.chunk-size`).
 pub const DEFAULT_AUTO_BYTES: usize = 128 * 1024 * 1024;
 
+/// The options of operations that cut or merge blocks ([`crate::Array::rechunk_with`],
+/// [`crate::Array::reshape_with`], [`crate::Array::repeat_with`], [`crate::Array::take_with`]): the
+/// most bytes one task's blocks may take, dask's `block_size_limit`.
+///
+/// ```
+/// use chunked_array::{Array, BlockSizeOptions};
+/// let x = Array::<f64>::ones(&[400, 400], [400, 10]).unwrap();
+/// let y = x.rechunk_with([10, 400], &BlockSizeOptions { block_size_limit: 64 << 10 }).unwrap();
+/// assert_eq!(y.chunks().lengths()[0].len(), 40);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BlockSizeOptions {
+    /// Most bytes one task may hold (its output and inputs); default 128 MiB,
+    /// as dask's `array.chunk-size`.
+    pub block_size_limit: usize,
+}
+
+impl Default for BlockSizeOptions {
+    fn default() -> Self {
+        BlockSizeOptions { block_size_limit: DEFAULT_AUTO_BYTES }
+    }
+}
+
 /// Most blocks an array may have (2^24, about 16.7 million). Its task graph
 /// holds a task per block with its key and dependency lists, and the grid keeps
 /// two `usize` per block of each axis: a far larger grid would exhaust memory

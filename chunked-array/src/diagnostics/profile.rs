@@ -52,7 +52,7 @@ struct Run {
 /// use chunked_array::{diagnostics::Profiler, Array, Context};
 /// let profiler = Profiler::new();
 /// let x = Array::<f64>::ones(&[100], 10).unwrap();
-/// x.sum(None).unwrap().compute_with(&Context::default().with_profiler(&profiler)).unwrap();
+/// x.sum(None).unwrap().compute_on(&Context::default().with_profiler(&profiler)).unwrap();
 /// let spans = profiler.spans();
 /// assert_eq!(spans.len(), x.sum(None).unwrap().num_tasks());
 /// assert!(profiler.chrome_trace().contains("\"traceEvents\""));

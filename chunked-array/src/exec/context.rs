@@ -12,7 +12,7 @@ use crate::schedule::{Scheduler, SyncScheduler, ThreadedScheduler};
 /// ```
 /// use chunked_array::{Array, Context};
 /// let x = Array::<f64>::ones(&[10], 3).unwrap();
-/// let total = x.sum(None).unwrap().compute_with(&Context::sync()).unwrap();
+/// let total = x.sum(None).unwrap().compute_on(&Context::sync()).unwrap();
 /// assert_eq!(total[[]], 10.0);
 /// ```
 #[derive(Clone)]

@@ -375,8 +375,16 @@ impl TaskGraph {
         match catch_unwind(AssertUnwindSafe(|| run_placed(node, &idx, inputs))) {
             Ok(Ok(b)) => Ok(b),
             // I/O errors already name the file or chunk, device errors the
-            // device and the bytes, and callers match on them.
-            Ok(Err(e @ (Error::Task { .. } | Error::Io { .. } | Error::Device(_)))) => Err(e),
+            // device and the bytes, numerical failures the block, and callers
+            // match on them.
+            Ok(Err(
+                e @ (Error::Task { .. }
+                | Error::Io { .. }
+                | Error::Device(_)
+                | Error::NotPositiveDefinite { .. }
+                | Error::Singular { .. }
+                | Error::NoConvergence { .. }),
+            )) => Err(e),
             Ok(Err(e)) => Err(Error::Task { key: self.key(t).to_string(), message: e.to_string() }),
             Err(panic) => {
                 let message = panic_message(&*panic).unwrap_or_else(|| "panic with a non-string payload".to_string());

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use ndarray::{ArrayD, Axis, IxDyn};
 
 use crate::array::Array;
-use crate::chunks::{Chunks, DEFAULT_AUTO_BYTES};
+use crate::chunks::{Chunks, BlockSizeOptions};
 use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::graph::{block_as, BlockOp, Node};
@@ -111,7 +111,7 @@ impl<T: Element> Array<T> {
     /// # Errors
     /// [`Error::BadAxis`]; [`Error::InvalidArgument`] for an index out of range.
     pub fn take(&self, indices: &[isize], axis: isize) -> Result<Array<T>> {
-        self.take_with(indices, axis, DEFAULT_AUTO_BYTES)
+        self.take_with(indices, axis, &BlockSizeOptions::default())
     }
 
     /// [`Array::take`] with the block-size limit (bytes) past which an output
@@ -119,7 +119,8 @@ impl<T: Element> Array<T> {
     ///
     /// # Errors
     /// As [`Array::take`].
-    pub fn take_with(&self, indices: &[isize], axis: isize, block_size_limit: usize) -> Result<Array<T>> {
+    pub fn take_with(&self, indices: &[isize], axis: isize, options: &BlockSizeOptions) -> Result<Array<T>> {
+        let block_size_limit = options.block_size_limit;
         self.check()?;
         let axis = crate::ops::reduce::normalize_axes(&[axis], self.ndim())?[0];
         let chunks = self.chunks();
@@ -218,7 +219,7 @@ impl<T: Element> Array<T> {
     /// # Errors
     /// As [`Array::compress`], and the mask's compute errors.
     pub fn compress_array(&self, mask: &Array<bool>, axis: isize) -> Result<Array<T>> {
-        self.compress_array_with(mask, axis, &Context::default())
+        self.compress_array_on(mask, axis, &Context::default())
     }
 
     /// [`Array::compress_array`] with the mask computed in `ctx`. Over several
@@ -227,7 +228,7 @@ impl<T: Element> Array<T> {
     ///
     /// # Errors
     /// As [`Array::compress_array`].
-    pub fn compress_array_with(&self, mask: &Array<bool>, axis: isize, ctx: &Context) -> Result<Array<T>> {
+    pub fn compress_array_on(&self, mask: &Array<bool>, axis: isize, ctx: &Context) -> Result<Array<T>> {
         if mask.ndim() != 1 {
             return Err(Error::invalid("mask", mask.shape(), "a mask along one axis is 1-d"));
         }

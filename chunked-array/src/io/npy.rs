@@ -375,14 +375,14 @@ impl<T: Element> Array<T> {
     /// write fails (the file is then not created); [`Error::InvalidArgument`] for
     /// [`WriteMode::Resume`]; task errors of the computation.
     pub fn to_npy(&self, path: impl AsRef<Path>, mode: WriteMode) -> Result<StoreReport> {
-        self.to_npy_with(path, mode, &Context::default())
+        self.to_npy_on(path, mode, &Context::default())
     }
 
     /// [`Array::to_npy`] with the given context.
     ///
     /// # Errors
     /// As [`Array::to_npy`].
-    pub fn to_npy_with(&self, path: impl AsRef<Path>, mode: WriteMode, ctx: &Context) -> Result<StoreReport> {
+    pub fn to_npy_on(&self, path: impl AsRef<Path>, mode: WriteMode, ctx: &Context) -> Result<StoreReport> {
         let mut store = Store::new();
         store.npy(self, path, mode)?;
         store_one(store, ctx)

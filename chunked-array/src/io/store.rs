@@ -206,7 +206,7 @@ impl Store {
     /// arrays marked incomplete (resumable), `.npy` files and HDF5 datasets not
     /// created.
     pub fn run(self) -> Result<Vec<StoreReport>> {
-        self.run_with(&Context::default())
+        self.run_on(&Context::default())
     }
 
     /// [`Store::run`] with the given context.
@@ -217,7 +217,7 @@ impl Store {
     /// With a context over several processes (MPI), only Zarr targets can be
     /// written (each chunk from the rank that computes it); `.npy` and HDF5
     /// targets are an error on every rank before anything runs.
-    pub fn run_with(mut self, ctx: &Context) -> Result<Vec<StoreReport>> {
+    pub fn run_on(mut self, ctx: &Context) -> Result<Vec<StoreReport>> {
         if ctx.scheduler().processes() > 1
             && let Some(t) = self.targets.iter().find(|t| !t.parallel)
         {
@@ -257,5 +257,5 @@ impl Store {
 
 /// One target stored alone.
 pub(crate) fn store_one(store: Store, ctx: &Context) -> Result<StoreReport> {
-    Ok(store.run_with(ctx)?.pop().expect("one target"))
+    Ok(store.run_on(ctx)?.pop().expect("one target"))
 }

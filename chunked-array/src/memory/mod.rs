@@ -25,7 +25,7 @@ use crate::graph::task::TaskGraph;
 /// let wide = x.rechunk_with([50, 1000], RechunkOptions { block_size_limit: 1 << 20 }).unwrap();
 /// let (sum, stats) = wide.sum(None).unwrap().compute_stats(&ctx).unwrap();
 /// assert!((sum[[]] / 1e6 - 1.0).abs() < 1e-2);
-/// assert!(stats.spilled > 0 && stats.peak_bytes < 4 << 20, "{stats:?}");
+/// assert!(stats.tiers.spilled > 0 && stats.tiers.peak_bytes < 4 << 20, "{stats:?}");
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct MemoryConfig {

@@ -36,6 +36,21 @@ use crate::graph::{block_as, BlockOp, Node};
 use crate::block::Block;
 use crate::ops::reduce::DEFAULT_SPLIT_EVERY;
 
+/// Options of [`Array::matmul_with`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MatmulOptions {
+    /// Most bytes of `a` and `b` one product task may read (default 256 MiB);
+    /// a longer contracted axis is split into groups whose products are summed
+    /// by a reduction tree.
+    pub panel_limit: usize,
+}
+
+impl Default for MatmulOptions {
+    fn default() -> Self {
+        MatmulOptions { panel_limit: 2 * DEFAULT_AUTO_BYTES }
+    }
+}
+
 /// Floats faer multiplies (their sums stay in the same type).
 pub trait Gemm: Float + Element<Sum = Self> + chunked_gpu::DeviceElement {
     /// `c (+)= a · b` for row-major `c`.
@@ -258,16 +273,23 @@ impl<T: Gemm> Array<T> {
     /// [`Error::ShapeMismatch`] when the contracted lengths differ or the batch
     /// axes do not broadcast; [`Error::InvalidArgument`] for a 0-d operand.
     pub fn matmul(&self, other: &Array<T>) -> Result<Array<T>> {
-        self.matmul_with(other, 2 * DEFAULT_AUTO_BYTES)
+        self.matmul_with(other, &MatmulOptions::default())
     }
 
-    /// [`Array::matmul`] with the most bytes of `a` and `b` one product task may
-    /// read; a longer contracted axis is split into groups whose products are
-    /// summed by a reduction tree.
+    /// [`Array::matmul`] with options (see [`MatmulOptions`]).
+    ///
+    /// ```
+    /// use chunked_array::{Array, MatmulOptions};
+    /// let a = Array::<f64>::ones(&[4, 64], [4, 8]).unwrap();
+    /// let b = Array::<f64>::ones(&[64, 4], [8, 4]).unwrap();
+    /// let narrow = a.matmul_with(&b, &MatmulOptions { panel_limit: 1024 }).unwrap();
+    /// assert_eq!(narrow.compute().unwrap(), a.matmul(&b).unwrap().compute().unwrap());
+    /// ```
     ///
     /// # Errors
     /// As [`Array::matmul`].
-    pub fn matmul_with(&self, other: &Array<T>, panel_limit: usize) -> Result<Array<T>> {
+    pub fn matmul_with(&self, other: &Array<T>, options: &MatmulOptions) -> Result<Array<T>> {
+        let panel_limit = options.panel_limit;
         self.check()?;
         other.check()?;
         let (nd_a, nd_b) = (self.ndim(), other.ndim());

@@ -116,27 +116,28 @@ fn reshaped<T: Gemm>(a: Array<T>, shape: &[usize]) -> Result<Array<T>> {
 /// an output label no operand has or drop the axes `...` stands for; [`Error::ShapeMismatch`] when one label has
 /// two lengths (other than 1).
 pub fn einsum<T: Gemm>(subscripts: &str, operands: &[&Array<T>]) -> Result<Array<T>> {
-    einsum_with(subscripts, operands, EinsumOrder::Greedy)
+    einsum_with(subscripts, operands, &EinsumOptions::default())
 }
 
-/// [`einsum`] with the order of its products chosen: [`EinsumOrder::Greedy`] (what
-/// `einsum` does) or [`EinsumOrder::LeftToRight`] (as written, NumPy's and dask's
-/// default `optimize=False`). With one or two operands both are the same.
+/// [`einsum`] with options: the order of its products, [`EinsumOrder::Greedy`]
+/// (what `einsum` does) or [`EinsumOrder::LeftToRight`] (as written, NumPy's and
+/// dask's default `optimize=False`). With one or two operands both are the same.
 ///
 /// ```
-/// use chunked_array::{einsum_with, Array, EinsumOrder};
+/// use chunked_array::{einsum_with, Array, EinsumOptions, EinsumOrder};
 /// // A (n, n) matrix times (n, n) times a vector: greedy multiplies the
 /// // second matrix by the vector first (n² multiply-adds, not n³).
 /// let a = Array::<f64>::from_fn(&[6, 6], [3, 3], |i| (i[0] + i[1]) as f64).unwrap();
 /// let v = Array::<f64>::ones(&[6], 3).unwrap();
-/// let greedy = einsum_with("ij,jk,k->i", &[&a, &a, &v], EinsumOrder::Greedy).unwrap();
-/// let written = einsum_with("ij,jk,k->i", &[&a, &a, &v], EinsumOrder::LeftToRight).unwrap();
+/// let greedy = einsum_with("ij,jk,k->i", &[&a, &a, &v], &EinsumOptions { order: EinsumOrder::Greedy }).unwrap();
+/// let written = einsum_with("ij,jk,k->i", &[&a, &a, &v], &EinsumOptions { order: EinsumOrder::LeftToRight }).unwrap();
 /// assert_eq!(greedy.compute().unwrap(), written.compute().unwrap());
 /// ```
 ///
 /// # Errors
 /// As [`einsum`].
-pub fn einsum_with<T: Gemm>(subscripts: &str, operands: &[&Array<T>], order: EinsumOrder) -> Result<Array<T>> {
+pub fn einsum_with<T: Gemm>(subscripts: &str, operands: &[&Array<T>], options: &EinsumOptions) -> Result<Array<T>> {
+    let order = options.order;
     for x in operands {
         x.check()?;
     }
@@ -299,6 +300,13 @@ fn prepare_operand<T: Gemm>(
         a = a.broadcast_to_chunks(&full, &chunks)?;
     }
 Ok((a, ls))
+}
+
+/// Options of [`einsum_with`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct EinsumOptions {
+    /// The order of the products of more than two operands.
+    pub order: EinsumOrder,
 }
 
 /// How [`einsum_with`] orders the products of more than two operands.

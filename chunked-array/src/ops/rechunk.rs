@@ -18,25 +18,14 @@ use std::sync::Arc;
 use ndarray::Slice;
 
 use crate::array::Array;
-use crate::chunks::{for_each_in_box, refine, ChunkSpec, Chunks, DEFAULT_AUTO_BYTES};
+use crate::chunks::{for_each_in_box, refine, BlockSizeOptions, ChunkSpec, Chunks};
 use crate::element::Element;
 use crate::error::Result;
 use crate::graph::{block_as, BlockOp, Node};
 use crate::block::Block;
 
-/// Options of [`Array::rechunk_with`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct RechunkOptions {
-    /// Most bytes one rechunk task may hold (its output and inputs); default
-    /// 128 MiB, as dask's `array.chunk-size`.
-    pub block_size_limit: usize,
-}
-
-impl Default for RechunkOptions {
-    fn default() -> Self {
-        RechunkOptions { block_size_limit: DEFAULT_AUTO_BYTES }
-    }
-}
+/// [`BlockSizeOptions`] under the name dask users look for with `rechunk`.
+pub type RechunkOptions = BlockSizeOptions;
 
 /// Per axis, the old blocks that new block `i` overlaps: `ranges[axis][i]`.
 fn overlaps(old: &Chunks, new: &Chunks) -> Vec<Vec<(usize, usize)>> {
@@ -162,14 +151,14 @@ impl<T: Element> Array<T> {
     /// # Errors
     /// [`crate::Error::BadChunks`] when the spec does not fit the shape.
     pub fn rechunk(&self, chunks: impl Into<ChunkSpec>) -> Result<Array<T>> {
-        self.rechunk_with(chunks, RechunkOptions::default())
+        self.rechunk_with(chunks, &BlockSizeOptions::default())
     }
 
     /// [`Array::rechunk`] with options.
     ///
     /// # Errors
     /// As [`Array::rechunk`].
-    pub fn rechunk_with(&self, chunks: impl Into<ChunkSpec>, options: RechunkOptions) -> Result<Array<T>> {
+    pub fn rechunk_with(&self, chunks: impl Into<ChunkSpec>, options: &BlockSizeOptions) -> Result<Array<T>> {
         self.check()?;
         let new = chunks.into().resolve(&self.shape(), T::DTYPE)?;
         let old = self.chunks();

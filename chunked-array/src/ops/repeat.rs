@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use crate::array::Array;
-use crate::chunks::{Chunks, DEFAULT_AUTO_BYTES};
+use crate::chunks::{Chunks, BlockSizeOptions};
 use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::graph::{block_as, BlockOp, Node};
@@ -82,7 +82,7 @@ impl<T: Element> Array<T> {
     /// # Errors
     /// [`Error::BadAxis`].
     pub fn repeat(&self, repeats: usize, axis: isize) -> Result<Array<T>> {
-        self.repeat_with(repeats, axis, DEFAULT_AUTO_BYTES)
+        self.repeat_with(repeats, axis, &BlockSizeOptions::default())
     }
 
     /// [`Array::repeat`] with the block-size limit (bytes) that each input
@@ -91,7 +91,8 @@ impl<T: Element> Array<T> {
     /// # Errors
     /// As [`Array::repeat`]; [`Error::InvalidArgument`] when the output's size
     /// overflows or it would have more blocks than a grid may.
-    pub fn repeat_with(&self, repeats: usize, axis: isize, block_size_limit: usize) -> Result<Array<T>> {
+    pub fn repeat_with(&self, repeats: usize, axis: isize, options: &BlockSizeOptions) -> Result<Array<T>> {
+        let block_size_limit = options.block_size_limit;
         self.check()?;
         let axis = crate::ops::reduce::normalize_axes(&[axis], self.ndim())?[0];
         if repeats == 1 {

@@ -16,7 +16,7 @@ use std::sync::Arc;
 use ndarray::IxDyn;
 
 use crate::array::Array;
-use crate::chunks::{ChunkSpec, Chunks, DEFAULT_AUTO_BYTES};
+use crate::chunks::{ChunkSpec, Chunks, BlockSizeOptions};
 use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::graph::{block_as, BlockOp, Node};
@@ -114,7 +114,7 @@ impl<T: Element> Array<T> {
     /// # Errors
     /// [`Error::InvalidArgument`] when the sizes differ or more than one `-1` is given.
     pub fn reshape(&self, shape: &[isize]) -> Result<Array<T>> {
-        self.reshape_with(shape, DEFAULT_AUTO_BYTES)
+        self.reshape_with(shape, &BlockSizeOptions::default())
     }
 
     /// [`Array::reshape`] with the block-size limit (bytes) that input blocks
@@ -122,7 +122,8 @@ impl<T: Element> Array<T> {
     ///
     /// # Errors
     /// As [`Array::reshape`].
-    pub fn reshape_with(&self, shape: &[isize], block_size_limit: usize) -> Result<Array<T>> {
+    pub fn reshape_with(&self, shape: &[isize], options: &BlockSizeOptions) -> Result<Array<T>> {
+        let block_size_limit = options.block_size_limit;
         self.check()?;
         let own = self.shape();
         let total: usize = own.iter().product();

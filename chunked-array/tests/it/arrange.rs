@@ -3,6 +3,7 @@
 
 use crate::common;
 
+use chunked_array::BlockSizeOptions;
 use chunked_array::{dstack, hstack, vstack, Array, Error};
 use common::*;
 use ndarray::{ArrayD, Axis, Dimension, IxDyn};
@@ -35,7 +36,7 @@ proptest! {
             // repeat: output position p along the axis is input position p / repeats.
             let picks: Vec<usize> = (0..shape[axis] * repeats).map(|p| p / repeats).collect();
             let want = a.select(Axis(axis), &picks);
-            let got = x.repeat_with(repeats, axis as isize, limit).unwrap();
+            let got = x.repeat_with(repeats, axis as isize, &BlockSizeOptions { block_size_limit: limit }).unwrap();
             let bytes = got.chunks().lengths().iter().enumerate().filter(|&(b, _)| b != axis).map(|(_, l)| l.iter().max().copied().unwrap_or(0)).product::<usize>() * 8;
             // (repeat(1) is the array itself, blocks unchanged.)
             for &len in got.chunks().lengths()[axis].iter().filter(|_| repeats != 1) {
@@ -174,7 +175,7 @@ fn triangles_skip_blocks_outside() {
     let x = Array::<f64>::from_fn(&[8, 8], [2, 2], |i| (i[0] * 8 + i[1]) as f64 + 1.0).unwrap();
     let l = x.tril(0).unwrap();
     let profiler = chunked_array::Profiler::new();
-    let got = l.compute_with(&chunked_array::Context::threads(2).with_profiler(&profiler)).unwrap();
+    let got = l.compute_on(&chunked_array::Context::threads(2).with_profiler(&profiler)).unwrap();
     let sources = profiler.spans().iter().filter(|s| s.layer == "from_fn").count();
     assert_eq!(sources, 10, "source tasks run");
     let whole = x.compute().unwrap();
@@ -203,7 +204,7 @@ fn argument_errors_name_the_values() {
     let one = Array::<f64>::zeros(&[1], 1).unwrap();
     let e = one.tile(&[1 << 40]).unwrap_err().to_string();
     assert!(e.contains("1099511627776") && e.contains("blocks"), "{e}");
-    assert!(one.repeat_with(1 << 40, 0, 0).unwrap_err().to_string().contains("blocks"));
+    assert!(one.repeat_with(1 << 40, 0, &BlockSizeOptions { block_size_limit: 0 }).unwrap_err().to_string().contains("blocks"));
     // A long shift is cut into blocks, not one |k| x |k| block of zeros.
     let pair = Array::<f64>::arange(1.0, 3.0, 1.0, 1).unwrap();
     for k in [10_000isize, -10_000] {

@@ -207,7 +207,7 @@ per_backend!(device_memory_spills_to_host_and_disk, |device: Option<&Device>| {
 per_backend!(a_task_larger_than_the_device_limit_is_refused, |device: Option<&Device>| {
     let Some(device) = device else { return println!("no device tier on the CPU backend") };
     let x = RandomState::new(1).uniform::<f64>(&[1000, 1000], [500, 500]).unwrap().to_device(device);
-    let err = (&x + 1.0).compute_with(&Context::threads(2).with_device_memory_limit(1 << 20)).unwrap_err();
+    let err = (&x + 1.0).compute_on(&Context::threads(2).with_device_memory_limit(1 << 20)).unwrap_err();
     match err {
         Error::PlanExceedsMemory { tier, limit, .. } => {
             assert_eq!(tier, "device memory limit");
@@ -223,7 +223,7 @@ fn an_emulated_device_out_of_memory_is_an_error_not_a_crash() {
     // Blocks of 2 MB on a 1 MB device, under a limit above the device's
     // capacity: the device itself refuses them.
     let x = RandomState::new(1).uniform::<f64>(&[1000, 1000], [500, 500]).unwrap().to_device(&device);
-    let err = (&x * 2.0).sum(None).unwrap().compute_with(&Context::threads(2).with_device_memory_limit(64 << 20)).unwrap_err();
+    let err = (&x * 2.0).sum(None).unwrap().compute_on(&Context::threads(2).with_device_memory_limit(64 << 20)).unwrap_err();
     let text = err.to_string();
     assert!(matches!(err, Error::Device(chunked_gpu::Error::OutOfMemory { .. }) | Error::Task { .. }), "{text}");
     assert!(text.contains("out of memory") && text.contains("emulated device"), "{text}");
@@ -292,7 +292,7 @@ fn a_device_out_of_memory_spills_idle_blocks_and_runs_the_task_again() {
     assert_eq!(device.in_use(), 0);
     // A single allocation larger than the device still fails, naming it.
     let big = RandomState::new(1).uniform::<f64>(&[1000, 400], [1000, 400]).unwrap().to_device(&device);
-    match big.sum(None).unwrap().compute_with(&Context::threads(1).with_device_memory_limit(64 << 20)).unwrap_err() {
+    match big.sum(None).unwrap().compute_on(&Context::threads(1).with_device_memory_limit(64 << 20)).unwrap_err() {
         Error::Device(chunked_gpu::Error::OutOfMemory { requested, capacity, .. }) => assert_eq!((requested, capacity), (3_200_000, 1 << 20)),
         other => panic!("expected the device out of memory, got {other}"),
     }

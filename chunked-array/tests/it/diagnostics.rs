@@ -13,7 +13,7 @@ fn profiled_run() -> (Profiler, usize) {
     let x = RandomState::new(1).uniform::<f64>(&[400, 300], [100, 100]).unwrap();
     let y = (&x - &x.mean(0).unwrap()).pow(2.0).unwrap().sum(None).unwrap();
     let ctx = Context::threads(2).with_profiler(&profiler);
-    y.compute_with(&ctx).unwrap();
+    y.compute_on(&ctx).unwrap();
     let tasks = y.task_graph_dot(usize::MAX).unwrap().lines().filter(|l| l.contains("[label=")).count();
     (profiler, tasks)
 }
@@ -21,7 +21,7 @@ fn profiled_run() -> (Profiler, usize) {
 /// A tall-to-wide rechunk under a memory limit a quarter of its data: it spills.
 fn spilling_run(profiler: &Profiler) -> chunked_array::RunStats {
     let x = RandomState::new(4).uniform::<f64>(&[256, 256], [256, 16]).unwrap();
-    let wide = (&x * 2.0).rechunk_with([16, 256], chunked_array::RechunkOptions { block_size_limit: 64 << 10 }).unwrap();
+    let wide = (&x * 2.0).rechunk_with([16, 256], &chunked_array::RechunkOptions { block_size_limit: 64 << 10 }).unwrap();
     let ctx = Context::threads(2).with_profiler(profiler).with_memory_limit(128 << 10);
     wide.sum(0).unwrap().compute_stats(&ctx).unwrap().1
 }
@@ -61,7 +61,7 @@ fn spans_cover_every_task() {
     assert!(spans.iter().map(|s| s.held_bytes).max().unwrap() > 0);
     // Runs accumulate.
     let ctx = Context::sync().with_profiler(&profiler);
-    RandomState::new(2).uniform::<f64>(&[10], 5).unwrap().compute_with(&ctx).unwrap();
+    RandomState::new(2).uniform::<f64>(&[10], 5).unwrap().compute_on(&ctx).unwrap();
     assert_eq!(profiler.spans().len(), tasks + 2);
     assert_eq!(chunked_array::SyncScheduler.name(), "sync");
 }

@@ -123,7 +123,7 @@ proptest! {
         let want = by_definition(explicit, &data);
         prop_assert_eq!(&got, &want, "{}", spec);
         // The written order gives the same (small integers: exactly).
-        let written = chunked_array::einsum_with(spec, &refs, chunked_array::EinsumOrder::LeftToRight).unwrap().compute().unwrap();
+        let written = chunked_array::einsum_with(spec, &refs, &chunked_array::EinsumOptions { order: chunked_array::EinsumOrder::LeftToRight }).unwrap().compute().unwrap();
         prop_assert_eq!(written, want, "{} left to right", spec);
     }
 }
@@ -175,7 +175,7 @@ fn broadcast_operands_follow_the_other_operands_blocks() {
     let b = Array::<f64>::from_fn(&[1000, 40], [100, 40], |i| (i[0] % 7) as f64).unwrap();
     let e = einsum("ij,ij->ij", &[&a, &b]).unwrap();
     let profiler = chunked_array::Profiler::new();
-    let got = e.compute_with(&chunked_array::Context::threads(2).with_profiler(&profiler)).unwrap();
+    let got = e.compute_on(&chunked_array::Context::threads(2).with_profiler(&profiler)).unwrap();
     let widest = profiler.spans().iter().filter(|s| s.layer == "broadcast_to").map(|s| s.output_bytes).max().unwrap_or(0);
     assert!(widest <= 100 * 40 * 8, "a broadcast block of {widest} bytes");
     let (a, b) = (a.compute().unwrap(), b.compute().unwrap());
@@ -192,9 +192,9 @@ fn greedy_order_takes_the_cheap_products_first() {
     let b = Array::<f64>::from_fn(&[n, n], [20, 20], |i| ((i[0] + 3 * i[1]) % 4) as f64).unwrap();
     let v = Array::<f64>::from_fn(&[n], [20], |i| (i[0] % 3) as f64).unwrap();
     let layers = |order| {
-        let e = chunked_array::einsum_with("ij,jk,k->i", &[&a, &b, &v], order).unwrap();
+        let e = chunked_array::einsum_with("ij,jk,k->i", &[&a, &b, &v], &chunked_array::EinsumOptions { order }).unwrap();
         let profiler = chunked_array::Profiler::new();
-        let got = e.compute_with(&chunked_array::Context::threads(2).with_profiler(&profiler)).unwrap();
+        let got = e.compute_on(&chunked_array::Context::threads(2).with_profiler(&profiler)).unwrap();
         let names: Vec<String> = profiler.spans().iter().map(|s| s.layer.clone()).collect();
         (got, names)
     };

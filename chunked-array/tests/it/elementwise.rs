@@ -74,8 +74,8 @@ proptest! {
         let (x, y) = (chunked(&a, &ca), chunked(&b, &cb));
         let e = ((&x + &y) * 2.0 - x.sin()).abs().sqrt() + &y;
         let want = zip2(&zip2(&a, &b, |p, q| ((p + q) * 2.0 - p.sin()).abs().sqrt()), &b, |p, q| p + q);
-        prop_assert_eq!(e.compute_with(&Context::sync()).unwrap(), want.clone());
-        prop_assert_eq!(e.compute_with(&Context::threads(3)).unwrap(), want);
+        prop_assert_eq!(e.compute_on(&Context::sync()).unwrap(), want.clone());
+        prop_assert_eq!(e.compute_on(&Context::threads(3)).unwrap(), want);
     }
 
     #[test]

@@ -87,9 +87,9 @@ fn persist_holds_blocks() {
 fn schedulers_give_identical_results() {
     let x = RandomState::new(3).standard_normal::<f64>(&[123, 77], [10, 13]).unwrap();
     let y = (&x.t().t() * &x).sum(1).unwrap().cumsum(0).unwrap();
-    let a = y.compute_with(&Context::sync()).unwrap();
+    let a = y.compute_on(&Context::sync()).unwrap();
     for threads in [1, 2, 5] {
-        assert_eq!(y.compute_with(&Context::threads(threads)).unwrap(), a);
+        assert_eq!(y.compute_on(&Context::threads(threads)).unwrap(), a);
     }
 }
 
@@ -111,7 +111,7 @@ fn transpose_matches_ndarray() {
 fn panicking_task_is_an_error_naming_its_key() {
     let x = Array::<f64>::from_fn(&[10, 10], 5, |i| if i == [7, 2] { panic!("boom at {i:?}") } else { 1.0 }).unwrap();
     for ctx in [Context::sync(), Context::threads(2)] {
-        let e = (&x + 1.0).sum(None).unwrap().compute_with(&ctx).unwrap_err();
+        let e = (&x + 1.0).sum(None).unwrap().compute_on(&ctx).unwrap_err();
         match &e {
             Error::Task { key, message } => {
                 assert!(key.contains("from_fn") && key.contains("[1, 0]"), "{key}");
@@ -213,10 +213,10 @@ proptest! {
         let y = (&(&x * 2.0) + &x.abs()).sqrt();
         let axes: Vec<isize> = (0..shape.len() as isize).step_by(2).collect();
         let r = y.sum(chunked_array::ReduceOptions::axes(axes).keepdims(true)).unwrap();
-        let want = r.compute_with(&Context::sync()).unwrap();
-        prop_assert_eq!(r.compute_with(&Context::threads(threads)).unwrap().mapv(f64::to_bits), want.mapv(f64::to_bits));
-        let p = y.persist_with(&Context::threads(threads)).unwrap();
-        let yv = y.compute_with(&Context::sync()).unwrap();
+        let want = r.compute_on(&Context::sync()).unwrap();
+        prop_assert_eq!(r.compute_on(&Context::threads(threads)).unwrap().mapv(f64::to_bits), want.mapv(f64::to_bits));
+        let p = y.persist_on(&Context::threads(threads)).unwrap();
+        let yv = y.compute_on(&Context::sync()).unwrap();
         prop_assert_eq!(p.compute().unwrap().mapv(f64::to_bits), yv.mapv(f64::to_bits));
         // Every block equals the same region of the whole result.
         let grid = y.chunks().grid();
@@ -244,7 +244,7 @@ fn very_long_chains_compute() {
     }
     let want: Vec<f64> = (0..1000).map(|v| v as f64 + 1000.0).collect();
     for ctx in [Context::sync(), Context::threads(2)] {
-        assert_eq!(x.compute_with(&ctx).unwrap().iter().cloned().collect::<Vec<_>>(), want);
-        assert_eq!(x.sum(None).unwrap().compute_with(&ctx).unwrap()[[]], want.iter().sum::<f64>());
+        assert_eq!(x.compute_on(&ctx).unwrap().iter().cloned().collect::<Vec<_>>(), want);
+        assert_eq!(x.sum(None).unwrap().compute_on(&ctx).unwrap()[[]], want.iter().sum::<f64>());
     }
 }

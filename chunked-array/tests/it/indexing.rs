@@ -2,6 +2,7 @@
 
 use crate::common;
 
+use chunked_array::BlockSizeOptions;
 use chunked_array::{Array, Context, Profiler, SelectOptions};
 use common::*;
 use ndarray::{ArrayD, Axis, Dimension, IxDyn};
@@ -32,7 +33,7 @@ proptest! {
                 let ids: Vec<usize> = raw.iter().map(|&i| if i < 0 { (i + n) as usize } else { i as usize }).collect();
                 prop_assert_eq!(got.unwrap().compute().unwrap(), a.select(Axis(axis), &ids));
                 // Split into pieces first (a limit of one byte).
-                prop_assert_eq!(x.take_with(&raw, axis as isize, 1).unwrap().compute().unwrap(), a.select(Axis(axis), &ids));
+                prop_assert_eq!(x.take_with(&raw, axis as isize, &BlockSizeOptions { block_size_limit: 1 }).unwrap().compute().unwrap(), a.select(Axis(axis), &ids));
             } else {
                 prop_assert!(got.is_err());
             }
@@ -101,9 +102,9 @@ fn scattered_take_reads_pieces_not_whole_axes() {
     let ids: Vec<usize> = idx.iter().map(|&i| if i < 0 { (i + 200) as usize } else { i as usize }).collect();
     let want = a.select(Axis(0), &ids);
     for limit in [3 * block_bytes, 1 << 30] {
-        let y = x.take_with(&idx, 0, limit).unwrap();
+        let y = x.take_with(&idx, 0, &BlockSizeOptions { block_size_limit: limit }).unwrap();
         let profiler = Profiler::new();
-        assert_eq!(y.compute_with(&chunked_array::Context::threads(2).with_profiler(&profiler)).unwrap(), want);
+        assert_eq!(y.compute_on(&chunked_array::Context::threads(2).with_profiler(&profiler)).unwrap(), want);
         let widest = profiler.spans().iter().filter(|s| s.layer == "take").map(|s| s.input_bytes).max().unwrap();
         if limit < block_bytes * 20 {
             assert!(widest <= block_bytes, "a take task read {widest} bytes");
@@ -113,9 +114,9 @@ fn scattered_take_reads_pieces_not_whole_axes() {
         }
     }
     // On the other axis, and sorted indices stay one gather.
-    let y = x.take_with(&[29, 0, 15, 15], 1, 1).unwrap();
+    let y = x.take_with(&[29, 0, 15, 15], 1, &BlockSizeOptions { block_size_limit: 1 }).unwrap();
     assert_eq!(y.compute().unwrap(), a.select(Axis(1), &[29, 0, 15, 15]));
-    assert_eq!(x.take_with(&[3, 4, 5], 0, 1).unwrap().num_tasks(), x.take(&[3, 4, 5], 0).unwrap().num_tasks());
+    assert_eq!(x.take_with(&[3, 4, 5], 0, &BlockSizeOptions { block_size_limit: 1 }).unwrap().num_tasks(), x.take(&[3, 4, 5], 0).unwrap().num_tasks());
 }
 
 /// A full-shape mask over row blocks wider than the block-size limit: the
@@ -176,7 +177,7 @@ fn selections_build_in_the_given_context() {
     // compress_array computes its 1-d mask in the given context too.
     let profiler = Profiler::new();
     let rows = Array::<bool>::from_fn(&[200], 64, |i| i[0] % 3 == 1).unwrap();
-    let picked = x.compress_array_with(&rows, 0, &Context::sync().with_profiler(&profiler)).unwrap();
+    let picked = x.compress_array_on(&rows, 0, &Context::sync().with_profiler(&profiler)).unwrap();
     assert!(!profiler.spans().is_empty());
     let ids: Vec<usize> = (0..200).filter(|i| i % 3 == 1).collect();
     assert_eq!(picked.compute().unwrap(), a.select(Axis(0), &ids));

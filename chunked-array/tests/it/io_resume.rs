@@ -37,7 +37,7 @@ fn child_store_slowly() {
             None,
         )
         .unwrap();
-    slow.to_zarr_with(&dir, "r", &ZarrWriteOptions::default(), &Context::threads(2)).unwrap();
+    slow.to_zarr_on(&dir, "r", &ZarrWriteOptions::default(), &Context::threads(2)).unwrap();
 }
 
 fn complete_chunk_files(dir: &Path) -> usize {

@@ -39,7 +39,7 @@ fn shared_work_is_done_once_for_all_targets() {
     store
         .hdf5(&(&x - 1.0), dir.path().join("f.h5"), "minus1", &chunked_array::io::hdf5::Hdf5WriteOptions::default())
         .unwrap();
-    let reports = store.run_with(&Context::threads(2)).unwrap();
+    let reports = store.run_on(&Context::threads(2)).unwrap();
     assert_eq!(calls.load(Ordering::Relaxed), 6, "each block of x computed once for all targets");
     assert!(reports.iter().all(|r| r.chunks_written == 6));
     assert_eq!(from_zarr::<f64>(dir.path(), "twice").unwrap().compute().unwrap(), (&x * 2.0).compute().unwrap());

@@ -45,7 +45,7 @@ fn child_store_under_a_file_size_limit() {
     }
     let x = data();
     let opts = ZarrWriteOptions { compression: Compression::Zstd { level: 1 }, ..Default::default() };
-    let err = x.to_zarr_with(dir, "z", &opts, &Context::sync()).unwrap_err();
+    let err = x.to_zarr_on(dir, "z", &opts, &Context::sync()).unwrap_err();
     let Error::Io { path, message } = &err else { panic!("expected Error::Io, got {err}") };
     assert!(path.ends_with("z/c/5/0"), "the first random chunk: {err}");
     assert!(message.to_lowercase().contains("large"), "EFBIG (file too large): {err}");

@@ -246,7 +246,7 @@ fn failed_store_is_marked_incomplete_and_resumes() {
             None,
         )
         .unwrap();
-    let err = fails_on_block_7.to_zarr_with(dir.path(), "r", &ZarrWriteOptions::default(), &Context::sync()).unwrap_err();
+    let err = fails_on_block_7.to_zarr_on(dir.path(), "r", &ZarrWriteOptions::default(), &Context::sync()).unwrap_err();
     assert!(err.to_string().contains("injected failure"), "{err}");
     assert!(dir.path().join("r").join(INCOMPLETE_MARKER).exists());
     // Other Zarr clients find no array: its metadata waits under another name.
@@ -322,7 +322,7 @@ fn full_disk_is_an_error_and_leaves_nothing_that_looks_complete() {
         assert!(!mnt.join("big/zarr.json").exists());
         return;
     }
-    let err = x.to_zarr_with(&mnt, "big", &opts, &Context::threads(2)).unwrap_err();
+    let err = x.to_zarr_on(&mnt, "big", &opts, &Context::threads(2)).unwrap_err();
     let Error::Io { path, .. } = &err else { panic!("expected Error::Io, got {err}") };
     assert!(path.contains("big/c/"), "{err}");
     assert!(mnt.join("big").join(INCOMPLETE_MARKER).exists());
@@ -375,7 +375,7 @@ fn stores_stream_blocks() {
     // 32 blocks of 64 kiB: a streaming store holds a handful at a time.
     let dir = TempDir::new("stream");
     let x: Array<f64> = chunked_array::random::RandomState::new(5).standard_normal(&[256, 1024], [8, 1024]).unwrap();
-    let report = (&x * 2.0).to_zarr_with(dir.path(), "s", &ZarrWriteOptions::default(), &Context::threads(2)).unwrap();
+    let report = (&x * 2.0).to_zarr_on(dir.path(), "s", &ZarrWriteOptions::default(), &Context::threads(2)).unwrap();
     assert_eq!(report.chunks_written, 32);
     let block = 8 * 1024 * 8;
     assert!(report.stats.tiers.peak_bytes <= 6 * block, "peak {} bytes for {} bytes blocks", report.stats.tiers.peak_bytes, block);

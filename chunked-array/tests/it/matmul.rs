@@ -2,6 +2,7 @@
 
 use crate::common;
 
+use chunked_array::MatmulOptions;
 use chunked_array::{Array, Context};
 use common::*;
 use ndarray::{Array2, Dimension, Ix2};
@@ -36,8 +37,8 @@ proptest! {
         let want = a.dot(&b).into_dyn();
         // limit 1 puts every piece of the contracted axis in its own group: the
         // products are then summed by the reduction tree.
-        let c = x.matmul_with(&y, limit).unwrap();
-        assert_close(&c.compute_with(&Context::threads(2)).unwrap(), &want, 1e-12);
+        let c = x.matmul_with(&y, &MatmulOptions { panel_limit: limit }).unwrap();
+        assert_close(&c.compute_on(&Context::threads(2)).unwrap(), &want, 1e-12);
         if n > 0 {
             let v = Array::from_ndarray(b.column(0).to_owned(), 3).unwrap();
             let want = a.dot(&b.column(0)).into_dyn();
@@ -142,13 +143,13 @@ fn many_partial_products_add_up() {
     let b = Array2::from_shape_fn((41, 5), |(i, j)| ((i * 3 + j * 11) % 19) as f64 * 0.25 - 2.0);
     let x = Array::from_ndarray(a.clone(), [3, 2]).unwrap();
     let y = Array::from_ndarray(b.clone(), [2, 2]).unwrap();
-    let c = x.matmul_with(&y, 1).unwrap();
+    let c = x.matmul_with(&y, &MatmulOptions { panel_limit: 1 }).unwrap();
     assert_eq!(c.chunks().lengths().to_vec(), vec![vec![3, 3, 1], vec![2, 2, 1]]);
     let want = a.dot(&b).into_dyn();
     for ctx in [Context::sync(), Context::threads(2)] {
-        assert_close(&c.compute_with(&ctx).unwrap(), &want, 1e-12);
+        assert_close(&c.compute_on(&ctx).unwrap(), &want, 1e-12);
     }
-    let c32 = x.astype::<f32>().matmul_with(&y.astype::<f32>(), 1).unwrap().compute().unwrap();
+    let c32 = x.astype::<f32>().matmul_with(&y.astype::<f32>(), &MatmulOptions { panel_limit: 1 }).unwrap().compute().unwrap();
     assert_close(&c32.mapv(f64::from), &want, 1e-4);
 }
 
@@ -201,10 +202,10 @@ proptest! {
         let chunking = |s: &[usize], cuts: &[bool]| s.iter().enumerate().map(|(t, &len)| partition(len, &cuts[4 * t..4 * t + 4])).collect::<Vec<_>>();
         let x = chunked(&a, &chunking(&sa, &cuts[..16]));
         let y = chunked(&b, &chunking(&sb, &cuts[16..]));
-        let got = x.matmul_with(&y, limit).unwrap();
+        let got = x.matmul_with(&y, &MatmulOptions { panel_limit: limit }).unwrap();
         let want = stacked_matmul_oracle(&a, &b);
         prop_assert_eq!(got.shape(), want.shape().to_vec());
-        assert_close(&got.compute_with(&Context::threads(2)).unwrap(), &want, 1e-12);
+        assert_close(&got.compute_on(&Context::threads(2)).unwrap(), &want, 1e-12);
     }
 }
 

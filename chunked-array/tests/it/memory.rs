@@ -21,7 +21,7 @@ fn data(n: usize, c: usize) -> Array<f64> {
 /// Tall blocks to wide blocks: every wide block needs a piece of every tall one,
 /// so without spilling the whole array is held at once.
 fn tall_to_wide(n: usize, c: usize, piece_limit: usize) -> Array<f64> {
-    data(n, c).rechunk_with([c, n], RechunkOptions { block_size_limit: piece_limit }).unwrap()
+    data(n, c).rechunk_with([c, n], &RechunkOptions { block_size_limit: piece_limit }).unwrap()
 }
 
 fn files_under(dir: &Path) -> usize {
@@ -38,8 +38,8 @@ fn spills_and_gives_the_unlimited_result() {
     let (n, c) = (512, 32);
     let limit = 512 << 10;
     let y = tall_to_wide(n, c, 256 << 10);
-    let want = y.compute_with(&Context::sync()).unwrap();
-    let want_sum = y.sum(0).unwrap().compute_with(&Context::sync()).unwrap();
+    let want = y.compute_on(&Context::sync()).unwrap();
+    let want_sum = y.sum(0).unwrap().compute_on(&Context::sync()).unwrap();
     for ctx in [Context::sync(), Context::threads(2)] {
         let spill = TempDir::new("spill");
         let ctx = ctx.with_memory_limit(limit).with_spill_dir(spill.path());
@@ -68,7 +68,7 @@ fn cheap_source_blocks_are_dropped_and_made_again_not_spilled() {
     let x: Array<f64> = RandomState::new(6).uniform(&[512, 512], [16, 512]).unwrap();
     let centered = &x - &x.mean(None).unwrap();
     let y = (&centered * &centered).sum(None).unwrap();
-    let want = y.compute_with(&Context::sync()).unwrap();
+    let want = y.compute_on(&Context::sync()).unwrap();
     for ctx in [Context::sync(), Context::threads(2)] {
         let spill = TempDir::new("drop");
         let ctx = ctx.with_memory_limit(512 << 10).with_spill_dir(spill.path());
@@ -92,7 +92,7 @@ fn cheap_source_blocks_are_dropped_and_made_again_not_spilled() {
 fn lost_and_damaged_spill_files_are_recomputed() {
     let (n, c) = (256, 16);
     let y = tall_to_wide(n, c, 64 << 10);
-    let want = y.sum(0).unwrap().compute_with(&Context::sync()).unwrap();
+    let want = y.sum(0).unwrap().compute_on(&Context::sync()).unwrap();
     for damage in ["delete", "corrupt", "truncate"] {
         let spill = TempDir::new("lineage");
         let dir = spill.path().to_path_buf();
@@ -147,13 +147,13 @@ fn out_of_every_tier_is_resources_exhausted() {
     let not_a_dir = dir.path().join("file");
     std::fs::write(&not_a_dir, b"x").unwrap();
     for ctx in [Context::sync(), Context::threads(2)] {
-        let err = y.sum(0).unwrap().compute_with(&ctx.clone().with_memory_limit(96 << 10).with_spill_dir(&not_a_dir)).unwrap_err();
+        let err = y.sum(0).unwrap().compute_on(&ctx.clone().with_memory_limit(96 << 10).with_spill_dir(&not_a_dir)).unwrap_err();
         let Error::ResourcesExhausted { detail, limit, .. } = &err else { panic!("expected ResourcesExhausted, got {err}") };
         assert!(detail.contains("file"), "{err}");
         assert_eq!(*limit, 96 << 10);
         // A cap on the disk tier.
         let capped = ctx.with_memory_limit(96 << 10).with_spill_dir(dir.path()).with_spill_limit(100 << 10);
-        let err = y.sum(0).unwrap().compute_with(&capped).unwrap_err();
+        let err = y.sum(0).unwrap().compute_on(&capped).unwrap_err();
         assert!(matches!(&err, Error::ResourcesExhausted { detail, .. } if detail.contains("spill cap")), "{err}");
     }
     assert_eq!(files_under(dir.path()), 1, "only the file: spill files removed after the failed runs");
@@ -163,7 +163,7 @@ fn out_of_every_tier_is_resources_exhausted() {
 fn a_task_larger_than_the_limit_is_refused_before_running() {
     let x: Array<f64> = RandomState::new(0).uniform(&[1000, 1000], [1000, 1000]).unwrap();
     let ctx = Context::sync().with_memory_limit(1 << 20);
-    let err = x.sum(None).unwrap().compute_with(&ctx).unwrap_err();
+    let err = x.sum(None).unwrap().compute_on(&ctx).unwrap_err();
     let Error::PlanExceedsMemory { key, estimate, limit, suggestion, tier } = &err else { panic!("expected PlanExceedsMemory, got {err}") };
     assert!(key.contains("sum"), "{err}");
     assert_eq!(*estimate, 8_000_008, "the random block and the sum's scalar");
@@ -172,7 +172,7 @@ fn a_task_larger_than_the_limit_is_refused_before_running() {
     assert!(suggestion.contains("random_uniform") && suggestion.contains("[1000, 1000]; about [125, 1000] would fit"), "{err}");
     // Following the advice, it runs.
     let small: Array<f64> = RandomState::new(0).uniform(&[1000, 1000], [125, 1000]).unwrap();
-    let total = small.sum(None).unwrap().compute_with(&ctx).unwrap();
+    let total = small.sum(None).unwrap().compute_on(&ctx).unwrap();
     assert!((total[[]] / 1e6 - 0.5).abs() < 1e-2);
 }
 

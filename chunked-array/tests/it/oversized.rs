@@ -2,6 +2,7 @@
 //! each is an `Err` naming the offending values, never an overflow panic, an
 //! allocation abort or a wrong length.
 
+use chunked_array::BlockSizeOptions;
 use chunked_array::{blockwise, concatenate, einsum, stack, Array, ChunkSpec, DType, Error, PadMode};
 
 fn message<T>(r: Result<T, Error>) -> String {
@@ -59,7 +60,7 @@ fn grids_of_too_many_blocks_are_errors() {
     assert!(m.contains("more than 16777216 blocks"), "{m}");
     let one = Array::<u8>::zeros(&[1], 1).unwrap();
     assert!(message(one.tile(&[1 << 31])).contains("16777216"));
-    assert!(message(one.repeat_with(1 << 31, 0, 1)).contains("16777216"));
+    assert!(message(one.repeat_with(1 << 31, 0, &BlockSizeOptions { block_size_limit: 1 })).contains("16777216"));
     // diag's shift blocks used to escape the count.
     let v = Array::<f64>::ones(&[3], 1).unwrap();
     let m = message(v.diag(1 << 31));

@@ -20,7 +20,7 @@ proptest! {
         let n1 = rng.standard_normal::<f32>(&shape, chunks.clone()).unwrap().compute().unwrap();
         let n2 = rng.standard_normal::<f32>(&shape, whole.clone()).unwrap().compute().unwrap();
         prop_assert_eq!(n1.mapv(f32::to_bits), n2.mapv(f32::to_bits));
-        let i1 = rng.integers::<i32>(-5, 7, &shape, chunks.clone()).unwrap().compute_with(&Context::sync()).unwrap();
+        let i1 = rng.integers::<i32>(-5, 7, &shape, chunks.clone()).unwrap().compute_on(&Context::sync()).unwrap();
         let i2 = rng.integers::<i32>(-5, 7, &shape, whole).unwrap().compute().unwrap();
         prop_assert!(i1.iter().all(|&v| (-5..7).contains(&v)));
         prop_assert_eq!(i1, i2);

@@ -150,8 +150,8 @@ proptest! {
 fn schedulers_agree_on_reductions() {
     let x = chunked_array::random::RandomState::new(9).standard_normal::<f64>(&[300, 70], [33, 9]).unwrap();
     let s = x.std(0, 1).unwrap();
-    let a = s.compute_with(&Context::sync()).unwrap();
-    let b = s.compute_with(&Context::threads(4)).unwrap();
+    let a = s.compute_on(&Context::sync()).unwrap();
+    let b = s.compute_on(&Context::threads(4)).unwrap();
     assert_eq!(a, b, "the same graph gives the same result under every scheduler");
 }
 

@@ -3,6 +3,7 @@
 
 use crate::common;
 
+use chunked_array::BlockSizeOptions;
 use chunked_array::Array;
 use common::*;
 use ndarray::{ArrayD, Dimension, IxDyn};
@@ -80,11 +81,11 @@ fn merging_axes_keeps_blocks_under_the_limit() {
     // they are cut to 10 rows (10000 elements per block).
     let a = ArrayD::from_shape_fn(IxDyn(&[1000, 1000]), |i| (i[0] * 1000 + i[1]) as i64);
     let x = chunked(&a, &[vec![1000], vec![100; 10]]);
-    let y = x.reshape_with(&[-1], 80_000).unwrap();
+    let y = x.reshape_with(&[-1], &BlockSizeOptions { block_size_limit: 80_000 }).unwrap();
     assert_eq!(y.chunks().lengths()[0], vec![10_000; 100]);
     assert_eq!(y.compute().unwrap(), a.to_shape((IxDyn(&[1_000_000]), ndarray::Order::RowMajor)).unwrap().to_owned());
     // (1000, 1000) -> (100, 10, 1000): no axis is merged, the blocks stay.
-    let z = x.reshape_with(&[100, 10, 1000], 80_000).unwrap();
+    let z = x.reshape_with(&[100, 10, 1000], &BlockSizeOptions { block_size_limit: 80_000 }).unwrap();
     assert_eq!(z.compute().unwrap(), a.to_shape((IxDyn(&[100, 10, 1000]), ndarray::Order::RowMajor)).unwrap().to_owned());
     // The default limit leaves this small array's blocks whole.
     assert_eq!(x.reshape(&[-1]).unwrap().chunks().lengths()[0], vec![1_000_000]);

@@ -64,7 +64,7 @@ fn run(o: &Options, mpi: &Mpi) -> chunked_examples::JobResult {
     )?;
     let start = Instant::now();
     let options = ZarrWriteOptions { mode: WriteMode::Resume, ..ZarrWriteOptions::default() };
-    let report = y.to_zarr_with(&o.output, "standardized", &options, &ctx)?;
+    let report = y.to_zarr_on(&o.output, "standardized", &options, &ctx)?;
     println!(
         "rank {}: wrote {} chunks ({:.1} MB), {} already complete were skipped, in {:.2} s",
         mpi.rank(),

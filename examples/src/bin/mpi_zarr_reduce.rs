@@ -67,7 +67,7 @@ fn run(o: &Options, mpi: &Mpi) -> chunked_examples::JobResult {
         let start = Instant::now();
         let x = RandomState::new(1).standard_normal::<f64>(&[rows, cols], [o.chunks.0, o.chunks.1])?;
         let options = ZarrWriteOptions { mode: WriteMode::Overwrite, ..ZarrWriteOptions::default() };
-        let report = x.to_zarr_with(&o.input, &o.array, &options, &ctx)?;
+        let report = x.to_zarr_on(&o.input, &o.array, &options, &ctx)?;
         println!("rank {}: wrote {} chunks ({} MB) in {:.2} s", mpi.rank(), report.chunks_written, report.bytes_written / 1_000_000, start.elapsed().as_secs_f64());
     }
     // Every rank waits for the store to be complete before reading it.

@@ -137,7 +137,7 @@ fn run(o: &Options) -> Result<(), Box<dyn std::error::Error>> {
     let check = Instant::now();
     let probes = 16;
     let p = RandomState::new(o.matrix.seed).with_stream(1).standard_normal::<f64>(&[o.matrix.cols, probes], [o.matrix.chunks.1, probes])?;
-    let ap = x.matmul(&p)?.compute_with(&Context::threads(o.threads))?.into_dimensionality::<Ix2>()?;
+    let ap = x.matmul(&p)?.compute_on(&Context::threads(o.threads))?.into_dimensionality::<Ix2>()?;
     let p = p.compute()?.into_dimensionality::<Ix2>()?;
     let usvp = u.dot(&(&vt.dot(&p) * &s.view().insert_axis(Axis(1))));
     let recon = fro(&(&ap - &usvp)) / fro(&ap);

@@ -7,7 +7,7 @@ use faer::Par;
 
 use super::blocks::{mat_of, pick, square_blocks};
 use crate::kernels::{self, gemm, row_major_block};
-use crate::{numerical, Result, Scalar};
+use crate::{Error, Result, Scalar};
 
 /// Work blocks (p, i, j), j <= i: p >= 1 is A^(p)_ij = A^(p-1)_ij - L_i,p-1 L_j,p-1ᵀ
 /// (A^(0) the input); p = 0 is the finished L_ij.
@@ -49,7 +49,7 @@ impl<T: Scalar> LayerOp for CholeskyWork<T> {
         }
         if i == j {
             let l = kernels::cholesky(a, Par::Seq).map_err(|pivot| {
-                numerical("cholesky", &format!("diagonal block ({j}, {j})"), format!("the matrix is not positive definite (pivot {pivot} of this block is not positive)"))
+                Error::NotPositiveDefinite { routine: "cholesky".into(), block: format!("diagonal block ({j}, {j})"), pivot }
             })?;
             return Ok(row_major_block::<T>(l.nrows(), l.ncols(), |mut dst| dst.copy_from(&l)));
         }

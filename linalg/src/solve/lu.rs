@@ -11,7 +11,7 @@ use faer::{Mat, Par};
 
 use super::blocks::{mat_of, square_blocks, zeros_block};
 use crate::kernels::{self, gemm, intermediate_block, mat_bytes, row_major_block};
-use crate::{numerical, Result, Scalar};
+use crate::{Error, Result, Scalar};
 
 /// A column panel of the LU work (n × b_j, column-major), with the pivot order
 /// of its stage when it is the factored panel.
@@ -150,7 +150,7 @@ impl<T: Scalar> LayerOp for LuWork<T> {
             let perm = kernels::lu_partial_pivoting(col.as_mut().get_mut(off.., ..), Par::Seq);
             let w = col.ncols();
             if let Some(d) = (0..w).find(|&d| col[(off + d, d)] == T::ZERO) {
-                return Err(numerical("lu", &format!("column block {s}"), format!("the matrix is singular (no non-zero pivot for column {})", off + d)));
+                return Err(Error::Singular { routine: "lu".into(), block: format!("column block {s}"), axis: "column".into(), index: off + d });
             }
             return Ok(Arc::new(Panel { data: col, perm }));
         }

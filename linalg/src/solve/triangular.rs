@@ -7,7 +7,7 @@ use faer::Par;
 
 use super::blocks::{cube, mat_of, rhs, square_blocks, Pick};
 use crate::kernels::{self, gemm, row_major_block};
-use crate::{numerical, Result, Scalar};
+use crate::{Error, Result, Scalar};
 
 /// Work blocks (p, t, c) of block substitution, where step t handles block row
 /// `row(t)` (t for lower, nb-1-t for upper): p >= 1 is B^(p) = B^(p-1) -
@@ -60,7 +60,7 @@ impl<T: Scalar> LayerOp for SubstitutionWork<T> {
         let singular = (0..a.nrows()).find(|&i| a[(i, i)] == T::ZERO);
         if let Some(i) = singular {
             let r = self.row(idx[1]);
-            return Err(numerical("solve_triangular", &format!("diagonal block ({r}, {r})"), format!("the matrix is singular (zero on the diagonal at row {i} of this block)")));
+            return Err(Error::Singular { routine: "solve_triangular".into(), block: format!("diagonal block ({r}, {r})"), axis: "row".into(), index: i });
         }
         Ok(row_major_block::<T>(b.nrows(), b.ncols(), |mut dst| {
             dst.copy_from(b);

@@ -11,7 +11,7 @@ use faer::{Mat, MatRef, Par};
 use super::tree::{LeafRows, Tree};
 use crate::kernels::{row_major_block, singular_values, view, HouseholderQr, ThinSvd};
 use crate::pair_qr::PairQr;
-use crate::Scalar;
+use crate::{Error, Scalar};
 
 /// Parallelism for a task: the root's work runs alone, so it may use every core.
 fn par_for(alone: bool) -> Par {
@@ -215,7 +215,7 @@ impl<T: Scalar> LayerOp for SvdOfR<T> {
     }
     fn run(&self, _: &[usize], inputs: &[&Block]) -> chunked_array::Result<Block> {
         let r = root_r::<T>(inputs[0])?;
-        let svd = ThinSvd::new(r.as_ref(), Par::rayon(0)).map_err(|e| crate::numerical("svd", "R of the TSQR", e))?;
+        let svd = ThinSvd::new(r.as_ref(), Par::rayon(0)).map_err(|e| Error::NoConvergence { routine: "svd".into(), what: "R of the TSQR".into(), reason: e.to_string() })?;
         Ok(Arc::new(svd))
     }
 }

@@ -9,7 +9,7 @@ use chunked_linalg::{svd, svd_compressed, tsqr, CompressedOptions, TsqrOptions};
 use crate::common::{fro, mat, orthogonality, singular_values};
 
 #[macro_use]
-#[path = "../../../chunked-array/tests/support/backends.rs"]
+#[path = "../../../chunked-array/tests/it/support/backends.rs"]
 mod backends;
 
 fn input(device: Option<&Device>, rows: usize, cols: usize, chunk_rows: usize) -> Array<f64> {

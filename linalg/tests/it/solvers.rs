@@ -154,10 +154,10 @@ fn lu_under_a_memory_limit_matches_the_unlimited_run() {
     let (p, l, u) = lu(&a).unwrap();
     let spill = std::env::temp_dir().join(format!("chunked-lu-spill-{}", std::process::id()));
     std::fs::create_dir_all(&spill).unwrap();
-    let want = (&p, &l, &u).compute_with(&Context::sync()).unwrap();
+    let want = (&p, &l, &u).compute_on(&Context::sync()).unwrap();
     // The matrix is 295 kB, a column panel 49 kB: room for a few panels.
     let limited = Context::sync().with_memory_limit(160_000).with_spill_dir(&spill);
-    let got = (&p, &l, &u).compute_with(&limited).unwrap();
+    let got = (&p, &l, &u).compute_on(&limited).unwrap();
     assert_eq!(got, want);
     let (_, stats) = l.compute_stats(&limited).unwrap();
     let (_, free) = l.compute_stats(&Context::sync()).unwrap();
@@ -177,7 +177,7 @@ fn the_memory_check_counts_lu_panels() {
     let a = RandomState::new(9).standard_normal::<f64>(&[192, 192], [32, 32]).unwrap();
     let (_, l, _) = lu(&a).unwrap();
     // A 32 x 32 block is 8 kB; a column panel is 192 x 32, 49 kB.
-    match l.compute_with(&Context::sync().with_memory_limit(40_000)) {
+    match l.compute_on(&Context::sync().with_memory_limit(40_000)) {
         Err(Error::PlanExceedsMemory { key, .. }) => assert!(key.contains("lu-work"), "{key}"),
         other => panic!("expected the plan to be refused, got {:?}", other.map(|a| a.shape().to_vec())),
     }

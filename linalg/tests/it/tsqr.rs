@@ -154,8 +154,8 @@ fn tsqr_and_svd_under_a_memory_limit_match_the_unlimited_run() {
     let spill = std::env::temp_dir().join(format!("chunked-linalg-spill-{}", std::process::id()));
     std::fs::create_dir_all(&spill).unwrap();
     for ctx in [Context::sync(), Context::threads(2)] {
-        let want_q = f.q.compute_with(&ctx).unwrap();
-        let want_u = svd.u.compute_with(&ctx).unwrap();
+        let want_q = f.q.compute_on(&ctx).unwrap();
+        let want_u = svd.u.compute_on(&ctx).unwrap();
         // 4000 x 40 f64 is 1.28 MB; 800 kB of blocks at once (a tree task holds
         // its four children's factors, 640 kB).
         let limited = ctx.clone().with_memory_limit(800 << 10).with_spill_dir(&spill);
@@ -181,13 +181,13 @@ fn the_memory_check_counts_householder_factors() {
     let a: chunked_array::Array<f64> = RandomState::new(3).uniform(&[20_000, 100], [20_000, 100]).unwrap();
     let f = tsqr(&a, &TsqrOptions::default()).unwrap();
     let ctx = Context::sync().with_memory_limit(20_000_000);
-    let err = f.r.compute_with(&ctx).unwrap_err();
+    let err = f.r.compute_on(&ctx).unwrap_err();
     let Error::PlanExceedsMemory { key, estimate, .. } = &err else { panic!("expected PlanExceedsMemory, got {err}") };
     assert!(key.contains("tsqr-leaf"), "{err}");
     assert_eq!(*estimate, 20_000 * 100 * 8 + 10_000 * 100 * 8 + 100 * 100 * 8, "the row block, its leaf's factor and R");
     // In blocks of 5000 rows, it fits and runs.
     let small = a.rechunk([5000, 100]).unwrap();
-    let r = tsqr(&small, &TsqrOptions::default()).unwrap().r.compute_with(&ctx).unwrap();
+    let r = tsqr(&small, &TsqrOptions::default()).unwrap().r.compute_on(&ctx).unwrap();
     assert_eq!(r.shape(), &[100, 100]);
 }
 

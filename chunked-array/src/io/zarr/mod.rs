@@ -119,7 +119,7 @@ impl<T: Element> Array<T> {
     /// match in [`WriteMode::Resume`], or when a write fails (a full disk); the
     /// array is then left marked incomplete. Task errors of the computation.
     pub fn to_zarr(&self, path: impl AsRef<Path>, array: &str, options: &ZarrWriteOptions) -> Result<StoreReport> {
-        self.to_zarr_with(path, array, options, &Context::default())
+        self.to_zarr_on(path, array, options, &Context::default())
     }
 
     /// [`Array::to_zarr`] with the given context.
@@ -131,9 +131,9 @@ impl<T: Element> Array<T> {
     /// the target (and, to resume, finds the chunks already complete) and shares
     /// the plan with every rank; each chunk is then written by the rank that
     /// computes it.
-    pub fn to_zarr_with(&self, path: impl AsRef<Path>, array: &str, options: &ZarrWriteOptions, ctx: &Context) -> Result<StoreReport> {
+    pub fn to_zarr_on(&self, path: impl AsRef<Path>, array: &str, options: &ZarrWriteOptions, ctx: &Context) -> Result<StoreReport> {
         let mut store = Store::new();
-        store.zarr_with(self, path, array, options, ctx)?;
+        store.zarr_on(self, path, array, options, ctx)?;
         store_one(store, ctx)
     }
 }
@@ -145,16 +145,16 @@ impl Store {
     /// # Errors
     /// As [`Array::to_zarr`], for what can be checked before computing.
     pub fn zarr<T: Element>(&mut self, a: &Array<T>, path: impl AsRef<Path>, array: &str, options: &ZarrWriteOptions) -> Result<&mut Self> {
-        self.zarr_with(a, path, array, options, &Context::default())
+        self.zarr_on(a, path, array, options, &Context::default())
     }
 
     /// [`Store::zarr`] for a store that runs with `ctx`: with several processes
     /// (MPI), rank 0 prepares the target and shares the plan (see
-    /// [`Array::to_zarr_with`]); every rank must make the same call.
+    /// [`Array::to_zarr_on`]); every rank must make the same call.
     ///
     /// # Errors
     /// As [`Store::zarr`]; on the other ranks, rank 0's error.
-    pub fn zarr_with<T: Element>(&mut self, a: &Array<T>, path: impl AsRef<Path>, array: &str, options: &ZarrWriteOptions, ctx: &Context) -> Result<&mut Self> {
+    pub fn zarr_on<T: Element>(&mut self, a: &Array<T>, path: impl AsRef<Path>, array: &str, options: &ZarrWriteOptions, ctx: &Context) -> Result<&mut Self> {
         a.check()?;
         let location = Location::new(path.as_ref(), array)?;
         let (source, chunk_shape) = crate::io::aligned_to_stored_chunks(a, options.chunks.as_deref())?;

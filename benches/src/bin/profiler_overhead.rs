@@ -11,7 +11,7 @@ fn main() {
     let best = (0..reps)
         .map(|_| {
             let t = std::time::Instant::now();
-            s.compute_with(&ctx).unwrap();
+            s.compute_on(&ctx).unwrap();
             t.elapsed().as_secs_f64()
         })
         .fold(f64::INFINITY, f64::min);

@@ -1,5 +1,5 @@
 //! Random n x n f64 in 2000-blocks, x @ x then sum, against one in-core faer
-//! matmul of the same size on all cores (a development aid; figures go in notes).
+//! matmul of the same size on all cores (a development aid).
 use chunked_array::random::RandomState;
 use faer::linalg::matmul::matmul;
 use faer::{Accum, Mat, Par};

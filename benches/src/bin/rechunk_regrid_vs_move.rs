@@ -1,6 +1,6 @@
 //! Random 20000x20000 f64 from chunks (20000, 100) to (100, 20000), then sum:
 //! `regrid` (the random source rebuilt on the new grid) or `moved` (the data of a
-//! computed layer moved between grids). A development aid; figures go in the notes.
+//! computed layer moved between grids). A development aid.
 use chunked_array::random::RandomState;
 fn main() {
     let mode = std::env::args().nth(1).unwrap_or_else(|| "regrid".into());
