@@ -54,7 +54,7 @@ impl CudaReference {
     /// # Errors
     /// [`Error::NoDevice`] without cuRAND; [`Error::Cuda`] when it fails.
     pub fn curand_philox_uniform(&self, out: &mut CudaSlice<f64>, seed: u64) -> Result<()> {
-        if out.len() == 0 {
+        if out.is_empty() {
             return Ok(());
         }
         // SAFETY: only dlopens cuRAND by its usual names.
@@ -91,7 +91,7 @@ impl CudaReference {
         if src.len() != dst.len() {
             return Err(Error::Unsupported { device: format!("cuda:{}", self.ordinal), what: format!("copy of {} elements into {}", src.len(), dst.len()) });
         }
-        if src.len() == 0 {
+        if src.is_empty() {
             return Ok(());
         }
         self.stream.memcpy_dtod(src, dst).map_err(driver_error("cuMemcpyDtoD"))

@@ -195,8 +195,8 @@ pub fn plan_run(graph: &TaskGraph, ranks: usize, deliver: Deliver, gather: Gathe
 
 /// What each rank would run and send in a run of `graph` over `ranks` ranks,
 /// from the plan alone (blocks sized by their layers' estimates; closing
-/// messages left out): the communication volume of a job size this machine
-/// cannot run.
+/// messages left out): the communication volume of a job too large to run
+/// where it is planned.
 pub fn traffic(graph: &TaskGraph, ranks: usize, deliver: Deliver, gather: Gather) -> Vec<TransferStats> {
     let plan = plan_run(graph, ranks, deliver, gather);
     let mut per_rank = vec![TransferStats::default(); ranks];

@@ -17,11 +17,10 @@ use crate::{Error, Result, Scalar};
 
 /// Leaves of at least this many times n rows: a square leaf spends as much on
 /// its own QR as on the tree above it, a leaf of 5n rows keeps the tree cheap
-/// (measured on the seed's 100000 x 1000 SVD, direct path: 7.8 s with
-/// 1000-row leaves, 6.3 s with 5000 or 10000, 7.0 s with 20000). Of the two
-/// fastest, 5n halves what a task holds (a row block of A, its block of U and
-/// a leaf's factor on the Householder path): the seed's SVD fits a memory
-/// limit of a quarter of A.
+/// (leaf sizes from n to 20n are timed in BENCHMARKS.md; 5n and 10n are the
+/// fastest). Of those two, 5n halves what a task holds (a row block of A, its
+/// block of U and a leaf's factor on the Householder path), so a tall SVD fits
+/// a memory limit of a quarter of A.
 const LEAF_ROWS_PER_COLUMN: usize = 5;
 
 fn require_2d<T: Scalar>(a: &Array<T>, routine: &str) -> Result<(usize, usize)> {
@@ -77,7 +76,7 @@ fn tall_grid<T: Scalar>(a: &Array<T>, routine: &str) -> Result<Array<T>> {
     if a.chunks().lengths()[0] == rows && a.chunks().grid()[1] == 1 {
         return Ok(a.clone());
     }
-    Ok(a.rechunk(ChunkSpec::from(vec![rows, vec![n]]))?)
+    a.rechunk(ChunkSpec::from(vec![rows, vec![n]]))
 }
 
 /// QR decomposition `a = q · r` (reduced: q is m × k, r is k × n, k = min(m, n)).

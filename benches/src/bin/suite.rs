@@ -57,11 +57,23 @@ fn side(n: f64, scale: f64) -> usize {
     ((n * scale.sqrt()) as usize).max(1)
 }
 
+/// A workload's kind of work ("bytes" or "flops"), its amount, and one run.
+type Workload = (&'static str, f64, Run);
+
 /// The workload's kind of work ("bytes" or "flops"), its amount, and one run.
-fn setup(name: &str, scale: f64) -> Res<(&'static str, f64, Run)> {
-    let ctx = Context::default();
+fn setup(name: &str, scale: f64) -> Res<Workload> {
+    for group in [array_workload, indexing_workload, linalg_io_workload] {
+        if let Some(workload) = group(name, scale, Context::default())? {
+            return Ok(workload);
+        }
+    }
+    Err(format!("unknown workload {name}; --list names them").into())
+}
+
+/// Reductions, rechunk, matmul, take, triangles and selections.
+fn array_workload(name: &str, scale: f64, ctx: Context) -> Res<Option<Workload>> {
     let rows = ((100_000.0 * scale) as usize).max(1000);
-    Ok(match name {
+    Ok(Some(match name {
         "overhead" => {
             let n = ((1_000_000.0 * scale) as usize).max(1000);
             let x = Array::<f64>::ones(&[n], 100)?;
@@ -127,6 +139,13 @@ fn setup(name: &str, scale: f64) -> Res<(&'static str, f64, Run)> {
             let x: Array<f64> = RandomState::new(0).uniform(&[n, n / 4], [2000, n / 4])?;
             ("bytes", (n * n / 4 * 8) as f64, Box::new(move || x.gt(0.99)?.argwhere()?.compute_on(&ctx).map(drop).map_err(Into::into)))
         }
+        _ => return Ok(None),
+    }))
+}
+
+/// Point-wise indexing, einsum and stencils.
+fn indexing_workload(name: &str, scale: f64, ctx: Context) -> Res<Option<Workload>> {
+    Ok(Some(match name {
         "vindex" => {
             // A million scattered points (p·7919 mod n, p·104729 mod n) of a
             // random n x n array, summed; the graph is built in the timed run.
@@ -194,6 +213,14 @@ fn setup(name: &str, scale: f64) -> Res<(&'static str, f64, Run)> {
             let s = chunked_array::map_overlap_arrays(weighted, &[&x, &w], &Overlap::new(&[1, 1], Boundary::Nearest))?.sum(None)?;
             ("bytes", (n * n * 8) as f64, Box::new(move || s.compute_on(&ctx).map(drop).map_err(Into::into)))
         }
+        _ => return Ok(None),
+    }))
+}
+
+/// Linear algebra, I/O and out-of-core work.
+fn linalg_io_workload(name: &str, scale: f64, ctx: Context) -> Res<Option<Workload>> {
+    let rows = ((100_000.0 * scale) as usize).max(1000);
+    Ok(Some(match name {
         "tsqr" => {
             let m = ((1_000_000.0 * scale) as usize).max(10_000);
             let a: Array<f64> = RandomState::new(1).uniform(&[m, 100], [10_000, 100])?;
@@ -237,8 +264,8 @@ fn setup(name: &str, scale: f64) -> Res<(&'static str, f64, Run)> {
             let limited = Context::default().with_memory_limit(limit);
             ("bytes", (4 * n * n * 8) as f64, Box::new(move || s.compute_on(&limited).map(drop).map_err(Into::into)))
         }
-        other => return Err(format!("unknown workload {other}; --list names them").into()),
-    })
+        _ => return Ok(None),
+    }))
 }
 
 /// The five-point Laplacian of an extended block: 4·centre minus the four

@@ -11,12 +11,11 @@
 //! allocations still come from per-thread caches without locking).
 //!
 //! Block buffers of [`HUGE_PAGE_MIN_BYTES`] or more are also advised onto
-//! transparent huge pages ([`block_vec`]), as numpy does for its large arrays.
-//! Measured on this machine: a 2000³ f64 faer product runs 4-6% faster on
-//! huge-page operands (fewer TLB misses on the strided rows of its panels), and
-//! faulting fresh memory in costs 0.12 s/GB in 2 MiB pages against 0.55 s/GB in
-//! 4 KiB pages. Memory reused from the heap keeps the pages it was faulted in
-//! with, so the advice takes effect as the heap grows.
+//! transparent huge pages ([`block_vec`]), as numpy does for its large arrays:
+//! block products take fewer TLB misses on the strided rows of their panels,
+//! and fresh memory faults in a 2 MiB page at a time instead of 4 KiB (figures
+//! in BENCHMARKS.md). Memory reused from the heap keeps the pages it was
+//! faulted in with, so the advice takes effect as the heap grows.
 
 use std::mem::MaybeUninit;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -30,9 +29,9 @@ static TUNE: Once = Once::new();
 const MMAP_THRESHOLD: i32 = 32 << 20;
 /// Free memory at the top of the heap is kept (up to 2 GiB) rather than returned
 /// and faulted in again: a reduction's held blocks rise and fall by hundreds of
-/// MiB, and each fall used to return memory that the next rise faulted back in
-/// (180 `brk` calls and 5.8 s of kernel time in one 20000x20000 benchmark). Call
-/// [`release_memory`] to give it back.
+/// MiB, and returning each fall's memory makes the next rise fault it back in
+/// (kernel time that dominates a large reduction). Call [`release_memory`] to
+/// give it back.
 const TRIM_THRESHOLD: i32 = i32::MAX;
 
 /// Tunes the process allocator for block-sized allocations (glibc only; a no-op

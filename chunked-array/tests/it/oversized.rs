@@ -61,7 +61,7 @@ fn grids_of_too_many_blocks_are_errors() {
     let one = Array::<u8>::zeros(&[1], 1).unwrap();
     assert!(message(one.tile(&[1 << 31])).contains("16777216"));
     assert!(message(one.repeat_with(1 << 31, 0, &BlockSizeOptions { block_size_limit: 1 })).contains("16777216"));
-    // diag's shift blocks used to escape the count.
+    // diag's shift blocks count too.
     let v = Array::<f64>::ones(&[3], 1).unwrap();
     let m = message(v.diag(1 << 31));
     assert!(m.contains("16777216"), "{m}");

@@ -67,7 +67,7 @@ impl<T: Scalar, F: Fn(usize, usize) -> Option<Vec<usize>> + Send + Sync + 'stati
 
 pub(super) fn pick<T: Scalar>(name: &str, work: &Layer, chunks: &Chunks, at: impl Fn(usize, usize) -> Option<Vec<usize>> + Send + Sync + 'static) -> Result<Array<T>> {
     let op = Pick::<T, _> { at, chunks: chunks.clone(), _t: std::marker::PhantomData };
-    Ok(Layer::new(name, T::DTYPE, chunks.clone(), std::slice::from_ref(work), op).into_array()?)
+    Layer::new(name, T::DTYPE, chunks.clone(), std::slice::from_ref(work), op).into_array()
 }
 
 pub(super) fn cube(nb: usize, extra_planes: usize, cols: usize) -> Chunks {

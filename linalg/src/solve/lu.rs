@@ -320,6 +320,6 @@ impl LuLayers {
     /// P, L or U, chunked like `a`.
     pub(super) fn part<T: Scalar>(&self, name: &str, part: char) -> Result<Array<T>> {
         let op = LuPart::<T> { part, offsets: self.offsets.clone(), _t: std::marker::PhantomData };
-        Ok(Layer::new(name, T::DTYPE, self.chunks.clone(), &[self.work.clone(), self.order.clone()], op).into_array()?)
+        Layer::new(name, T::DTYPE, self.chunks.clone(), &[self.work.clone(), self.order.clone()], op).into_array()
     }
 }

@@ -190,7 +190,7 @@ fn host_tsqr<T: Scalar>(a: &Array<T>, tree: Arc<Tree>, options: &TsqrOptions) ->
         if tree.top() > 0 {
             inputs.push(above);
         }
-        Ok(Layer::new(name, T::DTYPE, q_chunks.clone(), &inputs, LeafOut::<T> { tree: tree.clone(), _t: phantom }).into_array()?)
+        Layer::new(name, T::DTYPE, q_chunks.clone(), &inputs, LeafOut::<T> { tree: tree.clone(), _t: phantom }).into_array()
     };
     let max_direct_condition = options.max_direct_condition;
     let q_plan = Layer::new("tsqr-q-plan", DType::Intermediate, one(), std::slice::from_ref(&root), Plan::<T> { of: PlanOf::Q, n, max_direct_condition, _t: phantom });

@@ -72,8 +72,8 @@ pub struct ZarrWriteOptions {
     /// Dimension names stored in the array's metadata.
     pub dimension_names: Option<Vec<String>>,
     /// Write chunk files with direct I/O (`O_DIRECT`, Linux), bypassing the page
-    /// cache. Where the kernel's buffered writes are slow (the virtual machine the
-    /// benchmark ran on: 0.7 GB/s buffered, 1.7 GB/s direct) this is much faster
+    /// cache. Where the kernel's buffered writes are slower than the disk (some
+    /// virtual machines' are; BENCHMARKS.md has figures) this is much faster
     /// and leaves the cores to compression; the written data is then not cached
     /// for a read that follows. Ignored on file systems without direct I/O.
     pub direct_io: bool,

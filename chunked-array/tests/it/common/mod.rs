@@ -5,7 +5,7 @@ use chunked_array::{Array, Element};
 use ndarray::{ArrayD, IxDyn, Zip};
 use proptest::prelude::*;
 
-/// Cases per property (the issue asks for at least 256 per operation in CI).
+/// Cases per property: at least 256 per operation in CI.
 pub const CASES: u32 = 256;
 
 /// A partition of `n` into block lengths, from a mask of cut points. Two cuts
