@@ -46,7 +46,14 @@ pub fn faer_gemm_gflops(n: usize) -> f64 {
     let a = faer::Mat::<f64>::from_fn(n, n, |i, j| ((i * 7 + j * 13) % 101) as f64 / 101.0);
     let mut c = faer::Mat::<f64>::zeros(n, n);
     let run = |c: &mut faer::Mat<f64>| {
-        faer::linalg::matmul::matmul(c.as_mut(), faer::Accum::Replace, a.as_ref(), a.as_ref(), 1.0, faer::Par::rayon(0));
+        faer::linalg::matmul::matmul(
+            c.as_mut(),
+            faer::Accum::Replace,
+            a.as_ref(),
+            a.as_ref(),
+            1.0,
+            faer::Par::rayon(0),
+        );
     };
     run(&mut c);
     let t = Instant::now();
@@ -57,7 +64,9 @@ pub fn faer_gemm_gflops(n: usize) -> f64 {
 /// The value after `--name` on the command line.
 pub fn arg(name: &str) -> Option<String> {
     let args: Vec<String> = std::env::args().collect();
-    args.iter().position(|a| a == name).and_then(|i| args.get(i + 1).cloned())
+    args.iter()
+        .position(|a| a == name)
+        .and_then(|i| args.get(i + 1).cloned())
 }
 
 /// The median of `times` (the upper one of an even count).
@@ -78,7 +87,12 @@ pub fn secs<T>(f: impl FnOnce() -> T) -> (f64, T) {
 /// This process's peak resident set size in kiB (Linux VmHWM; 0 elsewhere).
 pub fn vm_hwm_kib() -> u64 {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    status.lines().find(|l| l.starts_with("VmHWM")).and_then(|l| l.split_whitespace().nth(1)).and_then(|v| v.parse().ok()).unwrap_or(0)
+    status
+        .lines()
+        .find(|l| l.starts_with("VmHWM"))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0)
 }
 
 /// Prints a report's rows (name, value, note) to stderr, and with `json` as one
@@ -88,7 +102,10 @@ pub fn print_rows(rows: &[(String, f64, String)], json: bool) {
         eprintln!("{name:<32} {t:>9.3}   {note}");
     }
     if json {
-        let items: Vec<String> = rows.iter().map(|(n, t, note)| format!("\"{n}\": {{\"chunked\": {t}, \"note\": \"{note}\"}}")).collect();
+        let items: Vec<String> = rows
+            .iter()
+            .map(|(n, t, note)| format!("\"{n}\": {{\"chunked\": {t}, \"note\": \"{note}\"}}"))
+            .collect();
         println!("{{{}}}", items.join(", "));
     }
 }

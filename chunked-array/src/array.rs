@@ -11,8 +11,8 @@ use crate::chunks::Chunks;
 use crate::diagnostics::graphviz;
 use crate::element::{DType, Element};
 use crate::error::{Error, Result};
-use crate::exec::{run, run_blocks, Assemble, Collector, Context, Hold};
-use crate::graph::{post_order, BlockOp, Node};
+use crate::exec::{Assemble, Collector, Context, Hold, run, run_blocks};
+use crate::graph::{BlockOp, Node, post_order};
 use crate::schedule::{Deliver, RunStats};
 use crate::units::human_bytes;
 
@@ -34,7 +34,10 @@ pub struct Array<T> {
 
 impl<T> Clone for Array<T> {
     fn clone(&self) -> Self {
-        Array { node: self.node.clone(), _t: PhantomData }
+        Array {
+            node: self.node.clone(),
+            _t: PhantomData,
+        }
     }
 }
 
@@ -54,7 +57,10 @@ impl<T: Element> Array<T> {
     /// An array that carries an error, returned by operators (which cannot return
     /// `Result`) on invalid input; every use of it returns the error.
     pub(crate) fn failed(error: Error) -> Self {
-        Array { node: Node::failed(error), _t: PhantomData }
+        Array {
+            node: Node::failed(error),
+            _t: PhantomData,
+        }
     }
 
     pub(crate) fn from_result(r: Result<Array<T>>) -> Self {
@@ -122,7 +128,10 @@ impl<T: Element> Array<T> {
 
     /// Number of tasks in the unoptimized graph that computes every block.
     pub fn num_tasks(&self) -> usize {
-        post_order(std::slice::from_ref(&self.node)).iter().map(|n| n.chunks.num_blocks()).sum()
+        post_order(std::slice::from_ref(&self.node))
+            .iter()
+            .map(|n| n.chunks.num_blocks())
+            .sum()
     }
 
     /// Computes the whole array with the default (threaded) scheduler.
@@ -174,7 +183,11 @@ impl<T: Element> Array<T> {
     /// [`Error::InvalidArgument`] when the array does not hold exactly one element.
     pub fn compute_scalar(&self) -> Result<T> {
         if self.len() != 1 {
-            return Err(Error::invalid("shape", self.shape(), "compute_scalar needs exactly one element"));
+            return Err(Error::invalid(
+                "shape",
+                self.shape(),
+                "compute_scalar needs exactly one element",
+            ));
         }
         let a = self.compute()?;
         Ok(*a.iter().next().expect("one element"))
@@ -199,16 +212,31 @@ impl<T: Element> Array<T> {
     /// place the tasks that read them on their owners.
     pub fn persist_on(&self, ctx: &Context) -> Result<Array<T>> {
         let held = Hold::new(self.num_blocks());
-        run_blocks(std::slice::from_ref(&self.node), &[(0..self.num_blocks()).collect()], ctx, Deliver::Owners, &[&held])?;
+        run_blocks(
+            std::slice::from_ref(&self.node),
+            &[(0..self.num_blocks()).collect()],
+            ctx,
+            Deliver::Owners,
+            &[&held],
+        )?;
         let blocks = held.finish(ctx.scheduler())?;
         // Blocks persisted on a device stay there, and so does the array.
-        Self::built(Node::placed(self.node.name.clone(), T::DTYPE, self.node.chunks.clone(), vec![], Arc::new(Persisted { blocks }), self.node.device.clone()))
+        Self::built(Node::placed(
+            self.node.name.clone(),
+            T::DTYPE,
+            self.node.chunks.clone(),
+            vec![],
+            Arc::new(Persisted { blocks }),
+            self.node.device.clone(),
+        ))
     }
 
     /// An array over blocks already computed (every block present, on the
     /// host), as [`Array::persist`] leaves one.
     pub(crate) fn from_computed(name: &str, chunks: Chunks, blocks: Vec<Block>) -> Self {
-        let op = Persisted { blocks: blocks.into_iter().map(Some).collect() };
+        let op = Persisted {
+            blocks: blocks.into_iter().map(Some).collect(),
+        };
         Self::from_node(Node::new(name, T::DTYPE, chunks, vec![], op))
     }
 
@@ -221,11 +249,26 @@ impl<T: Element> Array<T> {
         self.check()?;
         let grid = self.node.chunks.grid();
         if index.len() != grid.len() || index.iter().zip(&grid).any(|(i, g)| i >= g) {
-            return Err(Error::BadBlockIndex { index: index.to_vec(), grid });
+            return Err(Error::BadBlockIndex {
+                index: index.to_vec(),
+                grid,
+            });
         }
-        let lengths = self.node.chunks.block_shape(index).into_iter().map(|l| vec![l]).collect();
+        let lengths = self
+            .node
+            .chunks
+            .block_shape(index)
+            .into_iter()
+            .map(|l| vec![l])
+            .collect();
         let lin = self.node.chunks.linear(index);
-        Self::built(Node::new("block", T::DTYPE, Chunks::from_lengths(lengths), vec![self.node.clone()], SelectBlock { lin }))
+        Self::built(Node::new(
+            "block",
+            T::DTYPE,
+            Chunks::from_lengths(lengths),
+            vec![self.node.clone()],
+            SelectBlock { lin },
+        ))
     }
 
     /// The expression layers as a Graphviz DOT digraph (one vertex per layer).
@@ -265,8 +308,13 @@ impl<T: Element> fmt::Display for Array<T> {
         if let Some(e) = &self.node.error {
             return write!(f, "chunked.Array<error: {e}>");
         }
-        let chunksize: Vec<usize> =
-            self.node.chunks.lengths().iter().map(|l| l.iter().copied().max().unwrap_or(0)).collect();
+        let chunksize: Vec<usize> = self
+            .node
+            .chunks
+            .lengths()
+            .iter()
+            .map(|l| l.iter().copied().max().unwrap_or(0))
+            .collect();
         write!(
             f,
             "chunked.Array<{}, shape={}, dtype={}, chunksize={}, blocks={}, bytes={}, tasks={}>",
@@ -305,7 +353,11 @@ impl BlockOp for Persisted {
     fn deps(&self, _: &Node, _: &[usize], _: &mut Vec<(usize, usize)>) {}
     fn run(&self, node: &Node, idx: &[usize], _: &[&Block]) -> Result<Block> {
         self.blocks[node.chunks.linear(idx)].clone().ok_or_else(|| {
-            Error::invalid("persisted block", format!("{idx:?}"), "is held by another process of the run that persisted it (run the graph with the same scheduler)")
+            Error::invalid(
+                "persisted block",
+                format!("{idx:?}"),
+                "is held by another process of the run that persisted it (run the graph with the same scheduler)",
+            )
         })
     }
 }

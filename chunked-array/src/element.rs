@@ -91,7 +91,11 @@ pub trait Element:
     /// integer wraps; float to integer truncates).
     #[inline]
     fn cast<U: Element>(self) -> U {
-        if Self::IS_FLOAT || U::IS_FLOAT { U::from_f64(self.to_f64()) } else { U::from_i64(self.to_i64()) }
+        if Self::IS_FLOAT || U::IS_FLOAT {
+            U::from_f64(self.to_f64())
+        } else {
+            U::from_i64(self.to_i64())
+        }
     }
     /// Whether the value is NaN (always false for integers and bools).
     #[inline]
@@ -227,11 +231,23 @@ macro_rules! float_element {
             }
             #[inline]
             fn min_nan(self, b: Self) -> Self {
-                if self.is_nan() || b.is_nan() { <$t>::NAN } else if b < self { b } else { self }
+                if self.is_nan() || b.is_nan() {
+                    <$t>::NAN
+                } else if b < self {
+                    b
+                } else {
+                    self
+                }
             }
             #[inline]
             fn max_nan(self, b: Self) -> Self {
-                if self.is_nan() || b.is_nan() { <$t>::NAN } else if b > self { b } else { self }
+                if self.is_nan() || b.is_nan() {
+                    <$t>::NAN
+                } else if b > self {
+                    b
+                } else {
+                    self
+                }
             }
         }
         impl Float for $t {
@@ -321,14 +337,24 @@ macro_rules! int_element {
             }
             #[inline]
             fn abs(self) -> Self {
-                if $signed { (self as i64).wrapping_abs() as $t } else { self }
+                if $signed {
+                    (self as i64).wrapping_abs() as $t
+                } else {
+                    self
+                }
             }
             #[inline]
             fn pow(self, b: Self) -> Self {
                 if (b as i64) < 0 {
                     match self as i64 {
                         1 => 1,
-                        -1 => if (b as i64) % 2 == 0 { 1 } else { self },
+                        -1 => {
+                            if (b as i64) % 2 == 0 {
+                                1
+                            } else {
+                                self
+                            }
+                        }
                         _ => 0,
                     }
                 } else {

@@ -123,7 +123,6 @@ impl Clock {
     }
 }
 
-
 /// The run an [`Observer`] is asked to watch.
 #[derive(Clone, Copy)]
 pub struct RunInfo<'a> {

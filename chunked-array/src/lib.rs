@@ -18,24 +18,24 @@
 
 // The floors, bottom to top; each imports only the ones above it in this list
 // (see ARCHITECTURE.md).
+mod array;
+mod block;
 mod chunks;
+pub mod device;
+pub mod diagnostics;
 mod element;
 mod error;
-mod units;
-mod block;
-mod graph;
 mod events;
-mod memory;
-mod schedule;
-pub mod diagnostics;
 mod exec;
-mod array;
-pub mod device;
-mod ops;
+mod graph;
 mod index;
 pub mod io;
+mod memory;
+mod ops;
+mod schedule;
+mod units;
 
-pub use array::{compute, Array, Computable};
+pub use array::{Array, Computable, compute};
 
 pub use diagnostics::{Profiler, Progress};
 
@@ -55,17 +55,17 @@ pub use index::vindex::VIdx;
 
 pub use memory::TierStats;
 
-pub use ops::blockwise::{blockwise, BlockInfo, Indexed};
+pub use ops::blockwise::{BlockInfo, Indexed, blockwise};
 
 pub use ops::contract::{Gemm, MatmulOptions};
 
-pub use ops::einsum::{einsum, einsum_with, EinsumOptions, EinsumOrder};
+pub use ops::einsum::{EinsumOptions, EinsumOrder, einsum, einsum_with};
 
-pub use ops::elementwise::{where_, Operand};
+pub use ops::elementwise::{Operand, where_};
 
 pub use ops::manip::{concatenate, dstack, hstack, stack, vstack};
 
-pub use ops::overlap::{map_overlap_arrays, Overlap};
+pub use ops::overlap::{Overlap, map_overlap_arrays};
 
 pub use ops::pad::{Boundary, PadMode};
 
@@ -84,15 +84,16 @@ pub use units::{human_bytes, parse_bytes};
 /// memory limits, run events and observers, and allocation controls.
 pub mod runtime {
     pub use crate::block::alloc::{
-        block_vec, full_block, owned_block, release_memory, set_huge_pages, tune_allocator, uninit_block, HUGE_PAGE_MIN_BYTES,
+        HUGE_PAGE_MIN_BYTES, block_vec, full_block, owned_block, release_memory, set_huge_pages, tune_allocator,
+        uninit_block,
     };
     pub use crate::block::{Block, BlockValue, Rebuild, SpillImage};
+    pub use crate::element::WireValue;
     pub use crate::events::{Clock, NoObserver, Observer, RunInfo, RunObserver, TaskEvent, TierEvent, TierEventKind};
     pub use crate::graph::task::TaskGraph;
-    pub use crate::element::WireValue;
     pub use crate::graph::wire::Wire;
     pub use crate::graph::{Key, Placement};
-    pub use crate::memory::{physical_memory, BlockStore, MemoryConfig};
+    pub use crate::memory::{BlockStore, MemoryConfig, physical_memory};
     pub use crate::schedule::{Deliver, OutputSink, Run};
 }
 

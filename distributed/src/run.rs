@@ -4,16 +4,16 @@
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
-use std::sync::{mpsc, Arc, Mutex};
+use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
 
+use chunked_array::runtime::{Block, TaskGraph};
 use chunked_array::runtime::{BlockStore, Clock, OutputSink, RunObserver, TaskEvent};
 use chunked_array::{Error, Result};
-use chunked_array::runtime::{Block, TaskGraph};
 use mpi::topology::SimpleCommunicator;
 
 use crate::placement::RunPlan;
-use crate::transport::{receive, Message, Outbox};
+use crate::transport::{Message, Outbox, receive};
 
 /// How often the other ranks tell rank 0 their progress.
 const PROGRESS_EVERY: Duration = Duration::from_millis(100);
@@ -56,16 +56,31 @@ pub(crate) struct Run<'a> {
 
 impl<'a> Run<'a> {
     /// The run of `graph` by `plan` on rank `me` of `ranks`, on `threads` worker threads.
-    pub fn new(graph: &'a TaskGraph, plan: RunPlan, (me, ranks): (usize, usize), threads: usize, store: &'a BlockStore<'a>, tag: i32) -> Run<'a> {
+    pub fn new(
+        graph: &'a TaskGraph,
+        plan: RunPlan,
+        (me, ranks): (usize, usize),
+        threads: usize,
+        store: &'a BlockStore<'a>,
+        tag: i32,
+    ) -> Run<'a> {
         let n = graph.len();
-        let RunPlan { owner, destinations: all_destinations, delivered } = plan;
+        let RunPlan {
+            owner,
+            destinations: all_destinations,
+            delivered,
+        } = plan;
         let mut delivered_here = vec![false; n];
         let mut readers_left = vec![0u32; n];
         let mut inputs_missing = vec![0u32; n];
         let mut ready = BinaryHeap::new();
         let (mut own_left, mut expected) = (0, 0);
         for t in 0..n {
-            readers_left[t] = graph.consumers(t).iter().filter(|&&c| owner[c as usize] as usize == me).count() as u32;
+            readers_left[t] = graph
+                .consumers(t)
+                .iter()
+                .filter(|&&c| owner[c as usize] as usize == me)
+                .count() as u32;
             delivered_here[t] = delivered[t].contains(&(me as u32));
             let dest = &all_destinations[t];
             if owner[t] as usize == me {
@@ -80,14 +95,42 @@ impl<'a> Run<'a> {
         }
         let closed = (0..ranks).map(|r| r == me).collect();
         let destinations = all_destinations.into();
-        Run { graph, tag, store, me, ranks, owner, destinations, delivered_here, readers_left, inputs_missing, ready, own_left, expected, received: 0, closed, remote_failed: false, threads, unreported: Vec::new(), last_report: Instant::now(), origin: (Clock::now(), Instant::now()), tasks_run: 0 }
+        Run {
+            graph,
+            tag,
+            store,
+            me,
+            ranks,
+            owner,
+            destinations,
+            delivered_here,
+            readers_left,
+            inputs_missing,
+            ready,
+            own_left,
+            expected,
+            received: 0,
+            closed,
+            remote_failed: false,
+            threads,
+            unreported: Vec::new(),
+            last_report: Instant::now(),
+            origin: (Clock::now(), Instant::now()),
+            tasks_run: 0,
+        }
     }
 
     /// Runs this rank's tasks on `threads` worker threads and takes in the
     /// blocks it needs, until both are done. This thread does all MPI calls,
     /// hands out tasks in priority order and finishes them (sends, sink, store);
     /// the workers only compute (and encode what must travel).
-    pub fn main_loop(&mut self, comm: &SimpleCommunicator, outbox: &mut Outbox, sink: &OutputSink<'_>, observer: &dyn RunObserver) -> Result<()> {
+    pub fn main_loop(
+        &mut self,
+        comm: &SimpleCommunicator,
+        outbox: &mut Outbox,
+        sink: &OutputSink<'_>,
+        observer: &dyn RunObserver,
+    ) -> Result<()> {
         let timing = observer.wants_timing();
         let (graph, store, destinations) = (self.graph, self.store, self.destinations.clone());
         let destinations = &destinations[..];
@@ -143,7 +186,11 @@ impl<'a> Run<'a> {
                         // (but MPI must still be called to move large sends on),
                         // so the wait is long then and short otherwise. The
                         // wake-ups cost next to nothing against block tasks.
-                        let wait = if in_flight == self.threads { Duration::from_millis(1) } else { Duration::from_micros(100) };
+                        let wait = if in_flight == self.threads {
+                            Duration::from_millis(1)
+                        } else {
+                            Duration::from_micros(100)
+                        };
                         if let Ok(done) = done_rx.recv_timeout(wait) {
                             in_flight -= 1;
                             self.finish_task(done, comm, outbox, sink, observer)?;
@@ -153,7 +200,10 @@ impl<'a> Run<'a> {
                     if self.closed.iter().all(|&c| c) {
                         return Err(Error::Task {
                             key: format!("rank {}", self.me),
-                            message: format!("every other rank closed with {} of {} expected blocks received and {} tasks blocked", self.received, self.expected, self.own_left),
+                            message: format!(
+                                "every other rank closed with {} of {} expected blocks received and {} tasks blocked",
+                                self.received, self.expected, self.own_left
+                            ),
                         });
                     }
                     // Nothing runs here until a block arrives: wait for one.
@@ -172,9 +222,24 @@ impl<'a> Run<'a> {
 
     /// A task a worker finished: release its inputs, send its block where it
     /// is read, and take it in here.
-    fn finish_task(&mut self, done: Done, comm: &SimpleCommunicator, outbox: &mut Outbox, sink: &OutputSink<'_>, observer: &dyn RunObserver) -> Result<()> {
+    fn finish_task(
+        &mut self,
+        done: Done,
+        comm: &SimpleCommunicator,
+        outbox: &mut Outbox,
+        sink: &OutputSink<'_>,
+        observer: &dyn RunObserver,
+    ) -> Result<()> {
         let graph = self.graph;
-        let Done { task: t, worker, block, encoded, start, end, input_bytes } = done;
+        let Done {
+            task: t,
+            worker,
+            block,
+            encoded,
+            start,
+            end,
+            input_bytes,
+        } = done;
         let block = block?;
         self.own_left -= 1;
         self.tasks_run += 1;
@@ -188,10 +253,23 @@ impl<'a> Run<'a> {
         let output_bytes = block.nbytes();
         if let Some(bytes) = encoded {
             let ranks: Vec<usize> = self.destinations[t].iter().map(|&r| r as usize).collect();
-            outbox.send_block(comm, &ranks, t, bytes?).map_err(|message| Error::Task { key: graph.key(t).to_string(), message })?;
+            outbox
+                .send_block(comm, &ranks, t, bytes?)
+                .map_err(|message| Error::Task {
+                    key: graph.key(t).to_string(),
+                    message,
+                })?;
         }
         self.arrive(t, block, sink)?;
-        let event = TaskEvent { task: t, worker, start, end, input_bytes, output_bytes, held_bytes: self.store.held() };
+        let event = TaskEvent {
+            task: t,
+            worker,
+            start,
+            end,
+            input_bytes,
+            output_bytes,
+            held_bytes: self.store.held(),
+        };
         observer.task_done(&event);
         if self.me != 0 {
             self.unreported.push(event);
@@ -210,7 +288,13 @@ impl<'a> Run<'a> {
             let (tick0, instant0) = self.origin;
             let ticks = Clock::now().saturating_sub(tick0).max(1) as f64;
             let ns_per_tick = instant0.elapsed().as_nanos() as f64 / ticks;
-            let ns = |tick: u64| if tick == 0 { 0 } else { (tick.saturating_sub(tick0) as f64 * ns_per_tick) as u64 };
+            let ns = |tick: u64| {
+                if tick == 0 {
+                    0
+                } else {
+                    (tick.saturating_sub(tick0) as f64 * ns_per_tick) as u64
+                }
+            };
             for e in &mut self.unreported {
                 (e.start, e.end) = (ns(e.start), ns(e.end));
             }
@@ -246,13 +330,26 @@ impl<'a> Run<'a> {
     }
 
     /// Takes in one message.
-    fn take(&mut self, from: usize, message: std::result::Result<Message, String>, sink: &OutputSink<'_>, observer: &dyn RunObserver) -> Result<()> {
-        let remote = |message: String| Error::Task { key: format!("rank {from}"), message };
+    fn take(
+        &mut self,
+        from: usize,
+        message: std::result::Result<Message, String>,
+        sink: &OutputSink<'_>,
+        observer: &dyn RunObserver,
+    ) -> Result<()> {
+        let remote = |message: String| Error::Task {
+            key: format!("rank {from}"),
+            message,
+        };
         match message.map_err(remote)? {
             Message::Block { task, bytes } => {
-                let expected = task < self.graph.len() && self.owner[task] as usize == from && self.destinations[task].contains(&(self.me as u32));
+                let expected = task < self.graph.len()
+                    && self.owner[task] as usize == from
+                    && self.destinations[task].contains(&(self.me as u32));
                 if !expected {
-                    return Err(remote(format!("sent task {task}'s block, which this rank did not expect (do all ranks run the same program?)")));
+                    return Err(remote(format!(
+                        "sent task {task}'s block, which this rank did not expect (do all ranks run the same program?)"
+                    )));
                 }
                 let block = self.graph.decode_block(task, &bytes)?;
                 drop(bytes);
@@ -269,7 +366,9 @@ impl<'a> Run<'a> {
             }
             Message::Progress(events) => {
                 if events.iter().any(|e| e.task >= self.graph.len()) {
-                    return Err(remote("reported a task this rank's graph does not have (do all ranks run the same program?)".into()));
+                    return Err(remote(
+                        "reported a task this rank's graph does not have (do all ranks run the same program?)".into(),
+                    ));
                 }
                 observer.remote_tasks(from, &events);
                 Ok(())
@@ -281,7 +380,14 @@ impl<'a> Run<'a> {
     /// closing, drains their messages until each has closed, and waits for its
     /// own sends. Returns the run's outcome: this rank's error, else the first
     /// error another rank reported.
-    pub fn close(&mut self, comm: &SimpleCommunicator, outbox: &mut Outbox, outcome: Result<()>, sink: &OutputSink<'_>, observer: &dyn RunObserver) -> Result<()> {
+    pub fn close(
+        &mut self,
+        comm: &SimpleCommunicator,
+        outbox: &mut Outbox,
+        outcome: Result<()>,
+        sink: &OutputSink<'_>,
+        observer: &dyn RunObserver,
+    ) -> Result<()> {
         if self.me != 0 {
             self.report_progress(comm, outbox);
         }
@@ -298,7 +404,10 @@ impl<'a> Run<'a> {
             // Blocks are no longer taken in (this rank has all it expected, or
             // failed); every other message is taken as during the run.
             let taken = match message {
-                Ok(Message::Block { .. }) => Err(Error::Task { key: format!("rank {from}"), message: "sent a block after this rank finished (do all ranks run the same program?)".into() }),
+                Ok(Message::Block { .. }) => Err(Error::Task {
+                    key: format!("rank {from}"),
+                    message: "sent a block after this rank finished (do all ranks run the same program?)".into(),
+                }),
                 other => self.take(from, other, sink, observer),
             };
             if let Err(e) = taken
@@ -326,7 +435,15 @@ struct Done {
 
 /// Runs task `t` on a worker thread: its inputs from the store, the kernel, and
 /// the block's encoding when it travels.
-fn compute(graph: &TaskGraph, store: &BlockStore<'_>, destinations: &[Vec<u32>], t: usize, worker: usize, timing: bool, inputs: &mut Vec<Block>) -> Done {
+fn compute(
+    graph: &TaskGraph,
+    store: &BlockStore<'_>,
+    destinations: &[Vec<u32>],
+    t: usize,
+    worker: usize,
+    timing: bool,
+    inputs: &mut Vec<Block>,
+) -> Done {
     let (mut start, mut end) = (0, 0);
     inputs.clear();
     let gathered = graph.deps(t).iter().try_for_each(|&d| {
@@ -346,7 +463,15 @@ fn compute(graph: &TaskGraph, store: &BlockStore<'_>, destinations: &[Vec<u32>],
         Ok(b) if !destinations[t].is_empty() => Some(graph.encode_block(t, b)),
         _ => None,
     };
-    Done { task: t, worker, block, encoded, start, end, input_bytes }
+    Done {
+        task: t,
+        worker,
+        block,
+        encoded,
+        start,
+        end,
+        input_bytes,
+    }
 }
 
 /// The next message of this run, waiting without spinning: MPI libraries
@@ -354,7 +479,11 @@ fn compute(graph: &TaskGraph, store: &BlockStore<'_>, destinations: &[Vec<u32>],
 /// takes a core from the ranks that still compute. Polls with a backoff from 10
 /// µs up to 0.5 ms instead (the latency this adds is small against block tasks),
 /// moving this rank's own sends on meanwhile.
-fn wait_for_message(comm: &SimpleCommunicator, tag: i32, outbox: &mut Outbox) -> (usize, std::result::Result<Message, String>) {
+fn wait_for_message(
+    comm: &SimpleCommunicator,
+    tag: i32,
+    outbox: &mut Outbox,
+) -> (usize, std::result::Result<Message, String>) {
     let mut pause = Duration::from_micros(10);
     loop {
         if let Some(got) = receive(comm, tag) {

@@ -13,14 +13,14 @@
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use chunked_array::runtime::{physical_memory, BlockStore, MemoryConfig};
+use chunked_array::runtime::{BlockStore, MemoryConfig, physical_memory};
 use chunked_array::{Result, RunStats, Scheduler};
 use mpi::topology::SimpleCommunicator;
 
-use crate::placement::{plan_run, Gather, TransferStats};
-use crate::run::Run;
-use crate::transport::{run_tag, Outbox};
 use crate::UniverseHandle;
+use crate::placement::{Gather, TransferStats, plan_run};
+use crate::run::Run;
+use crate::transport::{Outbox, run_tag};
 
 /// Runs task graphs over the ranks of an MPI communicator (see the module notes).
 /// Made by [`crate::Mpi::scheduler`]; every rank must run the same computations
@@ -49,13 +49,32 @@ unsafe impl Send for Comm {}
 
 impl MpiScheduler {
     /// `threads` 0: the node's cores shared among its ranks (at least one each).
-    pub(crate) fn new(comm: SimpleCommunicator, local_ranks: usize, gather: Gather, threads: usize, universe: Arc<UniverseHandle>) -> MpiScheduler {
+    pub(crate) fn new(
+        comm: SimpleCommunicator,
+        local_ranks: usize,
+        gather: Gather,
+        threads: usize,
+        universe: Arc<UniverseHandle>,
+    ) -> MpiScheduler {
         use mpi::traits::Communicator;
         let (rank, size) = (comm.rank() as usize, comm.size() as usize);
         let local_ranks = local_ranks.max(1);
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let threads = if threads == 0 { (cores / local_ranks).max(1) } else { threads };
-        MpiScheduler { comm: Mutex::new(Comm(comm, 0)), rank, size, local_ranks, threads, gather, last: Mutex::new(TransferStats::default()), _universe: universe }
+        let threads = if threads == 0 {
+            (cores / local_ranks).max(1)
+        } else {
+            threads
+        };
+        MpiScheduler {
+            comm: Mutex::new(Comm(comm, 0)),
+            rank,
+            size,
+            local_ranks,
+            threads,
+            gather,
+            last: Mutex::new(TransferStats::default()),
+            _universe: universe,
+        }
     }
 
     /// Where `compute` gathers results.
@@ -87,7 +106,11 @@ impl MpiScheduler {
 
 impl std::fmt::Debug for MpiScheduler {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "MpiScheduler(rank {} of {}, {} threads, gather {:?})", self.rank, self.size, self.threads, self.gather)
+        write!(
+            f,
+            "MpiScheduler(rank {} of {}, {} threads, gather {:?})",
+            self.rank, self.size, self.threads, self.gather
+        )
     }
 }
 
@@ -120,7 +143,13 @@ impl Scheduler for MpiScheduler {
     }
 
     fn execute(&self, request: &chunked_array::runtime::Run<'_>) -> Result<RunStats> {
-        let chunked_array::runtime::Run { graph, deliver, sink, observer, memory } = *request;
+        let chunked_array::runtime::Run {
+            graph,
+            deliver,
+            sink,
+            observer,
+            memory,
+        } = *request;
         chunked_array::runtime::tune_allocator();
         let mut comm = self.comm.lock().unwrap_or_else(|p| p.into_inner());
         let tag = run_tag(comm.1);
@@ -135,9 +164,16 @@ impl Scheduler for MpiScheduler {
         let outcome = run.main_loop(&comm.0, &mut outbox, sink, observer);
         let outcome = run.close(&comm.0, &mut outbox, outcome, sink, observer);
         observer.run_finished(graph);
-        *self.last.lock().unwrap_or_else(|p| p.into_inner()) = TransferStats { tasks: run.tasks_run, messages: outbox.sent_messages, bytes: outbox.sent_bytes };
+        *self.last.lock().unwrap_or_else(|p| p.into_inner()) = TransferStats {
+            tasks: run.tasks_run,
+            messages: outbox.sent_messages,
+            bytes: outbox.sent_bytes,
+        };
         outcome?;
-        Ok(RunStats { tasks: run.tasks_run, elapsed: start.elapsed(), tiers: store.stats() })
+        Ok(RunStats {
+            tasks: run.tasks_run,
+            elapsed: start.elapsed(),
+            tiers: store.stats(),
+        })
     }
 }
-

@@ -7,9 +7,9 @@
 //! non-blocking (a blocking send between two ranks that both send would
 //! deadlock), so their buffers live in an [`Outbox`] until MPI is done with them.
 
+use chunked_array::runtime::TaskEvent;
 use mpi::request::{Request, StaticScope};
 use mpi::topology::SimpleCommunicator;
-use chunked_array::runtime::TaskEvent;
 use mpi::traits::*;
 
 /// The message tag of run number `run`. A rank may start its next run while
@@ -62,12 +62,24 @@ pub(crate) struct Outbox {
 impl Outbox {
     /// An outbox for the messages of the run with this tag.
     pub fn new(tag: i32) -> Outbox {
-        Outbox { tag, buffers: Vec::new(), requests: Vec::new(), sent_bytes: 0, sent_messages: 0 }
+        Outbox {
+            tag,
+            buffers: Vec::new(),
+            requests: Vec::new(),
+            sent_bytes: 0,
+            sent_messages: 0,
+        }
     }
 
     /// Sends a block to each of `ranks`, from one buffer: the encoded block
     /// itself, with the trailer appended.
-    pub fn send_block(&mut self, comm: &SimpleCommunicator, ranks: &[usize], task: usize, mut bytes: Vec<u8>) -> Result<(), String> {
+    pub fn send_block(
+        &mut self,
+        comm: &SimpleCommunicator,
+        ranks: &[usize],
+        task: usize,
+        mut bytes: Vec<u8>,
+    ) -> Result<(), String> {
         bytes.extend_from_slice(&(task as u64).to_le_bytes());
         bytes.push(BLOCK);
         self.send(comm, ranks, bytes)
@@ -84,7 +96,15 @@ impl Outbox {
     pub fn send_progress(&mut self, comm: &SimpleCommunicator, to: usize, events: &[TaskEvent]) -> Result<(), String> {
         let mut message = Vec::with_capacity(EVENT_BYTES * events.len() + 1);
         for e in events {
-            for v in [e.task as u64, e.worker as u64, e.start, e.end, e.input_bytes as u64, e.output_bytes as u64, e.held_bytes as u64] {
+            for v in [
+                e.task as u64,
+                e.worker as u64,
+                e.start,
+                e.end,
+                e.input_bytes as u64,
+                e.output_bytes as u64,
+                e.held_bytes as u64,
+            ] {
                 message.extend_from_slice(&v.to_le_bytes());
             }
         }
@@ -102,7 +122,11 @@ impl Outbox {
             return Ok(());
         }
         if i32::try_from(bytes.len()).is_err() {
-            return Err(format!("a message of {} bytes is over MPI's limit of {} bytes per message: use smaller chunks", bytes.len(), i32::MAX));
+            return Err(format!(
+                "a message of {} bytes is over MPI's limit of {} bytes per message: use smaller chunks",
+                bytes.len(),
+                i32::MAX
+            ));
         }
         let len = bytes.len() as u64;
         let leaked: &'static [u8] = Box::leak(bytes.into_boxed_slice());
@@ -110,9 +134,14 @@ impl Outbox {
             self.buffers.push(None);
             self.buffers.len() - 1
         });
-        self.buffers[slot] = Some(Buffer { bytes: leaked as *const [u8] as *mut [u8], pending: ranks.len() });
+        self.buffers[slot] = Some(Buffer {
+            bytes: leaked as *const [u8] as *mut [u8],
+            pending: ranks.len(),
+        });
         for &r in ranks {
-            let request = comm.process_at_rank(r as i32).immediate_send_with_tag(StaticScope, leaked, self.tag);
+            let request = comm
+                .process_at_rank(r as i32)
+                .immediate_send_with_tag(StaticScope, leaked, self.tag);
             self.requests.push((request, slot));
             self.sent_bytes += len;
             self.sent_messages += 1;
@@ -161,7 +190,10 @@ impl Drop for Outbox {
 /// The next message of the run with tag `tag` from any rank, `None` when none
 /// has arrived. Returns the sender's rank and the message.
 pub(crate) fn receive(comm: &SimpleCommunicator, tag: i32) -> Option<(usize, Result<Message, String>)> {
-    let (bytes, status) = comm.any_process().immediate_matched_probe_with_tag(tag)?.matched_receive_vec::<u8>();
+    let (bytes, status) = comm
+        .any_process()
+        .immediate_matched_probe_with_tag(tag)?
+        .matched_receive_vec::<u8>();
     let from = status.source_rank() as usize;
     Some((from, parse(bytes)))
 }

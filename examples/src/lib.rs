@@ -56,7 +56,9 @@ impl MatrixOptions {
             "--rows" => self.rows = num(value)?,
             "--cols" => self.cols = num(value)?,
             "--chunks" => {
-                let (r, c) = value.split_once(',').ok_or_else(|| format!("--chunks {value}: expected R,C"))?;
+                let (r, c) = value
+                    .split_once(',')
+                    .ok_or_else(|| format!("--chunks {value}: expected R,C"))?;
                 self.chunks = (num(r)?, num(c)?);
             }
             "--seed" => self.seed = value.parse().map_err(|e| format!("--seed {value}: {e}"))?,
@@ -71,7 +73,10 @@ pub type JobResult = Result<(), Box<dyn std::error::Error>>;
 
 /// The `main` of a program: parses the options (exit 2 with the message when
 /// they are wrong), runs it, and reports an error (exit 1).
-pub fn main_with<O>(parse: impl FnOnce() -> Result<O, String>, run: impl FnOnce(&O) -> JobResult) -> std::process::ExitCode {
+pub fn main_with<O>(
+    parse: impl FnOnce() -> Result<O, String>,
+    run: impl FnOnce(&O) -> JobResult,
+) -> std::process::ExitCode {
     use std::process::ExitCode;
     let options = match parse() {
         Ok(o) => o,
@@ -93,7 +98,11 @@ pub fn main_with<O>(parse: impl FnOnce() -> Result<O, String>, run: impl FnOnce(
 /// when they are wrong), initializes MPI, runs the job, and reports an error
 /// with the rank (exit 1) followed by `hint`.
 #[cfg(feature = "mpi")]
-pub fn mpi_main<O>(parse: impl FnOnce() -> Result<O, String>, run: impl FnOnce(&O, &chunked_distributed::Mpi) -> JobResult, hint: &str) -> std::process::ExitCode {
+pub fn mpi_main<O>(
+    parse: impl FnOnce() -> Result<O, String>,
+    run: impl FnOnce(&O, &chunked_distributed::Mpi) -> JobResult,
+    hint: &str,
+) -> std::process::ExitCode {
     use std::process::ExitCode;
     let options = match parse() {
         Ok(o) => o,

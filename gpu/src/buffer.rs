@@ -5,9 +5,9 @@ use std::fmt;
 
 use cudarc::driver::CudaSlice;
 
+use crate::Result;
 use crate::device::{Device, Kind};
 use crate::element::DeviceElement;
-use crate::Result;
 
 pub(crate) enum Storage<T: DeviceElement> {
     /// An emulated device's memory.
@@ -81,7 +81,11 @@ impl<T: DeviceElement> DeviceBuffer<T> {
     /// [`crate::Error::Unsupported`] when the lengths differ; [`crate::Error::Cuda`].
     pub fn download_into(&self, out: &mut [T]) -> Result<()> {
         if out.len() != self.len {
-            return Err(self.device.unsupported(format!("download of {} elements into {} places", self.len, out.len())));
+            return Err(self.device.unsupported(format!(
+                "download of {} elements into {} places",
+                self.len,
+                out.len()
+            )));
         }
         self.count_download();
         match (&self.storage, &self.device.inner.kind) {
@@ -116,7 +120,10 @@ impl<T: DeviceElement> DeviceBuffer<T> {
         match &mut self.storage {
             Storage::Host(v) => {
                 let v = std::mem::take(v);
-                self.device.inner.downloaded.fetch_add((v.len() * size_of::<T>()) as u64, std::sync::atomic::Ordering::Relaxed);
+                self.device
+                    .inner
+                    .downloaded
+                    .fetch_add((v.len() * size_of::<T>()) as u64, std::sync::atomic::Ordering::Relaxed);
                 Ok(v)
             }
             Storage::Cuda(_) => self.download(),
@@ -172,9 +179,18 @@ impl Device {
         }
     }
 
-    fn buffer<T: DeviceElement>(&self, storage: Result<Storage<T>>, len: usize, bytes: usize) -> Result<DeviceBuffer<T>> {
+    fn buffer<T: DeviceElement>(
+        &self,
+        storage: Result<Storage<T>>,
+        len: usize,
+        bytes: usize,
+    ) -> Result<DeviceBuffer<T>> {
         match storage {
-            Ok(storage) => Ok(DeviceBuffer { device: self.clone(), len, storage }),
+            Ok(storage) => Ok(DeviceBuffer {
+                device: self.clone(),
+                len,
+                storage,
+            }),
             Err(e) => {
                 self.unreserve(bytes);
                 Err(e)
@@ -185,7 +201,10 @@ impl Device {
 
 impl<T: DeviceElement> DeviceBuffer<T> {
     fn count_download(&self) {
-        self.device.inner.downloaded.fetch_add(self.nbytes() as u64, std::sync::atomic::Ordering::Relaxed);
+        self.device
+            .inner
+            .downloaded
+            .fetch_add(self.nbytes() as u64, std::sync::atomic::Ordering::Relaxed);
     }
 }
 
@@ -197,6 +216,12 @@ impl<T: DeviceElement> Drop for DeviceBuffer<T> {
 
 impl<T: DeviceElement> fmt::Debug for DeviceBuffer<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "DeviceBuffer<{}>({} elements on {})", T::C_NAME, self.len, self.device.describe())
+        write!(
+            f,
+            "DeviceBuffer<{}>({} elements on {})",
+            T::C_NAME,
+            self.len,
+            self.device.describe()
+        )
     }
 }

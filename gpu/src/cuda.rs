@@ -10,13 +10,17 @@ use cudarc::cublas::CudaBlas;
 use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream};
 
 use crate::element::DeviceElement;
-use crate::{cuda_error, Error, Result};
+use crate::{Error, Result, cuda_error};
 
 /// A launch of 256-thread blocks for a kernel whose threads stride over
 /// `threads` items (capped at 2^20 blocks: the threads loop over the rest).
 pub(crate) fn grid_stride(threads: u64) -> cudarc::driver::LaunchConfig {
     let blocks = threads.div_ceil(256).clamp(1, 1 << 20) as u32;
-    cudarc::driver::LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (256, 1, 1), shared_mem_bytes: 0 }
+    cudarc::driver::LaunchConfig {
+        grid_dim: (blocks, 1, 1),
+        block_dim: (256, 1, 1),
+        shared_mem_bytes: 0,
+    }
 }
 
 /// Maps the few CUDA intrinsics the kernel sources use (`bits_f64`,
@@ -46,7 +50,13 @@ impl CudaState {
     pub fn new(ordinal: usize) -> Result<CudaState> {
         let ctx = CudaContext::new(ordinal).map_err(cuda_error("cuDevicePrimaryCtxRetain"))?;
         let stream = ctx.default_stream();
-        Ok(CudaState { ctx, stream, blas: OnceLock::new(), modules: Mutex::new(HashMap::new()), solver: Mutex::new(None) })
+        Ok(CudaState {
+            ctx,
+            stream,
+            blas: OnceLock::new(),
+            modules: Mutex::new(HashMap::new()),
+            solver: Mutex::new(None),
+        })
     }
 
     pub fn zeros<T: DeviceElement>(&self, len: usize) -> Result<CudaSlice<T>> {
@@ -72,13 +82,24 @@ impl CudaState {
             None => {
                 // SAFETY: only dlopens NVRTC by its usual names.
                 if !unsafe { cudarc::nvrtc::sys::is_culib_present() } {
-                    return Err(Error::NoDevice { reason: "NVRTC (libnvrtc) is not installed: kernels cannot be compiled".into() });
+                    return Err(Error::NoDevice {
+                        reason: "NVRTC (libnvrtc) is not installed: kernels cannot be compiled".into(),
+                    });
                 }
                 // No fused multiply-add contraction, IEEE division and square
                 // root: arithmetic rounds as the CPU's does.
-                let options = cudarc::nvrtc::CompileOptions { fmad: Some(false), prec_div: Some(true), prec_sqrt: Some(true), ftz: Some(false), ..Default::default() };
+                let options = cudarc::nvrtc::CompileOptions {
+                    fmad: Some(false),
+                    prec_div: Some(true),
+                    prec_sqrt: Some(true),
+                    ftz: Some(false),
+                    ..Default::default()
+                };
                 let full = format!("{}{source}", CUDA_PRELUDE);
-                let ptx = cudarc::nvrtc::compile_ptx_with_opts(full, options).map_err(|e| Error::Cuda { call: format!("nvrtc compile of {module}"), message: format!("{e:?}") })?;
+                let ptx = cudarc::nvrtc::compile_ptx_with_opts(full, options).map_err(|e| Error::Cuda {
+                    call: format!("nvrtc compile of {module}"),
+                    message: format!("{e:?}"),
+                })?;
                 let loaded = self.ctx.load_module(ptx).map_err(cuda_error("cuModuleLoadData"))?;
                 modules.insert(source.to_string(), loaded.clone());
                 loaded
@@ -92,9 +113,14 @@ impl CudaState {
             .get_or_init(|| {
                 // SAFETY: only dlopens cuBLAS by its usual names.
                 if !unsafe { cudarc::cublas::sys::is_culib_present() } {
-                    return Err(Error::NoDevice { reason: "cuBLAS (libcublas) is not installed".into() });
+                    return Err(Error::NoDevice {
+                        reason: "cuBLAS (libcublas) is not installed".into(),
+                    });
                 }
-                CudaBlas::new(self.stream.clone()).map_err(|e| Error::Cuda { call: "cublasCreate".into(), message: format!("{e:?}") })
+                CudaBlas::new(self.stream.clone()).map_err(|e| Error::Cuda {
+                    call: "cublasCreate".into(),
+                    message: format!("{e:?}"),
+                })
             })
             .as_ref()
             .map_err(Clone::clone)

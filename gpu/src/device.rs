@@ -5,8 +5,8 @@
 //! `buffer`, which builds on this module; the kernels on them further up.
 
 use std::fmt;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 use crate::cuda::CudaState;
 use crate::{Error, Result};
@@ -78,7 +78,9 @@ impl Device {
         static OPENED: std::sync::Mutex<Vec<Device>> = std::sync::Mutex::new(Vec::new());
         let count = crate::device_count()?;
         if ordinal >= count {
-            return Err(Error::NoDevice { reason: format!("device {ordinal} asked for, {count} visible") });
+            return Err(Error::NoDevice {
+                reason: format!("device {ordinal} asked for, {count} visible"),
+            });
         }
         let mut opened = OPENED.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(d) = opened.iter().find(|d| d.inner.ordinal == ordinal) {
@@ -87,7 +89,13 @@ impl Device {
         let state = CudaState::new(ordinal)?;
         let name = state.ctx.name().map_err(crate::cuda_error("cuDeviceGetName"))?;
         let capacity = state.ctx.total_mem().map_err(crate::cuda_error("cuDeviceTotalMem"))?;
-        let device = Device::new(NEXT_ID.fetch_add(1, Ordering::Relaxed), Kind::Cuda(state), ordinal, name, capacity);
+        let device = Device::new(
+            NEXT_ID.fetch_add(1, Ordering::Relaxed),
+            Kind::Cuda(state),
+            ordinal,
+            name,
+            capacity,
+        );
         opened.push(device.clone());
         Ok(device)
     }
@@ -112,7 +120,18 @@ impl Device {
     }
 
     fn new(id: u64, kind: Kind, ordinal: usize, name: String, capacity: usize) -> Device {
-        Device { inner: Arc::new(Inner { id, kind, ordinal, name, capacity, in_use: AtomicUsize::new(0), peak: AtomicUsize::new(0), downloaded: AtomicU64::new(0) }) }
+        Device {
+            inner: Arc::new(Inner {
+                id,
+                kind,
+                ordinal,
+                name,
+                capacity,
+                in_use: AtomicUsize::new(0),
+                peak: AtomicUsize::new(0),
+                downloaded: AtomicU64::new(0),
+            }),
+        }
     }
 
     /// What runs its kernels.
@@ -195,7 +214,12 @@ impl Device {
     }
 
     pub(crate) fn out_of_memory(&self, requested: usize, in_use: usize) -> Error {
-        Error::OutOfMemory { device: self.describe(), requested, in_use, capacity: self.inner.capacity }
+        Error::OutOfMemory {
+            device: self.describe(),
+            requested,
+            in_use,
+            capacity: self.inner.capacity,
+        }
     }
 
     pub(crate) fn unreserve(&self, bytes: usize) {
@@ -203,13 +227,18 @@ impl Device {
     }
 
     pub(crate) fn unsupported(&self, what: impl Into<String>) -> Error {
-        Error::Unsupported { device: self.describe(), what: what.into() }
+        Error::Unsupported {
+            device: self.describe(),
+            what: what.into(),
+        }
     }
 
     pub(crate) fn cuda_state(&self, what: &str) -> Result<&CudaState> {
         match &self.inner.kind {
             Kind::Cuda(state) => Ok(state),
-            Kind::Emulated => Err(self.unsupported(format!("{what} is a CUDA kernel; an emulated device runs the CPU's on its host slices"))),
+            Kind::Emulated => Err(self.unsupported(format!(
+                "{what} is a CUDA kernel; an emulated device runs the CPU's on its host slices"
+            ))),
         }
     }
 
@@ -220,7 +249,10 @@ impl Device {
     pub fn synchronize(&self) -> Result<()> {
         match &self.inner.kind {
             Kind::Emulated => Ok(()),
-            Kind::Cuda(state) => state.stream.synchronize().map_err(crate::cuda_error("cuStreamSynchronize")),
+            Kind::Cuda(state) => state
+                .stream
+                .synchronize()
+                .map_err(crate::cuda_error("cuStreamSynchronize")),
         }
     }
 }
@@ -233,6 +265,12 @@ impl PartialEq for Device {
 
 impl fmt::Debug for Device {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Device({}, {} of {} bytes in use)", self.describe(), self.in_use(), self.capacity())
+        write!(
+            f,
+            "Device({}, {} of {} bytes in use)",
+            self.describe(),
+            self.in_use(),
+            self.capacity()
+        )
     }
 }

@@ -9,7 +9,9 @@ mod sealed {
 }
 
 /// Element types a device buffer holds.
-pub trait DeviceElement: DeviceRepr + ValidAsZeroBits + Copy + Default + PartialEq + Send + Sync + fmt::Debug + 'static + sealed::Sealed {
+pub trait DeviceElement:
+    DeviceRepr + ValidAsZeroBits + Copy + Default + PartialEq + Send + Sync + fmt::Debug + 'static + sealed::Sealed
+{
     /// The C type name, as the kernels' names use it.
     const C_NAME: &'static str;
     /// 1 (named apart from the array element traits' `ONE`, which types

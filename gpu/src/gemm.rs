@@ -3,14 +3,14 @@
 
 use std::any::Any;
 
-use cudarc::cublas::{sys::cublasOperation_t, Gemm, GemmConfig};
+use cudarc::cublas::{Gemm, GemmConfig, sys::cublasOperation_t};
 use cudarc::driver::CudaSlice;
 
 use crate::buffer::DeviceBuffer;
 use crate::cuda::CudaState;
 use crate::device::Device;
 use crate::element::DeviceElement;
-use crate::{cuda_error, Error, Result};
+use crate::{Error, Result, cuda_error};
 
 impl Device {
     /// `c = alpha * op(a) @ op(b) + beta * c` on row-major matrices by cuBLAS:
@@ -22,10 +22,22 @@ impl Device {
     /// [`Error::Unsupported`] on an emulated device, for an element type cuBLAS
     /// has no gemm for, for buffers of another device or operands that do not
     /// fit their buffers; [`Error::Cuda`].
-    pub fn gemm<T: DeviceElement>(&self, (m, n, k): (usize, usize, usize), alpha: T, a: Operand<'_, T>, b: Operand<'_, T>, beta: T, c: &mut DeviceBuffer<T>) -> Result<()> {
+    pub fn gemm<T: DeviceElement>(
+        &self,
+        (m, n, k): (usize, usize, usize),
+        alpha: T,
+        a: Operand<'_, T>,
+        b: Operand<'_, T>,
+        beta: T,
+        c: &mut DeviceBuffer<T>,
+    ) -> Result<()> {
         let extent = |o: &Operand<'_, T>, rows: usize, cols: usize| {
             let (r, c) = if o.transpose { (cols, rows) } else { (rows, cols) };
-            if r == 0 || c == 0 { 0 } else { o.offset + (r - 1) * o.ld + c }
+            if r == 0 || c == 0 {
+                0
+            } else {
+                o.offset + (r - 1) * o.ld + c
+            }
         };
         for (name, o, rows, cols) in [("a", &a, m, k), ("b", &b, k, n)] {
             let stored_cols = if o.transpose { rows } else { cols };
@@ -41,7 +53,12 @@ impl Device {
             }
         }
         if !c.device.same(self) || c.len != m * n {
-            return Err(self.unsupported(format!("gemm ({m}x{k} @ {k}x{n}): the output has {} elements on {}, expected {}", c.len, c.device.describe(), m * n)));
+            return Err(self.unsupported(format!(
+                "gemm ({m}x{k} @ {k}x{n}): the output has {} elements on {}, expected {}",
+                c.len,
+                c.device.describe(),
+                m * n
+            )));
         }
         cublas_gemm(self.cuda_state("gemm")?, self, (m, n, k), alpha, a, b, beta, c)
     }
@@ -64,22 +81,40 @@ pub struct Operand<'a, T: DeviceElement> {
 impl<'a, T: DeviceElement> Operand<'a, T> {
     /// The whole buffer as a matrix of `cols` columns.
     pub fn whole(buffer: &'a DeviceBuffer<T>, cols: usize) -> Self {
-        Operand { buffer, offset: 0, ld: cols, transpose: false }
+        Operand {
+            buffer,
+            offset: 0,
+            ld: cols,
+            transpose: false,
+        }
     }
 
     /// The columns `first..` of a matrix of `cols` columns stored in `buffer`.
     pub fn columns(buffer: &'a DeviceBuffer<T>, cols: usize, first: usize) -> Self {
-        Operand { buffer, offset: first, ld: cols, transpose: false }
+        Operand {
+            buffer,
+            offset: first,
+            ld: cols,
+            transpose: false,
+        }
     }
 
     /// The rows `first..` of a matrix of `cols` columns stored in `buffer`.
     pub fn rows(buffer: &'a DeviceBuffer<T>, cols: usize, first: usize) -> Self {
-        Operand { buffer, offset: first * cols, ld: cols, transpose: false }
+        Operand {
+            buffer,
+            offset: first * cols,
+            ld: cols,
+            transpose: false,
+        }
     }
 
     /// The same matrix, read transposed.
     pub fn transposed(self) -> Self {
-        Operand { transpose: !self.transpose, ..self }
+        Operand {
+            transpose: !self.transpose,
+            ..self
+        }
     }
 }
 
@@ -87,9 +122,26 @@ impl<'a, T: DeviceElement> Operand<'a, T> {
 /// `c^T = op(b)^T op(a)^T`: a row-major matrix is its transpose in column
 /// major, so the operands swap and keep their own transpose flags.
 #[allow(clippy::too_many_arguments)]
-fn cublas_gemm<T: DeviceElement>(state: &CudaState, device: &Device, (m, n, k): (usize, usize, usize), alpha: T, a: Operand<'_, T>, b: Operand<'_, T>, beta: T, c: &mut DeviceBuffer<T>) -> Result<()> {
-    let int = |x: usize| i32::try_from(x).map_err(|_| device.unsupported(format!("gemm size {x} exceeds cuBLAS's 32-bit sizes")));
-    let op = |t: bool| if t { cublasOperation_t::CUBLAS_OP_T } else { cublasOperation_t::CUBLAS_OP_N };
+fn cublas_gemm<T: DeviceElement>(
+    state: &CudaState,
+    device: &Device,
+    (m, n, k): (usize, usize, usize),
+    alpha: T,
+    a: Operand<'_, T>,
+    b: Operand<'_, T>,
+    beta: T,
+    c: &mut DeviceBuffer<T>,
+) -> Result<()> {
+    let int = |x: usize| {
+        i32::try_from(x).map_err(|_| device.unsupported(format!("gemm size {x} exceeds cuBLAS's 32-bit sizes")))
+    };
+    let op = |t: bool| {
+        if t {
+            cublasOperation_t::CUBLAS_OP_T
+        } else {
+            cublasOperation_t::CUBLAS_OP_N
+        }
+    };
     let (mi, ni, ki, lda, ldb) = (int(m)?, int(n)?, int(k)?, int(b.ld)?, int(a.ld)?);
     if m == 0 || n == 0 {
         return Ok(());
@@ -100,7 +152,9 @@ fn cublas_gemm<T: DeviceElement>(state: &CudaState, device: &Device, (m, n, k): 
             let c = c.cuda_mut().expect("CUDA buffer on a CUDA device");
             state.stream.memset_zeros(c).map_err(cuda_error("cuMemsetD8"))?;
         } else if beta != T::MUL_IDENTITY {
-            return Err(device.unsupported(format!("gemm with an empty inner dimension and beta {beta:?} (only 0 and 1 scale c)")));
+            return Err(device.unsupported(format!(
+                "gemm with an empty inner dimension and beta {beta:?} (only 0 and 1 scale c)"
+            )));
         }
         return Ok(());
     }
@@ -108,7 +162,10 @@ fn cublas_gemm<T: DeviceElement>(state: &CudaState, device: &Device, (m, n, k): 
     let a_slice = a.buffer.cuda().expect("CUDA buffer on a CUDA device");
     let b_slice = b.buffer.cuda().expect("CUDA buffer on a CUDA device");
     let c = c.cuda_mut().expect("CUDA buffer on a CUDA device");
-    let failed = |e: cudarc::cublas::result::CublasError| Error::Cuda { call: "cublas gemm".into(), message: format!("{e:?}") };
+    let failed = |e: cudarc::cublas::result::CublasError| Error::Cuda {
+        call: "cublas gemm".into(),
+        message: format!("{e:?}"),
+    };
     macro_rules! call {
         ($t:ty) => {
             if let (Some(a_all), Some(b_all), Some(c), Some(&alpha), Some(&beta)) = (
@@ -118,7 +175,18 @@ fn cublas_gemm<T: DeviceElement>(state: &CudaState, device: &Device, (m, n, k): 
                 (&alpha as &dyn Any).downcast_ref::<$t>(),
                 (&beta as &dyn Any).downcast_ref::<$t>(),
             ) {
-                let cfg = GemmConfig { transa: op(b.transpose), transb: op(a.transpose), m: ni, n: mi, k: ki, alpha, lda, ldb, beta, ldc: ni };
+                let cfg = GemmConfig {
+                    transa: op(b.transpose),
+                    transb: op(a.transpose),
+                    m: ni,
+                    n: mi,
+                    k: ki,
+                    alpha,
+                    lda,
+                    ldb,
+                    beta,
+                    ldc: ni,
+                };
                 // SAFETY: Device::gemm checked that each operand's extent
                 // fits its buffer and that c holds m x n elements.
                 let (av, bv) = (a_all.slice(a.offset..), b_all.slice(b.offset..));

@@ -15,7 +15,7 @@ use crate::buffer::DeviceBuffer;
 use crate::cuda::grid_stride;
 use crate::device::Device;
 use crate::element::DeviceElement;
-use crate::{cuda_error, Result};
+use crate::{Result, cuda_error};
 
 /// Name of the generated kernel's entry point.
 pub const ELEMENTWISE_ENTRY: &str = "chunked_elementwise";
@@ -57,14 +57,29 @@ impl<T: DeviceElement> KernelInput for DeviceBuffer<T> {
 /// [`crate::Error::Unsupported`] on an emulated device or with inputs on
 /// another device; [`crate::Error::NoDevice`] without NVRTC; [`crate::Error::Cuda`]
 /// when compiling or launching fails (the compile log is in the message).
-pub fn launch_elementwise<O: DeviceElement>(source: &str, out: &mut DeviceBuffer<O>, ndim: usize, meta: &[i64], contiguous: bool, inputs: &[&dyn KernelInput]) -> Result<()> {
+pub fn launch_elementwise<O: DeviceElement>(
+    source: &str,
+    out: &mut DeviceBuffer<O>,
+    ndim: usize,
+    meta: &[i64],
+    contiguous: bool,
+    inputs: &[&dyn KernelInput],
+) -> Result<()> {
     let device = out.device().clone();
     if let Some(other) = inputs.iter().find(|i| !i.device().same(&device)) {
-        return Err(device.unsupported(format!("an elementwise kernel on {} reading a buffer on {}", device.describe(), other.device().describe())));
+        return Err(device.unsupported(format!(
+            "an elementwise kernel on {} reading a buffer on {}",
+            device.describe(),
+            other.device().describe()
+        )));
     }
     let state = device.cuda_state("elementwise kernel")?;
     if meta.len() != ndim + inputs.len() * (ndim + 1) {
-        return Err(device.unsupported(format!("elementwise kernel metadata of {} values for {ndim} axes and {} inputs", meta.len(), inputs.len())));
+        return Err(device.unsupported(format!(
+            "elementwise kernel metadata of {} values for {ndim} axes and {} inputs",
+            meta.len(),
+            inputs.len()
+        )));
     }
     if out.is_empty() {
         return Ok(());

@@ -21,23 +21,23 @@
 // element types), `cuda` (context, stream, library handles, compiled kernels),
 // `device`, `buffer`, then the operations on buffers (`gemm`, `pinned`,
 // `solver`, `kernels`, and `reduce` on `kernels`).
-mod element;
+mod buffer;
 mod cuda;
 mod device;
-mod buffer;
+mod element;
 mod gemm;
-mod pinned;
-mod solver;
 pub mod kernels;
 pub mod philox;
+mod pinned;
 pub mod reduce;
+mod solver;
 
 pub use buffer::DeviceBuffer;
 pub use device::{Backend, Device};
 pub use element::DeviceElement;
 pub use gemm::Operand;
 pub use pinned::PinnedBuffer;
-pub use solver::{SolverElement, SvdFactors, SOLVER_SOURCE};
+pub use solver::{SOLVER_SOURCE, SolverElement, SvdFactors};
 
 use cudarc::driver::CudaContext;
 
@@ -105,7 +105,10 @@ pub fn driver_present() -> bool {
 }
 
 pub(crate) fn cuda_error(call: &str) -> impl Fn(cudarc::driver::DriverError) -> Error + '_ {
-    move |e| Error::Cuda { call: call.to_string(), message: format!("{e:?}") }
+    move |e| Error::Cuda {
+        call: call.to_string(),
+        message: format!("{e:?}"),
+    }
 }
 
 /// Number of visible CUDA devices.
@@ -114,11 +117,17 @@ pub(crate) fn cuda_error(call: &str) -> impl Fn(cudarc::driver::DriverError) -> 
 /// [`Error::NoDevice`] without a driver library, when `cuInit` fails or with no device.
 pub fn device_count() -> Result<usize> {
     if !driver_present() {
-        return Err(Error::NoDevice { reason: "the CUDA driver library (libcuda) is not installed".into() });
+        return Err(Error::NoDevice {
+            reason: "the CUDA driver library (libcuda) is not installed".into(),
+        });
     }
-    let count = CudaContext::device_count().map_err(|e| Error::NoDevice { reason: format!("cuInit failed: {e:?}") })?;
+    let count = CudaContext::device_count().map_err(|e| Error::NoDevice {
+        reason: format!("cuInit failed: {e:?}"),
+    })?;
     if count <= 0 {
-        return Err(Error::NoDevice { reason: "the driver reports no devices".into() });
+        return Err(Error::NoDevice {
+            reason: "the driver reports no devices".into(),
+        });
     }
     Ok(count as usize)
 }

@@ -21,7 +21,7 @@ use crate::buffer::DeviceBuffer;
 use crate::cuda::grid_stride;
 use crate::device::Device;
 use crate::element::DeviceElement;
-use crate::{cuda_error, Result};
+use crate::{Result, cuda_error};
 
 /// The distribution of a random array (re-exported as
 /// `chunked_array::random::Distribution`).
@@ -148,10 +148,21 @@ pub fn per_counter<T: DeviceElement>() -> u64 {
 /// [`DeviceBuffer::host_mut`]), for `u8`, for uniform or normal integers and
 /// when `out` does not have `runs * run_len` elements; [`crate::Error::Cuda`]
 /// and [`crate::Error::NoDevice`] (no NVRTC) from CUDA.
-pub fn fill<T: DeviceElement>(out: &mut DeviceBuffer<T>, seed: u64, stream: u64, draw: Distribution, run_starts: &[u64], run_len: usize) -> Result<()> {
+pub fn fill<T: DeviceElement>(
+    out: &mut DeviceBuffer<T>,
+    seed: u64,
+    stream: u64,
+    draw: Distribution,
+    run_starts: &[u64],
+    run_len: usize,
+) -> Result<()> {
     let device: Device = out.device().clone();
     if out.len() != run_starts.len() * run_len {
-        return Err(device.unsupported(format!("philox fill of {} runs of {run_len} into {} elements", run_starts.len(), out.len())));
+        return Err(device.unsupported(format!(
+            "philox fill of {} runs of {run_len} into {} elements",
+            run_starts.len(),
+            out.len()
+        )));
     }
     let name = match T::C_NAME {
         "f64" => "philox_f64",
@@ -182,7 +193,20 @@ pub fn fill<T: DeviceElement>(out: &mut DeviceBuffer<T>, seed: u64, stream: u64,
     let slice = out.cuda_mut().expect("CUDA buffer on a CUDA device");
     let mut launch = state.stream.launch_builder(&function);
     use cudarc::driver::PushKernelArg;
-    launch.arg(slice).arg(&starts).arg(&runs).arg(&run_len).arg(&k0).arg(&k1).arg(&s0).arg(&s1).arg(&dist).arg(&mean).arg(&sd).arg(&low).arg(&range);
+    launch
+        .arg(slice)
+        .arg(&starts)
+        .arg(&runs)
+        .arg(&run_len)
+        .arg(&k0)
+        .arg(&k1)
+        .arg(&s0)
+        .arg(&s1)
+        .arg(&dist)
+        .arg(&mean)
+        .arg(&sd)
+        .arg(&low)
+        .arg(&range);
     // SAFETY: the kernel writes `runs * run_len` elements of `out` (checked
     // above) and reads `runs` starts; the arguments match its signature.
     unsafe { launch.launch(cfg) }.map_err(cuda_error("cuLaunchKernel philox"))?;

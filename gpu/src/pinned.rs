@@ -10,7 +10,7 @@ use cudarc::driver::PinnedHostSlice;
 use crate::buffer::{DeviceBuffer, Storage};
 use crate::device::{Device, Kind};
 use crate::element::DeviceElement;
-use crate::{cuda_error, Result};
+use crate::{Result, cuda_error};
 
 enum PinnedStorage<T> {
     /// An emulated device's "pinned" memory: an ordinary vector.
@@ -87,8 +87,16 @@ impl<T: DeviceElement> DeviceBuffer<T> {
                 // it (a host kernel, the disk tier) run at normal speed.
                 // SAFETY: the memory is written by the copy below before anyone
                 // reads it (as_slice waits for the copy's event).
-                let mut pinned = unsafe { state.ctx.alloc_pinned_with_flags::<T>(self.len, cudarc::driver::sys::CU_MEMHOSTALLOC_PORTABLE) }.map_err(cuda_error("cuMemHostAlloc"))?;
-                state.stream.memcpy_dtoh(s, &mut pinned).map_err(cuda_error("cuMemcpyDtoHAsync"))?;
+                let mut pinned = unsafe {
+                    state
+                        .ctx
+                        .alloc_pinned_with_flags::<T>(self.len, cudarc::driver::sys::CU_MEMHOSTALLOC_PORTABLE)
+                }
+                .map_err(cuda_error("cuMemHostAlloc"))?;
+                state
+                    .stream
+                    .memcpy_dtoh(s, &mut pinned)
+                    .map_err(cuda_error("cuMemcpyDtoHAsync"))?;
                 // Wait for the copy: cudarc records the pinned slice's own
                 // event only when a context runs several streams, and ours
                 // runs one, so `as_slice` would not wait for it.
@@ -97,7 +105,10 @@ impl<T: DeviceElement> DeviceBuffer<T> {
             }
             (Storage::Cuda(_), Kind::Emulated) => unreachable!("CUDA memory on an emulated device"),
         };
-        device.inner.downloaded.fetch_add(self.nbytes() as u64, std::sync::atomic::Ordering::Relaxed);
+        device
+            .inner
+            .downloaded
+            .fetch_add(self.nbytes() as u64, std::sync::atomic::Ordering::Relaxed);
         Ok(PinnedBuffer { device, storage })
     }
 }
@@ -115,8 +126,16 @@ impl Device {
                 self.reserve(bytes)?;
                 // The copy reads the pinned memory asynchronously: wait for it
                 // before the buffer can be freed (see download_pinned).
-                match state.stream.clone_htod(pinned).and_then(|slice| state.stream.synchronize().map(|()| slice)) {
-                    Ok(slice) => Ok(DeviceBuffer { device: self.clone(), len: host.len(), storage: Storage::Cuda(slice) }),
+                match state
+                    .stream
+                    .clone_htod(pinned)
+                    .and_then(|slice| state.stream.synchronize().map(|()| slice))
+                {
+                    Ok(slice) => Ok(DeviceBuffer {
+                        device: self.clone(),
+                        len: host.len(),
+                        storage: Storage::Cuda(slice),
+                    }),
                     Err(e) => {
                         self.unreserve(bytes);
                         Err(cuda_error("cuMemcpyHtoDAsync")(e))
@@ -130,6 +149,12 @@ impl Device {
 
 impl<T: DeviceElement> fmt::Debug for PinnedBuffer<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "PinnedBuffer<{}>({} elements from {})", T::C_NAME, self.len(), self.device.describe())
+        write!(
+            f,
+            "PinnedBuffer<{}>({} elements from {})",
+            T::C_NAME,
+            self.len(),
+            self.device.describe()
+        )
     }
 }

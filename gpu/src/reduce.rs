@@ -20,7 +20,7 @@ use crate::buffer::DeviceBuffer;
 use crate::cuda::grid_stride;
 use crate::element::DeviceElement;
 use crate::kernels::KernelInput;
-use crate::{cuda_error, Result};
+use crate::{Result, cuda_error};
 
 /// Entry point of the first kernel.
 pub const PIECES_ENTRY: &str = "chunked_reduce_pieces";
@@ -56,7 +56,10 @@ pub struct ReduceLayout {
 impl ReduceLayout {
     /// The layout of a C-order block of `shape` reduced over the axes marked in `reduced`.
     pub fn new(shape: &[usize], reduced: &[bool]) -> ReduceLayout {
-        let mut layout = ReduceLayout { kept: Vec::new(), reduced: Vec::new() };
+        let mut layout = ReduceLayout {
+            kept: Vec::new(),
+            reduced: Vec::new(),
+        };
         let mut stride = 1usize;
         // From the innermost axis out, so strides are known as groups grow.
         let mut groups: Vec<(usize, usize, bool)> = Vec::new();
@@ -106,7 +109,12 @@ impl ReduceLayout {
     pub fn meta(&self) -> Vec<i64> {
         let k = self.kept.iter();
         let r = self.reduced.iter();
-        k.clone().map(|g| g.0 as i64).chain(k.map(|g| g.1 as i64)).chain(r.clone().map(|g| g.0 as i64)).chain(r.map(|g| g.1 as i64)).collect()
+        k.clone()
+            .map(|g| g.0 as i64)
+            .chain(k.map(|g| g.1 as i64))
+            .chain(r.clone().map(|g| g.0 as i64))
+            .chain(r.map(|g| g.1 as i64))
+            .collect()
     }
 }
 
@@ -207,7 +215,12 @@ extern "C" __global__ void {FINISH_ENTRY}(const acc_t* partial, acc_t* out, unsi
 /// another device or an output of the wrong length; [`crate::Error::OutOfMemory`]
 /// for the pieces' buffer; [`crate::Error::NoDevice`] without NVRTC;
 /// [`crate::Error::Cuda`].
-pub fn launch_reduce<A: DeviceElement>(source: &str, input: &dyn KernelInput, layout: &ReduceLayout, out: &mut DeviceBuffer<A>) -> Result<()> {
+pub fn launch_reduce<A: DeviceElement>(
+    source: &str,
+    input: &dyn KernelInput,
+    layout: &ReduceLayout,
+    out: &mut DeviceBuffer<A>,
+) -> Result<()> {
     let device = out.device().clone();
     if !input.device().same(&device) || out.len() != layout.outputs() {
         return Err(device.unsupported(format!(
@@ -231,7 +244,11 @@ pub fn launch_reduce<A: DeviceElement>(source: &str, input: &dyn KernelInput, la
         let nothing = device.zeros::<A>(1)?;
         let zero = 0u64;
         let mut launch = state.stream.launch_builder(&finish_fn);
-        launch.arg(nothing.cuda().expect("CUDA buffer")).arg(out.cuda_mut().expect("CUDA buffer")).arg(&n_out).arg(&zero);
+        launch
+            .arg(nothing.cuda().expect("CUDA buffer"))
+            .arg(out.cuda_mut().expect("CUDA buffer"))
+            .arg(&n_out)
+            .arg(&zero);
         // SAFETY: with no pieces the kernel reads nothing and writes n_out elements of `out`.
         unsafe { launch.launch(grid_stride(n_out)) }.map_err(cuda_error("cuLaunchKernel reduction finish"))?;
         return Ok(());
@@ -245,18 +262,34 @@ pub fn launch_reduce<A: DeviceElement>(source: &str, input: &dyn KernelInput, la
         meta.push(0);
     }
     let meta = state.upload(&meta)?;
-    let (nk, nr, inner) = (layout.kept.len() as i32, layout.reduced.len() as i32, layout.reduced_inner() as i32);
+    let (nk, nr, inner) = (
+        layout.kept.len() as i32,
+        layout.reduced.len() as i32,
+        layout.reduced_inner() as i32,
+    );
     {
         let mut launch = state.stream.launch_builder(&pieces_fn);
         input.push(&mut launch);
-        launch.arg(partial.cuda_mut().expect("CUDA buffer")).arg(&n_out).arg(&n_red).arg(&pieces).arg(&nk).arg(&nr).arg(&meta).arg(&inner);
+        launch
+            .arg(partial.cuda_mut().expect("CUDA buffer"))
+            .arg(&n_out)
+            .arg(&n_red)
+            .arg(&pieces)
+            .arg(&nk)
+            .arg(&nr)
+            .arg(&meta)
+            .arg(&inner);
         // SAFETY: the kernel reads the input at offsets within its block
         // (the layout came from the block's shape) and writes n_out * pieces
         // elements of `partial`.
         unsafe { launch.launch(grid_stride(n_out * pieces)) }.map_err(cuda_error("cuLaunchKernel reduction pieces"))?;
     }
     let mut launch = state.stream.launch_builder(&finish_fn);
-    launch.arg(partial.cuda().expect("CUDA buffer")).arg(out.cuda_mut().expect("CUDA buffer")).arg(&n_out).arg(&pieces);
+    launch
+        .arg(partial.cuda().expect("CUDA buffer"))
+        .arg(out.cuda_mut().expect("CUDA buffer"))
+        .arg(&n_out)
+        .arg(&pieces);
     // SAFETY: reads n_out * pieces elements of `partial`, writes n_out of `out`.
     unsafe { launch.launch(grid_stride(n_out)) }.map_err(cuda_error("cuLaunchKernel reduction finish"))?;
     Ok(())
@@ -274,7 +307,10 @@ mod tests {
         assert!(l.reduced_inner());
         // (3, 4, 5) reducing axis 1: two kept groups around one reduced.
         let l = ReduceLayout::new(&[3, 4, 5], &[false, true, false]);
-        assert_eq!((l.kept.clone(), l.reduced.clone()), (vec![(3, 20), (5, 1)], vec![(4, 5)]));
+        assert_eq!(
+            (l.kept.clone(), l.reduced.clone()),
+            (vec![(3, 20), (5, 1)], vec![(4, 5)])
+        );
         assert!(!l.reduced_inner());
         assert_eq!((l.outputs(), l.reduced_len()), (15, 4));
         assert_eq!(l.meta(), vec![3, 5, 20, 1, 4, 5]);

@@ -21,10 +21,10 @@ use cudarc::cusolver::sys::{self as cusolver_sys, cusolverDnHandle_t, cusolverSt
 use cudarc::driver::{DevicePtr, DevicePtrMut, PushKernelArg};
 
 use crate::buffer::DeviceBuffer;
-use crate::cuda::{grid_stride, CudaState};
+use crate::cuda::{CudaState, grid_stride};
 use crate::device::Device;
 use crate::element::DeviceElement;
-use crate::{cuda_error, Error, Result};
+use crate::{Error, Result, cuda_error};
 
 mod sealed {
     use super::{c_int, cusolverDnHandle_t, cusolverStatus_t};
@@ -32,37 +32,158 @@ mod sealed {
     /// cuSOLVER's routines for one element type (`D…` for f64, `S…` for f32).
     #[allow(clippy::too_many_arguments, clippy::missing_safety_doc)]
     pub trait Routines: Sized {
-        unsafe fn geqrf_size(h: cusolverDnHandle_t, m: c_int, n: c_int, a: *mut Self, lda: c_int, lwork: *mut c_int) -> cusolverStatus_t;
-        unsafe fn geqrf(h: cusolverDnHandle_t, m: c_int, n: c_int, a: *mut Self, lda: c_int, tau: *mut Self, work: *mut Self, lwork: c_int, info: *mut c_int) -> cusolverStatus_t;
-        unsafe fn orgqr_size(h: cusolverDnHandle_t, m: c_int, n: c_int, k: c_int, a: *const Self, lda: c_int, tau: *const Self, lwork: *mut c_int) -> cusolverStatus_t;
-        unsafe fn orgqr(h: cusolverDnHandle_t, m: c_int, n: c_int, k: c_int, a: *mut Self, lda: c_int, tau: *const Self, work: *mut Self, lwork: c_int, info: *mut c_int) -> cusolverStatus_t;
+        unsafe fn geqrf_size(
+            h: cusolverDnHandle_t,
+            m: c_int,
+            n: c_int,
+            a: *mut Self,
+            lda: c_int,
+            lwork: *mut c_int,
+        ) -> cusolverStatus_t;
+        unsafe fn geqrf(
+            h: cusolverDnHandle_t,
+            m: c_int,
+            n: c_int,
+            a: *mut Self,
+            lda: c_int,
+            tau: *mut Self,
+            work: *mut Self,
+            lwork: c_int,
+            info: *mut c_int,
+        ) -> cusolverStatus_t;
+        unsafe fn orgqr_size(
+            h: cusolverDnHandle_t,
+            m: c_int,
+            n: c_int,
+            k: c_int,
+            a: *const Self,
+            lda: c_int,
+            tau: *const Self,
+            lwork: *mut c_int,
+        ) -> cusolverStatus_t;
+        unsafe fn orgqr(
+            h: cusolverDnHandle_t,
+            m: c_int,
+            n: c_int,
+            k: c_int,
+            a: *mut Self,
+            lda: c_int,
+            tau: *const Self,
+            work: *mut Self,
+            lwork: c_int,
+            info: *mut c_int,
+        ) -> cusolverStatus_t;
         unsafe fn gesvd_size(h: cusolverDnHandle_t, m: c_int, n: c_int, lwork: *mut c_int) -> cusolverStatus_t;
-        unsafe fn gesvd(h: cusolverDnHandle_t, m: c_int, n: c_int, a: *mut Self, lda: c_int, s: *mut Self, u: *mut Self, ldu: c_int, vt: *mut Self, ldvt: c_int, work: *mut Self, lwork: c_int, info: *mut c_int) -> cusolverStatus_t;
+        unsafe fn gesvd(
+            h: cusolverDnHandle_t,
+            m: c_int,
+            n: c_int,
+            a: *mut Self,
+            lda: c_int,
+            s: *mut Self,
+            u: *mut Self,
+            ldu: c_int,
+            vt: *mut Self,
+            ldvt: c_int,
+            work: *mut Self,
+            lwork: c_int,
+            info: *mut c_int,
+        ) -> cusolverStatus_t;
     }
 }
 
 macro_rules! routines {
     ($t:ty, $geqrf_size:ident, $geqrf:ident, $orgqr_size:ident, $orgqr:ident, $gesvd_size:ident, $gesvd:ident) => {
         impl sealed::Routines for $t {
-            unsafe fn geqrf_size(h: cusolverDnHandle_t, m: c_int, n: c_int, a: *mut Self, lda: c_int, lwork: *mut c_int) -> cusolverStatus_t {
+            unsafe fn geqrf_size(
+                h: cusolverDnHandle_t,
+                m: c_int,
+                n: c_int,
+                a: *mut Self,
+                lda: c_int,
+                lwork: *mut c_int,
+            ) -> cusolverStatus_t {
                 unsafe { cusolver_sys::$geqrf_size(h, m, n, a, lda, lwork) }
             }
-            unsafe fn geqrf(h: cusolverDnHandle_t, m: c_int, n: c_int, a: *mut Self, lda: c_int, tau: *mut Self, work: *mut Self, lwork: c_int, info: *mut c_int) -> cusolverStatus_t {
+            unsafe fn geqrf(
+                h: cusolverDnHandle_t,
+                m: c_int,
+                n: c_int,
+                a: *mut Self,
+                lda: c_int,
+                tau: *mut Self,
+                work: *mut Self,
+                lwork: c_int,
+                info: *mut c_int,
+            ) -> cusolverStatus_t {
                 unsafe { cusolver_sys::$geqrf(h, m, n, a, lda, tau, work, lwork, info) }
             }
-            unsafe fn orgqr_size(h: cusolverDnHandle_t, m: c_int, n: c_int, k: c_int, a: *const Self, lda: c_int, tau: *const Self, lwork: *mut c_int) -> cusolverStatus_t {
+            unsafe fn orgqr_size(
+                h: cusolverDnHandle_t,
+                m: c_int,
+                n: c_int,
+                k: c_int,
+                a: *const Self,
+                lda: c_int,
+                tau: *const Self,
+                lwork: *mut c_int,
+            ) -> cusolverStatus_t {
                 unsafe { cusolver_sys::$orgqr_size(h, m, n, k, a, lda, tau, lwork) }
             }
-            unsafe fn orgqr(h: cusolverDnHandle_t, m: c_int, n: c_int, k: c_int, a: *mut Self, lda: c_int, tau: *const Self, work: *mut Self, lwork: c_int, info: *mut c_int) -> cusolverStatus_t {
+            unsafe fn orgqr(
+                h: cusolverDnHandle_t,
+                m: c_int,
+                n: c_int,
+                k: c_int,
+                a: *mut Self,
+                lda: c_int,
+                tau: *const Self,
+                work: *mut Self,
+                lwork: c_int,
+                info: *mut c_int,
+            ) -> cusolverStatus_t {
                 unsafe { cusolver_sys::$orgqr(h, m, n, k, a, lda, tau, work, lwork, info) }
             }
             unsafe fn gesvd_size(h: cusolverDnHandle_t, m: c_int, n: c_int, lwork: *mut c_int) -> cusolverStatus_t {
                 unsafe { cusolver_sys::$gesvd_size(h, m, n, lwork) }
             }
-            unsafe fn gesvd(h: cusolverDnHandle_t, m: c_int, n: c_int, a: *mut Self, lda: c_int, s: *mut Self, u: *mut Self, ldu: c_int, vt: *mut Self, ldvt: c_int, work: *mut Self, lwork: c_int, info: *mut c_int) -> cusolverStatus_t {
+            unsafe fn gesvd(
+                h: cusolverDnHandle_t,
+                m: c_int,
+                n: c_int,
+                a: *mut Self,
+                lda: c_int,
+                s: *mut Self,
+                u: *mut Self,
+                ldu: c_int,
+                vt: *mut Self,
+                ldvt: c_int,
+                work: *mut Self,
+                lwork: c_int,
+                info: *mut c_int,
+            ) -> cusolverStatus_t {
                 // 'S': the first min(m, n) columns of U and rows of Vᵀ; no rwork
                 // (used only by the complex routines and for unconverged values).
-                unsafe { cusolver_sys::$gesvd(h, b'S' as _, b'S' as _, m, n, a, lda, s, u, ldu, vt, ldvt, work, lwork, std::ptr::null_mut(), info) }
+                unsafe {
+                    cusolver_sys::$gesvd(
+                        h,
+                        b'S' as _,
+                        b'S' as _,
+                        m,
+                        n,
+                        a,
+                        lda,
+                        s,
+                        u,
+                        ldu,
+                        vt,
+                        ldvt,
+                        work,
+                        lwork,
+                        std::ptr::null_mut(),
+                        info,
+                    )
+                }
             }
         }
         impl SolverElement for $t {}
@@ -72,8 +193,24 @@ macro_rules! routines {
 /// Element types cuSOLVER factors: `f32` and `f64`.
 pub trait SolverElement: DeviceElement + sealed::Routines {}
 
-routines!(f64, cusolverDnDgeqrf_bufferSize, cusolverDnDgeqrf, cusolverDnDorgqr_bufferSize, cusolverDnDorgqr, cusolverDnDgesvd_bufferSize, cusolverDnDgesvd);
-routines!(f32, cusolverDnSgeqrf_bufferSize, cusolverDnSgeqrf, cusolverDnSorgqr_bufferSize, cusolverDnSorgqr, cusolverDnSgesvd_bufferSize, cusolverDnSgesvd);
+routines!(
+    f64,
+    cusolverDnDgeqrf_bufferSize,
+    cusolverDnDgeqrf,
+    cusolverDnDorgqr_bufferSize,
+    cusolverDnDorgqr,
+    cusolverDnDgesvd_bufferSize,
+    cusolverDnDgesvd
+);
+routines!(
+    f32,
+    cusolverDnSgeqrf_bufferSize,
+    cusolverDnSgeqrf,
+    cusolverDnSorgqr_bufferSize,
+    cusolverDnSorgqr,
+    cusolverDnSgesvd_bufferSize,
+    cusolverDnSgesvd
+);
 
 /// The solver's own kernels:
 /// - `col_to_row`: a column-major matrix (leading dimension `ld`) written out
@@ -135,7 +272,10 @@ fn status(call: &str, s: cusolverStatus_t) -> Result<()> {
     if s == cusolverStatus_t::CUSOLVER_STATUS_SUCCESS {
         Ok(())
     } else {
-        Err(Error::Cuda { call: call.into(), message: format!("{s:?}") })
+        Err(Error::Cuda {
+            call: call.into(),
+            message: format!("{s:?}"),
+        })
     }
 }
 
@@ -146,13 +286,24 @@ fn check_info(routine: &str, info: *const c_int, stream: &std::sync::Arc<cudarc:
     // SAFETY: `info` points to one device int the routine wrote on `stream`;
     // the synchronous copy waits for it.
     unsafe {
-        cudarc::driver::result::memcpy_dtoh_async(std::slice::from_mut(&mut code), info as cudarc::driver::sys::CUdeviceptr, stream.cu_stream())
-            .map_err(cuda_error("cuMemcpyDtoH"))?;
+        cudarc::driver::result::memcpy_dtoh_async(
+            std::slice::from_mut(&mut code),
+            info as cudarc::driver::sys::CUdeviceptr,
+            stream.cu_stream(),
+        )
+        .map_err(cuda_error("cuMemcpyDtoH"))?;
     }
     stream.synchronize().map_err(cuda_error("cuStreamSynchronize"))?;
     if code != 0 {
-        let why = if code < 0 { format!("argument {} was invalid", -code) } else { format!("{code} superdiagonals did not converge") };
-        return Err(Error::Cuda { call: format!("cusolverDn {routine}"), message: why });
+        let why = if code < 0 {
+            format!("argument {} was invalid", -code)
+        } else {
+            format!("{code} superdiagonals did not converge")
+        };
+        return Err(Error::Cuda {
+            call: format!("cusolverDn {routine}"),
+            message: why,
+        });
     }
     Ok(())
 }
@@ -168,7 +319,11 @@ impl Device {
     pub fn gather<T: DeviceElement>(&self, parts: &[(&DeviceBuffer<T>, Range<usize>)]) -> Result<DeviceBuffer<T>> {
         for (buffer, range) in parts {
             if !buffer.device.same(self) || range.start > range.end || range.end > buffer.len {
-                return Err(self.unsupported(format!("gather of elements {range:?} of {} elements on {}", buffer.len, buffer.device.describe())));
+                return Err(self.unsupported(format!(
+                    "gather of elements {range:?} of {} elements on {}",
+                    buffer.len,
+                    buffer.device.describe()
+                )));
             }
         }
         let len = parts.iter().map(|(_, r)| r.len()).sum();
@@ -183,10 +338,16 @@ impl Device {
         let state = self.cuda_state("gather")?;
         let mut at = 0;
         for (buffer, range) in parts.iter().filter(|(_, r)| !r.is_empty()) {
-            let src = buffer.cuda().expect("CUDA buffer on a CUDA device").slice(range.clone());
+            let src = buffer
+                .cuda()
+                .expect("CUDA buffer on a CUDA device")
+                .slice(range.clone());
             let dst = out.cuda_mut().expect("CUDA buffer on a CUDA device");
             let mut dst = dst.slice_mut(at..at + range.len());
-            state.stream.memcpy_dtod(&src, &mut dst).map_err(cuda_error("cuMemcpyDtoD"))?;
+            state
+                .stream
+                .memcpy_dtod(&src, &mut dst)
+                .map_err(cuda_error("cuMemcpyDtoD"))?;
             at += range.len();
         }
         Ok(out)
@@ -225,21 +386,29 @@ impl Device {
             let (a_ptr, tau_ptr, info_ptr) = (a_ptr as *mut T, tau_ptr as *mut T, info_ptr as *mut c_int);
             let mut lwork: c_int = 0;
             // SAFETY: a_ptr holds m x n elements (lda m), tau k; lwork is a host int.
-            status("cusolverDn geqrf_bufferSize", unsafe { T::geqrf_size(handle, mi, ni, a_ptr, mi, &mut lwork) })?;
+            status("cusolverDn geqrf_bufferSize", unsafe {
+                T::geqrf_size(handle, mi, ni, a_ptr, mi, &mut lwork)
+            })?;
             let mut lwork_q: c_int = 0;
             // SAFETY: as above; orgqr forms the k columns of Q from k reflectors.
-            status("cusolverDn orgqr_bufferSize", unsafe { T::orgqr_size(handle, mi, ki, ki, a_ptr, mi, tau_ptr, &mut lwork_q) })?;
+            status("cusolverDn orgqr_bufferSize", unsafe {
+                T::orgqr_size(handle, mi, ki, ki, a_ptr, mi, tau_ptr, &mut lwork_q)
+            })?;
             let lwork = lwork.max(lwork_q).max(1);
             let mut work = self.zeros::<T>(lwork as usize)?;
             let (work_ptr, _work_sync) = work.cuda_mut().expect("CUDA buffer").device_ptr_mut(stream);
             let work_ptr = work_ptr as *mut T;
             // SAFETY: work holds lwork elements, sized by cuSOLVER for both calls.
-            status("cusolverDn geqrf", unsafe { T::geqrf(handle, mi, ni, a_ptr, mi, tau_ptr, work_ptr, lwork, info_ptr) })?;
+            status("cusolverDn geqrf", unsafe {
+                T::geqrf(handle, mi, ni, a_ptr, mi, tau_ptr, work_ptr, lwork, info_ptr)
+            })?;
             check_info("geqrf", info_ptr, stream)?;
             // R first: orgqr overwrites the upper triangle with Q.
             self.col_to_row_raw(a_ptr as *const T, m, (k, n), true, &mut packed, m * k)?;
             // SAFETY: as for geqrf.
-            status("cusolverDn orgqr", unsafe { T::orgqr(handle, mi, ki, ki, a_ptr, mi, tau_ptr, work_ptr, lwork, info_ptr) })?;
+            status("cusolverDn orgqr", unsafe {
+                T::orgqr(handle, mi, ki, ki, a_ptr, mi, tau_ptr, work_ptr, lwork, info_ptr)
+            })?;
             check_info("orgqr", info_ptr, stream)
         })?;
         self.col_to_row(&work_a, m, (m, k), false, &mut packed, 0)?;
@@ -259,7 +428,9 @@ impl Device {
     pub fn svd<T: SolverElement>(&self, a: &DeviceBuffer<T>, (m, n): (usize, usize)) -> Result<SvdFactors<T>> {
         self.check_matrix("svd", a, m, n)?;
         if m > n {
-            return Err(self.unsupported(format!("svd of a tall {m}x{n} matrix (gesvd here takes wide or square ones; use the transpose or a TSQR)")));
+            return Err(self.unsupported(format!(
+                "svd of a tall {m}x{n} matrix (gesvd here takes wide or square ones; use the transpose or a TSQR)"
+            )));
         }
         let state = self.cuda_state("cuSOLVER svd")?;
         let (mut u, mut s, mut vt) = (self.zeros::<T>(m * m)?, self.zeros::<T>(m)?, self.zeros::<T>(m * n)?);
@@ -275,7 +446,9 @@ impl Device {
         state.with_solver(|handle| {
             let mut lwork: c_int = 0;
             // SAFETY: lwork is a host int.
-            status("cusolverDn gesvd_bufferSize", unsafe { T::gesvd_size(handle, ni, mi, &mut lwork) })?;
+            status("cusolverDn gesvd_bufferSize", unsafe {
+                T::gesvd_size(handle, ni, mi, &mut lwork)
+            })?;
             let mut work = self.zeros::<T>(lwork.max(1) as usize)?;
             let (a_ptr, _a) = work_a.cuda_mut().expect("CUDA buffer").device_ptr_mut(stream);
             let (s_ptr, _s) = s.cuda_mut().expect("CUDA buffer").device_ptr_mut(stream);
@@ -288,14 +461,32 @@ impl Device {
             // SAFETY: every pointer holds the elements its dimension says (n x m
             // input, m values, n x m and m x m outputs, lwork of workspace).
             status("cusolverDn gesvd", unsafe {
-                T::gesvd(handle, ni, mi, a_ptr as *mut T, ni, s_ptr as *mut T, vt_ptr as *mut T, ni, u_ptr as *mut T, mi, work_ptr as *mut T, lwork, info_ptr as *mut c_int)
+                T::gesvd(
+                    handle,
+                    ni,
+                    mi,
+                    a_ptr as *mut T,
+                    ni,
+                    s_ptr as *mut T,
+                    vt_ptr as *mut T,
+                    ni,
+                    u_ptr as *mut T,
+                    mi,
+                    work_ptr as *mut T,
+                    lwork,
+                    info_ptr as *mut c_int,
+                )
             })?;
             check_info("gesvd", info_ptr as *const c_int, stream)
         })?;
         let function = state.function("solver", SOLVER_SOURCE, &format!("svd_flip_{}", T::C_NAME))?;
         let (mm, nn) = (m as i64, n as i64);
         let mut launch = state.stream.launch_builder(&function);
-        launch.arg(u.cuda_mut().expect("CUDA buffer")).arg(vt.cuda_mut().expect("CUDA buffer")).arg(&mm).arg(&nn);
+        launch
+            .arg(u.cuda_mut().expect("CUDA buffer"))
+            .arg(vt.cuda_mut().expect("CUDA buffer"))
+            .arg(&mm)
+            .arg(&nn);
         // SAFETY: u holds m x m elements and vt m x n; one thread per row of vt.
         unsafe { launch.launch(grid_stride(m as u64)) }.map_err(cuda_error("cuLaunchKernel svd_flip"))?;
         Ok(SvdFactors { u, s, vt })
@@ -303,26 +494,49 @@ impl Device {
 
     fn check_matrix<T: DeviceElement>(&self, what: &str, a: &DeviceBuffer<T>, m: usize, n: usize) -> Result<()> {
         if !a.device.same(self) || a.len != m * n {
-            return Err(self.unsupported(format!("{what} of a {m}x{n} matrix given {} elements on {}", a.len, a.device.describe())));
+            return Err(self.unsupported(format!(
+                "{what} of a {m}x{n} matrix given {} elements on {}",
+                a.len,
+                a.device.describe()
+            )));
         }
         Ok(())
     }
 
     /// `dst[at..]` (rows x cols, row-major) = the column-major matrix in `src`
     /// with leading dimension `ld`, upper triangle only when `upper`.
-    fn col_to_row<T: SolverElement>(&self, src: &DeviceBuffer<T>, ld: usize, (rows, cols): (usize, usize), upper: bool, dst: &mut DeviceBuffer<T>, at: usize) -> Result<()> {
+    fn col_to_row<T: SolverElement>(
+        &self,
+        src: &DeviceBuffer<T>,
+        ld: usize,
+        (rows, cols): (usize, usize),
+        upper: bool,
+        dst: &mut DeviceBuffer<T>,
+        at: usize,
+    ) -> Result<()> {
         let state = self.cuda_state("layout kernel")?;
         let (ptr, _sync) = src.cuda().expect("CUDA buffer").device_ptr(&state.stream);
         self.col_to_row_raw(ptr as *const T, ld, (rows, cols), upper, dst, at)
     }
 
-    fn col_to_row_raw<T: SolverElement>(&self, src: *const T, ld: usize, (rows, cols): (usize, usize), upper: bool, dst: &mut DeviceBuffer<T>, at: usize) -> Result<()> {
+    fn col_to_row_raw<T: SolverElement>(
+        &self,
+        src: *const T,
+        ld: usize,
+        (rows, cols): (usize, usize),
+        upper: bool,
+        dst: &mut DeviceBuffer<T>,
+        at: usize,
+    ) -> Result<()> {
         let state = self.cuda_state("layout kernel")?;
         let function = state.function("solver", SOLVER_SOURCE, &format!("col_to_row_{}", T::C_NAME))?;
         let (ld, r, c, up) = (ld as i64, rows as i64, cols as i64, upper as i32);
         let src = src as u64;
         let cfg = grid_stride((rows * cols) as u64);
-        let mut out = dst.cuda_mut().expect("CUDA buffer on a CUDA device").slice_mut(at..at + rows * cols);
+        let mut out = dst
+            .cuda_mut()
+            .expect("CUDA buffer on a CUDA device")
+            .slice_mut(at..at + rows * cols);
         let mut launch = state.stream.launch_builder(&function);
         launch.arg(&src).arg(&ld).arg(&r).arg(&c).arg(&up).arg(&mut out);
         // SAFETY: src holds a column-major rows x cols matrix with leading
@@ -343,9 +557,14 @@ impl CudaState {
         if slot.is_none() {
             // SAFETY: only dlopens cuSOLVER by its usual names.
             if !unsafe { cusolver_sys::is_culib_present() } {
-                return Err(Error::NoDevice { reason: "cuSOLVER (libcusolver) is not installed".into() });
+                return Err(Error::NoDevice {
+                    reason: "cuSOLVER (libcusolver) is not installed".into(),
+                });
             }
-            let handle = DnHandle::new(self.stream.clone()).map_err(|e| Error::Cuda { call: "cusolverDnCreate".into(), message: format!("{e:?}") })?;
+            let handle = DnHandle::new(self.stream.clone()).map_err(|e| Error::Cuda {
+                call: "cusolverDnCreate".into(),
+                message: format!("{e:?}"),
+            })?;
             *slot = Some(handle);
         }
         f(slot.as_ref().expect("created above").cu())

@@ -6,13 +6,13 @@
 
 use std::sync::Arc;
 
-use chunked_array::custom::{block_array, block_value, Deps, Layer, LayerOp};
-use chunked_array::{Array, ChunkSpec, Chunks, DType, DEFAULT_AUTO_BYTES};
+use chunked_array::custom::{Deps, Layer, LayerOp, block_array, block_value};
 use chunked_array::runtime::Block;
+use chunked_array::{Array, ChunkSpec, Chunks, DEFAULT_AUTO_BYTES, DType};
 use faer::Par;
 
-use crate::kernels::{row_major_block, view, HouseholderQr};
-use crate::tsqr::{tsqr, Svd, TsqrOptions};
+use crate::kernels::{HouseholderQr, row_major_block, view};
+use crate::tsqr::{Svd, TsqrOptions, tsqr};
 use crate::{Error, Result, Scalar};
 
 /// Leaves of at least this many times n rows: a square leaf spends as much on
@@ -27,7 +27,11 @@ fn require_2d<T: Scalar>(a: &Array<T>, routine: &str) -> Result<(usize, usize)> 
     a.check()?;
     let s = a.shape();
     if s.len() != 2 {
-        return Err(Error::BadInput { routine: routine.into(), needs: "a 2-d array".into(), shape: s });
+        return Err(Error::BadInput {
+            routine: routine.into(),
+            needs: "a 2-d array".into(),
+            shape: s,
+        });
     }
     Ok((s[0], s[1]))
 }
@@ -125,9 +129,19 @@ pub fn svd<T: Scalar>(a: &Array<T>) -> Result<Svd<T>> {
     let (m, n) = require_2d(a, "svd")?;
     if m < n {
         let t = svd(&a.t())?;
-        return Ok(Svd { u: t.vt.t(), s: t.s, vt: t.u.t() });
+        return Ok(Svd {
+            u: t.vt.t(),
+            s: t.s,
+            vt: t.u.t(),
+        });
     }
-    let f = tsqr(&tall_grid(a, "svd")?, &TsqrOptions { compute_svd: true, ..TsqrOptions::default() })?;
+    let f = tsqr(
+        &tall_grid(a, "svd")?,
+        &TsqrOptions {
+            compute_svd: true,
+            ..TsqrOptions::default()
+        },
+    )?;
     Ok(f.svd.expect("asked for the SVD"))
 }
 
@@ -197,14 +211,48 @@ impl<T: Scalar> LayerOp for SfqrPart<T> {
 pub fn sfqr<T: Scalar>(a: &Array<T>) -> Result<(Array<T>, Array<T>)> {
     let (m, n) = require_2d(a, "sfqr")?;
     if m > n {
-        return Err(Error::BadInput { routine: "sfqr".into(), needs: "a short-fat matrix (rows <= columns); use qr or tsqr".into(), shape: vec![m, n] });
+        return Err(Error::BadInput {
+            routine: "sfqr".into(),
+            needs: "a short-fat matrix (rows <= columns); use qr or tsqr".into(),
+            shape: vec![m, n],
+        });
     }
     // The transposed leaf rule gives column blocks of >= m columns (>= 10m).
     let t = tall_grid(&a.t(), "sfqr")?.t();
     let cols = t.chunks().lengths()[1].clone();
-    let factor = Layer::new("sfqr-qr", DType::Intermediate, Chunks::from_lengths(vec![vec![1]]), &[t.layer()], FirstBlockQr::<T> { rows: m, cols: cols[0], _t: std::marker::PhantomData });
-    let q = Layer::new("sfqr-q", T::DTYPE, Chunks::from_lengths(vec![vec![m], vec![m]]), std::slice::from_ref(&factor), SfqrPart::<T> { q: true, _t: std::marker::PhantomData }).into_array()?;
-    let r = Layer::new("sfqr-r", T::DTYPE, Chunks::from_lengths(vec![vec![m], cols]), &[factor, t.layer()], SfqrPart::<T> { q: false, _t: std::marker::PhantomData }).into_array()?;
+    let factor = Layer::new(
+        "sfqr-qr",
+        DType::Intermediate,
+        Chunks::from_lengths(vec![vec![1]]),
+        &[t.layer()],
+        FirstBlockQr::<T> {
+            rows: m,
+            cols: cols[0],
+            _t: std::marker::PhantomData,
+        },
+    );
+    let q = Layer::new(
+        "sfqr-q",
+        T::DTYPE,
+        Chunks::from_lengths(vec![vec![m], vec![m]]),
+        std::slice::from_ref(&factor),
+        SfqrPart::<T> {
+            q: true,
+            _t: std::marker::PhantomData,
+        },
+    )
+    .into_array()?;
+    let r = Layer::new(
+        "sfqr-r",
+        T::DTYPE,
+        Chunks::from_lengths(vec![vec![m], cols]),
+        &[factor, t.layer()],
+        SfqrPart::<T> {
+            q: false,
+            _t: std::marker::PhantomData,
+        },
+    )
+    .into_array()?;
     Ok((q, r))
 }
 

@@ -161,8 +161,22 @@ pub(crate) fn row_major_block<T: Scalar>(m: usize, n: usize, fill: impl FnOnce(M
 }
 
 /// `dst (+)= a · b`.
-pub(crate) fn gemm<T: Scalar>(dst: MatMut<'_, T>, accumulate: bool, a: MatRef<'_, T>, b: MatRef<'_, T>, alpha: T, par: Par) {
-    matmul(dst, if accumulate { Accum::Add } else { Accum::Replace }, a, b, alpha, par);
+pub(crate) fn gemm<T: Scalar>(
+    dst: MatMut<'_, T>,
+    accumulate: bool,
+    a: MatRef<'_, T>,
+    b: MatRef<'_, T>,
+    alpha: T,
+    par: Par,
+) {
+    matmul(
+        dst,
+        if accumulate { Accum::Add } else { Accum::Replace },
+        a,
+        b,
+        alpha,
+        par,
+    );
 }
 
 /// The Householder QR of one matrix, kept factored: `qr` holds R on and above
@@ -195,9 +209,12 @@ impl<T: Scalar> HouseholderQr<T> {
         let block = factor::recommended_block_size::<T>(m, n).max(1);
         let mut coeff = Mat::zeros(block, size);
         if size > 0 {
-            with_stack(factor::qr_in_place_scratch::<T>(m, n, block, par, Default::default()), |stack| {
-                factor::qr_in_place(a.as_mut(), coeff.as_mut(), par, stack, Default::default());
-            });
+            with_stack(
+                factor::qr_in_place_scratch::<T>(m, n, block, par, Default::default()),
+                |stack| {
+                    factor::qr_in_place(a.as_mut(), coeff.as_mut(), par, stack, Default::default());
+                },
+            );
         }
         HouseholderQr { qr: a, coeff }
     }
@@ -250,10 +267,28 @@ impl<T: Scalar> HouseholderQr<T> {
         let factor = self.coeff.as_ref();
         if transpose {
             let req = hh::apply_block_householder_sequence_transpose_on_the_left_in_place_scratch::<T>(m, block, k);
-            with_stack(req, |stack| hh::apply_block_householder_sequence_transpose_on_the_left_in_place_with_conj(basis, factor, faer::Conj::No, c, par, stack));
+            with_stack(req, |stack| {
+                hh::apply_block_householder_sequence_transpose_on_the_left_in_place_with_conj(
+                    basis,
+                    factor,
+                    faer::Conj::No,
+                    c,
+                    par,
+                    stack,
+                )
+            });
         } else {
             let req = hh::apply_block_householder_sequence_on_the_left_in_place_scratch::<T>(m, block, k);
-            with_stack(req, |stack| hh::apply_block_householder_sequence_on_the_left_in_place_with_conj(basis, factor, faer::Conj::No, c, par, stack));
+            with_stack(req, |stack| {
+                hh::apply_block_householder_sequence_on_the_left_in_place_with_conj(
+                    basis,
+                    factor,
+                    faer::Conj::No,
+                    c,
+                    par,
+                    stack,
+                )
+            });
         }
     }
 
@@ -276,7 +311,11 @@ intermediate_block!(impl<T: Scalar> for ThinSvd<T>, |f| mat_bytes(&f.u) + f.s.le
 
 impl<T: Scalar> ThinSvd<T> {
     fn spill_mats(&self) -> Vec<MatRef<'_, T>> {
-        vec![self.u.as_ref(), MatRef::from_column_major_slice(&self.s, self.s.len(), 1), self.v.as_ref()]
+        vec![
+            self.u.as_ref(),
+            MatRef::from_column_major_slice(&self.s, self.s.len(), 1),
+            self.v.as_ref(),
+        ]
     }
 
     fn from_spill_mats(mats: Vec<Mat<T>>) -> Option<Self> {
@@ -287,16 +326,33 @@ impl<T: Scalar> ThinSvd<T> {
 
     /// The SVD of `a`, signs fixed as [`ThinSvd::flip_signs`] says.
     pub fn new(a: MatRef<'_, T>, par: Par) -> Result<Self, String> {
-        use faer::linalg::svd::{svd, svd_scratch, ComputeSvdVectors};
+        use faer::linalg::svd::{ComputeSvdVectors, svd, svd_scratch};
         let (m, n) = a.shape();
         let k = m.min(n);
         let mut u = Mat::zeros(m, k);
         let mut v = Mat::zeros(n, k);
         let mut s = faer::diag::Diag::zeros(k);
         if k > 0 {
-            let req = svd_scratch::<T>(m, n, ComputeSvdVectors::Thin, ComputeSvdVectors::Thin, par, Default::default());
-            with_stack(req, |stack| svd(a, s.as_mut(), Some(u.as_mut()), Some(v.as_mut()), par, stack, Default::default()))
-                .map_err(|e| format!("the SVD did not converge ({e:?})"))?;
+            let req = svd_scratch::<T>(
+                m,
+                n,
+                ComputeSvdVectors::Thin,
+                ComputeSvdVectors::Thin,
+                par,
+                Default::default(),
+            );
+            with_stack(req, |stack| {
+                svd(
+                    a,
+                    s.as_mut(),
+                    Some(u.as_mut()),
+                    Some(v.as_mut()),
+                    par,
+                    stack,
+                    Default::default(),
+                )
+            })
+            .map_err(|e| format!("the SVD did not converge ({e:?})"))?;
         }
         let s = (0..k).map(|i| s[i]).collect();
         let mut out = ThinSvd { u, s, v };
@@ -326,12 +382,22 @@ impl<T: Scalar> ThinSvd<T> {
 
 /// The singular values of `a`, non-increasing, without the vectors.
 pub(crate) fn singular_values<T: Scalar>(a: MatRef<'_, T>, par: Par) -> Result<Vec<T>, String> {
-    use faer::linalg::svd::{svd, svd_scratch, ComputeSvdVectors};
+    use faer::linalg::svd::{ComputeSvdVectors, svd, svd_scratch};
     let k = a.nrows().min(a.ncols());
     let mut s = faer::diag::Diag::zeros(k);
     if k > 0 {
-        let req = svd_scratch::<T>(a.nrows(), a.ncols(), ComputeSvdVectors::No, ComputeSvdVectors::No, par, Default::default());
-        with_stack(req, |stack| svd(a, s.as_mut(), None, None, par, stack, Default::default())).map_err(|e| format!("the SVD did not converge ({e:?})"))?;
+        let req = svd_scratch::<T>(
+            a.nrows(),
+            a.ncols(),
+            ComputeSvdVectors::No,
+            ComputeSvdVectors::No,
+            par,
+            Default::default(),
+        );
+        with_stack(req, |stack| {
+            svd(a, s.as_mut(), None, None, par, stack, Default::default())
+        })
+        .map_err(|e| format!("the SVD did not converge ({e:?})"))?;
     }
     Ok((0..k).map(|i| s[i]).collect())
 }
@@ -359,7 +425,10 @@ pub(crate) fn cholesky<T: Scalar>(a: MatRef<'_, T>, par: Par) -> Result<Mat<T>, 
     let n = a.nrows();
     let mut l = a.to_owned();
     let req = factor::cholesky_in_place_scratch::<T>(n, par, Default::default());
-    with_stack(req, |stack| factor::cholesky_in_place(l.as_mut(), Default::default(), par, stack, Default::default())).map_err(|e| match e {
+    with_stack(req, |stack| {
+        factor::cholesky_in_place(l.as_mut(), Default::default(), par, stack, Default::default())
+    })
+    .map_err(|e| match e {
         faer::linalg::cholesky::llt::factor::LltError::NonPositivePivot { index } => index,
     })?;
     for j in 0..n {

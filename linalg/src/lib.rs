@@ -13,12 +13,12 @@ mod randomized;
 mod solve;
 mod tsqr;
 
-pub use norm::{matrix_norm, vector_norm, MatrixNorm};
 pub use decomp::{qr, sfqr, svd};
-pub use lstsq::{lstsq, Lstsq};
+pub use lstsq::{Lstsq, lstsq};
+pub use norm::{MatrixNorm, matrix_norm, vector_norm};
+pub use randomized::{CompressedOptions, svd_compressed};
 pub use solve::{cholesky, inv, lu, solve, solve_triangular};
-pub use randomized::{svd_compressed, CompressedOptions};
-pub use tsqr::{tsqr, Svd, Tsqr, TsqrOptions, DEFAULT_MAX_DIRECT_CONDITION};
+pub use tsqr::{DEFAULT_MAX_DIRECT_CONDITION, Svd, Tsqr, TsqrOptions, tsqr};
 
 /// Element types the dense kernels take: `f32` and `f64` (on the CPU by
 /// faer, on a GPU by cuSOLVER and cuBLAS).

@@ -5,9 +5,9 @@
 
 use std::sync::Arc;
 
-use chunked_array::custom::{block_array, Deps, Layer, LayerOp};
-use chunked_array::{Array, ChunkSpec, Chunks, DType};
+use chunked_array::custom::{Deps, Layer, LayerOp, block_array};
 use chunked_array::runtime::Block;
+use chunked_array::{Array, ChunkSpec, Chunks, DType};
 use faer::Par;
 
 use crate::decomp::svd;
@@ -55,7 +55,9 @@ impl<T: Scalar> LayerOp for PseudoInverse<T> {
             let inv = if si > cut && si > T::ZERO { T::ONE / si } else { T::ZERO };
             scaled.row_mut(i).iter_mut().for_each(|x| *x *= inv);
         }
-        Ok(row_major_block::<T>(vt.ncols(), scaled.ncols(), |dst| gemm(dst, false, vt.transpose(), scaled.as_ref(), T::ONE, Par::Seq)))
+        Ok(row_major_block::<T>(vt.ncols(), scaled.ncols(), |dst| {
+            gemm(dst, false, vt.transpose(), scaled.as_ref(), T::ONE, Par::Seq)
+        }))
     }
 }
 
@@ -100,14 +102,26 @@ pub fn lstsq<T: Scalar>(a: &Array<T>, b: &Array<T>, rcond: Option<f64>) -> Resul
     b.check()?;
     let (sa, sb) = (a.shape(), b.shape());
     if sa.len() != 2 {
-        return Err(Error::BadInput { routine: "lstsq".into(), needs: "a 2-d a".into(), shape: sa });
+        return Err(Error::BadInput {
+            routine: "lstsq".into(),
+            needs: "a 2-d a".into(),
+            shape: sa,
+        });
     }
     if !(1..=2).contains(&sb.len()) || sb[0] != sa[0] {
-        return Err(Error::BadInput { routine: "lstsq".into(), needs: format!("b with {} rows, 1-d or 2-d", sa[0]), shape: sb });
+        return Err(Error::BadInput {
+            routine: "lstsq".into(),
+            needs: format!("b with {} rows, 1-d or 2-d", sa[0]),
+            shape: sb,
+        });
     }
     let rcond = rcond.unwrap_or(sa[0].max(sa[1]) as f64 * faer::traits::math_utils::eps::<T>().to_f64());
     if !(rcond >= 0.0 && rcond.is_finite()) {
-        return Err(Error::BadInput { routine: "lstsq".into(), needs: format!("a finite rcond >= 0 (got {rcond})"), shape: sa });
+        return Err(Error::BadInput {
+            routine: "lstsq".into(),
+            needs: format!("a finite rcond >= 0 (got {rcond})"),
+            shape: sa,
+        });
     }
     let one_d = sb.len() == 1;
     let b2 = if one_d { b.expand_dims(1)? } else { b.clone() };
@@ -116,11 +130,42 @@ pub fn lstsq<T: Scalar>(a: &Array<T>, b: &Array<T>, rcond: Option<f64>) -> Resul
     let n = sa[1];
     let cols = utb.chunks().lengths()[1].clone();
     let phantom = std::marker::PhantomData;
-    let inputs = [f.s.layer(), f.vt.rechunk(ChunkSpec::from(f.vt.shape().iter().map(|&l| vec![l]).collect::<Vec<_>>()))?.layer(), utb.rechunk(ChunkSpec::from(vec![vec![f.s.len()], cols.clone()]))?.layer()];
-    let x2: Array<T> = Layer::new("lstsq-x", T::DTYPE, Chunks::from_lengths(vec![vec![n], cols]), &inputs, PseudoInverse::<T> { rcond, _t: phantom }).into_array()?;
+    let inputs = [
+        f.s.layer(),
+        f.vt.rechunk(ChunkSpec::from(
+            f.vt.shape().iter().map(|&l| vec![l]).collect::<Vec<_>>(),
+        ))?
+        .layer(),
+        utb.rechunk(ChunkSpec::from(vec![vec![f.s.len()], cols.clone()]))?
+            .layer(),
+    ];
+    let x2: Array<T> = Layer::new(
+        "lstsq-x",
+        T::DTYPE,
+        Chunks::from_lengths(vec![vec![n], cols]),
+        &inputs,
+        PseudoInverse::<T> { rcond, _t: phantom },
+    )
+    .into_array()?;
     let resid = &b2 - &a.matmul(&x2)?;
     let residuals = (&resid * &resid).sum(0)?;
-    let rank = Layer::new("lstsq-rank", DType::I64, Chunks::from_lengths(vec![]), &[f.s.layer()], Rank::<T> { rcond, _t: phantom }).into_array()?;
-    let (x, residuals) = if one_d { (x2.squeeze(Some(&[1]))?, residuals.squeeze(Some(&[0]))?) } else { (x2, residuals) };
-    Ok(Lstsq { x, residuals, rank, s: f.s })
+    let rank = Layer::new(
+        "lstsq-rank",
+        DType::I64,
+        Chunks::from_lengths(vec![]),
+        &[f.s.layer()],
+        Rank::<T> { rcond, _t: phantom },
+    )
+    .into_array()?;
+    let (x, residuals) = if one_d {
+        (x2.squeeze(Some(&[1]))?, residuals.squeeze(Some(&[0]))?)
+    } else {
+        (x2, residuals)
+    };
+    Ok(Lstsq {
+        x,
+        residuals,
+        rank,
+        s: f.s,
+    })
 }

@@ -64,13 +64,23 @@ impl<T: Scalar> PairQr<T> {
                     }
                 }
             }
-            panel_t(bot.as_ref().get(..j1, j0..j1), &tau[j0..j1], t.as_mut().get_mut(..j1 - j0, j0..j1));
+            panel_t(
+                bot.as_ref().get(..j1, j0..j1),
+                &tau[j0..j1],
+                t.as_mut().get_mut(..j1 - j0, j0..j1),
+            );
             // The trailing columns: C ← (I - V Tᵀ Vᵀ) C.
             if j1 < n {
                 let (done, mut rest) = bot.as_mut().split_at_col_mut(j1);
                 let v2 = done.rb().get(..j1, j0..j1);
                 let tp = t.as_ref().get(..j1 - j0, j0..j1);
-                apply_panel(v2, tp.transpose(), top.as_mut().get_mut(j0..j1, j1..), rest.rb_mut().get_mut(..j1, ..), par);
+                apply_panel(
+                    v2,
+                    tp.transpose(),
+                    top.as_mut().get_mut(j0..j1, j1..),
+                    rest.rb_mut().get_mut(..j1, ..),
+                    par,
+                );
             }
             j0 = j1;
         }
@@ -102,7 +112,13 @@ impl<T: Scalar> PairQr<T> {
             let j1 = (j0 + PANEL).min(n);
             let v2 = self.v2.as_ref().get(..j1, j0..j1);
             let tp = self.t.as_ref().get(..j1 - j0, j0..j1);
-            apply_panel(v2, tp, top.as_mut().get_mut(j0..j1, ..), bot.as_mut().get_mut(..j1, ..), par);
+            apply_panel(
+                v2,
+                tp,
+                top.as_mut().get_mut(j0..j1, ..),
+                bot.as_mut().get_mut(..j1, ..),
+                par,
+            );
         }
     }
 }
@@ -154,7 +170,13 @@ fn panel_t<T: Scalar>(v2: MatRef<'_, T>, tau: &[T], mut t: MatMut<'_, T>) {
 
 /// `[C1; C2] ← (I - V tf Vᵀ) [C1; C2]` with `V = [I; v2]`: C1 the top rows
 /// `j0..j1`, C2 the bottom rows `0..j1`; `tf` is T (to apply Q) or Tᵀ (Qᵀ).
-fn apply_panel<T: Scalar>(v2: MatRef<'_, T>, tf: MatRef<'_, T>, mut c1: MatMut<'_, T>, mut c2: MatMut<'_, T>, par: Par) {
+fn apply_panel<T: Scalar>(
+    v2: MatRef<'_, T>,
+    tf: MatRef<'_, T>,
+    mut c1: MatMut<'_, T>,
+    mut c2: MatMut<'_, T>,
+    par: Par,
+) {
     // W = C1 + V2ᵀ C2; W ← tf W; C1 -= W; C2 -= V2 W.
     let mut w = c1.as_ref().to_owned();
     matmul(w.as_mut(), Accum::Add, v2.transpose(), c2.as_ref(), T::ONE, par);
@@ -178,12 +200,19 @@ mod tests {
         let mut s = seed;
         Mat::from_fn(n, n, |i, j| {
             s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            if i <= j { ((s >> 11) as f64 / (1u64 << 53) as f64) - 0.5 } else { 0.0 }
+            if i <= j {
+                ((s >> 11) as f64 / (1u64 << 53) as f64) - 0.5
+            } else {
+                0.0
+            }
         })
     }
 
     fn max_abs(m: &Mat<f64>) -> f64 {
-        (0..m.nrows()).flat_map(|i| (0..m.ncols()).map(move |j| (i, j))).map(|(i, j)| m[(i, j)].abs()).fold(0.0, f64::max)
+        (0..m.nrows())
+            .flat_map(|i| (0..m.ncols()).map(move |j| (i, j)))
+            .map(|(i, j)| m[(i, j)].abs())
+            .fold(0.0, f64::max)
     }
 
     #[test]

@@ -6,7 +6,7 @@ use chunked_array::random::{RandomFloat, RandomState};
 use chunked_array::{Array, ChunkSpec, Idx};
 
 use crate::decomp::svd;
-use crate::tsqr::{tsqr, Svd, TsqrOptions};
+use crate::tsqr::{Svd, TsqrOptions, tsqr};
 use crate::{Error, Result, Scalar};
 
 /// Options of [`svd_compressed`] (dask's defaults).
@@ -24,7 +24,11 @@ pub struct CompressedOptions {
 
 impl Default for CompressedOptions {
     fn default() -> Self {
-        CompressedOptions { n_oversamples: 10, n_power_iter: 0, seed: 0 }
+        CompressedOptions {
+            n_oversamples: 10,
+            n_power_iter: 0,
+            seed: 0,
+        }
     }
 }
 
@@ -56,15 +60,24 @@ pub fn svd_compressed<T: Scalar + RandomFloat>(a: &Array<T>, k: usize, options: 
     a.check()?;
     let shape = a.shape();
     if shape.len() != 2 {
-        return Err(Error::BadInput { routine: "svd_compressed".into(), needs: "a 2-d array".into(), shape });
+        return Err(Error::BadInput {
+            routine: "svd_compressed".into(),
+            needs: "a 2-d array".into(),
+            shape,
+        });
     }
     let (m, n) = (shape[0], shape[1]);
     if k == 0 || k > m.min(n) {
-        return Err(Error::BadInput { routine: "svd_compressed".into(), needs: format!("1 <= k <= min(m, n) = {} (got k = {k})", m.min(n)), shape });
+        return Err(Error::BadInput {
+            routine: "svd_compressed".into(),
+            needs: format!("1 <= k <= min(m, n) = {} (got k = {k})", m.min(n)),
+            shape,
+        });
     }
     let l = (k + options.n_oversamples).min(m.min(n));
     let col_chunks = a.chunks().lengths()[1].clone();
-    let omega = RandomState::new(options.seed).standard_normal::<T>(&[n, l], ChunkSpec::from(vec![col_chunks, vec![l]]))?;
+    let omega =
+        RandomState::new(options.seed).standard_normal::<T>(&[n, l], ChunkSpec::from(vec![col_chunks, vec![l]]))?;
     let at = a.t();
     let mut y = a.matmul(&omega)?;
     for _ in 0..options.n_power_iter {
@@ -76,7 +89,9 @@ pub fn svd_compressed<T: Scalar + RandomFloat>(a: &Array<T>, k: usize, options: 
     let b = q.t().matmul(a)?;
     let small = svd(&b)?;
     let keep = [Idx::range(0, k as isize), Idx::stepped(None, None, 1)];
-    let u = q.matmul(&small.u)?.slice(&[Idx::stepped(None, None, 1), Idx::range(0, k as isize)])?;
+    let u = q
+        .matmul(&small.u)?
+        .slice(&[Idx::stepped(None, None, 1), Idx::range(0, k as isize)])?;
     let s = small.s.slice(&keep[..1])?;
     let vt = small.vt.slice(&keep)?;
     Ok(Svd { u, s, vt })

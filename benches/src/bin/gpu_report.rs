@@ -39,7 +39,7 @@ use chunked_array::random::RandomState;
 use chunked_array::{Array, Context};
 use chunked_benches::cuda_reference::CudaReference;
 use chunked_benches::{arg, median, secs};
-use chunked_gpu::{philox, Operand};
+use chunked_gpu::{Operand, philox};
 
 /// Median seconds of `repeat` runs of `f` after one warm-up.
 fn time(repeat: usize, mut f: impl FnMut()) -> f64 {
@@ -58,7 +58,11 @@ fn main() {
         return;
     }
     match Device::cuda(0) {
-        Ok(device) => cuda_rows(&device, arg("--scale").map_or(1.0, |v| v.parse().expect("a number")), repeat),
+        Ok(device) => cuda_rows(
+            &device,
+            arg("--scale").map_or(1.0, |v| v.parse().expect("a number")),
+            repeat,
+        ),
         Err(e) => {
             println!("no CUDA device ({e}): measuring the device layer on an emulated device against the host\n");
             emulated_rows(arg("--scale").map_or(0.25, |v| v.parse().expect("a number")), repeat);
@@ -71,7 +75,11 @@ fn scaled(n: usize, f: f64) -> usize {
 }
 
 fn cuda_rows(device: &Device, f: f64, repeat: usize) {
-    println!("device: {} ({:.1} GB)\n", device.describe(), device.capacity() as f64 / 1e9);
+    println!(
+        "device: {} ({:.1} GB)\n",
+        device.describe(),
+        device.capacity() as f64 / 1e9
+    );
     println!("| workload | chunked | reference | ratio |");
     println!("|---|---|---|---|");
     // Random fill, one run of n doubles.
@@ -93,25 +101,49 @@ fn cuda_rows(device: &Device, f: f64, repeat: usize) {
         reference.copy(&theirs, &mut copied).expect("copy");
         reference.synchronize().expect("sync");
     });
-    println!("| random fill {n} f64 | {:.0} GB/s | cuRAND Philox {:.0} GB/s | {:.2} |", gb / t_ours, gb / t_curand, t_curand / t_ours);
-    println!("| (memory bandwidth) | | device copy {:.0} GB/s (read + write) | {:.2} of it |", 2.0 * gb / t_copy, (gb / t_ours) / (2.0 * gb / t_copy));
+    println!(
+        "| random fill {n} f64 | {:.0} GB/s | cuRAND Philox {:.0} GB/s | {:.2} |",
+        gb / t_ours,
+        gb / t_curand,
+        t_curand / t_ours
+    );
+    println!(
+        "| (memory bandwidth) | | device copy {:.0} GB/s (read + write) | {:.2} of it |",
+        2.0 * gb / t_copy,
+        (gb / t_ours) / (2.0 * gb / t_copy)
+    );
     drop((ours, theirs, copied));
     let ctx = Context::threads(0);
 
     // A full sum of a device array by the reduction kernels, against the
     // bandwidth the copy reached (a sum only reads).
     let rows = scaled(100_000, f);
-    let kept = RandomState::new(3).on_device(device).uniform::<f64>(&[rows, 1000], [rows.min(10_000), 1000]).expect("shape").persist_on(&ctx).expect("persist");
+    let kept = RandomState::new(3)
+        .on_device(device)
+        .uniform::<f64>(&[rows, 1000], [rows.min(10_000), 1000])
+        .expect("shape")
+        .persist_on(&ctx)
+        .expect("persist");
     let total = kept.sum(None).expect("sum");
     let t_sum = time(repeat, || drop(total.compute_on(&ctx).expect("sum on the device")));
     let read = (rows * 1000 * 8) as f64 / 1e9;
-    println!("| sum of {rows}x1000 f64 on the device | {:.0} GB/s read | device copy {:.0} GB/s | {:.2} of it |", read / t_sum, 2.0 * gb / t_copy, (read / t_sum) / (2.0 * gb / t_copy));
+    println!(
+        "| sum of {rows}x1000 f64 on the device | {:.0} GB/s read | device copy {:.0} GB/s | {:.2} of it |",
+        read / t_sum,
+        2.0 * gb / t_copy,
+        (read / t_sum) / (2.0 * gb / t_copy)
+    );
     drop(kept);
 
     // Blocked gemm against one cuBLAS call.
     let m = scaled(10_000, f);
     let b = scaled(2000, f);
-    let x = RandomState::new(1).uniform::<f64>(&[m, m], [b, b]).expect("shape").to_device(device).persist_on(&ctx).expect("persist");
+    let x = RandomState::new(1)
+        .uniform::<f64>(&[m, m], [b, b])
+        .expect("shape")
+        .to_device(device)
+        .persist_on(&ctx)
+        .expect("persist");
     let product = x.matmul(&x).expect("matmul");
     let t_blocked = time(repeat, || {
         let kept = product.persist_on(&ctx).expect("matmul on the device");
@@ -121,16 +153,33 @@ fn cuda_rows(device: &Device, f: f64, repeat: usize) {
     let whole = device.upload(&vec![0.5f64; m * m]).expect("device memory");
     let mut c = device.zeros::<f64>(m * m).expect("device memory");
     let t_cublas = time(repeat, || {
-        device.gemm((m, m, m), 1.0, Operand::whole(&whole, m), Operand::whole(&whole, m), 0.0, &mut c).expect("cuBLAS gemm");
+        device
+            .gemm(
+                (m, m, m),
+                1.0,
+                Operand::whole(&whole, m),
+                Operand::whole(&whole, m),
+                0.0,
+                &mut c,
+            )
+            .expect("cuBLAS gemm");
         device.synchronize().expect("sync");
     });
     let flop = 2.0 * (m as f64).powi(3);
-    println!("| matmul {m}² in {b}² blocks | {:.1} TFLOP/s | one cuBLAS gemm {:.1} TFLOP/s | {:.2} |", flop / t_blocked / 1e12, flop / t_cublas / 1e12, t_cublas / t_blocked);
+    println!(
+        "| matmul {m}² in {b}² blocks | {:.1} TFLOP/s | one cuBLAS gemm {:.1} TFLOP/s | {:.2} |",
+        flop / t_blocked / 1e12,
+        flop / t_cublas / 1e12,
+        t_cublas / t_blocked
+    );
     drop((x, whole, c));
 
     // The seed SVD made on the device.
     let rows = scaled(100_000, f);
-    let a = RandomState::new(42).uniform::<f64>(&[rows, 1000], [1000, 1000]).expect("shape").to_device(device);
+    let a = RandomState::new(42)
+        .uniform::<f64>(&[rows, 1000], [1000, 1000])
+        .expect("shape")
+        .to_device(device);
     let svd = chunked_linalg::svd(&a).expect("svd");
     let t_svd = time(repeat, || {
         svd.s.compute_on(&ctx).expect("svd");
@@ -140,27 +189,44 @@ fn cuda_rows(device: &Device, f: f64, repeat: usize) {
     // TSQR of a tall-skinny matrix: cuSOLVER per block, Q assembled on the
     // device and summed there (only a number comes back).
     let tall = scaled(1_000_000, f);
-    let t = RandomState::new(5).on_device(device).uniform::<f64>(&[tall, 100], [tall.min(10_000), 100]).expect("shape");
-    let q_sum = chunked_linalg::tsqr(&t, &chunked_linalg::TsqrOptions::default()).expect("tsqr").q.sum(None).expect("sum");
+    let t = RandomState::new(5)
+        .on_device(device)
+        .uniform::<f64>(&[tall, 100], [tall.min(10_000), 100])
+        .expect("shape");
+    let q_sum = chunked_linalg::tsqr(&t, &chunked_linalg::TsqrOptions::default())
+        .expect("tsqr")
+        .q
+        .sum(None)
+        .expect("sum");
     let before = device.downloaded_bytes();
     let t_tsqr = time(repeat, || drop(q_sum.compute_on(&ctx).expect("tsqr")));
     let per_run = (device.downloaded_bytes() - before) as f64 / (repeat + 1) as f64;
-    println!("| TSQR {tall}x100, (10000, 100) blocks, on the device | {t_tsqr:.2} s | {per_run:.0} bytes to the host per run | |");
+    println!(
+        "| TSQR {tall}x100, (10000, 100) blocks, on the device | {t_tsqr:.2} s | {per_run:.0} bytes to the host per run | |"
+    );
 }
 
 /// The suite's GPU workloads on `device`, as JSON (see the module notes).
 fn suite_rows(device: &Device, f: f64, repeat: usize) {
     let ctx = Context::threads(0);
     let rows = scaled(100_000, f);
-    let x = RandomState::new(12).uniform::<f64>(&[rows, 1000], [1000, 1000]).expect("shape").to_device(device);
+    let x = RandomState::new(12)
+        .uniform::<f64>(&[rows, 1000], [1000, 1000])
+        .expect("shape")
+        .to_device(device);
     let total = x.sum(None).expect("sum");
     let random_sum = time(repeat, || drop(total.compute_on(&ctx).expect("random sum")));
     let n = ((10_000.0 * f.cbrt()) as usize).max(100);
-    let y = RandomState::new(0).uniform::<f64>(&[n, n], [2000, 2000]).expect("shape").to_device(device);
+    let y = RandomState::new(0)
+        .uniform::<f64>(&[n, n], [2000, 2000])
+        .expect("shape")
+        .to_device(device);
     let product = y.matmul(&y).expect("matmul").sum(None).expect("sum");
     let matmul = time(repeat, || drop(product.compute_on(&ctx).expect("matmul")));
     let svd = chunked_linalg::svd(&x).expect("svd");
-    let seed_svd = time(repeat, || drop(chunked_array::compute((&svd.u, &svd.s, &svd.vt)).expect("svd")));
+    let seed_svd = time(repeat, || {
+        drop(chunked_array::compute((&svd.u, &svd.s, &svd.vt)).expect("svd"))
+    });
     println!(
         "{{\"device\": \"{}\", \"random_sum\": {random_sum}, \"matmul\": {matmul}, \"seed_svd\": {seed_svd}}}",
         device.describe().replace('"', "'")
@@ -177,24 +243,36 @@ fn emulated_rows(f: f64, repeat: usize) {
         println!("| {name} | {h:.3} s | {d:.3} s | {:.2} |", d / h);
     };
     let n = scaled(20_000, f);
-    let x = RandomState::new(0).uniform::<f64>(&[n, n], [n.min(2000), n.min(2000)]).expect("shape");
+    let x = RandomState::new(0)
+        .uniform::<f64>(&[n, n], [n.min(2000), n.min(2000)])
+        .expect("shape");
     let xd = x.to_device(&device);
     let total = |a: &Array<f64>| a.sum(None).expect("sum").compute_on(&ctx).expect("run");
     row(format!("random {n}² + sum"), &|| drop(total(&x)), &|| drop(total(&xd)));
     let chain = |a: &Array<f64>| total(&((a * 2.0 + 1.0).sin() - a));
-    row(format!("elementwise chain + sum, {n}²"), &|| drop(chain(&x)), &|| drop(chain(&xd)));
+    row(format!("elementwise chain + sum, {n}²"), &|| drop(chain(&x)), &|| {
+        drop(chain(&xd))
+    });
     let m = scaled(10_000, f);
-    let y = RandomState::new(1).uniform::<f64>(&[m, m], [m.min(2000), m.min(2000)]).expect("shape");
+    let y = RandomState::new(1)
+        .uniform::<f64>(&[m, m], [m.min(2000), m.min(2000)])
+        .expect("shape");
     let yd = y.to_device(&device);
     let mm = |a: &Array<f64>| total(&a.matmul(a).expect("matmul"));
     row(format!("matmul {m}² + sum"), &|| drop(mm(&y)), &|| drop(mm(&yd)));
     let rows = scaled(100_000, f);
-    let a = RandomState::new(42).uniform::<f64>(&[rows, 1000], [1000, 1000]).expect("shape");
+    let a = RandomState::new(42)
+        .uniform::<f64>(&[rows, 1000], [1000, 1000])
+        .expect("shape");
     let ad = a.to_device(&device);
     let svd = |a: &Array<f64>| chunked_linalg::svd(a).expect("svd").s.compute_on(&ctx).expect("run");
     row(format!("seed SVD {rows}x1000"), &|| drop(svd(&a)), &|| drop(svd(&ad)));
     // The device TSQR keeps every block on the device: only the result leaves.
     let before = device.downloaded_bytes();
     svd(&ad);
-    println!("\nbytes copied from the emulated device to the host by one seed SVD: {} (its {} singular values)", device.downloaded_bytes() - before, 1000);
+    println!(
+        "\nbytes copied from the emulated device to the host by one seed SVD: {} (its {} singular values)",
+        device.downloaded_bytes() - before,
+        1000
+    );
 }

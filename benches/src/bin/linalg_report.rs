@@ -6,15 +6,16 @@
 //!
 //! `benches/python/compare_linalg.py` runs the same work in dask and numpy.
 
-
 use chunked_array::random::RandomState;
-use chunked_array::{compute, Array};
-use chunked_benches::{secs};
-use chunked_linalg::{svd, svd_compressed, tsqr, CompressedOptions, TsqrOptions};
+use chunked_array::{Array, compute};
+use chunked_benches::secs;
+use chunked_linalg::{CompressedOptions, TsqrOptions, svd, svd_compressed, tsqr};
 
 /// GFLOP/s of one in-core faer QR (factor + thin Q) of an m x n matrix on all cores.
 fn faer_qr_rate(m: usize, n: usize) -> f64 {
-    let a = faer::Mat::<f64>::from_fn(m, n, |i, j| ((i * 7 + j * 13) % 101) as f64 / 101.0 + if i == j { 1.0 } else { 0.0 });
+    let a = faer::Mat::<f64>::from_fn(m, n, |i, j| {
+        ((i * 7 + j * 13) % 101) as f64 / 101.0 + if i == j { 1.0 } else { 0.0 }
+    });
     let (t, _) = secs(|| {
         let q = a.qr();
         q.compute_thin_Q()
@@ -31,18 +32,30 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let a: Array<f64> = RandomState::new(1).uniform(&[1_000_000, 100], [rb, 100])?;
         let qr = tsqr(&a, &TsqrOptions::default())?;
         let (t, _) = secs(|| compute((&qr.q, &qr.r)).unwrap());
-        rows.push((format!("tsqr_1e6x100_chunks_{rb}"), t, format!("{:.0} GFLOP/s at 4mn^2", 4e10 / t / 1e9)));
+        rows.push((
+            format!("tsqr_1e6x100_chunks_{rb}"),
+            t,
+            format!("{:.0} GFLOP/s at 4mn^2", 4e10 / t / 1e9),
+        ));
     }
 
     // svd_compressed k = 10 on 100000 x 1000 in (10000, 1000) chunks; accuracy
     // against the exact singular values of the same matrix.
     // Persisted first, as the dask side does, so both time the algorithm.
-    let a: Array<f64> = RandomState::new(2).uniform(&[100_000, 1000], [10_000, 1000])?.persist()?;
+    let a: Array<f64> = RandomState::new(2)
+        .uniform(&[100_000, 1000], [10_000, 1000])?
+        .persist()?;
     let approx = svd_compressed(&a, 10, &CompressedOptions::default())?;
     let (t, s_approx) = secs(|| approx.s.compute().unwrap());
     let (_, s_exact) = secs(|| svd(&a).unwrap().s.compute().unwrap());
-    let rel: f64 = (0..10).map(|i| ((s_approx[i] - s_exact[i]) / s_exact[i]).abs()).fold(0.0, f64::max);
-    rows.push(("svd_compressed_k10".into(), t, format!("max relative error of s[:10] = {rel:.3e}")));
+    let rel: f64 = (0..10)
+        .map(|i| ((s_approx[i] - s_exact[i]) / s_exact[i]).abs())
+        .fold(0.0, f64::max);
+    rows.push((
+        "svd_compressed_k10".into(),
+        t,
+        format!("max relative error of s[:10] = {rel:.3e}"),
+    ));
     let (t, _) = secs(|| compute((&approx.u, &approx.s, &approx.vt)).unwrap());
     rows.push(("svd_compressed_k10_usv".into(), t, "u, s and vt computed".into()));
 
@@ -50,10 +63,18 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let x: Array<f64> = RandomState::new(0).uniform(&[100_000, 1000], [1000, 1000])?;
     let f = svd(&x)?;
     let (t, (_u, s, _vt)) = secs(|| compute((&f.u, &f.s, &f.vt)).unwrap());
-    rows.push(("seed_svd_1000x1000_chunks".into(), t, format!("s0 = {:.4}; {:.0} GFLOP/s at 4mn^2", s[0], 4e11 / t / 1e9)));
+    rows.push((
+        "seed_svd_1000x1000_chunks".into(),
+        t,
+        format!("s0 = {:.4}; {:.0} GFLOP/s at 4mn^2", s[0], 4e11 / t / 1e9),
+    ));
 
     let rate = faer_qr_rate(20_000, 1000);
-    rows.push(("faer_in_core_qr_rate".into(), rate, "GFLOP/s, one 20000x1000 QR + thin Q, all cores".into()));
+    rows.push((
+        "faer_in_core_qr_rate".into(),
+        rate,
+        "GFLOP/s, one 20000x1000 QR + thin Q, all cores".into(),
+    ));
 
     chunked_benches::print_rows(&rows, json);
     Ok(())

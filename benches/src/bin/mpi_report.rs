@@ -30,18 +30,24 @@ use chunked_array::random::RandomState;
 use chunked_array::{Array, Computable};
 use chunked_benches::arg;
 use chunked_distributed::{Gather, Mpi};
-use chunked_linalg::{tsqr, TsqrOptions};
+use chunked_linalg::{TsqrOptions, tsqr};
 use mpi::traits::*;
 
 fn main() {
     let mpi = Mpi::init().expect("MPI");
     let workload = arg("--workload").unwrap_or_else(|| "tsqr".into());
     let num = |name: &str, default: usize| arg(name).map_or(default, |v| v.parse().expect("a number"));
-    let (rows, cols, chunk_rows) = (num("--rows", 1_000_000), num("--cols", 100), num("--chunk-rows", 10_000));
+    let (rows, cols, chunk_rows) = (
+        num("--rows", 1_000_000),
+        num("--cols", 100),
+        num("--chunk-rows", 10_000),
+    );
     let (repeat, threads) = (num("--repeat", 3), num("--threads", 0));
     let scheduler = mpi.scheduler(Gather::Root, threads);
     let ctx = chunked_array::Context::with_scheduler(scheduler.clone());
-    let x: Array<f64> = RandomState::new(1).standard_normal(&[rows, cols], [chunk_rows, cols]).expect("matrix");
+    let x: Array<f64> = RandomState::new(1)
+        .standard_normal(&[rows, cols], [chunk_rows, cols])
+        .expect("matrix");
     if let Some(ranks) = arg("--model-ranks") {
         let t1: f64 = arg("--t1").map_or(0.0, |v| v.parse().expect("seconds"));
         let layers = match workload.as_str() {
@@ -55,14 +61,19 @@ fn main() {
             }
         };
         let graph = chunked_array::custom::Layer::task_graph(&layers).expect("graph");
-        for p in ranks.split(',').map(|p| p.trim().parse::<usize>().expect("a rank count")) {
-            let per_rank = chunked_distributed::traffic(&graph, p, chunked_array::runtime::Deliver::Result, Gather::Root);
+        for p in ranks
+            .split(',')
+            .map(|p| p.trim().parse::<usize>().expect("a rank count"))
+        {
+            let per_rank =
+                chunked_distributed::traffic(&graph, p, chunked_array::runtime::Deliver::Result, Gather::Root);
             let max = |f: fn(&chunked_distributed::TransferStats) -> u64| per_rank.iter().map(f).max().unwrap_or(0);
             let total: u64 = per_rank.iter().map(|r| r.bytes).sum();
             let active = per_rank.iter().filter(|r| r.tasks > 0).count() as u64;
             let bound = 2 * (active - 1) * (cols * cols * 8) as u64;
             let (tasks_max, bytes_max, messages_max) = (max(|r| r.tasks as u64), max(|r| r.bytes), max(|r| r.messages));
-            let modeled = t1 * tasks_max as f64 / graph.len() as f64 + 2e-6 * messages_max as f64 + bytes_max as f64 / 12.5e9;
+            let modeled =
+                t1 * tasks_max as f64 / graph.len() as f64 + 2e-6 * messages_max as f64 + bytes_max as f64 / 12.5e9;
             println!(
                 "| {workload} | {p} (model) | {rows} x {cols} | {chunk_rows} | {tasks_max} of {} | {modeled:.3} | {:.2} | {:.2} | {:.2} |",
                 graph.len(),
@@ -86,7 +97,9 @@ fn main() {
             }
             "svd" => {
                 let svd = chunked_linalg::svd(&x).expect("svd");
-                let got = (&svd.u.sum(0).expect("sum"), &svd.s, &svd.vt).compute_root(&ctx).expect("compute");
+                let got = (&svd.u.sum(0).expect("sum"), &svd.s, &svd.vt)
+                    .compute_root(&ctx)
+                    .expect("compute");
                 std::hint::black_box(got);
             }
             other => panic!("--workload {other}: expected tsqr or svd"),

@@ -14,7 +14,7 @@ use std::time::Instant;
 
 use chunked_array::random::RandomState;
 use chunked_array::{Computable, Context, Profiler};
-use chunked_linalg::{tsqr, TsqrOptions};
+use chunked_linalg::{TsqrOptions, tsqr};
 
 /// Sums the profiled task time per layer.
 fn print_layer_times(profiler: &Profiler) {
@@ -41,10 +41,21 @@ fn profiled<T>(label: &str, f: impl FnOnce(&Context) -> T) -> T {
 }
 
 fn main() {
-    let args: Vec<usize> = std::env::args().skip(1).map(|a| a.parse().expect("ROWS COLS ROW_CHUNK ARITY")).collect();
+    let args: Vec<usize> = std::env::args()
+        .skip(1)
+        .map(|a| a.parse().expect("ROWS COLS ROW_CHUNK ARITY"))
+        .collect();
     let (m, n, rb, arity) = (args[0], args[1], args[2], args[3]);
     let a = RandomState::new(0).uniform::<f64>(&[m, n], [rb, n]).unwrap();
-    let f = tsqr(&a, &TsqrOptions { arity, compute_svd: true, ..TsqrOptions::default() }).unwrap();
+    let f = tsqr(
+        &a,
+        &TsqrOptions {
+            arity,
+            compute_svd: true,
+            ..TsqrOptions::default()
+        },
+    )
+    .unwrap();
     if std::env::var("QR_ONLY").is_ok() {
         let t = Instant::now();
         let s = f.q.sum(None).unwrap().compute_scalar().unwrap();
@@ -55,7 +66,9 @@ fn main() {
         return;
     }
     let svd = f.svd.as_ref().unwrap();
-    let (_u, s, _vt) = profiled(&format!("svd {m}x{n} rows {rb} arity {arity}"), |ctx| (&svd.u, &svd.s, &svd.vt).compute_on(ctx).unwrap());
+    let (_u, s, _vt) = profiled(&format!("svd {m}x{n} rows {rb} arity {arity}"), |ctx| {
+        (&svd.u, &svd.s, &svd.vt).compute_on(ctx).unwrap()
+    });
     println!("  s0 = {}", s[0]);
     profiled("qr", |ctx| (&f.q, &f.r).compute_on(ctx).unwrap());
 }

@@ -18,8 +18,8 @@
 //! faulted in with, so the advice takes effect as the heap grows.
 
 use std::mem::MaybeUninit;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Once;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use ndarray::{ArrayD, ArrayViewD, IxDyn};
 

@@ -6,8 +6,8 @@ use std::sync::Arc;
 use chunked_gpu::{Device, DeviceBuffer, DeviceElement, PinnedBuffer};
 use ndarray::{ArrayD, IxDyn};
 
-use crate::error::Result;
 use crate::block::{Block, BlockValue};
+use crate::error::Result;
 
 /// A block of elements in a device's memory, C order.
 pub struct DeviceBlock<T: DeviceElement> {
@@ -25,7 +25,8 @@ impl<T: DeviceElement> DeviceBlock<T> {
     pub fn to_host(&self) -> Result<ArrayD<T>> {
         let data = self.buffer.download()?;
         let len = data.len();
-        ArrayD::from_shape_vec(IxDyn(&self.shape), data).map_err(|_| crate::Error::shape("device block to host", &self.shape, &[len]))
+        ArrayD::from_shape_vec(IxDyn(&self.shape), data)
+            .map_err(|_| crate::Error::shape("device block to host", &self.shape, &[len]))
     }
 }
 
@@ -63,7 +64,8 @@ impl<T: DeviceElement> PinnedBlock<T> {
     pub fn to_array(&self) -> Result<ArrayD<T>> {
         let data = self.buffer.as_slice()?.to_vec();
         let len = data.len();
-        ArrayD::from_shape_vec(IxDyn(&self.shape), data).map_err(|_| crate::Error::shape("pinned block to host", &self.shape, &[len]))
+        ArrayD::from_shape_vec(IxDyn(&self.shape), data)
+            .map_err(|_| crate::Error::shape("pinned block to host", &self.shape, &[len]))
     }
 
     /// The disk tier's image: the shape, then the elements.
@@ -71,9 +73,13 @@ impl<T: DeviceElement> PinnedBlock<T> {
         let data = self.buffer.as_slice().ok()?;
         let mut out = Vec::with_capacity(8 * (self.shape.len() + 1) + std::mem::size_of_val(data));
         out.extend_from_slice(&(self.shape.len() as u64).to_le_bytes());
-        self.shape.iter().for_each(|&d| out.extend_from_slice(&(d as u64).to_le_bytes()));
+        self.shape
+            .iter()
+            .for_each(|&d| out.extend_from_slice(&(d as u64).to_le_bytes()));
         // SAFETY: device element types are plain numbers without padding.
-        out.extend_from_slice(unsafe { std::slice::from_raw_parts(data.as_ptr().cast::<u8>(), std::mem::size_of_val(data)) });
+        out.extend_from_slice(unsafe {
+            std::slice::from_raw_parts(data.as_ptr().cast::<u8>(), std::mem::size_of_val(data))
+        });
         Some(out)
     }
 
@@ -106,7 +112,10 @@ impl<T: DeviceElement> BlockValue for PinnedBlock<T> {
         self
     }
     fn spill_image(&self) -> Option<crate::block::SpillImage> {
-        Some(crate::block::SpillImage { bytes: self.image_bytes()?, rebuild: Self::from_image })
+        Some(crate::block::SpillImage {
+            bytes: self.image_bytes()?,
+            rebuild: Self::from_image,
+        })
     }
     fn is_pinned_copy(&self) -> bool {
         true
@@ -191,7 +200,11 @@ pub fn to_host_block(block: &Block) -> Result<Block> {
         };
     }
     for_device_types!(down);
-    Err(crate::Error::DtypeMismatch { key: "device block".into(), expected: "f64, f32, i64, i32 or u8 elements".into(), found: "another element type".into() })
+    Err(crate::Error::DtypeMismatch {
+        key: "device block".into(),
+        expected: "f64, f32, i64, i32 or u8 elements".into(),
+        found: "another element type".into(),
+    })
 }
 
 /// `block` on `device`: a host array of a device element type copied up (moved,
@@ -211,10 +224,16 @@ pub fn to_device_block(block: Block, device: &Device) -> Result<Block> {
         ($t:ty) => {
             if let Some(p) = block.as_any().downcast_ref::<PinnedBlock<$t>>() {
                 let buffer = device.upload_pinned(&p.buffer)?;
-                return Ok(Arc::new(DeviceBlock { buffer, shape: p.shape.clone() }));
+                return Ok(Arc::new(DeviceBlock {
+                    buffer,
+                    shape: p.shape.clone(),
+                }));
             }
             if block.as_any().is::<ArrayD<$t>>() {
-                let host = block.into_any().downcast::<ArrayD<$t>>().expect("checked just above");
+                let host = block
+                    .into_any()
+                    .downcast::<ArrayD<$t>>()
+                    .expect("checked just above");
                 let shape = host.shape().to_vec();
                 let buffer = match Arc::try_unwrap(host) {
                     Ok(owned) if device.is_emulated() => device.upload_vec(into_c_vec(owned))?,
@@ -239,7 +258,10 @@ pub(crate) fn to_pinned_block(block: &Block) -> Result<Block> {
     macro_rules! down {
         ($t:ty) => {
             if let Some(d) = any.downcast_ref::<DeviceBlock<$t>>() {
-                return Ok(Arc::new(PinnedBlock { buffer: d.buffer.download_pinned()?, shape: d.shape.clone() }));
+                return Ok(Arc::new(PinnedBlock {
+                    buffer: d.buffer.download_pinned()?,
+                    shape: d.shape.clone(),
+                }));
             }
         };
     }

@@ -36,17 +36,32 @@ pub struct ChunkSpec {
 impl ChunkSpec {
     /// Every axis `auto`, targeting [`DEFAULT_AUTO_BYTES`] per block.
     pub fn auto() -> Self {
-        ChunkSpec { axes: None, uniform: AxisChunks::Auto, auto_bytes: DEFAULT_AUTO_BYTES, invalid: None }
+        ChunkSpec {
+            axes: None,
+            uniform: AxisChunks::Auto,
+            auto_bytes: DEFAULT_AUTO_BYTES,
+            invalid: None,
+        }
     }
 
     /// One spec per axis.
     pub fn per_axis(axes: Vec<AxisChunks>) -> Self {
-        ChunkSpec { axes: Some(axes), uniform: AxisChunks::Auto, auto_bytes: DEFAULT_AUTO_BYTES, invalid: None }
+        ChunkSpec {
+            axes: Some(axes),
+            uniform: AxisChunks::Auto,
+            auto_bytes: DEFAULT_AUTO_BYTES,
+            invalid: None,
+        }
     }
 
     /// The same spec on every axis.
     pub fn uniform(axis: AxisChunks) -> Self {
-        ChunkSpec { axes: None, uniform: axis, auto_bytes: DEFAULT_AUTO_BYTES, invalid: None }
+        ChunkSpec {
+            axes: None,
+            uniform: axis,
+            auto_bytes: DEFAULT_AUTO_BYTES,
+            invalid: None,
+        }
     }
 
     /// Sets the byte target of `auto` axes.
@@ -57,10 +72,14 @@ impl ChunkSpec {
 
     /// The explicit per-axis block lengths, when every axis was given that way.
     pub fn explicit_lists(&self) -> Option<Vec<Vec<usize>>> {
-        self.axes.as_ref()?.iter().map(|a| match a {
-            AxisChunks::Explicit(l) => Some(l.clone()),
-            _ => None,
-        }).collect()
+        self.axes
+            .as_ref()?
+            .iter()
+            .map(|a| match a {
+                AxisChunks::Explicit(l) => Some(l.clone()),
+                _ => None,
+            })
+            .collect()
     }
 
     /// Parses dask's string forms: `"auto"`; a byte size such as `"100MiB"`
@@ -93,7 +112,10 @@ impl ChunkSpec {
         match crate::units::parse_bytes(s) {
             Ok(0) => Err(bad_string(text, "a zero byte target")),
             Ok(bytes) => Ok(ChunkSpec::auto().with_auto_bytes(bytes)),
-            Err(_) => Err(bad_string(text, "neither \"auto\", \"-1\", a block length nor a byte size such as \"100MiB\"")),
+            Err(_) => Err(bad_string(
+                text,
+                "neither \"auto\", \"-1\", a block length nor a byte size such as \"100MiB\"",
+            )),
         }
     }
 
@@ -133,14 +155,20 @@ impl ChunkSpec {
         for (axis, (spec, &n)) in axes.iter().zip(shape).enumerate() {
             match spec {
                 AxisChunks::Size(0) if n > 0 => {
-                    return Err(Error::BadChunks { axis, message: format!("block length 0 for an axis of length {n}") });
+                    return Err(Error::BadChunks {
+                        axis,
+                        message: format!("block length 0 for an axis of length {n}"),
+                    });
                 }
                 AxisChunks::Size(s) => sizes[axis] = Some((*s).min(n.max(1))),
                 AxisChunks::Whole => sizes[axis] = Some(n.max(1)),
                 AxisChunks::Auto => {}
                 AxisChunks::Explicit(list) => {
                     let Some(total) = list.iter().try_fold(0usize, |acc, &x| acc.checked_add(x)) else {
-                        return Err(Error::BadChunks { axis, message: format!("explicit block lengths {list:?} sum to more than fits in usize") });
+                        return Err(Error::BadChunks {
+                            axis,
+                            message: format!("explicit block lengths {list:?} sum to more than fits in usize"),
+                        });
                     };
                     if total != n {
                         return Err(Error::BadChunks {
@@ -164,7 +192,9 @@ impl ChunkSpec {
             if blocks > MAX_BLOCKS {
                 return Err(Error::BadChunks {
                     axis,
-                    message: format!("shape {shape:?} in these chunks makes more than {MAX_BLOCKS} blocks; use larger blocks"),
+                    message: format!(
+                        "shape {shape:?} in these chunks makes more than {MAX_BLOCKS} blocks; use larger blocks"
+                    ),
                 });
             }
         }
@@ -190,14 +220,30 @@ pub(crate) fn too_large(shape: &[usize], itemsize: usize) -> Option<Error> {
         return None;
     }
     // Internal layers of no element type (itemsize 0) are checked by count.
-    let what = if itemsize == 0 { "has more than isize::MAX elements".to_string() } else { format!("at {itemsize} bytes per element is larger than isize::MAX bytes") };
-    Some(Error::invalid("shape", shape, format!("{what}, more than any memory can hold")))
+    let what = if itemsize == 0 {
+        "has more than isize::MAX elements".to_string()
+    } else {
+        format!("at {itemsize} bytes per element is larger than isize::MAX bytes")
+    };
+    Some(Error::invalid(
+        "shape",
+        shape,
+        format!("{what}, more than any memory can hold"),
+    ))
 }
 
 /// Fills the `auto` axes of `sizes` so that a block holds about `target_bytes`,
 /// with blocks as square as the fixed axes allow (dask's `auto_chunks`).
-fn auto_sizes(shape: &[usize], itemsize: usize, target_bytes: usize, sizes: &mut [Option<usize>], explicit: &[Option<Vec<usize>>]) {
-    let mut autos: Vec<usize> = (0..shape.len()).filter(|&a| sizes[a].is_none() && explicit[a].is_none()).collect();
+fn auto_sizes(
+    shape: &[usize],
+    itemsize: usize,
+    target_bytes: usize,
+    sizes: &mut [Option<usize>],
+    explicit: &[Option<Vec<usize>>],
+) {
+    let mut autos: Vec<usize> = (0..shape.len())
+        .filter(|&a| sizes[a].is_none() && explicit[a].is_none())
+        .collect();
     if autos.is_empty() {
         return;
     }
@@ -268,7 +314,10 @@ impl From<&str> for ChunkSpec {
     /// [`ChunkSpec::resolve`] returns the parse error, so the operation taking
     /// it fails with that error.
     fn from(text: &str) -> Self {
-        ChunkSpec::parse(text).unwrap_or_else(|error| ChunkSpec { invalid: Some(error), ..ChunkSpec::auto() })
+        ChunkSpec::parse(text).unwrap_or_else(|error| ChunkSpec {
+            invalid: Some(error),
+            ..ChunkSpec::auto()
+        })
     }
 }
 
@@ -280,11 +329,18 @@ impl std::str::FromStr for ChunkSpec {
 }
 
 fn bad_string(text: &str, reason: &str) -> Error {
-    Error::BadChunks { axis: usize::MAX, message: format!("chunk spec {text:?} is {reason}") }
+    Error::BadChunks {
+        axis: usize::MAX,
+        message: format!("chunk spec {text:?} is {reason}"),
+    }
 }
 
 fn signed_axis(size: i64) -> AxisChunks {
-    if size < 0 { AxisChunks::Whole } else { AxisChunks::Size(size as usize) }
+    if size < 0 {
+        AxisChunks::Whole
+    } else {
+        AxisChunks::Size(size as usize)
+    }
 }
 
 macro_rules! from_array_spec {
@@ -325,4 +381,3 @@ impl From<&Chunks> for ChunkSpec {
         ChunkSpec::per_axis(c.lengths.iter().cloned().map(AxisChunks::Explicit).collect())
     }
 }
-

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use crate::error::Result;
 use crate::graph::optimize::optimize;
 use crate::graph::task::TaskGraph;
-use crate::graph::{post_order, Node};
+use crate::graph::{Node, post_order};
 
 fn escape(s: &str) -> String {
     s.replace('\\', "\\\\").replace('"', "\\\"")
@@ -17,7 +17,10 @@ fn escape(s: &str) -> String {
 pub(crate) fn layers_dot(roots: &[Arc<Node>]) -> String {
     let mut out = String::from("digraph layers {\n  rankdir=BT;\n  node [shape=box, fontname=\"monospace\"];\n");
     for n in post_order(roots) {
-        let detail = n.op.as_elementwise().map(|e| format!("\\n{}", escape(&e.describe()))).unwrap_or_default();
+        let detail =
+            n.op.as_elementwise()
+                .map(|e| format!("\\n{}", escape(&e.describe())))
+                .unwrap_or_default();
         let _ = writeln!(
             out,
             "  n{} [label=\"{}\\nshape={:?} blocks={:?}\\n{}{}\"];",
@@ -40,7 +43,10 @@ pub(crate) fn layers_dot(roots: &[Arc<Node>]) -> String {
 /// `max_per_layer` tasks becomes one vertex labelled with its task count.
 pub(crate) fn tasks_dot(roots: &[Arc<Node>], max_per_layer: usize) -> Result<String> {
     let optimized = optimize(roots);
-    let outputs: Vec<_> = optimized.iter().map(|n| (n.clone(), (0..n.chunks.num_blocks()).collect())).collect();
+    let outputs: Vec<_> = optimized
+        .iter()
+        .map(|n| (n.clone(), (0..n.chunks.num_blocks()).collect()))
+        .collect();
     let g = TaskGraph::build(&outputs)?;
     let mut per_layer: HashMap<String, usize> = HashMap::new();
     for t in 0..g.len() {
@@ -48,7 +54,11 @@ pub(crate) fn tasks_dot(roots: &[Arc<Node>], max_per_layer: usize) -> Result<Str
     }
     let vertex = |t: usize| -> String {
         let key = g.key(t);
-        if per_layer[&key.layer] > max_per_layer { format!("\"{}\"", escape(&key.layer)) } else { format!("\"{}\"", escape(&key.to_string())) }
+        if per_layer[&key.layer] > max_per_layer {
+            format!("\"{}\"", escape(&key.layer))
+        } else {
+            format!("\"{}\"", escape(&key.to_string()))
+        }
     };
     let mut out = String::from("digraph tasks {\n  rankdir=BT;\n  node [shape=box, fontname=\"monospace\"];\n");
     let mut edges = std::collections::BTreeSet::new();
@@ -56,7 +66,11 @@ pub(crate) fn tasks_dot(roots: &[Arc<Node>], max_per_layer: usize) -> Result<Str
     for t in 0..g.len() {
         let v = vertex(t);
         let layer = g.key(t).layer;
-        let label = if per_layer[&layer] > max_per_layer { format!("{layer}\\n({} tasks)", per_layer[&layer]) } else { g.key(t).to_string() };
+        let label = if per_layer[&layer] > max_per_layer {
+            format!("{layer}\\n({} tasks)", per_layer[&layer])
+        } else {
+            g.key(t).to_string()
+        };
         vertices.insert(v.clone(), label);
         for &d in g.deps(t) {
             edges.insert((vertex(d as usize), v.clone()));
@@ -84,7 +98,12 @@ pub(crate) fn svg(dot: &str) -> Result<String> {
         .stderr(Stdio::piped())
         .spawn()
         .map_err(|e| fail(format!("cannot run Graphviz's dot (is graphviz installed?): {e}")))?;
-    child.stdin.take().expect("piped").write_all(dot.as_bytes()).map_err(|e| fail(e.to_string()))?;
+    child
+        .stdin
+        .take()
+        .expect("piped")
+        .write_all(dot.as_bytes())
+        .map_err(|e| fail(e.to_string()))?;
     let out = child.wait_with_output().map_err(|e| fail(e.to_string()))?;
     if !out.status.success() {
         return Err(fail(String::from_utf8_lossy(&out.stderr).into_owned()));

@@ -1,7 +1,7 @@
 //! The self-contained HTML report: data inline as JSON, drawn by a small script
 //! on two canvases (no network, no libraries).
 
-use crate::diagnostics::span::{json_string, Span, TierMark};
+use crate::diagnostics::span::{Span, TierMark, json_string};
 
 /// `own_rank`: the rank that recorded; the memory chart shows its blocks (other
 /// ranks' tasks, from an MPI run profiled on rank 0, get rows of their own).
@@ -13,7 +13,16 @@ pub(crate) fn report(title: &str, spans: &[Span], marks: &[TierMark], limit: Opt
     rows.sort_unstable();
     rows.dedup();
     let many_ranks = rows.first().map(|r| r.0) != rows.last().map(|r| r.0);
-    let labels: Vec<String> = rows.iter().map(|&(r, w)| json_string(&if many_ranks { format!("r{r}.w{w}") } else { format!("w{w}") })).collect();
+    let labels: Vec<String> = rows
+        .iter()
+        .map(|&(r, w)| {
+            json_string(&if many_ranks {
+                format!("r{r}.w{w}")
+            } else {
+                format!("w{w}")
+            })
+        })
+        .collect();
     for s in spans {
         let l = layers.iter().position(|&x| x == s.layer).unwrap_or_else(|| {
             layers.push(&s.layer);
@@ -22,11 +31,27 @@ pub(crate) fn report(title: &str, spans: &[Span], marks: &[TierMark], limit: Opt
         let row = rows.binary_search(&(s.rank, s.worker)).expect("every span has a row");
         // Held bytes only for this rank's tasks: -1 keeps the others off the memory chart.
         let held = if s.rank == own_rank { s.held_bytes as i64 } else { -1 };
-        tasks.push(format!("[{row},{:.9},{:.9},{},{held},{}]", s.start, s.end, l, json_string(&s.key)));
+        tasks.push(format!(
+            "[{row},{:.9},{:.9},{},{held},{}]",
+            s.start,
+            s.end,
+            l,
+            json_string(&s.key)
+        ));
     }
     let layer_json: Vec<String> = layers.iter().map(|l| json_string(l)).collect();
-    let marks: Vec<String> =
-        marks.iter().map(|m| format!("[{:.9},{},{},{}]", m.time, json_string(m.kind.name()), m.bytes, json_string(&m.key))).collect();
+    let marks: Vec<String> = marks
+        .iter()
+        .map(|m| {
+            format!(
+                "[{:.9},{},{},{}]",
+                m.time,
+                json_string(m.kind.name()),
+                m.bytes,
+                json_string(&m.key)
+            )
+        })
+        .collect();
     let data = format!(
         "{{\"layers\":[{}],\"rows\":[{}],\"tasks\":[{}],\"marks\":[{}],\"limit\":{}}}",
         layer_json.join(","),
@@ -35,11 +60,16 @@ pub(crate) fn report(title: &str, spans: &[Span], marks: &[TierMark], limit: Opt
         marks.join(","),
         limit.map_or("null".to_string(), |l| l.to_string())
     );
-    TEMPLATE.replace("__TITLE__", &html_escape(title)).replace("__DATA__", &data.replace("</", "<\\/"))
+    TEMPLATE
+        .replace("__TITLE__", &html_escape(title))
+        .replace("__DATA__", &data.replace("</", "<\\/"))
 }
 
 fn html_escape(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
 }
 
 const TEMPLATE: &str = r##"<!DOCTYPE html>

@@ -14,4 +14,3 @@ pub use profile::Profiler;
 pub use progress::Progress;
 
 pub use span::{Span, TierMark};
-

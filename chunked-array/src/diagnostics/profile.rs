@@ -4,10 +4,10 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use crate::chunks::Chunks;
+use crate::diagnostics::span::{Span, TierMark, json_string};
 use crate::error::{Error, Result};
-use crate::graph::task::TaskGraph;
-use crate::diagnostics::span::{json_string, Span, TierMark};
 use crate::events::{Clock, Observer, RunInfo, RunObserver, TaskEvent, TierEvent};
+use crate::graph::task::TaskGraph;
 
 /// One record per task of the current run. Each task is reported exactly once,
 /// by the one worker that ran it, and the records are read only after the run has
@@ -82,7 +82,9 @@ impl Profiler {
             limit: Mutex::new(None),
             runs: Mutex::new(Vec::new()),
         };
-        Profiler { inner: std::sync::Arc::new(inner) }
+        Profiler {
+            inner: std::sync::Arc::new(inner),
+        }
     }
 
     /// Sets the memory limit drawn on the memory chart.
@@ -94,7 +96,15 @@ impl Profiler {
     /// smallest limit of the recorded runs.
     pub fn memory_limit(&self) -> Option<usize> {
         let set = *self.inner.limit.lock().unwrap_or_else(|p| p.into_inner());
-        set.or_else(|| self.inner.runs.lock().unwrap_or_else(|p| p.into_inner()).iter().map(|r| r.memory_limit).min())
+        set.or_else(|| {
+            self.inner
+                .runs
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .iter()
+                .map(|r| r.memory_limit)
+                .min()
+        })
     }
 
     /// Every recorded move between tiers (spill, unspill, recompute, drop,
@@ -171,7 +181,12 @@ impl Profiler {
                 s.output_bytes
             ));
             // One memory counter per rank (process), as Perfetto shows them.
-            events.push(format!(r#"{{"name":"memory","ph":"C","ts":{:.3},"pid":{},"args":{{"held_bytes":{}}}}}"#, s.end * 1e6, s.rank, s.held_bytes));
+            events.push(format!(
+                r#"{{"name":"memory","ph":"C","ts":{:.3},"pid":{},"args":{{"held_bytes":{}}}}}"#,
+                s.end * 1e6,
+                s.rank,
+                s.held_bytes
+            ));
         }
         for m in self.tier_marks() {
             events.push(format!(
@@ -188,12 +203,23 @@ impl Profiler {
     /// The record as one self-contained HTML page: a task stream (a row per
     /// worker, coloured by layer) and memory over time with the limit drawn.
     pub fn html_report(&self, title: &str) -> String {
-        crate::diagnostics::html::report(title, &self.spans(), &self.tier_marks(), self.memory_limit(), self.own_rank())
+        crate::diagnostics::html::report(
+            title,
+            &self.spans(),
+            &self.tier_marks(),
+            self.memory_limit(),
+            self.own_rank(),
+        )
     }
 
     /// The rank of the process that recorded (0 when nothing was recorded).
     fn own_rank(&self) -> usize {
-        self.inner.runs.lock().unwrap_or_else(|p| p.into_inner()).first().map_or(0, |r| r.rank)
+        self.inner
+            .runs
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .first()
+            .map_or(0, |r| r.rank)
     }
 
     /// Writes [`Profiler::html_report`] to `path`.
@@ -201,7 +227,8 @@ impl Profiler {
     /// # Errors
     /// [`Error::InvalidArgument`] naming the path when it cannot be written.
     pub fn write_html(&self, path: &std::path::Path, title: &str) -> Result<()> {
-        std::fs::write(path, self.html_report(title)).map_err(|e| Error::invalid("path", path.display().to_string(), e.to_string()))
+        std::fs::write(path, self.html_report(title))
+            .map_err(|e| Error::invalid("path", path.display().to_string(), e.to_string()))
     }
 
     /// Writes [`Profiler::chrome_trace`] to `path`.
@@ -209,10 +236,10 @@ impl Profiler {
     /// # Errors
     /// [`Error::InvalidArgument`] naming the path when it cannot be written.
     pub fn write_chrome_trace(&self, path: &std::path::Path) -> Result<()> {
-        std::fs::write(path, self.chrome_trace()).map_err(|e| Error::invalid("path", path.display().to_string(), e.to_string()))
+        std::fs::write(path, self.chrome_trace())
+            .map_err(|e| Error::invalid("path", path.display().to_string(), e.to_string()))
     }
 }
-
 
 /// Each run gets its own recorder (runs may overlap), which hands the run to
 /// the profiler when it finishes.
@@ -220,7 +247,11 @@ impl Observer for Profiler {
     fn observe<'a>(&'a self, run: &RunInfo<'_>) -> Option<Box<dyn RunObserver + 'a>> {
         Some(Box::new(Recorder {
             profiler: self.clone(),
-            slots: Slots((0..run.graph.len()).map(|_| std::cell::UnsafeCell::new(Raw::default())).collect()),
+            slots: Slots(
+                (0..run.graph.len())
+                    .map(|_| std::cell::UnsafeCell::new(Raw::default()))
+                    .collect(),
+            ),
             started: Some((Clock::now(), Instant::now())),
             tier_events: Mutex::new(Vec::new()),
             remote: Mutex::new(Vec::new()),
@@ -273,20 +304,39 @@ impl RunObserver for Recorder {
     }
 
     fn remote_tasks(&self, rank: usize, events: &[TaskEvent]) {
-        self.remote.lock().unwrap_or_else(|p| p.into_inner()).extend(events.iter().map(|e| (rank, *e)));
+        self.remote
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .extend(events.iter().map(|e| (rank, *e)));
     }
 
     fn run_finished(&self, graph: &TaskGraph) {
         let Some((tick0, instant0)) = self.started else { return };
         let (tick1, instant1) = (Clock::now(), Instant::now());
         let seconds = instant1.duration_since(instant0).as_secs_f64();
-        let seconds_per_tick = if tick1 > tick0 { seconds / (tick1 - tick0) as f64 } else { 0.0 };
+        let seconds_per_tick = if tick1 > tick0 {
+            seconds / (tick1 - tick0) as f64
+        } else {
+            0.0
+        };
         // SAFETY: the run is over (every worker joined), so no slot is written any more.
-        let mut raws: Vec<Raw> = self.slots.0.iter().map(|c| unsafe { *c.get() }).filter(|r| r.end != 0).collect();
+        let mut raws: Vec<Raw> = self
+            .slots
+            .0
+            .iter()
+            .map(|c| unsafe { *c.get() })
+            .filter(|r| r.end != 0)
+            .collect();
         // Other ranks' tasks: nanoseconds since their run started, placed on
         // this run's clock as if the runs started together (they start within
         // the skew of the ranks reaching the same compute call).
-        let ticks = |ns: u64| if seconds_per_tick > 0.0 { tick0 + (ns as f64 * 1e-9 / seconds_per_tick) as u64 } else { tick0 };
+        let ticks = |ns: u64| {
+            if seconds_per_tick > 0.0 {
+                tick0 + (ns as f64 * 1e-9 / seconds_per_tick) as u64
+            } else {
+                tick0
+            }
+        };
         for (rank, e) in std::mem::take(&mut *self.remote.lock().unwrap_or_else(|p| p.into_inner())) {
             if e.end == 0 {
                 continue; // taken without times
@@ -313,6 +363,11 @@ impl RunObserver for Recorder {
             t0: instant0.duration_since(self.profiler.inner.created).as_secs_f64(),
             seconds_per_tick,
         };
-        self.profiler.inner.runs.lock().unwrap_or_else(|p| p.into_inner()).push(run);
+        self.profiler
+            .inner
+            .runs
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(run);
     }
 }

@@ -4,8 +4,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use indicatif::{ProgressDrawTarget, ProgressStyle};
 
-use crate::graph::task::TaskGraph;
 use crate::events::{Observer, RunInfo, RunObserver, TaskEvent};
+use crate::graph::task::TaskGraph;
 use crate::units::human_bytes;
 
 /// When a computation shows a progress bar.
@@ -52,7 +52,10 @@ impl ProgressBar {
             .progress_chars("=> ");
         bar.set_style(style);
         bar.set_prefix(label.to_string());
-        Some(ProgressBar { bar, bytes: AtomicU64::new(0) })
+        Some(ProgressBar {
+            bar,
+            bytes: AtomicU64::new(0),
+        })
     }
 }
 
@@ -114,7 +117,8 @@ impl RunObserver for ProgressBar {
         self.bar.set_message(human_bytes(total as usize));
     }
     fn run_finished(&self, _graph: &TaskGraph) {
-        self.bar.set_message(human_bytes(self.bytes.load(Ordering::Relaxed) as usize));
+        self.bar
+            .set_message(human_bytes(self.bytes.load(Ordering::Relaxed) as usize));
         self.bar.finish();
     }
 }

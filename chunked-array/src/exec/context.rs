@@ -28,7 +28,12 @@ pub struct Context {
 impl Context {
     /// A context that runs with the given scheduler.
     pub fn with_scheduler(scheduler: Arc<dyn Scheduler>) -> Self {
-        Context { scheduler, memory: MemoryConfig::default(), progress: Arc::new(Progress::Auto), observers: Vec::new() }
+        Context {
+            scheduler,
+            memory: MemoryConfig::default(),
+            progress: Arc::new(Progress::Auto),
+            observers: Vec::new(),
+        }
     }
 
     /// Bytes of blocks that may be held in memory; past it, the least recently
@@ -107,7 +112,12 @@ impl Context {
 /// rank 0 always among them), made the same on every process of `ctx`'s runs
 /// (rank 0's, through [`Scheduler::share_from_root`]; a one-process
 /// run keeps its own).
-pub(crate) fn shared_from_root<V>(ctx: &Context, here: Option<V>, encode: impl Fn(&V) -> Vec<u8>, decode: impl Fn(&[u8]) -> V) -> V {
+pub(crate) fn shared_from_root<V>(
+    ctx: &Context,
+    here: Option<V>,
+    encode: impl Fn(&V) -> Vec<u8>,
+    decode: impl Fn(&[u8]) -> V,
+) -> V {
     let scheduler = ctx.scheduler();
     match here {
         Some(v) if scheduler.processes() == 1 => v,

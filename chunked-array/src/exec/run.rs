@@ -13,9 +13,9 @@ use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::events::{Observers, RunInfo};
 use crate::exec::Context;
+use crate::graph::Node;
 use crate::graph::optimize::optimize;
 use crate::graph::task::TaskGraph;
-use crate::graph::Node;
 use crate::memory::check_plan;
 use crate::schedule::{Deliver, Run, RunStats};
 
@@ -36,7 +36,10 @@ pub(crate) fn run(nodes: &[Arc<Node>], ctx: &Context, collectors: &[&dyn Collect
         return Err(Error::ResultElsewhere {
             rank: scheduler.rank(),
             ranks: scheduler.processes(),
-            how: format!("the {} scheduler gathers results on rank 0; use compute_root, or gather on every rank", scheduler.name()),
+            how: format!(
+                "the {} scheduler gathers results on rank 0; use compute_root, or gather on every rank",
+                scheduler.name()
+            ),
         });
     }
     Ok(stats)
@@ -44,7 +47,13 @@ pub(crate) fn run(nodes: &[Arc<Node>], ctx: &Context, collectors: &[&dyn Collect
 
 /// [`run`] for the listed blocks of each node only (C-order linear numbers); the
 /// collectors receive each block's position in its list.
-pub(crate) fn run_blocks(nodes: &[Arc<Node>], blocks: &[Vec<usize>], ctx: &Context, deliver: Deliver, collectors: &[&dyn Collector]) -> Result<RunStats> {
+pub(crate) fn run_blocks(
+    nodes: &[Arc<Node>],
+    blocks: &[Vec<usize>],
+    ctx: &Context,
+    deliver: Deliver,
+    collectors: &[&dyn Collector],
+) -> Result<RunStats> {
     for n in nodes {
         n.check()?;
     }
@@ -65,10 +74,21 @@ pub(crate) fn run_blocks(nodes: &[Arc<Node>], blocks: &[Vec<usize>], ctx: &Conte
         Ok(())
     };
     let label = nodes[0].label();
-    let info = RunInfo { graph: &graph, label: &label, rank: ctx.scheduler().rank(), memory_limit: ctx.memory().memory_limit };
+    let info = RunInfo {
+        graph: &graph,
+        label: &label,
+        rank: ctx.scheduler().rank(),
+        memory_limit: ctx.memory().memory_limit,
+    };
     let observer = Observers(ctx.observers().filter_map(|o| o.observe(&info)).collect());
     check_plan(&graph, ctx.memory())?;
-    ctx.scheduler().execute(&Run { graph: &graph, deliver, sink: &sink, observer: &observer, memory: ctx.memory() })
+    ctx.scheduler().execute(&Run {
+        graph: &graph,
+        deliver,
+        sink: &sink,
+        observer: &observer,
+        memory: ctx.memory(),
+    })
 }
 
 /// Writes output blocks into one `ArrayD` as they arrive.
@@ -87,13 +107,23 @@ impl<T: Element> Assemble<T> {
     pub(crate) fn new(chunks: &Chunks) -> Self {
         let n = chunks.num_blocks();
         let out = (n != 1).then(|| crate::block::alloc::uninit_block::<T>(&chunks.shape()));
-        Assemble { chunks: chunks.clone(), state: Mutex::new(AssembleState { out, single: None, written: vec![false; n] }) }
+        Assemble {
+            chunks: chunks.clone(),
+            state: Mutex::new(AssembleState {
+                out,
+                single: None,
+                written: vec![false; n],
+            }),
+        }
     }
 
     pub(crate) fn finish(self) -> Result<ArrayD<T>> {
         let st = self.state.into_inner().unwrap_or_else(|p| p.into_inner());
         if let Some(missing) = st.written.iter().position(|w| !w) {
-            return Err(Error::Task { key: format!("block {:?}", self.chunks.unravel(missing)), message: "never computed".into() });
+            return Err(Error::Task {
+                key: format!("block {:?}", self.chunks.unravel(missing)),
+                message: "never computed".into(),
+            });
         }
         if let Some(block) = st.single {
             let arr = block.into_any().downcast::<ArrayD<T>>().expect("checked on accept");
@@ -108,11 +138,14 @@ impl<T: Element> Collector for Assemble<T> {
     fn accept(&self, lin: usize, block: &Block) -> Result<()> {
         // A result on a device comes back to the host here, block by block.
         let block = &crate::block::device::to_host_block(block)?;
-        let arr = block.as_any().downcast_ref::<ArrayD<T>>().ok_or_else(|| Error::DtypeMismatch {
-            key: format!("output block {lin}"),
-            expected: T::DTYPE.to_string(),
-            found: "another type".into(),
-        })?;
+        let arr = block
+            .as_any()
+            .downcast_ref::<ArrayD<T>>()
+            .ok_or_else(|| Error::DtypeMismatch {
+                key: format!("output block {lin}"),
+                expected: T::DTYPE.to_string(),
+                found: "another type".into(),
+            })?;
         let idx = self.chunks.unravel(lin);
         let shape = self.chunks.block_shape(&idx);
         if arr.shape() != shape.as_slice() {
@@ -142,7 +175,9 @@ pub(crate) struct Hold {
 
 impl Hold {
     pub(crate) fn new(n: usize) -> Self {
-        Hold { blocks: Mutex::new(vec![None; n]) }
+        Hold {
+            blocks: Mutex::new(vec![None; n]),
+        }
     }
     /// The blocks; in a multi-process run only those this process owns are
     /// present.
@@ -151,7 +186,10 @@ impl Hold {
         if scheduler.processes() == 1
             && let Some(i) = v.iter().position(Option::is_none)
         {
-            return Err(Error::Task { key: format!("block {i}"), message: "never computed".into() });
+            return Err(Error::Task {
+                key: format!("block {i}"),
+                message: "never computed".into(),
+            });
         }
         Ok(v)
     }
@@ -163,4 +201,3 @@ impl Collector for Hold {
         Ok(())
     }
 }
-

@@ -6,29 +6,51 @@ mod order;
 pub mod task;
 pub mod wire;
 
+use std::any::Any;
 use std::fmt;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use ndarray::ArrayD;
 
+use crate::block::Block;
 use crate::chunks::Chunks;
 use crate::element::DType;
 use crate::error::{Error, Result};
-use crate::block::Block;
 
 /// Downcasts a block to the array type a kernel expects.
 pub(crate) fn block_as<'a, T: 'static>(block: &'a Block, node: &Node, what: &str) -> Result<&'a ArrayD<T>> {
-    block.as_any().downcast_ref::<ArrayD<T>>().ok_or_else(|| Error::DtypeMismatch {
-        key: format!("{} input of {}", what, node.label()),
-        expected: std::any::type_name::<T>().to_string(),
-        found: "another type".to_string(),
-    })
+    block
+        .as_any()
+        .downcast_ref::<ArrayD<T>>()
+        .ok_or_else(|| Error::DtypeMismatch {
+            key: format!("{} input of {}", what, node.label()),
+            expected: std::any::type_name::<T>().to_string(),
+            found: "another type".to_string(),
+        })
 }
 
 /// Input position meaning "this layer itself" in [`BlockOp::deps`], for chains
 /// such as a scan's carries where block j reads block j-1 of the same layer.
 pub(crate) const SELF: usize = usize::MAX;
+
+/// An elementwise layer the optimizer can fuse.
+pub(crate) trait Fusable {
+    /// This layer's expression (an `Arc<dyn TileExpr<T>>`) with leaf `i` renumbered to `index_of(i)`.
+    fn expr_rebased(&self, index_of: &dyn Fn(usize) -> usize) -> Arc<dyn Any + Send + Sync>;
+    /// This layer over `inputs`, with the inputs marked in `inline` fused into it.
+    fn rebuild(&self, node: &Node, inputs: Vec<Arc<Node>>, inline: &[bool]) -> Arc<Node>;
+    /// The expression in readable form.
+    fn describe(&self) -> String;
+    /// The concrete op, for consumers that fuse it (reductions).
+    fn as_any(&self) -> &dyn Any;
+    /// Per leaf, the axis permutation it is read through, if any.
+    fn leaf_perms(&self) -> Vec<Option<Vec<usize>>>;
+    /// Nesting depth of the expression.
+    fn depth(&self) -> usize;
+    /// The CUDA kernel the layer runs as on a CUDA device, if it has one.
+    fn cuda_kernel_source(&self, node: &Node) -> Option<String>;
+}
 
 /// How a layer computes its blocks. Implemented once per kind of layer.
 pub(crate) trait BlockOp: Send + Sync + 'static {
@@ -69,7 +91,7 @@ pub(crate) trait BlockOp: Send + Sync + 'static {
         node.device.is_some() && self.has_device_kernel(node)
     }
     /// For the optimizer: this op as an elementwise layer, if it is one.
-    fn as_elementwise(&self) -> Option<&dyn optimize::Fusable> {
+    fn as_elementwise(&self) -> Option<&dyn Fusable> {
         None
     }
     /// Whether this is a source whose blocks depend only on their position in the
@@ -131,12 +153,16 @@ pub struct Placement {
 impl Placement {
     /// Every block on `device`.
     pub fn one(device: &chunked_gpu::Device) -> Placement {
-        Placement { devices: Arc::from(vec![device.clone()]) }
+        Placement {
+            devices: Arc::from(vec![device.clone()]),
+        }
     }
 
     /// Blocks spread over `devices` in turn; `None` when there are none.
     pub fn spread(devices: &[chunked_gpu::Device]) -> Option<Placement> {
-        (!devices.is_empty()).then(|| Placement { devices: Arc::from(devices.to_vec()) })
+        (!devices.is_empty()).then(|| Placement {
+            devices: Arc::from(devices.to_vec()),
+        })
     }
 
     /// The device of block `block` (C-order number in the layer's grid).
@@ -151,7 +177,8 @@ impl Placement {
 
     /// Whether both place blocks on the same devices in the same turn.
     pub fn same(&self, other: &Placement) -> bool {
-        self.devices.len() == other.devices.len() && self.devices.iter().zip(other.devices.iter()).all(|(a, b)| a.same(b))
+        self.devices.len() == other.devices.len()
+            && self.devices.iter().zip(other.devices.iter()).all(|(a, b)| a.same(b))
     }
 
     /// Whether every device is a CUDA device (kernels run there).
@@ -161,7 +188,13 @@ impl Placement {
 }
 
 impl Node {
-    pub fn new(name: impl Into<String>, dtype: DType, chunks: Chunks, inputs: Vec<Arc<Node>>, op: impl BlockOp) -> Arc<Node> {
+    pub fn new(
+        name: impl Into<String>,
+        dtype: DType,
+        chunks: Chunks,
+        inputs: Vec<Arc<Node>>,
+        op: impl BlockOp,
+    ) -> Arc<Node> {
         let device = inputs.iter().find_map(|n| n.device.clone());
         Node::placed(name, dtype, chunks, inputs, Arc::new(op), device)
     }
@@ -170,11 +203,27 @@ impl Node {
     ///
     /// A grid too large for any memory gives a failed layer (see
     /// [`Chunks::size_error`]): every use of it returns that error.
-    pub fn placed(name: impl Into<String>, dtype: DType, chunks: Chunks, inputs: Vec<Arc<Node>>, op: Arc<dyn BlockOp>, device: Option<Placement>) -> Arc<Node> {
+    pub fn placed(
+        name: impl Into<String>,
+        dtype: DType,
+        chunks: Chunks,
+        inputs: Vec<Arc<Node>>,
+        op: Arc<dyn BlockOp>,
+        device: Option<Placement>,
+    ) -> Arc<Node> {
         if let Some(error) = chunks.size_error(dtype.size()) {
             return Node::failed(error);
         }
-        Arc::new(Node { id: NEXT_NODE_ID.fetch_add(1, Ordering::Relaxed), name: name.into(), dtype, chunks, inputs, op, error: None, device })
+        Arc::new(Node {
+            id: NEXT_NODE_ID.fetch_add(1, Ordering::Relaxed),
+            name: name.into(),
+            dtype,
+            chunks,
+            inputs,
+            op,
+            error: None,
+            device,
+        })
     }
 
     /// This source layer on another grid (see [`BlockOp::position_only`]).
@@ -252,7 +301,10 @@ struct FailedOp;
 impl BlockOp for FailedOp {
     fn deps(&self, _: &Node, _: &[usize], _: &mut Vec<(usize, usize)>) {}
     fn run(&self, node: &Node, _: &[usize], _: &[&Block]) -> Result<Block> {
-        Err(node.error.clone().unwrap_or_else(|| Error::invalid("array", "error", "invalid array")))
+        Err(node
+            .error
+            .clone()
+            .unwrap_or_else(|| Error::invalid("array", "error", "invalid array")))
     }
 }
 

@@ -8,29 +8,10 @@
 //! reduction whose input is such a layer reads it tile by tile as it is
 //! evaluated, so the elementwise result is never materialized.
 
-use std::any::Any;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-use crate::graph::{post_order, Node};
-
-/// An elementwise layer the optimizer can fuse.
-pub(crate) trait Fusable {
-    /// This layer's expression (an `Arc<dyn TileExpr<T>>`) with leaf `i` renumbered to `index_of(i)`.
-    fn expr_rebased(&self, index_of: &dyn Fn(usize) -> usize) -> Arc<dyn Any + Send + Sync>;
-    /// This layer over `inputs`, with the inputs marked in `inline` fused into it.
-    fn rebuild(&self, node: &Node, inputs: Vec<Arc<Node>>, inline: &[bool]) -> Arc<Node>;
-    /// The expression in readable form.
-    fn describe(&self) -> String;
-    /// The concrete op, for consumers that fuse it (reductions).
-    fn as_any(&self) -> &dyn Any;
-    /// Per leaf, the axis permutation it is read through, if any.
-    fn leaf_perms(&self) -> Vec<Option<Vec<usize>>>;
-    /// Nesting depth of the expression.
-    fn depth(&self) -> usize;
-    /// The CUDA kernel the layer runs as on a CUDA device, if it has one.
-    fn cuda_kernel_source(&self, node: &Node) -> Option<String>;
-}
+use crate::graph::{Node, post_order};
 
 /// Deepest fused expression: each level keeps up to three 512-element tile
 /// buffers on the stack while it evaluates (12 KiB for f64), so 32 levels stay
@@ -64,12 +45,21 @@ pub(crate) fn optimize(outputs: &[Arc<Node>]) -> Vec<Arc<Node>> {
                     .iter()
                     .zip(&inputs)
                     .map(|(orig, new)| {
-                        let private = consumers.get(&orig.id).is_some_and(|c| c.len() == 1) && !requested.contains(&orig.id);
-                        let shallow = new.op.as_elementwise().is_some_and(|c| c.depth() + ew.depth() <= MAX_FUSED_DEPTH);
-                        (single_private(orig, new) && shallow && new.shape() == n.shape()) || (private && new.op.as_permutation().is_some())
+                        let private =
+                            consumers.get(&orig.id).is_some_and(|c| c.len() == 1) && !requested.contains(&orig.id);
+                        let shallow = new
+                            .op
+                            .as_elementwise()
+                            .is_some_and(|c| c.depth() + ew.depth() <= MAX_FUSED_DEPTH);
+                        (single_private(orig, new) && shallow && new.shape() == n.shape())
+                            || (private && new.op.as_permutation().is_some())
                     })
                     .collect();
-                if changed || inline.iter().any(|&b| b) { ew.rebuild(n, inputs, &inline) } else { n.clone() }
+                if changed || inline.iter().any(|&b| b) {
+                    ew.rebuild(n, inputs, &inline)
+                } else {
+                    n.clone()
+                }
             }
             None => {
                 // A consumer that reads an elementwise input tile by tile (a reduction).

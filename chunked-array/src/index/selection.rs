@@ -19,19 +19,19 @@
 //! and the selection is always the lazy, counted layer (its blocks then live
 //! where the scheduler runs them, not all on the building process).
 
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use ndarray::{ArrayD, IxDyn};
 
 use crate::array::Array;
-use crate::exec::{Collector, Hold};
+use crate::block::Block;
 use crate::chunks::{ChunkSpec, Chunks, DEFAULT_AUTO_BYTES};
 use crate::element::Element;
 use crate::error::{Error, Result};
-use crate::graph::{block_as, BlockOp, Node};
-use crate::block::Block;
 use crate::exec::Context;
+use crate::exec::{Collector, Hold};
+use crate::graph::{BlockOp, Node, block_as};
 use crate::index::slicing::Idx;
 
 /// Each row block's selected elements, flattened in C order.
@@ -52,8 +52,16 @@ impl<T: Element> BlockOp for Masked<T> {
         let m = block_as::<bool>(inputs[1], node, "mask")?;
         // Flat C-order slices: IxDyn iterators step an index per element.
         let (x, m) = (x.as_standard_layout(), m.as_standard_layout());
-        let (values, keeps) = (x.as_slice().expect("standard layout"), m.as_slice().expect("standard layout"));
-        let picked: Vec<T> = values.iter().zip(keeps).filter(|&(_, &keep)| keep).map(|(&v, _)| v).collect();
+        let (values, keeps) = (
+            x.as_slice().expect("standard layout"),
+            m.as_slice().expect("standard layout"),
+        );
+        let picked: Vec<T> = values
+            .iter()
+            .zip(keeps)
+            .filter(|&(_, &keep)| keep)
+            .map(|(&v, _)| v)
+            .collect();
         let n = picked.len();
         check_count(self.counted, node, idx, n)?;
         Ok(Arc::new(ArrayD::from_shape_vec(IxDyn(&[n]), picked).expect("1-d")))
@@ -128,9 +136,15 @@ fn check_count(counted: bool, node: &Node, idx: &[usize], n: usize) -> Result<()
 /// so that a block of `bytes_per_element` elements stays under the limit (a
 /// single row over it still makes one block).
 fn row_blocks(rows: &[usize], shape: &[usize], bytes_per_element: usize, block_size_limit: usize) -> ChunkSpec {
-    let row_bytes = shape[1..].iter().product::<usize>().saturating_mul(bytes_per_element.max(1));
+    let row_bytes = shape[1..]
+        .iter()
+        .product::<usize>()
+        .saturating_mul(bytes_per_element.max(1));
     let max_rows = (block_size_limit / row_bytes.max(1)).max(1);
-    let rows: Vec<usize> = rows.iter().flat_map(|&r| crate::chunks::even_pieces(r, max_rows)).collect();
+    let rows: Vec<usize> = rows
+        .iter()
+        .flat_map(|&r| crate::chunks::even_pieces(r, max_rows))
+        .collect();
     // Empty row blocks (a selection's blocks that selected nothing) are
     // dropped: they would only make empty tasks.
     let rows = if rows.is_empty() { vec![0] } else { rows };
@@ -151,14 +165,29 @@ fn counts_of(m: &Array<bool>, ctx: &Context) -> Result<Vec<usize>> {
             .map(|w| per_row.iter().skip(w[0]).take(w[1] - w[0]).sum::<i64>() as u64)
             .collect::<Vec<u64>>()
     });
-    let counts = crate::exec::shared_from_root(ctx, counts, |c| c.iter().flat_map(|n| n.to_le_bytes()).collect(), |bytes| {
-        bytes.chunks_exact(8).map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes"))).collect()
-    });
+    let counts = crate::exec::shared_from_root(
+        ctx,
+        counts,
+        |c| c.iter().flat_map(|n| n.to_le_bytes()).collect(),
+        |bytes| {
+            bytes
+                .chunks_exact(8)
+                .map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes")))
+                .collect()
+        },
+    );
     let rows = m.chunks().lengths()[0].len();
     if counts.len() != rows {
-        return Err(Error::invalid("selection counts", counts.len(), format!("rank 0 shared counts for {rows} row blocks")));
+        return Err(Error::invalid(
+            "selection counts",
+            counts.len(),
+            format!("rank 0 shared counts for {rows} row blocks"),
+        ));
     }
-    counts.into_iter().map(|n| usize::try_from(n).map_err(|_| Error::invalid("selection count", n, "past usize"))).collect()
+    counts
+        .into_iter()
+        .map(|n| usize::try_from(n).map_err(|_| Error::invalid("selection count", n, "past usize")))
+        .collect()
 }
 
 /// How a selection whose length depends on the data ([`Array::masked_with`],
@@ -186,7 +215,10 @@ pub struct SelectOptions {
 
 impl Default for SelectOptions {
     fn default() -> Self {
-        SelectOptions { block_size_limit: DEFAULT_AUTO_BYTES, context: Context::default() }
+        SelectOptions {
+            block_size_limit: DEFAULT_AUTO_BYTES,
+            context: Context::default(),
+        }
     }
 }
 
@@ -218,7 +250,11 @@ impl Collector for Bounded {
         let total = self.bytes.fetch_add(block.nbytes(), Ordering::Relaxed) + block.nbytes();
         if total > self.budget {
             self.over.store(true, Ordering::Relaxed);
-            return Err(Error::invalid("selection bytes", total, "past the block-size limit: selected again when computed"));
+            return Err(Error::invalid(
+                "selection bytes",
+                total,
+                "past the block-size limit: selected again when computed",
+            ));
         }
         self.held.accept(lin, block)
     }
@@ -236,7 +272,9 @@ fn select<E: Element, O: BlockOp>(
     layer: impl Fn(bool) -> O,
     opts: &SelectOptions,
 ) -> Result<Array<E>> {
-    let with_rows = |rows: Vec<usize>| Chunks::from_lengths(std::iter::once(rows).chain(per_row.iter().map(|&n| vec![n])).collect());
+    let with_rows = |rows: Vec<usize>| {
+        Chunks::from_lengths(std::iter::once(rows).chain(per_row.iter().map(|&n| vec![n])).collect())
+    };
     let (ctx, budget) = (&opts.context, opts.block_size_limit);
     let on_host = inputs.iter().all(|n| n.device.is_none());
     if ctx.scheduler().processes() == 1 && on_host {
@@ -245,7 +283,12 @@ fn select<E: Element, O: BlockOp>(
         let bounds = mask.chunks().lengths()[0].iter().map(|&r| r * row_elements).collect();
         let probe = Node::new(name, E::DTYPE, with_rows(bounds), inputs.clone(), layer(false));
         let n = probe.chunks.num_blocks();
-        let kept = Bounded { budget, bytes: AtomicUsize::new(0), over: AtomicBool::new(false), held: Hold::new(n) };
+        let kept = Bounded {
+            budget,
+            bytes: AtomicUsize::new(0),
+            over: AtomicBool::new(false),
+            held: Hold::new(n),
+        };
         match crate::exec::run(&[probe], ctx, &[&kept]) {
             Ok(_) => {
                 // In a one-process run `finish` has checked that every block is there.
@@ -326,7 +369,10 @@ impl<T: Element> Array<T> {
                 Some(count) => count,
                 None => counts_of(mask, &opts.context)?.iter().sum(),
             };
-            let new_shape: Vec<isize> = std::iter::once(count).chain(shape[k..].iter().copied()).map(|n| n as isize).collect();
+            let new_shape: Vec<isize> = std::iter::once(count)
+                .chain(shape[k..].iter().copied())
+                .map(|n| n as isize)
+                .collect();
             return flat.reshape(&new_shape);
         }
         if mask.shape() != shape {
@@ -335,10 +381,18 @@ impl<T: Element> Array<T> {
         if shape.is_empty() {
             return self.expand_dims(0)?.masked_with(&mask.expand_dims(0)?, opts);
         }
-        let spec = row_blocks(&self.chunks().lengths()[0], &shape, std::mem::size_of::<T>(), opts.block_size_limit);
+        let spec = row_blocks(
+            &self.chunks().lengths()[0],
+            &shape,
+            std::mem::size_of::<T>(),
+            opts.block_size_limit,
+        );
         let x = self.rechunk(spec.clone())?;
         let m = mask.rechunk(spec)?;
-        let layer = |counted| Masked::<T> { counted, _t: std::marker::PhantomData };
+        let layer = |counted| Masked::<T> {
+            counted,
+            _t: std::marker::PhantomData,
+        };
         select::<T, _>("masked", vec![x.node.clone(), m.node.clone()], &m, vec![], layer, opts)
     }
 
@@ -402,9 +456,15 @@ impl<T: Element> Array<T> {
     pub fn nonzero_with(&self, opts: &SelectOptions) -> Result<Vec<Array<i64>>> {
         self.check()?;
         if self.ndim() == 0 {
-            return Err(Error::invalid("array shape", self.shape(), "nonzero needs at least one axis"));
+            return Err(Error::invalid(
+                "array shape",
+                self.shape(),
+                "nonzero needs at least one axis",
+            ));
         }
         let rows = self.argwhere_with(opts)?;
-        (0..self.ndim() as isize).map(|a| rows.slice(&[Idx::FULL, Idx::Index(a)])).collect()
+        (0..self.ndim() as isize)
+            .map(|a| rows.slice(&[Idx::FULL, Idx::Index(a)]))
+            .collect()
     }
 }

@@ -12,12 +12,12 @@ use std::sync::Arc;
 use ndarray::{ArrayD, Axis, IxDyn};
 
 use crate::array::Array;
-use crate::chunks::{Chunks, BlockSizeOptions};
+use crate::block::Block;
+use crate::chunks::{BlockSizeOptions, Chunks};
 use crate::element::Element;
 use crate::error::{Error, Result};
-use crate::graph::{block_as, BlockOp, Node};
-use crate::block::Block;
 use crate::exec::Context;
+use crate::graph::{BlockOp, Node, block_as};
 
 /// Gathers positions `picks[block]` along `axis`: each output block along the
 /// axis lists (input block, local index) per position.
@@ -49,7 +49,10 @@ impl<T: Element> BlockOp for Take<T> {
 
     fn run(&self, node: &Node, idx: &[usize], inputs: &[&Block]) -> Result<Block> {
         let sources = self.sources(idx[self.axis]);
-        let blocks: Vec<&ArrayD<T>> = inputs.iter().map(|b| block_as::<T>(b, node, "take")).collect::<Result<_>>()?;
+        let blocks: Vec<&ArrayD<T>> = inputs
+            .iter()
+            .map(|b| block_as::<T>(b, node, "take"))
+            .collect::<Result<_>>()?;
         let picks = &self.picks[idx[self.axis]];
         let views: Vec<_> = picks
             .iter()
@@ -78,13 +81,20 @@ struct Broadcast<T> {
 
 impl<T: Element> BlockOp for Broadcast<T> {
     fn deps(&self, node: &Node, idx: &[usize], out: &mut Vec<(usize, usize)>) {
-        let src: Vec<usize> = self.stretched.iter().enumerate().map(|(a, &s)| if s { 0 } else { idx[a + self.lead] }).collect();
+        let src: Vec<usize> = self
+            .stretched
+            .iter()
+            .enumerate()
+            .map(|(a, &s)| if s { 0 } else { idx[a + self.lead] })
+            .collect();
         out.push((0, node.inputs[0].chunks.linear(&src)));
     }
     fn run(&self, node: &Node, idx: &[usize], inputs: &[&Block]) -> Result<Block> {
         let a = block_as::<T>(inputs[0], node, "broadcast_to")?;
         let shape = node.chunks.block_shape(idx);
-        let view = a.broadcast(IxDyn(&shape)).ok_or_else(|| Error::shape("broadcast_to block", a.shape(), &shape))?;
+        let view = a
+            .broadcast(IxDyn(&shape))
+            .ok_or_else(|| Error::shape("broadcast_to block", a.shape(), &shape))?;
         Ok(Arc::new(crate::block::alloc::owned_block(view)))
     }
 }
@@ -129,7 +139,11 @@ impl<T: Element> Array<T> {
         for &i in indices {
             let p = if i < 0 { i + n } else { i };
             if p < 0 || p >= n {
-                return Err(Error::invalid("index", i, format!("is out of range for axis {axis} of length {n}")));
+                return Err(Error::invalid(
+                    "index",
+                    i,
+                    format!("is out of range for axis {axis} of length {n}"),
+                ));
             }
             let b = chunks.block_of(axis, p as usize);
             positions.push((b, p as usize - chunks.offset(axis, b)));
@@ -142,12 +156,24 @@ impl<T: Element> Array<T> {
         // Whether an output block would read several input blocks holding more
         // than the limit together (one block is read whole either way).
         let lengths = &chunks.lengths()[axis];
-        let across: usize = chunks.lengths().iter().enumerate().filter(|&(a, _)| a != axis).map(|(_, l)| l.iter().copied().max().unwrap_or(0)).product();
+        let across: usize = chunks
+            .lengths()
+            .iter()
+            .enumerate()
+            .filter(|&(a, _)| a != axis)
+            .map(|(_, l)| l.iter().copied().max().unwrap_or(0))
+            .product();
         let too_wide = |p: &Vec<(usize, usize)>| {
             let mut s: Vec<usize> = p.iter().map(|q| q.0).collect();
             s.sort_unstable();
             s.dedup();
-            s.len() > 1 && s.iter().map(|&b| lengths[b]).sum::<usize>().saturating_mul(across).saturating_mul(std::mem::size_of::<T>()) > block_size_limit
+            s.len() > 1
+                && s.iter()
+                    .map(|&b| lengths[b])
+                    .sum::<usize>()
+                    .saturating_mul(across)
+                    .saturating_mul(std::mem::size_of::<T>())
+                    > block_size_limit
         };
         if !picks.iter().any(too_wide) {
             return Ok(self.gather(axis, picks));
@@ -178,8 +204,18 @@ impl<T: Element> Array<T> {
     fn gather(&self, axis: usize, picks: Vec<Vec<(usize, usize)>>) -> Array<T> {
         let mut lengths = self.chunks().lengths().to_vec();
         lengths[axis] = picks.iter().map(Vec::len).collect();
-        let op = Take::<T> { axis, picks, _t: std::marker::PhantomData };
-        Array::from_node(Node::new("take", T::DTYPE, Chunks::from_lengths(lengths), vec![self.node.clone()], op))
+        let op = Take::<T> {
+            axis,
+            picks,
+            _t: std::marker::PhantomData,
+        };
+        Array::from_node(Node::new(
+            "take",
+            T::DTYPE,
+            Chunks::from_lengths(lengths),
+            vec![self.node.clone()],
+            op,
+        ))
     }
 
     /// The positions along `axis` where `mask` is true (NumPy's `compress`; with
@@ -206,10 +242,19 @@ impl<T: Element> Array<T> {
             return Err(Error::invalid(
                 "compress mask",
                 format!("true at position {}", n + past),
-                format!("past the end of axis {a} of length {n} (the mask has length {})", mask.len()),
+                format!(
+                    "past the end of axis {a} of length {n} (the mask has length {})",
+                    mask.len()
+                ),
             ));
         }
-        let idx: Vec<isize> = mask.iter().take(n).enumerate().filter(|&(_, &m)| m).map(|(i, _)| i as isize).collect();
+        let idx: Vec<isize> = mask
+            .iter()
+            .take(n)
+            .enumerate()
+            .filter(|&(_, &m)| m)
+            .map(|(i, _)| i as isize)
+            .collect();
         self.take(&idx, a as isize)
     }
 
@@ -232,8 +277,15 @@ impl<T: Element> Array<T> {
         if mask.ndim() != 1 {
             return Err(Error::invalid("mask", mask.shape(), "a mask along one axis is 1-d"));
         }
-        let here = mask.compute_root(ctx)?.map(|m| m.iter().copied().collect::<Vec<bool>>());
-        let m = crate::exec::shared_from_root(ctx, here, |m| m.iter().map(|&b| u8::from(b)).collect(), |bytes| bytes.iter().map(|&b| b != 0).collect());
+        let here = mask
+            .compute_root(ctx)?
+            .map(|m| m.iter().copied().collect::<Vec<bool>>());
+        let m = crate::exec::shared_from_root(
+            ctx,
+            here,
+            |m| m.iter().map(|&b| u8::from(b)).collect(),
+            |bytes| bytes.iter().map(|&b| b != 0).collect(),
+        );
         self.compress(&m, axis)
     }
 
@@ -258,7 +310,11 @@ impl<T: Element> Array<T> {
         let made = |axis: usize| -> Result<Vec<usize>> {
             match chunks.get(axis).cloned().flatten() {
                 Some(c) if c.iter().sum::<usize>() == shape[axis] => Ok(c),
-                Some(c) => Err(Error::invalid("chunks", c, format!("do not add up to the length {} of axis {axis}", shape[axis]))),
+                Some(c) => Err(Error::invalid(
+                    "chunks",
+                    c,
+                    format!("do not add up to the length {} of axis {axis}", shape[axis]),
+                )),
                 None => Ok(vec![shape[axis]]),
             }
         };
@@ -277,7 +333,17 @@ impl<T: Element> Array<T> {
                 return Err(Error::shape("broadcast_to", &own, shape));
             }
         }
-        let op = Broadcast::<T> { lead, stretched, _t: std::marker::PhantomData };
-        Array::built(Node::new("broadcast_to", T::DTYPE, Chunks::from_lengths(lengths), vec![self.node.clone()], op))
+        let op = Broadcast::<T> {
+            lead,
+            stretched,
+            _t: std::marker::PhantomData,
+        };
+        Array::built(Node::new(
+            "broadcast_to",
+            T::DTYPE,
+            Chunks::from_lengths(lengths),
+            vec![self.node.clone()],
+            op,
+        ))
     }
 }

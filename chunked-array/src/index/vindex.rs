@@ -18,11 +18,11 @@ use std::sync::Arc;
 use ndarray::{ArrayD, ArrayViewD, IxDyn};
 
 use crate::array::Array;
+use crate::block::Block;
 use crate::chunks::{ChunkSpec, Chunks};
 use crate::element::Element;
 use crate::error::{Error, Result};
-use crate::graph::{block_as, BlockOp, Node};
-use crate::block::Block;
+use crate::graph::{BlockOp, Node, block_as};
 use crate::index::slicing::Idx;
 
 /// One entry of a point-wise index expression (dask's `x.vindex[...]`).
@@ -95,7 +95,9 @@ impl PointAxes {
     /// along the others.
     fn input_block(&self, ndim: usize, indexed: &[usize], rest: &[usize]) -> Vec<usize> {
         let (mut i, mut r) = (indexed.iter(), rest.iter());
-        (0..ndim).map(|a| *if self.axes.contains(&a) { i.next() } else { r.next() }.expect("one index per axis")).collect()
+        (0..ndim)
+            .map(|a| *if self.axes.contains(&a) { i.next() } else { r.next() }.expect("one index per axis"))
+            .collect()
     }
 }
 
@@ -111,7 +113,10 @@ impl<T: Element> BlockOp for GatherPoints<T> {
     fn deps(&self, node: &Node, idx: &[usize], out: &mut Vec<(usize, usize)>) {
         let (run, rest) = self.at.split(&node.chunks, idx);
         let input = &node.inputs[0].chunks;
-        out.push((0, input.linear(&self.at.input_block(input.ndim(), &self.pieces[run].block, rest))));
+        out.push((
+            0,
+            input.linear(&self.at.input_block(input.ndim(), &self.pieces[run].block, rest)),
+        ));
     }
 
     fn run(&self, node: &Node, idx: &[usize], inputs: &[&Block]) -> Result<Block> {
@@ -126,7 +131,10 @@ impl<T: Element> BlockOp for GatherPoints<T> {
         let dims = block.shape();
         let strides: Vec<usize> = (0..dims.len()).map(|a| dims[a + 1..].iter().product()).collect();
         let strides_at: Vec<usize> = self.at.axes.iter().map(|&a| strides[a]).collect();
-        let row: usize = (0..dims.len()).filter(|a| !self.at.axes.contains(a)).map(|a| dims[a]).product();
+        let row: usize = (0..dims.len())
+            .filter(|a| !self.at.axes.contains(a))
+            .map(|a| dims[a])
+            .product();
         if self.at.axes.iter().enumerate().all(|(i, &a)| i == a) {
             // Leading indexed axes: in C order each point's row of the other
             // axes is one run of `row` elements.
@@ -140,14 +148,19 @@ impl<T: Element> BlockOp for GatherPoints<T> {
             let mut offsets = vec![0usize];
             for a in (0..dims.len()).filter(|a| !self.at.axes.contains(a)) {
                 let stride = strides[a];
-                offsets = offsets.iter().flat_map(|&o| (0..dims[a]).map(move |i| o + i * stride)).collect();
+                offsets = offsets
+                    .iter()
+                    .flat_map(|&o| (0..dims[a]).map(move |i| o + i * stride))
+                    .collect();
             }
             for local in piece.local.chunks_exact(k) {
                 let at: usize = local.iter().zip(&strides_at).map(|(l, s)| l * s).sum();
                 out.extend(offsets.iter().map(|&o| data[at + o]));
             }
         }
-        Ok(Arc::new(ArrayD::from_shape_vec(IxDyn(&shape), out).map_err(|e| Error::invalid("block", idx, e.to_string()))?))
+        Ok(Arc::new(
+            ArrayD::from_shape_vec(IxDyn(&shape), out).map_err(|e| Error::invalid("block", idx, e.to_string()))?,
+        ))
     }
 }
 
@@ -178,7 +191,10 @@ impl<T: Element> BlockOp for AssemblePoints<T> {
             .map(|b| {
                 let a = block_as::<T>(b, node, "vindex")?;
                 // Pieces are built in C order; a copy only if one came back otherwise.
-                Ok(a.as_slice().map_or_else(|| a.iter().copied().collect::<Vec<_>>().into(), std::borrow::Cow::Borrowed))
+                Ok(a.as_slice().map_or_else(
+                    || a.iter().copied().collect::<Vec<_>>().into(),
+                    std::borrow::Cow::Borrowed,
+                ))
             })
             .collect::<Result<_>>()?;
         let (run, _) = self.at.split(&node.chunks, idx);
@@ -189,7 +205,9 @@ impl<T: Element> BlockOp for AssemblePoints<T> {
             let (q, r) = (q as usize, r as usize);
             out.extend_from_slice(&pieces[q][r * row..(r + 1) * row]);
         }
-        Ok(Arc::new(ArrayD::from_shape_vec(IxDyn(&shape), out).map_err(|e| Error::invalid("block", idx, e.to_string()))?))
+        Ok(Arc::new(
+            ArrayD::from_shape_vec(IxDyn(&shape), out).map_err(|e| Error::invalid("block", idx, e.to_string()))?,
+        ))
     }
 }
 
@@ -203,7 +221,11 @@ fn broadcast_shape(arrays: &[ArrayViewD<'_, isize>]) -> Result<Vec<usize>> {
                 *s = n;
             } else if n != 1 && n != *s {
                 let shapes: Vec<&[usize]> = arrays.iter().map(|a| a.shape()).collect();
-                return Err(Error::invalid("index arrays", format!("{shapes:?}"), "have shapes that do not broadcast together"));
+                return Err(Error::invalid(
+                    "index arrays",
+                    format!("{shapes:?}"),
+                    "have shapes that do not broadcast together",
+                ));
             }
         }
     }
@@ -217,7 +239,9 @@ fn point_runs(lead: &[usize], per_block: usize) -> Vec<Vec<usize>> {
     let inner = |j: usize| lead[j + 1..].iter().product::<usize>();
     // The last axis always qualifies (its inner size is 1); a 0-d shape has
     // no axes to cut.
-    let Some(j) = (0..lead.len()).find(|&j| inner(j) <= per_block) else { return Vec::new() };
+    let Some(j) = (0..lead.len()).find(|&j| inner(j) <= per_block) else {
+        return Vec::new();
+    };
     let step = (per_block / inner(j).max(1)).max(1);
     lead.iter()
         .enumerate()
@@ -264,7 +288,11 @@ impl<T: Element> Array<T> {
     pub fn vindex(&self, indices: &[&[isize]]) -> Result<Array<T>> {
         let ndim = self.ndim();
         if indices.is_empty() || indices.len() > ndim {
-            return Err(Error::invalid("indices", indices.len(), format!("need one index list per indexed axis, 1 to {ndim} of them")));
+            return Err(Error::invalid(
+                "indices",
+                indices.len(),
+                format!("need one index list per indexed axis, 1 to {ndim} of them"),
+            ));
         }
         let index: Vec<VIdx<'_>> = indices.iter().map(|&l| l.into()).collect();
         self.vindex_at(&index)
@@ -311,10 +339,20 @@ impl<T: Element> Array<T> {
         let ellipses = index.iter().filter(|i| matches!(i, VIdx::Basic(Idx::Ellipsis))).count();
         let named = index.len() - ellipses;
         if ellipses > 1 || named > ndim {
-            return Err(Error::invalid("index", index.len(), format!("has {named} entries and {ellipses} ellipses for an array of {ndim} dimensions (at most one ellipsis)")));
+            return Err(Error::invalid(
+                "index",
+                index.len(),
+                format!(
+                    "has {named} entries and {ellipses} ellipses for an array of {ndim} dimensions (at most one ellipsis)"
+                ),
+            ));
         }
         if index.iter().any(|i| matches!(i, VIdx::Basic(Idx::NewAxis))) {
-            return Err(Error::invalid("index", "NewAxis", "is not taken by vindex: add the axis to the result with expand_dims"));
+            return Err(Error::invalid(
+                "index",
+                "NewAxis",
+                "is not taken by vindex: add the axis to the result with expand_dims",
+            ));
         }
         // Per input axis: the basic index to apply first, and the points (if any).
         let mut basic: Vec<Idx> = Vec::with_capacity(ndim);
@@ -335,17 +373,30 @@ impl<T: Element> Array<T> {
             }
         }
         basic.resize(ndim, Idx::FULL);
-        let sliced = if basic.iter().all(|&i| i == Idx::FULL) { self.clone() } else { self.slice(&basic)? };
+        let sliced = if basic.iter().all(|&i| i == Idx::FULL) {
+            self.clone()
+        } else {
+            self.slice(&basic)?
+        };
         if points.is_empty() {
             return Ok(sliced);
         }
         // The indexed axes of the sliced array: integers before them dropped theirs.
-        let axes: Vec<usize> = points.iter().map(|&(a, _)| a - basic[..a].iter().filter(|i| matches!(i, Idx::Index(_))).count()).collect();
+        let axes: Vec<usize> = points
+            .iter()
+            .map(|&(a, _)| a - basic[..a].iter().filter(|i| matches!(i, Idx::Index(_))).count())
+            .collect();
         let arrays: Vec<ArrayViewD<'_, isize>> = points.iter().map(|(_, p)| p.view()).collect();
         let lead = broadcast_shape(&arrays)?;
         let lists: Vec<Vec<isize>> = arrays
             .iter()
-            .map(|a| a.broadcast(IxDyn(&lead)).expect("broadcast shape checked").iter().copied().collect())
+            .map(|a| {
+                a.broadcast(IxDyn(&lead))
+                    .expect("broadcast shape checked")
+                    .iter()
+                    .copied()
+                    .collect()
+            })
             .collect();
         let original: Vec<usize> = points.iter().map(|&(a, _)| a).collect();
         sliced.points(&axes, &original, &lists, &lead)
@@ -387,7 +438,11 @@ impl<T: Element> Array<T> {
                 let n = shape[a] as isize;
                 let g = if i < 0 { i + n } else { i };
                 if !(0..n).contains(&g) {
-                    return Err(Error::invalid("index", i, format!("is out of range for axis {named} of length {n} ({})", at_point(p))));
+                    return Err(Error::invalid(
+                        "index",
+                        i,
+                        format!("is out of range for axis {named} of length {n} ({})", at_point(p)),
+                    ));
                 }
                 let b = chunks.block_of(a, g as usize);
                 at.push((b, g as usize - chunks.offset(a, b)));
@@ -396,10 +451,16 @@ impl<T: Element> Array<T> {
         // Points per output block: about as many as an input block has
         // positions along the indexed axes (at most 2^31, so that a row
         // number fits the order's u32s).
-        let per_block = axes.iter().map(|&a| chunks.lengths()[a].iter().copied().max().unwrap_or(1)).product::<usize>().clamp(1, 1 << 31);
+        let per_block = axes
+            .iter()
+            .map(|&a| chunks.lengths()[a].iter().copied().max().unwrap_or(1))
+            .product::<usize>()
+            .clamp(1, 1 << 31);
         let lead_chunks = point_runs(lead, per_block);
         let lead_grid = Chunks::from_lengths(lead_chunks.clone());
-        let runs: Vec<usize> = (0..lead_grid.num_blocks()).map(|b| lead_grid.block_shape(&lead_grid.unravel(b)).iter().product()).collect();
+        let runs: Vec<usize> = (0..lead_grid.num_blocks())
+            .map(|b| lead_grid.block_shape(&lead_grid.unravel(b)).iter().product())
+            .collect();
         let grid = chunks.grid();
         let mut pieces: Vec<Piece> = Vec::new();
         let (mut first, mut counts, mut order) = (Vec::new(), Vec::new(), Vec::new());
@@ -415,7 +476,10 @@ impl<T: Element> Array<T> {
             for point in at[start * k..end * k].chunks_exact(k) {
                 let key = point.iter().zip(axes).fold(0, |acc, (&(b, _), &a)| acc * grid[a] + b);
                 let q = *piece_of.entry(key).or_insert_with(|| {
-                    pieces.push(Piece { block: point.iter().map(|&(b, _)| b).collect(), local: Vec::new() });
+                    pieces.push(Piece {
+                        block: point.iter().map(|&(b, _)| b).collect(),
+                        local: Vec::new(),
+                    });
                     pieces.len() - 1
                 });
                 let piece = &mut pieces[q];
@@ -431,9 +495,22 @@ impl<T: Element> Array<T> {
         out_lengths.extend(rest_chunks.iter().cloned());
         // An output block read from one input block is its piece already.
         if counts.iter().all(|&c| c == 1) {
-            let at = PointAxes { axes: axes.to_vec(), lead: lead.len() };
-            let op = GatherPoints::<T> { at, pieces, _t: std::marker::PhantomData };
-            return Array::built(Node::new("vindex", T::DTYPE, Chunks::from_lengths(out_lengths), vec![self.node.clone()], op));
+            let at = PointAxes {
+                axes: axes.to_vec(),
+                lead: lead.len(),
+            };
+            let op = GatherPoints::<T> {
+                at,
+                pieces,
+                _t: std::marker::PhantomData,
+            };
+            return Array::built(Node::new(
+                "vindex",
+                T::DTYPE,
+                Chunks::from_lengths(out_lengths),
+                vec![self.node.clone()],
+                op,
+            ));
         }
         let mut piece_lengths = vec![pieces.iter().map(|p| p.local.len() / k).collect::<Vec<_>>()];
         piece_lengths.extend(rest_chunks);
@@ -442,10 +519,32 @@ impl<T: Element> Array<T> {
             T::DTYPE,
             Chunks::from_lengths(piece_lengths),
             vec![self.node.clone()],
-            GatherPoints::<T> { at: PointAxes { axes: axes.to_vec(), lead: 1 }, pieces, _t: std::marker::PhantomData },
+            GatherPoints::<T> {
+                at: PointAxes {
+                    axes: axes.to_vec(),
+                    lead: 1,
+                },
+                pieces,
+                _t: std::marker::PhantomData,
+            },
         ));
-        let at = PointAxes { axes: axes.to_vec(), lead: lead.len() };
-        let op = AssemblePoints::<T> { at, first, count: counts, order, _t: std::marker::PhantomData };
-        Array::built(Node::new("vindex", T::DTYPE, Chunks::from_lengths(out_lengths), vec![gathered.node.clone()], op))
+        let at = PointAxes {
+            axes: axes.to_vec(),
+            lead: lead.len(),
+        };
+        let op = AssemblePoints::<T> {
+            at,
+            first,
+            count: counts,
+            order,
+            _t: std::marker::PhantomData,
+        };
+        Array::built(Node::new(
+            "vindex",
+            T::DTYPE,
+            Chunks::from_lengths(out_lengths),
+            vec![gathered.node.clone()],
+            op,
+        ))
     }
 }

@@ -30,15 +30,15 @@ use std::sync::Arc;
 use hdf5::{Dataset, File, H5Type, Hyperslab, Selection, SliceOrIndex};
 use ndarray::{ArrayD, IxDyn};
 
-use crate::io::store::{store_one, ChunkWriter, Completion, Store, StoreReport, WriteMode};
 use crate::array::Array;
+use crate::block::Block;
 use crate::chunks::{ChunkSpec, Chunks};
-use crate::ops::custom::block_array;
 use crate::element::Element;
 use crate::error::{Error, Result};
-use crate::block::Block;
-use crate::graph::{BlockOp, Node};
 use crate::exec::Context;
+use crate::graph::{BlockOp, Node};
+use crate::io::store::{ChunkWriter, Completion, Store, StoreReport, WriteMode, store_one};
+use crate::ops::custom::block_array;
 
 /// How [`Array::to_hdf5`] writes.
 #[derive(Debug, Clone, Default)]
@@ -76,17 +76,29 @@ pub fn from_hdf5<T: Element>(file: impl AsRef<Path>, dataset: &str) -> Result<Ar
             ChunkSpec::from(block).resolve(&shape, T::DTYPE)?
         }
     };
-    Ok(Array::source("from_hdf5", chunks, Hdf5Source::new(file.as_ref(), dataset, name)))
+    Ok(Array::source(
+        "from_hdf5",
+        chunks,
+        Hdf5Source::new(file.as_ref(), dataset, name),
+    ))
 }
 
 /// [`from_hdf5`] with the given blocks.
 ///
 /// # Errors
 /// As [`from_hdf5`], and [`Error::BadChunks`] for a chunk spec that does not fit.
-pub fn from_hdf5_with<T: Element>(file: impl AsRef<Path>, dataset: &str, chunks: impl Into<ChunkSpec>) -> Result<Array<T>> {
+pub fn from_hdf5_with<T: Element>(
+    file: impl AsRef<Path>,
+    dataset: &str,
+    chunks: impl Into<ChunkSpec>,
+) -> Result<Array<T>> {
     let (ds, name) = open_dataset::<T>(file.as_ref(), dataset)?;
     let chunks = chunks.into().resolve(&ds.shape(), T::DTYPE)?;
-    Ok(Array::source("from_hdf5", chunks, Hdf5Source::new(file.as_ref(), dataset, name)))
+    Ok(Array::source(
+        "from_hdf5",
+        chunks,
+        Hdf5Source::new(file.as_ref(), dataset, name),
+    ))
 }
 
 fn open_dataset<T: Element>(file: &Path, dataset: &str) -> Result<(Dataset, String)> {
@@ -97,9 +109,16 @@ fn open_dataset<T: Element>(file: &Path, dataset: &str) -> Result<(Dataset, Stri
     let f = File::open(file).map_err(|e| Error::io(file.display(), e))?;
     let ds = f.dataset(dataset).map_err(|e| Error::io(&name, e))?;
     let want = crate::block::dispatch_dtype!(T::DTYPE, descriptor::<_>()).expect("elements");
-    let found = ds.dtype().and_then(|d| d.to_descriptor()).map_err(|e| Error::io(&name, e))?;
+    let found = ds
+        .dtype()
+        .and_then(|d| d.to_descriptor())
+        .map_err(|e| Error::io(&name, e))?;
     if found != want {
-        return Err(Error::DtypeMismatch { key: name, expected: T::DTYPE.to_string(), found: found.to_string() });
+        return Err(Error::DtypeMismatch {
+            key: name,
+            expected: T::DTYPE.to_string(),
+            found: found.to_string(),
+        });
     }
     Ok((ds, name))
 }
@@ -110,8 +129,16 @@ fn descriptor<T: H5Type>() -> Option<hdf5::types::TypeDescriptor> {
 
 /// The hyperslab of a box: `start` and `shape` per axis.
 fn hyperslab(start: &[usize], shape: &[usize]) -> Selection {
-    let axes: Vec<SliceOrIndex> =
-        start.iter().zip(shape).map(|(&s, &n)| SliceOrIndex::SliceCount { start: s, step: 1, count: n, block: 1 }).collect();
+    let axes: Vec<SliceOrIndex> = start
+        .iter()
+        .zip(shape)
+        .map(|(&s, &n)| SliceOrIndex::SliceCount {
+            start: s,
+            step: 1,
+            count: n,
+            block: 1,
+        })
+        .collect();
     Selection::from(Hyperslab::from(axes))
 }
 
@@ -126,7 +153,11 @@ struct Hdf5Source {
 
 impl Hdf5Source {
     fn new(file: &Path, dataset: &str, name: String) -> Hdf5Source {
-        Hdf5Source { file: file.to_path_buf(), dataset: dataset.to_string(), name }
+        Hdf5Source {
+            file: file.to_path_buf(),
+            dataset: dataset.to_string(),
+            name,
+        }
     }
 }
 
@@ -136,7 +167,8 @@ impl BlockOp for Hdf5Source {
     fn run(&self, node: &Node, idx: &[usize], _: &[&Block]) -> Result<Block> {
         let start = node.chunks.block_start(idx);
         let shape = node.chunks.block_shape(idx);
-        crate::block::dispatch_dtype!(node.dtype, read_block::<_>(self, &start, &shape)).expect("an hdf5 source holds elements")
+        crate::block::dispatch_dtype!(node.dtype, read_block::<_>(self, &start, &shape))
+            .expect("an hdf5 source holds elements")
     }
 }
 
@@ -148,7 +180,10 @@ fn read_block<T: H5Type + Element>(src: &Hdf5Source, start: &[usize], shape: &[u
             .and_then(|f| f.dataset(&src.dataset))
             .and_then(|ds| ds.read_slice::<T, _, IxDyn>(hyperslab(start, shape)))
     };
-    Some(read.map(|a| Arc::new(a) as Block).map_err(|e| Error::io(&src.name, format!("block at {start:?} of shape {shape:?}: {e}"))))
+    Some(
+        read.map(|a| Arc::new(a) as Block)
+            .map_err(|e| Error::io(&src.name, format!("block at {start:?} of shape {shape:?}: {e}"))),
+    )
 }
 
 impl<T: Element> Array<T> {
@@ -168,7 +203,13 @@ impl<T: Element> Array<T> {
     ///
     /// # Errors
     /// As [`Array::to_hdf5`].
-    pub fn to_hdf5_with(&self, file: impl AsRef<Path>, dataset: &str, options: &Hdf5WriteOptions, ctx: &Context) -> Result<StoreReport> {
+    pub fn to_hdf5_with(
+        &self,
+        file: impl AsRef<Path>,
+        dataset: &str,
+        options: &Hdf5WriteOptions,
+        ctx: &Context,
+    ) -> Result<StoreReport> {
         let mut store = Store::new();
         store.hdf5(self, file, dataset, options)?;
         store_one(store, ctx)
@@ -181,12 +222,22 @@ impl Store {
     ///
     /// # Errors
     /// As [`Array::to_hdf5`], for what can be checked before computing.
-    pub fn hdf5<T: Element>(&mut self, a: &Array<T>, file: impl AsRef<Path>, dataset: &str, options: &Hdf5WriteOptions) -> Result<&mut Self> {
+    pub fn hdf5<T: Element>(
+        &mut self,
+        a: &Array<T>,
+        file: impl AsRef<Path>,
+        dataset: &str,
+        options: &Hdf5WriteOptions,
+    ) -> Result<&mut Self> {
         a.check()?;
         let file = file.as_ref();
         let name = format!("{}:{dataset}", file.display());
         if options.mode == WriteMode::Resume {
-            return Err(Error::invalid("mode", options.mode, "HDF5 stores cannot be resumed; store to Zarr for that"));
+            return Err(Error::invalid(
+                "mode",
+                options.mode,
+                "HDF5 stores cannot be resumed; store to Zarr for that",
+            ));
         }
         if let Some(level) = options.deflate.filter(|&l| l > 9) {
             return Err(Error::invalid("deflate", level, "gzip levels are 0..=9"));
@@ -198,10 +249,17 @@ impl Store {
         let (source, chunk_shape) = crate::io::aligned_to_stored_chunks(a, options.chunks.as_deref())?;
         let f = File::append(file).map_err(|e| Error::io(file.display(), e))?;
         if f.link_exists(&path) && options.mode == WriteMode::Create {
-            return Err(Error::io(&name, "already exists (write with WriteMode::Overwrite to replace it)"));
+            return Err(Error::io(
+                &name,
+                "already exists (write with WriteMode::Overwrite to replace it)",
+            ));
         }
         let (parent, leaf) = path.rsplit_once('/').map_or(("", path.as_str()), |(p, l)| (p, l));
-        let tmp = if parent.is_empty() { format!(".{leaf}.chunked-tmp") } else { format!("{parent}/.{leaf}.chunked-tmp") };
+        let tmp = if parent.is_empty() {
+            format!(".{leaf}.chunked-tmp")
+        } else {
+            format!("{parent}/.{leaf}.chunked-tmp")
+        };
         let h5 = |name: &str| {
             let name = name.to_string();
             move |e: hdf5::Error| Error::io(&name, e)
@@ -212,10 +270,17 @@ impl Store {
         if f.link_exists(&tmp) {
             f.unlink(&tmp).map_err(h5(&name))?;
         }
-        let ds = crate::block::dispatch_dtype!(T::DTYPE, create_dataset::<_>(&f, &tmp, &source.shape(), &chunk_shape, options.deflate))
-            .expect("elements")
-            .map_err(h5(&name))?;
-        let writer = Hdf5Writer { ds, chunks: source.chunks().clone(), name: name.clone() };
+        let ds = crate::block::dispatch_dtype!(
+            T::DTYPE,
+            create_dataset::<_>(&f, &tmp, &source.shape(), &chunk_shape, options.deflate)
+        )
+        .expect("elements")
+        .map_err(h5(&name))?;
+        let writer = Hdf5Writer {
+            ds,
+            chunks: source.chunks().clone(),
+            name: name.clone(),
+        };
         let (f_done, tmp_done) = (f.clone(), tmp.clone());
         // The dataset appears under its name only when every block is in it; an
         // existing one is replaced only then.
@@ -230,7 +295,14 @@ impl Store {
         let abort = Box::new(move || {
             let _ = f.unlink(&tmp);
         });
-        self.push(&source, "to_hdf5", false, writer, ((0..source.num_blocks()).collect(), 0), Completion { finish, abort });
+        self.push(
+            &source,
+            "to_hdf5",
+            false,
+            writer,
+            ((0..source.num_blocks()).collect(), 0),
+            Completion { finish, abort },
+        );
         Ok(self)
     }
 }
@@ -249,7 +321,13 @@ fn create_groups(f: &File, path: &str) -> hdf5::Result<()> {
     Ok(())
 }
 
-fn create_dataset<T: H5Type>(f: &File, name: &str, shape: &[usize], chunk: &[usize], deflate: Option<u8>) -> Option<hdf5::Result<Dataset>> {
+fn create_dataset<T: H5Type>(
+    f: &File,
+    name: &str,
+    shape: &[usize],
+    chunk: &[usize],
+    deflate: Option<u8>,
+) -> Option<hdf5::Result<Dataset>> {
     let mut b = f.new_dataset::<T>().shape(shape.to_vec());
     if !shape.is_empty() {
         b = b.chunk(chunk.to_vec());
@@ -288,4 +366,3 @@ fn write_block<T: H5Type + Element>(w: &Hdf5Writer, idx: &[usize], block: &Block
         Ok((a.len() * T::DTYPE.size()) as u64)
     })())
 }
-

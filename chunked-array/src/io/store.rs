@@ -2,16 +2,16 @@
 //! it is computed, so a store streams and never holds the whole array.
 
 use std::any::Any;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
-use crate::exec::{run_blocks, Collector};
 use crate::array::Array;
+use crate::block::{Block, BlockValue};
 use crate::element::{DType, Element};
 use crate::error::Result;
-use crate::block::{Block, BlockValue};
-use crate::graph::{BlockOp, Node};
 use crate::exec::Context;
+use crate::exec::{Collector, run_blocks};
+use crate::graph::{BlockOp, Node};
 use crate::schedule::RunStats;
 
 /// What a store does when its target already exists.
@@ -192,9 +192,22 @@ impl Store {
         (blocks, skipped): (Vec<usize>, usize),
         completion: Completion,
     ) {
-        let node = Node::new(name, DType::Intermediate, array.chunks().clone(), vec![array.node.clone()], StoreOp(writer));
+        let node = Node::new(
+            name,
+            DType::Intermediate,
+            array.chunks().clone(),
+            vec![array.node.clone()],
+            StoreOp(writer),
+        );
         let (finish, abort) = (Some(completion.finish), Some(completion.abort));
-        self.targets.push(Target { node, blocks, skipped, parallel, finish, abort });
+        self.targets.push(Target {
+            node,
+            blocks,
+            skipped,
+            parallel,
+            finish,
+            abort,
+        });
     }
 
     /// Computes and writes every target with the default (threaded) scheduler;
@@ -224,10 +237,15 @@ impl Store {
             return Err(crate::Error::invalid(
                 "store target",
                 t.node.label(),
-                format!("is written from one process, and this run has {} (MPI): store to Zarr instead", ctx.scheduler().processes()),
+                format!(
+                    "is written from one process, and this run has {} (MPI): store to Zarr instead",
+                    ctx.scheduler().processes()
+                ),
             ));
         }
-        let active: Vec<usize> = (0..self.targets.len()).filter(|&i| !self.targets[i].blocks.is_empty()).collect();
+        let active: Vec<usize> = (0..self.targets.len())
+            .filter(|&i| !self.targets[i].blocks.is_empty())
+            .collect();
         let tallies: Vec<Tally> = active.iter().map(|_| Tally::default()).collect();
         let stats = if active.is_empty() {
             RunStats::default()

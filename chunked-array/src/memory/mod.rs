@@ -83,7 +83,11 @@ pub(crate) fn check_plan(graph: &TaskGraph, memory: &MemoryConfig) -> Result<()>
     for t in 0..graph.len() {
         let estimate = graph.estimated_bytes(t)
             + graph.scratch_bytes(t)
-            + graph.deps(t).iter().map(|&d| graph.estimated_bytes(d as usize)).sum::<usize>();
+            + graph
+                .deps(t)
+                .iter()
+                .map(|&d| graph.estimated_bytes(d as usize))
+                .sum::<usize>();
         // A task on a device holds its blocks in device memory.
         let (limit, tier) = match graph.task_device(t) {
             Some(device) => (memory.device_limit_for(device), "device memory limit"),
@@ -93,7 +97,9 @@ pub(crate) fn check_plan(graph: &TaskGraph, memory: &MemoryConfig) -> Result<()>
             worst = Some((t, estimate, limit, tier));
         }
     }
-    let Some((t, estimate, limit, tier)) = worst else { return Ok(()) };
+    let Some((t, estimate, limit, tier)) = worst else {
+        return Ok(());
+    };
     // The biggest block of elements the task holds (its own or an input's)
     // shrinks by the factor that makes the whole task fit; intermediate values
     // (factorizations) follow the blocks they are made from.
@@ -108,16 +114,25 @@ pub(crate) fn check_plan(graph: &TaskGraph, memory: &MemoryConfig) -> Result<()>
             let mut suggested = shape.clone();
             let mut left = parts;
             while left > 1 {
-                let Some(axis) = (0..suggested.len()).filter(|&a| suggested[a] > 1).max_by_key(|&a| (suggested[a], std::cmp::Reverse(a))) else {
+                let Some(axis) = (0..suggested.len())
+                    .filter(|&a| suggested[a] > 1)
+                    .max_by_key(|&a| (suggested[a], std::cmp::Reverse(a)))
+                else {
                     break;
                 };
                 let cut = left.min(suggested[axis]);
                 suggested[axis] = suggested[axis].div_ceil(cut);
                 left = left.div_ceil(cut);
             }
-            format!("{} has blocks of {shape:?}; about {suggested:?} would fit", graph.key(b).layer)
+            format!(
+                "{} has blocks of {shape:?}; about {suggested:?} would fit",
+                graph.key(b).layer
+            )
         }
-        None => format!("{} holds intermediate values made from blocks of the input: chunk the input more finely", graph.key(t).layer),
+        None => format!(
+            "{} holds intermediate values made from blocks of the input: chunk the input more finely",
+            graph.key(t).layer
+        ),
     };
     Err(Error::PlanExceedsMemory {
         key: graph.key(t).to_string(),

@@ -21,8 +21,8 @@ use std::sync::{Arc, OnceLock};
 
 use ndarray::{ArrayD, IxDyn};
 
-use crate::element::{DType, Element};
 use crate::block::Block;
+use crate::element::{DType, Element};
 
 const MAGIC: &[u8; 8] = b"CHKSPIL1";
 
@@ -60,7 +60,13 @@ pub(crate) struct DiskTier {
 
 impl DiskTier {
     pub fn new(parent: PathBuf, limit: u64) -> DiskTier {
-        DiskTier { parent, arena: OnceLock::new(), limit, used: AtomicU64::new(0), end: AtomicU64::new(0) }
+        DiskTier {
+            parent,
+            arena: OnceLock::new(),
+            limit,
+            used: AtomicU64::new(0),
+            end: AtomicU64::new(0),
+        }
     }
 
     /// The configured spill directory (for messages).
@@ -71,10 +77,18 @@ impl DiskTier {
     fn arena(&self) -> std::io::Result<&Arena> {
         static RUNS: AtomicU64 = AtomicU64::new(0);
         let made = self.arena.get_or_init(|| {
-            let dir = self.parent.join(format!("chunked-spill-{}-{}", std::process::id(), RUNS.fetch_add(1, Ordering::Relaxed)));
+            let dir = self.parent.join(format!(
+                "chunked-spill-{}-{}",
+                std::process::id(),
+                RUNS.fetch_add(1, Ordering::Relaxed)
+            ));
             std::fs::create_dir_all(&dir)?;
             let path = dir.join("blocks.spill");
-            let file = std::fs::OpenOptions::new().read(true).write(true).create_new(true).open(&path)?;
+            let file = std::fs::OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create_new(true)
+                .open(&path)?;
             Ok((path, file))
         });
         made.as_ref().map_err(|e| std::io::Error::new(e.kind(), e.to_string()))
@@ -106,8 +120,16 @@ impl DiskTier {
         header.extend_from_slice(&crc32c::crc32c(bytes).to_le_bytes());
         let len = (header.len() + bytes.len()) as u64;
         let offset = self.end.fetch_add(len.next_multiple_of(PAGE), Ordering::Relaxed);
-        let spilled = SpilledBlock { offset, len, nbytes, rebuild };
-        if let Err(e) = file.write_all_at(&header, offset).and_then(|()| file.write_all_at(bytes, offset + header.len() as u64)) {
+        let spilled = SpilledBlock {
+            offset,
+            len,
+            nbytes,
+            rebuild,
+        };
+        if let Err(e) = file
+            .write_all_at(&header, offset)
+            .and_then(|()| file.write_all_at(bytes, offset + header.len() as u64))
+        {
             punch(file, &spilled);
             return Err(e);
         }
@@ -127,10 +149,19 @@ impl DiskTier {
     /// while the block's own consumers still need it).
     pub fn peek(&self, spilled: &SpilledBlock) -> std::io::Result<Block> {
         let (path, _) = self.arena()?;
-        let bad = |what: &str| std::io::Error::new(std::io::ErrorKind::InvalidData, format!("{} at {}: {what}", path.display(), spilled.offset));
+        let bad = |what: &str| {
+            std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!("{} at {}: {what}", path.display(), spilled.offset),
+            )
+        };
         // By name, not through the open handle: a deleted file must read as lost.
         let file = File::open(path)?;
-        let mut f = At { file: &file, pos: spilled.offset, end: spilled.offset + spilled.len };
+        let mut f = At {
+            file: &file,
+            pos: spilled.offset,
+            end: spilled.offset + spilled.len,
+        };
         let mut head = [0u8; 10];
         f.read_exact(&mut head)?;
         if &head[..8] != MAGIC {
@@ -157,7 +188,13 @@ impl DiskTier {
         f.read_exact(&mut crc)?;
         crate::block::dispatch_dtype!(dtype, read_array::<_>(&mut f, &shape, u32::from_le_bytes(crc)))
             .ok_or_else(|| bad("not elements"))?
-            .map_err(|e| if e.kind() == std::io::ErrorKind::InvalidData { bad(&e.to_string()) } else { e })
+            .map_err(|e| {
+                if e.kind() == std::io::ErrorKind::InvalidData {
+                    bad(&e.to_string())
+                } else {
+                    e
+                }
+            })
     }
 
     /// Frees a spilled block's record (its block was released, or read back).
@@ -216,7 +253,9 @@ impl Drop for DiskTier {
 }
 
 fn dtype_from_u8(v: u8) -> Option<DType> {
-    [DType::F32, DType::F64, DType::I32, DType::I64, DType::U8, DType::Bool].into_iter().find(|&d| d as u8 == v)
+    [DType::F32, DType::F64, DType::I32, DType::I64, DType::U8, DType::Bool]
+        .into_iter()
+        .find(|&d| d as u8 == v)
 }
 
 fn read_array<T: Element>(f: &mut impl Read, shape: &[usize], crc: u32) -> Option<std::io::Result<Block>> {
@@ -226,12 +265,16 @@ fn read_array<T: Element>(f: &mut impl Read, shape: &[usize], crc: u32) -> Optio
     // SAFETY: every element type is a plain number (or bool) without padding;
     // the bytes are checked against the checksum of bytes this process wrote
     // from values of the same type before they are used, so every bool is 0 or 1.
-    let bytes = unsafe { std::slice::from_raw_parts_mut(values.as_mut_ptr().cast::<u8>(), len * std::mem::size_of::<T>()) };
+    let bytes =
+        unsafe { std::slice::from_raw_parts_mut(values.as_mut_ptr().cast::<u8>(), len * std::mem::size_of::<T>()) };
     let read = f.read_exact(bytes).and_then(|()| {
         if crc32c::crc32c(bytes) == crc {
             Ok(())
         } else {
-            Err(std::io::Error::new(std::io::ErrorKind::InvalidData, "checksum mismatch"))
+            Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                "checksum mismatch",
+            ))
         }
     });
     Some(read.map(|()| Arc::new(ArrayD::from_shape_vec(IxDyn(shape), values).expect("shape")) as Block))
@@ -250,8 +293,13 @@ impl<'a> RawBlock<'a> {
             let a = block.as_any().downcast_ref::<ArrayD<T>>()?;
             let slice = a.as_slice()?; // standard layout only; others stay in memory
             // SAFETY: plain numbers without padding, viewed as bytes for writing.
-            let bytes = unsafe { std::slice::from_raw_parts(slice.as_ptr().cast::<u8>(), std::mem::size_of_val(slice)) };
-            Some(RawBlock { dtype: T::DTYPE, shape: a.shape().to_vec(), bytes })
+            let bytes =
+                unsafe { std::slice::from_raw_parts(slice.as_ptr().cast::<u8>(), std::mem::size_of_val(slice)) };
+            Some(RawBlock {
+                dtype: T::DTYPE,
+                shape: a.shape().to_vec(),
+                bytes,
+            })
         }
         crate::block::dispatch_dtype!(crate::block::block_dtype(block), as_raw::<_>(block))
     }

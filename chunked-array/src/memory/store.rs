@@ -16,12 +16,12 @@
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
+use crate::block::Block;
+use crate::error::{Error, Result};
+use crate::events::{Clock, RunObserver, TierEvent, TierEventKind};
+use crate::graph::task::TaskGraph;
 use crate::memory::MemoryConfig;
 use crate::memory::spill::{DiskTier, SpilledBlock};
-use crate::events::{Clock, RunObserver, TierEvent, TierEventKind};
-use crate::error::{Error, Result};
-use crate::graph::task::TaskGraph;
-use crate::block::Block;
 use chunked_gpu::Device;
 
 /// Where a task's block is.
@@ -31,7 +31,10 @@ enum Slot {
     /// In memory: a device block, or a host block; `home` is the device a host
     /// block was moved down from (it goes back there when read).
     Held { block: Block, home: Option<Device> },
-    Disk { spilled: SpilledBlock, home: Option<Device> },
+    Disk {
+        spilled: SpilledBlock,
+        home: Option<Device>,
+    },
     /// Dropped over the memory limit: a cheap source's block, made again when read.
     Dropped,
 }
@@ -127,16 +130,32 @@ impl DeviceTier {
     fn new(devices: Vec<Device>, memory: &MemoryConfig) -> DeviceTier {
         let memory_of = |device: Option<Device>| {
             let limit = device.as_ref().map_or(usize::MAX, |d| memory.device_limit_for(d));
-            DeviceMemory { device, held: AtomicUsize::new(0), peak: AtomicUsize::new(0), limit, low_water: limit / 10 * 9 }
+            DeviceMemory {
+                device,
+                held: AtomicUsize::new(0),
+                peak: AtomicUsize::new(0),
+                limit,
+                low_water: limit / 10 * 9,
+            }
         };
         let mut all: Vec<DeviceMemory> = devices.into_iter().map(|d| memory_of(Some(d))).collect();
         all.push(memory_of(None));
-        DeviceTier { devices: all, spilled: AtomicUsize::new(0), spilled_pinned: AtomicUsize::new(0), spilled_bytes: AtomicU64::new(0), unspilled: AtomicUsize::new(0), unspilled_bytes: AtomicU64::new(0) }
+        DeviceTier {
+            devices: all,
+            spilled: AtomicUsize::new(0),
+            spilled_pinned: AtomicUsize::new(0),
+            spilled_bytes: AtomicU64::new(0),
+            unspilled: AtomicUsize::new(0),
+            unspilled_bytes: AtomicU64::new(0),
+        }
     }
 
     /// The share of the device holding `device`'s blocks.
     fn of(&self, device: &Device) -> &DeviceMemory {
-        self.devices.iter().find(|m| m.device.as_ref().is_some_and(|d| d.same(device))).unwrap_or_else(|| self.devices.last().expect("the catch-all share"))
+        self.devices
+            .iter()
+            .find(|m| m.device.as_ref().is_some_and(|d| d.same(device)))
+            .unwrap_or_else(|| self.devices.last().expect("the catch-all share"))
     }
 
     fn over(&self) -> bool {
@@ -245,7 +264,9 @@ impl<'g> BlockStore<'g> {
         // A block moved down from a device goes back up for a reader that runs
         // on that device; other readers take the host copy as it is.
         let goes_up = |home: &Option<Device>| {
-            home.as_ref().is_some_and(|h| self.graph.reads_on_device(reader) && self.graph.task_device(reader).is_some_and(|d| d.same(h)))
+            home.as_ref().is_some_and(|h| {
+                self.graph.reads_on_device(reader) && self.graph.task_device(reader).is_some_and(|d| d.same(h))
+            })
         };
         // A pinned copy read by a host kernel becomes a plain host array.
         let to_plain = |b: &Block| b.is_pinned_copy() && !self.graph.reads_on_device(reader);
@@ -283,9 +304,14 @@ impl<'g> BlockStore<'g> {
             self.uncount(&block);
             self.count(&up);
             self.device.unspilled.fetch_add(1, Ordering::Relaxed);
-            self.device.unspilled_bytes.fetch_add(up.nbytes() as u64, Ordering::Relaxed);
+            self.device
+                .unspilled_bytes
+                .fetch_add(up.nbytes() as u64, Ordering::Relaxed);
             self.report(t, TierEventKind::DeviceUnspill, up.nbytes());
-            *slot = Slot::Held { block: up.clone(), home: None };
+            *slot = Slot::Held {
+                block: up.clone(),
+                home: None,
+            };
             return Ok(up);
         }
         // Once (host kernels read arrays): it stays so for its other readers.
@@ -299,7 +325,10 @@ impl<'g> BlockStore<'g> {
         };
         // On the host, still marked as its device's (a device that cannot take
         // it back now gets it later).
-        *slot = Slot::Held { block: block.clone(), home };
+        *slot = Slot::Held {
+            block: block.clone(),
+            home,
+        };
         Ok(block)
     }
 
@@ -402,8 +431,15 @@ impl<'g> BlockStore<'g> {
         if self.held() <= self.limit && !self.device.over() {
             return Ok(());
         }
-        let Ok(_one) = self.spilling.try_lock() else { return Ok(()) };
-        for memory in self.device.devices.iter().filter(|m| m.held.load(Ordering::Relaxed) > m.limit) {
+        let Ok(_one) = self.spilling.try_lock() else {
+            return Ok(());
+        };
+        for memory in self
+            .device
+            .devices
+            .iter()
+            .filter(|m| m.held.load(Ordering::Relaxed) > m.limit)
+        {
             let Some(device) = &memory.device else { continue };
             self.demote_device_blocks(device, || memory.held.load(Ordering::Relaxed) <= memory.low_water)?;
         }
@@ -423,7 +459,9 @@ impl<'g> BlockStore<'g> {
             if home.is_none() && self.graph.regenerates_cheaply(t) {
                 let old = std::mem::replace(&mut *slot, Slot::Dropped);
                 drop(slot);
-                let Slot::Held { block, .. } = old else { unreachable!("matched above") };
+                let Slot::Held { block, .. } = old else {
+                    unreachable!("matched above")
+                };
                 self.uncount(&block);
                 self.dropped.fetch_add(1, Ordering::Relaxed);
                 self.dropped_bytes.fetch_add(bytes as u64, Ordering::Relaxed);
@@ -437,7 +475,9 @@ impl<'g> BlockStore<'g> {
             match self.disk.write(block) {
                 Ok(Some(spilled)) => {
                     let block = std::mem::replace(&mut *slot, Slot::Empty);
-                    let Slot::Held { block, home } = block else { unreachable!("matched above") };
+                    let Slot::Held { block, home } = block else {
+                        unreachable!("matched above")
+                    };
                     *slot = Slot::Disk { spilled, home };
                     drop(slot);
                     self.uncount(&block);
@@ -446,7 +486,9 @@ impl<'g> BlockStore<'g> {
                     self.report(t, TierEventKind::Spill, bytes);
                 }
                 Ok(None) => {}
-                Err(e) => return Err(self.exhausted(bytes, format!("spill directory {}: {e}", self.disk.parent().display()))),
+                Err(e) => {
+                    return Err(self.exhausted(bytes, format!("spill directory {}: {e}", self.disk.parent().display())));
+                }
             }
         }
         Ok(())
@@ -476,7 +518,10 @@ impl<'g> BlockStore<'g> {
             let bytes = block.nbytes();
             self.uncount(block);
             self.count(&host);
-            *slot = Slot::Held { block: host, home: Some(device.clone()) };
+            *slot = Slot::Held {
+                block: host,
+                home: Some(device.clone()),
+            };
             drop(slot);
             moved += 1;
             self.device.spilled.fetch_add(1, Ordering::Relaxed);
@@ -505,10 +550,15 @@ impl<'g> BlockStore<'g> {
         loop {
             match self.graph.run_task(t, inputs) {
                 Err(e @ Error::Device(chunked_gpu::Error::OutOfMemory { requested, .. })) if retries < RETRIES => {
-                    let Some(device) = self.graph.task_device(t) else { return Err(e) };
+                    let Some(device) = self.graph.task_device(t) else {
+                        return Err(e);
+                    };
                     // Room for twice the request and a tenth of the device:
                     // tasks on other threads allocate meanwhile.
-                    let room = requested.saturating_mul(2).saturating_add(device.capacity() / 10).min(device.capacity());
+                    let room = requested
+                        .saturating_mul(2)
+                        .saturating_add(device.capacity() / 10)
+                        .min(device.capacity());
                     let fits = || device.capacity().saturating_sub(device.in_use()) >= room;
                     let one = self.spilling.lock().unwrap_or_else(|p| p.into_inner());
                     if !fits() && self.demote_device_blocks(device, fits)? == 0 {
@@ -530,7 +580,12 @@ impl<'g> BlockStore<'g> {
     }
 
     fn report(&self, task: usize, kind: TierEventKind, bytes: usize) {
-        self.observer.tier_event(&TierEvent { task, kind, bytes, at: Clock::now() });
+        self.observer.tier_event(&TierEvent {
+            task,
+            kind,
+            bytes,
+            at: Clock::now(),
+        });
     }
 
     fn exhausted(&self, requested: usize, detail: String) -> Error {
@@ -538,7 +593,11 @@ impl<'g> BlockStore<'g> {
             tier: "host memory and disk".into(),
             requested: requested as u64,
             limit: self.limit as u64,
-            detail: format!("memory limit {} bytes reached, {} bytes held; {detail}", self.limit, self.held()),
+            detail: format!(
+                "memory limit {} bytes reached, {} bytes held; {detail}",
+                self.limit,
+                self.held()
+            ),
         }
     }
 
@@ -554,7 +613,13 @@ impl<'g> BlockStore<'g> {
             dropped: self.dropped.load(Ordering::Relaxed),
             dropped_bytes: self.dropped_bytes.load(Ordering::Relaxed),
             regenerated: self.regenerated.load(Ordering::Relaxed),
-            device_peak_bytes: self.device.devices.iter().map(|m| m.peak.load(Ordering::Relaxed)).max().unwrap_or(0),
+            device_peak_bytes: self
+                .device
+                .devices
+                .iter()
+                .map(|m| m.peak.load(Ordering::Relaxed))
+                .max()
+                .unwrap_or(0),
             device_spilled: self.device.spilled.load(Ordering::Relaxed),
             device_spilled_pinned: self.device.spilled_pinned.load(Ordering::Relaxed),
             device_spilled_bytes: self.device.spilled_bytes.load(Ordering::Relaxed),

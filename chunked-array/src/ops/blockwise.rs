@@ -5,11 +5,11 @@ use std::sync::Arc;
 use ndarray::{ArrayD, ArrayViewD};
 
 use crate::array::Array;
+use crate::block::Block;
 use crate::chunks::{ChunkSpec, Chunks};
 use crate::element::Element;
 use crate::error::{Error, Result};
-use crate::graph::{block_as, BlockOp, Node};
-use crate::block::Block;
+use crate::graph::{BlockOp, Node, block_as};
 
 /// Where a block sits, as dask's `block_info` tells a `map_blocks` function.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -57,7 +57,11 @@ where
         };
         let out = (self.f)(a.view(), &info);
         if out.shape() != out_shape.as_slice() {
-            return Err(Error::shape("map_blocks result (declared block shape, returned shape)", &out_shape, out.shape()));
+            return Err(Error::shape(
+                "map_blocks result (declared block shape, returned shape)",
+                &out_shape,
+                out.shape(),
+            ));
         }
         Ok(Arc::new(out))
     }
@@ -96,7 +100,10 @@ impl<T: Element> Array<T> {
             None => self.chunks().clone(),
             Some(spec) => explicit_chunks(spec, self.chunks(), U::DTYPE)?,
         };
-        let op = MapBlocks::<T, U, F> { f, _t: std::marker::PhantomData };
+        let op = MapBlocks::<T, U, F> {
+            f,
+            _t: std::marker::PhantomData,
+        };
         Array::built(Node::new("map_blocks", U::DTYPE, chunks, vec![self.node.clone()], op))
     }
 }
@@ -114,14 +121,20 @@ fn explicit_chunks(spec: ChunkSpec, input: &Chunks, dtype: crate::element::DType
         if l.len() != want {
             return Err(Error::BadChunks {
                 axis,
-                message: format!("{} output blocks declared, the input has {want} along this axis", l.len()),
+                message: format!(
+                    "{} output blocks declared, the input has {want} along this axis",
+                    l.len()
+                ),
             });
         }
     }
     if lists.len() < grid.len() && grid[lists.len()..].iter().any(|&g| g != 1) {
         return Err(Error::BadChunks {
             axis: lists.len(),
-            message: format!("the output drops an axis of {} blocks; only one-block axes can be dropped", grid[lists.len()]),
+            message: format!(
+                "the output drops an axis of {} blocks; only one-block axes can be dropped",
+                grid[lists.len()]
+            ),
         });
     }
     // The usual validation of explicit lengths (each axis' lengths sum to it;
@@ -153,11 +166,18 @@ where
     }
 
     fn run(&self, node: &Node, idx: &[usize], inputs: &[&Block]) -> Result<Block> {
-        let views: Vec<ArrayViewD<'_, T>> = inputs.iter().map(|b| block_as::<T>(b, node, "blockwise").map(|a| a.view())).collect::<Result<_>>()?;
+        let views: Vec<ArrayViewD<'_, T>> = inputs
+            .iter()
+            .map(|b| block_as::<T>(b, node, "blockwise").map(|a| a.view()))
+            .collect::<Result<_>>()?;
         let out = (self.f)(&views);
         let shape = node.chunks.block_shape(idx);
         if out.shape() != shape.as_slice() {
-            return Err(Error::shape("blockwise result (declared block shape, returned shape)", &shape, out.shape()));
+            return Err(Error::shape(
+                "blockwise result (declared block shape, returned shape)",
+                &shape,
+                out.shape(),
+            ));
         }
         Ok(Arc::new(out))
     }
@@ -193,7 +213,12 @@ where
 /// [`Error::InvalidArgument`] for index strings that do not match the inputs'
 /// dimensions, repeated output letters, or output letters with no length;
 /// [`Error::ShapeMismatch`] when one letter has two lengths.
-pub fn blockwise<T, U, F>(f: F, out_index: &str, inputs: &[Indexed<'_, T>], new_axes: &[(char, usize)]) -> Result<Array<U>>
+pub fn blockwise<T, U, F>(
+    f: F,
+    out_index: &str,
+    inputs: &[Indexed<'_, T>],
+    new_axes: &[(char, usize)],
+) -> Result<Array<U>>
 where
     T: Element,
     U: Element,
@@ -210,7 +235,11 @@ where
         a.check()?;
         let letters: Vec<char> = idx.chars().collect();
         if letters.len() != a.ndim() {
-            return Err(Error::invalid("index", *idx, format!("names {} axes of an array with {}", letters.len(), a.ndim())));
+            return Err(Error::invalid(
+                "index",
+                *idx,
+                format!("names {} axes of an array with {}", letters.len(), a.ndim()),
+            ));
         }
         for (ax, &c) in letters.iter().enumerate() {
             let n = a.shape()[ax];
@@ -221,7 +250,12 @@ where
                     }
                     let merged = crate::chunks::refine(&[bounds.as_slice(), a.chunks().boundaries(ax)]);
                     let mut acc = 0;
-                    *bounds = std::iter::once(0).chain(merged.iter().map(|l| { acc += l; acc })).collect();
+                    *bounds = std::iter::once(0)
+                        .chain(merged.iter().map(|l| {
+                            acc += l;
+                            acc
+                        }))
+                        .collect();
                 }
                 None => {
                     length.insert(c, (n, a.chunks().boundaries(ax).to_vec()));
@@ -229,13 +263,24 @@ where
             }
         }
     }
-    let lengths_of = |c: char| -> Option<Vec<usize>> { length.get(&c).map(|(_, b)| b.windows(2).map(|w| w[1] - w[0]).collect::<Vec<_>>()).map(|v| if v.is_empty() { vec![0] } else { v }) };
+    let lengths_of = |c: char| -> Option<Vec<usize>> {
+        length
+            .get(&c)
+            .map(|(_, b)| b.windows(2).map(|w| w[1] - w[0]).collect::<Vec<_>>())
+            .map(|v| if v.is_empty() { vec![0] } else { v })
+    };
     let mut out_lengths = Vec::with_capacity(out.len());
     for &c in &out {
         match (lengths_of(c), new_axes.iter().find(|(l, _)| *l == c)) {
             (Some(l), _) => out_lengths.push(l),
             (None, Some(&(_, n))) => out_lengths.push(vec![n]),
-            (None, None) => return Err(Error::invalid("out_index", out_index, format!("letter '{c}' has no length: give it in new_axes"))),
+            (None, None) => {
+                return Err(Error::invalid(
+                    "out_index",
+                    out_index,
+                    format!("letter '{c}' has no length: give it in new_axes"),
+                ));
+            }
         }
     }
     // Rechunk every input to the unified grid (contracted letters whole).
@@ -246,12 +291,28 @@ where
         let spec: Vec<Vec<usize>> = letters
             .iter()
             .enumerate()
-            .map(|(ax, &c)| if out.contains(&c) { lengths_of(c).expect("known letter") } else { vec![a.shape()[ax]] })
+            .map(|(ax, &c)| {
+                if out.contains(&c) {
+                    lengths_of(c).expect("known letter")
+                } else {
+                    vec![a.shape()[ax]]
+                }
+            })
             .collect();
         let aligned = a.rechunk(ChunkSpec::from(spec))?;
         nodes.push(aligned.node.clone());
         follow.push(letters.iter().map(|c| out.iter().position(|o| o == c)).collect());
     }
-    let op = Blockwise::<T, U, F> { follow, f, _t: std::marker::PhantomData };
-    Array::built(Node::new("blockwise", U::DTYPE, Chunks::from_lengths(out_lengths), nodes, op))
+    let op = Blockwise::<T, U, F> {
+        follow,
+        f,
+        _t: std::marker::PhantomData,
+    };
+    Array::built(Node::new(
+        "blockwise",
+        U::DTYPE,
+        Chunks::from_lengths(out_lengths),
+        nodes,
+        op,
+    ))
 }

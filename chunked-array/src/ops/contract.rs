@@ -27,13 +27,13 @@ use ndarray::{ArrayD, IxDyn};
 use chunked_gpu::{Device, Operand};
 
 use crate::array::Array;
-use crate::chunks::{refine, Chunks, DEFAULT_AUTO_BYTES};
+use crate::block::Block;
 use crate::block::device::to_device_block;
+use crate::chunks::{Chunks, DEFAULT_AUTO_BYTES, refine};
 use crate::device::DeviceBlock;
 use crate::element::{Element, Float, Number};
 use crate::error::{Error, Result};
-use crate::graph::{block_as, BlockOp, Node};
-use crate::block::Block;
+use crate::graph::{BlockOp, Node, block_as};
 use crate::ops::reduce::DEFAULT_SPLIT_EVERY;
 
 /// Options of [`Array::matmul_with`].
@@ -47,7 +47,9 @@ pub struct MatmulOptions {
 
 impl Default for MatmulOptions {
     fn default() -> Self {
-        MatmulOptions { panel_limit: 2 * DEFAULT_AUTO_BYTES }
+        MatmulOptions {
+            panel_limit: 2 * DEFAULT_AUTO_BYTES,
+        }
     }
 }
 
@@ -60,7 +62,14 @@ pub trait Gemm: Float + Element<Sum = Self> + chunked_gpu::DeviceElement {
 macro_rules! gemm_impl {
     ($t:ty) => {
         impl Gemm for $t {
-            fn gemm(c: &mut [Self], rows: usize, cols: usize, a: MatRef<'_, Self>, b: MatRef<'_, Self>, accumulate: bool) {
+            fn gemm(
+                c: &mut [Self],
+                rows: usize,
+                cols: usize,
+                a: MatRef<'_, Self>,
+                b: MatRef<'_, Self>,
+                accumulate: bool,
+            ) {
                 let dst = MatMut::from_row_major_slice_mut(c, rows, cols);
                 let accum = if accumulate { Accum::Add } else { Accum::Replace };
                 // One thread per task: the scheduler runs blocks in parallel.
@@ -108,7 +117,10 @@ impl<T: Gemm> Product<T> {
     /// Operand `which`'s block or element index along the batch axes for the
     /// output's `batch` index.
     fn operand_batch<'a>(&'a self, which: usize, batch: &'a [usize]) -> impl Iterator<Item = usize> + 'a {
-        self.stretched[which].iter().zip(batch).map(|(&s, &i)| if s { 0 } else { i })
+        self.stretched[which]
+            .iter()
+            .zip(batch)
+            .map(|(&s, &i)| if s { 0 } else { i })
     }
 }
 
@@ -153,8 +165,12 @@ impl<T: Gemm> BlockOp for Product<T> {
                 // On an emulated device the blocks' memory is the host's: faer
                 // multiplies it in place, as a device kernel would.
                 let (a, b) = (&operands[2 * k], &operands[2 * k + 1]);
-                let am = a.matrix(self.operand_batch(0, batch)).submatrix(0, p.a_offset, a.rows(), p.len);
-                let bm = b.matrix(self.operand_batch(1, batch)).submatrix(p.b_offset, 0, p.len, b.cols());
+                let am = a
+                    .matrix(self.operand_batch(0, batch))
+                    .submatrix(0, p.a_offset, a.rows(), p.len);
+                let bm = b
+                    .matrix(self.operand_batch(1, batch))
+                    .submatrix(p.b_offset, 0, p.len, b.cols());
                 T::gemm(out, rows, cols, am, bm, k > 0);
             }
         };
@@ -183,8 +199,15 @@ impl<T: Gemm> Product<T> {
         for (k, p) in self.group(idx).iter().enumerate() {
             let a = to_device_block(inputs[2 * k].clone(), device)?;
             let b = to_device_block(inputs[2 * k + 1].clone(), device)?;
-            let (Some(a), Some(b)) = (a.as_any().downcast_ref::<DeviceBlock<T>>(), b.as_any().downcast_ref::<DeviceBlock<T>>()) else {
-                return Err(Error::DtypeMismatch { key: format!("matmul input of {}", node.label()), expected: T::DTYPE.to_string(), found: "another type".into() });
+            let (Some(a), Some(b)) = (
+                a.as_any().downcast_ref::<DeviceBlock<T>>(),
+                b.as_any().downcast_ref::<DeviceBlock<T>>(),
+            ) else {
+                return Err(Error::DtypeMismatch {
+                    key: format!("matmul input of {}", node.label()),
+                    expected: T::DTYPE.to_string(),
+                    found: "another type".into(),
+                });
             };
             // Two-axis blocks only (stacks are multiplied on the host).
             let a_op = Operand::columns(&a.buffer, a.shape[1], p.a_offset);
@@ -214,7 +237,12 @@ impl<'a, T: Gemm> HostMatrix<'a, T> {
             return HostMatrix::new(data, d.shape.clone(), node, what);
         }
         if let Some(p) = block.as_any().downcast_ref::<crate::device::PinnedBlock<T>>() {
-            return HostMatrix::new(std::borrow::Cow::Borrowed(p.buffer.as_slice()?), p.shape.clone(), node, what);
+            return HostMatrix::new(
+                std::borrow::Cow::Borrowed(p.buffer.as_slice()?),
+                p.shape.clone(),
+                node,
+                what,
+            );
         }
         let a = block_as::<T>(block, node, what)?;
         let data = match a.as_slice() {
@@ -226,7 +254,13 @@ impl<'a, T: Gemm> HostMatrix<'a, T> {
 
     fn new(data: std::borrow::Cow<'a, [T]>, shape: Vec<usize>, node: &Node, what: &str) -> Result<Self> {
         if shape.len() < 2 || data.len() != shape.iter().product::<usize>() {
-            return Err(Error::Task { key: node.label(), message: format!("{what}: a block of shape {shape:?} holding {} elements is not a stack of matrices", data.len()) });
+            return Err(Error::Task {
+                key: node.label(),
+                message: format!(
+                    "{what}: a block of shape {shape:?} holding {} elements is not a stack of matrices",
+                    data.len()
+                ),
+            });
         }
         Ok(HostMatrix { data, shape })
     }
@@ -294,10 +328,18 @@ impl<T: Gemm> Array<T> {
         other.check()?;
         let (nd_a, nd_b) = (self.ndim(), other.ndim());
         if nd_a == 0 || nd_b == 0 {
-            return Err(Error::invalid("ndim", (nd_a, nd_b), "matmul takes operands of at least one axis (NumPy's rule; use * for scalars)"));
+            return Err(Error::invalid(
+                "ndim",
+                (nd_a, nd_b),
+                "matmul takes operands of at least one axis (NumPy's rule; use * for scalars)",
+            ));
         }
         let a = if nd_a == 1 { self.expand_dims(0)? } else { self.clone() };
-        let b = if nd_b == 1 { other.expand_dims(1)? } else { other.clone() };
+        let b = if nd_b == 1 {
+            other.expand_dims(1)?
+        } else {
+            other.clone()
+        };
         let mut c = matmul_stacks(&a, &b, panel_limit)?;
         if nd_b == 1 {
             c = c.squeeze(Some(&[-1]))?;
@@ -332,7 +374,11 @@ impl<T: Gemm> Array<T> {
         let cb = crate::ops::reduce::normalize_axes(axes.1, sb.len())?;
         if ca.len() != cb.len() || ca.iter().zip(&cb).any(|(&i, &j)| sa[i] != sb[j]) {
             let pick = |s: &[usize], ax: &[usize]| ax.iter().map(|&i| s[i]).collect::<Vec<_>>();
-            return Err(Error::shape("tensordot (paired axes)", &pick(&sa, &ca), &pick(&sb, &cb)));
+            return Err(Error::shape(
+                "tensordot (paired axes)",
+                &pick(&sa, &ca),
+                &pick(&sb, &cb),
+            ));
         }
         let fa: Vec<usize> = (0..sa.len()).filter(|i| !ca.contains(i)).collect();
         let fb: Vec<usize> = (0..sb.len()).filter(|i| !cb.contains(i)).collect();
@@ -343,7 +389,11 @@ impl<T: Gemm> Array<T> {
         let perm_b: Vec<usize> = cb.iter().chain(&fb).copied().collect();
         let a2 = self.permute_axes(&perm_a)?.reshape(&[m as isize, k as isize])?;
         let b2 = other.permute_axes(&perm_b)?.reshape(&[k as isize, n as isize])?;
-        let out: Vec<isize> = fa.iter().map(|&i| sa[i] as isize).chain(fb.iter().map(|&i| sb[i] as isize)).collect();
+        let out: Vec<isize> = fa
+            .iter()
+            .map(|&i| sa[i] as isize)
+            .chain(fb.iter().map(|&i| sb[i] as isize))
+            .collect();
         a2.matmul(&b2)?.reshape(&out)
     }
 
@@ -411,7 +461,11 @@ fn matmul_stacks<T: Gemm>(a: &Array<T>, b: &Array<T>, panel_limit: usize) -> Res
             stretched[1][t] = true;
             batch_lengths.push(lead_a[t].clone());
         } else {
-            return Err(Error::shape("matmul (batch axes do not broadcast)", &sa[..nb], &sb[..nb]));
+            return Err(Error::shape(
+                "matmul (batch axes do not broadcast)",
+                &sa[..nb],
+                &sb[..nb],
+            ));
         }
     }
     let a = a.rechunk(lead_a)?;
@@ -426,14 +480,28 @@ fn matmul_stacks<T: Gemm>(a: &Array<T>, b: &Array<T>, panel_limit: usize) -> Res
             continue;
         }
         let (ab, bb) = (ca.block_of(nb + 1, pos), cb.block_of(nb, pos));
-        pieces.push(Piece { a_block: ab, a_offset: pos - ca.offset(nb + 1, ab), b_block: bb, b_offset: pos - cb.offset(nb, bb), len });
+        pieces.push(Piece {
+            a_block: ab,
+            a_offset: pos - ca.offset(nb + 1, ab),
+            b_block: bb,
+            b_offset: pos - cb.offset(nb, bb),
+            len,
+        });
         pos += len;
     }
     // Group pieces so that one task's row and column panels stay under the
     // limit. On a device one task takes every piece: cuBLAS accumulates into
     // its output, and the panels are blocks the device holds anyway.
-    let panel_limit = if a.node.device.is_some() || b.node.device.is_some() { usize::MAX } else { panel_limit };
-    let band = |p: &Piece| (ca.max_block_elems() / ca.lengths()[nb + 1][p.a_block].max(1) + cb.max_block_elems() / cb.lengths()[nb][p.b_block].max(1)) * p.len;
+    let panel_limit = if a.node.device.is_some() || b.node.device.is_some() {
+        usize::MAX
+    } else {
+        panel_limit
+    };
+    let band = |p: &Piece| {
+        (ca.max_block_elems() / ca.lengths()[nb + 1][p.a_block].max(1)
+            + cb.max_block_elems() / cb.lengths()[nb][p.b_block].max(1))
+            * p.len
+    };
     let mut groups: Vec<Vec<Piece>> = Vec::new();
     let mut bytes = 0usize;
     for p in pieces {
@@ -458,19 +526,41 @@ fn matmul_stacks<T: Gemm>(a: &Array<T>, b: &Array<T>, panel_limit: usize) -> Res
     let with_groups = |n: usize| lead.iter().cloned().chain([vec![1; n]]).collect::<Vec<_>>();
     let inputs = vec![a.node.clone(), b.node.clone()];
     let mut n = groups.len();
-    let op = Product::<T> { groups, single: n == 1, stretched, _t: std::marker::PhantomData };
+    let op = Product::<T> {
+        groups,
+        single: n == 1,
+        stretched,
+        _t: std::marker::PhantomData,
+    };
     if n == 1 {
         return Array::built(Node::new("matmul", T::DTYPE, Chunks::from_lengths(lead), inputs, op));
     }
-    let mut partial = Node::new("matmul-partial", T::DTYPE, Chunks::from_lengths(with_groups(n)), inputs, op);
+    let mut partial = Node::new(
+        "matmul-partial",
+        T::DTYPE,
+        Chunks::from_lengths(with_groups(n)),
+        inputs,
+        op,
+    );
     // Partial products added up, DEFAULT_SPLIT_EVERY at a time, until one is left.
     while n > 1 {
         let fan = DEFAULT_SPLIT_EVERY;
         let next = n.div_ceil(fan);
         let single = next == 1;
         let chunks = if single { lead.clone() } else { with_groups(next) };
-        let op = AddPartials::<T> { fan, inputs: n, single, _t: std::marker::PhantomData };
-        partial = Node::new(if single { "matmul" } else { "matmul-sum" }, T::DTYPE, Chunks::from_lengths(chunks), vec![partial], op);
+        let op = AddPartials::<T> {
+            fan,
+            inputs: n,
+            single,
+            _t: std::marker::PhantomData,
+        };
+        partial = Node::new(
+            if single { "matmul" } else { "matmul-sum" },
+            T::DTYPE,
+            Chunks::from_lengths(chunks),
+            vec![partial],
+            op,
+        );
         n = next;
     }
     Array::built(partial)
@@ -508,7 +598,10 @@ impl<T: Gemm> BlockOp for AddPartials<T> {
 
     fn run(&self, node: &Node, idx: &[usize], inputs: &[&Block]) -> Result<Block> {
         let shape = node.chunks.block_shape(idx);
-        let parts = inputs.iter().map(|b| HostMatrix::<T>::of(b, node, "partial product")).collect::<Result<Vec<_>>>()?;
+        let parts = inputs
+            .iter()
+            .map(|b| HostMatrix::<T>::of(b, node, "partial product"))
+            .collect::<Result<Vec<_>>>()?;
         let len: usize = shape.iter().product();
         if let Some(p) = parts.iter().find(|p| p.data().len() != len) {
             return Err(Error::shape("matmul partial product", &p.shape, &shape));
@@ -525,7 +618,8 @@ impl<T: Gemm> BlockOp for AddPartials<T> {
                 *s = Number::add(*s, x);
             }
         }
-        let out = ArrayD::from_shape_vec(IxDyn(&shape), sum).map_err(|e| Error::invalid("block", idx, e.to_string()))?;
+        let out =
+            ArrayD::from_shape_vec(IxDyn(&shape), sum).map_err(|e| Error::invalid("block", idx, e.to_string()))?;
         match node.device_at(idx) {
             Some(device) => to_device_block(Arc::new(out), device),
             None => Ok(Arc::new(out)),

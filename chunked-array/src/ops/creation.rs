@@ -5,10 +5,10 @@ use std::sync::Arc;
 use ndarray::{ArrayD, Dimension, IxDyn, Slice};
 
 use crate::array::Array;
+use crate::block::Block;
 use crate::chunks::{ChunkSpec, Chunks};
 use crate::element::{Element, Float, Number};
 use crate::error::{Error, Result};
-use crate::block::Block;
 use crate::graph::{BlockOp, Node};
 
 /// Block `idx` with each element set to `f(global index)`.
@@ -52,7 +52,10 @@ impl<T: Element> BlockOp for Full<T> {
     }
     fn deps(&self, _: &Node, _: &[usize], _: &mut Vec<(usize, usize)>) {}
     fn run(&self, node: &Node, idx: &[usize], _: &[&Block]) -> Result<Block> {
-        Ok(Arc::new(crate::block::alloc::full_block(&node.chunks.block_shape(idx), self.value)))
+        Ok(Arc::new(crate::block::alloc::full_block(
+            &node.chunks.block_shape(idx),
+            self.value,
+        )))
     }
 }
 
@@ -172,9 +175,20 @@ impl<T: Element> Array<T> {
     ///
     /// # Errors
     /// [`Error::BadChunks`] when the chunk spec does not fit the shape.
-    pub fn from_fn(shape: &[usize], chunks: impl Into<ChunkSpec>, f: impl Fn(&[usize]) -> T + Send + Sync + 'static) -> Result<Self> {
+    pub fn from_fn(
+        shape: &[usize],
+        chunks: impl Into<ChunkSpec>,
+        f: impl Fn(&[usize]) -> T + Send + Sync + 'static,
+    ) -> Result<Self> {
         let chunks = chunks.into().resolve(shape, T::DTYPE)?;
-        Ok(Self::source("from_fn", chunks, FromFn { f, _t: std::marker::PhantomData }))
+        Ok(Self::source(
+            "from_fn",
+            chunks,
+            FromFn {
+                f,
+                _t: std::marker::PhantomData,
+            },
+        ))
     }
 }
 
@@ -202,20 +216,32 @@ impl<T: Number> Array<T> {
             // An infinite step takes one element when the range is not empty in
             // its direction (NumPy's `arange(0, 1, inf)` is `[0.]`).
             let span = stop.to_f64() - start.to_f64();
-            let n = if s.is_infinite() && span.is_finite() { f64::from(span * s.signum() > 0.0) } else { (span / s).ceil() };
+            let n = if s.is_infinite() && span.is_finite() {
+                f64::from(span * s.signum() > 0.0)
+            } else {
+                (span / s).ceil()
+            };
             if !n.is_finite() {
                 return Err(Error::invalid("stop", stop, "gives an infinite length"));
             }
             if n >= usize::MAX as f64 {
-                return Err(Error::invalid("stop", stop, format!("gives {n:e} elements, more than fit in usize")));
+                return Err(Error::invalid(
+                    "stop",
+                    stop,
+                    format!("gives {n:e} elements, more than fit in usize"),
+                ));
             }
             n.max(0.0) as usize
         } else {
             // Integers count exactly (through f64, 2^53 + 1 elements came out one short).
-            let (span, step_i) = (i128::from(stop.to_i64()) - i128::from(start.to_i64()), i128::from(step.to_i64()));
+            let (span, step_i) = (
+                i128::from(stop.to_i64()) - i128::from(start.to_i64()),
+                i128::from(step.to_i64()),
+            );
             let (q, r) = (span / step_i, span % step_i);
             let n = if r != 0 && (r > 0) == (step_i > 0) { q + 1 } else { q };
-            usize::try_from(n.max(0)).map_err(|_| Error::invalid("stop", stop, format!("gives {n} elements, more than fit in usize")))?
+            usize::try_from(n.max(0))
+                .map_err(|_| Error::invalid("stop", stop, format!("gives {n} elements, more than fit in usize")))?
         };
         let chunks = chunks.into().resolve(&[len], T::DTYPE)?;
         // With an infinite step the one element is `start` (0 * inf would be NaN).
@@ -230,7 +256,14 @@ impl<T: Number> Array<T> {
     pub fn eye(n: usize, m: Option<usize>, k: isize, chunks: impl Into<ChunkSpec>) -> Result<Self> {
         let shape = [n, m.unwrap_or(n)];
         let chunks = chunks.into().resolve(&shape, T::DTYPE)?;
-        Ok(Self::source("eye", chunks, Eye::<T> { k, _t: std::marker::PhantomData }))
+        Ok(Self::source(
+            "eye",
+            chunks,
+            Eye::<T> {
+                k,
+                _t: std::marker::PhantomData,
+            },
+        ))
     }
 }
 
@@ -248,9 +281,21 @@ impl<T: Float> Array<T> {
     /// [`Error::BadChunks`] when the chunk spec does not fit the shape.
     pub fn linspace(start: T, stop: T, num: usize, endpoint: bool, chunks: impl Into<ChunkSpec>) -> Result<Self> {
         let div = if endpoint { num.saturating_sub(1) } else { num };
-        let step = if div > 0 { (stop.to_f64() - start.to_f64()) / div as f64 } else { 0.0 };
+        let step = if div > 0 {
+            (stop.to_f64() - start.to_f64()) / div as f64
+        } else {
+            0.0
+        };
         let last = (endpoint && num > 1).then(|| (num - 1, stop));
         let chunks = chunks.into().resolve(&[num], T::DTYPE)?;
-        Ok(Self::source("linspace", chunks, Range { start, step: T::from_f64(step), last }))
+        Ok(Self::source(
+            "linspace",
+            chunks,
+            Range {
+                start,
+                step: T::from_f64(step),
+                last,
+            },
+        ))
     }
 }

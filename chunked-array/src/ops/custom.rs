@@ -39,10 +39,10 @@ use std::sync::Arc;
 use ndarray::ArrayD;
 
 use crate::array::Array;
+use crate::block::Block;
 use crate::chunks::Chunks;
 use crate::element::{DType, Element};
 use crate::error::{Error, Result};
-use crate::block::Block;
 use crate::graph::{BlockOp, Node};
 
 /// An untyped handle to a layer of the lazy graph (cheap to clone).
@@ -103,7 +103,11 @@ pub trait LayerOp: Send + Sync + 'static {
     /// Any error; the default refuses (only called when
     /// [`LayerOp::has_device_kernel`] says so).
     fn run_on_device(&self, idx: &[usize], _inputs: &[&Block], device: &crate::device::Device) -> Result<Block> {
-        Err(Error::InvalidArgument { name: "run_on_device".into(), value: format!("block {idx:?} on {}", device.describe()), reason: "the layer has no device kernel".into() })
+        Err(Error::InvalidArgument {
+            name: "run_on_device".into(),
+            value: format!("block {idx:?} on {}", device.describe()),
+            reason: "the layer has no device kernel".into(),
+        })
     }
 }
 
@@ -163,7 +167,10 @@ impl<O: LayerOp> BlockOp for Custom<O> {
         // inputs down for ops that do not run on the device.
         let block = match node.device_at(idx) {
             Some(device) if self.0.has_device_kernel() => {
-                let moved = inputs.iter().map(|&b| crate::block::device::to_device_block(b.clone(), device)).collect::<Result<Vec<Block>>>()?;
+                let moved = inputs
+                    .iter()
+                    .map(|&b| crate::block::device::to_device_block(b.clone(), device))
+                    .collect::<Result<Vec<Block>>>()?;
                 let refs: Vec<&Block> = moved.iter().collect();
                 self.0.run_on_device(idx, &refs, device)?
             }
@@ -173,13 +180,19 @@ impl<O: LayerOp> BlockOp for Custom<O> {
             let want = node.chunks.block_shape(idx);
             match element_block_shape(&block, node.dtype) {
                 Some(got) if got == want => {}
-                Some(got) => return Err(Error::shape(&format!("{} block (declared, returned)", node.label()), &want, &got)),
+                Some(got) => {
+                    return Err(Error::shape(
+                        &format!("{} block (declared, returned)", node.label()),
+                        &want,
+                        &got,
+                    ));
+                }
                 None => {
                     return Err(Error::DtypeMismatch {
                         key: format!("{} block {idx:?}", node.label()),
                         expected: node.dtype.to_string(),
                         found: "another type".into(),
-                    })
+                    });
                 }
             }
         }
@@ -211,17 +224,22 @@ impl Layer {
             n.check()?;
         }
         let optimized = crate::graph::optimize::optimize(&nodes);
-        let outputs: Vec<(Arc<Node>, Vec<usize>)> = optimized.into_iter().map(|n| {
-            let all = (0..n.chunks.num_blocks()).collect();
-            (n, all)
-        }).collect();
+        let outputs: Vec<(Arc<Node>, Vec<usize>)> = optimized
+            .into_iter()
+            .map(|n| {
+                let all = (0..n.chunks.num_blocks()).collect();
+                (n, all)
+            })
+            .collect();
         crate::graph::task::TaskGraph::build(&outputs)
     }
 
     /// A new layer named `name` with output grid `chunks`, reading `inputs`.
     pub fn new(name: &str, dtype: DType, chunks: Chunks, inputs: &[Layer], op: impl LayerOp) -> Layer {
         let nodes = inputs.iter().map(|l| l.node.clone()).collect();
-        Layer { node: Node::new(name, dtype, chunks, nodes, Custom(op)) }
+        Layer {
+            node: Node::new(name, dtype, chunks, nodes, Custom(op)),
+        }
     }
 
     /// The output grid.
@@ -246,7 +264,11 @@ impl Layer {
     pub fn into_array<T: Element>(self) -> Result<Array<T>> {
         self.node.check()?;
         if self.node.dtype != T::DTYPE {
-            return Err(Error::DtypeMismatch { key: self.node.label(), expected: T::DTYPE.to_string(), found: self.node.dtype.to_string() });
+            return Err(Error::DtypeMismatch {
+                key: self.node.label(),
+                expected: T::DTYPE.to_string(),
+                found: self.node.dtype.to_string(),
+            });
         }
         Array::built(self.node)
     }
@@ -255,7 +277,9 @@ impl Layer {
 impl<T: Element> Array<T> {
     /// This array's layer, as input of a custom layer (see [`crate::ops::custom`]).
     pub fn layer(&self) -> Layer {
-        Layer { node: self.node.clone() }
+        Layer {
+            node: self.node.clone(),
+        }
     }
 }
 
@@ -264,11 +288,14 @@ impl<T: Element> Array<T> {
 /// # Errors
 /// [`Error::DtypeMismatch`] when the block holds something else.
 pub fn block_array<T: 'static>(block: &Block) -> Result<&ArrayD<T>> {
-    block.as_any().downcast_ref::<ArrayD<T>>().ok_or_else(|| Error::DtypeMismatch {
-        key: "custom layer input".into(),
-        expected: std::any::type_name::<T>().into(),
-        found: "another type".into(),
-    })
+    block
+        .as_any()
+        .downcast_ref::<ArrayD<T>>()
+        .ok_or_else(|| Error::DtypeMismatch {
+            key: "custom layer input".into(),
+            expected: std::any::type_name::<T>().into(),
+            found: "another type".into(),
+        })
 }
 
 /// An intermediate block as the type a custom layer stored.

@@ -9,8 +9,8 @@
 
 use crate::array::Array;
 use crate::element::Element;
-use crate::ops::contract::Gemm;
 use crate::error::{Error, Result};
+use crate::ops::contract::Gemm;
 use crate::ops::reduce::ReduceOptions;
 
 /// An axis label: a letter's code, or `ELLIPSIS + k` for the `k`-th axis (from
@@ -55,14 +55,21 @@ fn expand(term: &str, ellipsis: &[Label]) -> Vec<Label> {
 fn check_term(term: &str, whole: &str) -> Result<()> {
     let without = term.replacen("...", "", 1);
     if without.contains('.') || !without.chars().all(|c| c.is_ascii_alphabetic()) {
-        return Err(Error::invalid("einsum subscripts", whole, format!("term {term:?}: only letters and one '...' are allowed")));
+        return Err(Error::invalid(
+            "einsum subscripts",
+            whole,
+            format!("term {term:?}: only letters and one '...' are allowed"),
+        ));
     }
     Ok(())
 }
 
 /// Sums `a`'s axes whose labels are not in `keep`.
 fn sum_out<T: Gemm>(a: Array<T>, labels: &mut Vec<Label>, keep: &[Label]) -> Result<Array<T>> {
-    let gone: Vec<isize> = (0..labels.len()).filter(|&i| !keep.contains(&labels[i])).map(|i| i as isize).collect();
+    let gone: Vec<isize> = (0..labels.len())
+        .filter(|&i| !keep.contains(&labels[i]))
+        .map(|i| i as isize)
+        .collect();
     if gone.is_empty() {
         return Ok(a);
     }
@@ -72,8 +79,15 @@ fn sum_out<T: Gemm>(a: Array<T>, labels: &mut Vec<Label>, keep: &[Label]) -> Res
 
 /// `a` with its axes in the order of `want` (a permutation of `labels`).
 fn arrange<T: Gemm>(a: &Array<T>, labels: &[Label], want: &[Label]) -> Result<Array<T>> {
-    let perm: Vec<usize> = want.iter().map(|l| labels.iter().position(|x| x == l).expect("a label of the operand")).collect();
-    if perm.iter().enumerate().all(|(i, &p)| i == p) { Ok(a.clone()) } else { a.permute_axes(&perm) }
+    let perm: Vec<usize> = want
+        .iter()
+        .map(|l| labels.iter().position(|x| x == l).expect("a label of the operand"))
+        .collect();
+    if perm.iter().enumerate().all(|(i, &p)| i == p) {
+        Ok(a.clone())
+    } else {
+        a.permute_axes(&perm)
+    }
 }
 
 /// Reshapes only when the shape changes (a reshape to the same shape would
@@ -166,7 +180,11 @@ pub fn einsum_with<T: Gemm>(subscripts: &str, operands: &[&Array<T>], options: &
         let (b, b_labels) = pending.remove(j);
         let (a, a_labels) = pending.remove(i);
         // Labels still needed after this product: the output's and the other operands'.
-        let later: Vec<Label> = pending.iter().flat_map(|(_, l)| l.iter().copied()).chain(out.iter().copied()).collect();
+        let later: Vec<Label> = pending
+            .iter()
+            .flat_map(|(_, l)| l.iter().copied())
+            .chain(out.iter().copied())
+            .collect();
         pending.insert(i, contract_pair((a, a_labels), (b, b_labels), &later, &len_of)?);
     }
     let (mut acc, mut acc_labels) = pending.pop().expect("one operand left");
@@ -197,7 +215,14 @@ fn parse_subscripts<T: Element>(subscripts: &str, operands: &[&Array<T>]) -> Res
     let spans: Vec<usize> = terms
         .iter()
         .zip(operands)
-        .map(|(t, x)| if t.contains("...") { x.ndim().saturating_sub(t.chars().filter(char::is_ascii_alphabetic).count()) } else { 0 })
+        .map(|(t, x)| {
+            if t.contains("...") {
+                x.ndim()
+                    .saturating_sub(t.chars().filter(char::is_ascii_alphabetic).count())
+            } else {
+                0
+            }
+        })
         .collect();
     let widest = spans.iter().copied().max().unwrap_or(0);
     let mut labels: Vec<Vec<Label>> = Vec::with_capacity(terms.len());
@@ -213,17 +238,27 @@ fn parse_subscripts<T: Element>(subscripts: &str, operands: &[&Array<T>]) -> Res
                 return Err(Error::invalid(
                     "einsum subscripts",
                     subscripts,
-                    format!("'...' stands for {widest} axes in the inputs but the output {o:?} has no '...' to keep them (NumPy raises here too; sum them with an explicit label or .sum)"),
+                    format!(
+                        "'...' stands for {widest} axes in the inputs but the output {o:?} has no '...' to keep them (NumPy raises here too; sum them with an explicit label or .sum)"
+                    ),
                 ));
             }
             let out = expand(o, &ellipsis);
             for (i, &l) in out.iter().enumerate().filter(|&(_, &l)| l < ELLIPSIS) {
                 let c = char::from_u32(l).unwrap_or('?');
                 if out[..i].contains(&l) {
-                    return Err(Error::invalid("einsum subscripts", subscripts, format!("output label {c:?} appears twice")));
+                    return Err(Error::invalid(
+                        "einsum subscripts",
+                        subscripts,
+                        format!("output label {c:?} appears twice"),
+                    ));
                 }
                 if !labels.iter().any(|ls| ls.contains(&l)) {
-                    return Err(Error::invalid("einsum subscripts", subscripts, format!("output label {c:?} is in no operand")));
+                    return Err(Error::invalid(
+                        "einsum subscripts",
+                        subscripts,
+                        format!("output label {c:?} is in no operand"),
+                    ));
                 }
             }
             out
@@ -251,7 +286,11 @@ fn label_lengths<T: Element>(labels: &[Vec<Label>], operands: &[&Array<T>]) -> R
                 None => length.push((l, n)),
                 Some((_, m)) if *m == 1 => *m = n,
                 Some((_, m)) if *m != n && n != 1 => {
-                    let name = if l < ELLIPSIS { format!("label {:?}", char::from_u32(l).unwrap_or('?')) } else { "'...'".into() };
+                    let name = if l < ELLIPSIS {
+                        format!("label {:?}", char::from_u32(l).unwrap_or('?'))
+                    } else {
+                        "'...'".into()
+                    };
                     return Err(Error::shape(&format!("einsum ({name})"), &[*m], &[n]));
                 }
                 Some(_) => {}
@@ -299,7 +338,7 @@ fn prepare_operand<T: Gemm>(
         let chunks: Vec<Option<Vec<usize>>> = ls.iter().map(|&l| chunks_of(l)).collect();
         a = a.broadcast_to_chunks(&full, &chunks)?;
     }
-Ok((a, ls))
+    Ok((a, ls))
 }
 
 /// Options of [`einsum_with`].
@@ -324,14 +363,28 @@ pub enum EinsumOrder {
 /// The pair of operands whose product is cheapest: fewest multiply-adds
 /// (the product of the lengths of every label either has), then the smallest
 /// result (the labels still needed by the others or the output).
-fn cheapest_pair<T: Gemm>(pending: &[(Array<T>, Vec<Label>)], out: &[Label], len_of: &dyn Fn(Label) -> usize) -> (usize, usize) {
+fn cheapest_pair<T: Gemm>(
+    pending: &[(Array<T>, Vec<Label>)],
+    out: &[Label],
+    len_of: &dyn Fn(Label) -> usize,
+) -> (usize, usize) {
     let length = |&l: &Label| len_of(l) as f64;
     let mut best = (f64::INFINITY, f64::INFINITY, 0, 1);
     for i in 0..pending.len() {
         for j in i + 1..pending.len() {
             let (la, lb) = (&pending[i].1, &pending[j].1);
-            let both: Vec<Label> = la.iter().chain(lb.iter().filter(|l| !la.contains(l))).copied().collect();
-            let needed = |l: &Label| out.contains(l) || pending.iter().enumerate().any(|(k, (_, lk))| k != i && k != j && lk.contains(l));
+            let both: Vec<Label> = la
+                .iter()
+                .chain(lb.iter().filter(|l| !la.contains(l)))
+                .copied()
+                .collect();
+            let needed = |l: &Label| {
+                out.contains(l)
+                    || pending
+                        .iter()
+                        .enumerate()
+                        .any(|(k, (_, lk))| k != i && k != j && lk.contains(l))
+            };
             let cost: f64 = both.iter().map(length).product();
             let result: f64 = both.iter().filter(|l| needed(l)).map(length).product();
             if (cost, result) < (best.0, best.1) {
@@ -358,8 +411,16 @@ fn contract_pair<T: Gemm>(
     acc = sum_out(acc, &mut acc_labels, &needed)?;
     let needed: Vec<Label> = later.iter().chain(&acc_labels).copied().collect();
     b = sum_out(b, &mut b_labels, &needed)?;
-    let batch: Vec<Label> = acc_labels.iter().copied().filter(|l| b_labels.contains(l) && later.contains(l)).collect();
-    let summed: Vec<Label> = acc_labels.iter().copied().filter(|l| b_labels.contains(l) && !later.contains(l)).collect();
+    let batch: Vec<Label> = acc_labels
+        .iter()
+        .copied()
+        .filter(|l| b_labels.contains(l) && later.contains(l))
+        .collect();
+    let summed: Vec<Label> = acc_labels
+        .iter()
+        .copied()
+        .filter(|l| b_labels.contains(l) && !later.contains(l))
+        .collect();
     let free_a: Vec<Label> = acc_labels.iter().copied().filter(|l| !b_labels.contains(l)).collect();
     let free_b: Vec<Label> = b_labels.iter().copied().filter(|l| !acc_labels.contains(l)).collect();
     let lens = |ls: &[Label]| ls.iter().map(|&l| len_of(l)).collect::<Vec<usize>>();
@@ -371,7 +432,10 @@ fn contract_pair<T: Gemm>(
     if m > 1 && n > 1 && kk > 1 {
         let a_order: Vec<Label> = [&batch[..], &free_a, &summed].concat();
         let b_order: Vec<Label> = [&batch[..], &summed, &free_b].concat();
-        let a3 = reshaped(arrange(&acc, &acc_labels, &a_order)?, &[&batch_lens[..], &[m, kk]].concat())?;
+        let a3 = reshaped(
+            arrange(&acc, &acc_labels, &a_order)?,
+            &[&batch_lens[..], &[m, kk]].concat(),
+        )?;
         let b3 = reshaped(arrange(&b, &b_labels, &b_order)?, &[&batch_lens[..], &[kk, n]].concat())?;
         return Ok((reshaped(a3.matmul(&b3)?, &lens(&kept))?, kept));
     }
@@ -381,7 +445,11 @@ fn contract_pair<T: Gemm>(
     // sum the summed labels (memory-bound either way).
     let common: Vec<Label> = [&kept[..], &summed].concat();
     let widen = |x: &Array<T>, ls: &[Label]| -> Result<Array<T>> {
-        let mut x = arrange(x, ls, &common.iter().copied().filter(|l| ls.contains(l)).collect::<Vec<_>>())?;
+        let mut x = arrange(
+            x,
+            ls,
+            &common.iter().copied().filter(|l| ls.contains(l)).collect::<Vec<_>>(),
+        )?;
         for (axis, l) in common.iter().enumerate() {
             if !ls.contains(l) {
                 x = x.expand_dims(axis as isize)?;
@@ -390,6 +458,12 @@ fn contract_pair<T: Gemm>(
         Ok(x)
     };
     let product = &widen(&acc, &acc_labels)? * &widen(&b, &b_labels)?;
-    let acc = if summed.is_empty() { product } else { product.sum(ReduceOptions::axes((kept.len()..common.len()).map(|a| a as isize).collect::<Vec<_>>()))? };
+    let acc = if summed.is_empty() {
+        product
+    } else {
+        product.sum(ReduceOptions::axes(
+            (kept.len()..common.len()).map(|a| a as isize).collect::<Vec<_>>(),
+        ))?
+    };
     Ok((acc, kept))
 }

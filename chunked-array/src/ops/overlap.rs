@@ -8,13 +8,13 @@ use std::sync::Arc;
 use ndarray::{ArrayD, ArrayViewD, Slice};
 
 use crate::array::Array;
-use crate::ops::blockwise::BlockInfo;
+use crate::block::Block;
 use crate::chunks::{ChunkSpec, Chunks};
 use crate::element::Element;
 use crate::error::{Error, Result};
-use crate::graph::{block_as, BlockOp, Node};
-use crate::block::Block;
-use crate::ops::pad::{extend, pad_source, Boundary, Src, MAX_EDGE};
+use crate::graph::{BlockOp, Node, block_as};
+use crate::ops::blockwise::BlockInfo;
+use crate::ops::pad::{Boundary, MAX_EDGE, Src, extend, pad_source};
 
 /// How [`Array::map_overlap_with`], [`map_overlap_arrays`] and
 /// [`Array::overlap`] extend blocks: dask's `depth` (per axis, symmetric or
@@ -47,7 +47,12 @@ impl<T: Element> Overlap<T> {
     /// two sides (dask's asymmetric depth, which dask allows only with boundary
     /// `none`; every boundary works here).
     pub fn asymmetric(depth: &[(usize, usize)], boundary: Boundary<T>) -> Self {
-        Self { depth: depth.to_vec(), boundary, per_axis: Vec::new(), trim: true }
+        Self {
+            depth: depth.to_vec(),
+            boundary,
+            per_axis: Vec::new(),
+            trim: true,
+        }
     }
 
     /// `boundary` along `axis` instead of the one given for all axes (dask's
@@ -75,12 +80,20 @@ impl<T: Element> Overlap<T> {
     /// The depths and boundary of every axis of an `ndim`-axis array, checked.
     fn per_axis(&self, ndim: usize) -> Result<Vec<AxisOverlap<T>>> {
         if self.depth.len() != ndim {
-            return Err(Error::invalid("depth", &self.depth, format!("needs one depth per axis ({ndim})")));
+            return Err(Error::invalid(
+                "depth",
+                &self.depth,
+                format!("needs one depth per axis ({ndim})"),
+            ));
         }
         let mut all = vec![self.boundary; ndim];
         for &(axis, b) in &self.per_axis {
             if axis >= ndim {
-                return Err(Error::BadAxis { axis: axis as isize, ndim, detail: " (a per-axis boundary)".into() });
+                return Err(Error::BadAxis {
+                    axis: axis as isize,
+                    ndim,
+                    detail: " (a per-axis boundary)".into(),
+                });
             }
             all[axis] = b;
         }
@@ -104,25 +117,44 @@ impl<T: Element> Halos<T> {
     fn plan(chunks: &Chunks, opts: &Overlap<T>) -> Result<Self> {
         let shape = chunks.shape();
         let depth = &opts.depth;
-        let mut halos = Halos { maps: Vec::new(), fills: Vec::new(), before: Vec::new(), after: Vec::new() };
+        let mut halos = Halos {
+            maps: Vec::new(),
+            fills: Vec::new(),
+            before: Vec::new(),
+            after: Vec::new(),
+        };
         for (a, (((d0, d1), boundary), &n)) in opts.per_axis(shape.len())?.into_iter().zip(&shape).enumerate() {
             let blocks = chunks.lengths()[a].len();
             if d0.max(d1) > MAX_EDGE {
-                return Err(Error::invalid("depth", depth, format!("depth {} on axis {a} is more than {MAX_EDGE} elements", d0.max(d1))));
+                return Err(Error::invalid(
+                    "depth",
+                    depth,
+                    format!("depth {} on axis {a} is more than {MAX_EDGE} elements", d0.max(d1)),
+                ));
             }
             let reads_array = !matches!(boundary, Boundary::None | Boundary::Constant(_));
             if n == 0 && d0.max(d1) > 0 && reads_array {
-                return Err(Error::invalid("depth", depth, format!("axis {a} is empty: the boundary has no elements to extend it with")));
+                return Err(Error::invalid(
+                    "depth",
+                    depth,
+                    format!("axis {a} is empty: the boundary has no elements to extend it with"),
+                ));
             }
             // Past the array's edges 'none' adds nothing: no deeper than the axis.
-            let (d0, d1) = if matches!(boundary, Boundary::None) { (d0.min(n), d1.min(n)) } else { (d0, d1) };
+            let (d0, d1) = if matches!(boundary, Boundary::None) {
+                (d0.min(n), d1.min(n))
+            } else {
+                (d0, d1)
+            };
             // Each block's position map takes 16 bytes per extended position:
             // the halos' part is capped as pad's edges are (1 GiB).
             if (d0 + d1).saturating_mul(blocks) > MAX_EDGE {
                 return Err(Error::invalid(
                     "depth",
                     depth,
-                    format!("depths ({d0}, {d1}) on axis {a} add halos of more than {MAX_EDGE} positions in all over its {blocks} blocks (use larger blocks or a smaller depth)"),
+                    format!(
+                        "depths ({d0}, {d1}) on axis {a} add halos of more than {MAX_EDGE} positions in all over its {blocks} blocks (use larger blocks or a smaller depth)"
+                    ),
                 ));
             }
             // Inside the array, or past its edges by the boundary's pad mode
@@ -133,7 +165,11 @@ impl<T: Element> Halos<T> {
                 }
                 boundary.pad_mode().map(|mode| pad_source(g, n, mode))
             };
-            let (mut maps, mut before, mut after) = (Vec::with_capacity(blocks), Vec::with_capacity(blocks), Vec::with_capacity(blocks));
+            let (mut maps, mut before, mut after) = (
+                Vec::with_capacity(blocks),
+                Vec::with_capacity(blocks),
+                Vec::with_capacity(blocks),
+            );
             for b in 0..blocks {
                 let (lo, hi) = (chunks.offset(a, b) as isize, chunks.offset(a, b + 1) as isize);
                 let (lo_ext, hi_ext) = (lo - d0 as isize, hi + d1 as isize);
@@ -166,7 +202,11 @@ struct Broadcast {
 
 impl Broadcast {
     fn block(&self, idx: &[usize]) -> Vec<usize> {
-        self.stretched.iter().enumerate().map(|(a, &s)| if s { 0 } else { idx[self.offset + a] }).collect()
+        self.stretched
+            .iter()
+            .enumerate()
+            .map(|(a, &s)| if s { 0 } else { idx[self.offset + a] })
+            .collect()
     }
 }
 
@@ -193,9 +233,14 @@ where
     }
 
     fn run(&self, node: &Node, idx: &[usize], inputs: &[&Block]) -> Result<Block> {
-        let views: Vec<ArrayViewD<'_, T>> = inputs.iter().map(|b| block_as::<T>(b, node, "map_overlap").map(|a| a.view())).collect::<Result<_>>()?;
+        let views: Vec<ArrayViewD<'_, T>> = inputs
+            .iter()
+            .map(|b| block_as::<T>(b, node, "map_overlap").map(|a| a.view()))
+            .collect::<Result<_>>()?;
         let out_shape = node.chunks.block_shape(idx);
-        let halo: Vec<(usize, usize)> = (0..idx.len()).map(|a| (self.before[a][idx[a]], self.after[a][idx[a]])).collect();
+        let halo: Vec<(usize, usize)> = (0..idx.len())
+            .map(|a| (self.before[a][idx[a]], self.after[a][idx[a]]))
+            .collect();
         let info = BlockInfo {
             index: idx,
             grid: &self.original.grid(),
@@ -206,7 +251,11 @@ where
         };
         let out = (self.f)(&views, &info);
         if out.shape() != out_shape.as_slice() {
-            return Err(Error::shape("map_overlap result (extended block shape, returned shape)", &out_shape, out.shape()));
+            return Err(Error::shape(
+                "map_overlap result (extended block shape, returned shape)",
+                &out_shape,
+                out.shape(),
+            ));
         }
         Ok(Arc::new(out))
     }
@@ -238,7 +287,16 @@ impl<T: Element> BlockOp for Trim<T> {
 /// Blocks of `x` cut to `chunks`, `before[axis][block]` elements from each
 /// block's start.
 fn trimmed<T: Element>(x: &Array<T>, chunks: Chunks, before: Vec<Vec<usize>>) -> Result<Array<T>> {
-    Array::built(Node::new("trim", T::DTYPE, chunks, vec![x.node.clone()], Trim::<T> { before, _t: std::marker::PhantomData }))
+    Array::built(Node::new(
+        "trim",
+        T::DTYPE,
+        chunks,
+        vec![x.node.clone()],
+        Trim::<T> {
+            before,
+            _t: std::marker::PhantomData,
+        },
+    ))
 }
 
 /// Applies `f` to the blocks of several arrays at once, each block extended by
@@ -317,7 +375,15 @@ where
         .iter()
         .map(|a| {
             let offset = ndim - a.ndim();
-            Broadcast { offset, stretched: a.shape().iter().enumerate().map(|(i, &n)| n == 1 && shape[offset + i] != 1).collect() }
+            Broadcast {
+                offset,
+                stretched: a
+                    .shape()
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &n)| n == 1 && shape[offset + i] != 1)
+                    .collect(),
+            }
         })
         .collect();
     let halos = Halos::plan(&original, opts)?;
@@ -325,17 +391,48 @@ where
     for (a, at) in arrays.iter().zip(&inputs) {
         // Its own axes: the common grid, or one unextended block where stretched.
         let own = |ax: usize| at.offset + ax;
-        let spec: Vec<Vec<usize>> = at.stretched.iter().enumerate().map(|(ax, &s)| if s { vec![1] } else { lengths[own(ax)].clone() }).collect();
-        let maps: Vec<Vec<Vec<Src>>> = at.stretched.iter().enumerate().map(|(ax, &s)| if s { vec![vec![Src::At(0)]] } else { halos.maps[own(ax)].clone() }).collect();
+        let spec: Vec<Vec<usize>> = at
+            .stretched
+            .iter()
+            .enumerate()
+            .map(|(ax, &s)| if s { vec![1] } else { lengths[own(ax)].clone() })
+            .collect();
+        let maps: Vec<Vec<Vec<Src>>> = at
+            .stretched
+            .iter()
+            .enumerate()
+            .map(|(ax, &s)| {
+                if s {
+                    vec![vec![Src::At(0)]]
+                } else {
+                    halos.maps[own(ax)].clone()
+                }
+            })
+            .collect();
         let fills: Vec<T> = (0..a.ndim()).map(|ax| halos.fills[own(ax)]).collect();
         let aligned = a.rechunk(ChunkSpec::from(spec))?;
         extended.push(extend(&aligned, "overlap", maps, fills).node.clone());
     }
     let extended_chunks = Chunks::from_lengths(
-        (0..ndim).map(|ax| lengths[ax].iter().enumerate().map(|(b, &n)| n + halos.before[ax][b] + halos.after[ax][b]).collect()).collect(),
+        (0..ndim)
+            .map(|ax| {
+                lengths[ax]
+                    .iter()
+                    .enumerate()
+                    .map(|(b, &n)| n + halos.before[ax][b] + halos.after[ax][b])
+                    .collect()
+            })
+            .collect(),
     );
     let trim_before = halos.before.clone();
-    let op = MapExtended::<T, U, F> { original: original.clone(), inputs, before: halos.before, after: halos.after, f, _t: std::marker::PhantomData };
+    let op = MapExtended::<T, U, F> {
+        original: original.clone(),
+        inputs,
+        before: halos.before,
+        after: halos.after,
+        f,
+        _t: std::marker::PhantomData,
+    };
     let mapped = Array::built(Node::new("map_overlap", U::DTYPE, extended_chunks, extended, op))?;
     if opts.trim {
         trimmed(&mapped, original, trim_before)
@@ -385,11 +482,25 @@ impl<T: Element> Array<T> {
         for (a, ((d0, d1), boundary)) in per_axis.into_iter().enumerate() {
             let blocks = &self.chunks().lengths()[a];
             let none = matches!(boundary, Boundary::None);
-            let cut: Vec<(usize, usize)> = (0..blocks.len()).map(|b| (if none && b == 0 { 0 } else { d0 }, if none && b + 1 == blocks.len() { 0 } else { d1 })).collect();
+            let cut: Vec<(usize, usize)> = (0..blocks.len())
+                .map(|b| {
+                    (
+                        if none && b == 0 { 0 } else { d0 },
+                        if none && b + 1 == blocks.len() { 0 } else { d1 },
+                    )
+                })
+                .collect();
             let mut kept = Vec::with_capacity(blocks.len());
             for (b, (&len, &(c0, c1))) in blocks.iter().zip(&cut).enumerate() {
                 kept.push(len.checked_sub(c0 + c1).ok_or_else(|| {
-                    Error::invalid("depth", depth, format!("block {b} along axis {a} has {len} elements, fewer than the {} to cut from it", c0 + c1))
+                    Error::invalid(
+                        "depth",
+                        depth,
+                        format!(
+                            "block {b} along axis {a} has {len} elements, fewer than the {} to cut from it",
+                            c0 + c1
+                        ),
+                    )
                 })?);
             }
             before.push(cut.iter().map(|c| c.0).collect());

@@ -9,11 +9,11 @@ use std::sync::Arc;
 use ndarray::{ArrayViewD, Slice};
 
 use crate::array::Array;
+use crate::block::Block;
 use crate::chunks::Chunks;
 use crate::element::Element;
 use crate::error::{Error, Result};
-use crate::graph::{block_as, BlockOp, Node};
-use crate::block::Block;
+use crate::graph::{BlockOp, Node, block_as};
 
 /// Most elements `pad` adds on one side of an axis (2^26): an edge's position map
 /// takes 16 bytes per element, 1 GiB at this width.
@@ -115,10 +115,13 @@ impl<T: Element> Extend<T> {
             .iter()
             .enumerate()
             .map(|(a, m)| {
-                let mut s: Vec<usize> = m[idx[a]].iter().filter_map(|s| match s {
-                    Src::At(g) => Some(input.block_of(a, *g)),
-                    Src::Fill => None,
-                }).collect();
+                let mut s: Vec<usize> = m[idx[a]]
+                    .iter()
+                    .filter_map(|s| match s {
+                        Src::At(g) => Some(input.block_of(a, *g)),
+                        Src::Fill => None,
+                    })
+                    .collect();
                 s.sort_unstable();
                 s.dedup();
                 s
@@ -146,7 +149,10 @@ impl<T: Element> BlockOp for Extend<T> {
         let input = &node.inputs[0].chunks;
         let shape = node.chunks.block_shape(idx);
         let sources = self.sources(input, idx);
-        let blocks: Vec<ArrayViewD<'_, T>> = inputs.iter().map(|b| block_as::<T>(b, node, "extend").map(|a| a.view())).collect::<Result<_>>()?;
+        let blocks: Vec<ArrayViewD<'_, T>> = inputs
+            .iter()
+            .map(|b| block_as::<T>(b, node, "extend").map(|a| a.view()))
+            .collect::<Result<_>>()?;
         // Per axis and extended position: (index into `sources[axis]`, local index), or None for fill.
         let tables: Vec<Vec<Option<(usize, usize)>>> = self
             .maps
@@ -158,7 +164,10 @@ impl<T: Element> BlockOp for Extend<T> {
                     .map(|s| match *s {
                         Src::At(g) => {
                             let b = input.block_of(a, g);
-                            Some((sources[a].binary_search(&b).expect("listed source"), g - input.offset(a, b)))
+                            Some((
+                                sources[a].binary_search(&b).expect("listed source"),
+                                g - input.offset(a, b),
+                            ))
                         }
                         Src::Fill => None,
                     })
@@ -248,7 +257,11 @@ impl Run {
                     _ => {}
                 }
             }
-            out.push(Run { at: p, len: 1, src: t.map(|(k, l)| (k, l, 1)) });
+            out.push(Run {
+                at: p,
+                len: 1,
+                src: t.map(|(k, l)| (k, l, 1)),
+            });
         }
         out
     }
@@ -258,7 +271,13 @@ impl Run {
 /// the fill value of each axis's `Src::Fill` positions).
 pub(crate) fn extend<T: Element>(x: &Array<T>, name: &str, maps: Vec<Vec<Vec<Src>>>, fills: Vec<T>) -> Array<T> {
     let lengths = maps.iter().map(|m| m.iter().map(Vec::len).collect()).collect();
-    Array::from_node(Node::new(name, T::DTYPE, Chunks::from_lengths(lengths), vec![x.node.clone()], Extend { maps, fills }))
+    Array::from_node(Node::new(
+        name,
+        T::DTYPE,
+        Chunks::from_lengths(lengths),
+        vec![x.node.clone()],
+        Extend { maps, fills },
+    ))
 }
 
 impl<T: Element> Array<T> {
@@ -279,17 +298,29 @@ impl<T: Element> Array<T> {
         self.check()?;
         let shape = self.shape();
         if widths.len() != shape.len() {
-            return Err(Error::invalid("widths", widths, format!("need one (before, after) pair per axis ({})", shape.len())));
+            return Err(Error::invalid(
+                "widths",
+                widths,
+                format!("need one (before, after) pair per axis ({})", shape.len()),
+            ));
         }
         let mut maps = Vec::with_capacity(shape.len());
         for (a, (&(before, after), &n)) in widths.iter().zip(&shape).enumerate() {
             // Each padded edge block gets a position map as long as itself: refuse
             // widths no block could hold rather than failing to allocate.
             if before.max(after) > MAX_EDGE || n.checked_add(before).and_then(|v| v.checked_add(after)).is_none() {
-                return Err(Error::invalid("widths", widths, format!("padding on axis {a} is larger than {MAX_EDGE} elements")));
+                return Err(Error::invalid(
+                    "widths",
+                    widths,
+                    format!("padding on axis {a} is larger than {MAX_EDGE} elements"),
+                ));
             }
             if (before > 0 || after > 0) && !matches!(mode, PadMode::Constant(_)) && n == 0 {
-                return Err(Error::invalid("widths", widths, format!("axis {a} is empty: only constant padding applies")));
+                return Err(Error::invalid(
+                    "widths",
+                    widths,
+                    format!("axis {a} is empty: only constant padding applies"),
+                ));
             }
             let blocks = self.chunks().lengths()[a].len();
             let per_block: Vec<Vec<Src>> = (0..blocks)

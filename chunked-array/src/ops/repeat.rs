@@ -4,11 +4,11 @@
 use std::sync::Arc;
 
 use crate::array::Array;
-use crate::chunks::{Chunks, BlockSizeOptions};
+use crate::block::Block;
+use crate::chunks::{BlockSizeOptions, Chunks};
 use crate::element::Element;
 use crate::error::{Error, Result};
-use crate::graph::{block_as, BlockOp, Node};
-use crate::block::Block;
+use crate::graph::{BlockOp, Node, block_as};
 use crate::ops::manip::concatenate;
 
 /// Output position `p` along `axis` is input position `p / repeats`; every
@@ -61,7 +61,8 @@ impl<T: Element> BlockOp for Repeat<T> {
         }
         let mut out_shape = shape.to_vec();
         out_shape[self.axis] = len;
-        let out = ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(&out_shape), out).map_err(|e| Error::invalid("block", idx, e.to_string()))?;
+        let out = ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(&out_shape), out)
+            .map_err(|e| Error::invalid("block", idx, e.to_string()))?;
         Ok(Arc::new(out))
     }
 }
@@ -101,9 +102,15 @@ impl<T: Element> Array<T> {
         let chunks = self.chunks();
         let shape = self.shape();
         let n = shape[axis];
-        let elements = shape.iter().enumerate().try_fold(1usize, |acc, (a, &len)| acc.checked_mul(if a == axis { len.checked_mul(repeats)? } else { len }));
+        let elements = shape.iter().enumerate().try_fold(1usize, |acc, (a, &len)| {
+            acc.checked_mul(if a == axis { len.checked_mul(repeats)? } else { len })
+        });
         if elements.is_none() {
-            return Err(Error::invalid("repeats", repeats, format!("times the axis length {n} overflows (shape {shape:?})")));
+            return Err(Error::invalid(
+                "repeats",
+                repeats,
+                format!("times the axis length {n} overflows (shape {shape:?})"),
+            ));
         }
         // Bytes of one position along `axis` in the widest block.
         let slab: usize = chunks
@@ -116,13 +123,25 @@ impl<T: Element> Array<T> {
             .saturating_mul(std::mem::size_of::<T>());
         let max_len = (block_size_limit / slab.max(1)).max(1);
         // Refuse a grid that could not be held rather than failing to allocate it.
-        let pieces: usize = chunks.lengths()[axis].iter().map(|&len| (len * repeats).div_ceil(max_len)).fold(0, usize::saturating_add);
-        let others: usize = chunks.grid().iter().enumerate().filter(|&(a, _)| a != axis).map(|(_, &g)| g).product();
+        let pieces: usize = chunks.lengths()[axis]
+            .iter()
+            .map(|&len| (len * repeats).div_ceil(max_len))
+            .fold(0, usize::saturating_add);
+        let others: usize = chunks
+            .grid()
+            .iter()
+            .enumerate()
+            .filter(|&(a, _)| a != axis)
+            .map(|(_, &g)| g)
+            .product();
         if pieces.saturating_mul(others) > crate::chunks::MAX_BLOCKS {
             return Err(Error::invalid(
                 "repeats",
                 repeats,
-                format!("cut under the block-size limit of {block_size_limit} bytes, the result has more than {} blocks", crate::chunks::MAX_BLOCKS),
+                format!(
+                    "cut under the block-size limit of {block_size_limit} bytes, the result has more than {} blocks",
+                    crate::chunks::MAX_BLOCKS
+                ),
             ));
         }
         let mut lengths_along = Vec::new();
@@ -139,8 +158,19 @@ impl<T: Element> Array<T> {
         }
         let mut lengths = chunks.lengths().to_vec();
         lengths[axis] = lengths_along;
-        let op = Repeat::<T> { axis, repeats: repeats.max(1), source, _t: std::marker::PhantomData };
-        Array::built(Node::new("repeat", T::DTYPE, Chunks::from_lengths(lengths), vec![self.node.clone()], op))
+        let op = Repeat::<T> {
+            axis,
+            repeats: repeats.max(1),
+            source,
+            _t: std::marker::PhantomData,
+        };
+        Array::built(Node::new(
+            "repeat",
+            T::DTYPE,
+            Chunks::from_lengths(lengths),
+            vec![self.node.clone()],
+            op,
+        ))
     }
 
     /// The whole array `reps[a]` times along each axis (NumPy's `tile`): with
@@ -158,19 +188,34 @@ impl<T: Element> Array<T> {
         while a.ndim() < nd {
             a = a.expand_dims(0)?;
         }
-        let reps: Vec<usize> = std::iter::repeat_n(1, nd - reps.len()).chain(reps.iter().copied()).collect();
+        let reps: Vec<usize> = std::iter::repeat_n(1, nd - reps.len())
+            .chain(reps.iter().copied())
+            .collect();
         let shape = a.shape();
         let too_many = |what: &str| Error::invalid("reps", &reps, format!("make an array of shape {shape:?} {what}"));
         // An empty axis stays empty: tiling it needs no copies.
-        let reps: Vec<usize> = reps.iter().zip(&shape).map(|(&r, &n)| if n == 0 { r.min(1) } else { r }).collect();
-        let elements = shape.iter().zip(&reps).try_fold(1usize, |acc, (&n, &r)| acc.checked_mul(n.checked_mul(r)?));
+        let reps: Vec<usize> = reps
+            .iter()
+            .zip(&shape)
+            .map(|(&r, &n)| if n == 0 { r.min(1) } else { r })
+            .collect();
+        let elements = shape
+            .iter()
+            .zip(&reps)
+            .try_fold(1usize, |acc, (&n, &r)| acc.checked_mul(n.checked_mul(r)?));
         if elements.is_none() {
             return Err(too_many("hold more elements than a usize counts"));
         }
         let grid = a.chunks().grid();
-        let blocks = grid.iter().zip(&reps).try_fold(1usize, |acc, (&g, &r)| acc.checked_mul(g.checked_mul(r.max(1))?));
+        let blocks = grid
+            .iter()
+            .zip(&reps)
+            .try_fold(1usize, |acc, (&g, &r)| acc.checked_mul(g.checked_mul(r.max(1))?));
         if blocks.is_none_or(|b| b > crate::chunks::MAX_BLOCKS) {
-            return Err(too_many(&format!("in more than {} blocks; rechunk to larger blocks first", crate::chunks::MAX_BLOCKS)));
+            return Err(too_many(&format!(
+                "in more than {} blocks; rechunk to larger blocks first",
+                crate::chunks::MAX_BLOCKS
+            )));
         }
         for (axis, &r) in reps.iter().enumerate() {
             a = match r {

@@ -3,8 +3,8 @@
 use std::sync::Arc;
 
 use crate::array::Array;
-use crate::block::device::{to_device_block, to_host_block};
 use crate::block::Block;
+use crate::block::device::{to_device_block, to_host_block};
 use crate::device::Device;
 use crate::element::Element;
 use crate::error::Result;
@@ -36,9 +36,23 @@ fn move_to_device(node: &Arc<Node>, placement: Placement) -> Arc<Node> {
     // A source whose blocks depend only on their position makes them on the
     // device itself: no host copy of the array ever exists.
     if node.inputs.is_empty() && node.op.position_only() {
-        return Node::placed(node.name.clone(), node.dtype, node.chunks.clone(), vec![], node.op.clone(), Some(placement));
+        return Node::placed(
+            node.name.clone(),
+            node.dtype,
+            node.chunks.clone(),
+            vec![],
+            node.op.clone(),
+            Some(placement),
+        );
     }
-    Node::placed("to_device", node.dtype, node.chunks.clone(), vec![node.clone()], Arc::new(Move), Some(placement))
+    Node::placed(
+        "to_device",
+        node.dtype,
+        node.chunks.clone(),
+        vec![node.clone()],
+        Arc::new(Move),
+        Some(placement),
+    )
 }
 
 fn move_to_host(node: &Arc<Node>) -> Arc<Node> {
@@ -46,9 +60,23 @@ fn move_to_host(node: &Arc<Node>) -> Arc<Node> {
         return node.clone();
     }
     if node.inputs.is_empty() && node.op.position_only() {
-        return Node::placed(node.name.clone(), node.dtype, node.chunks.clone(), vec![], node.op.clone(), None);
+        return Node::placed(
+            node.name.clone(),
+            node.dtype,
+            node.chunks.clone(),
+            vec![],
+            node.op.clone(),
+            None,
+        );
     }
-    Node::placed("to_host", node.dtype, node.chunks.clone(), vec![node.clone()], Arc::new(Move), None)
+    Node::placed(
+        "to_host",
+        node.dtype,
+        node.chunks.clone(),
+        vec![node.clone()],
+        Arc::new(Move),
+        None,
+    )
 }
 
 impl<T: Element> Array<T> {
@@ -122,6 +150,9 @@ impl<T: Element> Array<T> {
 
     /// The devices the array's blocks live on, in turn (empty: host memory).
     pub fn devices(&self) -> Vec<Device> {
-        self.node.device.as_ref().map_or_else(Vec::new, |p| p.devices().to_vec())
+        self.node
+            .device
+            .as_ref()
+            .map_or_else(Vec::new, |p| p.devices().to_vec())
     }
 }

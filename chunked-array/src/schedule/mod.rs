@@ -98,4 +98,3 @@ pub trait Scheduler: Send + Sync {
         bytes
     }
 }
-

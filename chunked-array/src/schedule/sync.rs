@@ -2,11 +2,11 @@
 
 use std::time::Instant;
 
+use crate::block::Block;
+use crate::error::Result;
+use crate::events::{Clock, TaskEvent};
 use crate::memory::store::BlockStore;
 use crate::schedule::{Run, RunStats, Scheduler};
-use crate::events::{Clock, TaskEvent};
-use crate::error::Result;
-use crate::block::Block;
 
 /// Runs tasks one after another in the graph's static order ([`TaskGraph::order`]). Deterministic; the
 /// reference every other scheduler must agree with.
@@ -19,7 +19,13 @@ impl Scheduler for SyncScheduler {
     }
 
     fn execute(&self, run: &Run<'_>) -> Result<RunStats> {
-        let Run { graph, sink, observer, memory, .. } = *run;
+        let Run {
+            graph,
+            sink,
+            observer,
+            memory,
+            ..
+        } = *run;
         crate::block::alloc::tune_allocator();
         let start = Instant::now();
         let n = graph.len();
@@ -60,12 +66,24 @@ impl Scheduler for SyncScheduler {
                     store.uncount(&block);
                 }
                 store.make_room()?;
-                observer.task_done(&TaskEvent { task: t, worker: 0, start: started, end: ended, input_bytes, output_bytes, held_bytes: store.held() });
+                observer.task_done(&TaskEvent {
+                    task: t,
+                    worker: 0,
+                    start: started,
+                    end: ended,
+                    input_bytes,
+                    output_bytes,
+                    held_bytes: store.held(),
+                });
             }
             Ok(())
         })();
         observer.run_finished(graph);
         result?;
-        Ok(RunStats { tasks: n, elapsed: start.elapsed(), tiers: store.stats() })
+        Ok(RunStats {
+            tasks: n,
+            elapsed: start.elapsed(),
+            tiers: store.stats(),
+        })
     }
 }

@@ -6,12 +6,12 @@ use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex};
 use std::time::Instant;
 
+use crate::block::Block;
+use crate::error::{Error, Result};
+use crate::events::{Clock, RunObserver, TaskEvent};
+use crate::graph::task::TaskGraph;
 use crate::memory::store::BlockStore;
 use crate::schedule::{OutputSink, Run, RunStats, Scheduler};
-use crate::events::{Clock, RunObserver, TaskEvent};
-use crate::error::{Error, Result};
-use crate::graph::task::TaskGraph;
-use crate::block::Block;
 
 /// Runs ready tasks on `threads` workers, lowest static-order number first, so the
 /// parallel run stays close to the memory-friendly static order.
@@ -28,7 +28,11 @@ impl ThreadedScheduler {
 
     /// The number of workers a run uses.
     pub fn threads(&self) -> usize {
-        if self.threads == 0 { std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1) } else { self.threads }
+        if self.threads == 0 {
+            std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
+        } else {
+            self.threads
+        }
     }
 }
 
@@ -60,7 +64,11 @@ struct Queue {
 impl Queue {
     fn push(&mut self, graph: &TaskGraph, t: u32) {
         let item = Reverse((graph.rank(t as usize), t));
-        if graph.deps(t as usize).is_empty() { self.sources.push(item) } else { self.ready.push(item) }
+        if graph.deps(t as usize).is_empty() {
+            self.sources.push(item)
+        } else {
+            self.ready.push(item)
+        }
     }
 
     /// The next task: the lowest rank of both heaps; only tasks with inputs while
@@ -72,7 +80,11 @@ impl Queue {
             (None, Some(_)) => !hold_sources,
             (Some(r), Some(s)) => !hold_sources && s.0 < r.0,
         };
-        let next = if take_source { self.sources.pop() } else { self.ready.pop() };
+        let next = if take_source {
+            self.sources.pop()
+        } else {
+            self.ready.pop()
+        };
         next.map(|Reverse((_, t))| t)
     }
 }
@@ -117,7 +129,11 @@ impl Shared<'_> {
                 // will make, unless nothing runs (then it must, and spills).
                 let limit = self.store.limit();
                 let near = self.store.held() + q.inflight > limit / 2;
-                let estimate = if near { self.graph.estimated_bytes(t as usize) + self.graph.scratch_bytes(t as usize) } else { 0 };
+                let estimate = if near {
+                    self.graph.estimated_bytes(t as usize) + self.graph.scratch_bytes(t as usize)
+                } else {
+                    0
+                };
                 if q.running == 0 || self.store.held() + q.inflight + estimate <= limit {
                     q.running += 1;
                     q.inflight += estimate;
@@ -160,9 +176,10 @@ impl Shared<'_> {
             let bytes = block.nbytes();
             self.store.count(&block);
             if g.is_output(t)
-                && let Err(e) = sink(t, &block) {
-                    return self.fail(e);
-                }
+                && let Err(e) = sink(t, &block)
+            {
+                return self.fail(e);
+            }
             for &d in g.deps(t) {
                 if self.readers_left[d as usize].fetch_sub(1, Ordering::AcqRel) == 1 {
                     self.store.release(d as usize);
@@ -177,7 +194,15 @@ impl Shared<'_> {
                 return self.fail(e);
             }
             let held_bytes = self.store.held();
-            self.observer.task_done(&TaskEvent { task: t, worker: id, start: started, end: ended, input_bytes, output_bytes: bytes, held_bytes });
+            self.observer.task_done(&TaskEvent {
+                task: t,
+                worker: id,
+                start: started,
+                end: ended,
+                input_bytes,
+                output_bytes: bytes,
+                held_bytes,
+            });
             newly_ready.clear();
             for &c in g.consumers(t) {
                 if self.waiting_on[c as usize].fetch_sub(1, Ordering::AcqRel) == 1 {
@@ -213,23 +238,45 @@ impl Scheduler for ThreadedScheduler {
     }
 
     fn execute(&self, run: &Run<'_>) -> Result<RunStats> {
-        let Run { graph, sink, observer, memory, .. } = *run;
+        let Run {
+            graph,
+            sink,
+            observer,
+            memory,
+            ..
+        } = *run;
         crate::block::alloc::tune_allocator();
         let start = Instant::now();
         let n = graph.len();
         if n == 0 {
-            return Ok(RunStats { elapsed: start.elapsed(), ..RunStats::default() });
+            return Ok(RunStats {
+                elapsed: start.elapsed(),
+                ..RunStats::default()
+            });
         }
-        let sources: BinaryHeap<Reverse<(u32, u32)>> =
-            (0..n).filter(|&t| graph.deps(t).is_empty()).map(|t| Reverse((graph.rank(t), t as u32))).collect();
+        let sources: BinaryHeap<Reverse<(u32, u32)>> = (0..n)
+            .filter(|&t| graph.deps(t).is_empty())
+            .map(|t| Reverse((graph.rank(t), t as u32)))
+            .collect();
         let shared = Shared {
             graph,
             observer,
             timing: observer.wants_timing(),
-            queue: Mutex::new(Queue { ready: BinaryHeap::new(), sources, running: 0, held_back: 0, inflight: 0, estimates: vec![0; n], idle: 0, stop: false }),
+            queue: Mutex::new(Queue {
+                ready: BinaryHeap::new(),
+                sources,
+                running: 0,
+                held_back: 0,
+                inflight: 0,
+                estimates: vec![0; n],
+                idle: 0,
+                stop: false,
+            }),
             wake: Condvar::new(),
             waiting_on: (0..n).map(|t| AtomicU32::new(graph.deps(t).len() as u32)).collect(),
-            readers_left: (0..n).map(|t| AtomicU32::new(graph.consumers(t).len() as u32)).collect(),
+            readers_left: (0..n)
+                .map(|t| AtomicU32::new(graph.consumers(t).len() as u32))
+                .collect(),
             store: BlockStore::new(graph, memory, observer),
             completed: AtomicUsize::new(0),
             failed: AtomicBool::new(false),
@@ -242,7 +289,10 @@ impl Scheduler for ThreadedScheduler {
         let guarded = |id: usize| {
             if let Err(panic) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| shared.worker(id, sink))) {
                 let message = crate::graph::task::panic_message(&*panic).unwrap_or_else(|| "worker panicked".into());
-                shared.fail(Error::Task { key: "scheduler".into(), message });
+                shared.fail(Error::Task {
+                    key: "scheduler".into(),
+                    message,
+                });
             }
         };
         observer.run_started(graph, workers);
@@ -256,7 +306,11 @@ impl Scheduler for ThreadedScheduler {
         if let Some(e) = shared.error.into_inner().unwrap_or_else(|p| p.into_inner()) {
             return Err(e);
         }
-        Ok(RunStats { tasks: n, elapsed: start.elapsed(), tiers: shared.store.stats() })
+        Ok(RunStats {
+            tasks: n,
+            elapsed: start.elapsed(),
+            tiers: shared.store.stats(),
+        })
     }
 }
 

@@ -8,7 +8,7 @@
 use std::path::PathBuf;
 use std::process::Command;
 
-use chunked_array::random::{fill, Distribution};
+use chunked_array::random::{Distribution, fill};
 
 /// Stands in for CUDA in host builds of the kernel sources: the launch
 /// indices, and host definitions of what `chunked_gpu::kernels::CUDA_PRELUDE`
@@ -73,7 +73,12 @@ int main(int argc, char** argv) {
 "#;
 
 fn compiler() -> Option<&'static str> {
-    ["c++", "g++", "clang++"].into_iter().find(|c| Command::new(c).arg("--version").output().is_ok_and(|o| o.status.success()))
+    ["c++", "g++", "clang++"].into_iter().find(|c| {
+        Command::new(c)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    })
 }
 
 fn build() -> Option<PathBuf> {
@@ -84,30 +89,74 @@ fn build() -> Option<PathBuf> {
     let dir = std::env::temp_dir().join(format!("chunked-philox-host-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let src = dir.join("philox.cpp");
-    std::fs::write(&src, format!("{HOST_PRELUDE}{}{HOST_MAIN}", chunked_gpu::philox::SOURCE)).unwrap();
+    std::fs::write(
+        &src,
+        format!("{HOST_PRELUDE}{}{HOST_MAIN}", chunked_gpu::philox::SOURCE),
+    )
+    .unwrap();
     let exe = dir.join("philox");
-    let out = Command::new(cxx).args(["-O1", "-std=c++17", "-o"]).arg(&exe).arg(&src).output().unwrap();
-    assert!(out.status.success(), "the kernel source does not compile as C++:\n{}", String::from_utf8_lossy(&out.stderr));
+    let out = Command::new(cxx)
+        .args(["-O1", "-std=c++17", "-o"])
+        .arg(&exe)
+        .arg(&src)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "the kernel source does not compile as C++:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     Some(exe)
 }
 
 /// The kernel's elements for `runs` runs of `run_len` starting at `starts`.
-fn kernel_bits(exe: &PathBuf, kind: &str, starts: &[u64], run_len: usize, seed: u64, stream: u64, dist: &Distribution) -> Vec<u64> {
+fn kernel_bits(
+    exe: &PathBuf,
+    kind: &str,
+    starts: &[u64],
+    run_len: usize,
+    seed: u64,
+    stream: u64,
+    dist: &Distribution,
+) -> Vec<u64> {
     let (code, mean, sd, low, high) = match *dist {
         Distribution::Uniform => (0, 0.0, 0.0, 0, 0),
         Distribution::Normal { mean, std } => (1, mean, std, 0, 0),
         Distribution::Integers { low, high } => (2, 0.0, 0.0, low, high),
     };
-    let mut args = vec![kind.to_string(), starts.len().to_string(), run_len.to_string(), seed.to_string(), stream.to_string(), code.to_string()];
-    args.extend([format!("{mean:e}"), format!("{sd:e}"), low.to_string(), high.to_string()]);
+    let mut args = vec![
+        kind.to_string(),
+        starts.len().to_string(),
+        run_len.to_string(),
+        seed.to_string(),
+        stream.to_string(),
+        code.to_string(),
+    ];
+    args.extend([
+        format!("{mean:e}"),
+        format!("{sd:e}"),
+        low.to_string(),
+        high.to_string(),
+    ]);
     args.extend(starts.iter().map(|s| s.to_string()));
     let out = Command::new(exe).args(&args).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8(out.stdout).unwrap().lines().map(|l| l.parse().unwrap()).collect()
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| l.parse().unwrap())
+        .collect()
 }
 
 /// The CPU generator's elements for the same runs.
-fn cpu_bits<T: chunked_array::random::RandomElement>(starts: &[u64], run_len: usize, seed: u64, stream: u64, dist: &Distribution, bits: impl Fn(T) -> u64) -> Vec<u64> {
+fn cpu_bits<T: chunked_array::random::RandomElement>(
+    starts: &[u64],
+    run_len: usize,
+    seed: u64,
+    stream: u64,
+    dist: &Distribution,
+    bits: impl Fn(T) -> u64,
+) -> Vec<u64> {
     let mut all = Vec::new();
     for &s in starts {
         let mut run = vec![T::default(); run_len];
@@ -127,14 +176,33 @@ fn the_cuda_philox_kernels_compute_what_the_cpu_generator_does() {
     for run_len in [1usize, 6, 37] {
         let uniform = Distribution::Uniform;
         let normal = Distribution::Normal { mean: -1.5, std: 3.0 };
-        let ints = Distribution::Integers { low: -1000, high: 1 << 41 };
+        let ints = Distribution::Integers {
+            low: -1000,
+            high: 1 << 41,
+        };
         let small = Distribution::Integers { low: 3, high: 10 };
         for dist in [&uniform, &normal, &small] {
-            assert_eq!(kernel_bits(&exe, "f64", &starts, run_len, seed, stream, dist), cpu_bits::<f64>(&starts, run_len, seed, stream, dist, f64::to_bits), "f64 {dist:?} runs of {run_len}");
-            assert_eq!(kernel_bits(&exe, "f32", &starts, run_len, seed, stream, dist), cpu_bits::<f32>(&starts, run_len, seed, stream, dist, |x| x.to_bits() as u64), "f32 {dist:?} runs of {run_len}");
+            assert_eq!(
+                kernel_bits(&exe, "f64", &starts, run_len, seed, stream, dist),
+                cpu_bits::<f64>(&starts, run_len, seed, stream, dist, f64::to_bits),
+                "f64 {dist:?} runs of {run_len}"
+            );
+            assert_eq!(
+                kernel_bits(&exe, "f32", &starts, run_len, seed, stream, dist),
+                cpu_bits::<f32>(&starts, run_len, seed, stream, dist, |x| x.to_bits() as u64),
+                "f32 {dist:?} runs of {run_len}"
+            );
         }
-        assert_eq!(kernel_bits(&exe, "i64", &starts, run_len, seed, stream, &ints), cpu_bits::<i64>(&starts, run_len, seed, stream, &ints, |x| x as u64), "i64 runs of {run_len}");
-        assert_eq!(kernel_bits(&exe, "i32", &starts, run_len, seed, stream, &small), cpu_bits::<i32>(&starts, run_len, seed, stream, &small, |x| x as u32 as u64), "i32 runs of {run_len}");
+        assert_eq!(
+            kernel_bits(&exe, "i64", &starts, run_len, seed, stream, &ints),
+            cpu_bits::<i64>(&starts, run_len, seed, stream, &ints, |x| x as u64),
+            "i64 runs of {run_len}"
+        );
+        assert_eq!(
+            kernel_bits(&exe, "i32", &starts, run_len, seed, stream, &small),
+            cpu_bits::<i32>(&starts, run_len, seed, stream, &small, |x| x as u32 as u64),
+            "i32 runs of {run_len}"
+        );
     }
     let _ = std::fs::remove_dir_all(exe.parent().unwrap());
 }
@@ -148,12 +216,27 @@ fn f64s(v: &[f64]) -> Input {
 
 /// Runs a generated kernel (f64 output) on the host over a small grid:
 /// `meta` as the device path builds it.
-fn run_elementwise(source: &str, inputs: &[Input], n: usize, ndim: usize, meta: &[i64], contiguous: bool) -> Option<Vec<f64>> {
+fn run_elementwise(
+    source: &str,
+    inputs: &[Input],
+    n: usize,
+    ndim: usize,
+    meta: &[i64],
+    contiguous: bool,
+) -> Option<Vec<f64>> {
     let cxx = compiler()?;
-    let dir = std::env::temp_dir().join(format!("chunked-ew-host-{}-{}", std::process::id(), n * 1000 + meta.len()));
+    let dir = std::env::temp_dir().join(format!(
+        "chunked-ew-host-{}-{}",
+        std::process::id(),
+        n * 1000 + meta.len()
+    ));
     std::fs::create_dir_all(&dir).unwrap();
     let args: String = (0..inputs.len()).map(|k| format!(", x{k}.data()")).collect();
-    let loads: String = inputs.iter().enumerate().map(|(k, Input(ctype, _))| format!("    auto x{k} = load<{ctype}>(argv[{}]);\n", 5 + k)).collect();
+    let loads: String = inputs
+        .iter()
+        .enumerate()
+        .map(|(k, Input(ctype, _))| format!("    auto x{k} = load<{ctype}>(argv[{}]);\n", 5 + k))
+        .collect();
     let main = format!(
         r#"
 template <typename T> static std::vector<T> load(const char* path) {{
@@ -181,24 +264,43 @@ int main(int argc, char** argv) {{
     let src = dir.join("ew.cpp");
     std::fs::write(&src, format!("{HOST_PRELUDE}{source}{main}")).unwrap();
     let exe = dir.join("ew");
-    let out = Command::new(cxx).args(["-O1", "-std=c++17", "-o"]).arg(&exe).arg(&src).output().unwrap();
-    assert!(out.status.success(), "the generated kernel does not compile as C++:\n{}\n{source}", String::from_utf8_lossy(&out.stderr));
+    let out = Command::new(cxx)
+        .args(["-O1", "-std=c++17", "-o"])
+        .arg(&exe)
+        .arg(&src)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "the generated kernel does not compile as C++:\n{}\n{source}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let bytes = |v: &[u8], name: &str| {
         let p = dir.join(name);
         std::fs::write(&p, v).unwrap();
         p
     };
     let mut cmd = Command::new(&exe);
-    cmd.arg(dir.join("out")).arg(n.to_string()).arg(ndim.to_string()).arg((contiguous as i32).to_string());
+    cmd.arg(dir.join("out"))
+        .arg(n.to_string())
+        .arg(ndim.to_string())
+        .arg((contiguous as i32).to_string());
     for (k, Input(_, data)) in inputs.iter().enumerate() {
         cmd.arg(bytes(data, &format!("x{k}")));
     }
-    cmd.arg(bytes(&meta.iter().flat_map(|v| v.to_ne_bytes()).collect::<Vec<u8>>(), "meta"));
+    cmd.arg(bytes(
+        &meta.iter().flat_map(|v| v.to_ne_bytes()).collect::<Vec<u8>>(),
+        "meta",
+    ));
     let status = cmd.output().unwrap();
     assert!(status.status.success(), "{}", String::from_utf8_lossy(&status.stderr));
     let raw = std::fs::read(dir.join("out")).unwrap();
     let _ = std::fs::remove_dir_all(&dir);
-    Some(raw.chunks_exact(8).map(|c| f64::from_ne_bytes(c.try_into().unwrap())).collect())
+    Some(
+        raw.chunks_exact(8)
+            .map(|c| f64::from_ne_bytes(c.try_into().unwrap()))
+            .collect(),
+    )
 }
 
 fn bits(v: &[f64]) -> Vec<u64> {
@@ -207,7 +309,7 @@ fn bits(v: &[f64]) -> Vec<u64> {
 
 #[test]
 fn generated_elementwise_kernels_compute_what_the_cpu_does() {
-    use chunked_array::{where_, Array};
+    use chunked_array::{Array, where_};
     use ndarray::ArrayD;
     if compiler().is_none() {
         return println!("skipping: no host C++ compiler to build the generated kernels with");
@@ -228,10 +330,26 @@ fn generated_elementwise_kernels_compute_what_the_cpu_does() {
     .astype::<f64>();
     let source = chain.cuda_kernel_source().expect("the chain has a device form");
     let expected = chain.compute().unwrap();
-    let got = run_elementwise(&source, &[f64s(xs.as_slice().unwrap()), f64s(ys.as_slice().unwrap())], 30, 2, &[6, 5, 0, 5, 1, 0, 5, 1], true).unwrap();
+    let got = run_elementwise(
+        &source,
+        &[f64s(xs.as_slice().unwrap()), f64s(ys.as_slice().unwrap())],
+        30,
+        2,
+        &[6, 5, 0, 5, 1, 0, 5, 1],
+        true,
+    )
+    .unwrap();
     assert_eq!(bits(&got), bits(expected.as_slice().unwrap()), "{source}");
     // The same kernel through the strided path (every stride given in meta).
-    let strided = run_elementwise(&source, &[f64s(xs.as_slice().unwrap()), f64s(ys.as_slice().unwrap())], 30, 2, &[6, 5, 0, 5, 1, 0, 5, 1], false).unwrap();
+    let strided = run_elementwise(
+        &source,
+        &[f64s(xs.as_slice().unwrap()), f64s(ys.as_slice().unwrap())],
+        30,
+        2,
+        &[6, 5, 0, 5, 1, 0, 5, 1],
+        false,
+    )
+    .unwrap();
     assert_eq!(bits(&strided), bits(expected.as_slice().unwrap()));
 
     // Broadcasting a row (stride 0 along the rows) and reading x transposed
@@ -242,24 +360,52 @@ fn generated_elementwise_kernels_compute_what_the_cpu_does() {
     let source = t.cuda_kernel_source().expect("a device form");
     let expected = t.compute().unwrap();
     // Output (5, 6): x is read at [j, i] (strides 1, 5), the row at [j] (0, 1).
-    let got = run_elementwise(&source, &[f64s(xs.as_slice().unwrap()), f64s(row.as_slice().unwrap())], 30, 2, &[5, 6, 0, 1, 5, 0, 0, 1], false).unwrap();
-    assert_eq!(bits(&got), bits(expected.as_standard_layout().as_slice().unwrap()), "{source}");
+    let got = run_elementwise(
+        &source,
+        &[f64s(xs.as_slice().unwrap()), f64s(row.as_slice().unwrap())],
+        30,
+        2,
+        &[5, 6, 0, 1, 5, 0, 0, 1],
+        false,
+    )
+    .unwrap();
+    assert_eq!(
+        bits(&got),
+        bits(expected.as_standard_layout().as_slice().unwrap()),
+        "{source}"
+    );
 
     // Integers to f32 round through f64, as on the CPU: above 2^53 that
     // differs from one rounding.
     let big: Vec<i64> = (0..8).map(|i| (1i64 << 60) + (1 << 36) + 1 + (i << 37)).collect();
     let ints = Array::from_ndarray(ArrayD::from_shape_vec(vec![8], big.clone()).unwrap(), 8).unwrap();
     let rounded = ints.astype::<f32>().astype::<f64>();
-    let source = rounded.cuda_kernel_source().expect("conversions to float have a device form");
+    let source = rounded
+        .cuda_kernel_source()
+        .expect("conversions to float have a device form");
     let expected = rounded.compute().unwrap();
-    let got = run_elementwise(&source, &[Input("long long", big.iter().flat_map(|x| x.to_ne_bytes()).collect())], 8, 1, &[8, 0, 1], true).unwrap();
+    let got = run_elementwise(
+        &source,
+        &[Input("long long", big.iter().flat_map(|x| x.to_ne_bytes()).collect())],
+        8,
+        1,
+        &[8, 0, 1],
+        true,
+    )
+    .unwrap();
     assert_eq!(bits(&got), bits(expected.as_slice().unwrap()), "{source}");
 
     // What has no exact device form says so.
     assert!(x.map(|v| v * 3.0).cuda_kernel_source().is_none(), "a closure");
     let small = Array::<i64>::arange(0, 10, 1, 5).unwrap();
-    assert!((&small * 3).cuda_kernel_source().is_none(), "integer arithmetic wraps in Rust, not in C");
-    assert!(x.sum(None).unwrap().cuda_kernel_source().is_none(), "not an elementwise layer");
+    assert!(
+        (&small * 3).cuda_kernel_source().is_none(),
+        "integer arithmetic wraps in Rust, not in C"
+    );
+    assert!(
+        x.sum(None).unwrap().cuda_kernel_source().is_none(),
+        "not an elementwise layer"
+    );
 }
 
 /// Runs one of the solver's own kernels (`chunked_gpu::SOLVER_SOURCE`) on the
@@ -295,18 +441,40 @@ int main(int argc, char** argv) {
     let src = dir.join("solver.cpp");
     std::fs::write(&src, format!("{HOST_PRELUDE}{}{main}", chunked_gpu::SOLVER_SOURCE)).unwrap();
     let exe = dir.join("solver");
-    let out = Command::new(cxx).args(["-O1", "-std=c++17", "-o"]).arg(&exe).arg(&src).output().unwrap();
-    assert!(out.status.success(), "the solver kernels do not compile as C++:\n{}", String::from_utf8_lossy(&out.stderr));
+    let out = Command::new(cxx)
+        .args(["-O1", "-std=c++17", "-o"])
+        .arg(&exe)
+        .arg(&src)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "the solver kernels do not compile as C++:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let mut cmd = Command::new(&exe);
-    cmd.arg(kernel).arg(ints.len().to_string()).args(ints.iter().map(|i| i.to_string())).args(buffers.iter().map(|b| b.len().to_string()));
+    cmd.arg(kernel)
+        .arg(ints.len().to_string())
+        .args(ints.iter().map(|i| i.to_string()))
+        .args(buffers.iter().map(|b| b.len().to_string()));
     let input: String = buffers.iter().flatten().map(|x| format!("{x:e} ")).collect();
-    let child = cmd.stdin(std::process::Stdio::piped()).stdout(std::process::Stdio::piped()).spawn().unwrap();
+    let child = cmd
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
     use std::io::Write;
     child.stdin.as_ref().unwrap().write_all(input.as_bytes()).unwrap();
     let out = child.wait_with_output().unwrap();
     let _ = std::fs::remove_dir_all(&dir);
     assert!(out.status.success());
-    Some(String::from_utf8(out.stdout).unwrap().lines().map(|l| l.split_whitespace().map(|x| x.parse().unwrap()).collect()).collect())
+    Some(
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .map(|l| l.split_whitespace().map(|x| x.parse().unwrap()).collect())
+            .collect(),
+    )
 }
 
 #[test]
@@ -322,13 +490,28 @@ fn the_solver_layout_kernel_transposes_and_keeps_the_upper_triangle() {
         }
     }
     for upper in [0, 1] {
-        let Some(out) = run_solver_kernel("col_to_row", &[ld as i64, rows as i64, cols as i64, upper], &[src.clone(), vec![0.0; rows * cols]]) else { return };
-        let expected: Vec<f64> = (0..rows * cols).map(|e| (e / cols, e % cols)).map(|(i, j)| if upper == 1 && j < i { 0.0 } else { value(i, j) }).collect();
+        let Some(out) = run_solver_kernel(
+            "col_to_row",
+            &[ld as i64, rows as i64, cols as i64, upper],
+            &[src.clone(), vec![0.0; rows * cols]],
+        ) else {
+            return;
+        };
+        let expected: Vec<f64> = (0..rows * cols)
+            .map(|e| (e / cols, e % cols))
+            .map(|(i, j)| if upper == 1 && j < i { 0.0 } else { value(i, j) })
+            .collect();
         assert_eq!(out[1], expected, "upper = {upper}");
     }
     // Row-major to column-major: the same kernel with the dimensions swapped.
     let row_major: Vec<f64> = (0..rows * cols).map(|e| value(e / cols, e % cols)).collect();
-    let Some(out) = run_solver_kernel("col_to_row", &[cols as i64, cols as i64, rows as i64, 0], &[row_major, vec![0.0; rows * cols]]) else { return };
+    let Some(out) = run_solver_kernel(
+        "col_to_row",
+        &[cols as i64, cols as i64, rows as i64, 0],
+        &[row_major, vec![0.0; rows * cols]],
+    ) else {
+        return;
+    };
     let expected: Vec<f64> = (0..rows * cols).map(|e| value(e % rows, e / rows)).collect();
     assert_eq!(out[1], expected);
 }
@@ -339,10 +522,20 @@ fn the_svd_flip_kernel_makes_the_largest_entry_of_each_right_vector_positive() {
     // row 1's (3, first of a tie with -3) positive, row 2's (-2.5) negative.
     let u: Vec<f64> = (0..9).map(|e| e as f64 + 1.0).collect();
     let vt = vec![1.0, -4.0, 2.0, 0.5, 3.0, -3.0, 0.0, 1.0, 0.1, 0.2, -2.5, 2.0];
-    let Some(out) = run_solver_kernel("svd_flip", &[3, 4], &[u.clone(), vt.clone()]) else { return };
+    let Some(out) = run_solver_kernel("svd_flip", &[3, 4], &[u.clone(), vt.clone()]) else {
+        return;
+    };
     let flipped = [true, false, true];
-    let expected_vt: Vec<f64> = vt.iter().enumerate().map(|(e, &x)| if flipped[e / 4] { -x } else { x }).collect();
-    let expected_u: Vec<f64> = u.iter().enumerate().map(|(e, &x)| if flipped[e % 3] { -x } else { x }).collect();
+    let expected_vt: Vec<f64> = vt
+        .iter()
+        .enumerate()
+        .map(|(e, &x)| if flipped[e / 4] { -x } else { x })
+        .collect();
+    let expected_u: Vec<f64> = u
+        .iter()
+        .enumerate()
+        .map(|(e, &x)| if flipped[e % 3] { -x } else { x })
+        .collect();
     assert_eq!(out[0], expected_u);
     assert_eq!(out[1], expected_vt);
 }
@@ -378,29 +571,55 @@ int main(int argc, char** argv) {
     let src = dir.join("reduce.cpp");
     std::fs::write(&src, format!("{HOST_PRELUDE}{source}{main}")).unwrap();
     let exe = dir.join("reduce");
-    let out = Command::new(cxx).args(["-O1", "-std=c++17", "-o"]).arg(&exe).arg(&src).output().unwrap();
-    assert!(out.status.success(), "the reduction kernels do not compile as C++:\n{}\n{source}", String::from_utf8_lossy(&out.stderr));
+    let out = Command::new(cxx)
+        .args(["-O1", "-std=c++17", "-o"])
+        .arg(&exe)
+        .arg(&src)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "the reduction kernels do not compile as C++:\n{}\n{source}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     Some(exe)
 }
 
 /// The built kernels' result for the C-order block `x` reduced as `layout` says.
 fn run_reduction(exe: &PathBuf, x: &[f64], layout: &chunked_gpu::reduce::ReduceLayout) -> Vec<f64> {
     let mut cmd = Command::new(exe);
-    let counts = [x.len(), layout.outputs(), layout.reduced_len(), layout.pieces(), layout.kept.len(), layout.reduced.len(), layout.reduced_inner() as usize];
-    cmd.args(counts.iter().map(|c| c.to_string())).args(layout.meta().iter().map(|m| m.to_string()));
-    let child = cmd.stdin(std::process::Stdio::piped()).stdout(std::process::Stdio::piped()).spawn().unwrap();
+    let counts = [
+        x.len(),
+        layout.outputs(),
+        layout.reduced_len(),
+        layout.pieces(),
+        layout.kept.len(),
+        layout.reduced.len(),
+        layout.reduced_inner() as usize,
+    ];
+    cmd.args(counts.iter().map(|c| c.to_string()))
+        .args(layout.meta().iter().map(|m| m.to_string()));
+    let child = cmd
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
     use std::io::Write;
     let input: String = x.iter().map(|v| format!("{v:e} ")).collect();
     child.stdin.as_ref().unwrap().write_all(input.as_bytes()).unwrap();
     let out = child.wait_with_output().unwrap();
     assert!(out.status.success());
-    String::from_utf8(out.stdout).unwrap().lines().map(|l| l.parse().unwrap()).collect()
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| l.parse().unwrap())
+        .collect()
 }
 
 #[test]
 fn the_reduction_kernels_compute_what_the_cpu_reductions_do() {
     use chunked_array::Array;
-    use chunked_gpu::reduce::{source, ReduceLayout, ReduceOp};
+    use chunked_gpu::reduce::{ReduceLayout, ReduceOp, source};
     // A 3-d block with NaNs, infinities and every sign, reduced over each
     // set of axes; the sums to a few ulp (another order of additions), the
     // extremes and NaN handling exactly.
@@ -412,10 +631,18 @@ fn the_reduction_kernels_compute_what_the_cpu_reductions_do() {
     let block = ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(&shape), x.clone()).unwrap();
     let array = Array::from_ndarray(block.clone(), [4, 5, 6]).unwrap();
     let without_nan = Array::from_ndarray(block.mapv(|v| if v.is_nan() { 2.5 } else { v }), [4, 5, 6]).unwrap();
-    let ops = [ReduceOp::Sum, ReduceOp::NanSum, ReduceOp::Prod, ReduceOp::Max, ReduceOp::Min];
+    let ops = [
+        ReduceOp::Sum,
+        ReduceOp::NanSum,
+        ReduceOp::Prod,
+        ReduceOp::Max,
+        ReduceOp::Min,
+    ];
     let mut built = Vec::new();
     for op in ops {
-        let Some(exe) = build_reduction(&source::<f64>(op, "double"), &format!("{op:?}")) else { return };
+        let Some(exe) = build_reduction(&source::<f64>(op, "double"), &format!("{op:?}")) else {
+            return;
+        };
         built.push(exe);
     }
     let axis_sets: [&[isize]; 5] = [&[0], &[1], &[2], &[0, 2], &[0, 1, 2]];
@@ -435,7 +662,10 @@ fn the_reduction_kernels_compute_what_the_cpu_reductions_do() {
             let want: Vec<f64> = oracle.compute().unwrap().iter().copied().collect();
             assert_eq!(got.len(), want.len(), "{op:?} over {axes:?}");
             for (g, w) in got.iter().zip(&want) {
-                let close = g == w || (g.is_nan() && w.is_nan()) || (matches!(op, ReduceOp::Sum | ReduceOp::NanSum | ReduceOp::Prod) && (g - w).abs() <= 1e-12 * w.abs().max(1.0));
+                let close = g == w
+                    || (g.is_nan() && w.is_nan())
+                    || (matches!(op, ReduceOp::Sum | ReduceOp::NanSum | ReduceOp::Prod)
+                        && (g - w).abs() <= 1e-12 * w.abs().max(1.0));
                 assert!(close, "{op:?} over {axes:?}: {g} vs {w}");
             }
         }

@@ -8,9 +8,9 @@ use crate::support;
 use std::path::Path;
 use std::process::Command;
 
-use chunked_array::io::npy::from_npy;
-use chunked_array::io::zarr::{from_zarr, Compression, ZarrWriteOptions, INCOMPLETE_MARKER, PENDING_METADATA};
 use chunked_array::io::WriteMode;
+use chunked_array::io::npy::from_npy;
+use chunked_array::io::zarr::{Compression, INCOMPLETE_MARKER, PENDING_METADATA, ZarrWriteOptions, from_zarr};
 use chunked_array::random::RandomState;
 use chunked_array::{Array, Context, Error};
 use support::TempDir;
@@ -23,7 +23,18 @@ const FILE_LIMIT: u64 = 64 << 10;
 /// compress to a few bytes, the rest random, which do not fit under the limit.
 fn data() -> Array<f64> {
     let noise = RandomState::new(5).uniform::<f64>(&[640, 512], [64, 512]).unwrap();
-    noise.map_blocks(|b, info| if info.index[0] < 5 { b.mapv(|_| 0.0) } else { b.to_owned() }, None).unwrap()
+    noise
+        .map_blocks(
+            |b, info| {
+                if info.index[0] < 5 {
+                    b.mapv(|_| 0.0)
+                } else {
+                    b.to_owned()
+                }
+            },
+            None,
+        )
+        .unwrap()
 }
 
 /// Runs in the child: sets the limit, then stores as Zarr (zstd), .npy and, with
@@ -40,23 +51,39 @@ fn child_store_under_a_file_size_limit() {
         // Past the limit the kernel sends SIGXFSZ (default: terminate); ignored,
         // the write fails with EFBIG instead.
         libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
-        let limit = libc::rlimit { rlim_cur: FILE_LIMIT, rlim_max: FILE_LIMIT };
+        let limit = libc::rlimit {
+            rlim_cur: FILE_LIMIT,
+            rlim_max: FILE_LIMIT,
+        };
         assert_eq!(libc::setrlimit(libc::RLIMIT_FSIZE, &limit), 0);
     }
     let x = data();
-    let opts = ZarrWriteOptions { compression: Compression::Zstd { level: 1 }, ..Default::default() };
+    let opts = ZarrWriteOptions {
+        compression: Compression::Zstd { level: 1 },
+        ..Default::default()
+    };
     let err = x.to_zarr_on(dir, "z", &opts, &Context::sync()).unwrap_err();
-    let Error::Io { path, message } = &err else { panic!("expected Error::Io, got {err}") };
+    let Error::Io { path, message } = &err else {
+        panic!("expected Error::Io, got {err}")
+    };
     assert!(path.ends_with("z/c/5/0"), "the first random chunk: {err}");
-    assert!(message.to_lowercase().contains("large"), "EFBIG (file too large): {err}");
+    assert!(
+        message.to_lowercase().contains("large"),
+        "EFBIG (file too large): {err}"
+    );
 
     let err = x.to_npy(dir.join("x.npy"), WriteMode::Create).unwrap_err();
-    assert!(matches!(&err, Error::Io { path, .. } if path.ends_with("x.npy")), "{err}");
+    assert!(
+        matches!(&err, Error::Io { path, .. } if path.ends_with("x.npy")),
+        "{err}"
+    );
 
     #[cfg(feature = "hdf5")]
     {
         use chunked_array::io::hdf5::Hdf5WriteOptions;
-        let err = x.to_hdf5(dir.join("x.h5"), "d", &Hdf5WriteOptions::default()).unwrap_err();
+        let err = x
+            .to_hdf5(dir.join("x.h5"), "d", &Hdf5WriteOptions::default())
+            .unwrap_err();
         assert!(err.to_string().contains("x.h5"), "{err}");
     }
 }
@@ -65,7 +92,12 @@ fn child_store_under_a_file_size_limit() {
 fn a_failing_write_is_an_error_and_nothing_looks_complete() {
     let dir = TempDir::new("write-error");
     let status = Command::new(std::env::current_exe().unwrap())
-        .args(["io_write_errors::child_store_under_a_file_size_limit", "--exact", "--ignored", "--test-threads=1"])
+        .args([
+            "io_write_errors::child_store_under_a_file_size_limit",
+            "--exact",
+            "--ignored",
+            "--test-threads=1",
+        ])
         .env(CHILD_DIR, dir.path())
         .status()
         .unwrap();
@@ -80,22 +112,44 @@ fn a_failing_write_is_an_error_and_nothing_looks_complete() {
     for row in std::fs::read_dir(z.join("c")).unwrap() {
         let row = row.unwrap();
         for f in std::fs::read_dir(row.path()).unwrap() {
-            files.push(format!("{}/{}", row.file_name().to_string_lossy(), f.unwrap().file_name().to_string_lossy()));
+            files.push(format!(
+                "{}/{}",
+                row.file_name().to_string_lossy(),
+                f.unwrap().file_name().to_string_lossy()
+            ));
         }
     }
     files.sort();
-    assert_eq!(files, ["0/0", "1/0", "2/0", "3/0", "4/0"], "complete chunks only, no temporaries");
-    assert!(matches!(from_zarr::<f64>(dir.path(), "z"), Err(Error::Io { .. })), "refused while incomplete");
+    assert_eq!(
+        files,
+        ["0/0", "1/0", "2/0", "3/0", "4/0"],
+        "complete chunks only, no temporaries"
+    );
+    assert!(
+        matches!(from_zarr::<f64>(dir.path(), "z"), Err(Error::Io { .. })),
+        "refused while incomplete"
+    );
     // Resumed without the limit, the store completes to the same array.
-    let resume = ZarrWriteOptions { mode: WriteMode::Resume, compression: Compression::Zstd { level: 1 }, ..Default::default() };
+    let resume = ZarrWriteOptions {
+        mode: WriteMode::Resume,
+        compression: Compression::Zstd { level: 1 },
+        ..Default::default()
+    };
     let report = data().to_zarr(dir.path(), "z", &resume).unwrap();
     assert_eq!((report.chunks_skipped, report.chunks_written), (5, 5));
-    assert_eq!(from_zarr::<f64>(dir.path(), "z").unwrap().compute().unwrap(), data().compute().unwrap());
+    assert_eq!(
+        from_zarr::<f64>(dir.path(), "z").unwrap().compute().unwrap(),
+        data().compute().unwrap()
+    );
 
     // .npy: no file, under its name or another.
     assert!(!dir.path().join("x.npy").exists());
     assert!(from_npy::<f64>(dir.path().join("x.npy"), 64).is_err());
-    let stray: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).filter(|n| n.to_string_lossy().contains("x.npy")).collect();
+    let stray: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .filter(|n| n.to_string_lossy().contains("x.npy"))
+        .collect();
     assert!(stray.is_empty(), "{stray:?}");
 
     #[cfg(feature = "hdf5")]

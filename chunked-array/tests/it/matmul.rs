@@ -16,7 +16,12 @@ fn partition(n: usize, cuts: &[bool]) -> Vec<usize> {
     let mut out = vec![];
     let mut len = 1;
     for &c in cuts.iter().take(n - 1) {
-        if c { out.push(len); len = 1; } else { len += 1; }
+        if c {
+            out.push(len);
+            len = 1;
+        } else {
+            len += 1;
+        }
     }
     out.push(len);
     out
@@ -68,7 +73,13 @@ fn matmul_errors() {
     let twice = (&scalar * 2.0).dot(&s3).unwrap().compute().unwrap();
     assert_eq!(twice, ndarray::ArrayD::from_elem(ndarray::IxDyn(&[3, 2, 4]), 2.0));
     assert_eq!(a.dot(&scalar).unwrap().shape(), vec![3, 4]);
-    let r: Array2<f64> = a.matmul(&a.t()).unwrap().compute().unwrap().into_dimensionality::<Ix2>().unwrap();
+    let r: Array2<f64> = a
+        .matmul(&a.t())
+        .unwrap()
+        .compute()
+        .unwrap()
+        .into_dimensionality::<Ix2>()
+        .unwrap();
     assert_eq!(r, Array2::from_elem((3, 3), 4.0));
     // tensordot: paired lengths must match, pair lists be of one length, axes exist once.
     let p = Array::<f64>::ones(&[2, 3, 4], 2).unwrap();
@@ -91,7 +102,9 @@ fn tensordot_and_vector_products_match_ndarray() {
     let y = chunked(&b, &[vec![4, 1], vec![1, 1]]);
     // One contracted axis: a's last against b's first.
     let got = x.tensordot(&y, (&[2], &[0])).unwrap().compute().unwrap();
-    let want = ndarray::ArrayD::from_shape_fn(ndarray::IxDyn(&[3, 4, 2]), |o| (0..5).map(|k| a[[o[0], o[1], k]] * b[[k, o[2]]]).sum::<f64>());
+    let want = ndarray::ArrayD::from_shape_fn(ndarray::IxDyn(&[3, 4, 2]), |o| {
+        (0..5).map(|k| a[[o[0], o[1], k]] * b[[k, o[2]]]).sum::<f64>()
+    });
     assert_close(&got, &want, 1e-12);
     // No contracted axis: the outer product.
     let got = y.tensordot(&y, (&[], &[])).unwrap().compute().unwrap();
@@ -101,7 +114,11 @@ fn tensordot_and_vector_products_match_ndarray() {
     let v = ndarray::Array1::from_shape_fn(5, |i| i as f64 + 0.5);
     let vc = Array::from_ndarray(v.clone(), 2).unwrap();
     let bm = b.clone().into_dimensionality::<ndarray::Ix2>().unwrap();
-    assert_close(&vc.matmul(&y).unwrap().compute().unwrap(), &v.dot(&bm).into_dyn(), 1e-12);
+    assert_close(
+        &vc.matmul(&y).unwrap().compute().unwrap(),
+        &v.dot(&bm).into_dyn(),
+        1e-12,
+    );
     let dot = vc.dot(&vc).unwrap().compute().unwrap();
     assert_eq!(dot.ndim(), 0);
     assert!((dot.sum() - v.dot(&v)).abs() < 1e-12);
@@ -149,7 +166,12 @@ fn many_partial_products_add_up() {
     for ctx in [Context::sync(), Context::threads(2)] {
         assert_close(&c.compute_on(&ctx).unwrap(), &want, 1e-12);
     }
-    let c32 = x.astype::<f32>().matmul_with(&y.astype::<f32>(), &MatmulOptions { panel_limit: 1 }).unwrap().compute().unwrap();
+    let c32 = x
+        .astype::<f32>()
+        .matmul_with(&y.astype::<f32>(), &MatmulOptions { panel_limit: 1 })
+        .unwrap()
+        .compute()
+        .unwrap();
     assert_close(&c32.mapv(f64::from), &want, 1e-4);
 }
 
@@ -158,7 +180,11 @@ fn many_partial_products_add_up() {
 fn stacked_matmul_oracle(a: &ndarray::ArrayD<f64>, b: &ndarray::ArrayD<f64>) -> ndarray::ArrayD<f64> {
     let (ra, rb) = (a.ndim(), b.ndim());
     let nb = ra.max(rb) - 2;
-    let pad = |s: &[usize], r: usize| std::iter::repeat_n(1, nb + 2 - r).chain(s.iter().copied()).collect::<Vec<_>>();
+    let pad = |s: &[usize], r: usize| {
+        std::iter::repeat_n(1, nb + 2 - r)
+            .chain(s.iter().copied())
+            .collect::<Vec<_>>()
+    };
     let (sa, sb) = (pad(a.shape(), ra), pad(b.shape(), rb));
     let a = a.to_shape(sa.clone()).unwrap();
     let b = b.to_shape(sb.clone()).unwrap();
@@ -213,27 +239,45 @@ proptest! {
 /// and NumPy's `dot` on more than two axes (a tensordot, no broadcasting).
 #[test]
 fn vectors_with_stacks_and_nd_dot() {
-    let s = ndarray::ArrayD::from_shape_fn(ndarray::IxDyn(&[3, 4, 5]), |i| (i[0] * 20 + i[1] * 5 + i[2]) as f64 * 0.1 - 2.0);
+    let s = ndarray::ArrayD::from_shape_fn(ndarray::IxDyn(&[3, 4, 5]), |i| {
+        (i[0] * 20 + i[1] * 5 + i[2]) as f64 * 0.1 - 2.0
+    });
     let x = chunked(&s, &[vec![2, 1], vec![1, 3], vec![2, 3]]);
     let v5 = ndarray::Array1::from_shape_fn(5, |i| i as f64 - 1.5);
     let v4 = ndarray::Array1::from_shape_fn(4, |i| 0.5 * i as f64 + 1.0);
-    let (c5, c4) = (Array::from_ndarray(v5.clone(), 2).unwrap(), Array::from_ndarray(v4.clone(), 3).unwrap());
+    let (c5, c4) = (
+        Array::from_ndarray(v5.clone(), 2).unwrap(),
+        Array::from_ndarray(v4.clone(), 3).unwrap(),
+    );
     // (3, 4, 5) @ (5,) -> (3, 4); (4,) @ (3, 4, 5) -> (3, 5).
-    let want = ndarray::ArrayD::from_shape_fn(ndarray::IxDyn(&[3, 4]), |o| (0..5).map(|k| s[[o[0], o[1], k]] * v5[k]).sum::<f64>());
+    let want = ndarray::ArrayD::from_shape_fn(ndarray::IxDyn(&[3, 4]), |o| {
+        (0..5).map(|k| s[[o[0], o[1], k]] * v5[k]).sum::<f64>()
+    });
     assert_close(&x.matmul(&c5).unwrap().compute().unwrap(), &want, 1e-12);
-    let want = ndarray::ArrayD::from_shape_fn(ndarray::IxDyn(&[3, 5]), |o| (0..4).map(|k| v4[k] * s[[o[0], k, o[1]]]).sum::<f64>());
+    let want = ndarray::ArrayD::from_shape_fn(ndarray::IxDyn(&[3, 5]), |o| {
+        (0..4).map(|k| v4[k] * s[[o[0], k, o[1]]]).sum::<f64>()
+    });
     assert_close(&c4.matmul(&x).unwrap().compute().unwrap(), &want, 1e-12);
     // dot((3, 4, 5), (2, 5, 6)) -> (3, 4, 2, 6): a's last axis against b's second-to-last.
-    let t = ndarray::ArrayD::from_shape_fn(ndarray::IxDyn(&[2, 5, 6]), |i| ((i[0] * 7 + i[1] * 3 + i[2]) % 11) as f64 - 5.0);
+    let t = ndarray::ArrayD::from_shape_fn(ndarray::IxDyn(&[2, 5, 6]), |i| {
+        ((i[0] * 7 + i[1] * 3 + i[2]) % 11) as f64 - 5.0
+    });
     let y = chunked(&t, &[vec![1, 1], vec![3, 2], vec![4, 2]]);
-    let want = ndarray::ArrayD::from_shape_fn(ndarray::IxDyn(&[3, 4, 2, 6]), |o| (0..5).map(|k| s[[o[0], o[1], k]] * t[[o[2], k, o[3]]]).sum::<f64>());
+    let want = ndarray::ArrayD::from_shape_fn(ndarray::IxDyn(&[3, 4, 2, 6]), |o| {
+        (0..5).map(|k| s[[o[0], o[1], k]] * t[[o[2], k, o[3]]]).sum::<f64>()
+    });
     assert_close(&x.dot(&y).unwrap().compute().unwrap(), &want, 1e-12);
     // dot with a 1-d right operand contracts its only axis.
-    let want = ndarray::ArrayD::from_shape_fn(ndarray::IxDyn(&[3, 4]), |o| (0..5).map(|k| s[[o[0], o[1], k]] * v5[k]).sum::<f64>());
+    let want = ndarray::ArrayD::from_shape_fn(ndarray::IxDyn(&[3, 4]), |o| {
+        (0..5).map(|k| s[[o[0], o[1], k]] * v5[k]).sum::<f64>()
+    });
     assert_close(&x.dot(&c5).unwrap().compute().unwrap(), &want, 1e-12);
     // A stretched batch axis of length 1 reads its one matrix for every output
     // block, and an emulated device gives the same stack.
-    let one = chunked(&t.slice(ndarray::s![0..1, .., ..]).to_owned().into_dyn(), &[vec![1], vec![2, 3], vec![6]]);
+    let one = chunked(
+        &t.slice(ndarray::s![0..1, .., ..]).to_owned().into_dyn(),
+        &[vec![1], vec![2, 3], vec![6]],
+    );
     let want = stacked_matmul_oracle(&s, &t.slice(ndarray::s![0..1, .., ..]).to_owned().into_dyn());
     assert_close(&x.matmul(&one).unwrap().compute().unwrap(), &want, 1e-12);
 }

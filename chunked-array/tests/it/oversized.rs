@@ -3,7 +3,7 @@
 //! allocation abort or a wrong length.
 
 use chunked_array::BlockSizeOptions;
-use chunked_array::{blockwise, concatenate, einsum, stack, Array, ChunkSpec, DType, Error, PadMode};
+use chunked_array::{Array, ChunkSpec, DType, Error, PadMode, blockwise, concatenate, einsum, stack};
 
 fn message<T>(r: Result<T, Error>) -> String {
     match r {
@@ -50,7 +50,12 @@ fn operations_that_grow_an_array_past_memory_are_errors() {
     assert!(message(outer.compute()).contains("isize::MAX"));
 
     let a = Array::<f64>::zeros(&[2, 2], 1).unwrap();
-    let m = message(blockwise(|v| v[0].to_owned(), "ijk", &[(&a, "ij")], &[('k', usize::MAX)]));
+    let m = message(blockwise(
+        |v| v[0].to_owned(),
+        "ijk",
+        &[(&a, "ij")],
+        &[('k', usize::MAX)],
+    ));
     assert!(m.contains("isize::MAX"), "{m}");
 }
 
@@ -99,7 +104,15 @@ fn arange_counts_exactly() {
     // Through f64, 2^53 + 1 elements came out as 2^53.
     let n = Array::<i64>::arange(0, (1 << 53) + 1, 1, -1).unwrap();
     assert_eq!(n.shape(), vec![(1 << 53) + 1]);
-    assert_eq!(Array::<i64>::arange(10, -3, -4, -1).unwrap().compute().unwrap().into_raw_vec_and_offset().0, vec![10, 6, 2, -2]);
+    assert_eq!(
+        Array::<i64>::arange(10, -3, -4, -1)
+            .unwrap()
+            .compute()
+            .unwrap()
+            .into_raw_vec_and_offset()
+            .0,
+        vec![10, 6, 2, -2]
+    );
     assert_eq!(Array::<i64>::arange(0, 9, 3, -1).unwrap().shape(), vec![3]);
     assert_eq!(Array::<i64>::arange(0, 10, 3, -1).unwrap().shape(), vec![4]);
     assert_eq!(Array::<i64>::arange(5, 0, 1, -1).unwrap().shape(), vec![0]);
@@ -108,9 +121,23 @@ fn arange_counts_exactly() {
     let m = message(Array::<f64>::arange(0.0, 1e20, 1.0, -1));
     assert!(m.contains("1e20"), "{m}");
     // NumPy: arange(0, 1, inf) is [0.], arange(0, -1, inf) is empty.
-    assert_eq!(Array::<f64>::arange(0.0, 1.0, f64::INFINITY, -1).unwrap().compute().unwrap().into_raw_vec_and_offset().0, vec![0.0]);
-    assert_eq!(Array::<f64>::arange(0.0, -1.0, f64::INFINITY, -1).unwrap().shape(), vec![0]);
-    assert_eq!(Array::<f64>::arange(0.0, -1.0, f64::NEG_INFINITY, -1).unwrap().shape(), vec![1]);
+    assert_eq!(
+        Array::<f64>::arange(0.0, 1.0, f64::INFINITY, -1)
+            .unwrap()
+            .compute()
+            .unwrap()
+            .into_raw_vec_and_offset()
+            .0,
+        vec![0.0]
+    );
+    assert_eq!(
+        Array::<f64>::arange(0.0, -1.0, f64::INFINITY, -1).unwrap().shape(),
+        vec![0]
+    );
+    assert_eq!(
+        Array::<f64>::arange(0.0, -1.0, f64::NEG_INFINITY, -1).unwrap().shape(),
+        vec![1]
+    );
 }
 
 #[test]

@@ -17,10 +17,17 @@ fn oracle<T: Clone, O>(a: &ArrayD<T>, axes: &[usize], keepdims: bool, f: impl Fn
     let p = a.view().permuted_axes(IxDyn(&perm)).as_standard_layout().into_owned();
     let kept_shape: Vec<usize> = kept.iter().map(|&k| a.shape()[k]).collect();
     let inner: usize = axes.iter().map(|&k| a.shape()[k]).product();
-    let flat = p.into_shape_with_order(IxDyn(&[kept_shape.iter().product(), inner])).unwrap();
-    let vals: Vec<O> = flat.outer_iter().map(|row| f(&row.iter().cloned().collect::<Vec<T>>())).collect();
+    let flat = p
+        .into_shape_with_order(IxDyn(&[kept_shape.iter().product(), inner]))
+        .unwrap();
+    let vals: Vec<O> = flat
+        .outer_iter()
+        .map(|row| f(&row.iter().cloned().collect::<Vec<T>>()))
+        .collect();
     let out_shape: Vec<usize> = if keepdims {
-        (0..nd).map(|x| if axes.contains(&x) { 1 } else { a.shape()[x] }).collect()
+        (0..nd)
+            .map(|x| if axes.contains(&x) { 1 } else { a.shape()[x] })
+            .collect()
     } else {
         kept_shape
     };
@@ -30,12 +37,20 @@ fn oracle<T: Clone, O>(a: &ArrayD<T>, axes: &[usize], keepdims: bool, f: impl Fn
 fn case() -> impl Strategy<Value = (ArrayD<f64>, Vec<Vec<usize>>, Vec<usize>, bool, usize)> {
     shape_chunks(3, 7).prop_flat_map(|(shape, chunks)| {
         let nd = shape.len();
-        (values_f64(shape), Just(chunks), prop::sample::subsequence((0..nd).collect::<Vec<_>>(), 0..=nd), any::<bool>(), 2usize..6)
+        (
+            values_f64(shape),
+            Just(chunks),
+            prop::sample::subsequence((0..nd).collect::<Vec<_>>(), 0..=nd),
+            any::<bool>(),
+            2usize..6,
+        )
     })
 }
 
 fn opts(axes: &[usize], keepdims: bool, split: usize) -> ReduceOptions {
-    ReduceOptions::axes(axes.iter().map(|&a| a as isize).collect::<Vec<_>>()).keepdims(keepdims).split_every(split)
+    ReduceOptions::axes(axes.iter().map(|&a| a as isize).collect::<Vec<_>>())
+        .keepdims(keepdims)
+        .split_every(split)
 }
 
 fn sum(v: &[f64]) -> f64 {
@@ -148,7 +163,9 @@ proptest! {
 
 #[test]
 fn schedulers_agree_on_reductions() {
-    let x = chunked_array::random::RandomState::new(9).standard_normal::<f64>(&[300, 70], [33, 9]).unwrap();
+    let x = chunked_array::random::RandomState::new(9)
+        .standard_normal::<f64>(&[300, 70], [33, 9])
+        .unwrap();
     let s = x.std(0, 1).unwrap();
     let a = s.compute_on(&Context::sync()).unwrap();
     let b = s.compute_on(&Context::threads(4)).unwrap();

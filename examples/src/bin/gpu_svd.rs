@@ -23,7 +23,7 @@ use std::time::Instant;
 use chunked_array::device::Device;
 use chunked_array::random::RandomState;
 use chunked_array::{Array, Context};
-use chunked_examples::{parse_bytes, MatrixOptions};
+use chunked_examples::{MatrixOptions, parse_bytes};
 
 struct Options {
     matrix: MatrixOptions,
@@ -39,7 +39,12 @@ const USAGE: &str = "usage: gpu_svd [--rows N] [--cols N] [--chunks R,C] [--seed
 
 fn parse() -> Result<Options, String> {
     let mut o = Options {
-        matrix: MatrixOptions { rows: 300_000, cols: 1000, chunks: (1000, 1000), seed: 12 },
+        matrix: MatrixOptions {
+            rows: 300_000,
+            cols: 1000,
+            chunks: (1000, 1000),
+            seed: 12,
+        },
         device: "auto".into(),
         device_memory_limit: 1 << 30,
         memory_limit: None,
@@ -99,16 +104,30 @@ fn run(o: &Options) -> Result<(), Box<dyn std::error::Error>> {
     if let Some(dir) = &o.spill_dir {
         ctx = ctx.with_spill_dir(dir);
     }
-    let x: Array<f64> = RandomState::new(o.matrix.seed).on_devices(&devices).uniform(&[o.matrix.rows, o.matrix.cols], [o.matrix.chunks.0, o.matrix.chunks.1])?;
+    let x: Array<f64> = RandomState::new(o.matrix.seed)
+        .on_devices(&devices)
+        .uniform(&[o.matrix.rows, o.matrix.cols], [o.matrix.chunks.0, o.matrix.chunks.1])?;
     let a = if o.center { &x - &x.mean(0)? } else { x.clone() };
     let svd = chunked_linalg::svd(&a)?;
-    println!("device = {}", devices.iter().map(Device::describe).collect::<Vec<_>>().join(", "));
-    println!("x = {x} ({:.1} MB), device memory limit {:.1} MB", (o.matrix.rows * o.matrix.cols * 8) as f64 / 1e6, o.device_memory_limit as f64 / 1e6);
+    println!(
+        "device = {}",
+        devices.iter().map(Device::describe).collect::<Vec<_>>().join(", ")
+    );
+    println!(
+        "x = {x} ({:.1} MB), device memory limit {:.1} MB",
+        (o.matrix.rows * o.matrix.cols * 8) as f64 / 1e6,
+        o.device_memory_limit as f64 / 1e6
+    );
     let start = Instant::now();
     let (s, stats) = svd.s.compute_stats(&ctx)?;
     let secs = start.elapsed().as_secs_f64();
     let top: Vec<String> = s.iter().take(6).map(|v| format!("{v:.6}")).collect();
-    println!("singular values{} = [{}, ...] ({} of them)", if o.center { " of the centered matrix" } else { "" }, top.join(", "), s.len());
+    println!(
+        "singular values{} = [{}, ...] ({} of them)",
+        if o.center { " of the centered matrix" } else { "" },
+        top.join(", "),
+        s.len()
+    );
     println!("time = {secs:.3} s, {} tasks", stats.tasks);
     println!("device: peak {:.1} MB held", stats.tiers.device_peak_bytes as f64 / 1e6);
     println!(
@@ -119,7 +138,13 @@ fn run(o: &Options) -> Result<(), Box<dyn std::error::Error>> {
         stats.tiers.device_unspilled,
         stats.tiers.device_unspilled_bytes as f64 / 1e6
     );
-    println!("host: peak {:.1} MB held; spilled to disk = {} blocks ({:.1} MB), read back = {}", stats.tiers.peak_bytes as f64 / 1e6, stats.tiers.spilled, stats.tiers.spilled_bytes as f64 / 1e6, stats.tiers.unspilled);
+    println!(
+        "host: peak {:.1} MB held; spilled to disk = {} blocks ({:.1} MB), read back = {}",
+        stats.tiers.peak_bytes as f64 / 1e6,
+        stats.tiers.spilled,
+        stats.tiers.spilled_bytes as f64 / 1e6,
+        stats.tiers.unspilled
+    );
     Ok(())
 }
 

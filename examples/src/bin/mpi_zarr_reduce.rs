@@ -16,10 +16,10 @@
 use std::process::ExitCode;
 use std::time::Instant;
 
-use chunked_array::io::zarr::{from_zarr, ZarrWriteOptions};
-use chunked_array::io::WriteMode;
-use chunked_array::random::RandomState;
 use chunked_array::Computable;
+use chunked_array::io::WriteMode;
+use chunked_array::io::zarr::{ZarrWriteOptions, from_zarr};
+use chunked_array::random::RandomState;
 use chunked_distributed::Mpi;
 
 struct Options {
@@ -38,7 +38,14 @@ fn pair(flag: &str, v: &str) -> Result<(usize, usize), String> {
 }
 
 fn parse() -> Result<Options, String> {
-    let mut o = Options { input: "x.zarr".into(), array: "x".into(), make: None, chunks: (10_000, 1000), memory_limit: None, spill_dir: None };
+    let mut o = Options {
+        input: "x.zarr".into(),
+        array: "x".into(),
+        make: None,
+        chunks: (10_000, 1000),
+        memory_limit: None,
+        spill_dir: None,
+    };
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
         let value = args.next().ok_or_else(|| format!("{flag} needs a value (usage: mpi_zarr_reduce --input DIR [--array NAME] [--make ROWS,COLS --chunks R,C] [--memory-limit BYTES] [--spill-dir DIR])"))?;
@@ -47,7 +54,12 @@ fn parse() -> Result<Options, String> {
             "--array" => o.array = value,
             "--make" => o.make = Some(pair(&flag, &value)?),
             "--chunks" => o.chunks = pair(&flag, &value)?,
-            "--memory-limit" => o.memory_limit = Some(chunked_examples::parse_bytes(&value).ok_or_else(|| format!("--memory-limit {value}: expected bytes, e.g. 200M"))?),
+            "--memory-limit" => {
+                o.memory_limit = Some(
+                    chunked_examples::parse_bytes(&value)
+                        .ok_or_else(|| format!("--memory-limit {value}: expected bytes, e.g. 200M"))?,
+                )
+            }
             "--spill-dir" => o.spill_dir = Some(value.into()),
             other => return Err(format!("unknown option {other}")),
         }
@@ -66,24 +78,48 @@ fn run(o: &Options, mpi: &Mpi) -> chunked_examples::JobResult {
     if let Some((rows, cols)) = o.make {
         let start = Instant::now();
         let x = RandomState::new(1).standard_normal::<f64>(&[rows, cols], [o.chunks.0, o.chunks.1])?;
-        let options = ZarrWriteOptions { mode: WriteMode::Overwrite, ..ZarrWriteOptions::default() };
+        let options = ZarrWriteOptions {
+            mode: WriteMode::Overwrite,
+            ..ZarrWriteOptions::default()
+        };
         let report = x.to_zarr_on(&o.input, &o.array, &options, &ctx)?;
-        println!("rank {}: wrote {} chunks ({} MB) in {:.2} s", mpi.rank(), report.chunks_written, report.bytes_written / 1_000_000, start.elapsed().as_secs_f64());
+        println!(
+            "rank {}: wrote {} chunks ({} MB) in {:.2} s",
+            mpi.rank(),
+            report.chunks_written,
+            report.bytes_written / 1_000_000,
+            start.elapsed().as_secs_f64()
+        );
     }
     // Every rank waits for the store to be complete before reading it.
     mpi.barrier();
     let x = from_zarr::<f64>(&o.input, &o.array)?;
     let start = Instant::now();
-    let (total, mean, std) = (&x.sum(None)?, &x.mean(0)?, &x.std(0, 1)?).compute_root(&ctx)?.map_or((None, None, None), |(t, m, s)| (Some(t), Some(m), Some(s)));
+    let (total, mean, std) = (&x.sum(None)?, &x.mean(0)?, &x.std(0, 1)?)
+        .compute_root(&ctx)?
+        .map_or((None, None, None), |(t, m, s)| (Some(t), Some(m), Some(s)));
     let secs = start.elapsed().as_secs_f64();
     let ranks = ctx.scheduler().processes();
     if let (Some(total), Some(mean), Some(std)) = (total, mean, std) {
         let gb = x.nbytes() as f64 / 1e9;
         println!("x = {x}");
         println!("sum = {:.6e}", total[[]]);
-        let range = |a: &ndarray::ArrayD<f64>| a.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &v| (lo.min(v), hi.max(v)));
-        println!("column means in [{:.4}, {:.4}], column stds in [{:.4}, {:.4}]", range(&mean).0, range(&mean).1, range(&std).0, range(&std).1);
-        println!("time = {secs:.3} s over {ranks} ranks ({:.2} GB/s read and reduced)", gb / secs);
+        let range = |a: &ndarray::ArrayD<f64>| {
+            a.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &v| {
+                (lo.min(v), hi.max(v))
+            })
+        };
+        println!(
+            "column means in [{:.4}, {:.4}], column stds in [{:.4}, {:.4}]",
+            range(&mean).0,
+            range(&mean).1,
+            range(&std).0,
+            range(&std).1
+        );
+        println!(
+            "time = {secs:.3} s over {ranks} ranks ({:.2} GB/s read and reduced)",
+            gb / secs
+        );
     }
     Ok(())
 }

@@ -18,11 +18,11 @@
 use std::process::ExitCode;
 use std::time::Instant;
 
-use chunked_examples::MatrixOptions;
-use chunked_array::random::RandomState;
 use chunked_array::diagnostics::{Profiler, Progress};
+use chunked_array::random::RandomState;
 use chunked_array::{Array, Computable, Context};
-use ndarray::{s, Axis, Ix1, Ix2};
+use chunked_examples::MatrixOptions;
+use ndarray::{Axis, Ix1, Ix2, s};
 
 #[derive(PartialEq)]
 enum Scheduler {
@@ -42,7 +42,20 @@ struct Options {
 }
 
 fn parse() -> Result<Options, String> {
-    let mut o = Options { matrix: MatrixOptions { rows: 100_000, cols: 1000, chunks: (1000, 1000), seed: 42 }, scheduler: Scheduler::Threads, threads: 0, profile: None, progress: false, memory_limit: None, spill_dir: None };
+    let mut o = Options {
+        matrix: MatrixOptions {
+            rows: 100_000,
+            cols: 1000,
+            chunks: (1000, 1000),
+            seed: 42,
+        },
+        scheduler: Scheduler::Threads,
+        threads: 0,
+        profile: None,
+        progress: false,
+        memory_limit: None,
+        spill_dir: None,
+    };
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
         if flag == "--help" || flag == "-h" {
@@ -64,7 +77,12 @@ fn parse() -> Result<Options, String> {
             },
             "--threads" => o.threads = num(&value)?,
             "--profile" => o.profile = Some(value.into()),
-            "--memory-limit" => o.memory_limit = Some(chunked_examples::parse_bytes(&value).ok_or_else(|| format!("--memory-limit {value}: expected bytes, e.g. 200M or 4G"))?),
+            "--memory-limit" => {
+                o.memory_limit = Some(
+                    chunked_examples::parse_bytes(&value)
+                        .ok_or_else(|| format!("--memory-limit {value}: expected bytes, e.g. 200M or 4G"))?,
+                )
+            }
             "--spill-dir" => o.spill_dir = Some(value.into()),
             other => return Err(format!("unknown option {other}")),
         }
@@ -87,7 +105,11 @@ fn context(o: &Options) -> Result<(Context, bool, Guard), Box<dyn std::error::Er
             (mpi.context(), mpi.is_root(), Some(Box::new(mpi)))
         }
         #[cfg(not(feature = "mpi"))]
-        Scheduler::Mpi => return Err("this seed was built without MPI: cargo build --release -p chunked-examples --features mpi".into()),
+        Scheduler::Mpi => {
+            return Err(
+                "this seed was built without MPI: cargo build --release -p chunked-examples --features mpi".into(),
+            );
+        }
     })
 }
 
@@ -104,7 +126,8 @@ fn run(o: &Options) -> Result<(), Box<dyn std::error::Error>> {
     if o.profile.is_some() {
         ctx = ctx.with_profiler(&profiler);
     }
-    let x: Array<f64> = RandomState::new(o.matrix.seed).uniform(&[o.matrix.rows, o.matrix.cols], [o.matrix.chunks.0, o.matrix.chunks.1])?;
+    let x: Array<f64> = RandomState::new(o.matrix.seed)
+        .uniform(&[o.matrix.rows, o.matrix.cols], [o.matrix.chunks.0, o.matrix.chunks.1])?;
     let svd = chunked_linalg::svd(&x)?;
     if root {
         println!("x = {x}");
@@ -130,18 +153,30 @@ fn run(o: &Options) -> Result<(), Box<dyn std::error::Error>> {
     println!("singular values = [{}, ...] ({} of them)", top.join(", "), s.len());
     println!("u[:5, :5] =");
     for row in u.slice(s![..5.min(u.nrows()), ..5.min(u.ncols())]).rows() {
-        println!("  [{}]", row.iter().map(|v| format!("{v:+.6e}")).collect::<Vec<_>>().join(", "));
+        println!(
+            "  [{}]",
+            row.iter().map(|v| format!("{v:+.6e}")).collect::<Vec<_>>().join(", ")
+        );
     }
     // Errors measured on 16 Gaussian probes (the full products would cost as much
     // as the SVD): ||(A - U S Vᵀ) P|| / ||A P|| and ||(Uᵀ U - I) Q|| / ||Q||.
     let check = Instant::now();
     let probes = 16;
-    let p = RandomState::new(o.matrix.seed).with_stream(1).standard_normal::<f64>(&[o.matrix.cols, probes], [o.matrix.chunks.1, probes])?;
-    let ap = x.matmul(&p)?.compute_on(&Context::threads(o.threads))?.into_dimensionality::<Ix2>()?;
+    let p = RandomState::new(o.matrix.seed)
+        .with_stream(1)
+        .standard_normal::<f64>(&[o.matrix.cols, probes], [o.matrix.chunks.1, probes])?;
+    let ap = x
+        .matmul(&p)?
+        .compute_on(&Context::threads(o.threads))?
+        .into_dimensionality::<Ix2>()?;
     let p = p.compute()?.into_dimensionality::<Ix2>()?;
     let usvp = u.dot(&(&vt.dot(&p) * &s.view().insert_axis(Axis(1))));
     let recon = fro(&(&ap - &usvp)) / fro(&ap);
-    let q = RandomState::new(o.matrix.seed).with_stream(2).standard_normal::<f64>(&[s.len(), probes], [s.len().max(1), probes])?.compute()?.into_dimensionality::<Ix2>()?;
+    let q = RandomState::new(o.matrix.seed)
+        .with_stream(2)
+        .standard_normal::<f64>(&[s.len(), probes], [s.len().max(1), probes])?
+        .compute()?
+        .into_dimensionality::<Ix2>()?;
     let orth = fro(&(u.t().dot(&u.dot(&q)) - &q)) / fro(&q);
     println!("reconstruction error ||A - U S Vt|| / ||A|| ~ {recon:.3e}   (16 random probes)");
     println!("orthogonality error  ||Ut U - I||          ~ {orth:.3e}   (16 random probes)");
@@ -151,7 +186,11 @@ fn run(o: &Options) -> Result<(), Box<dyn std::error::Error>> {
         1 => ctx.scheduler().name().to_string(),
         n => format!("{} ({n} ranks)", ctx.scheduler().name()),
     };
-    println!("time = {secs:.3} s for the SVD on {on} ({:.0} GFLOP/s counting 4mn^2 flops); checks {:.2} s", gflop / secs, check.elapsed().as_secs_f64());
+    println!(
+        "time = {secs:.3} s for the SVD on {on} ({:.0} GFLOP/s counting 4mn^2 flops); checks {:.2} s",
+        gflop / secs,
+        check.elapsed().as_secs_f64()
+    );
     if let Some(path) = &o.profile {
         profiler.write_html(path, "chunked: seed SVD")?;
         println!("profile = {} ({} tasks)", path.display(), profiler.spans().len());

@@ -1,8 +1,8 @@
 //! Cholesky factorization by right-looking tiles.
 
 use chunked_array::custom::{Deps, Layer, LayerOp};
-use chunked_array::{Array, Chunks, DType};
 use chunked_array::runtime::Block;
+use chunked_array::{Array, Chunks, DType};
 use faer::Par;
 
 use super::blocks::{mat_of, pick, square_blocks};
@@ -27,11 +27,19 @@ impl<T: Scalar> LayerOp for CholeskyWork<T> {
     fn deps(&self, idx: &[usize], deps: &mut Deps<'_>) {
         let (p, i, j) = (idx[0], idx[1], idx[2]);
         if p >= 1 {
-            if p == 1 { deps.push(0, &[i, j]) } else { deps.push_self(&[p - 1, i, j]) }
+            if p == 1 {
+                deps.push(0, &[i, j])
+            } else {
+                deps.push_self(&[p - 1, i, j])
+            }
             deps.push_self(&[0, i, p - 1]);
             deps.push_self(&[0, j, p - 1]);
         } else {
-            if j == 0 { deps.push(0, &[i, j]) } else { deps.push_self(&[j, i, j]) }
+            if j == 0 {
+                deps.push(0, &[i, j])
+            } else {
+                deps.push_self(&[j, i, j])
+            }
             if i > j {
                 deps.push_self(&[0, j, j]);
             }
@@ -48,8 +56,10 @@ impl<T: Scalar> LayerOp for CholeskyWork<T> {
             }));
         }
         if i == j {
-            let l = kernels::cholesky(a, Par::Seq).map_err(|pivot| {
-                Error::NotPositiveDefinite { routine: "cholesky".into(), block: format!("diagonal block ({j}, {j})"), pivot }
+            let l = kernels::cholesky(a, Par::Seq).map_err(|pivot| Error::NotPositiveDefinite {
+                routine: "cholesky".into(),
+                block: format!("diagonal block ({j}, {j})"),
+                pivot,
             })?;
             return Ok(row_major_block::<T>(l.nrows(), l.ncols(), |mut dst| dst.copy_from(&l)));
         }
@@ -74,13 +84,22 @@ impl<T: Scalar> LayerOp for CholeskyWork<T> {
 /// ```
 ///
 /// # Errors
-/// [`Error::BadInput`](crate::Error::BadInput) for a matrix that is not square with square blocks; at
+/// [`Error::BadInput`] for a matrix that is not square with square blocks; at
 /// compute time, an error naming the diagonal block where the matrix turned out
 /// not positive definite.
 pub fn cholesky<T: Scalar>(a: &Array<T>, lower: bool) -> Result<Array<T>> {
     let lens = square_blocks(a, "cholesky")?;
     let nb = lens.len();
-    let work = Layer::new("cholesky-work", DType::Intermediate, Chunks::from_lengths(vec![vec![1; nb], vec![1; nb], vec![1; nb]]), &[a.layer()], CholeskyWork::<T> { lens: lens.clone(), _t: std::marker::PhantomData });
+    let work = Layer::new(
+        "cholesky-work",
+        DType::Intermediate,
+        Chunks::from_lengths(vec![vec![1; nb], vec![1; nb], vec![1; nb]]),
+        &[a.layer()],
+        CholeskyWork::<T> {
+            lens: lens.clone(),
+            _t: std::marker::PhantomData,
+        },
+    );
     let l = pick::<T>("cholesky", &work, a.chunks(), |i, j| (i >= j).then(|| vec![0, i, j]))?;
     Ok(if lower { l } else { l.t() })
 }

@@ -3,9 +3,9 @@
 
 use std::sync::Arc;
 
-use chunked_array::custom::{block_value, Deps, Layer, LayerOp};
-use chunked_array::{Array, Chunks, DType};
+use chunked_array::custom::{Deps, Layer, LayerOp, block_value};
 use chunked_array::runtime::Block;
+use chunked_array::{Array, Chunks, DType};
 use faer::reborrow::Reborrow;
 use faer::{Mat, Par};
 
@@ -18,13 +18,15 @@ use crate::{Error, Result, Scalar};
 struct Panel<T: Scalar> {
     data: Mat<T>,
     /// For a factored panel of stage s: row i (local to rows off_s..) of the
-    /// pivoted panel is row perm[i] before pivoting.
+    /// pivoted panel is row `perm[i]` before pivoting.
     perm: Vec<usize>,
 }
 
 /// Indices as bytes (little-endian u64s), after whatever `out` holds.
 fn put_indices(indices: &[usize], out: &mut Vec<u8>) {
-    indices.iter().for_each(|&i| out.extend_from_slice(&(i as u64).to_le_bytes()));
+    indices
+        .iter()
+        .for_each(|&i| out.extend_from_slice(&(i as u64).to_le_bytes()));
 }
 
 /// The indices [`put_indices`] wrote; `None` when the bytes are not whole u64s.
@@ -32,7 +34,10 @@ fn get_indices(bytes: &[u8]) -> Option<Vec<usize>> {
     if !bytes.len().is_multiple_of(8) {
         return None;
     }
-    bytes.chunks_exact(8).map(|w| usize::try_from(u64::from_le_bytes(w.try_into().ok()?)).ok()).collect()
+    bytes
+        .chunks_exact(8)
+        .map(|w| usize::try_from(u64::from_le_bytes(w.try_into().ok()?)).ok())
+        .collect()
 }
 
 // Panels spill to disk and travel between MPI ranks as their matrix (with its
@@ -47,10 +52,16 @@ impl<T: Scalar> Panel<T> {
     }
 
     fn from_bytes(bytes: &[u8]) -> Option<Block> {
-        let (rows, cols) = (u64::from_le_bytes(bytes.get(..8)?.try_into().ok()?) as usize, u64::from_le_bytes(bytes.get(8..16)?.try_into().ok()?) as usize);
+        let (rows, cols) = (
+            u64::from_le_bytes(bytes.get(..8)?.try_into().ok()?) as usize,
+            u64::from_le_bytes(bytes.get(8..16)?.try_into().ok()?) as usize,
+        );
         let mat_len = 16 + rows.checked_mul(cols)?.checked_mul(std::mem::size_of::<T>())?;
         let [data]: [Mat<T>; 1] = kernels::mats_from_bytes::<T>(bytes.get(..mat_len)?)?.try_into().ok()?;
-        Some(Arc::new(Panel { data, perm: get_indices(&bytes[mat_len..])? }))
+        Some(Arc::new(Panel {
+            data,
+            perm: get_indices(&bytes[mat_len..])?,
+        }))
     }
 }
 
@@ -86,7 +97,9 @@ impl<T: Scalar> LuWork<T> {
         let mut m = Mat::<T>::zeros(n, w);
         for (i, input) in inputs.iter().take(self.nb).enumerate() {
             let blk = mat_of::<T>(input)?;
-            m.as_mut().get_mut(self.offsets[i]..self.offsets[i + 1], ..).copy_from(blk);
+            m.as_mut()
+                .get_mut(self.offsets[i]..self.offsets[i + 1], ..)
+                .copy_from(blk);
         }
         Ok(m)
     }
@@ -102,7 +115,11 @@ impl<T: Scalar> LayerOp for LuWork<T> {
         let index = std::mem::size_of::<usize>();
         // At most a whole column panel (n x b_j) and its pivot order; row nb
         // holds a pivot order alone.
-        Some(if idx[0] == self.nb { n * index } else { n * width(idx[1]) * std::mem::size_of::<T>() + n * index })
+        Some(if idx[0] == self.nb {
+            n * index
+        } else {
+            n * width(idx[1]) * std::mem::size_of::<T>() + n * index
+        })
     }
     fn deps(&self, idx: &[usize], deps: &mut Deps<'_>) {
         let (s, j) = (idx[0], idx[1]);
@@ -133,7 +150,10 @@ impl<T: Scalar> LayerOp for LuWork<T> {
         let (s, j) = (idx[0], idx[1]);
         if s == self.nb {
             let f = block_value::<Panel<T>>(inputs[0])?;
-            return Ok(Arc::new(Panel { data: Mat::<T>::zeros(0, 0), perm: f.perm.clone() }));
+            return Ok(Arc::new(Panel {
+                data: Mat::<T>::zeros(0, 0),
+                perm: f.perm.clone(),
+            }));
         }
         if s == self.nb + 1 {
             let f = block_value::<Panel<T>>(inputs[0])?;
@@ -141,7 +161,10 @@ impl<T: Scalar> LayerOp for LuWork<T> {
             for (t, input) in (j + 1..self.nb).zip(&inputs[1..]) {
                 permute_rows(&mut l, self.offsets[t], &block_value::<Panel<T>>(input)?.perm);
             }
-            return Ok(Arc::new(Panel { data: l, perm: Vec::new() }));
+            return Ok(Arc::new(Panel {
+                data: l,
+                perm: Vec::new(),
+            }));
         }
         let off = self.offsets[s];
         let reads = if s == 0 { self.nb } else { 1 };
@@ -150,7 +173,12 @@ impl<T: Scalar> LayerOp for LuWork<T> {
             let perm = kernels::lu_partial_pivoting(col.as_mut().get_mut(off.., ..), Par::Seq);
             let w = col.ncols();
             if let Some(d) = (0..w).find(|&d| col[(off + d, d)] == T::ZERO) {
-                return Err(Error::Singular { routine: "lu".into(), block: format!("column block {s}"), axis: "column".into(), index: off + d });
+                return Err(Error::Singular {
+                    routine: "lu".into(),
+                    block: format!("column block {s}"),
+                    axis: "column".into(),
+                    index: off + d,
+                });
             }
             return Ok(Arc::new(Panel { data: col, perm }));
         }
@@ -158,15 +186,28 @@ impl<T: Scalar> LayerOp for LuWork<T> {
         let w = self.offsets[s + 1] - off;
         permute_rows(&mut col, off, &f.perm);
         let lss = f.data.as_ref().get(off..off + w, ..);
-        faer::linalg::triangular_solve::solve_unit_lower_triangular_in_place(lss, col.as_mut().get_mut(off..off + w, ..), Par::Seq);
+        faer::linalg::triangular_solve::solve_unit_lower_triangular_in_place(
+            lss,
+            col.as_mut().get_mut(off..off + w, ..),
+            Par::Seq,
+        );
         let (top, below) = col.as_mut().get_mut(off.., ..).split_at_row_mut(w);
-        gemm(below, true, f.data.as_ref().get(off + w.., ..), top.rb(), -T::ONE, Par::Seq);
-        Ok(Arc::new(Panel { data: col, perm: Vec::new() }))
+        gemm(
+            below,
+            true,
+            f.data.as_ref().get(off + w.., ..),
+            top.rb(),
+            -T::ONE,
+            Par::Seq,
+        );
+        Ok(Arc::new(Panel {
+            data: col,
+            perm: Vec::new(),
+        }))
     }
 }
 
-
-/// The whole row order: row r of L·U is row order[r] of a.
+/// The whole row order: row r of L·U is row `order[r]` of a.
 struct LuOrder<T> {
     offsets: Vec<usize>,
     _t: std::marker::PhantomData<fn() -> T>,
@@ -261,7 +302,9 @@ impl<T: Scalar> LayerOp for LuPart<T> {
                 for c in 0..c1 - c0 {
                     let (gr, gc) = (r0 + r, c0 + c);
                     dst[(r, c)] = match (lower, gr.cmp(&gc)) {
-                        (true, std::cmp::Ordering::Greater) | (false, std::cmp::Ordering::Less) | (false, std::cmp::Ordering::Equal) => rows[(r, c)],
+                        (true, std::cmp::Ordering::Greater)
+                        | (false, std::cmp::Ordering::Less)
+                        | (false, std::cmp::Ordering::Equal) => rows[(r, c)],
                         (true, std::cmp::Ordering::Equal) => T::ONE,
                         _ => T::ZERO,
                     };
@@ -290,7 +333,7 @@ impl<T: Scalar> LayerOp for LuPart<T> {
 /// ```
 ///
 /// # Errors
-/// [`Error::BadInput`](crate::Error::BadInput) for a matrix that is not square with square blocks; at
+/// [`Error::BadInput`] for a matrix that is not square with square blocks; at
 /// compute time, an error naming the column where the matrix is singular.
 pub fn lu<T: Scalar>(a: &Array<T>) -> Result<(Array<T>, Array<T>, Array<T>)> {
     let f = LuLayers::new(a, "lu")?;
@@ -310,16 +353,51 @@ impl LuLayers {
     pub(super) fn new<T: Scalar>(a: &Array<T>, routine: &str) -> Result<Self> {
         let nb = square_blocks(a, routine)?.len();
         let offsets = a.chunks().boundaries(0).to_vec();
-        let op = LuWork::<T> { offsets: offsets.clone(), nb, _t: std::marker::PhantomData };
-        let work = Layer::new("lu-work", DType::Intermediate, Chunks::from_lengths(vec![vec![1; nb + 2], vec![1; nb]]), &[a.layer()], op);
-        let op = LuOrder::<T> { offsets: offsets.clone(), _t: std::marker::PhantomData };
-        let order = Layer::new("lu-order", DType::Intermediate, Chunks::from_lengths(vec![vec![1]]), std::slice::from_ref(&work), op);
-        Ok(LuLayers { work, order, offsets, chunks: a.chunks().clone() })
+        let op = LuWork::<T> {
+            offsets: offsets.clone(),
+            nb,
+            _t: std::marker::PhantomData,
+        };
+        let work = Layer::new(
+            "lu-work",
+            DType::Intermediate,
+            Chunks::from_lengths(vec![vec![1; nb + 2], vec![1; nb]]),
+            &[a.layer()],
+            op,
+        );
+        let op = LuOrder::<T> {
+            offsets: offsets.clone(),
+            _t: std::marker::PhantomData,
+        };
+        let order = Layer::new(
+            "lu-order",
+            DType::Intermediate,
+            Chunks::from_lengths(vec![vec![1]]),
+            std::slice::from_ref(&work),
+            op,
+        );
+        Ok(LuLayers {
+            work,
+            order,
+            offsets,
+            chunks: a.chunks().clone(),
+        })
     }
 
     /// P, L or U, chunked like `a`.
     pub(super) fn part<T: Scalar>(&self, name: &str, part: char) -> Result<Array<T>> {
-        let op = LuPart::<T> { part, offsets: self.offsets.clone(), _t: std::marker::PhantomData };
-        Layer::new(name, T::DTYPE, self.chunks.clone(), &[self.work.clone(), self.order.clone()], op).into_array()
+        let op = LuPart::<T> {
+            part,
+            offsets: self.offsets.clone(),
+            _t: std::marker::PhantomData,
+        };
+        Layer::new(
+            name,
+            T::DTYPE,
+            self.chunks.clone(),
+            &[self.work.clone(), self.order.clone()],
+            op,
+        )
+        .into_array()
     }
 }

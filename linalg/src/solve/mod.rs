@@ -9,8 +9,8 @@
 //! the tasks the outputs need are built, and each block is released after its
 //! last reader, as everywhere else.
 //!
-//! Files: [`blocks`] holds what the solvers share; [`cholesky`], [`triangular`]
-//! and [`lu`] one algorithm each; [`general`] `solve` and `inv` on LU and the
+//! Files: [`blocks`] holds what the solvers share; [`cholesky`](mod@cholesky), [`triangular`]
+//! and [`lu`](mod@lu) one algorithm each; [`general`] `solve` and `inv` on LU and the
 //! triangular solves.
 
 mod blocks;

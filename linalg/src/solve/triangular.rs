@@ -1,11 +1,11 @@
 //! Triangular solves by block substitution.
 
 use chunked_array::custom::{Deps, Layer, LayerOp};
-use chunked_array::{Array, DType};
 use chunked_array::runtime::Block;
+use chunked_array::{Array, DType};
 use faer::Par;
 
-use super::blocks::{cube, mat_of, rhs, square_blocks, Pick};
+use super::blocks::{Pick, cube, mat_of, rhs, square_blocks};
 use crate::kernels::{self, gemm, row_major_block};
 use crate::{Error, Result, Scalar};
 
@@ -39,11 +39,19 @@ impl<T: Scalar> LayerOp for SubstitutionWork<T> {
         let (p, t, c) = (idx[0], idx[1], idx[2]);
         let r = self.row(t);
         if p >= 1 {
-            if p == 1 { deps.push(1, &[r, c]) } else { deps.push_self(&[p - 1, t, c]) }
+            if p == 1 {
+                deps.push(1, &[r, c])
+            } else {
+                deps.push_self(&[p - 1, t, c])
+            }
             deps.push(0, &[r, self.row(p - 1)]);
             deps.push_self(&[0, p - 1, c]);
         } else {
-            if t == 0 { deps.push(1, &[r, c]) } else { deps.push_self(&[t, t, c]) }
+            if t == 0 {
+                deps.push(1, &[r, c])
+            } else {
+                deps.push_self(&[t, t, c])
+            }
             deps.push(0, &[r, r]);
         }
     }
@@ -60,7 +68,12 @@ impl<T: Scalar> LayerOp for SubstitutionWork<T> {
         let singular = (0..a.nrows()).find(|&i| a[(i, i)] == T::ZERO);
         if let Some(i) = singular {
             let r = self.row(idx[1]);
-            return Err(Error::Singular { routine: "solve_triangular".into(), block: format!("diagonal block ({r}, {r})"), axis: "row".into(), index: i });
+            return Err(Error::Singular {
+                routine: "solve_triangular".into(),
+                block: format!("diagonal block ({r}, {r})"),
+                axis: "row".into(),
+                index: i,
+            });
         }
         Ok(row_major_block::<T>(b.nrows(), b.ncols(), |mut dst| {
             dst.copy_from(b);
@@ -83,7 +96,7 @@ impl<T: Scalar> LayerOp for SubstitutionWork<T> {
 /// ```
 ///
 /// # Errors
-/// [`Error::BadInput`](crate::Error::BadInput) for a matrix that is not square with square blocks or a
+/// [`Error::BadInput`] for a matrix that is not square with square blocks or a
 /// `b` of another row count; at compute time, an error naming the diagonal
 /// block that holds a zero pivot.
 pub fn solve_triangular<T: Scalar>(a: &Array<T>, b: &Array<T>, lower: bool) -> Result<Array<T>> {
@@ -91,10 +104,26 @@ pub fn solve_triangular<T: Scalar>(a: &Array<T>, b: &Array<T>, lower: bool) -> R
     let nb = lens.len();
     let (b2, one_d) = rhs(b, a.shape()[0], &lens, "solve_triangular")?;
     let col_blocks = b2.chunks().grid()[1];
-    let op = SubstitutionWork::<T> { lower, nb, rows: b2.chunks().lengths()[0].clone(), cols: b2.chunks().lengths()[1].clone(), _t: std::marker::PhantomData };
-    let work = Layer::new("substitution-work", DType::Intermediate, cube(nb, 0, col_blocks), &[a.layer(), b2.layer()], op);
+    let op = SubstitutionWork::<T> {
+        lower,
+        nb,
+        rows: b2.chunks().lengths()[0].clone(),
+        cols: b2.chunks().lengths()[1].clone(),
+        _t: std::marker::PhantomData,
+    };
+    let work = Layer::new(
+        "substitution-work",
+        DType::Intermediate,
+        cube(nb, 0, col_blocks),
+        &[a.layer(), b2.layer()],
+        op,
+    );
     let x_chunks = b2.chunks().clone();
-    let op = Pick::<T, _> { at: move |i: usize, c: usize| Some(vec![0, if lower { i } else { nb - 1 - i }, c]), chunks: x_chunks.clone(), _t: std::marker::PhantomData };
+    let op = Pick::<T, _> {
+        at: move |i: usize, c: usize| Some(vec![0, if lower { i } else { nb - 1 - i }, c]),
+        chunks: x_chunks.clone(),
+        _t: std::marker::PhantomData,
+    };
     let x: Array<T> = Layer::new("solve_triangular", T::DTYPE, x_chunks, &[work], op).into_array()?;
     Ok(if one_d { x.squeeze(Some(&[1]))? } else { x })
 }

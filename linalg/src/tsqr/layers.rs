@@ -4,12 +4,12 @@
 
 use std::sync::Arc;
 
-use chunked_array::custom::{block_array, block_value, Deps, LayerOp};
+use chunked_array::custom::{Deps, LayerOp, block_array, block_value};
 use chunked_array::runtime::Block;
 use faer::{Mat, MatRef, Par};
 
 use super::tree::{LeafRows, Tree};
-use crate::kernels::{row_major_block, singular_values, view, HouseholderQr, ThinSvd};
+use crate::kernels::{HouseholderQr, ThinSvd, row_major_block, singular_values, view};
 use crate::pair_qr::PairQr;
 use crate::{Error, Scalar};
 
@@ -29,7 +29,10 @@ crate::kernels::intermediate_block!(impl<T: Scalar> for Factor<T>, |f| f.bytes()
 
 impl<T: Scalar> Factor<T> {
     fn bytes(&self) -> usize {
-        self.spill_mats().iter().map(|m| m.nrows() * m.ncols() * std::mem::size_of::<T>()).sum()
+        self.spill_mats()
+            .iter()
+            .map(|m| m.nrows() * m.ncols() * std::mem::size_of::<T>())
+            .sum()
     }
 
     /// Its matrices: a dense factor's two, a pair's three (R, V2, T).
@@ -199,7 +202,9 @@ impl<T: Scalar> LayerOp for RootR<T> {
     }
     fn run(&self, _: &[usize], inputs: &[&Block]) -> chunked_array::Result<Block> {
         let r = root_r::<T>(inputs[0])?;
-        Ok(row_major_block::<T>(r.nrows(), r.ncols(), |mut dst| dst.copy_from(r.as_ref())))
+        Ok(row_major_block::<T>(r.nrows(), r.ncols(), |mut dst| {
+            dst.copy_from(r.as_ref())
+        }))
     }
 }
 
@@ -215,7 +220,11 @@ impl<T: Scalar> LayerOp for SvdOfR<T> {
     }
     fn run(&self, _: &[usize], inputs: &[&Block]) -> chunked_array::Result<Block> {
         let r = root_r::<T>(inputs[0])?;
-        let svd = ThinSvd::new(r.as_ref(), Par::rayon(0)).map_err(|e| Error::NoConvergence { routine: "svd".into(), what: "R of the TSQR".into(), reason: e.to_string() })?;
+        let svd = ThinSvd::new(r.as_ref(), Par::rayon(0)).map_err(|e| Error::NoConvergence {
+            routine: "svd".into(),
+            what: "R of the TSQR".into(),
+            reason: e.to_string(),
+        })?;
         Ok(Arc::new(svd))
     }
 }
@@ -234,7 +243,9 @@ impl<T: Scalar> LayerOp for SvdPart<T> {
         let svd = block_value::<ThinSvd<T>>(inputs[0])?;
         if self.vectors {
             let v = &svd.v;
-            Ok(row_major_block::<T>(v.ncols(), v.nrows(), |mut dst| dst.copy_from(v.transpose())))
+            Ok(row_major_block::<T>(v.ncols(), v.nrows(), |mut dst| {
+                dst.copy_from(v.transpose())
+            }))
         } else {
             let s = ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(&[svd.s.len()]), svd.s.clone()).expect("k values");
             Ok(Arc::new(s))
@@ -284,7 +295,10 @@ impl<T: Scalar> RootPlan<T> {
     /// The direct path with the leaves' factor `m` (`upper` read off its zeros).
     fn direct(m: Mat<T>) -> Self {
         let upper = is_upper_triangular(m.as_ref());
-        RootPlan { direct: Some((m, upper)), w: Mat::zeros(0, 0) }
+        RootPlan {
+            direct: Some((m, upper)),
+            w: Mat::zeros(0, 0),
+        }
     }
 
     /// The Householder path, pushing `w` down.
@@ -338,9 +352,16 @@ impl<T: Scalar> LayerOp for Plan<T> {
                 let r = root_r::<T>(inputs[0])?;
                 let k = r.nrows();
                 // The singular values only when they can matter.
-                if max > 0.0 && k == self.n && singular_values(r.as_ref(), Par::rayon(0)).is_ok_and(|s| direct_allowed(&s, self.n, max)) {
+                if max > 0.0
+                    && k == self.n
+                    && singular_values(r.as_ref(), Par::rayon(0)).is_ok_and(|s| direct_allowed(&s, self.n, max))
+                {
                     let mut inverse = Mat::zeros(k, k);
-                    faer::linalg::triangular_inverse::invert_upper_triangular(inverse.as_mut(), r.as_ref(), Par::rayon(0));
+                    faer::linalg::triangular_inverse::invert_upper_triangular(
+                        inverse.as_mut(),
+                        r.as_ref(),
+                        Par::rayon(0),
+                    );
                     RootPlan::direct(inverse)
                 } else {
                     RootPlan::householder(RootPlan::identity_w(k))
@@ -349,7 +370,9 @@ impl<T: Scalar> LayerOp for Plan<T> {
             PlanOf::U => {
                 let svd = block_value::<ThinSvd<T>>(inputs[0])?;
                 if direct_allowed(&svd.s, self.n, max) {
-                    RootPlan::direct(Mat::from_fn(svd.v.nrows(), svd.v.ncols(), |i, j| svd.v[(i, j)] / svd.s[j]))
+                    RootPlan::direct(Mat::from_fn(svd.v.nrows(), svd.v.ncols(), |i, j| {
+                        svd.v[(i, j)] / svd.s[j]
+                    }))
                 } else {
                     RootPlan::householder(svd.u.clone())
                 }
@@ -418,7 +441,11 @@ impl<T: Scalar> LayerOp for WofParent<T> {
         if e.ncols() == 0 {
             return Ok(Arc::new(Pushed(Mat::<T>::zeros(0, 0))));
         }
-        Ok(Arc::new(Pushed(e.as_ref().get(me.offset_in_parent..me.offset_in_parent + me.k, ..).to_owned())))
+        Ok(Arc::new(Pushed(
+            e.as_ref()
+                .get(me.offset_in_parent..me.offset_in_parent + me.k, ..)
+                .to_owned(),
+        )))
     }
 }
 
@@ -459,7 +486,10 @@ pub(super) struct LeafOut<T> {
 impl<T: Scalar> LeafOut<T> {
     /// Rows of row block `b`.
     fn block_rows(&self, b: usize) -> usize {
-        self.tree.leaves_of_block[b].clone().map(|l| self.tree.levels[0][l].rows).sum()
+        self.tree.leaves_of_block[b]
+            .clone()
+            .map(|l| self.tree.levels[0][l].rows)
+            .sum()
     }
 }
 
@@ -469,7 +499,11 @@ impl<T: Scalar> LayerOp for LeafOut<T> {
     }
     fn scratch_bytes(&self, idx: &[usize]) -> usize {
         // The Householder path's factor of one leaf at a time.
-        self.tree.leaves_of_block[idx[0]].clone().map(|l| factor_bytes::<T>(&self.tree, 0, l)).max().unwrap_or(0)
+        self.tree.leaves_of_block[idx[0]]
+            .clone()
+            .map(|l| factor_bytes::<T>(&self.tree, 0, l))
+            .max()
+            .unwrap_or(0)
     }
     fn deps(&self, idx: &[usize], deps: &mut Deps<'_>) {
         deps.push(0, &[idx[0], 0]);
@@ -486,22 +520,44 @@ impl<T: Scalar> LayerOp for LeafOut<T> {
         let a = view(block_array::<T>(inputs[0])?).expect("2-d block");
         if let Some((m, upper)) = &plan.direct {
             return Ok(row_major_block::<T>(a.nrows(), m.ncols(), |dst| {
-                use faer::linalg::matmul::triangular::{matmul, BlockStructure};
-                let rhs = if *upper { BlockStructure::TriangularUpper } else { BlockStructure::Rectangular };
-                matmul(dst, BlockStructure::Rectangular, faer::Accum::Replace, a, BlockStructure::Rectangular, m.as_ref(), rhs, T::ONE, par);
+                use faer::linalg::matmul::triangular::{BlockStructure, matmul};
+                let rhs = if *upper {
+                    BlockStructure::TriangularUpper
+                } else {
+                    BlockStructure::Rectangular
+                };
+                matmul(
+                    dst,
+                    BlockStructure::Rectangular,
+                    faer::Accum::Replace,
+                    a,
+                    BlockStructure::Rectangular,
+                    m.as_ref(),
+                    rhs,
+                    T::ONE,
+                    par,
+                );
             }));
         }
         let leaves = self.tree.leaves_of_block[idx[0]].clone();
         let mut ws = Vec::with_capacity(leaves.len());
         for (i, _) in leaves.clone().enumerate() {
-            ws.push(if self.tree.top() == 0 { plan.w.as_ref() } else { block_value::<Pushed<T>>(inputs[2 + i])?.0.as_ref() });
+            ws.push(if self.tree.top() == 0 {
+                plan.w.as_ref()
+            } else {
+                block_value::<Pushed<T>>(inputs[2 + i])?.0.as_ref()
+            });
         }
-        Ok(row_major_block::<T>(self.block_rows(idx[0]), self.tree.root().k, |mut dst| {
-            // One leaf's factor at a time (what scratch_bytes counts).
-            for (leaf, w) in leaves.zip(ws) {
-                let (start, rows) = (self.tree.leaf_rows[leaf].start, self.tree.levels[0][leaf].rows);
-                leaf_factor(&self.tree, leaf, a).q_times(w, dst.as_mut().subrows_mut(start, rows), par);
-            }
-        }))
+        Ok(row_major_block::<T>(
+            self.block_rows(idx[0]),
+            self.tree.root().k,
+            |mut dst| {
+                // One leaf's factor at a time (what scratch_bytes counts).
+                for (leaf, w) in leaves.zip(ws) {
+                    let (start, rows) = (self.tree.leaf_rows[leaf].start, self.tree.levels[0][leaf].rows);
+                    leaf_factor(&self.tree, leaf, a).q_times(w, dst.as_mut().subrows_mut(start, rows), par);
+                }
+            },
+        ))
     }
 }

@@ -45,7 +45,7 @@ use chunked_array::{Array, Chunks, DType};
 
 use crate::{Error, Result, Scalar};
 use layers::{Down, LeafOut, LeafR, Plan, PlanOf, RofFactor, RootR, StackQr, SvdOfR, SvdPart, WofParent};
-use tree::{Tree, LEAF_ROWS};
+use tree::{LEAF_ROWS, Tree};
 
 /// Options of [`tsqr`].
 #[derive(Debug, Clone, PartialEq)]
@@ -77,7 +77,11 @@ pub const DEFAULT_MAX_DIRECT_CONDITION: f64 = 100.0;
 
 impl Default for TsqrOptions {
     fn default() -> Self {
-        TsqrOptions { arity: 2, compute_svd: false, max_direct_condition: DEFAULT_MAX_DIRECT_CONDITION }
+        TsqrOptions {
+            arity: 2,
+            compute_svd: false,
+            max_direct_condition: DEFAULT_MAX_DIRECT_CONDITION,
+        }
     }
 }
 
@@ -126,24 +130,48 @@ pub fn tsqr<T: Scalar>(a: &Array<T>, options: &TsqrOptions) -> Result<Tsqr<T>> {
     a.check()?;
     let shape = a.shape();
     if shape.len() != 2 {
-        return Err(Error::BadInput { routine: "tsqr".into(), needs: "a 2-d array".into(), shape });
+        return Err(Error::BadInput {
+            routine: "tsqr".into(),
+            needs: "a 2-d array".into(),
+            shape,
+        });
     }
     if a.chunks().grid()[1] != 1 {
         return Err(Error::BadInput {
             routine: "tsqr".into(),
-            needs: format!("one block along the columns (got column chunks {:?}; qr/svd rechunk, svd_compressed takes any chunking)", a.chunks().lengths()[1]),
+            needs: format!(
+                "one block along the columns (got column chunks {:?}; qr/svd rechunk, svd_compressed takes any chunking)",
+                a.chunks().lengths()[1]
+            ),
             shape,
         });
     }
     if options.arity < 2 {
-        return Err(Error::BadInput { routine: "tsqr".into(), needs: format!("arity >= 2 (got {})", options.arity), shape });
+        return Err(Error::BadInput {
+            routine: "tsqr".into(),
+            needs: format!("arity >= 2 (got {})", options.arity),
+            shape,
+        });
     }
     let n = shape[1];
     let row_lengths = a.chunks().lengths()[0].clone();
     if a.device().is_some() {
-        return device::tsqr(a, Arc::new(Tree::new(&row_lengths, n, options.arity)), options.compute_svd);
+        return device::tsqr(
+            a,
+            Arc::new(Tree::new(&row_lengths, n, options.arity)),
+            options.compute_svd,
+        );
     }
-    host_tsqr(a, Arc::new(Tree::with_leaf_cap(&row_lengths, n, options.arity, LEAF_ROWS.max(10 * n))), options)
+    host_tsqr(
+        a,
+        Arc::new(Tree::with_leaf_cap(
+            &row_lengths,
+            n,
+            options.arity,
+            LEAF_ROWS.max(10 * n),
+        )),
+        options,
+    )
 }
 
 /// The host TSQR of `a` (checked by [`tsqr`]) over `tree`: the layers of
@@ -156,21 +184,57 @@ fn host_tsqr<T: Scalar>(a: &Array<T>, tree: Arc<Tree>, options: &TsqrOptions) ->
     let phantom = std::marker::PhantomData;
 
     // factors[0]: the leaves' R; factors[l]: the factors of tree level l.
-    let leaf_op = LeafR::<T> { tree: tree.clone(), _t: phantom };
-    let mut factors = vec![Layer::new("tsqr-leaf", DType::Intermediate, Chunks::from_lengths(vec![vec![1; tree.levels[0].len()]]), &[a.layer()], leaf_op)];
+    let leaf_op = LeafR::<T> {
+        tree: tree.clone(),
+        _t: phantom,
+    };
+    let mut factors = vec![Layer::new(
+        "tsqr-leaf",
+        DType::Intermediate,
+        Chunks::from_lengths(vec![vec![1; tree.levels[0].len()]]),
+        &[a.layer()],
+        leaf_op,
+    )];
     for level in 1..tree.levels.len() {
         let nodes = tree.levels[level].len();
         let below = if level == 1 {
             factors[0].clone()
         } else {
-            let r_op = RofFactor::<T> { tree: tree.clone(), level: level - 1, _t: phantom };
-            Layer::new("tsqr-r-part", DType::Intermediate, Chunks::from_lengths(vec![vec![1; tree.levels[level - 1].len()]]), &[factors[level - 1].clone()], r_op)
+            let r_op = RofFactor::<T> {
+                tree: tree.clone(),
+                level: level - 1,
+                _t: phantom,
+            };
+            Layer::new(
+                "tsqr-r-part",
+                DType::Intermediate,
+                Chunks::from_lengths(vec![vec![1; tree.levels[level - 1].len()]]),
+                &[factors[level - 1].clone()],
+                r_op,
+            )
         };
-        let op = StackQr::<T> { tree: tree.clone(), level, _t: phantom };
-        factors.push(Layer::new("tsqr-tree", DType::Intermediate, Chunks::from_lengths(vec![vec![1; nodes]]), &[below], op));
+        let op = StackQr::<T> {
+            tree: tree.clone(),
+            level,
+            _t: phantom,
+        };
+        factors.push(Layer::new(
+            "tsqr-tree",
+            DType::Intermediate,
+            Chunks::from_lengths(vec![vec![1; nodes]]),
+            &[below],
+            op,
+        ));
     }
     let root = factors[tree.top()].clone();
-    let r = Layer::new("tsqr-r", T::DTYPE, Chunks::from_lengths(vec![vec![k], vec![n]]), std::slice::from_ref(&root), RootR::<T>(phantom)).into_array()?;
+    let r = Layer::new(
+        "tsqr-r",
+        T::DTYPE,
+        Chunks::from_lengths(vec![vec![k], vec![n]]),
+        std::slice::from_ref(&root),
+        RootR::<T>(phantom),
+    )
+    .into_array()?;
 
     let q_chunks = Chunks::from_lengths(vec![row_lengths.clone(), vec![k]]);
     let one = || Chunks::from_lengths(vec![vec![1]]);
@@ -180,27 +244,99 @@ fn host_tsqr<T: Scalar>(a: &Array<T>, tree: Arc<Tree>, options: &TsqrOptions) ->
         let mut above = plan.clone();
         for level in (1..tree.levels.len()).rev() {
             let nodes = tree.levels[level].len();
-            let op = Down::<T> { tree: tree.clone(), level, _t: phantom };
-            let e = Layer::new("tsqr-down", DType::Intermediate, Chunks::from_lengths(vec![vec![1; nodes]]), &[factors[level].clone(), above], op);
+            let op = Down::<T> {
+                tree: tree.clone(),
+                level,
+                _t: phantom,
+            };
+            let e = Layer::new(
+                "tsqr-down",
+                DType::Intermediate,
+                Chunks::from_lengths(vec![vec![1; nodes]]),
+                &[factors[level].clone(), above],
+                op,
+            );
             let below = tree.levels[level - 1].len();
-            let w = WofParent::<T> { tree: tree.clone(), level: level - 1, _t: phantom };
-            above = Layer::new("tsqr-w-part", DType::Intermediate, Chunks::from_lengths(vec![vec![1; below]]), &[e], w);
+            let w = WofParent::<T> {
+                tree: tree.clone(),
+                level: level - 1,
+                _t: phantom,
+            };
+            above = Layer::new(
+                "tsqr-w-part",
+                DType::Intermediate,
+                Chunks::from_lengths(vec![vec![1; below]]),
+                &[e],
+                w,
+            );
         }
         let mut inputs = vec![a.layer(), plan];
         if tree.top() > 0 {
             inputs.push(above);
         }
-        Layer::new(name, T::DTYPE, q_chunks.clone(), &inputs, LeafOut::<T> { tree: tree.clone(), _t: phantom }).into_array()
+        Layer::new(
+            name,
+            T::DTYPE,
+            q_chunks.clone(),
+            &inputs,
+            LeafOut::<T> {
+                tree: tree.clone(),
+                _t: phantom,
+            },
+        )
+        .into_array()
     };
     let max_direct_condition = options.max_direct_condition;
-    let q_plan = Layer::new("tsqr-q-plan", DType::Intermediate, one(), std::slice::from_ref(&root), Plan::<T> { of: PlanOf::Q, n, max_direct_condition, _t: phantom });
+    let q_plan = Layer::new(
+        "tsqr-q-plan",
+        DType::Intermediate,
+        one(),
+        std::slice::from_ref(&root),
+        Plan::<T> {
+            of: PlanOf::Q,
+            n,
+            max_direct_condition,
+            _t: phantom,
+        },
+    );
     let q = assemble(q_plan, "tsqr-q")?;
     let svd = if options.compute_svd {
         let svd_r = Layer::new("tsqr-svd-r", DType::Intermediate, one(), &[root], SvdOfR::<T>(phantom));
-        let u_plan = Layer::new("svd-u-plan", DType::Intermediate, one(), std::slice::from_ref(&svd_r), Plan::<T> { of: PlanOf::U, n, max_direct_condition, _t: phantom });
+        let u_plan = Layer::new(
+            "svd-u-plan",
+            DType::Intermediate,
+            one(),
+            std::slice::from_ref(&svd_r),
+            Plan::<T> {
+                of: PlanOf::U,
+                n,
+                max_direct_condition,
+                _t: phantom,
+            },
+        );
         let u = assemble(u_plan, "svd-u")?;
-        let s = Layer::new("svd-s", T::DTYPE, Chunks::from_lengths(vec![vec![k]]), std::slice::from_ref(&svd_r), SvdPart::<T> { vectors: false, _t: phantom }).into_array()?;
-        let vt = Layer::new("svd-vt", T::DTYPE, Chunks::from_lengths(vec![vec![k], vec![n]]), &[svd_r], SvdPart::<T> { vectors: true, _t: phantom }).into_array()?;
+        let s = Layer::new(
+            "svd-s",
+            T::DTYPE,
+            Chunks::from_lengths(vec![vec![k]]),
+            std::slice::from_ref(&svd_r),
+            SvdPart::<T> {
+                vectors: false,
+                _t: phantom,
+            },
+        )
+        .into_array()?;
+        let vt = Layer::new(
+            "svd-vt",
+            T::DTYPE,
+            Chunks::from_lengths(vec![vec![k], vec![n]]),
+            &[svd_r],
+            SvdPart::<T> {
+                vectors: true,
+                _t: phantom,
+            },
+        )
+        .into_array()?;
         Some(Svd { u, s, vt })
     } else {
         None

@@ -28,7 +28,7 @@ pub(super) struct LeafRows {
 #[derive(Debug)]
 pub(super) struct Tree {
     pub(super) n: usize,
-    /// levels[0]: leaves (row blocks, or parts of them); the last level has
+    /// `levels[0]`: leaves (row blocks, or parts of them); the last level has
     /// one node, the root.
     pub(super) levels: Vec<Vec<TreeNode>>,
     /// Per leaf, its rows of the input.
@@ -62,7 +62,13 @@ impl Tree {
             for p in 0..pieces {
                 let rows = len / pieces + usize::from(p < len % pieces);
                 leaf_rows.push(LeafRows { block, start });
-                leaves.push(TreeNode { rows, k: rows.min(n), children: 0..0, parent: 0, offset_in_parent: 0 });
+                leaves.push(TreeNode {
+                    rows,
+                    k: rows.min(n),
+                    children: 0..0,
+                    parent: 0,
+                    offset_in_parent: 0,
+                });
                 start += rows;
             }
             leaves_of_block.push(first..leaves.len());
@@ -79,11 +85,22 @@ impl Tree {
                     below[c].offset_in_parent = rows;
                     rows += below[c].k;
                 }
-                above.push(TreeNode { rows, k: rows.min(n), children, parent: 0, offset_in_parent: 0 });
+                above.push(TreeNode {
+                    rows,
+                    k: rows.min(n),
+                    children,
+                    parent: 0,
+                    offset_in_parent: 0,
+                });
             }
             levels.push(above);
         }
-        Tree { n, levels, leaf_rows, leaves_of_block }
+        Tree {
+            n,
+            levels,
+            leaf_rows,
+            leaves_of_block,
+        }
     }
 
     pub(super) fn top(&self) -> usize {

@@ -2,18 +2,20 @@
 //! CUDA device, which skips saying why where there is none): the same
 //! residual, orthogonality and singular-value oracles as on the host.
 
+use crate::common::{fro, mat, orthogonality, singular_values};
 use chunked_array::device::Device;
 use chunked_array::random::RandomState;
 use chunked_array::{Array, Context};
-use chunked_linalg::{svd, svd_compressed, tsqr, CompressedOptions, TsqrOptions};
-use crate::common::{fro, mat, orthogonality, singular_values};
+use chunked_linalg::{CompressedOptions, TsqrOptions, svd, svd_compressed, tsqr};
 
 #[macro_use]
 #[path = "../../../chunked-array/tests/it/support/backends.rs"]
 mod backends;
 
 fn input(device: Option<&Device>, rows: usize, cols: usize, chunk_rows: usize) -> Array<f64> {
-    let a = RandomState::new(42).standard_normal::<f64>(&[rows, cols], [chunk_rows, cols]).unwrap();
+    let a = RandomState::new(42)
+        .standard_normal::<f64>(&[rows, cols], [chunk_rows, cols])
+        .unwrap();
     match device {
         Some(d) => a.to_device(d),
         None => a,
@@ -58,7 +60,15 @@ per_backend!(svd_compressed_of_a_device_array, |device: Option<&Device>| {
         Some(d) => a.to_device(d),
         None => a,
     };
-    let d = svd_compressed(&a, 5, &CompressedOptions { n_power_iter: 2, ..Default::default() }).unwrap();
+    let d = svd_compressed(
+        &a,
+        5,
+        &CompressedOptions {
+            n_power_iter: 2,
+            ..Default::default()
+        },
+    )
+    .unwrap();
     let s = d.s.compute().unwrap();
     for (x, y) in s.iter().zip(&values) {
         assert!((x - y).abs() <= 1e-10 * values[0], "{x} vs {y}");
@@ -66,7 +76,9 @@ per_backend!(svd_compressed_of_a_device_array, |device: Option<&Device>| {
 });
 
 per_backend!(svd_larger_than_the_device_limit_spills, |device: Option<&Device>| {
-    let Some(device) = device else { return println!("no device tier on the CPU backend") };
+    let Some(device) = device else {
+        return println!("no device tier on the CPU backend");
+    };
     // A PCA: the SVD of the centered matrix. Centering holds every block of
     // the 5.1 MB input until the column means are known, against a device
     // limit of 3 MB (one TSQR leaf task needs 2 MB: its 1000-row input, the
@@ -86,10 +98,20 @@ per_backend!(svd_larger_than_the_device_limit_spills, |device: Option<&Device>| 
 });
 
 per_backend!(tsqr_runs_on_the_device, |device: Option<&Device>| {
-    let Some(device) = device else { return println!("the host TSQR is tested in tsqr.rs") };
+    let Some(device) = device else {
+        return println!("the host TSQR is tested in tsqr.rs");
+    };
     // 7 row blocks, irregular last one, arity 2: three levels of the tree.
     let a = input(Some(device), 650, 30, 100);
-    let f = tsqr(&a, &TsqrOptions { arity: 2, compute_svd: true, ..TsqrOptions::default() }).unwrap();
+    let f = tsqr(
+        &a,
+        &TsqrOptions {
+            arity: 2,
+            compute_svd: true,
+            ..TsqrOptions::default()
+        },
+    )
+    .unwrap();
     let before = device.downloaded_bytes();
     let q = f.q.compute().unwrap();
     // Only the result leaves the device: every block of the factorization
@@ -112,7 +134,17 @@ per_backend!(tsqr_runs_on_the_device, |device: Option<&Device>| {
     }
     // The same deterministic signs as the host SVD (largest entry of each
     // right singular vector positive): the factors agree with the host's.
-    let host = tsqr(&input(None, 650, 30, 100), &TsqrOptions { arity: 2, compute_svd: true, ..TsqrOptions::default() }).unwrap().svd.unwrap();
+    let host = tsqr(
+        &input(None, 650, 30, 100),
+        &TsqrOptions {
+            arity: 2,
+            compute_svd: true,
+            ..TsqrOptions::default()
+        },
+    )
+    .unwrap()
+    .svd
+    .unwrap();
     let (vt, host_vt) = (mat(&svd.vt), mat(&host.vt));
     assert!(fro(&(&vt - &host_vt)) < 1e-10, "{}", fro(&(&vt - &host_vt)));
     let (u, host_u) = (mat(&svd.u), mat(&host.u));
@@ -120,26 +152,52 @@ per_backend!(tsqr_runs_on_the_device, |device: Option<&Device>| {
 });
 
 per_backend!(tsqr_of_f32_on_the_device, |device: Option<&Device>| {
-    let a = RandomState::new(5).standard_normal::<f32>(&[300, 20], [64, 20]).unwrap();
+    let a = RandomState::new(5)
+        .standard_normal::<f32>(&[300, 20], [64, 20])
+        .unwrap();
     let a = match device {
         Some(d) => a.to_device(d),
         None => a,
     };
     let f = tsqr(&a, &TsqrOptions::default()).unwrap();
-    let am = a.compute().unwrap().into_dimensionality::<ndarray::Ix2>().unwrap().mapv(f64::from);
-    let q = f.q.compute().unwrap().into_dimensionality::<ndarray::Ix2>().unwrap().mapv(f64::from);
-    let r = f.r.compute().unwrap().into_dimensionality::<ndarray::Ix2>().unwrap().mapv(f64::from);
+    let am = a
+        .compute()
+        .unwrap()
+        .into_dimensionality::<ndarray::Ix2>()
+        .unwrap()
+        .mapv(f64::from);
+    let q =
+        f.q.compute()
+            .unwrap()
+            .into_dimensionality::<ndarray::Ix2>()
+            .unwrap()
+            .mapv(f64::from);
+    let r =
+        f.r.compute()
+            .unwrap()
+            .into_dimensionality::<ndarray::Ix2>()
+            .unwrap()
+            .mapv(f64::from);
     let tol32 = 10.0 * 20.0 * f64::from(f32::EPSILON);
     assert!(fro(&(&am - &q.dot(&r))) / fro(&am) < tol32);
     assert!(orthogonality(&q) < tol32);
 });
 
 per_backend!(tsqr_over_two_devices, |device: Option<&Device>| {
-    let Some(device) = device else { return println!("no devices to spread over on the CPU backend") };
+    let Some(device) = device else {
+        return println!("no devices to spread over on the CPU backend");
+    };
     // Leaves on both devices in turn; tree nodes read R parts from the other
     // device through host memory.
-    let second = if device.is_emulated() { Device::emulated(256 << 20) } else { device.clone() };
-    let a = RandomState::new(42).standard_normal::<f64>(&[600, 40], [70, 40]).unwrap().to_devices(&[device.clone(), second.clone()]);
+    let second = if device.is_emulated() {
+        Device::emulated(256 << 20)
+    } else {
+        device.clone()
+    };
+    let a = RandomState::new(42)
+        .standard_normal::<f64>(&[600, 40], [70, 40])
+        .unwrap()
+        .to_devices(&[device.clone(), second.clone()]);
     let d = svd(&a).unwrap();
     let (u, s) = (mat(&d.u), d.s.compute().unwrap());
     let oracle = singular_values(&mat(&a));

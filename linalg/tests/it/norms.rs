@@ -1,7 +1,7 @@
 //! Norms against the same formulas on the whole ndarray.
 
 use chunked_array::Array;
-use chunked_linalg::{matrix_norm, vector_norm, MatrixNorm};
+use chunked_linalg::{MatrixNorm, matrix_norm, vector_norm};
 use ndarray::Array2;
 use proptest::prelude::*;
 
@@ -35,6 +35,11 @@ proptest! {
 #[test]
 fn bad_input() {
     let v = Array::<f64>::ones(&[4], 2).unwrap();
-    assert!(matrix_norm(&v, MatrixNorm::One).unwrap_err().to_string().contains("[4]"));
+    assert!(
+        matrix_norm(&v, MatrixNorm::One)
+            .unwrap_err()
+            .to_string()
+            .contains("[4]")
+    );
     assert!(vector_norm(&v, f64::NAN).is_err());
 }

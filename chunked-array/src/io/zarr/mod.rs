@@ -37,7 +37,6 @@
 use std::path::Path;
 use std::sync::Arc;
 
-
 pub use serde_json::{Map, Value};
 
 pub use zarrs::array::codec::{BloscCompressor, BloscShuffleMode};
@@ -50,14 +49,14 @@ mod write;
 pub use location::{INCOMPLETE_MARKER, PENDING_METADATA};
 pub use options::{Compression, ZarrReadOptions, ZarrWriteOptions};
 
-use crate::io::store::{store_one, Completion, Store, StoreReport};
 use crate::array::Array;
 use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::exec::Context;
-use location::{codec_options, stored_chunks, zarr_data_type, Location};
+use crate::io::store::{Completion, Store, StoreReport, store_one};
+use location::{Location, codec_options, stored_chunks, zarr_data_type};
 use read::ZarrSource;
-use write::{build_array, prepare_target, share_plan, ZarrChunkWriter};
+use write::{ZarrChunkWriter, build_array, prepare_target, share_plan};
 
 /// Reads array `array` (a path inside the store, "" for the root) of the Zarr
 /// store at `path`, with blocks equal to the stored chunks. Lazy: nothing is read
@@ -104,7 +103,12 @@ pub fn from_zarr_with<T: Element>(path: impl AsRef<Path>, array: &str, options: 
         Some(spec) => spec.resolve(&shape, T::DTYPE)?,
     };
     let aligned = chunks == stored;
-    let source = ZarrSource { array: Arc::new(za), location, aligned, options: codec_options() };
+    let source = ZarrSource {
+        array: Arc::new(za),
+        location,
+        aligned,
+        options: codec_options(),
+    };
     Ok(Array::source("from_zarr", chunks, source))
 }
 
@@ -131,7 +135,13 @@ impl<T: Element> Array<T> {
     /// the target (and, to resume, finds the chunks already complete) and shares
     /// the plan with every rank; each chunk is then written by the rank that
     /// computes it.
-    pub fn to_zarr_on(&self, path: impl AsRef<Path>, array: &str, options: &ZarrWriteOptions, ctx: &Context) -> Result<StoreReport> {
+    pub fn to_zarr_on(
+        &self,
+        path: impl AsRef<Path>,
+        array: &str,
+        options: &ZarrWriteOptions,
+        ctx: &Context,
+    ) -> Result<StoreReport> {
         let mut store = Store::new();
         store.zarr_on(self, path, array, options, ctx)?;
         store_one(store, ctx)
@@ -144,7 +154,13 @@ impl Store {
     ///
     /// # Errors
     /// As [`Array::to_zarr`], for what can be checked before computing.
-    pub fn zarr<T: Element>(&mut self, a: &Array<T>, path: impl AsRef<Path>, array: &str, options: &ZarrWriteOptions) -> Result<&mut Self> {
+    pub fn zarr<T: Element>(
+        &mut self,
+        a: &Array<T>,
+        path: impl AsRef<Path>,
+        array: &str,
+        options: &ZarrWriteOptions,
+    ) -> Result<&mut Self> {
         self.zarr_on(a, path, array, options, &Context::default())
     }
 
@@ -154,16 +170,36 @@ impl Store {
     ///
     /// # Errors
     /// As [`Store::zarr`]; on the other ranks, rank 0's error.
-    pub fn zarr_on<T: Element>(&mut self, a: &Array<T>, path: impl AsRef<Path>, array: &str, options: &ZarrWriteOptions, ctx: &Context) -> Result<&mut Self> {
+    pub fn zarr_on<T: Element>(
+        &mut self,
+        a: &Array<T>,
+        path: impl AsRef<Path>,
+        array: &str,
+        options: &ZarrWriteOptions,
+        ctx: &Context,
+    ) -> Result<&mut Self> {
         a.check()?;
         let location = Location::new(path.as_ref(), array)?;
         let (source, chunk_shape) = crate::io::aligned_to_stored_chunks(a, options.chunks.as_deref())?;
         let za = build_array::<T>(&location, &source.shape(), &chunk_shape, options)?;
         let scheduler = ctx.scheduler();
         let root = scheduler.rank() == 0;
-        let plan = if root { prepare_target(&location, &za, options, &source.chunks().grid()) } else { Ok((Vec::new(), 0)) };
-        let (todo, skipped) = if scheduler.processes() > 1 { share_plan(scheduler, plan, &location)? } else { plan? };
-        let writer = ZarrChunkWriter { array: Arc::new(za), location: location.clone(), options: codec_options(), direct_io: options.direct_io };
+        let plan = if root {
+            prepare_target(&location, &za, options, &source.chunks().grid())
+        } else {
+            Ok((Vec::new(), 0))
+        };
+        let (todo, skipped) = if scheduler.processes() > 1 {
+            share_plan(scheduler, plan, &location)?
+        } else {
+            plan?
+        };
+        let writer = ZarrChunkWriter {
+            array: Arc::new(za),
+            location: location.clone(),
+            options: codec_options(),
+            direct_io: options.direct_io,
+        };
         let marker = location.dir.join(INCOMPLETE_MARKER);
         let (pending, metadata) = (location.dir.join(PENDING_METADATA), location.dir.join("zarr.json"));
         // Rank 0 alone marks the array complete: its run ends only once every
@@ -178,8 +214,17 @@ impl Store {
             Box::new(|| Ok(()))
         };
         // On failure the marker stays: the array is incomplete, and resumable.
-        self.push(&source, "to_zarr", true, writer, (todo, skipped), Completion { finish, abort: Box::new(|| {}) });
+        self.push(
+            &source,
+            "to_zarr",
+            true,
+            writer,
+            (todo, skipped),
+            Completion {
+                finish,
+                abort: Box::new(|| {}),
+            },
+        );
         Ok(self)
     }
 }
-

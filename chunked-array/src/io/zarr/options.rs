@@ -78,4 +78,3 @@ pub struct ZarrWriteOptions {
     /// for a read that follows. Ignored on file systems without direct I/O.
     pub direct_io: bool,
 }
-

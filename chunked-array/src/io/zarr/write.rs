@@ -9,27 +9,30 @@ use zarrs::array::codec::api::{ArrayToBytesCodecTraits, BytesToBytesCodecTraits}
 use zarrs::array::codec::{Crc32cCodec, GzipCodec, ZstdCodec};
 use zarrs::array::{ArrayBuilder, ArrayBytes, CodecOptions};
 
-
-
-use crate::io::atomic::{remove_temporaries, write_atomic};
-use crate::io::store::{ChunkWriter, WriteMode};
+use crate::block::Block;
 use crate::chunks::Chunks;
-use crate::ops::custom::block_array;
 use crate::element::{DType, Element};
 use crate::error::{Error, Result};
-use crate::block::Block;
+use crate::io::atomic::{remove_temporaries, write_atomic};
+use crate::io::store::{ChunkWriter, WriteMode};
 use crate::io::zarr::location::*;
 use crate::io::zarr::options::{Compression, ZarrWriteOptions};
+use crate::ops::custom::block_array;
 
 /// Rank 0's plan (the chunks to write, and how many were skipped), or its
 /// error, on every rank.
-pub(super) fn share_plan(scheduler: &dyn crate::Scheduler, plan: Result<(Vec<usize>, usize)>, location: &Location) -> Result<(Vec<usize>, usize)> {
+pub(super) fn share_plan(
+    scheduler: &dyn crate::Scheduler,
+    plan: Result<(Vec<usize>, usize)>,
+    location: &Location,
+) -> Result<(Vec<usize>, usize)> {
     let mut bytes = Vec::new();
     match &plan {
         Ok((todo, skipped)) => {
             bytes.push(1);
             bytes.extend_from_slice(&(*skipped as u64).to_le_bytes());
-            todo.iter().for_each(|&b| bytes.extend_from_slice(&(b as u64).to_le_bytes()));
+            todo.iter()
+                .for_each(|&b| bytes.extend_from_slice(&(b as u64).to_le_bytes()));
         }
         Err(e) => {
             bytes.push(0);
@@ -42,11 +45,19 @@ pub(super) fn share_plan(scheduler: &dyn crate::Scheduler, plan: Result<(Vec<usi
     }
     match shared.split_first() {
         Some((1, rest)) if rest.len() % 8 == 0 && !rest.is_empty() => {
-            let mut words = rest.chunks_exact(8).map(|w| u64::from_le_bytes(w.try_into().expect("8 bytes")) as usize);
+            let mut words = rest
+                .chunks_exact(8)
+                .map(|w| u64::from_le_bytes(w.try_into().expect("8 bytes")) as usize);
             let skipped = words.next().expect("checked");
             Ok((words.collect(), skipped))
         }
-        Some((0, message)) => Err(Error::io(location.dir.display(), format!("rank 0 could not prepare the store: {}", String::from_utf8_lossy(message)))),
+        Some((0, message)) => Err(Error::io(
+            location.dir.display(),
+            format!(
+                "rank 0 could not prepare the store: {}",
+                String::from_utf8_lossy(message)
+            ),
+        )),
         _ => Err(Error::io(location.dir.display(), "rank 0 shared no store plan")),
     }
 }
@@ -54,19 +65,33 @@ pub(super) fn share_plan(scheduler: &dyn crate::Scheduler, plan: Result<(Vec<usi
 /// Checks the target against the write mode, writes the incomplete marker and
 /// the pending metadata, and lists the chunks to write (all, or to resume, those not
 /// already complete); returns them with the number skipped.
-pub(super) fn prepare_target(location: &Location, za: &ZArray, options: &ZarrWriteOptions, grid: &[usize]) -> Result<(Vec<usize>, usize)> {
+pub(super) fn prepare_target(
+    location: &Location,
+    za: &ZArray,
+    options: &ZarrWriteOptions,
+    grid: &[usize],
+) -> Result<(Vec<usize>, usize)> {
     let existing = location.existing()?;
     let resume = options.mode == WriteMode::Resume && existing == Existing::ZarrV3;
     match (options.mode, existing) {
         (_, Existing::Nothing) => {}
         (WriteMode::Create, _) => {
-            return Err(Error::io(location.dir.display(), "already exists (write with WriteMode::Overwrite to replace it)"))
+            return Err(Error::io(
+                location.dir.display(),
+                "already exists (write with WriteMode::Overwrite to replace it)",
+            ));
         }
         (_, Existing::Other) => {
-            return Err(Error::io(location.dir.display(), "holds something that is not a Zarr array; it is left untouched"))
+            return Err(Error::io(
+                location.dir.display(),
+                "holds something that is not a Zarr array; it is left untouched",
+            ));
         }
         (WriteMode::Resume, Existing::ZarrV2) => {
-            return Err(Error::io(location.dir.display(), "holds a Zarr v2 array; only v3 stores can be resumed"))
+            return Err(Error::io(
+                location.dir.display(),
+                "holds a Zarr v2 array; only v3 stores can be resumed",
+            ));
         }
         (WriteMode::Resume, _) => check_same_layout(location, za)?,
         (WriteMode::Overwrite, _) => {
@@ -76,7 +101,8 @@ pub(super) fn prepare_target(location: &Location, za: &ZArray, options: &ZarrWri
 
     let marker = location.dir.join(INCOMPLETE_MARKER);
     write_atomic(&marker, b"a chunked store into this array has not finished\n", false)?;
-    let text = serde_json::to_vec_pretty(&za.metadata_opt(&zarrs::array::ArrayMetadataOptions::default())).map_err(|e| Error::io(location.dir.display(), e))?;
+    let text = serde_json::to_vec_pretty(&za.metadata_opt(&zarrs::array::ArrayMetadataOptions::default()))
+        .map_err(|e| Error::io(location.dir.display(), e))?;
     write_atomic(&location.dir.join(PENDING_METADATA), &text, false)?;
     // A resumed complete array is unfinished again (hidden from other clients)
     // until its chunks are checked; the pending metadata exists first, so a
@@ -98,9 +124,12 @@ pub(super) fn prepare_target(location: &Location, za: &ZArray, options: &ZarrWri
     })
 }
 
-
-
-pub(super) fn build_array<T: Element>(location: &Location, shape: &[usize], chunk_shape: &[usize], options: &ZarrWriteOptions) -> Result<ZArray> {
+pub(super) fn build_array<T: Element>(
+    location: &Location,
+    shape: &[usize],
+    chunk_shape: &[usize],
+    options: &ZarrWriteOptions,
+) -> Result<ZArray> {
     let store = location.store()?;
     let shape: Vec<u64> = shape.iter().map(|&n| n as u64).collect();
     let chunk_shape: Vec<u64> = chunk_shape.iter().map(|&n| n as u64).collect();
@@ -111,7 +140,11 @@ pub(super) fn build_array<T: Element>(location: &Location, shape: &[usize], chun
         Compression::None => {}
         Compression::Zstd { level } => codecs.push(Arc::new(ZstdCodec::new(level, false))),
         Compression::Gzip { level } => codecs.push(Arc::new(GzipCodec::new(level).map_err(|e| bad(&e))?)),
-        Compression::Blosc { compressor, level, shuffle } => {
+        Compression::Blosc {
+            compressor,
+            level,
+            shuffle,
+        } => {
             let level = level.try_into().map_err(|e| bad(&e))?;
             let codec = zarrs::array::codec::BloscCodec::new(compressor, level, None, shuffle, Some(T::DTYPE.size()))
                 .map_err(|e| bad(&e))?;
@@ -122,14 +155,22 @@ pub(super) fn build_array<T: Element>(location: &Location, shape: &[usize], chun
         codecs.push(Arc::new(Crc32cCodec::new()));
     }
     let mut builder = ArrayBuilder::new(shape, chunk_shape, zarr_data_type(T::DTYPE), fill);
-    builder.bytes_to_bytes_codecs(codecs).attributes(options.attributes.clone());
+    builder
+        .bytes_to_bytes_codecs(codecs)
+        .attributes(options.attributes.clone());
     if let Some(names) = &options.dimension_names {
         if names.len() != location_ndim(&builder) {
-            return Err(Error::invalid("dimension_names", names, format!("needs one name per axis ({})", location_ndim(&builder))));
+            return Err(Error::invalid(
+                "dimension_names",
+                names,
+                format!("needs one name per axis ({})", location_ndim(&builder)),
+            ));
         }
         builder.dimension_names(Some(names.clone()));
     }
-    builder.build(store, &location.node).map_err(|e| Error::io(location.dir.display(), e))
+    builder
+        .build(store, &location.node)
+        .map_err(|e| Error::io(location.dir.display(), e))
 }
 
 pub(super) fn location_ndim(builder: &ArrayBuilder) -> usize {
@@ -153,8 +194,13 @@ pub(super) fn check_same_layout(location: &Location, want: &ZArray) -> Result<()
     let have = location.open(false, true)?;
     let describe = |a: &ZArray| {
         let chunk: Vec<u64> = a.chunk_grid_shape().iter().map(|_| 0).collect();
-        let chunk_shape = a.chunk_shape(&chunk).map(|c| c.iter().map(|n| n.get()).collect::<Vec<_>>()).unwrap_or_default();
-        let codecs = serde_json::to_value(a.metadata()).map(|m| m["codecs"].to_string()).unwrap_or_default();
+        let chunk_shape = a
+            .chunk_shape(&chunk)
+            .map(|c| c.iter().map(|n| n.get()).collect::<Vec<_>>())
+            .unwrap_or_default();
+        let codecs = serde_json::to_value(a.metadata())
+            .map(|m| m["codecs"].to_string())
+            .unwrap_or_default();
         (a.shape().to_vec(), chunk_shape, a.data_type().to_string(), codecs)
     };
     let (h, w) = (describe(&have), describe(want));
@@ -175,7 +221,9 @@ pub(super) fn check_same_layout(location: &Location, want: &ZArray) -> Result<()
 pub(super) fn complete_chunks(za: &ZArray, location: &Location, grid: &[usize]) -> Vec<bool> {
     let total: usize = grid.iter().product();
     let chunks = Chunks::from_lengths(grid.iter().map(|&g| vec![1; g]).collect());
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(total.max(1));
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(total.max(1));
     let options = codec_options();
     let check = |b: usize| {
         let idx: Vec<u64> = chunks.unravel(b).into_iter().map(|i| i as u64).collect();
@@ -225,7 +273,11 @@ pub(super) fn encode_block<T: Element + zarrs::array::Element>(
     Some(encode_typed::<T>(writer, chunk, block))
 }
 
-pub(super) fn encode_typed<T: Element + zarrs::array::Element>(writer: &ZarrChunkWriter, chunk: &[u64], block: &Block) -> std::result::Result<Vec<u8>, String> {
+pub(super) fn encode_typed<T: Element + zarrs::array::Element>(
+    writer: &ZarrChunkWriter,
+    chunk: &[u64],
+    block: &Block,
+) -> std::result::Result<Vec<u8>, String> {
     let za = &writer.array;
     let a = block_array::<T>(block).map_err(|e| e.to_string())?;
     let chunk_shape = za.chunk_shape(chunk).map_err(|e| e.to_string())?;
@@ -236,7 +288,8 @@ pub(super) fn encode_typed<T: Element + zarrs::array::Element>(writer: &ZarrChun
         a
     } else {
         let mut p = ArrayD::<T>::from_elem(IxDyn(&full), T::default());
-        p.slice_each_axis_mut(|ax| Slice::from(0..a.shape()[ax.axis.index()])).assign(a);
+        p.slice_each_axis_mut(|ax| Slice::from(0..a.shape()[ax.axis.index()]))
+            .assign(a);
         padded = p;
         &padded
     };
@@ -248,4 +301,3 @@ pub(super) fn encode_typed<T: Element + zarrs::array::Element>(writer: &ZarrChun
         .map_err(|e| e.to_string())?;
     Ok(encoded.into_owned())
 }
-

@@ -23,7 +23,10 @@ pub(crate) struct CudaForm {
 
 impl CudaForm {
     fn new(prefix: impl Into<String>, suffix: impl Into<String>) -> Option<CudaForm> {
-        Some(CudaForm { prefix: prefix.into(), suffix: suffix.into() })
+        Some(CudaForm {
+            prefix: prefix.into(),
+            suffix: suffix.into(),
+        })
     }
 
     pub fn apply(&self, a: &str) -> String {
@@ -86,10 +89,20 @@ pub(crate) fn scalar_form<T: Element>(name: &str, scalar: T, scalar_first: bool)
         "sub" => "-",
         "mul" => "*",
         "div" => "/",
-        "rem" => return if scalar_first { CudaForm::new(format!("fmod({lit}, "), ")") } else { CudaForm::new("fmod(", format!(", {lit})")) },
+        "rem" => {
+            return if scalar_first {
+                CudaForm::new(format!("fmod({lit}, "), ")")
+            } else {
+                CudaForm::new("fmod(", format!(", {lit})"))
+            };
+        }
         _ => return None,
     };
-    if scalar_first { CudaForm::new(format!("({lit} {op} "), ")") } else { CudaForm::new("(", format!(" {op} {lit})")) }
+    if scalar_first {
+        CudaForm::new(format!("({lit} {op} "), ")")
+    } else {
+        CudaForm::new("(", format!(" {op} {lit})"))
+    }
 }
 
 /// The C form of `clip(x, low, high)` (NaN stays NaN, as on the CPU).
@@ -136,7 +149,11 @@ pub(crate) fn binary_expr<A: Element, B: Element>(name: &str, a: &str, b: &str) 
 pub(crate) fn kernel_source(out: DType, leaves: &[DType], body: &str) -> Option<String> {
     let out_c = c_type(out)?;
     let mut s = String::from(chunked_gpu::kernels::ELEMENTWISE_HELPERS);
-    let _ = write!(s, "extern \"C\" __global__ void {}({out_c}* out, unsigned long long n, int ndim, const long long* meta, int contiguous", chunked_gpu::kernels::ELEMENTWISE_ENTRY);
+    let _ = write!(
+        s,
+        "extern \"C\" __global__ void {}({out_c}* out, unsigned long long n, int ndim, const long long* meta, int contiguous",
+        chunked_gpu::kernels::ELEMENTWISE_ENTRY
+    );
     for (k, d) in leaves.iter().enumerate() {
         let _ = write!(s, ", const {}* x{k}", c_type(*d)?);
     }

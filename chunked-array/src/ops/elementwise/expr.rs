@@ -102,7 +102,10 @@ impl<T: Element> TileExpr<T> for Leaf<T> {
                 // A strided leaf (a fused transpose): check the run's two ends once,
                 // then gather without a bounds check per element.
                 let last = start + (n as isize - 1) * s;
-                assert!(start >= 0 && last >= 0 && (start.max(last) as usize) < data.len(), "strided leaf run in bounds");
+                assert!(
+                    start >= 0 && last >= 0 && (start.max(last) as usize) < data.len(),
+                    "strided leaf run in bounds"
+                );
                 let base = data.as_ptr();
                 for (i, b) in buf.iter_mut().enumerate() {
                     // SAFETY: start + i * s lies between the two checked ends.
@@ -207,7 +210,13 @@ impl<A: Element, O: Element, F: Fn(A) -> O + Send + Sync + 'static> TileExpr<O> 
         buf
     }
     fn rebind(&self, map: &dyn Fn(usize) -> Rebind) -> Expr<O> {
-        Arc::new(Unary { name: self.name, a: self.a.rebind(map), f: self.f.clone(), cuda: self.cuda.clone(), _t: PhantomData })
+        Arc::new(Unary {
+            name: self.name,
+            a: self.a.rebind(map),
+            f: self.f.clone(),
+            cuda: self.cuda.clone(),
+            _t: PhantomData,
+        })
     }
     fn describe(&self) -> String {
         format!("{}({})", self.name, self.a.describe())
@@ -243,7 +252,13 @@ impl<A: Element, B: Element, O: Element, F: Fn(A, B) -> O + Send + Sync + 'stati
         buf
     }
     fn rebind(&self, map: &dyn Fn(usize) -> Rebind) -> Expr<O> {
-        Arc::new(Binary { name: self.name, a: self.a.rebind(map), b: self.b.rebind(map), f: self.f.clone(), _t: PhantomData })
+        Arc::new(Binary {
+            name: self.name,
+            a: self.a.rebind(map),
+            b: self.b.rebind(map),
+            f: self.f.clone(),
+            _t: PhantomData,
+        })
     }
     fn describe(&self) -> String {
         format!("{}({}, {})", self.name, self.a.describe(), self.b.describe())
@@ -293,12 +308,28 @@ impl<A: Element, B: Element, C: Element, O: Element, F: Fn(A, B, C) -> O + Send 
         })
     }
     fn describe(&self) -> String {
-        format!("{}({}, {}, {})", self.name, self.a.describe(), self.b.describe(), self.c.describe())
+        format!(
+            "{}({}, {}, {})",
+            self.name,
+            self.a.describe(),
+            self.b.describe(),
+            self.c.describe()
+        )
     }
     fn cuda(&self) -> Option<String> {
         // `where` is the only ternary with a device form.
-        (self.name == "where" && A::DTYPE == crate::element::DType::Bool && B::DTYPE == O::DTYPE && C::DTYPE == O::DTYPE)
-            .then(|| Some(format!("({} ? {} : {})", self.a.cuda()?, self.b.cuda()?, self.c.cuda()?)))?
+        (self.name == "where"
+            && A::DTYPE == crate::element::DType::Bool
+            && B::DTYPE == O::DTYPE
+            && C::DTYPE == O::DTYPE)
+            .then(|| {
+                Some(format!(
+                    "({} ? {} : {})",
+                    self.a.cuda()?,
+                    self.b.cuda()?,
+                    self.c.cuda()?
+                ))
+            })?
     }
     fn depth(&self) -> usize {
         1 + self.a.depth().max(self.b.depth()).max(self.c.depth())

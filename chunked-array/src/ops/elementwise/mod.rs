@@ -8,20 +8,20 @@ mod stream;
 
 pub(crate) use ops::unary;
 
-pub use ops::{where_, Operand};
-pub(crate) use stream::{stream, TileStream};
+pub use ops::{Operand, where_};
+pub(crate) use stream::{TileStream, stream};
 
 use std::any::Any;
 use std::sync::Arc;
 
 use ndarray::ArrayD;
 
-use crate::chunks::{refine, Chunks};
+use crate::block::Block;
 use crate::block::device::device_parts;
+use crate::chunks::{Chunks, refine};
 use crate::element::{DType, Element};
 use crate::error::{Error, Result};
-use crate::graph::optimize::Fusable;
-use crate::block::Block;
+use crate::graph::Fusable;
 use crate::graph::{BlockOp, Node};
 use expr::{Expr, Rebind};
 
@@ -51,7 +51,11 @@ impl LeafMap {
                 if src[sa] == 1 && oshape[a] != 1 {
                     None
                 } else {
-                    Some((0..out.lengths()[a].len()).map(|i| leaf.chunks.block_of(sa, out.offset(a, i))).collect())
+                    Some(
+                        (0..out.lengths()[a].len())
+                            .map(|i| leaf.chunks.block_of(sa, out.offset(a, i)))
+                            .collect(),
+                    )
                 }
             })
             .collect();
@@ -63,7 +67,14 @@ impl LeafMap {
     /// leaf: the element offset of its first element in the leaf block and the
     /// element stride along each output axis (0 where broadcast), given the
     /// leaf block's own strides. `li` is scratch for the leaf block's index.
-    fn output_view(&self, leaf: &Node, idx: &[usize], start: &[usize], leaf_strides: &[isize], li: &mut Vec<usize>) -> (isize, Vec<isize>) {
+    fn output_view(
+        &self,
+        leaf: &Node,
+        idx: &[usize],
+        start: &[usize],
+        leaf_strides: &[isize],
+        li: &mut Vec<usize>,
+    ) -> (isize, Vec<isize>) {
         self.leaf_block(idx, li);
         let leaf_start = leaf.chunks.block_start(li);
         let mut strides = vec![0isize; start.len()];
@@ -96,7 +107,9 @@ pub(crate) fn broadcast_chunks(op: &str, leaves: &[&Node]) -> Result<Chunks> {
         let mut owner: Option<&Node> = None;
         for n in leaves {
             let shape = n.shape();
-            let Some(la) = (a + shape.len()).checked_sub(ndim) else { continue };
+            let Some(la) = (a + shape.len()).checked_sub(ndim) else {
+                continue;
+            };
             let d = shape[la];
             if d != 1 {
                 if dim != 1 && d != dim {
@@ -145,17 +158,39 @@ pub(crate) fn build<T: Element>(name: &str, leaves: Vec<Arc<Node>>, expr: Expr<T
             }
         })
         .collect();
-    let expr = if unique.len() == leaves.len() { expr } else { expr.rebind(&|i| Rebind::Index(positions[i])) };
-    Ok(make_node(name, chunks, unique.into_iter().map(|l| (l, None)).collect(), expr))
+    let expr = if unique.len() == leaves.len() {
+        expr
+    } else {
+        expr.rebind(&|i| Rebind::Index(positions[i]))
+    };
+    Ok(make_node(
+        name,
+        chunks,
+        unique.into_iter().map(|l| (l, None)).collect(),
+        expr,
+    ))
 }
 
 /// A leaf: a node, read through an axis permutation or not.
 type LeafSpec = (Arc<Node>, Option<Vec<usize>>);
 
 fn make_node<T: Element>(name: &str, chunks: Chunks, leaves: Vec<LeafSpec>, expr: Expr<T>) -> Arc<Node> {
-    let maps = leaves.iter().map(|(l, p)| LeafMap::new(l, p.as_deref(), &chunks)).collect();
+    let maps = leaves
+        .iter()
+        .map(|(l, p)| LeafMap::new(l, p.as_deref(), &chunks))
+        .collect();
     let nodes = leaves.into_iter().map(|(l, _)| l).collect();
-    Node::new(name, T::DTYPE, chunks, nodes, ElementwiseOp { expr, maps, cuda_source: std::sync::OnceLock::new() })
+    Node::new(
+        name,
+        T::DTYPE,
+        chunks,
+        nodes,
+        ElementwiseOp {
+            expr,
+            maps,
+            cuda_source: std::sync::OnceLock::new(),
+        },
+    )
 }
 
 /// A leaf block's memory, as the kernel reads it.
@@ -175,9 +210,13 @@ fn raw_view<U: Element>(block: &Block, copies: &mut Vec<Block>) -> Option<RawVie
     }
     let s = a.as_slice_memory_order()?;
     let base = (a.as_ptr() as isize - s.as_ptr() as isize) / std::mem::size_of::<U>() as isize;
-    Some(RawView { ptr: s.as_ptr() as *const u8, len: s.len(), base, strides: a.strides().to_vec() })
+    Some(RawView {
+        ptr: s.as_ptr() as *const u8,
+        len: s.len(),
+        base,
+        strides: a.strides().to_vec(),
+    })
 }
-
 
 impl<T: Element> BlockOp for ElementwiseOp<T> {
     fn deps(&self, node: &Node, idx: &[usize], out: &mut Vec<(usize, usize)>) {
@@ -250,20 +289,41 @@ impl<T: Element> ElementwiseOp<T> {
         let mut li = Vec::new();
         for (k, leaf) in node.inputs.iter().enumerate() {
             let block = crate::block::device::to_device_block(inputs[k].clone(), device)?;
-            let leaf_shape = device_parts(&block).map(|(shape, _)| shape.to_vec()).ok_or_else(|| Error::DtypeMismatch { key: format!("leaf {k} of {}", node.label()), expected: leaf.dtype.to_string(), found: "a block the device cannot hold".into() })?;
+            let leaf_shape =
+                device_parts(&block)
+                    .map(|(shape, _)| shape.to_vec())
+                    .ok_or_else(|| Error::DtypeMismatch {
+                        key: format!("leaf {k} of {}", node.label()),
+                        expected: leaf.dtype.to_string(),
+                        found: "a block the device cannot hold".into(),
+                    })?;
             let (offset, strides) = self.maps[k].output_view(leaf, idx, &start, &c_strides(&leaf_shape), &mut li);
             contiguous &= offset == 0 && (0..ndim).all(|a| shape[a] == 1 || strides[a] == own[a]);
             meta.push(offset as i64);
             meta.extend(strides.iter().map(|&s| s as i64));
             held.push(block);
         }
-        let args: Vec<&dyn chunked_gpu::kernels::KernelInput> = held.iter().map(|b| device_parts(b).expect("device element blocks").1).collect();
-        fn launch<X: chunked_gpu::DeviceElement>(device: &chunked_gpu::Device, source: &str, shape: Vec<usize>, ndim: usize, meta: &[i64], contiguous: bool, args: &[&dyn chunked_gpu::kernels::KernelInput]) -> Result<Block> {
+        let args: Vec<&dyn chunked_gpu::kernels::KernelInput> = held
+            .iter()
+            .map(|b| device_parts(b).expect("device element blocks").1)
+            .collect();
+        fn launch<X: chunked_gpu::DeviceElement>(
+            device: &chunked_gpu::Device,
+            source: &str,
+            shape: Vec<usize>,
+            ndim: usize,
+            meta: &[i64],
+            contiguous: bool,
+            args: &[&dyn chunked_gpu::kernels::KernelInput],
+        ) -> Result<Block> {
             let mut buffer = device.zeros::<X>(shape.iter().product())?;
             chunked_gpu::kernels::launch_elementwise(source, &mut buffer, ndim, meta, contiguous, args)?;
             Ok(Arc::new(crate::device::DeviceBlock { buffer, shape }))
         }
-        crate::block::device::dispatch_device_dtype!(T::DTYPE, launch::<_>(device, source, shape, ndim, &meta, contiguous, &args))
+        crate::block::device::dispatch_device_dtype!(
+            T::DTYPE,
+            launch::<_>(device, source, shape, ndim, &meta, contiguous, &args)
+        )
     }
 }
 
@@ -291,10 +351,13 @@ impl<T: Element> Fusable for ElementwiseOp<T> {
     fn rebuild(&self, node: &Node, inputs: Vec<Arc<Node>>, inline: &[bool]) -> Arc<Node> {
         let mut leaves: Vec<LeafSpec> = Vec::new();
         let mut intern = |n: &Arc<Node>, perm: Option<Vec<usize>>| -> usize {
-            leaves.iter().position(|(l, p)| l.id == n.id && *p == perm).unwrap_or_else(|| {
-                leaves.push((n.clone(), perm));
-                leaves.len() - 1
-            })
+            leaves
+                .iter()
+                .position(|(l, p)| l.id == n.id && *p == perm)
+                .unwrap_or_else(|| {
+                    leaves.push((n.clone(), perm));
+                    leaves.len() - 1
+                })
         };
         let mut binds: Vec<Rebind> = Vec::with_capacity(inputs.len());
         let mut name = node.name.clone();
@@ -305,8 +368,7 @@ impl<T: Element> Fusable for ElementwiseOp<T> {
             if inline[k] && identity {
                 if let Some(child) = input.op.as_elementwise() {
                     let child_maps = child.leaf_perms();
-                    let idx: Vec<usize> =
-                        input.inputs.iter().zip(child_maps).map(|(l, p)| intern(l, p)).collect();
+                    let idx: Vec<usize> = input.inputs.iter().zip(child_maps).map(|(l, p)| intern(l, p)).collect();
                     binds.push(Rebind::Inline(child.expr_rebased(&|j| idx[j])));
                     name = format!("{}-{}", input.name, name);
                     continue;
@@ -345,4 +407,3 @@ impl<T: Element> Fusable for ElementwiseOp<T> {
         self.expr.depth()
     }
 }
-

@@ -9,12 +9,12 @@ use std::marker::PhantomData;
 use std::ops;
 use std::sync::Arc;
 
-use crate::ops::elementwise::build;
-use crate::ops::elementwise::expr::{leaf, Binary, Const, Expr, Ternary, Unary};
 use crate::array::Array;
 use crate::element::{Element, Float, Number};
 use crate::error::Result;
 use crate::graph::Node;
+use crate::ops::elementwise::build;
+use crate::ops::elementwise::expr::{Binary, Const, Expr, Ternary, Unary, leaf};
 
 /// An operand of an elementwise operation: an array or a scalar.
 pub enum Operand<'a, T> {
@@ -59,23 +59,47 @@ impl<T: Element> Operand<'_, T> {
     }
 }
 
-pub(crate) fn unary<A: Element, O: Element>(a: &Array<A>, name: &'static str, f: impl Fn(A) -> O + Send + Sync + 'static) -> Array<O> {
+pub(crate) fn unary<A: Element, O: Element>(
+    a: &Array<A>,
+    name: &'static str,
+    f: impl Fn(A) -> O + Send + Sync + 'static,
+) -> Array<O> {
     Array::from_result(try_unary(a, name, f))
 }
 
-fn try_unary<A: Element, O: Element>(a: &Array<A>, name: &'static str, f: impl Fn(A) -> O + Send + Sync + 'static) -> Result<Array<O>> {
+fn try_unary<A: Element, O: Element>(
+    a: &Array<A>,
+    name: &'static str,
+    f: impl Fn(A) -> O + Send + Sync + 'static,
+) -> Result<Array<O>> {
     try_unary_with(a, name, f, crate::ops::elementwise::cuda::unary_form::<A, O>(name))
 }
 
 /// A unary layer with an explicit C form (for closures over scalars).
-pub(crate) fn unary_with<A: Element, O: Element>(a: &Array<A>, name: &'static str, f: impl Fn(A) -> O + Send + Sync + 'static, cuda: Option<crate::ops::elementwise::cuda::CudaForm>) -> Array<O> {
+pub(crate) fn unary_with<A: Element, O: Element>(
+    a: &Array<A>,
+    name: &'static str,
+    f: impl Fn(A) -> O + Send + Sync + 'static,
+    cuda: Option<crate::ops::elementwise::cuda::CudaForm>,
+) -> Array<O> {
     Array::from_result(try_unary_with(a, name, f, cuda))
 }
 
-fn try_unary_with<A: Element, O: Element>(a: &Array<A>, name: &'static str, f: impl Fn(A) -> O + Send + Sync + 'static, cuda: Option<crate::ops::elementwise::cuda::CudaForm>) -> Result<Array<O>> {
+fn try_unary_with<A: Element, O: Element>(
+    a: &Array<A>,
+    name: &'static str,
+    f: impl Fn(A) -> O + Send + Sync + 'static,
+    cuda: Option<crate::ops::elementwise::cuda::CudaForm>,
+) -> Result<Array<O>> {
     let mut leaves = Vec::new();
     let x = Operand::Array(a).expr(&mut leaves);
-    let e: Expr<O> = Arc::new(Unary { name, a: x, f: Arc::new(f), cuda, _t: PhantomData });
+    let e: Expr<O> = Arc::new(Unary {
+        name,
+        a: x,
+        f: Arc::new(f),
+        cuda,
+        _t: PhantomData,
+    });
     Array::built(build(name, leaves, e)?)
 }
 
@@ -88,7 +112,13 @@ pub(crate) fn binary<'a, 'b, A: Element, B: Element, O: Element>(
     let mut leaves = Vec::new();
     let x = a.into().expr(&mut leaves);
     let y = b.into().expr(&mut leaves);
-    let e: Expr<O> = Arc::new(Binary { name, a: x, b: y, f: Arc::new(f), _t: PhantomData });
+    let e: Expr<O> = Arc::new(Binary {
+        name,
+        a: x,
+        b: y,
+        f: Arc::new(f),
+        _t: PhantomData,
+    });
     Array::built(build(name, leaves, e)?)
 }
 
@@ -104,13 +134,24 @@ pub(crate) fn binary<'a, 'b, A: Element, B: Element, O: Element>(
 ///
 /// # Errors
 /// [`crate::Error::ShapeMismatch`] when the shapes do not broadcast.
-pub fn where_<'a, 'b, T: Element>(cond: &Array<bool>, a: impl Into<Operand<'a, T>>, b: impl Into<Operand<'b, T>>) -> Result<Array<T>> {
+pub fn where_<'a, 'b, T: Element>(
+    cond: &Array<bool>,
+    a: impl Into<Operand<'a, T>>,
+    b: impl Into<Operand<'b, T>>,
+) -> Result<Array<T>> {
     let mut leaves = Vec::new();
     let c = Operand::Array(cond).expr(&mut leaves);
     let x = a.into().expr(&mut leaves);
     let y = b.into().expr(&mut leaves);
     let f = |c: bool, x: T, y: T| if c { x } else { y };
-    let e: Expr<T> = Arc::new(Ternary { name: "where", a: c, b: x, c: y, f: Arc::new(f), _t: PhantomData });
+    let e: Expr<T> = Arc::new(Ternary {
+        name: "where",
+        a: c,
+        b: x,
+        c: y,
+        f: Arc::new(f),
+        _t: PhantomData,
+    });
     Array::built(build("where", leaves, e)?)
 }
 
@@ -216,7 +257,20 @@ impl<T: Number> Array<T> {
 
     /// Limits values to `[low, high]` (NumPy's `clip`; NaN stays NaN).
     pub fn clip(&self, low: T, high: T) -> Array<T> {
-        unary_with(self, "clip", move |x: T| if x < low { low } else if x > high { high } else { x }, crate::ops::elementwise::cuda::clip_form(low, high))
+        unary_with(
+            self,
+            "clip",
+            move |x: T| {
+                if x < low {
+                    low
+                } else if x > high {
+                    high
+                } else {
+                    x
+                }
+            },
+            crate::ops::elementwise::cuda::clip_form(low, high),
+        )
     }
 }
 

@@ -1,13 +1,13 @@
 //! Evaluating an elementwise layer's block as a stream of tiles in C order.
 
-use crate::ops::elementwise::expr;
-use crate::ops::elementwise::expr::{LeafRow, TileCtx, TILE};
+use crate::block::Block;
 use crate::block::dispatch_dtype;
-use crate::ops::elementwise::{raw_view, ElementwiseOp};
 use crate::element::Element;
 use crate::error::{Error, Result};
-use crate::block::Block;
 use crate::graph::Node;
+use crate::ops::elementwise::expr;
+use crate::ops::elementwise::expr::{LeafRow, TILE, TileCtx};
+use crate::ops::elementwise::{ElementwiseOp, raw_view};
 
 /// Pulls the values of one output block of an elementwise layer in C order, a
 /// tile at a time, without materializing the block: the elementwise kernel
@@ -45,14 +45,22 @@ impl<'a, T: Element> TileStream<'a, T> {
         let mut full_strides: Vec<Vec<isize>> = Vec::with_capacity(inputs.len());
         let mut rows: Vec<LeafRow> = Vec::with_capacity(inputs.len());
         for (k, leaf) in node.inputs.iter().enumerate() {
-            let v = dispatch_dtype!(leaf.dtype, raw_view::<_>(inputs[k], &mut copies)).ok_or_else(|| Error::DtypeMismatch {
-                key: format!("leaf {k} of {}", node.label()),
-                expected: leaf.dtype.to_string(),
-                found: "another type".into(),
+            let v = dispatch_dtype!(leaf.dtype, raw_view::<_>(inputs[k], &mut copies)).ok_or_else(|| {
+                Error::DtypeMismatch {
+                    key: format!("leaf {k} of {}", node.label()),
+                    expected: leaf.dtype.to_string(),
+                    found: "another type".into(),
+                }
             })?;
             let (offset, s) = op.maps[k].output_view(leaf, idx, &start, &v.strides, &mut li);
             full_strides.push(s);
-            rows.push(LeafRow { ptr: v.ptr, len: v.len, dtype: leaf.dtype, offset: v.base + offset, stride: 0 });
+            rows.push(LeafRow {
+                ptr: v.ptr,
+                len: v.len,
+                dtype: leaf.dtype,
+                offset: v.base + offset,
+                stride: 0,
+            });
         }
         // Coalesce: drop length-1 axes, merge neighbours contiguous for every leaf.
         let mut dims: Vec<usize> = Vec::new();
@@ -62,7 +70,10 @@ impl<'a, T: Element> TileStream<'a, T> {
                 continue;
             }
             let mergeable = !dims.is_empty()
-                && full_strides.iter().zip(&strides).all(|(s, c)| *c.last().unwrap() == s[a] * shape[a] as isize);
+                && full_strides
+                    .iter()
+                    .zip(&strides)
+                    .all(|(s, c)| *c.last().unwrap() == s[a] * shape[a] as isize);
             if mergeable {
                 *dims.last_mut().unwrap() *= shape[a];
                 for (c, s) in strides.iter_mut().zip(&full_strides) {
@@ -91,7 +102,10 @@ impl<'a, T: Element> TileStream<'a, T> {
         let panels = match dims.len().checked_sub(1) {
             Some(j) if inner >= 2 * PANEL => (0..rows.len())
                 .filter(|&k| rows[k].stride.abs() > 1 && strides[k][j] == 1)
-                .map(|k| Panel { leaf: k, data: vec![0u64; (PANEL * inner * rows[k].dtype.size()).div_ceil(8)] })
+                .map(|k| Panel {
+                    leaf: k,
+                    data: vec![0u64; (PANEL * inner * rows[k].dtype.size()).div_ceil(8)],
+                })
                 .collect(),
             _ => Vec::new(),
         };
@@ -148,7 +162,10 @@ impl<'a, T: Element> TileStream<'a, T> {
             self.next_row();
         }
         let m = TILE.min(max).min(self.inner - self.pos);
-        let ctx = TileCtx { leaves: &self.view, pos: self.pos };
+        let ctx = TileCtx {
+            leaves: &self.view,
+            pos: self.pos,
+        };
         self.pos += m;
         self.remaining -= m;
         self.expr.eval(&ctx, &mut self.buf[..m])
@@ -197,7 +214,10 @@ fn fill_panel<U: Element>(row: &LeafRow, runs: usize, inner: usize, panel: &mut 
     let dst: &mut [U] = unsafe { std::slice::from_raw_parts_mut(panel.as_mut_ptr() as *mut U, PANEL * inner) };
     let span = (inner as isize - 1) * row.stride;
     let (lo, hi) = (row.offset + span.min(0), row.offset + (runs as isize - 1) + span.max(0));
-    assert!(lo >= 0 && (hi as usize) < src.len() && row.stride != 0, "panel within its leaf block");
+    assert!(
+        lo >= 0 && (hi as usize) < src.len() && row.stride != 0,
+        "panel within its leaf block"
+    );
     // The source lines are a stride apart, which hardware prefetchers do not
     // follow far enough: ask for the line PREFETCH runs ahead explicitly.
     const PREFETCH: usize = 24;
@@ -209,7 +229,9 @@ fn fill_panel<U: Element>(row: &LeafRow, runs: usize, inner: usize, panel: &mut 
             // SAFETY: a prefetch is only a hint; the address is within the checked
             // span of this panel (m + PREFETCH < inner).
             unsafe {
-                std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(src.as_ptr().offset(ahead) as *const i8);
+                std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
+                    src.as_ptr().offset(ahead) as *const i8
+                );
             }
         }
         for q in 0..runs {
@@ -227,6 +249,10 @@ pub(crate) fn stream<'a, T: Element>(node: &'a Node, idx: &[usize], inputs: &[&'
         .op
         .as_elementwise()
         .and_then(|f| f.as_any().downcast_ref::<ElementwiseOp<T>>())
-        .ok_or_else(|| Error::DtypeMismatch { key: node.label(), expected: T::DTYPE.to_string(), found: node.dtype.to_string() })?;
+        .ok_or_else(|| Error::DtypeMismatch {
+            key: node.label(),
+            expected: T::DTYPE.to_string(),
+            found: node.dtype.to_string(),
+        })?;
     TileStream::new(op, node, idx, inputs)
 }

@@ -4,7 +4,7 @@
 use std::mem::MaybeUninit;
 
 use crate::element::{Element, Float};
-use crate::ops::random::philox::{philox4x32_10, philox_batch, Words, BATCH};
+use crate::ops::random::philox::{BATCH, Words, philox_batch, philox4x32_10};
 
 /// The distribution of a random array (shared with the device kernels).
 pub use chunked_gpu::philox::Distribution;
@@ -49,15 +49,33 @@ pub trait RandomElement: Element + chunked_gpu::DeviceElement {
 /// consecutive elements through `convert`; compiled for AVX-512 or AVX2 where the
 /// CPU has them (the conversion loop then vectorizes 8- or 4-wide).
 #[inline(always)]
-fn fill_with<T: Element, const PER: usize, F: Fn([u32; 4]) -> [T; PER]>(key: [u32; 2], stream: [u32; 2], first: u64, out: &mut [MaybeUninit<T>], convert: F) {
+fn fill_with<T: Element, const PER: usize, F: Fn([u32; 4]) -> [T; PER]>(
+    key: [u32; 2],
+    stream: [u32; 2],
+    first: u64,
+    out: &mut [MaybeUninit<T>],
+    convert: F,
+) {
     #[cfg(target_arch = "x86_64")]
     {
         #[target_feature(enable = "avx2")]
-        unsafe fn avx2<T: Element, const PER: usize, F: Fn([u32; 4]) -> [T; PER]>(key: [u32; 2], stream: [u32; 2], first: u64, out: &mut [MaybeUninit<T>], convert: F) {
+        unsafe fn avx2<T: Element, const PER: usize, F: Fn([u32; 4]) -> [T; PER]>(
+            key: [u32; 2],
+            stream: [u32; 2],
+            first: u64,
+            out: &mut [MaybeUninit<T>],
+            convert: F,
+        ) {
             fill_body(key, stream, first, out, convert)
         }
         #[target_feature(enable = "avx2,avx512f")]
-        unsafe fn avx512<T: Element, const PER: usize, F: Fn([u32; 4]) -> [T; PER]>(key: [u32; 2], stream: [u32; 2], first: u64, out: &mut [MaybeUninit<T>], convert: F) {
+        unsafe fn avx512<T: Element, const PER: usize, F: Fn([u32; 4]) -> [T; PER]>(
+            key: [u32; 2],
+            stream: [u32; 2],
+            first: u64,
+            out: &mut [MaybeUninit<T>],
+            convert: F,
+        ) {
             fill_body(key, stream, first, out, convert)
         }
         if std::arch::is_x86_feature_detected!("avx512f") && std::arch::is_x86_feature_detected!("avx2") {
@@ -73,7 +91,13 @@ fn fill_with<T: Element, const PER: usize, F: Fn([u32; 4]) -> [T; PER]>(key: [u3
 }
 
 #[inline(always)]
-fn fill_body<T: Element, const PER: usize>(key: [u32; 2], stream: [u32; 2], first: u64, out: &mut [MaybeUninit<T>], convert: impl Fn([u32; 4]) -> [T; PER]) {
+fn fill_body<T: Element, const PER: usize>(
+    key: [u32; 2],
+    stream: [u32; 2],
+    first: u64,
+    out: &mut [MaybeUninit<T>],
+    convert: impl Fn([u32; 4]) -> [T; PER],
+) {
     let per = PER as u64;
     let n = out.len();
     let mut i = 0;
@@ -117,18 +141,19 @@ fn fill_body<T: Element, const PER: usize>(key: [u32; 2], stream: [u32; 2], firs
 impl RandomElement for f64 {
     fn fill_stream(key: [u32; 2], stream: [u32; 2], dist: &Distribution, first: u64, out: &mut [MaybeUninit<f64>]) {
         match *dist {
-            Distribution::Uniform => {
-                fill_with(key, stream, first, out, |w| [unit_f64(w[0], w[1]), unit_f64(w[2], w[3])])
-            }
-            Distribution::Normal { mean, std } => {
-                fill_with(key, stream, first, out, |w| {
-                    let (a, b) = box_muller(unit_f64(w[0], w[1]), unit_f64(w[2], w[3]));
-                    [mean + std * a, mean + std * b]
-                })
-            },
-            Distribution::Integers { low, high } => {
-                fill_with(key, stream, first, out, |w| [bounded(w[0], w[1], low, high) as f64, bounded(w[2], w[3], low, high) as f64])
-            },
+            Distribution::Uniform => fill_with(key, stream, first, out, |w| {
+                [unit_f64(w[0], w[1]), unit_f64(w[2], w[3])]
+            }),
+            Distribution::Normal { mean, std } => fill_with(key, stream, first, out, |w| {
+                let (a, b) = box_muller(unit_f64(w[0], w[1]), unit_f64(w[2], w[3]));
+                [mean + std * a, mean + std * b]
+            }),
+            Distribution::Integers { low, high } => fill_with(key, stream, first, out, |w| {
+                [
+                    bounded(w[0], w[1], low, high) as f64,
+                    bounded(w[2], w[3], low, high) as f64,
+                ]
+            }),
         }
     }
 }
@@ -136,24 +161,22 @@ impl RandomElement for f64 {
 impl RandomElement for f32 {
     fn fill_stream(key: [u32; 2], stream: [u32; 2], dist: &Distribution, first: u64, out: &mut [MaybeUninit<f32>]) {
         match *dist {
-            Distribution::Uniform => {
-                fill_with(key, stream, first, out, |w| w.map(unit_f32))
-            }
+            Distribution::Uniform => fill_with(key, stream, first, out, |w| w.map(unit_f32)),
             // Two Box-Muller pairs per counter, from 32-bit uniforms, computed in f64.
-            Distribution::Normal { mean, std } => {
-                fill_with(key, stream, first, out, |w| {
-                    let u = |x: u32| x as f64 * (1.0 / 4_294_967_296.0);
-                    let (a, b) = box_muller(u(w[0]), u(w[1]));
-                    let (c, d) = box_muller(u(w[2]), u(w[3]));
-                    [a, b, c, d].map(|z| (mean + std * z) as f32)
-                })
-            },
+            Distribution::Normal { mean, std } => fill_with(key, stream, first, out, |w| {
+                let u = |x: u32| x as f64 * (1.0 / 4_294_967_296.0);
+                let (a, b) = box_muller(u(w[0]), u(w[1]));
+                let (c, d) = box_muller(u(w[2]), u(w[3]));
+                [a, b, c, d].map(|z| (mean + std * z) as f32)
+            }),
             // 32-bit multiply-shift per word: f32 holds 24 bits, so the bias (below
             // range / 2^32) is far under its resolution.
             Distribution::Integers { low, high } => {
                 let range = high.wrapping_sub(low) as u64 as u128;
-                fill_with(key, stream, first, out, |w| w.map(|x| low.wrapping_add(((x as u128 * range) >> 32) as i64) as f32))
-            },
+                fill_with(key, stream, first, out, |w| {
+                    w.map(|x| low.wrapping_add(((x as u128 * range) >> 32) as i64) as f32)
+                })
+            }
         }
     }
 }
@@ -161,14 +184,25 @@ impl RandomElement for f32 {
 macro_rules! random_int {
     ($t:ty) => {
         impl RandomElement for $t {
-            fn fill_stream(key: [u32; 2], stream: [u32; 2], dist: &Distribution, first: u64, out: &mut [MaybeUninit<$t>]) {
+            fn fill_stream(
+                key: [u32; 2],
+                stream: [u32; 2],
+                dist: &Distribution,
+                first: u64,
+                out: &mut [MaybeUninit<$t>],
+            ) {
                 // Integer arrays are only built by `integers`; the others draw 0 or 1.
                 let (low, high) = match *dist {
                     Distribution::Integers { low, high } => (low, high),
                     _ => (0, 2),
                 };
                 {
-                    fill_with(key, stream, first, out, |w| [bounded(w[0], w[1], low, high) as $t, bounded(w[2], w[3], low, high) as $t])
+                    fill_with(key, stream, first, out, |w| {
+                        [
+                            bounded(w[0], w[1], low, high) as $t,
+                            bounded(w[2], w[3], low, high) as $t,
+                        ]
+                    })
                 }
             }
         }
@@ -189,7 +223,18 @@ pub fn fill<T: RandomElement>(seed: u64, stream: u64, dist: &Distribution, first
     fill_uninit(seed, stream, dist, first, out)
 }
 
-pub(crate) fn fill_uninit<T: RandomElement>(seed: u64, stream: u64, dist: &Distribution, first: u64, out: &mut [MaybeUninit<T>]) {
-    T::fill_stream([seed as u32, (seed >> 32) as u32], [stream as u32, (stream >> 32) as u32], dist, first, out)
+pub(crate) fn fill_uninit<T: RandomElement>(
+    seed: u64,
+    stream: u64,
+    dist: &Distribution,
+    first: u64,
+    out: &mut [MaybeUninit<T>],
+) {
+    T::fill_stream(
+        [seed as u32, (seed >> 32) as u32],
+        [stream as u32, (stream >> 32) as u32],
+        dist,
+        first,
+        out,
+    )
 }
-

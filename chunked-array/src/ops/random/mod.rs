@@ -17,11 +17,10 @@
 //!   64-bit words `(w0, w1)` and `(w2, w3)` by the range (bias below range/2^64;
 //!   `f32` arrays: four per counter, one 32-bit word each).
 
-
 mod distributions;
 mod philox;
 
-pub use distributions::{fill, Distribution, RandomElement, RandomFloat};
+pub use distributions::{Distribution, RandomElement, RandomFloat, fill};
 pub use philox::philox4x32_10;
 
 use std::sync::Arc;
@@ -29,9 +28,9 @@ use std::sync::Arc;
 use ndarray::{ArrayD, IxDyn};
 
 use crate::array::Array;
-use crate::chunks::{for_each_run_start, ChunkSpec, Chunks};
-use crate::error::{Error, Result};
 use crate::block::Block;
+use crate::chunks::{ChunkSpec, Chunks, for_each_run_start};
+use crate::error::{Error, Result};
 use crate::graph::{BlockOp, Node};
 
 use crate::ops::random::distributions::fill_uninit;
@@ -94,7 +93,9 @@ impl<T: RandomElement> BlockOp for TypedRandom<T> {
             Some(device) if !device.is_emulated() => random_on_cuda::<T>(&self.op, &node.chunks, idx, device),
             // An emulated device's memory is the host's: the CPU generator fills
             // it, and the block moves there without a copy.
-            Some(device) => crate::block::device::to_device_block(Arc::new(random_block::<T>(&self.op, &node.chunks, idx)), device),
+            Some(device) => {
+                crate::block::device::to_device_block(Arc::new(random_block::<T>(&self.op, &node.chunks, idx)), device)
+            }
             None => Ok(Arc::new(random_block::<T>(&self.op, &node.chunks, idx))),
         }
     }
@@ -105,7 +106,12 @@ impl<T: RandomElement> BlockOp for TypedRandom<T> {
 
 /// A block drawn by the Philox kernel on a CUDA device: the same elements as
 /// [`random_block`] (see [`chunked_gpu::philox`] for the normal draws' ulps).
-fn random_on_cuda<T: RandomElement>(op: &RandomOp, chunks: &Chunks, idx: &[usize], device: &chunked_gpu::Device) -> Result<Block> {
+fn random_on_cuda<T: RandomElement>(
+    op: &RandomOp,
+    chunks: &Chunks,
+    idx: &[usize],
+    device: &chunked_gpu::Device,
+) -> Result<Block> {
     let shape = chunks.block_shape(idx);
     let total: usize = shape.iter().product();
     let (mut starts, mut run_len) = (Vec::new(), 0);
@@ -144,7 +150,11 @@ pub struct RandomState {
 impl RandomState {
     /// Stream 0 of `seed`.
     pub fn new(seed: u64) -> Self {
-        RandomState { seed, stream: 0, devices: Vec::new() }
+        RandomState {
+            seed,
+            stream: 0,
+            devices: Vec::new(),
+        }
     }
 
     /// An independent stream of the same seed.
@@ -170,14 +180,35 @@ impl RandomState {
     /// The same generator making its arrays' blocks on `devices` in turn
     /// (see [`Array::to_devices`]); none: host memory.
     pub fn on_devices(self, devices: &[crate::device::Device]) -> Self {
-        RandomState { devices: devices.to_vec(), ..self }
+        RandomState {
+            devices: devices.to_vec(),
+            ..self
+        }
     }
 
-    fn array<T: RandomElement>(&self, name: &str, dist: Distribution, shape: &[usize], chunks: impl Into<ChunkSpec>) -> Result<Array<T>> {
+    fn array<T: RandomElement>(
+        &self,
+        name: &str,
+        dist: Distribution,
+        shape: &[usize],
+        chunks: impl Into<ChunkSpec>,
+    ) -> Result<Array<T>> {
         let chunks = chunks.into().resolve(shape, T::DTYPE)?;
-        let op = RandomOp { seed: self.seed, stream: self.stream, dist };
+        let op = RandomOp {
+            seed: self.seed,
+            stream: self.stream,
+            dist,
+        };
         // A source moved to a device makes its blocks there (no host copy).
-        Ok(Array::source(name, chunks, TypedRandom::<T> { op, _t: std::marker::PhantomData }).to_devices(&self.devices))
+        Ok(Array::source(
+            name,
+            chunks,
+            TypedRandom::<T> {
+                op,
+                _t: std::marker::PhantomData,
+            },
+        )
+        .to_devices(&self.devices))
     }
 
     /// Uniform on `[0, 1)` (dask's `random`).
@@ -201,7 +232,13 @@ impl RandomState {
     /// # Errors
     /// [`Error::InvalidArgument`] for a negative or non-finite `std` or non-finite
     /// `mean`; [`Error::BadChunks`].
-    pub fn normal<T: RandomFloat>(&self, mean: f64, std: f64, shape: &[usize], chunks: impl Into<ChunkSpec>) -> Result<Array<T>> {
+    pub fn normal<T: RandomFloat>(
+        &self,
+        mean: f64,
+        std: f64,
+        shape: &[usize],
+        chunks: impl Into<ChunkSpec>,
+    ) -> Result<Array<T>> {
         if !(std >= 0.0 && std.is_finite()) {
             return Err(Error::invalid("std", std, "must be finite and >= 0"));
         }
@@ -215,12 +252,26 @@ impl RandomState {
     ///
     /// # Errors
     /// [`Error::InvalidArgument`] when `high <= low` or the range does not fit `T`.
-    pub fn integers<T: RandomElement>(&self, low: i64, high: i64, shape: &[usize], chunks: impl Into<ChunkSpec>) -> Result<Array<T>> {
+    pub fn integers<T: RandomElement>(
+        &self,
+        low: i64,
+        high: i64,
+        shape: &[usize],
+        chunks: impl Into<ChunkSpec>,
+    ) -> Result<Array<T>> {
         if high <= low {
-            return Err(Error::invalid("high", high, format!("must be greater than low = {low}")));
+            return Err(Error::invalid(
+                "high",
+                high,
+                format!("must be greater than low = {low}"),
+            ));
         }
         if T::from_i64(low).to_i64() != low || T::from_i64(high - 1).to_i64() != high - 1 {
-            return Err(Error::invalid("low..high", (low, high), format!("does not fit {}", T::DTYPE)));
+            return Err(Error::invalid(
+                "low..high",
+                (low, high),
+                format!("does not fit {}", T::DTYPE),
+            ));
         }
         self.array("random_integers", Distribution::Integers { low, high }, shape, chunks)
     }
@@ -230,20 +281,26 @@ impl RandomState {
 mod tests {
     use super::*;
     use crate::ops::random::distributions::{bounded, box_muller, unit_f32, unit_f64};
-    use crate::ops::random::philox::{philox_batch, Words, BATCH};
     #[cfg(target_arch = "x86_64")]
     use crate::ops::random::philox::philox_batch_avx2;
+    use crate::ops::random::philox::{BATCH, Words, philox_batch};
 
     /// Known-answer vectors of Random123 (kat_vectors, philox4x32_10).
     #[test]
     fn philox_known_answers() {
-        assert_eq!(philox4x32_10([0, 0, 0, 0], [0, 0]), [0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8]);
+        assert_eq!(
+            philox4x32_10([0, 0, 0, 0], [0, 0]),
+            [0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8]
+        );
         assert_eq!(
             philox4x32_10([u32::MAX; 4], [u32::MAX, u32::MAX]),
             [0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd]
         );
         assert_eq!(
-            philox4x32_10([0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344], [0xa4093822, 0x299f31d0]),
+            philox4x32_10(
+                [0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344],
+                [0xa4093822, 0x299f31d0]
+            ),
             [0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1]
         );
     }
@@ -280,11 +337,23 @@ mod tests {
             let mut u = vec![0.0f64; n];
             fill(seed, stream, &Distribution::Uniform, first, &mut u);
             let mut z = vec![0.0f64; n];
-            fill(seed, stream, &Distribution::Normal { mean: 1.0, std: 2.0 }, first, &mut z);
+            fill(
+                seed,
+                stream,
+                &Distribution::Normal { mean: 1.0, std: 2.0 },
+                first,
+                &mut z,
+            );
             let mut f = vec![0.0f32; n];
             fill(seed, stream, &Distribution::Uniform, first, &mut f);
             let mut k = vec![0i64; n];
-            fill(seed, stream, &Distribution::Integers { low: -3, high: 1000 }, first, &mut k);
+            fill(
+                seed,
+                stream,
+                &Distribution::Integers { low: -3, high: 1000 },
+                first,
+                &mut k,
+            );
             for i in 0..n {
                 let e = first + i as u64;
                 let w = words(e / 2);
@@ -292,7 +361,11 @@ mod tests {
                 assert_eq!(u[i], unit_f64(w[h], w[h + 1]), "uniform f64 element {e}");
                 assert_eq!(k[i], bounded(w[h], w[h + 1], -3, 1000), "integer element {e}");
                 let (a, b) = box_muller(unit_f64(w[0], w[1]), unit_f64(w[2], w[3]));
-                assert_eq!(z[i], 1.0 + 2.0 * if e.is_multiple_of(2) { a } else { b }, "normal element {e}");
+                assert_eq!(
+                    z[i],
+                    1.0 + 2.0 * if e.is_multiple_of(2) { a } else { b },
+                    "normal element {e}"
+                );
                 let w4 = words(e / 4);
                 assert_eq!(f[i], unit_f32(w4[(e % 4) as usize]), "uniform f32 element {e}");
             }

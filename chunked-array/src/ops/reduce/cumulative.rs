@@ -7,11 +7,11 @@ use std::sync::Arc;
 use ndarray::{ArrayD, Axis};
 
 use crate::array::Array;
+use crate::block::Block;
 use crate::chunks::Chunks;
 use crate::element::{Element, Number};
 use crate::error::Result;
-use crate::graph::{block_as, BlockOp, Node, SELF};
-use crate::block::Block;
+use crate::graph::{BlockOp, Node, SELF, block_as};
 
 #[derive(Clone, Copy)]
 enum Scan {
@@ -116,7 +116,17 @@ fn cumulative<T: Element, S: Number>(x: &Array<T>, axis: isize, scan: Scan, name
     x.check()?;
     let axis = crate::ops::reduce::normalize_axes(&[axis], x.ndim())?[0];
     let chunks = x.chunks().clone();
-    let local = Node::new(format!("{name}-block"), S::DTYPE, chunks.clone(), vec![x.node.clone()], Local::<T, S> { axis, scan, _t: PhantomData });
+    let local = Node::new(
+        format!("{name}-block"),
+        S::DTYPE,
+        chunks.clone(),
+        vec![x.node.clone()],
+        Local::<T, S> {
+            axis,
+            scan,
+            _t: PhantomData,
+        },
+    );
     let nb = chunks.lengths()[axis].len();
     if nb == 1 {
         return Array::built(local);
@@ -128,9 +138,23 @@ fn cumulative<T: Element, S: Number>(x: &Array<T>, axis: isize, scan: Scan, name
         S::DTYPE,
         Chunks::from_lengths(carry_lengths),
         vec![local.clone()],
-        Carry::<S> { axis, scan, _t: PhantomData },
+        Carry::<S> {
+            axis,
+            scan,
+            _t: PhantomData,
+        },
     );
-    let out = Node::new(name, S::DTYPE, chunks, vec![local, carry], Apply::<S> { axis, scan, _t: PhantomData });
+    let out = Node::new(
+        name,
+        S::DTYPE,
+        chunks,
+        vec![local, carry],
+        Apply::<S> {
+            axis,
+            scan,
+            _t: PhantomData,
+        },
+    );
     Array::built(out)
 }
 

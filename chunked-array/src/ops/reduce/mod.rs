@@ -13,11 +13,11 @@ use std::sync::Arc;
 use ndarray::{ArrayD, IxDyn};
 
 use crate::array::Array;
-use crate::chunks::{for_each_in_box, for_each_run_start, Chunks};
+use crate::block::Block;
+use crate::chunks::{Chunks, for_each_in_box, for_each_run_start};
 use crate::element::{DType, Element};
 use crate::error::{Error, Result};
-use crate::graph::{block_as, BlockOp, Node};
-use crate::block::Block;
+use crate::graph::{BlockOp, Node, block_as};
 
 /// Default number of partials merged per tree node, as dask.
 pub const DEFAULT_SPLIT_EVERY: usize = 4;
@@ -88,8 +88,19 @@ impl<T: Element> Source<T> for crate::ops::elementwise::TileStream<'_, T> {
 
 /// Partial reduction of one block of shape `shape`, read from `src`, over the
 /// `reduced` axes, keeping them as length-1 axes.
-pub(crate) fn reduce_block<R: Reducer>(r: &R, src: &mut impl Source<R::In>, shape: &[usize], reduced: &[bool], start: &[usize], full: &[usize]) -> ArrayD<R::Acc> {
-    let out_shape: Vec<usize> = shape.iter().zip(reduced).map(|(&n, &red)| if red { 1 } else { n }).collect();
+pub(crate) fn reduce_block<R: Reducer>(
+    r: &R,
+    src: &mut impl Source<R::In>,
+    shape: &[usize],
+    reduced: &[bool],
+    start: &[usize],
+    full: &[usize],
+) -> ArrayD<R::Acc> {
+    let out_shape: Vec<usize> = shape
+        .iter()
+        .zip(reduced)
+        .map(|(&n, &red)| if red { 1 } else { n })
+        .collect();
     let out_len: usize = out_shape.iter().product();
     let mut acc = vec![r.identity(); out_len];
     if shape.iter().product::<usize>() > 0 {
@@ -103,7 +114,14 @@ pub(crate) fn reduce_block<R: Reducer>(r: &R, src: &mut impl Source<R::In>, shap
 }
 
 /// Every axis reduced, each element seen with its global flat index.
-fn fold_flat<R: Reducer>(r: &R, acc: &mut R::Acc, src: &mut impl Source<R::In>, shape: &[usize], start: &[usize], full: &[usize]) {
+fn fold_flat<R: Reducer>(
+    r: &R,
+    acc: &mut R::Acc,
+    src: &mut impl Source<R::In>,
+    shape: &[usize],
+    start: &[usize],
+    full: &[usize],
+) {
     let inner = shape.last().copied().unwrap_or(1);
     let outer = &shape[..shape.len().saturating_sub(1)];
     for_each_run_start(full, start, outer, |g| {
@@ -118,7 +136,14 @@ fn fold_flat<R: Reducer>(r: &R, acc: &mut R::Acc, src: &mut impl Source<R::In>, 
 
 /// Axes merged into alternating groups of reduced and kept axes; the innermost
 /// group is folded as lanes (reduced) or rows (kept), piece by piece.
-fn fold_groups<R: Reducer>(r: &R, acc: &mut [R::Acc], src: &mut impl Source<R::In>, shape: &[usize], reduced: &[bool], start: &[usize]) {
+fn fold_groups<R: Reducer>(
+    r: &R,
+    acc: &mut [R::Acc],
+    src: &mut impl Source<R::In>,
+    shape: &[usize],
+    reduced: &[bool],
+    start: &[usize],
+) {
     let mut groups: Vec<(usize, bool)> = Vec::new();
     let mut axis_start = 0i64;
     for (a, (&n, &red)) in shape.iter().zip(reduced).enumerate() {
@@ -152,7 +177,11 @@ fn fold_groups<R: Reducer>(r: &R, acc: &mut [R::Acc], src: &mut impl Source<R::I
     let mut off_out = 0usize;
     for _ in 0..nrows {
         // The reduced position of this row (arg-reductions have one reduced group).
-        let row_pos = outer.iter().zip(&counter).find(|(g, _)| g.1).map_or(0, |(_, &c)| c as i64);
+        let row_pos = outer
+            .iter()
+            .zip(&counter)
+            .find(|(g, _)| g.1)
+            .map_or(0, |(_, &c)| c as i64);
         let mut done = 0;
         while done < inner_len {
             let piece = src.pull(inner_len - done);
@@ -160,7 +189,11 @@ fn fold_groups<R: Reducer>(r: &R, acc: &mut [R::Acc], src: &mut impl Source<R::I
             if inner_red {
                 r.fold_lane(&mut acc[off_out], piece, axis_start + done as i64);
             } else {
-                r.fold_row(&mut acc[off_out + done..off_out + done + k], piece, axis_start + row_pos);
+                r.fold_row(
+                    &mut acc[off_out + done..off_out + done + k],
+                    piece,
+                    axis_start + row_pos,
+                );
             }
             done += k;
         }
@@ -186,8 +219,15 @@ fn finish_block<R: Reducer>(r: &R, acc: &ArrayD<R::Acc>, reduced: &[bool], keepd
     if keepdims {
         return out;
     }
-    let shape: Vec<usize> = out.shape().iter().zip(reduced).filter(|&(_, &red)| !red).map(|(&n, _)| n).collect();
-    out.into_shape_with_order(IxDyn(&shape)).expect("removing length-1 axes")
+    let shape: Vec<usize> = out
+        .shape()
+        .iter()
+        .zip(reduced)
+        .filter(|&(_, &red)| !red)
+        .map(|(&n, _)| n)
+        .collect();
+    out.into_shape_with_order(IxDyn(&shape))
+        .expect("removing length-1 axes")
 }
 
 struct Plan {
@@ -203,7 +243,10 @@ impl Plan {
             return idx.to_vec();
         }
         let mut it = idx.iter();
-        self.reduced.iter().map(|&red| if red { 0 } else { *it.next().expect("kept axis") }).collect()
+        self.reduced
+            .iter()
+            .map(|&red| if red { 0 } else { *it.next().expect("kept axis") })
+            .collect()
     }
 }
 
@@ -242,22 +285,35 @@ impl<R: Reducer> Partial<R> {
     /// reduction kernels: the block stays on the device, and so does its
     /// partial, until a combine level takes the (small) partials to the host.
     fn run_cuda(&self, node: &Node, idx: &[usize], inputs: &[&Block], device: &chunked_gpu::Device) -> Result<Block> {
-        use chunked_gpu::reduce::{launch_reduce, source, ReduceLayout};
+        use chunked_gpu::reduce::{ReduceLayout, launch_reduce, source};
         let op = self.r.device_op().expect("on_cuda checked");
         let full = self.plan.full_index(idx, self.last);
         let block = crate::block::device::to_device_block(inputs[0].clone(), device)?;
-        let (in_shape, input) = crate::block::device::device_parts(&block)
-            .ok_or_else(|| Error::DtypeMismatch { key: format!("{} input block {full:?}", node.label()), expected: R::In::DTYPE.to_string(), found: "a block the device cannot hold".into() })?;
+        let (in_shape, input) = crate::block::device::device_parts(&block).ok_or_else(|| Error::DtypeMismatch {
+            key: format!("{} input block {full:?}", node.label()),
+            expected: R::In::DTYPE.to_string(),
+            found: "a block the device cannot hold".into(),
+        })?;
         let layout = ReduceLayout::new(in_shape, &self.plan.reduced);
         let in_c = crate::ops::elementwise::cuda::c_type(R::In::DTYPE).expect("device element type");
         let shape = node.chunks.block_shape(idx);
-        fn launch<A: chunked_gpu::DeviceElement>(device: &chunked_gpu::Device, op: chunked_gpu::reduce::ReduceOp, in_c: &str, input: &dyn chunked_gpu::kernels::KernelInput, layout: &ReduceLayout, shape: Vec<usize>) -> Result<Block> {
+        fn launch<A: chunked_gpu::DeviceElement>(
+            device: &chunked_gpu::Device,
+            op: chunked_gpu::reduce::ReduceOp,
+            in_c: &str,
+            input: &dyn chunked_gpu::kernels::KernelInput,
+            layout: &ReduceLayout,
+            shape: Vec<usize>,
+        ) -> Result<Block> {
             let mut buffer = device.zeros::<A>(layout.outputs())?;
             launch_reduce(&source::<A>(op, in_c), input, layout, &mut buffer)?;
             Ok(Arc::new(crate::device::DeviceBlock { buffer, shape }))
         }
         // on_cuda refuses bool outputs.
-        crate::block::device::dispatch_device_dtype!(R::Out::DTYPE, launch::<_>(device, op, in_c, input, &layout, shape))
+        crate::block::device::dispatch_device_dtype!(
+            R::Out::DTYPE,
+            launch::<_>(device, op, in_c, input, &layout, shape)
+        )
     }
 }
 
@@ -313,8 +369,19 @@ impl<R: Reducer> BlockOp for Partial<R> {
         if self.on_cuda(node) {
             return None;
         }
-        let op = Partial { r: self.r.clone(), plan: self.plan.clone(), last: self.last, fused: Some(input.clone()) };
-        Some(Node::new(format!("{}-{}", input.name, node.name), node.dtype, node.chunks.clone(), input.inputs.clone(), op))
+        let op = Partial {
+            r: self.r.clone(),
+            plan: self.plan.clone(),
+            last: self.last,
+            fused: Some(input.clone()),
+        };
+        Some(Node::new(
+            format!("{}-{}", input.name, node.name),
+            node.dtype,
+            node.chunks.clone(),
+            input.inputs.clone(),
+            op,
+        ))
     }
 }
 
@@ -332,7 +399,12 @@ impl<R: Reducer> BlockOp for Combine<R> {
         let grid = input.grid();
         let full = self.plan.full_index(idx, self.last);
         let lo: Vec<usize> = full.iter().zip(&self.group).map(|(&i, &k)| i * k).collect();
-        let hi: Vec<usize> = lo.iter().zip(&self.group).zip(&grid).map(|((&l, &k), &g)| (l + k).min(g)).collect();
+        let hi: Vec<usize> = lo
+            .iter()
+            .zip(&self.group)
+            .zip(&grid)
+            .map(|((&l, &k), &g)| (l + k).min(g))
+            .collect();
         for_each_in_box(&lo, &hi, |b| out.push((0, input.linear(b))));
     }
 
@@ -350,7 +422,12 @@ impl<R: Reducer> BlockOp for Combine<R> {
             acc.zip_mut_with(other, |a, b| self.r.merge(a, b));
         }
         if self.last {
-            Ok(Arc::new(finish_block(&*self.r, &acc, &self.plan.reduced, self.plan.keepdims)))
+            Ok(Arc::new(finish_block(
+                &*self.r,
+                &acc,
+                &self.plan.reduced,
+                self.plan.keepdims,
+            )))
         } else {
             Ok(Arc::new(acc))
         }
@@ -363,10 +440,18 @@ pub(crate) fn normalize_axes(axes: &[isize], ndim: usize) -> Result<Vec<usize>> 
     for &a in axes {
         let n = if a < 0 { a + ndim as isize } else { a };
         if n < 0 || n >= ndim as isize {
-            return Err(Error::BadAxis { axis: a, ndim, detail: String::new() });
+            return Err(Error::BadAxis {
+                axis: a,
+                ndim,
+                detail: String::new(),
+            });
         }
         if out.contains(&(n as usize)) {
-            return Err(Error::BadAxis { axis: a, ndim, detail: " (given twice)".into() });
+            return Err(Error::BadAxis {
+                axis: a,
+                ndim,
+                detail: " (given twice)".into(),
+            });
         }
         out.push(n as usize);
     }
@@ -403,7 +488,10 @@ pub(crate) fn reduction<R: Reducer>(
         ));
     }
     let reduced: Vec<bool> = (0..ndim).map(|a| axes.contains(&a)).collect();
-    let plan = Arc::new(Plan { reduced: reduced.clone(), keepdims });
+    let plan = Arc::new(Plan {
+        reduced: reduced.clone(),
+        keepdims,
+    });
     let r = Arc::new(r);
     let final_chunks = {
         let lengths = x.chunks().lengths();
@@ -419,7 +507,17 @@ pub(crate) fn reduction<R: Reducer>(
     let mut grid = x.chunks().grid();
     let level_chunks = |grid: &[usize]| -> Chunks {
         let lengths = x.chunks().lengths();
-        Chunks::from_lengths((0..ndim).map(|a| if reduced[a] { vec![1; grid[a]] } else { lengths[a].clone() }).collect())
+        Chunks::from_lengths(
+            (0..ndim)
+                .map(|a| {
+                    if reduced[a] {
+                        vec![1; grid[a]]
+                    } else {
+                        lengths[a].clone()
+                    }
+                })
+                .collect(),
+        )
     };
     let done = |grid: &[usize]| (0..ndim).all(|a| !reduced[a] || grid[a] == 1);
     let last = done(&grid);
@@ -428,7 +526,18 @@ pub(crate) fn reduction<R: Reducer>(
     } else {
         (level_chunks(&grid), DType::Intermediate, format!("{name}-partial"))
     };
-    let mut node = Node::new(label, dtype, chunks, vec![x.node.clone()], Partial { r: r.clone(), plan: plan.clone(), last, fused: None });
+    let mut node = Node::new(
+        label,
+        dtype,
+        chunks,
+        vec![x.node.clone()],
+        Partial {
+            r: r.clone(),
+            plan: plan.clone(),
+            last,
+            fused: None,
+        },
+    );
     if last {
         return Array::built(node);
     }
@@ -441,7 +550,18 @@ pub(crate) fn reduction<R: Reducer>(
         } else {
             (level_chunks(&grid), DType::Intermediate, format!("{name}-combine"))
         };
-        node = Node::new(label, dtype, chunks, vec![node], Combine { r: r.clone(), plan: plan.clone(), group, last });
+        node = Node::new(
+            label,
+            dtype,
+            chunks,
+            vec![node],
+            Combine {
+                r: r.clone(),
+                plan: plan.clone(),
+                group,
+                last,
+            },
+        );
         if last {
             return Array::built(node);
         }

@@ -32,7 +32,11 @@ pub fn singular_values(a: &Array2<f64>) -> Vec<f64> {
 pub fn with_singular_values(m: usize, n: usize, s: &[f64], seed: u64) -> Array2<f64> {
     let k = s.len();
     let g = |rows: usize, seed: u64| {
-        let x = chunked_array::random::RandomState::new(seed).standard_normal::<f64>(&[rows, k], [rows, k]).unwrap().compute().unwrap();
+        let x = chunked_array::random::RandomState::new(seed)
+            .standard_normal::<f64>(&[rows, k], [rows, k])
+            .unwrap()
+            .compute()
+            .unwrap();
         let x = x.into_dimensionality::<Ix2>().unwrap();
         let f = faer::Mat::from_fn(rows, k, |i, j| x[[i, j]]).qr().compute_thin_Q();
         Array2::from_shape_fn((rows, k), |(i, j)| f[(i, j)])
