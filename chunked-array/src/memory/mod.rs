@@ -22,7 +22,7 @@ use crate::graph::task::TaskGraph;
 /// let ctx = Context::threads(2).with_memory_limit(2 << 20); // 2 MiB of blocks
 /// let x: Array<f64> = RandomState::new(0).uniform(&[1000, 1000], [1000, 50]).unwrap();
 /// let x = &x * 2.0; // 8 MB of data in tall blocks
-/// let wide = x.rechunk_with([50, 1000], RechunkOptions { block_size_limit: 1 << 20 }).unwrap();
+/// let wide = x.rechunk_with([50, 1000], &RechunkOptions { block_size_limit: 1 << 20 }).unwrap();
 /// let (sum, stats) = wide.sum(None).unwrap().compute_stats(&ctx).unwrap();
 /// assert!((sum[[]] / 1e6 - 1.0).abs() < 1e-2);
 /// assert!(stats.tiers.spilled > 0 && stats.tiers.peak_bytes < 4 << 20, "{stats:?}");

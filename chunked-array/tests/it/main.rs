@@ -12,7 +12,6 @@ mod einsum;
 mod elementwise;
 mod graph;
 mod halo;
-mod huge_pages;
 mod indexing;
 mod io_hdf5;
 mod io_interop;

@@ -1,6 +1,10 @@
 //! Large block buffers are advised onto transparent huge pages (as numpy does
 //! for arrays of 4 MiB or more), and the block constructors built on them copy
 //! and fill exactly as ndarray's own.
+//!
+//! Its own test binary: whether a small buffer lands on advised pages depends on
+//! what the process's heap held before, so other tests' large blocks must not
+//! share its heap.
 
 use chunked_array::runtime::{HUGE_PAGE_MIN_BYTES, block_vec, full_block, owned_block, set_huge_pages, uninit_block};
 use ndarray::{ArrayD, IxDyn, s};
