@@ -478,9 +478,9 @@ fn check_selections(mpi: &Mpi, _: &Path) -> Result<(), String> {
         .compute_on(&Context::sync())
         .map_err(err)?;
     for ctx in [mpi.context(), mpi.context_gather_all()] {
-        let opts = SelectOptions::default().with_context(&ctx);
-        let masked = x.masked_with(&mask, &opts).map_err(err)?;
-        let coords = mask.argwhere_with(&opts).map_err(err)?;
+        let opts = SelectOptions::default();
+        let masked = x.masked_with(&mask, &opts, &ctx).map_err(err)?;
+        let coords = mask.argwhere_with(&opts, &ctx).map_err(err)?;
         let picked = x.compress_array_on(&rows, 0, &ctx).map_err(err)?;
         if masked.shape() != [want_masked.len()]
             || coords.shape() != want_coords.shape()

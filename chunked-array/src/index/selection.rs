@@ -12,7 +12,8 @@
 //!   alone, and the result is a lazy layer that selects again when computed
 //!   (the mask is computed twice, and nothing larger than the limit is held).
 //!
-//! The building run uses the [`SelectOptions::context`] it is given: its
+//! The building run uses the [`Context`] it is given (the `_with` forms take
+//! one; the others use the default): its
 //! scheduler, memory limit and profilers, as any compute would. Over several
 //! processes (MPI) every process builds the same graph and so needs the same
 //! lengths: the processes count together, rank 0's counts are shared with all,
@@ -197,42 +198,24 @@ fn counts_of(m: &Array<bool>, ctx: &Context) -> Result<Vec<usize>> {
 /// use chunked_array::{Array, Context, SelectOptions};
 /// let x = Array::<i64>::arange(0, 100, 1, 10).unwrap();
 /// // Counted on one thread, within 64 MiB, the selection kept if at most 1 MiB.
-/// let opts = SelectOptions::default()
-///     .with_context(&Context::sync().with_memory_limit(64 << 20))
-///     .with_block_size_limit(1 << 20);
-/// let big = x.masked_with(&x.gt(89).unwrap(), &opts).unwrap();
+/// let opts = SelectOptions { block_size_limit: 1 << 20 };
+/// let ctx = Context::sync().with_memory_limit(64 << 20);
+/// let big = x.masked_with(&x.gt(89).unwrap(), &opts, &ctx).unwrap();
 /// assert_eq!(big.compute().unwrap().iter().copied().collect::<Vec<_>>(), (90..100).collect::<Vec<_>>());
 /// ```
-#[derive(Clone, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SelectOptions {
     /// The most bytes of one row block (the array is rechunked one block wide
     /// past its first axis), and of a selection computed and kept while
     /// building (default [`DEFAULT_AUTO_BYTES`], 128 MiB).
     pub block_size_limit: usize,
-    /// Where the building run computes (default: [`Context::default`]).
-    pub context: Context,
 }
 
 impl Default for SelectOptions {
     fn default() -> Self {
         SelectOptions {
             block_size_limit: DEFAULT_AUTO_BYTES,
-            context: Context::default(),
         }
-    }
-}
-
-impl SelectOptions {
-    /// These options with another block-size limit (bytes).
-    pub fn with_block_size_limit(mut self, bytes: usize) -> Self {
-        self.block_size_limit = bytes;
-        self
-    }
-
-    /// These options with the building run in `ctx`.
-    pub fn with_context(mut self, ctx: &Context) -> Self {
-        self.context = ctx.clone();
-        self
     }
 }
 
@@ -271,11 +254,12 @@ fn select<E: Element, O: BlockOp>(
     per_row: Vec<usize>,
     layer: impl Fn(bool) -> O,
     opts: &SelectOptions,
+    ctx: &Context,
 ) -> Result<Array<E>> {
     let with_rows = |rows: Vec<usize>| {
         Chunks::from_lengths(std::iter::once(rows).chain(per_row.iter().map(|&n| vec![n])).collect())
     };
-    let (ctx, budget) = (&opts.context, opts.block_size_limit);
+    let budget = opts.block_size_limit;
     let on_host = inputs.iter().all(|n| n.device.is_none());
     if ctx.scheduler().processes() == 1 && on_host {
         // Bounds: every element of a row block selected.
@@ -344,16 +328,24 @@ impl<T: Element> Array<T> {
     /// [`Error::ShapeMismatch`] when the mask's shape is neither `self`'s nor
     /// its leading part; the compute errors of `self` and the mask.
     pub fn masked(&self, mask: &Array<bool>) -> Result<Array<T>> {
-        self.masked_with(mask, &SelectOptions::default())
+        self.masked_with(mask, &SelectOptions::default(), &Context::default())
     }
 
     /// [`Array::masked`] with the block-size limit (bytes) for the blocks made
     /// one block wide past the first axis and for the selection computed while
     /// building, and the context that building run computes in.
     ///
+    /// ```
+    /// use chunked_array::{Array, Context, SelectOptions};
+    /// let x = Array::<i64>::arange(0, 10, 1, 3).unwrap();
+    /// let opts = SelectOptions { block_size_limit: 16 };
+    /// let big = x.masked_with(&x.gt(5).unwrap(), &opts, &Context::sync()).unwrap();
+    /// assert_eq!(big.compute().unwrap().iter().copied().collect::<Vec<_>>(), vec![6, 7, 8, 9]);
+    /// ```
+    ///
     /// # Errors
     /// As [`Array::masked`].
-    pub fn masked_with(&self, mask: &Array<bool>, opts: &SelectOptions) -> Result<Array<T>> {
+    pub fn masked_with(&self, mask: &Array<bool>, opts: &SelectOptions, ctx: &Context) -> Result<Array<T>> {
         self.check()?;
         mask.check()?;
         let shape = self.shape();
@@ -363,11 +355,11 @@ impl<T: Element> Array<T> {
             // them in C order, `count` runs of shape[k..] each.
             let trailing: Vec<isize> = (k as isize..shape.len() as isize).collect();
             let full = mask.expand_dims_axes(&trailing)?.broadcast_to(&shape)?;
-            let flat = self.masked_with(&full, opts)?;
+            let flat = self.masked_with(&full, opts, ctx)?;
             let per_row: usize = shape[k..].iter().product();
             let count = match flat.shape()[0].checked_div(per_row) {
                 Some(count) => count,
-                None => counts_of(mask, &opts.context)?.iter().sum(),
+                None => counts_of(mask, ctx)?.iter().sum(),
             };
             let new_shape: Vec<isize> = std::iter::once(count)
                 .chain(shape[k..].iter().copied())
@@ -379,7 +371,7 @@ impl<T: Element> Array<T> {
             return Err(Error::shape("masked (values, mask)", &shape, &mask.shape()));
         }
         if shape.is_empty() {
-            return self.expand_dims(0)?.masked_with(&mask.expand_dims(0)?, opts);
+            return self.expand_dims(0)?.masked_with(&mask.expand_dims(0)?, opts, ctx);
         }
         let spec = row_blocks(
             &self.chunks().lengths()[0],
@@ -393,7 +385,15 @@ impl<T: Element> Array<T> {
             counted,
             _t: std::marker::PhantomData,
         };
-        select::<T, _>("masked", vec![x.node.clone(), m.node.clone()], &m, vec![], layer, opts)
+        select::<T, _>(
+            "masked",
+            vec![x.node.clone(), m.node.clone()],
+            &m,
+            vec![],
+            layer,
+            opts,
+            ctx,
+        )
     }
 
     /// The coordinates of the non-zero (true) elements in C order, one row
@@ -412,7 +412,7 @@ impl<T: Element> Array<T> {
     /// # Errors
     /// The compute errors of `self`.
     pub fn argwhere(&self) -> Result<Array<i64>> {
-        self.argwhere_with(&SelectOptions::default())
+        self.argwhere_with(&SelectOptions::default(), &Context::default())
     }
 
     /// [`Array::argwhere`] with the block-size limit (bytes) for the row blocks
@@ -422,12 +422,12 @@ impl<T: Element> Array<T> {
     ///
     /// # Errors
     /// As [`Array::argwhere`].
-    pub fn argwhere_with(&self, opts: &SelectOptions) -> Result<Array<i64>> {
+    pub fn argwhere_with(&self, opts: &SelectOptions, ctx: &Context) -> Result<Array<i64>> {
         self.check()?;
         let nd = self.ndim();
         if nd == 0 {
             // NumPy: a 0-d array has one position and no coordinates.
-            let rows = self.expand_dims(0)?.argwhere_with(opts)?;
+            let rows = self.expand_dims(0)?.argwhere_with(opts, ctx)?;
             return rows.slice(&[Idx::FULL, Idx::range(0, 0)]);
         }
         let nonzero = self.ne(crate::Operand::Scalar(T::default()))?;
@@ -435,7 +435,7 @@ impl<T: Element> Array<T> {
         let spec = row_blocks(&self.chunks().lengths()[0], &self.shape(), bytes, opts.block_size_limit);
         let m = nonzero.rechunk(spec)?;
         let layer = |counted| Coordinates { counted };
-        select::<i64, _>("argwhere", vec![m.node.clone()], &m, vec![nd], layer, opts)
+        select::<i64, _>("argwhere", vec![m.node.clone()], &m, vec![nd], layer, opts, ctx)
     }
 
     /// The indices of the non-zero (true) elements, one 1-d array per axis
@@ -446,14 +446,14 @@ impl<T: Element> Array<T> {
     /// [`Error::InvalidArgument`] for a 0-d array (as NumPy 2); the compute
     /// errors of `self`.
     pub fn nonzero(&self) -> Result<Vec<Array<i64>>> {
-        self.nonzero_with(&SelectOptions::default())
+        self.nonzero_with(&SelectOptions::default(), &Context::default())
     }
 
     /// [`Array::nonzero`] built as [`Array::argwhere_with`] is.
     ///
     /// # Errors
     /// As [`Array::nonzero`].
-    pub fn nonzero_with(&self, opts: &SelectOptions) -> Result<Vec<Array<i64>>> {
+    pub fn nonzero_with(&self, opts: &SelectOptions, ctx: &Context) -> Result<Vec<Array<i64>>> {
         self.check()?;
         if self.ndim() == 0 {
             return Err(Error::invalid(
@@ -462,7 +462,7 @@ impl<T: Element> Array<T> {
                 "nonzero needs at least one axis",
             ));
         }
-        let rows = self.argwhere_with(opts)?;
+        let rows = self.argwhere_with(opts, ctx)?;
         (0..self.ndim() as isize)
             .map(|a| rows.slice(&[Idx::FULL, Idx::Index(a)]))
             .collect()

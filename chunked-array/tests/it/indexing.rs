@@ -10,7 +10,9 @@ use proptest::prelude::*;
 
 /// The default selection options with another block-size limit.
 fn limited(bytes: usize) -> SelectOptions {
-    SelectOptions::default().with_block_size_limit(bytes)
+    SelectOptions {
+        block_size_limit: bytes,
+    }
 }
 
 fn numbered(shape: &[usize]) -> ArrayD<i64> {
@@ -174,7 +176,7 @@ fn masked_blocks_stay_under_the_limit() {
     // Three rows of 30 x 20 f64 per block at most.
     let limit = 3 * 30 * 20 * 8;
     let all = Array::<bool>::full(&[40, 30, 20], true, [5, 30, 20]).unwrap();
-    let got = x.masked_with(&all, &limited(limit)).unwrap();
+    let got = x.masked_with(&all, &limited(limit), &Context::default()).unwrap();
     assert!(
         got.chunks().lengths()[0].iter().all(|&n| n <= 3 * 600),
         "{:?}",
@@ -187,7 +189,7 @@ fn masked_blocks_stay_under_the_limit() {
     // Every third element, under a limit of one row: one row per block.
     let sparse = ArrayD::from_shape_fn(IxDyn(&[40, 30, 20]), |i| (i[0] + i[1] + i[2]) % 3 == 0);
     let m = chunked(&sparse, &[vec![40], vec![30], vec![20]]);
-    let got = x.masked_with(&m, &limited(1)).unwrap();
+    let got = x.masked_with(&m, &limited(1), &Context::default()).unwrap();
     assert_eq!(got.chunks().lengths()[0].len(), 40);
     let want: Vec<f64> = a
         .iter()
@@ -222,11 +224,11 @@ fn selections_build_in_the_given_context() {
 
     // Within the limits: the selection is computed once, by the given context.
     let profiler = Profiler::new();
-    let opts = SelectOptions::default().with_context(&Context::sync().with_profiler(&profiler));
-    let got = x.masked_with(&mask, &opts).unwrap();
+    let (opts, ctx) = (SelectOptions::default(), Context::sync().with_profiler(&profiler));
+    let got = x.masked_with(&mask, &opts, &ctx).unwrap();
     assert!(layers(&profiler).contains("masked"), "{:?}", layers(&profiler));
     assert_eq!(got.compute().unwrap().iter().copied().collect::<Vec<_>>(), want);
-    let coords = mask.argwhere_with(&opts).unwrap();
+    let coords = mask.argwhere_with(&opts, &ctx).unwrap();
     assert!(layers(&profiler).contains("argwhere"), "{:?}", layers(&profiler));
     assert_eq!(coords.shape(), vec![want.len(), 2]);
 
@@ -234,9 +236,7 @@ fn selections_build_in_the_given_context() {
     // output: past a 24 KB limit. Counting reads only the 2 KB mask blocks.
     let profiler = Profiler::new();
     let tight = Context::sync().with_memory_limit(24 << 10).with_profiler(&profiler);
-    let got = x
-        .masked_with(&mask, &SelectOptions::default().with_context(&tight))
-        .unwrap();
+    let got = x.masked_with(&mask, &SelectOptions::default(), &tight).unwrap();
     let seen = layers(&profiler);
     assert!(!seen.is_empty() && !seen.contains("masked"), "{seen:?}");
     assert_eq!(got.chunks().lengths()[0].iter().sum::<usize>(), want.len());
@@ -387,7 +387,7 @@ proptest! {
         let a = ArrayD::from_shape_vec(IxDyn(&shape), bits[..shape.iter().product::<usize>()].to_vec()).unwrap();
         let x = chunked(&a, &chunks);
         let want: Vec<Vec<i64>> = a.indexed_iter().filter(|&(_, &v)| v != 0).map(|(i, _)| i.as_array_view().iter().map(|&p| p as i64).collect()).collect();
-        let got = x.argwhere_with(&limited(limit)).unwrap();
+        let got = x.argwhere_with(&limited(limit), &Context::default()).unwrap();
         prop_assert_eq!(got.shape(), vec![want.len(), shape.len()]);
         if limit == 1 && shape[0] > 0 {
             // Under a one-byte limit each row of the input is its own block.
@@ -481,7 +481,7 @@ fn small_selections_are_computed_once() {
     // Over the limit (8 bytes): the first run stops, the counts come from the
     // mask, and computing the result selects again.
     let (mask, made) = counted_mask();
-    let w = mask.argwhere_with(&limited(8)).unwrap();
+    let w = mask.argwhere_with(&limited(8), &Context::default()).unwrap();
     let built = made.load(Ordering::Relaxed);
     assert!((400..=800).contains(&built), "{built}");
     assert_eq!(w.compute().unwrap().iter().copied().collect::<Vec<_>>(), want);
@@ -499,7 +499,7 @@ fn a_mask_that_changes_between_runs_is_an_error() {
         i[0] * 4 + i[1] <= run
     })
     .unwrap();
-    let w = mask.argwhere_with(&limited(1)).unwrap();
+    let w = mask.argwhere_with(&limited(1), &Context::default()).unwrap();
     let e = w.compute().unwrap_err().to_string();
     assert!(e.contains("mask changed between runs"), "{e}");
 }
@@ -525,6 +525,8 @@ fn selections_of_selections() {
     );
     assert_eq!(y.nonzero().unwrap()[0].compute().unwrap().len(), 4);
     // Past the limit (the two-pass path) as well.
-    let z = y.masked_with(&y.lt(8).unwrap(), &limited(1)).unwrap();
+    let z = y
+        .masked_with(&y.lt(8).unwrap(), &limited(1), &Context::default())
+        .unwrap();
     assert_eq!(z.compute().unwrap().iter().copied().collect::<Vec<_>>(), vec![6, 7]);
 }
