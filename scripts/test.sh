@@ -53,8 +53,9 @@ cargo test --workspace --features "$FEATURES"
 # The MPI tests again, built against and launched by MPICH (the build above uses
 # Debian's default MPI, Open MPI). mpi-sys does not rebuild when MPICC changes,
 # so its artifacts are removed first: only mpi-sys, mpi and chunked-distributed
-# build again, not the workspace. Removing them once more afterwards leaves the
-# next build to bind the default MPI again.
+# build again, not the workspace (the same package selection and features as
+# above keep every other crate's build). Removing them once more afterwards
+# leaves the next build to bind the default MPI again.
 cargo clean -q -p mpi-sys
-MPICC=mpicc.mpich CHUNKED_MPIRUN=mpirun.mpich cargo test -p chunked-distributed --features chunked-array/hdf5 --test mpirun
+MPICC=mpicc.mpich CHUNKED_MPIRUN=mpirun.mpich cargo test --workspace --features "$FEATURES" --test mpirun
 cargo clean -q -p mpi-sys

@@ -11,10 +11,7 @@ use cudarc::curand::{result as curand, sys as curand_sys};
 use cudarc::driver::{CudaContext, CudaSlice, CudaStream, DevicePtrMut, DriverError};
 
 fn driver_error(call: &'static str) -> impl Fn(DriverError) -> Error {
-    move |e| Error::Cuda {
-        call: call.to_string(),
-        message: format!("{e:?}"),
-    }
+    move |e| Error::Cuda { call: call.to_string(), message: format!("{e:?}") }
 }
 
 /// A CUDA device's default stream, in the primary context that chunked's
@@ -32,10 +29,7 @@ impl CudaReference {
     pub fn new(ordinal: usize) -> Result<CudaReference> {
         chunked_gpu::device_count()?;
         let ctx = CudaContext::new(ordinal).map_err(driver_error("cuDevicePrimaryCtxRetain"))?;
-        Ok(CudaReference {
-            ordinal,
-            stream: ctx.default_stream(),
-        })
+        Ok(CudaReference { ordinal, stream: ctx.default_stream() })
     }
 
     /// `len` zeros on the device.
@@ -65,15 +59,10 @@ impl CudaReference {
         }
         // SAFETY: only dlopens cuRAND by its usual names.
         if !unsafe { curand_sys::is_culib_present() } {
-            return Err(Error::NoDevice {
-                reason: "cuRAND (libcurand) is not installed".into(),
-            });
+            return Err(Error::NoDevice { reason: "cuRAND (libcurand) is not installed".into() });
         }
         fn failed(call: &'static str) -> impl Fn(curand::CurandError) -> Error {
-            move |e| Error::Cuda {
-                call: call.to_string(),
-                message: format!("{e:?}"),
-            }
+            move |e| Error::Cuda { call: call.to_string(), message: format!("{e:?}") }
         }
         let generator = curand::create_generator_kind(curand_sys::curandRngType_t::CURAND_RNG_PSEUDO_PHILOX4_32_10)
             .map_err(failed("curandCreateGenerator"))?;

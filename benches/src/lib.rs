@@ -64,9 +64,7 @@ pub fn faer_gemm_gflops(n: usize) -> f64 {
 /// The value after `--name` on the command line.
 pub fn arg(name: &str) -> Option<String> {
     let args: Vec<String> = std::env::args().collect();
-    args.iter()
-        .position(|a| a == name)
-        .and_then(|i| args.get(i + 1).cloned())
+    args.iter().position(|a| a == name).and_then(|i| args.get(i + 1).cloned())
 }
 
 /// The median of `times` (the upper one of an even count).
@@ -102,10 +100,8 @@ pub fn print_rows(rows: &[(String, f64, String)], json: bool) {
         eprintln!("{name:<32} {t:>9.3}   {note}");
     }
     if json {
-        let items: Vec<String> = rows
-            .iter()
-            .map(|(n, t, note)| format!("\"{n}\": {{\"chunked\": {t}, \"note\": \"{note}\"}}"))
-            .collect();
+        let items: Vec<String> =
+            rows.iter().map(|(n, t, note)| format!("\"{n}\": {{\"chunked\": {t}, \"note\": \"{note}\"}}")).collect();
         println!("{{{}}}", items.join(", "));
     }
 }

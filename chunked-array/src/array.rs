@@ -34,10 +34,7 @@ pub struct Array<T> {
 
 impl<T> Clone for Array<T> {
     fn clone(&self) -> Self {
-        Array {
-            node: self.node.clone(),
-            _t: PhantomData,
-        }
+        Array { node: self.node.clone(), _t: PhantomData }
     }
 }
 
@@ -57,10 +54,7 @@ impl<T: Element> Array<T> {
     /// An array that carries an error, returned by operators (which cannot return
     /// `Result`) on invalid input; every use of it returns the error.
     pub(crate) fn failed(error: Error) -> Self {
-        Array {
-            node: Node::failed(error),
-            _t: PhantomData,
-        }
+        Array { node: Node::failed(error), _t: PhantomData }
     }
 
     pub(crate) fn from_result(r: Result<Array<T>>) -> Self {
@@ -128,10 +122,7 @@ impl<T: Element> Array<T> {
 
     /// Number of tasks in the unoptimized graph that computes every block.
     pub fn num_tasks(&self) -> usize {
-        post_order(std::slice::from_ref(&self.node))
-            .iter()
-            .map(|n| n.chunks.num_blocks())
-            .sum()
+        post_order(std::slice::from_ref(&self.node)).iter().map(|n| n.chunks.num_blocks()).sum()
     }
 
     /// Computes the whole array with the default (threaded) scheduler.
@@ -183,11 +174,7 @@ impl<T: Element> Array<T> {
     /// [`Error::InvalidArgument`] when the array does not hold exactly one element.
     pub fn compute_scalar(&self) -> Result<T> {
         if self.len() != 1 {
-            return Err(Error::invalid(
-                "shape",
-                self.shape(),
-                "compute_scalar needs exactly one element",
-            ));
+            return Err(Error::invalid("shape", self.shape(), "compute_scalar needs exactly one element"));
         }
         let a = self.compute()?;
         Ok(*a.iter().next().expect("one element"))
@@ -234,9 +221,7 @@ impl<T: Element> Array<T> {
     /// An array over blocks already computed (every block present, on the
     /// host), as [`Array::persist`] leaves one.
     pub(crate) fn from_computed(name: &str, chunks: Chunks, blocks: Vec<Block>) -> Self {
-        let op = Persisted {
-            blocks: blocks.into_iter().map(Some).collect(),
-        };
+        let op = Persisted { blocks: blocks.into_iter().map(Some).collect() };
         Self::from_node(Node::new(name, T::DTYPE, chunks, vec![], op))
     }
 
@@ -249,18 +234,9 @@ impl<T: Element> Array<T> {
         self.check()?;
         let grid = self.node.chunks.grid();
         if index.len() != grid.len() || index.iter().zip(&grid).any(|(i, g)| i >= g) {
-            return Err(Error::BadBlockIndex {
-                index: index.to_vec(),
-                grid,
-            });
+            return Err(Error::BadBlockIndex { index: index.to_vec(), grid });
         }
-        let lengths = self
-            .node
-            .chunks
-            .block_shape(index)
-            .into_iter()
-            .map(|l| vec![l])
-            .collect();
+        let lengths = self.node.chunks.block_shape(index).into_iter().map(|l| vec![l]).collect();
         let lin = self.node.chunks.linear(index);
         Self::built(Node::new(
             "block",
@@ -308,13 +284,8 @@ impl<T: Element> fmt::Display for Array<T> {
         if let Some(e) = &self.node.error {
             return write!(f, "chunked.Array<error: {e}>");
         }
-        let chunksize: Vec<usize> = self
-            .node
-            .chunks
-            .lengths()
-            .iter()
-            .map(|l| l.iter().copied().max().unwrap_or(0))
-            .collect();
+        let chunksize: Vec<usize> =
+            self.node.chunks.lengths().iter().map(|l| l.iter().copied().max().unwrap_or(0)).collect();
         write!(
             f,
             "chunked.Array<{}, shape={}, dtype={}, chunksize={}, blocks={}, bytes={}, tasks={}>",

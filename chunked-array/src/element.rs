@@ -91,11 +91,7 @@ pub trait Element:
     /// integer wraps; float to integer truncates).
     #[inline]
     fn cast<U: Element>(self) -> U {
-        if Self::IS_FLOAT || U::IS_FLOAT {
-            U::from_f64(self.to_f64())
-        } else {
-            U::from_i64(self.to_i64())
-        }
+        if Self::IS_FLOAT || U::IS_FLOAT { U::from_f64(self.to_f64()) } else { U::from_i64(self.to_i64()) }
     }
     /// Whether the value is NaN (always false for integers and bools).
     #[inline]
@@ -337,11 +333,7 @@ macro_rules! int_element {
             }
             #[inline]
             fn abs(self) -> Self {
-                if $signed {
-                    (self as i64).wrapping_abs() as $t
-                } else {
-                    self
-                }
+                if $signed { (self as i64).wrapping_abs() as $t } else { self }
             }
             #[inline]
             fn pow(self, b: Self) -> Self {

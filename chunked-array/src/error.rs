@@ -174,25 +174,14 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
     pub(crate) fn invalid(name: &str, value: impl fmt::Debug, reason: impl Into<String>) -> Self {
-        Error::InvalidArgument {
-            name: name.to_string(),
-            value: format!("{value:?}"),
-            reason: reason.into(),
-        }
+        Error::InvalidArgument { name: name.to_string(), value: format!("{value:?}"), reason: reason.into() }
     }
 
     pub(crate) fn io(path: impl fmt::Display, message: impl fmt::Display) -> Self {
-        Error::Io {
-            path: path.to_string(),
-            message: message.to_string(),
-        }
+        Error::Io { path: path.to_string(), message: message.to_string() }
     }
 
     pub(crate) fn shape(op: &str, left: &[usize], right: &[usize]) -> Self {
-        Error::ShapeMismatch {
-            op: op.to_string(),
-            left: left.to_vec(),
-            right: right.to_vec(),
-        }
+        Error::ShapeMismatch { op: op.to_string(), left: left.to_vec(), right: right.to_vec() }
     }
 }

@@ -43,17 +43,13 @@ pub fn parse_bytes(text: &str) -> Result<usize> {
     if s.is_empty() {
         return Err(bad("is empty"));
     }
-    let split = s
-        .find(|c: char| c.is_ascii_alphabetic() && c != 'e' && c != 'E')
-        .unwrap_or(s.len());
+    let split = s.find(|c: char| c.is_ascii_alphabetic() && c != 'e' && c != 'E').unwrap_or(s.len());
     // A unit may start with 'e' only as part of the exponent; "1e3" is a number.
     let (number, unit) = (s[..split].trim(), s[split..].trim().to_ascii_lowercase());
     let value: f64 = if number.is_empty() {
         1.0
     } else {
-        number
-            .parse()
-            .map_err(|_| bad("is not a number with a unit such as \"100MiB\" or \"1 GB\""))?
+        number.parse().map_err(|_| bad("is not a number with a unit such as \"100MiB\" or \"1 GB\""))?
     };
     let scale = if unit.is_empty() {
         1.0
@@ -89,11 +85,7 @@ pub fn human_bytes(bytes: usize) -> String {
         v /= 1024.0;
         u += 1;
     }
-    if u == 0 {
-        format!("{bytes} B")
-    } else {
-        format!("{v:.2} {}", UNITS[u])
-    }
+    if u == 0 { format!("{bytes} B") } else { format!("{v:.2} {}", UNITS[u]) }
 }
 
 #[cfg(test)]

@@ -44,26 +44,14 @@ fn large_buffers_are_advised_onto_huge_pages_unless_turned_off() {
     let page_inside = |v: &Vec<f64>| (v.as_ptr() as usize).next_multiple_of(4096) + 4096;
     set_huge_pages(false);
     let plain = block_vec::<f64>(len);
-    assert!(
-        !vm_flags(page_inside(&plain)).contains(&"hg".to_string()),
-        "advised while turned off"
-    );
+    assert!(!vm_flags(page_inside(&plain)).contains(&"hg".to_string()), "advised while turned off");
     set_huge_pages(true);
     let advised = block_vec::<f64>(len);
-    assert!(
-        vm_flags(page_inside(&advised)).contains(&"hg".to_string()),
-        "a 64 MiB block is not advised"
-    );
+    assert!(vm_flags(page_inside(&advised)).contains(&"hg".to_string()), "a 64 MiB block is not advised");
     // The heap's small allocations are left alone.
     let small = block_vec::<f64>(HUGE_PAGE_MIN_BYTES / 8 / 4);
-    assert!(
-        !vm_flags(small.as_ptr() as usize).contains(&"hg".to_string()),
-        "a 1 MiB buffer was advised"
-    );
-    assert_eq!(
-        (plain.capacity() >= len, advised.capacity() >= len, advised.len()),
-        (true, true, 0)
-    );
+    assert!(!vm_flags(small.as_ptr() as usize).contains(&"hg".to_string()), "a 1 MiB buffer was advised");
+    assert_eq!((plain.capacity() >= len, advised.capacity() >= len, advised.len()), (true, true, 0));
 }
 
 #[test]
@@ -85,14 +73,8 @@ fn block_constructors_match_ndarray() {
     }
     let t = owned_block(big.view().reversed_axes());
     assert_eq!(t, big.t().to_owned());
-    assert_eq!(
-        full_block(&[3, 0, 2], 1.5f64),
-        ArrayD::from_elem(IxDyn(&[3, 0, 2]), 1.5)
-    );
-    assert_eq!(
-        full_block(&[600, 1000], 2.5f64),
-        ArrayD::from_elem(IxDyn(&[600, 1000]), 2.5)
-    );
+    assert_eq!(full_block(&[3, 0, 2], 1.5f64), ArrayD::from_elem(IxDyn(&[3, 0, 2]), 1.5));
+    assert_eq!(full_block(&[600, 1000], 2.5f64), ArrayD::from_elem(IxDyn(&[600, 1000]), 2.5));
     let mut u = uninit_block::<i64>(&[4, 3]);
     assert_eq!(u.shape(), &[4, 3]);
     for (k, x) in u.iter_mut().enumerate() {

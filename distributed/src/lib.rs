@@ -68,11 +68,7 @@ pub struct Mpi {
 
 impl std::fmt::Debug for Mpi {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "Mpi(rank {} of {}, {} of {} on this node)",
-            self.rank, self.size, self.local_rank, self.local_ranks
-        )
+        write!(f, "Mpi(rank {} of {}, {} of {} on this node)", self.rank, self.size, self.local_rank, self.local_ranks)
     }
 }
 
@@ -85,30 +81,18 @@ impl Mpi {
     /// [`Error::InvalidArgument`] when MPI was already initialized in this
     /// process or cannot give multi-threaded support.
     pub fn init() -> Result<Mpi> {
-        let refuse = |reason: String| Error::InvalidArgument {
-            name: "MPI".into(),
-            value: "init".into(),
-            reason,
-        };
+        let refuse = |reason: String| Error::InvalidArgument { name: "MPI".into(), value: "init".into(), reason };
         let (universe, threading) = mpi::initialize_with_threading(mpi::Threading::Multiple)
             .ok_or_else(|| refuse("MPI is already initialized in this process (call Mpi::init once)".into()))?;
         if threading != mpi::Threading::Multiple {
-            return Err(refuse(format!(
-                "the MPI library gives {threading:?} threading, not Multiple"
-            )));
+            return Err(refuse(format!("the MPI library gives {threading:?} threading, not Multiple")));
         }
         let world = universe.world();
         let (rank, size) = (world.rank() as usize, world.size() as usize);
         let node = world.split_shared(rank as i32);
         let (local_rank, local_ranks) = (node.rank() as usize, node.size() as usize);
         panics::install_abort_hook(rank);
-        Ok(Mpi {
-            universe: Arc::new(UniverseHandle(universe)),
-            rank,
-            size,
-            local_rank,
-            local_ranks,
-        })
+        Ok(Mpi { universe: Arc::new(UniverseHandle(universe)), rank, size, local_rank, local_ranks })
     }
 
     /// This process's rank.
@@ -168,13 +152,7 @@ impl Mpi {
     /// `threads` worker threads run this rank's tasks; 0: the node's cores
     /// shared among the ranks on it (one rank per node uses every core).
     pub fn scheduler(&self, gather: Gather, threads: usize) -> Arc<MpiScheduler> {
-        Arc::new(MpiScheduler::new(
-            self.world().duplicate(),
-            self.local_ranks,
-            gather,
-            threads,
-            self.universe.clone(),
-        ))
+        Arc::new(MpiScheduler::new(self.world().duplicate(), self.local_ranks, gather, threads, self.universe.clone()))
     }
 
     /// A context that runs graphs over every rank and gathers results on rank 0.

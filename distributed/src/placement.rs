@@ -54,18 +54,11 @@ pub fn owned_range(blocks: usize, ranks: usize, rank: usize) -> Range<usize> {
 /// # Panics
 /// When `ranks` is 0 or `block >= blocks`.
 pub fn owner_of(block: usize, blocks: usize, ranks: usize) -> usize {
-    assert!(
-        ranks > 0 && block < blocks,
-        "block {block} of {blocks} over {ranks} ranks"
-    );
+    assert!(ranks > 0 && block < blocks, "block {block} of {blocks} over {ranks} ranks");
     let base = blocks / ranks;
     let extra = blocks % ranks;
     let big = extra * (base + 1);
-    if block < big {
-        block / (base + 1)
-    } else {
-        extra + (block - big) / base.max(1)
-    }
+    if block < big { block / (base + 1) } else { extra + (block - big) / base.max(1) }
 }
 
 /// The rank that runs each task of `graph` over `ranks` ranks. Every rank
@@ -118,10 +111,7 @@ pub fn place_tasks(graph: &TaskGraph, ranks: usize) -> Vec<u32> {
                 }
             }
             // The first maximum: ties go to the rank of the earliest input.
-            bytes_at
-                .iter()
-                .fold((UNSET, 0), |best, &(r, b)| if b > best.1 { (r, b) } else { best })
-                .0
+            bytes_at.iter().fold((UNSET, 0), |best, &(r, b)| if b > best.1 { (r, b) } else { best }).0
         };
         owner[t] = rank;
         group_owner[root] = rank;
@@ -137,10 +127,7 @@ struct UnionFind {
 
 impl UnionFind {
     fn new(n: usize) -> UnionFind {
-        UnionFind {
-            parent: (0..n as u32).collect(),
-            size: vec![1; n],
-        }
+        UnionFind { parent: (0..n as u32).collect(), size: vec![1; n] }
     }
 
     fn find(&mut self, mut x: usize) -> usize {
@@ -196,23 +183,15 @@ pub fn plan_run(graph: &TaskGraph, ranks: usize, deliver: Deliver, gather: Gathe
                 }
             }
         };
-        let mut dest: Vec<u32> = graph
-            .consumers(t)
-            .iter()
-            .map(|&c| owner[c as usize])
-            .chain(to.iter().copied())
-            .collect();
+        let mut dest: Vec<u32> =
+            graph.consumers(t).iter().map(|&c| owner[c as usize]).chain(to.iter().copied()).collect();
         dest.sort_unstable();
         dest.dedup();
         dest.retain(|&r| r != owner[t]);
         destinations.push(dest);
         delivered.push(to);
     }
-    RunPlan {
-        owner,
-        destinations,
-        delivered,
-    }
+    RunPlan { owner, destinations, delivered }
 }
 
 /// What each rank would run and send in a run of `graph` over `ranks` ranks,

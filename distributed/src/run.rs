@@ -65,22 +65,14 @@ impl<'a> Run<'a> {
         tag: i32,
     ) -> Run<'a> {
         let n = graph.len();
-        let RunPlan {
-            owner,
-            destinations: all_destinations,
-            delivered,
-        } = plan;
+        let RunPlan { owner, destinations: all_destinations, delivered } = plan;
         let mut delivered_here = vec![false; n];
         let mut readers_left = vec![0u32; n];
         let mut inputs_missing = vec![0u32; n];
         let mut ready = BinaryHeap::new();
         let (mut own_left, mut expected) = (0, 0);
         for t in 0..n {
-            readers_left[t] = graph
-                .consumers(t)
-                .iter()
-                .filter(|&&c| owner[c as usize] as usize == me)
-                .count() as u32;
+            readers_left[t] = graph.consumers(t).iter().filter(|&&c| owner[c as usize] as usize == me).count() as u32;
             delivered_here[t] = delivered[t].contains(&(me as u32));
             let dest = &all_destinations[t];
             if owner[t] as usize == me {
@@ -231,15 +223,7 @@ impl<'a> Run<'a> {
         observer: &dyn RunObserver,
     ) -> Result<()> {
         let graph = self.graph;
-        let Done {
-            task: t,
-            worker,
-            block,
-            encoded,
-            start,
-            end,
-            input_bytes,
-        } = done;
+        let Done { task: t, worker, block, encoded, start, end, input_bytes } = done;
         let block = block?;
         self.own_left -= 1;
         self.tasks_run += 1;
@@ -255,21 +239,10 @@ impl<'a> Run<'a> {
             let ranks: Vec<usize> = self.destinations[t].iter().map(|&r| r as usize).collect();
             outbox
                 .send_block(comm, &ranks, t, bytes?)
-                .map_err(|message| Error::Task {
-                    key: graph.key(t).to_string(),
-                    message,
-                })?;
+                .map_err(|message| Error::Task { key: graph.key(t).to_string(), message })?;
         }
         self.arrive(t, block, sink)?;
-        let event = TaskEvent {
-            task: t,
-            worker,
-            start,
-            end,
-            input_bytes,
-            output_bytes,
-            held_bytes: self.store.held(),
-        };
+        let event = TaskEvent { task: t, worker, start, end, input_bytes, output_bytes, held_bytes: self.store.held() };
         observer.task_done(&event);
         if self.me != 0 {
             self.unreported.push(event);
@@ -289,11 +262,7 @@ impl<'a> Run<'a> {
             let ticks = Clock::now().saturating_sub(tick0).max(1) as f64;
             let ns_per_tick = instant0.elapsed().as_nanos() as f64 / ticks;
             let ns = |tick: u64| {
-                if tick == 0 {
-                    0
-                } else {
-                    (tick.saturating_sub(tick0) as f64 * ns_per_tick) as u64
-                }
+                if tick == 0 { 0 } else { (tick.saturating_sub(tick0) as f64 * ns_per_tick) as u64 }
             };
             for e in &mut self.unreported {
                 (e.start, e.end) = (ns(e.start), ns(e.end));
@@ -337,10 +306,7 @@ impl<'a> Run<'a> {
         sink: &OutputSink<'_>,
         observer: &dyn RunObserver,
     ) -> Result<()> {
-        let remote = |message: String| Error::Task {
-            key: format!("rank {from}"),
-            message,
-        };
+        let remote = |message: String| Error::Task { key: format!("rank {from}"), message };
         match message.map_err(remote)? {
             Message::Block { task, bytes } => {
                 let expected = task < self.graph.len()
@@ -463,15 +429,7 @@ fn compute(
         Ok(b) if !destinations[t].is_empty() => Some(graph.encode_block(t, b)),
         _ => None,
     };
-    Done {
-        task: t,
-        worker,
-        block,
-        encoded,
-        start,
-        end,
-        input_bytes,
-    }
+    Done { task: t, worker, block, encoded, start, end, input_bytes }
 }
 
 /// The next message of this run, waiting without spinning: MPI libraries

@@ -60,11 +60,7 @@ impl MpiScheduler {
         let (rank, size) = (comm.rank() as usize, comm.size() as usize);
         let local_ranks = local_ranks.max(1);
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let threads = if threads == 0 {
-            (cores / local_ranks).max(1)
-        } else {
-            threads
-        };
+        let threads = if threads == 0 { (cores / local_ranks).max(1) } else { threads };
         MpiScheduler {
             comm: Mutex::new(Comm(comm, 0)),
             rank,
@@ -143,13 +139,7 @@ impl Scheduler for MpiScheduler {
     }
 
     fn execute(&self, request: &chunked_array::runtime::Run<'_>) -> Result<RunStats> {
-        let chunked_array::runtime::Run {
-            graph,
-            deliver,
-            sink,
-            observer,
-            memory,
-        } = *request;
+        let chunked_array::runtime::Run { graph, deliver, sink, observer, memory } = *request;
         chunked_array::runtime::tune_allocator();
         let mut comm = self.comm.lock().unwrap_or_else(|p| p.into_inner());
         let tag = run_tag(comm.1);
@@ -164,16 +154,9 @@ impl Scheduler for MpiScheduler {
         let outcome = run.main_loop(&comm.0, &mut outbox, sink, observer);
         let outcome = run.close(&comm.0, &mut outbox, outcome, sink, observer);
         observer.run_finished(graph);
-        *self.last.lock().unwrap_or_else(|p| p.into_inner()) = TransferStats {
-            tasks: run.tasks_run,
-            messages: outbox.sent_messages,
-            bytes: outbox.sent_bytes,
-        };
+        *self.last.lock().unwrap_or_else(|p| p.into_inner()) =
+            TransferStats { tasks: run.tasks_run, messages: outbox.sent_messages, bytes: outbox.sent_bytes };
         outcome?;
-        Ok(RunStats {
-            tasks: run.tasks_run,
-            elapsed: start.elapsed(),
-            tiers: store.stats(),
-        })
+        Ok(RunStats { tasks: run.tasks_run, elapsed: start.elapsed(), tiers: store.stats() })
     }
 }

@@ -62,13 +62,7 @@ pub(crate) struct Outbox {
 impl Outbox {
     /// An outbox for the messages of the run with this tag.
     pub fn new(tag: i32) -> Outbox {
-        Outbox {
-            tag,
-            buffers: Vec::new(),
-            requests: Vec::new(),
-            sent_bytes: 0,
-            sent_messages: 0,
-        }
+        Outbox { tag, buffers: Vec::new(), requests: Vec::new(), sent_bytes: 0, sent_messages: 0 }
     }
 
     /// Sends a block to each of `ranks`, from one buffer: the encoded block
@@ -134,14 +128,9 @@ impl Outbox {
             self.buffers.push(None);
             self.buffers.len() - 1
         });
-        self.buffers[slot] = Some(Buffer {
-            bytes: leaked as *const [u8] as *mut [u8],
-            pending: ranks.len(),
-        });
+        self.buffers[slot] = Some(Buffer { bytes: leaked as *const [u8] as *mut [u8], pending: ranks.len() });
         for &r in ranks {
-            let request = comm
-                .process_at_rank(r as i32)
-                .immediate_send_with_tag(StaticScope, leaked, self.tag);
+            let request = comm.process_at_rank(r as i32).immediate_send_with_tag(StaticScope, leaked, self.tag);
             self.requests.push((request, slot));
             self.sent_bytes += len;
             self.sent_messages += 1;
@@ -190,10 +179,7 @@ impl Drop for Outbox {
 /// The next message of the run with tag `tag` from any rank, `None` when none
 /// has arrived. Returns the sender's rank and the message.
 pub(crate) fn receive(comm: &SimpleCommunicator, tag: i32) -> Option<(usize, Result<Message, String>)> {
-    let (bytes, status) = comm
-        .any_process()
-        .immediate_matched_probe_with_tag(tag)?
-        .matched_receive_vec::<u8>();
+    let (bytes, status) = comm.any_process().immediate_matched_probe_with_tag(tag)?.matched_receive_vec::<u8>();
     let from = status.source_rank() as usize;
     Some((from, parse(bytes)))
 }

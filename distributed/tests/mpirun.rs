@@ -46,10 +46,7 @@ type Launcher = (String, Vec<String>, Vec<(String, String)>);
 /// why there is none.
 fn mpirun() -> Result<Launcher, String> {
     let launcher = std::env::var("CHUNKED_MPIRUN").unwrap_or_else(|_| "mpirun".into());
-    let version = Command::new(&launcher)
-        .arg("--version")
-        .output()
-        .map_err(|e| format!("no {launcher} ({e})"))?;
+    let version = Command::new(&launcher).arg("--version").output().map_err(|e| format!("no {launcher} ({e})"))?;
     let text = String::from_utf8_lossy(&version.stdout).to_string() + &String::from_utf8_lossy(&version.stderr);
     if text.contains("Open MPI") || text.contains("OpenRTE") {
         // As root, and with more ranks than the CI machine's 2 cores.
@@ -112,12 +109,7 @@ fn run_job(np: usize, args: &[&str], limit: Duration) -> Job {
     };
     let output = std::fs::read_to_string(&out_path).unwrap_or_default();
     let _ = std::fs::remove_file(&out_path);
-    Job {
-        code,
-        output,
-        elapsed: start.elapsed(),
-        timed_out,
-    }
+    Job { code, output, elapsed: start.elapsed(), timed_out }
 }
 
 fn launch() -> ExitCode {
@@ -130,25 +122,16 @@ fn launch() -> ExitCode {
         let dir = std::env::temp_dir().join(format!("chunked-mpi-checks-{}-{np}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).expect("scratch dir");
-        let job = run_job(
-            np,
-            &["--rank-checks", dir.to_str().expect("utf-8 temp dir")],
-            Duration::from_secs(180),
-        );
+        let job = run_job(np, &["--rank-checks", dir.to_str().expect("utf-8 temp dir")], Duration::from_secs(180));
         let _ = std::fs::remove_dir_all(&dir);
-        let oks = (0..np)
-            .filter(|r| job.output.contains(&format!("rank {r}: all checks passed")))
-            .count();
+        let oks = (0..np).filter(|r| job.output.contains(&format!("rank {r}: all checks passed"))).count();
         println!(
             "mpirun -np {np}: exit {:?} in {:.1} s, {oks} of {np} ranks passed",
             job.code,
             job.elapsed.as_secs_f64()
         );
         if job.code != Some(0) || oks != np || job.timed_out {
-            failures.push(format!(
-                "-np {np} (exit {:?}, timed out: {}):\n{}",
-                job.code, job.timed_out, job.output
-            ));
+            failures.push(format!("-np {np} (exit {:?}, timed out: {}):\n{}", job.code, job.timed_out, job.output));
         }
     }
     // Rank 0's progress bar counts every rank's tasks.
@@ -163,24 +146,19 @@ fn launch() -> ExitCode {
         Some(n) if job.code == Some(0) && job.output.contains(&format!("{n}/{n} tasks")) => {
             println!("progress on rank 0: {n}/{n} tasks")
         }
-        _ => failures.push(format!(
-            "rank 0's bar did not reach every rank's task count (exit {:?}):\n{}",
-            job.code, job.output
-        )),
+        _ => failures
+            .push(format!("rank 0's bar did not reach every rank's task count (exit {:?}):\n{}", job.code, job.output)),
     }
     // And its profile holds every rank's tasks.
     match &total {
         Some(n)
-            if job.output.contains(&format!(
-                "rank 0: {n} spans from ranks {{0, 1}}, ordered true, rows named by rank true"
-            )) =>
+            if job
+                .output
+                .contains(&format!("rank 0: {n} spans from ranks {{0, 1}}, ordered true, rows named by rank true")) =>
         {
             println!("profile on rank 0: {n} spans from ranks 0 and 1")
         }
-        _ => failures.push(format!(
-            "rank 0's profile does not hold every rank's tasks:\n{}",
-            job.output
-        )),
+        _ => failures.push(format!("rank 0's profile does not hold every rank's tasks:\n{}", job.output)),
     }
     // A rank killed in the middle of a compute, and a rank panicking outside a
     // task: the job must end with an error, within a bounded time, never hang.
@@ -194,10 +172,7 @@ fn launch() -> ExitCode {
             ));
         }
         if job.elapsed > Duration::from_secs(60) {
-            failures.push(format!(
-                "{what}: the job took {:.1} s to end",
-                job.elapsed.as_secs_f64()
-            ));
+            failures.push(format!("{what}: the job took {:.1} s to end", job.elapsed.as_secs_f64()));
         }
     }
     if failures.is_empty() {
@@ -272,33 +247,17 @@ fn err(e: Error) -> String {
 
 fn check_elementwise(mpi: &Mpi, _: &Path) -> Result<(), String> {
     let all = mpi.context_gather_all();
-    let x = RandomState::new(7)
-        .standard_normal::<f64>(&[400, 90], [70, 40])
-        .map_err(err)?;
+    let x = RandomState::new(7).standard_normal::<f64>(&[400, 90], [70, 40]).map_err(err)?;
     let y = (&(&x * 2.0) + 1.0).exp().sin();
-    same(
-        &x.compute_on(&all).map_err(err)?,
-        &x.compute_on(&Context::sync()).map_err(err)?,
-        "random normal",
-    )?;
-    same(
-        &y.compute_on(&all).map_err(err)?,
-        &y.compute_on(&Context::sync()).map_err(err)?,
-        "elementwise chain",
-    )?;
+    same(&x.compute_on(&all).map_err(err)?, &x.compute_on(&Context::sync()).map_err(err)?, "random normal")?;
+    same(&y.compute_on(&all).map_err(err)?, &y.compute_on(&Context::sync()).map_err(err)?, "elementwise chain")?;
     let u = RandomState::new(3).uniform::<f32>(&[1000], 64).map_err(err)?;
-    same(
-        &u.compute_on(&all).map_err(err)?,
-        &u.compute_on(&Context::sync()).map_err(err)?,
-        "random uniform f32",
-    )
+    same(&u.compute_on(&all).map_err(err)?, &u.compute_on(&Context::sync()).map_err(err)?, "random uniform f32")
 }
 
 fn check_reductions(mpi: &Mpi, _: &Path) -> Result<(), String> {
     let all = mpi.context_gather_all();
-    let x = RandomState::new(11)
-        .standard_normal::<f64>(&[300, 200], [40, 30])
-        .map_err(err)?;
+    let x = RandomState::new(11).standard_normal::<f64>(&[300, 200], [40, 30]).map_err(err)?;
     let whole = x.compute_on(&Context::sync()).map_err(err)?;
     let total = x.sum(None).map_err(err)?.compute_on(&all).map_err(err)?;
     close(&total, &ndarray::arr0(whole.sum()).into_dyn(), "sum")?;
@@ -309,24 +268,14 @@ fn check_reductions(mpi: &Mpi, _: &Path) -> Result<(), String> {
         "mean over axis 0",
     )?;
     let sd = x.std(None, 1).map_err(err)?;
-    close(
-        &sd.compute_on(&all).map_err(err)?,
-        &sd.compute_on(&Context::sync()).map_err(err)?,
-        "std",
-    )?;
+    close(&sd.compute_on(&all).map_err(err)?, &sd.compute_on(&Context::sync()).map_err(err)?, "std")?;
     let am = x.argmax(Some(1)).map_err(err)?;
-    same(
-        &am.compute_on(&all).map_err(err)?,
-        &am.compute_on(&Context::sync()).map_err(err)?,
-        "argmax over axis 1",
-    )
+    same(&am.compute_on(&all).map_err(err)?, &am.compute_on(&Context::sync()).map_err(err)?, "argmax over axis 1")
 }
 
 fn check_rechunk(mpi: &Mpi, _: &Path) -> Result<(), String> {
     let all = mpi.context_gather_all();
-    let x = RandomState::new(5)
-        .uniform::<f64>(&[240, 180], [240, 20])
-        .map_err(err)?;
+    let x = RandomState::new(5).uniform::<f64>(&[240, 180], [240, 20]).map_err(err)?;
     let y = (&x * 3.0).rechunk([15, 180]).map_err(err)?.t();
     same(
         &y.compute_on(&all).map_err(err)?,
@@ -337,29 +286,19 @@ fn check_rechunk(mpi: &Mpi, _: &Path) -> Result<(), String> {
 
 fn check_matmul(mpi: &Mpi, _: &Path) -> Result<(), String> {
     let all = mpi.context_gather_all();
-    let a = RandomState::new(1)
-        .standard_normal::<f64>(&[120, 90], [40, 30])
-        .map_err(err)?;
-    let b = RandomState::new(2)
-        .standard_normal::<f64>(&[90, 60], [30, 20])
-        .map_err(err)?;
+    let a = RandomState::new(1).standard_normal::<f64>(&[120, 90], [40, 30]).map_err(err)?;
+    let b = RandomState::new(2).standard_normal::<f64>(&[90, 60], [30, 20]).map_err(err)?;
     let c = a.matmul(&b).map_err(err)?;
     let (wa, wb) = (
         a.compute().map_err(err)?.into_dimensionality::<Ix2>().expect("2-d"),
         b.compute().map_err(err)?.into_dimensionality::<Ix2>().expect("2-d"),
     );
-    close(
-        &c.compute_on(&all).map_err(err)?,
-        &wa.dot(&wb).into_dyn(),
-        "matmul against ndarray",
-    )
+    close(&c.compute_on(&all).map_err(err)?, &wa.dot(&wb).into_dyn(), "matmul against ndarray")
 }
 
 fn check_svd(mpi: &Mpi, _: &Path) -> Result<(), String> {
     let all = mpi.context_gather_all();
-    let a = RandomState::new(9)
-        .standard_normal::<f64>(&[1200, 40], [100, 40])
-        .map_err(err)?;
+    let a = RandomState::new(9).standard_normal::<f64>(&[1200, 40], [100, 40]).map_err(err)?;
     let svd = chunked_linalg::svd(&a).map_err(|e| e.to_string())?;
     let (u, s, vt) = (&svd.u, &svd.s, &svd.vt).compute_on(&all).map_err(err)?;
     let (u0, s0, vt0) = (&svd.u, &svd.s, &svd.vt).compute_on(&Context::sync()).map_err(err)?;
@@ -381,22 +320,12 @@ fn check_svd(mpi: &Mpi, _: &Path) -> Result<(), String> {
 fn check_solvers(mpi: &Mpi, _: &Path) -> Result<(), String> {
     let all = mpi.context_gather_all();
     let n = 96;
-    let m = RandomState::new(4)
-        .standard_normal::<f64>(&[n, n], [32, 32])
-        .map_err(err)?;
+    let m = RandomState::new(4).standard_normal::<f64>(&[n, n], [32, 32]).map_err(err)?;
     let eye = Array::<f64>::eye(n, None, 0, 32).map_err(err)?;
-    let spd = (&m.matmul(&m.t()).map_err(err)? + &(&eye * n as f64))
-        .rechunk([32, 32])
-        .map_err(err)?;
-    let b = RandomState::new(6)
-        .standard_normal::<f64>(&[n, 3], [32, 3])
-        .map_err(err)?;
+    let spd = (&m.matmul(&m.t()).map_err(err)? + &(&eye * n as f64)).rechunk([32, 32]).map_err(err)?;
+    let b = RandomState::new(6).standard_normal::<f64>(&[n, 3], [32, 3]).map_err(err)?;
     let l = chunked_linalg::cholesky(&spd, true).map_err(|e| e.to_string())?;
-    close(
-        &l.compute_on(&all).map_err(err)?,
-        &l.compute_on(&Context::sync()).map_err(err)?,
-        "cholesky",
-    )?;
+    close(&l.compute_on(&all).map_err(err)?, &l.compute_on(&Context::sync()).map_err(err)?, "cholesky")?;
     let (p, lo, up) = chunked_linalg::lu(&m).map_err(|e| e.to_string())?;
     let (p1, l1, u1) = (&p, &lo, &up).compute_on(&all).map_err(err)?;
     let (p0, l0, u0) = (&p, &lo, &up).compute_on(&Context::sync()).map_err(err)?;
@@ -404,18 +333,12 @@ fn check_solvers(mpi: &Mpi, _: &Path) -> Result<(), String> {
     close(&l1, &l0, "lu l")?;
     close(&u1, &u0, "lu u")?;
     let x = chunked_linalg::solve(&spd, &b).map_err(|e| e.to_string())?;
-    close(
-        &x.compute_on(&all).map_err(err)?,
-        &x.compute_on(&Context::sync()).map_err(err)?,
-        "solve",
-    )
+    close(&x.compute_on(&all).map_err(err)?, &x.compute_on(&Context::sync()).map_err(err)?, "solve")
 }
 
 fn check_persist(mpi: &Mpi, _: &Path) -> Result<(), String> {
     let ctx = mpi.context_gather_all();
-    let x = RandomState::new(21)
-        .standard_normal::<f64>(&[500, 30], [50, 30])
-        .map_err(err)?;
+    let x = RandomState::new(21).standard_normal::<f64>(&[500, 30], [50, 30]).map_err(err)?;
     let held = x.persist_on(&ctx).map_err(err)?;
     // Each rank holds its share of the 10 blocks: a one-process run of the
     // persisted array must fail on every rank but a one-rank job.
@@ -430,11 +353,7 @@ fn check_persist(mpi: &Mpi, _: &Path) -> Result<(), String> {
         &want.compute_on(&Context::sync()).map_err(err)?,
         "sum of a persisted array",
     )?;
-    same(
-        &held.compute_on(&ctx).map_err(err)?,
-        &x.compute_on(&Context::sync()).map_err(err)?,
-        "persisted blocks",
-    )
+    same(&held.compute_on(&ctx).map_err(err)?, &x.compute_on(&Context::sync()).map_err(err)?, "persisted blocks")
 }
 
 fn check_gather_root(mpi: &Mpi, _: &Path) -> Result<(), String> {
@@ -461,22 +380,10 @@ fn check_selections(mpi: &Mpi, _: &Path) -> Result<(), String> {
     use chunked_array::SelectOptions;
     let x = RandomState::new(9).uniform::<f64>(&[120, 30], [25, 12]).map_err(err)?;
     let mask = x.gt(0.8).map_err(err)?;
-    let want_masked = x
-        .masked(&mask)
-        .map_err(err)?
-        .compute_on(&Context::sync())
-        .map_err(err)?;
-    let want_coords = mask
-        .argwhere()
-        .map_err(err)?
-        .compute_on(&Context::sync())
-        .map_err(err)?;
+    let want_masked = x.masked(&mask).map_err(err)?.compute_on(&Context::sync()).map_err(err)?;
+    let want_coords = mask.argwhere().map_err(err)?.compute_on(&Context::sync()).map_err(err)?;
     let rows = x.sum(1).map_err(err)?.gt(15.0).map_err(err)?;
-    let want_rows = x
-        .compress_array(&rows, 0)
-        .map_err(err)?
-        .compute_on(&Context::sync())
-        .map_err(err)?;
+    let want_rows = x.compress_array(&rows, 0).map_err(err)?.compute_on(&Context::sync()).map_err(err)?;
     for ctx in [mpi.context(), mpi.context_gather_all()] {
         let opts = SelectOptions::default();
         let masked = x.masked_with(&mask, &opts, &ctx).map_err(err)?;
@@ -486,12 +393,7 @@ fn check_selections(mpi: &Mpi, _: &Path) -> Result<(), String> {
             || coords.shape() != want_coords.shape()
             || picked.shape() != want_rows.shape()
         {
-            return Err(format!(
-                "shapes {:?} {:?} {:?}",
-                masked.shape(),
-                coords.shape(),
-                picked.shape()
-            ));
+            return Err(format!("shapes {:?} {:?} {:?}", masked.shape(), coords.shape(), picked.shape()));
         }
         if let Some(got) = masked.compute_root(&ctx).map_err(err)? {
             same(&got, &want_masked, "x[mask]")?;
@@ -512,31 +414,18 @@ fn zarr_path(dir: &Path, name: &str) -> PathBuf {
 
 fn check_store(mpi: &Mpi, dir: &Path) -> Result<(), String> {
     let ctx = mpi.context();
-    let x = RandomState::new(12)
-        .standard_normal::<f64>(&[300, 40], [30, 20])
-        .map_err(err)?;
+    let x = RandomState::new(12).standard_normal::<f64>(&[300, 40], [30, 20]).map_err(err)?;
     let y = &x.exp() - 1.0;
-    let report = y
-        .to_zarr_on(zarr_path(dir, "store"), "y", &ZarrWriteOptions::default(), &ctx)
-        .map_err(err)?;
+    let report = y.to_zarr_on(zarr_path(dir, "store"), "y", &ZarrWriteOptions::default(), &ctx).map_err(err)?;
     // Each rank tallies the chunks delivered to it: the even spread of the 20.
     let share = chunked_distributed::owned_range(20, mpi.size(), mpi.rank()).len();
     if report.chunks_written != share {
-        return Err(format!(
-            "rank wrote {} chunks, its share is {share}",
-            report.chunks_written
-        ));
+        return Err(format!("rank wrote {} chunks, its share is {share}", report.chunks_written));
     }
     mpi.barrier();
-    let back = from_zarr::<f64>(zarr_path(dir, "store"), "y")
-        .map_err(err)?
-        .compute_on(&Context::sync())
-        .map_err(err)?;
-    same(
-        &back,
-        &y.compute_on(&Context::sync()).map_err(err)?,
-        "zarr written by every rank, read back",
-    )
+    let back =
+        from_zarr::<f64>(zarr_path(dir, "store"), "y").map_err(err)?.compute_on(&Context::sync()).map_err(err)?;
+    same(&back, &y.compute_on(&Context::sync()).map_err(err)?, "zarr written by every rank, read back")
 }
 
 /// An array whose block `bad` fails (a task error, on whichever rank runs it).
@@ -579,10 +468,7 @@ fn check_resume(mpi: &Mpi, dir: &Path) -> Result<(), String> {
         return Err("the interrupted store succeeded".into());
     }
     mpi.barrier();
-    let options = ZarrWriteOptions {
-        mode: WriteMode::Resume,
-        ..ZarrWriteOptions::default()
-    };
+    let options = ZarrWriteOptions { mode: WriteMode::Resume, ..ZarrWriteOptions::default() };
     let second = x.to_zarr_on(&path, "x", &options, &ctx).map_err(err)?;
     // Every rank sees the same chunks on disk: all but the failed one and those
     // left unwritten when the run stopped are skipped.
@@ -590,15 +476,8 @@ fn check_resume(mpi: &Mpi, dir: &Path) -> Result<(), String> {
         return Err("the resumed store skipped nothing".into());
     }
     mpi.barrier();
-    let back = from_zarr::<f64>(&path, "x")
-        .map_err(err)?
-        .compute_on(&Context::sync())
-        .map_err(err)?;
-    same(
-        &back,
-        &x.compute_on(&Context::sync()).map_err(err)?,
-        "resumed store read back",
-    )
+    let back = from_zarr::<f64>(&path, "x").map_err(err)?.compute_on(&Context::sync()).map_err(err)?;
+    same(&back, &x.compute_on(&Context::sync()).map_err(err)?, "resumed store read back")
 }
 
 /// A compute with the bar on: rank 0 draws it for both ranks.
@@ -620,10 +499,7 @@ fn rank_progress() -> ExitCode {
         println!("tasks in the graph: {}", graph.len());
     }
     let profiler = chunked_array::Profiler::new();
-    let ctx = mpi
-        .context()
-        .with_progress(chunked_array::diagnostics::Progress::Always)
-        .with_profiler(&profiler);
+    let ctx = mpi.context().with_progress(chunked_array::diagnostics::Progress::Always).with_profiler(&profiler);
     y.compute_root(&ctx).expect("compute");
     // Rank 0's profile holds every rank's tasks, each with its rank; the
     // others' hold their own.
@@ -652,40 +528,25 @@ fn centered_under_limit(
     std::fs::create_dir_all(&spill_dir).map_err(|e| e.to_string())?;
     let limit = 2 * 16_000 + 4_000;
     let mut ctx = mpi.context_gather_all().with_spill_dir(&spill_dir);
-    ctx = if device.is_some() {
-        ctx.with_device_memory_limit(limit)
-    } else {
-        ctx.with_memory_limit(limit)
-    };
-    let mut x = RandomState::new(17)
-        .standard_normal::<f64>(&[800, 100], [20, 100])
-        .map_err(err)?;
+    ctx = if device.is_some() { ctx.with_device_memory_limit(limit) } else { ctx.with_memory_limit(limit) };
+    let mut x = RandomState::new(17).standard_normal::<f64>(&[800, 100], [20, 100]).map_err(err)?;
     if let Some(d) = device {
         x = x.to_device(d);
     }
     let centered = (&x - &x.mean(0).map_err(err)?).abs().sum(0).map_err(err)?;
     let (got, stats) = centered.compute_stats(&ctx).map_err(err)?;
-    close(
-        &got,
-        &centered.compute_on(&Context::sync()).map_err(err)?,
-        "sum of centered values under a memory limit",
-    )?;
+    close(&got, &centered.compute_on(&Context::sync()).map_err(err)?, "sum of centered values under a memory limit")?;
     if std::fs::read_dir(&spill_dir).map_err(|e| e.to_string())?.count() != 0 {
         return Err("spill files left after the run".into());
     }
-    Ok((
-        stats,
-        chunked_distributed::owned_range(40, mpi.size(), mpi.rank()).len(),
-    ))
+    Ok((stats, chunked_distributed::owned_range(40, mpi.size(), mpi.rank()).len()))
 }
 
 fn check_spill(mpi: &Mpi, dir: &Path) -> Result<(), String> {
     // Every rank that holds more than its 2 blocks spills to its own files.
     let (stats, mine) = centered_under_limit(mpi, dir, None)?;
     if mine > 3 && stats.tiers.spilled == 0 {
-        return Err(format!(
-            "rank holds {mine} blocks over a 2-block limit and spilled nothing ({stats:?})"
-        ));
+        return Err(format!("rank holds {mine} blocks over a 2-block limit and spilled nothing ({stats:?})"));
     }
     Ok(())
 }
@@ -704,9 +565,7 @@ fn rank_device(mpi: &Mpi) -> chunked_array::device::Device {
 fn check_device(mpi: &Mpi, dir: &Path) -> Result<(), String> {
     let device = rank_device(mpi);
     let all = mpi.context_gather_all();
-    let x = RandomState::new(7)
-        .standard_normal::<f64>(&[400, 90], [70, 40])
-        .map_err(err)?;
+    let x = RandomState::new(7).standard_normal::<f64>(&[400, 90], [70, 40]).map_err(err)?;
     let y = (&(&x.to_device(&device) * 2.0) + 1.0).exp().sin();
     // Normal draws on a CUDA device differ from the host's by a few ulp.
     if device.is_emulated() {
@@ -722,17 +581,11 @@ fn check_device(mpi: &Mpi, dir: &Path) -> Result<(), String> {
             "device elementwise chain",
         )?;
     }
-    let a = RandomState::new(9)
-        .standard_normal::<f64>(&[1200, 40], [100, 40])
-        .map_err(err)?;
+    let a = RandomState::new(9).standard_normal::<f64>(&[1200, 40], [100, 40]).map_err(err)?;
     let s = chunked_linalg::svd(&a.to_device(&device)).map_err(|e| e.to_string())?.s;
     close(
         &s.compute_on(&all).map_err(err)?,
-        &chunked_linalg::svd(&a)
-            .map_err(|e| e.to_string())?
-            .s
-            .compute()
-            .map_err(err)?,
+        &chunked_linalg::svd(&a).map_err(|e| e.to_string())?.s.compute().map_err(err)?,
         "singular values of a device array",
     )?;
     // Centering holds each rank's blocks on its device past its own limit.
@@ -752,9 +605,7 @@ fn check_device(mpi: &Mpi, dir: &Path) -> Result<(), String> {
 fn rank_kill() -> ExitCode {
     let mpi = Mpi::init().expect("MPI");
     let me = mpi.rank();
-    let x = RandomState::new(1)
-        .uniform::<f64>(&[4000, 100], [100, 100])
-        .expect("array");
+    let x = RandomState::new(1).uniform::<f64>(&[4000, 100], [100, 100]).expect("array");
     let y = x
         .map_blocks(
             move |b, info| {

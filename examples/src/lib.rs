@@ -56,9 +56,7 @@ impl MatrixOptions {
             "--rows" => self.rows = num(value)?,
             "--cols" => self.cols = num(value)?,
             "--chunks" => {
-                let (r, c) = value
-                    .split_once(',')
-                    .ok_or_else(|| format!("--chunks {value}: expected R,C"))?;
+                let (r, c) = value.split_once(',').ok_or_else(|| format!("--chunks {value}: expected R,C"))?;
                 self.chunks = (num(r)?, num(c)?);
             }
             "--seed" => self.seed = value.parse().map_err(|e| format!("--seed {value}: {e}"))?,

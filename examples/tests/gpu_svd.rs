@@ -7,52 +7,22 @@ use std::process::Command;
 fn run(args: &[&str]) -> String {
     let out = Command::new(env!("CARGO_BIN_EXE_gpu_svd")).args(args).output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout).to_string();
-    assert!(
-        out.status.success(),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
     stdout
 }
 
 fn number_after(text: &str, label: &str) -> f64 {
-    let rest = text
-        .split(label)
-        .nth(1)
-        .unwrap_or_else(|| panic!("{label} missing: {text}"));
-    rest.trim_start()
-        .split(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .next()
-        .unwrap()
-        .parse()
-        .unwrap()
+    let rest = text.split(label).nth(1).unwrap_or_else(|| panic!("{label} missing: {text}"));
+    rest.trim_start().split(|c: char| !(c.is_ascii_digit() || c == '.')).next().unwrap().parse().unwrap()
 }
 
 #[test]
 fn spills_from_the_device_and_gets_the_same_values() {
-    let small = [
-        "--rows",
-        "6000",
-        "--cols",
-        "100",
-        "--chunks",
-        "500,100",
-        "--device",
-        "emulated",
-        "--threads",
-        "2",
-    ];
+    let small = ["--rows", "6000", "--cols", "100", "--chunks", "500,100", "--device", "emulated", "--threads", "2"];
     let spill = std::env::temp_dir().join(format!("chunked-gpu-svd-{}", std::process::id()));
     let limited = run(&[
         &small[..],
-        &[
-            "--device-memory-limit",
-            "3M",
-            "--memory-limit",
-            "1500K",
-            "--spill-dir",
-            spill.to_str().unwrap(),
-        ],
+        &["--device-memory-limit", "3M", "--memory-limit", "1500K", "--spill-dir", spill.to_str().unwrap()],
     ]
     .concat());
     assert!(limited.contains("device = emulated device"), "{limited}");
@@ -60,20 +30,9 @@ fn spills_from_the_device_and_gets_the_same_values() {
     assert!(number_after(&limited, "spilled to disk =") > 0.0, "{limited}");
     let unlimited = run(&small);
     assert_eq!(number_after(&unlimited, "device spilled to host ="), 0.0, "{unlimited}");
-    let values = |t: &str| {
-        t.lines()
-            .find(|l| l.starts_with("singular values"))
-            .unwrap()
-            .split('=')
-            .nth(1)
-            .unwrap()
-            .to_string()
-    };
-    assert_eq!(
-        values(&limited),
-        values(&unlimited),
-        "spilling changes nothing in the result"
-    );
+    let values =
+        |t: &str| t.lines().find(|l| l.starts_with("singular values")).unwrap().split('=').nth(1).unwrap().to_string();
+    assert_eq!(values(&limited), values(&unlimited), "spilling changes nothing in the result");
     let _ = std::fs::remove_dir_all(&spill);
 }
 

@@ -30,34 +30,19 @@ fn pipeline_resumes_and_reduce_reads_it() {
     let out = out.to_str().unwrap();
     let pipeline = env!("CARGO_BIN_EXE_mpi_pipeline");
     let small = ["--rows", "4000", "--cols", "20", "--chunks", "200,20"];
-    let Some(first) = mpirun(
-        2,
-        pipeline,
-        &[&["--output", out, "--fail-at", "13"][..], &small[..]].concat(),
-    ) else {
+    let Some(first) = mpirun(2, pipeline, &[&["--output", out, "--fail-at", "13"][..], &small[..]].concat()) else {
         println!("skipping: no mpirun (scripts/test.sh installs Open MPI)");
         return;
     };
-    assert!(
-        !first.status.success(),
-        "the interrupted run succeeded:\n{}",
-        text(&first)
-    );
-    assert!(
-        text(&first).contains("simulated failure in row block 13"),
-        "{}",
-        text(&first)
-    );
+    assert!(!first.status.success(), "the interrupted run succeeded:\n{}", text(&first));
+    assert!(text(&first).contains("simulated failure in row block 13"), "{}", text(&first));
     let second = mpirun(2, pipeline, &[&["--output", out][..], &small[..]].concat()).unwrap();
     let log = text(&second);
     assert!(second.status.success(), "{log}");
     // Both ranks read the same plan: some of the 20 chunks were complete already.
     let skipped: Vec<usize> = log
         .lines()
-        .filter_map(|l| {
-            l.split(", ")
-                .find_map(|p| p.strip_suffix(" already complete were skipped")?.parse().ok())
-        })
+        .filter_map(|l| l.split(", ").find_map(|p| p.strip_suffix(" already complete were skipped")?.parse().ok()))
         .collect();
     assert_eq!(skipped.len(), 2, "{log}");
     assert!(skipped[0] > 0 && skipped[0] < 20 && skipped[0] == skipped[1], "{log}");
@@ -68,10 +53,7 @@ fn pipeline_resumes_and_reduce_reads_it() {
     assert!(third.status.success(), "{log}");
     // Standardized columns: mean 0 and standard deviation 1 (ddof 0 written,
     // ddof 1 read back: sqrt(n/(n-1)) for n = 4000).
-    let line = log
-        .lines()
-        .find(|l| l.starts_with("column means"))
-        .unwrap_or_else(|| panic!("{log}"));
+    let line = log.lines().find(|l| l.starts_with("column means")).unwrap_or_else(|| panic!("{log}"));
     let nums: Vec<f64> = line
         .split(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-' || c == 'e'))
         .filter_map(|t| t.parse().ok())

@@ -6,60 +6,24 @@ use std::process::Command;
 fn seed_job_runs_with_progress_and_profile() {
     let html = std::env::temp_dir().join(format!("seed-profile-{}.html", std::process::id()));
     let out = Command::new(env!("CARGO_BIN_EXE_seed"))
-        .args([
-            "--rows",
-            "3000",
-            "--cols",
-            "200",
-            "--chunks",
-            "500,100",
-            "--seed",
-            "7",
-            "--progress",
-            "--profile",
-        ])
+        .args(["--rows", "3000", "--cols", "200", "--chunks", "500,100", "--seed", "7", "--progress", "--profile"])
         .arg(&html)
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stdout}\n{stderr}");
-    assert!(
-        stdout.contains("shape=(3000, 200)") && stdout.contains("singular values = ["),
-        "{stdout}"
-    );
+    assert!(stdout.contains("shape=(3000, 200)") && stdout.contains("singular values = ["), "{stdout}");
     // The printed errors are small (independent probes of the computed factors).
     for label in ["reconstruction error", "orthogonality error"] {
-        let line = stdout
-            .lines()
-            .find(|l| l.starts_with(label))
-            .unwrap_or_else(|| panic!("{label} missing: {stdout}"));
-        let value: f64 = line
-            .split('~')
-            .nth(1)
-            .unwrap()
-            .split_whitespace()
-            .next()
-            .unwrap()
-            .parse()
-            .unwrap();
+        let line = stdout.lines().find(|l| l.starts_with(label)).unwrap_or_else(|| panic!("{label} missing: {stdout}"));
+        let value: f64 = line.split('~').nth(1).unwrap().split_whitespace().next().unwrap().parse().unwrap();
         assert!(value < 1e-12, "{line}");
     }
     // The largest singular value of uniform [0,1) data is about sqrt(m n)/2.
-    let top: f64 = stdout
-        .split("singular values = [")
-        .nth(1)
-        .unwrap()
-        .split(',')
-        .next()
-        .unwrap()
-        .parse()
-        .unwrap();
+    let top: f64 = stdout.split("singular values = [").nth(1).unwrap().split(',').next().unwrap().parse().unwrap();
     assert!((top / ((3000.0f64 * 200.0).sqrt() / 2.0) - 1.0).abs() < 0.02, "{top}");
-    assert!(
-        stderr.contains("tasks"),
-        "the progress bar draws on stderr when asked: {stderr}"
-    );
+    assert!(stderr.contains("tasks"), "the progress bar draws on stderr when asked: {stderr}");
     let page = std::fs::read_to_string(&html).unwrap();
     assert!(page.contains("Task stream") && page.contains("tsqr-leaf"));
     let _ = std::fs::remove_file(&html);
@@ -67,15 +31,9 @@ fn seed_job_runs_with_progress_and_profile() {
 
 #[test]
 fn bad_options_are_refused() {
-    let out = Command::new(env!("CARGO_BIN_EXE_seed"))
-        .args(["--chunks", "0,5"])
-        .output()
-        .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_seed")).args(["--chunks", "0,5"]).output().unwrap();
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("block length 0"));
-    let out = Command::new(env!("CARGO_BIN_EXE_seed"))
-        .args(["--frobnicate"])
-        .output()
-        .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_seed")).args(["--frobnicate"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
 }

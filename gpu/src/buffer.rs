@@ -186,11 +186,7 @@ impl Device {
         bytes: usize,
     ) -> Result<DeviceBuffer<T>> {
         match storage {
-            Ok(storage) => Ok(DeviceBuffer {
-                device: self.clone(),
-                len,
-                storage,
-            }),
+            Ok(storage) => Ok(DeviceBuffer { device: self.clone(), len, storage }),
             Err(e) => {
                 self.unreserve(bytes);
                 Err(e)
@@ -201,10 +197,7 @@ impl Device {
 
 impl<T: DeviceElement> DeviceBuffer<T> {
     fn count_download(&self) {
-        self.device
-            .inner
-            .downloaded
-            .fetch_add(self.nbytes() as u64, std::sync::atomic::Ordering::Relaxed);
+        self.device.inner.downloaded.fetch_add(self.nbytes() as u64, std::sync::atomic::Ordering::Relaxed);
     }
 }
 
@@ -216,12 +209,6 @@ impl<T: DeviceElement> Drop for DeviceBuffer<T> {
 
 impl<T: DeviceElement> fmt::Debug for DeviceBuffer<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "DeviceBuffer<{}>({} elements on {})",
-            T::C_NAME,
-            self.len,
-            self.device.describe()
-        )
+        write!(f, "DeviceBuffer<{}>({} elements on {})", T::C_NAME, self.len, self.device.describe())
     }
 }

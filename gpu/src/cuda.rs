@@ -16,11 +16,7 @@ use crate::{Error, Result, cuda_error};
 /// `threads` items (capped at 2^20 blocks: the threads loop over the rest).
 pub(crate) fn grid_stride(threads: u64) -> cudarc::driver::LaunchConfig {
     let blocks = threads.div_ceil(256).clamp(1, 1 << 20) as u32;
-    cudarc::driver::LaunchConfig {
-        grid_dim: (blocks, 1, 1),
-        block_dim: (256, 1, 1),
-        shared_mem_bytes: 0,
-    }
+    cudarc::driver::LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (256, 1, 1), shared_mem_bytes: 0 }
 }
 
 /// Maps the few CUDA intrinsics the kernel sources use (`bits_f64`,
@@ -113,14 +109,10 @@ impl CudaState {
             .get_or_init(|| {
                 // SAFETY: only dlopens cuBLAS by its usual names.
                 if !unsafe { cudarc::cublas::sys::is_culib_present() } {
-                    return Err(Error::NoDevice {
-                        reason: "cuBLAS (libcublas) is not installed".into(),
-                    });
+                    return Err(Error::NoDevice { reason: "cuBLAS (libcublas) is not installed".into() });
                 }
-                CudaBlas::new(self.stream.clone()).map_err(|e| Error::Cuda {
-                    call: "cublasCreate".into(),
-                    message: format!("{e:?}"),
-                })
+                CudaBlas::new(self.stream.clone())
+                    .map_err(|e| Error::Cuda { call: "cublasCreate".into(), message: format!("{e:?}") })
             })
             .as_ref()
             .map_err(Clone::clone)

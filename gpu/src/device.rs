@@ -78,9 +78,7 @@ impl Device {
         static OPENED: std::sync::Mutex<Vec<Device>> = std::sync::Mutex::new(Vec::new());
         let count = crate::device_count()?;
         if ordinal >= count {
-            return Err(Error::NoDevice {
-                reason: format!("device {ordinal} asked for, {count} visible"),
-            });
+            return Err(Error::NoDevice { reason: format!("device {ordinal} asked for, {count} visible") });
         }
         let mut opened = OPENED.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(d) = opened.iter().find(|d| d.inner.ordinal == ordinal) {
@@ -89,13 +87,7 @@ impl Device {
         let state = CudaState::new(ordinal)?;
         let name = state.ctx.name().map_err(crate::cuda_error("cuDeviceGetName"))?;
         let capacity = state.ctx.total_mem().map_err(crate::cuda_error("cuDeviceTotalMem"))?;
-        let device = Device::new(
-            NEXT_ID.fetch_add(1, Ordering::Relaxed),
-            Kind::Cuda(state),
-            ordinal,
-            name,
-            capacity,
-        );
+        let device = Device::new(NEXT_ID.fetch_add(1, Ordering::Relaxed), Kind::Cuda(state), ordinal, name, capacity);
         opened.push(device.clone());
         Ok(device)
     }
@@ -214,12 +206,7 @@ impl Device {
     }
 
     pub(crate) fn out_of_memory(&self, requested: usize, in_use: usize) -> Error {
-        Error::OutOfMemory {
-            device: self.describe(),
-            requested,
-            in_use,
-            capacity: self.inner.capacity,
-        }
+        Error::OutOfMemory { device: self.describe(), requested, in_use, capacity: self.inner.capacity }
     }
 
     pub(crate) fn unreserve(&self, bytes: usize) {
@@ -227,18 +214,14 @@ impl Device {
     }
 
     pub(crate) fn unsupported(&self, what: impl Into<String>) -> Error {
-        Error::Unsupported {
-            device: self.describe(),
-            what: what.into(),
-        }
+        Error::Unsupported { device: self.describe(), what: what.into() }
     }
 
     pub(crate) fn cuda_state(&self, what: &str) -> Result<&CudaState> {
         match &self.inner.kind {
             Kind::Cuda(state) => Ok(state),
-            Kind::Emulated => Err(self.unsupported(format!(
-                "{what} is a CUDA kernel; an emulated device runs the CPU's on its host slices"
-            ))),
+            Kind::Emulated => Err(self
+                .unsupported(format!("{what} is a CUDA kernel; an emulated device runs the CPU's on its host slices"))),
         }
     }
 
@@ -249,10 +232,7 @@ impl Device {
     pub fn synchronize(&self) -> Result<()> {
         match &self.inner.kind {
             Kind::Emulated => Ok(()),
-            Kind::Cuda(state) => state
-                .stream
-                .synchronize()
-                .map_err(crate::cuda_error("cuStreamSynchronize")),
+            Kind::Cuda(state) => state.stream.synchronize().map_err(crate::cuda_error("cuStreamSynchronize")),
         }
     }
 }
@@ -265,12 +245,6 @@ impl PartialEq for Device {
 
 impl fmt::Debug for Device {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "Device({}, {} of {} bytes in use)",
-            self.describe(),
-            self.in_use(),
-            self.capacity()
-        )
+        write!(f, "Device({}, {} of {} bytes in use)", self.describe(), self.in_use(), self.capacity())
     }
 }

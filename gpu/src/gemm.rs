@@ -33,11 +33,7 @@ impl Device {
     ) -> Result<()> {
         let extent = |o: &Operand<'_, T>, rows: usize, cols: usize| {
             let (r, c) = if o.transpose { (cols, rows) } else { (rows, cols) };
-            if r == 0 || c == 0 {
-                0
-            } else {
-                o.offset + (r - 1) * o.ld + c
-            }
+            if r == 0 || c == 0 { 0 } else { o.offset + (r - 1) * o.ld + c }
         };
         for (name, o, rows, cols) in [("a", &a, m, k), ("b", &b, k, n)] {
             let stored_cols = if o.transpose { rows } else { cols };
@@ -81,40 +77,22 @@ pub struct Operand<'a, T: DeviceElement> {
 impl<'a, T: DeviceElement> Operand<'a, T> {
     /// The whole buffer as a matrix of `cols` columns.
     pub fn whole(buffer: &'a DeviceBuffer<T>, cols: usize) -> Self {
-        Operand {
-            buffer,
-            offset: 0,
-            ld: cols,
-            transpose: false,
-        }
+        Operand { buffer, offset: 0, ld: cols, transpose: false }
     }
 
     /// The columns `first..` of a matrix of `cols` columns stored in `buffer`.
     pub fn columns(buffer: &'a DeviceBuffer<T>, cols: usize, first: usize) -> Self {
-        Operand {
-            buffer,
-            offset: first,
-            ld: cols,
-            transpose: false,
-        }
+        Operand { buffer, offset: first, ld: cols, transpose: false }
     }
 
     /// The rows `first..` of a matrix of `cols` columns stored in `buffer`.
     pub fn rows(buffer: &'a DeviceBuffer<T>, cols: usize, first: usize) -> Self {
-        Operand {
-            buffer,
-            offset: first * cols,
-            ld: cols,
-            transpose: false,
-        }
+        Operand { buffer, offset: first * cols, ld: cols, transpose: false }
     }
 
     /// The same matrix, read transposed.
     pub fn transposed(self) -> Self {
-        Operand {
-            transpose: !self.transpose,
-            ..self
-        }
+        Operand { transpose: !self.transpose, ..self }
     }
 }
 
@@ -136,11 +114,7 @@ fn cublas_gemm<T: DeviceElement>(
         i32::try_from(x).map_err(|_| device.unsupported(format!("gemm size {x} exceeds cuBLAS's 32-bit sizes")))
     };
     let op = |t: bool| {
-        if t {
-            cublasOperation_t::CUBLAS_OP_T
-        } else {
-            cublasOperation_t::CUBLAS_OP_N
-        }
+        if t { cublasOperation_t::CUBLAS_OP_T } else { cublasOperation_t::CUBLAS_OP_N }
     };
     let (mi, ni, ki, lda, ldb) = (int(m)?, int(n)?, int(k)?, int(b.ld)?, int(a.ld)?);
     if m == 0 || n == 0 {
@@ -152,9 +126,8 @@ fn cublas_gemm<T: DeviceElement>(
             let c = c.cuda_mut().expect("CUDA buffer on a CUDA device");
             state.stream.memset_zeros(c).map_err(cuda_error("cuMemsetD8"))?;
         } else if beta != T::MUL_IDENTITY {
-            return Err(device.unsupported(format!(
-                "gemm with an empty inner dimension and beta {beta:?} (only 0 and 1 scale c)"
-            )));
+            return Err(device
+                .unsupported(format!("gemm with an empty inner dimension and beta {beta:?} (only 0 and 1 scale c)")));
         }
         return Ok(());
     }
@@ -162,10 +135,8 @@ fn cublas_gemm<T: DeviceElement>(
     let a_slice = a.buffer.cuda().expect("CUDA buffer on a CUDA device");
     let b_slice = b.buffer.cuda().expect("CUDA buffer on a CUDA device");
     let c = c.cuda_mut().expect("CUDA buffer on a CUDA device");
-    let failed = |e: cudarc::cublas::result::CublasError| Error::Cuda {
-        call: "cublas gemm".into(),
-        message: format!("{e:?}"),
-    };
+    let failed =
+        |e: cudarc::cublas::result::CublasError| Error::Cuda { call: "cublas gemm".into(), message: format!("{e:?}") };
     macro_rules! call {
         ($t:ty) => {
             if let (Some(a_all), Some(b_all), Some(c), Some(&alpha), Some(&beta)) = (

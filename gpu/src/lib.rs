@@ -105,10 +105,7 @@ pub fn driver_present() -> bool {
 }
 
 pub(crate) fn cuda_error(call: &str) -> impl Fn(cudarc::driver::DriverError) -> Error + '_ {
-    move |e| Error::Cuda {
-        call: call.to_string(),
-        message: format!("{e:?}"),
-    }
+    move |e| Error::Cuda { call: call.to_string(), message: format!("{e:?}") }
 }
 
 /// Number of visible CUDA devices.
@@ -117,17 +114,11 @@ pub(crate) fn cuda_error(call: &str) -> impl Fn(cudarc::driver::DriverError) -> 
 /// [`Error::NoDevice`] without a driver library, when `cuInit` fails or with no device.
 pub fn device_count() -> Result<usize> {
     if !driver_present() {
-        return Err(Error::NoDevice {
-            reason: "the CUDA driver library (libcuda) is not installed".into(),
-        });
+        return Err(Error::NoDevice { reason: "the CUDA driver library (libcuda) is not installed".into() });
     }
-    let count = CudaContext::device_count().map_err(|e| Error::NoDevice {
-        reason: format!("cuInit failed: {e:?}"),
-    })?;
+    let count = CudaContext::device_count().map_err(|e| Error::NoDevice { reason: format!("cuInit failed: {e:?}") })?;
     if count <= 0 {
-        return Err(Error::NoDevice {
-            reason: "the driver reports no devices".into(),
-        });
+        return Err(Error::NoDevice { reason: "the driver reports no devices".into() });
     }
     Ok(count as usize)
 }

@@ -88,15 +88,10 @@ impl<T: DeviceElement> DeviceBuffer<T> {
                 // SAFETY: the memory is written by the copy below before anyone
                 // reads it (as_slice waits for the copy's event).
                 let mut pinned = unsafe {
-                    state
-                        .ctx
-                        .alloc_pinned_with_flags::<T>(self.len, cudarc::driver::sys::CU_MEMHOSTALLOC_PORTABLE)
+                    state.ctx.alloc_pinned_with_flags::<T>(self.len, cudarc::driver::sys::CU_MEMHOSTALLOC_PORTABLE)
                 }
                 .map_err(cuda_error("cuMemHostAlloc"))?;
-                state
-                    .stream
-                    .memcpy_dtoh(s, &mut pinned)
-                    .map_err(cuda_error("cuMemcpyDtoHAsync"))?;
+                state.stream.memcpy_dtoh(s, &mut pinned).map_err(cuda_error("cuMemcpyDtoHAsync"))?;
                 // Wait for the copy: cudarc records the pinned slice's own
                 // event only when a context runs several streams, and ours
                 // runs one, so `as_slice` would not wait for it.
@@ -105,10 +100,7 @@ impl<T: DeviceElement> DeviceBuffer<T> {
             }
             (Storage::Cuda(_), Kind::Emulated) => unreachable!("CUDA memory on an emulated device"),
         };
-        device
-            .inner
-            .downloaded
-            .fetch_add(self.nbytes() as u64, std::sync::atomic::Ordering::Relaxed);
+        device.inner.downloaded.fetch_add(self.nbytes() as u64, std::sync::atomic::Ordering::Relaxed);
         Ok(PinnedBuffer { device, storage })
     }
 }
@@ -126,16 +118,10 @@ impl Device {
                 self.reserve(bytes)?;
                 // The copy reads the pinned memory asynchronously: wait for it
                 // before the buffer can be freed (see download_pinned).
-                match state
-                    .stream
-                    .clone_htod(pinned)
-                    .and_then(|slice| state.stream.synchronize().map(|()| slice))
-                {
-                    Ok(slice) => Ok(DeviceBuffer {
-                        device: self.clone(),
-                        len: host.len(),
-                        storage: Storage::Cuda(slice),
-                    }),
+                match state.stream.clone_htod(pinned).and_then(|slice| state.stream.synchronize().map(|()| slice)) {
+                    Ok(slice) => {
+                        Ok(DeviceBuffer { device: self.clone(), len: host.len(), storage: Storage::Cuda(slice) })
+                    }
                     Err(e) => {
                         self.unreserve(bytes);
                         Err(cuda_error("cuMemcpyHtoDAsync")(e))
@@ -149,12 +135,6 @@ impl Device {
 
 impl<T: DeviceElement> fmt::Debug for PinnedBuffer<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "PinnedBuffer<{}>({} elements from {})",
-            T::C_NAME,
-            self.len(),
-            self.device.describe()
-        )
+        write!(f, "PinnedBuffer<{}>({} elements from {})", T::C_NAME, self.len(), self.device.describe())
     }
 }

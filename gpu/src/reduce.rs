@@ -56,10 +56,7 @@ pub struct ReduceLayout {
 impl ReduceLayout {
     /// The layout of a C-order block of `shape` reduced over the axes marked in `reduced`.
     pub fn new(shape: &[usize], reduced: &[bool]) -> ReduceLayout {
-        let mut layout = ReduceLayout {
-            kept: Vec::new(),
-            reduced: Vec::new(),
-        };
+        let mut layout = ReduceLayout { kept: Vec::new(), reduced: Vec::new() };
         let mut stride = 1usize;
         // From the innermost axis out, so strides are known as groups grow.
         let mut groups: Vec<(usize, usize, bool)> = Vec::new();
@@ -262,11 +259,7 @@ pub fn launch_reduce<A: DeviceElement>(
         meta.push(0);
     }
     let meta = state.upload(&meta)?;
-    let (nk, nr, inner) = (
-        layout.kept.len() as i32,
-        layout.reduced.len() as i32,
-        layout.reduced_inner() as i32,
-    );
+    let (nk, nr, inner) = (layout.kept.len() as i32, layout.reduced.len() as i32, layout.reduced_inner() as i32);
     {
         let mut launch = state.stream.launch_builder(&pieces_fn);
         input.push(&mut launch);
@@ -285,11 +278,7 @@ pub fn launch_reduce<A: DeviceElement>(
         unsafe { launch.launch(grid_stride(n_out * pieces)) }.map_err(cuda_error("cuLaunchKernel reduction pieces"))?;
     }
     let mut launch = state.stream.launch_builder(&finish_fn);
-    launch
-        .arg(partial.cuda().expect("CUDA buffer"))
-        .arg(out.cuda_mut().expect("CUDA buffer"))
-        .arg(&n_out)
-        .arg(&pieces);
+    launch.arg(partial.cuda().expect("CUDA buffer")).arg(out.cuda_mut().expect("CUDA buffer")).arg(&n_out).arg(&pieces);
     // SAFETY: reads n_out * pieces elements of `partial`, writes n_out of `out`.
     unsafe { launch.launch(grid_stride(n_out)) }.map_err(cuda_error("cuLaunchKernel reduction finish"))?;
     Ok(())
@@ -307,10 +296,7 @@ mod tests {
         assert!(l.reduced_inner());
         // (3, 4, 5) reducing axis 1: two kept groups around one reduced.
         let l = ReduceLayout::new(&[3, 4, 5], &[false, true, false]);
-        assert_eq!(
-            (l.kept.clone(), l.reduced.clone()),
-            (vec![(3, 20), (5, 1)], vec![(4, 5)])
-        );
+        assert_eq!((l.kept.clone(), l.reduced.clone()), (vec![(3, 20), (5, 1)], vec![(4, 5)]));
         assert!(!l.reduced_inner());
         assert_eq!((l.outputs(), l.reduced_len()), (15, 4));
         assert_eq!(l.meta(), vec![3, 5, 20, 1, 4, 5]);

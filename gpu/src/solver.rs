@@ -272,10 +272,7 @@ fn status(call: &str, s: cusolverStatus_t) -> Result<()> {
     if s == cusolverStatus_t::CUSOLVER_STATUS_SUCCESS {
         Ok(())
     } else {
-        Err(Error::Cuda {
-            call: call.into(),
-            message: format!("{s:?}"),
-        })
+        Err(Error::Cuda { call: call.into(), message: format!("{s:?}") })
     }
 }
 
@@ -300,10 +297,7 @@ fn check_info(routine: &str, info: *const c_int, stream: &std::sync::Arc<cudarc:
         } else {
             format!("{code} superdiagonals did not converge")
         };
-        return Err(Error::Cuda {
-            call: format!("cusolverDn {routine}"),
-            message: why,
-        });
+        return Err(Error::Cuda { call: format!("cusolverDn {routine}"), message: why });
     }
     Ok(())
 }
@@ -338,16 +332,10 @@ impl Device {
         let state = self.cuda_state("gather")?;
         let mut at = 0;
         for (buffer, range) in parts.iter().filter(|(_, r)| !r.is_empty()) {
-            let src = buffer
-                .cuda()
-                .expect("CUDA buffer on a CUDA device")
-                .slice(range.clone());
+            let src = buffer.cuda().expect("CUDA buffer on a CUDA device").slice(range.clone());
             let dst = out.cuda_mut().expect("CUDA buffer on a CUDA device");
             let mut dst = dst.slice_mut(at..at + range.len());
-            state
-                .stream
-                .memcpy_dtod(&src, &mut dst)
-                .map_err(cuda_error("cuMemcpyDtoD"))?;
+            state.stream.memcpy_dtod(&src, &mut dst).map_err(cuda_error("cuMemcpyDtoD"))?;
             at += range.len();
         }
         Ok(out)
@@ -386,9 +374,7 @@ impl Device {
             let (a_ptr, tau_ptr, info_ptr) = (a_ptr as *mut T, tau_ptr as *mut T, info_ptr as *mut c_int);
             let mut lwork: c_int = 0;
             // SAFETY: a_ptr holds m x n elements (lda m), tau k; lwork is a host int.
-            status("cusolverDn geqrf_bufferSize", unsafe {
-                T::geqrf_size(handle, mi, ni, a_ptr, mi, &mut lwork)
-            })?;
+            status("cusolverDn geqrf_bufferSize", unsafe { T::geqrf_size(handle, mi, ni, a_ptr, mi, &mut lwork) })?;
             let mut lwork_q: c_int = 0;
             // SAFETY: as above; orgqr forms the k columns of Q from k reflectors.
             status("cusolverDn orgqr_bufferSize", unsafe {
@@ -446,9 +432,7 @@ impl Device {
         state.with_solver(|handle| {
             let mut lwork: c_int = 0;
             // SAFETY: lwork is a host int.
-            status("cusolverDn gesvd_bufferSize", unsafe {
-                T::gesvd_size(handle, ni, mi, &mut lwork)
-            })?;
+            status("cusolverDn gesvd_bufferSize", unsafe { T::gesvd_size(handle, ni, mi, &mut lwork) })?;
             let mut work = self.zeros::<T>(lwork.max(1) as usize)?;
             let (a_ptr, _a) = work_a.cuda_mut().expect("CUDA buffer").device_ptr_mut(stream);
             let (s_ptr, _s) = s.cuda_mut().expect("CUDA buffer").device_ptr_mut(stream);
@@ -482,11 +466,7 @@ impl Device {
         let function = state.function("solver", SOLVER_SOURCE, &format!("svd_flip_{}", T::C_NAME))?;
         let (mm, nn) = (m as i64, n as i64);
         let mut launch = state.stream.launch_builder(&function);
-        launch
-            .arg(u.cuda_mut().expect("CUDA buffer"))
-            .arg(vt.cuda_mut().expect("CUDA buffer"))
-            .arg(&mm)
-            .arg(&nn);
+        launch.arg(u.cuda_mut().expect("CUDA buffer")).arg(vt.cuda_mut().expect("CUDA buffer")).arg(&mm).arg(&nn);
         // SAFETY: u holds m x m elements and vt m x n; one thread per row of vt.
         unsafe { launch.launch(grid_stride(m as u64)) }.map_err(cuda_error("cuLaunchKernel svd_flip"))?;
         Ok(SvdFactors { u, s, vt })
@@ -533,10 +513,7 @@ impl Device {
         let (ld, r, c, up) = (ld as i64, rows as i64, cols as i64, upper as i32);
         let src = src as u64;
         let cfg = grid_stride((rows * cols) as u64);
-        let mut out = dst
-            .cuda_mut()
-            .expect("CUDA buffer on a CUDA device")
-            .slice_mut(at..at + rows * cols);
+        let mut out = dst.cuda_mut().expect("CUDA buffer on a CUDA device").slice_mut(at..at + rows * cols);
         let mut launch = state.stream.launch_builder(&function);
         launch.arg(&src).arg(&ld).arg(&r).arg(&c).arg(&up).arg(&mut out);
         // SAFETY: src holds a column-major rows x cols matrix with leading
@@ -557,14 +534,10 @@ impl CudaState {
         if slot.is_none() {
             // SAFETY: only dlopens cuSOLVER by its usual names.
             if !unsafe { cusolver_sys::is_culib_present() } {
-                return Err(Error::NoDevice {
-                    reason: "cuSOLVER (libcusolver) is not installed".into(),
-                });
+                return Err(Error::NoDevice { reason: "cuSOLVER (libcusolver) is not installed".into() });
             }
-            let handle = DnHandle::new(self.stream.clone()).map_err(|e| Error::Cuda {
-                call: "cusolverDnCreate".into(),
-                message: format!("{e:?}"),
-            })?;
+            let handle = DnHandle::new(self.stream.clone())
+                .map_err(|e| Error::Cuda { call: "cusolverDnCreate".into(), message: format!("{e:?}") })?;
             *slot = Some(handle);
         }
         f(slot.as_ref().expect("created above").cu())

@@ -27,11 +27,7 @@ fn require_2d<T: Scalar>(a: &Array<T>, routine: &str) -> Result<(usize, usize)> 
     a.check()?;
     let s = a.shape();
     if s.len() != 2 {
-        return Err(Error::BadInput {
-            routine: routine.into(),
-            needs: "a 2-d array".into(),
-            shape: s,
-        });
+        return Err(Error::BadInput { routine: routine.into(), needs: "a 2-d array".into(), shape: s });
     }
     Ok((s[0], s[1]))
 }
@@ -129,19 +125,9 @@ pub fn svd<T: Scalar>(a: &Array<T>) -> Result<Svd<T>> {
     let (m, n) = require_2d(a, "svd")?;
     if m < n {
         let t = svd(&a.t())?;
-        return Ok(Svd {
-            u: t.vt.t(),
-            s: t.s,
-            vt: t.u.t(),
-        });
+        return Ok(Svd { u: t.vt.t(), s: t.s, vt: t.u.t() });
     }
-    let f = tsqr(
-        &tall_grid(a, "svd")?,
-        &TsqrOptions {
-            compute_svd: true,
-            ..TsqrOptions::default()
-        },
-    )?;
+    let f = tsqr(&tall_grid(a, "svd")?, &TsqrOptions { compute_svd: true, ..TsqrOptions::default() })?;
     Ok(f.svd.expect("asked for the SVD"))
 }
 
@@ -225,21 +211,14 @@ pub fn sfqr<T: Scalar>(a: &Array<T>) -> Result<(Array<T>, Array<T>)> {
         DType::Intermediate,
         Chunks::from_lengths(vec![vec![1]]),
         &[t.layer()],
-        FirstBlockQr::<T> {
-            rows: m,
-            cols: cols[0],
-            _t: std::marker::PhantomData,
-        },
+        FirstBlockQr::<T> { rows: m, cols: cols[0], _t: std::marker::PhantomData },
     );
     let q = Layer::new(
         "sfqr-q",
         T::DTYPE,
         Chunks::from_lengths(vec![vec![m], vec![m]]),
         std::slice::from_ref(&factor),
-        SfqrPart::<T> {
-            q: true,
-            _t: std::marker::PhantomData,
-        },
+        SfqrPart::<T> { q: true, _t: std::marker::PhantomData },
     )
     .into_array()?;
     let r = Layer::new(
@@ -247,10 +226,7 @@ pub fn sfqr<T: Scalar>(a: &Array<T>) -> Result<(Array<T>, Array<T>)> {
         T::DTYPE,
         Chunks::from_lengths(vec![vec![m], cols]),
         &[factor, t.layer()],
-        SfqrPart::<T> {
-            q: false,
-            _t: std::marker::PhantomData,
-        },
+        SfqrPart::<T> { q: false, _t: std::marker::PhantomData },
     )
     .into_array()?;
     Ok((q, r))

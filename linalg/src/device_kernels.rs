@@ -43,22 +43,15 @@ pub(crate) fn svd<T: Scalar>(device: &Device, a: &DeviceBuffer<T>, (m, n): (usiz
     if !device.is_emulated() {
         return Ok(device.svd(a, (m, n))?);
     }
-    let f =
-        ThinSvd::new(MatRef::from_row_major_slice(host(a), m, n), Par::rayon(0)).map_err(|e| Error::NoConvergence {
-            routine: "svd".into(),
-            what: "R of the TSQR".into(),
-            reason: e.to_string(),
-        })?;
+    let f = ThinSvd::new(MatRef::from_row_major_slice(host(a), m, n), Par::rayon(0)).map_err(|e| {
+        Error::NoConvergence { routine: "svd".into(), what: "R of the TSQR".into(), reason: e.to_string() }
+    })?;
     let k = f.s.len();
     let mut u = vec![T::ZERO; m * k];
     MatMut::from_row_major_slice_mut(&mut u, m, k).copy_from(f.u.as_ref());
     let mut vt = vec![T::ZERO; k * n];
     MatMut::from_row_major_slice_mut(&mut vt, k, n).copy_from(f.v.transpose());
-    Ok(SvdFactors {
-        u: device.upload_vec(u)?,
-        s: device.upload_vec(f.s.clone())?,
-        vt: device.upload_vec(vt)?,
-    })
+    Ok(SvdFactors { u: device.upload_vec(u)?, s: device.upload_vec(f.s.clone())?, vt: device.upload_vec(vt)? })
 }
 
 /// `a · b` (`m x k` times `k x n`) as a new row-major buffer on `device`.
@@ -76,23 +69,12 @@ pub(crate) fn product<T: Scalar>(
     fn view<'a, T: Scalar>(o: &Operand<'a, T>, rows: usize, cols: usize) -> MatRef<'a, T> {
         let stored = if o.transpose { (cols, rows) } else { (rows, cols) };
         let data = &host(o.buffer)[o.offset..];
-        let len = if stored.0 == 0 {
-            0
-        } else {
-            (stored.0 - 1) * o.ld + stored.1
-        };
+        let len = if stored.0 == 0 { 0 } else { (stored.0 - 1) * o.ld + stored.1 };
         let m = MatRef::from_row_major_slice_with_stride(&data[..len], stored.0, stored.1, o.ld);
         if o.transpose { m.transpose() } else { m }
     }
     let (a, b) = (view(&a, m, k), view(&b, k, n));
     let out = c.host_mut().expect("host memory of an emulated device");
-    crate::kernels::gemm(
-        MatMut::from_row_major_slice_mut(out, m, n),
-        false,
-        a,
-        b,
-        T::ONE,
-        Par::Seq,
-    );
+    crate::kernels::gemm(MatMut::from_row_major_slice_mut(out, m, n), false, a, b, T::ONE, Par::Seq);
     Ok(c)
 }

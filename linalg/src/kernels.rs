@@ -169,14 +169,7 @@ pub(crate) fn gemm<T: Scalar>(
     alpha: T,
     par: Par,
 ) {
-    matmul(
-        dst,
-        if accumulate { Accum::Add } else { Accum::Replace },
-        a,
-        b,
-        alpha,
-        par,
-    );
+    matmul(dst, if accumulate { Accum::Add } else { Accum::Replace }, a, b, alpha, par);
 }
 
 /// The Householder QR of one matrix, kept factored: `qr` holds R on and above
@@ -209,12 +202,9 @@ impl<T: Scalar> HouseholderQr<T> {
         let block = factor::recommended_block_size::<T>(m, n).max(1);
         let mut coeff = Mat::zeros(block, size);
         if size > 0 {
-            with_stack(
-                factor::qr_in_place_scratch::<T>(m, n, block, par, Default::default()),
-                |stack| {
-                    factor::qr_in_place(a.as_mut(), coeff.as_mut(), par, stack, Default::default());
-                },
-            );
+            with_stack(factor::qr_in_place_scratch::<T>(m, n, block, par, Default::default()), |stack| {
+                factor::qr_in_place(a.as_mut(), coeff.as_mut(), par, stack, Default::default());
+            });
         }
         HouseholderQr { qr: a, coeff }
     }
@@ -311,11 +301,7 @@ intermediate_block!(impl<T: Scalar> for ThinSvd<T>, |f| mat_bytes(&f.u) + f.s.le
 
 impl<T: Scalar> ThinSvd<T> {
     fn spill_mats(&self) -> Vec<MatRef<'_, T>> {
-        vec![
-            self.u.as_ref(),
-            MatRef::from_column_major_slice(&self.s, self.s.len(), 1),
-            self.v.as_ref(),
-        ]
+        vec![self.u.as_ref(), MatRef::from_column_major_slice(&self.s, self.s.len(), 1), self.v.as_ref()]
     }
 
     fn from_spill_mats(mats: Vec<Mat<T>>) -> Option<Self> {
@@ -333,24 +319,9 @@ impl<T: Scalar> ThinSvd<T> {
         let mut v = Mat::zeros(n, k);
         let mut s = faer::diag::Diag::zeros(k);
         if k > 0 {
-            let req = svd_scratch::<T>(
-                m,
-                n,
-                ComputeSvdVectors::Thin,
-                ComputeSvdVectors::Thin,
-                par,
-                Default::default(),
-            );
+            let req = svd_scratch::<T>(m, n, ComputeSvdVectors::Thin, ComputeSvdVectors::Thin, par, Default::default());
             with_stack(req, |stack| {
-                svd(
-                    a,
-                    s.as_mut(),
-                    Some(u.as_mut()),
-                    Some(v.as_mut()),
-                    par,
-                    stack,
-                    Default::default(),
-                )
+                svd(a, s.as_mut(), Some(u.as_mut()), Some(v.as_mut()), par, stack, Default::default())
             })
             .map_err(|e| format!("the SVD did not converge ({e:?})"))?;
         }
@@ -394,10 +365,8 @@ pub(crate) fn singular_values<T: Scalar>(a: MatRef<'_, T>, par: Par) -> Result<V
             par,
             Default::default(),
         );
-        with_stack(req, |stack| {
-            svd(a, s.as_mut(), None, None, par, stack, Default::default())
-        })
-        .map_err(|e| format!("the SVD did not converge ({e:?})"))?;
+        with_stack(req, |stack| svd(a, s.as_mut(), None, None, par, stack, Default::default()))
+            .map_err(|e| format!("the SVD did not converge ({e:?})"))?;
     }
     Ok((0..k).map(|i| s[i]).collect())
 }
@@ -425,12 +394,10 @@ pub(crate) fn cholesky<T: Scalar>(a: MatRef<'_, T>, par: Par) -> Result<Mat<T>, 
     let n = a.nrows();
     let mut l = a.to_owned();
     let req = factor::cholesky_in_place_scratch::<T>(n, par, Default::default());
-    with_stack(req, |stack| {
-        factor::cholesky_in_place(l.as_mut(), Default::default(), par, stack, Default::default())
-    })
-    .map_err(|e| match e {
-        faer::linalg::cholesky::llt::factor::LltError::NonPositivePivot { index } => index,
-    })?;
+    with_stack(req, |stack| factor::cholesky_in_place(l.as_mut(), Default::default(), par, stack, Default::default()))
+        .map_err(|e| match e {
+            faer::linalg::cholesky::llt::factor::LltError::NonPositivePivot { index } => index,
+        })?;
     for j in 0..n {
         for i in 0..j {
             l[(i, j)] = T::ZERO;

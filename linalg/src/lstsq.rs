@@ -102,11 +102,7 @@ pub fn lstsq<T: Scalar>(a: &Array<T>, b: &Array<T>, rcond: Option<f64>) -> Resul
     b.check()?;
     let (sa, sb) = (a.shape(), b.shape());
     if sa.len() != 2 {
-        return Err(Error::BadInput {
-            routine: "lstsq".into(),
-            needs: "a 2-d a".into(),
-            shape: sa,
-        });
+        return Err(Error::BadInput { routine: "lstsq".into(), needs: "a 2-d a".into(), shape: sa });
     }
     if !(1..=2).contains(&sb.len()) || sb[0] != sa[0] {
         return Err(Error::BadInput {
@@ -132,12 +128,8 @@ pub fn lstsq<T: Scalar>(a: &Array<T>, b: &Array<T>, rcond: Option<f64>) -> Resul
     let phantom = std::marker::PhantomData;
     let inputs = [
         f.s.layer(),
-        f.vt.rechunk(ChunkSpec::from(
-            f.vt.shape().iter().map(|&l| vec![l]).collect::<Vec<_>>(),
-        ))?
-        .layer(),
-        utb.rechunk(ChunkSpec::from(vec![vec![f.s.len()], cols.clone()]))?
-            .layer(),
+        f.vt.rechunk(ChunkSpec::from(f.vt.shape().iter().map(|&l| vec![l]).collect::<Vec<_>>()))?.layer(),
+        utb.rechunk(ChunkSpec::from(vec![vec![f.s.len()], cols.clone()]))?.layer(),
     ];
     let x2: Array<T> = Layer::new(
         "lstsq-x",
@@ -157,15 +149,7 @@ pub fn lstsq<T: Scalar>(a: &Array<T>, b: &Array<T>, rcond: Option<f64>) -> Resul
         Rank::<T> { rcond, _t: phantom },
     )
     .into_array()?;
-    let (x, residuals) = if one_d {
-        (x2.squeeze(Some(&[1]))?, residuals.squeeze(Some(&[0]))?)
-    } else {
-        (x2, residuals)
-    };
-    Ok(Lstsq {
-        x,
-        residuals,
-        rank,
-        s: f.s,
-    })
+    let (x, residuals) =
+        if one_d { (x2.squeeze(Some(&[1]))?, residuals.squeeze(Some(&[0]))?) } else { (x2, residuals) };
+    Ok(Lstsq { x, residuals, rank, s: f.s })
 }

@@ -18,11 +18,7 @@ use crate::{Error, Result};
 /// [`Error::BadInput`] for NaN `ord`; errors carried by `x`.
 pub fn vector_norm<T: Float + Element<Sum = T>>(x: &Array<T>, ord: f64) -> Result<Array<T>> {
     if ord.is_nan() {
-        return Err(Error::BadInput {
-            routine: "vector_norm".into(),
-            needs: "a non-NaN ord".into(),
-            shape: x.shape(),
-        });
+        return Err(Error::BadInput { routine: "vector_norm".into(), needs: "a non-NaN ord".into(), shape: x.shape() });
     }
     let a = x.abs();
     Ok(if ord == f64::INFINITY {
@@ -37,9 +33,7 @@ pub fn vector_norm<T: Float + Element<Sum = T>>(x: &Array<T>, ord: f64) -> Resul
         (&a * &a).sum(None)?.sqrt()
     } else {
         let p = T::from_f64(ord);
-        a.pow(Operand::Scalar(p))?
-            .sum(None)?
-            .pow(Operand::Scalar(T::from_f64(1.0 / ord)))?
+        a.pow(Operand::Scalar(p))?.sum(None)?.pow(Operand::Scalar(T::from_f64(1.0 / ord)))?
     })
 }
 
@@ -64,11 +58,7 @@ pub enum MatrixNorm {
 /// [`MatrixNorm::Two`].
 pub fn matrix_norm<T: crate::Scalar>(x: &Array<T>, ord: MatrixNorm) -> Result<Array<T>> {
     if x.ndim() != 2 {
-        return Err(Error::BadInput {
-            routine: "matrix_norm".into(),
-            needs: "a 2-d array".into(),
-            shape: x.shape(),
-        });
+        return Err(Error::BadInput { routine: "matrix_norm".into(), needs: "a 2-d array".into(), shape: x.shape() });
     }
     let a = x.abs();
     Ok(match ord {

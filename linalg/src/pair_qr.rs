@@ -64,11 +64,7 @@ impl<T: Scalar> PairQr<T> {
                     }
                 }
             }
-            panel_t(
-                bot.as_ref().get(..j1, j0..j1),
-                &tau[j0..j1],
-                t.as_mut().get_mut(..j1 - j0, j0..j1),
-            );
+            panel_t(bot.as_ref().get(..j1, j0..j1), &tau[j0..j1], t.as_mut().get_mut(..j1 - j0, j0..j1));
             // The trailing columns: C ← (I - V Tᵀ Vᵀ) C.
             if j1 < n {
                 let (done, mut rest) = bot.as_mut().split_at_col_mut(j1);
@@ -112,13 +108,7 @@ impl<T: Scalar> PairQr<T> {
             let j1 = (j0 + PANEL).min(n);
             let v2 = self.v2.as_ref().get(..j1, j0..j1);
             let tp = self.t.as_ref().get(..j1 - j0, j0..j1);
-            apply_panel(
-                v2,
-                tp,
-                top.as_mut().get_mut(j0..j1, ..),
-                bot.as_mut().get_mut(..j1, ..),
-                par,
-            );
+            apply_panel(v2, tp, top.as_mut().get_mut(j0..j1, ..), bot.as_mut().get_mut(..j1, ..), par);
         }
     }
 }
@@ -200,11 +190,7 @@ mod tests {
         let mut s = seed;
         Mat::from_fn(n, n, |i, j| {
             s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            if i <= j {
-                ((s >> 11) as f64 / (1u64 << 53) as f64) - 0.5
-            } else {
-                0.0
-            }
+            if i <= j { ((s >> 11) as f64 / (1u64 << 53) as f64) - 0.5 } else { 0.0 }
         })
     }
 

@@ -24,11 +24,7 @@ pub struct CompressedOptions {
 
 impl Default for CompressedOptions {
     fn default() -> Self {
-        CompressedOptions {
-            n_oversamples: 10,
-            n_power_iter: 0,
-            seed: 0,
-        }
+        CompressedOptions { n_oversamples: 10, n_power_iter: 0, seed: 0 }
     }
 }
 
@@ -60,11 +56,7 @@ pub fn svd_compressed<T: Scalar + RandomFloat>(a: &Array<T>, k: usize, options: 
     a.check()?;
     let shape = a.shape();
     if shape.len() != 2 {
-        return Err(Error::BadInput {
-            routine: "svd_compressed".into(),
-            needs: "a 2-d array".into(),
-            shape,
-        });
+        return Err(Error::BadInput { routine: "svd_compressed".into(), needs: "a 2-d array".into(), shape });
     }
     let (m, n) = (shape[0], shape[1]);
     if k == 0 || k > m.min(n) {
@@ -89,9 +81,7 @@ pub fn svd_compressed<T: Scalar + RandomFloat>(a: &Array<T>, k: usize, options: 
     let b = q.t().matmul(a)?;
     let small = svd(&b)?;
     let keep = [Idx::range(0, k as isize), Idx::stepped(None, None, 1)];
-    let u = q
-        .matmul(&small.u)?
-        .slice(&[Idx::stepped(None, None, 1), Idx::range(0, k as isize)])?;
+    let u = q.matmul(&small.u)?.slice(&[Idx::stepped(None, None, 1), Idx::range(0, k as isize)])?;
     let s = small.s.slice(&keep[..1])?;
     let vt = small.vt.slice(&keep)?;
     Ok(Svd { u, s, vt })

@@ -52,24 +52,14 @@ fn main() -> chunked_array::Result<()> {
             warm / tasks as f64 * 1e6,
             warm / x.num_blocks() as f64 * 1e6
         );
-        rows.push(Row {
-            name: format!("overhead_chunks_{chunk}"),
-            cold,
-            warm,
-            note,
-        });
+        rows.push(Row { name: format!("overhead_chunks_{chunk}"), cold, warm, note });
     }
 
     let rng = RandomState::new(0);
     let x: Array<f64> = rng.uniform(&[100_000, 1000], [1000, 1000])?;
     let s = x.sum(None)?;
     let (cold, warm) = cold_warm(5, || s.compute_on(&ctx).unwrap());
-    rows.push(Row {
-        name: "random_sum".into(),
-        cold,
-        warm,
-        note: format!("{:.2} GB/s of f64", 0.8 / warm),
-    });
+    rows.push(Row { name: "random_sum".into(), cold, warm, note: format!("{:.2} GB/s of f64", 0.8 / warm) });
 
     let n = if quick { 8000 } else { 20_000 };
     let bytes = (n * n * 8) as f64;
@@ -78,37 +68,19 @@ fn main() -> chunked_array::Result<()> {
     let a = (&x + &x.t()).mean(0)?;
     let (cold, warm) = cold_warm(3, || a.compute_on(&ctx).unwrap());
     let note = format!("{:.2} GB/s of x; streaming read limit {bw:.1} GB/s", bytes / warm / 1e9);
-    rows.push(Row {
-        name: "x_plus_xT_mean0".into(),
-        cold,
-        warm,
-        note,
-    });
+    rows.push(Row { name: "x_plus_xT_mean0".into(), cold, warm, note });
     let b = (&x - &x.mean(0)?).pow(2.0)?.sum(None)?;
     let (cold, warm) = cold_warm(3, || b.compute_on(&ctx).unwrap());
-    let note = format!(
-        "{:.2} GB/s of x read twice; streaming read limit {bw:.1} GB/s",
-        2.0 * bytes / warm / 1e9
-    );
-    rows.push(Row {
-        name: "centered_square_sum".into(),
-        cold,
-        warm,
-        note,
-    });
+    let note = format!("{:.2} GB/s of x read twice; streaming read limit {bw:.1} GB/s", 2.0 * bytes / warm / 1e9);
+    rows.push(Row { name: "centered_square_sum".into(), cold, warm, note });
 
     eprintln!("threads: {threads}, elementwise size {n}x{n}");
     for r in &rows {
-        eprintln!(
-            "{:<22} warm {:>8.3} s   cold {:>8.3} s   {}",
-            r.name, r.warm, r.cold, r.note
-        );
+        eprintln!("{:<22} warm {:>8.3} s   cold {:>8.3} s   {}", r.name, r.warm, r.cold, r.note);
     }
     if json {
-        let items: Vec<String> = rows
-            .iter()
-            .map(|r| format!("\"{}\": {{\"warm\": {}, \"cold\": {}}}", r.name, r.warm, r.cold))
-            .collect();
+        let items: Vec<String> =
+            rows.iter().map(|r| format!("\"{}\": {{\"warm\": {}, \"cold\": {}}}", r.name, r.warm, r.cold)).collect();
         println!("{{\"threads\": {threads}, \"n\": {n}, {}}}", items.join(", "));
     }
     Ok(())

@@ -58,11 +58,7 @@ fn main() {
         return;
     }
     match Device::cuda(0) {
-        Ok(device) => cuda_rows(
-            &device,
-            arg("--scale").map_or(1.0, |v| v.parse().expect("a number")),
-            repeat,
-        ),
+        Ok(device) => cuda_rows(&device, arg("--scale").map_or(1.0, |v| v.parse().expect("a number")), repeat),
         Err(e) => {
             println!("no CUDA device ({e}): measuring the device layer on an emulated device against the host\n");
             emulated_rows(arg("--scale").map_or(0.25, |v| v.parse().expect("a number")), repeat);
@@ -74,14 +70,9 @@ fn scaled(n: usize, f: f64) -> usize {
     ((n as f64 * f) as usize).max(1)
 }
 
-fn cuda_rows(device: &Device, f: f64, repeat: usize) {
-    println!(
-        "device: {} ({:.1} GB)\n",
-        device.describe(),
-        device.capacity() as f64 / 1e9
-    );
-    println!("| workload | chunked | reference | ratio |");
-    println!("|---|---|---|---|");
+/// The Philox fill against cuRAND's and the device's copy bandwidth; returns
+/// that bandwidth (GB/s, read + write).
+fn random_fill_rows(device: &Device, f: f64, repeat: usize) -> f64 {
     // Random fill, one run of n doubles.
     let n = scaled(1 << 27, f);
     let gb = (n * 8) as f64 / 1e9;
@@ -113,6 +104,14 @@ fn cuda_rows(device: &Device, f: f64, repeat: usize) {
         (gb / t_ours) / (2.0 * gb / t_copy)
     );
     drop((ours, theirs, copied));
+    2.0 * gb / t_copy
+}
+
+fn cuda_rows(device: &Device, f: f64, repeat: usize) {
+    println!("device: {} ({:.1} GB)\n", device.describe(), device.capacity() as f64 / 1e9);
+    println!("| workload | chunked | reference | ratio |");
+    println!("|---|---|---|---|");
+    let copy_gbs = random_fill_rows(device, f, repeat);
     let ctx = Context::threads(0);
 
     // A full sum of a device array by the reduction kernels, against the
@@ -130,8 +129,8 @@ fn cuda_rows(device: &Device, f: f64, repeat: usize) {
     println!(
         "| sum of {rows}x1000 f64 on the device | {:.0} GB/s read | device copy {:.0} GB/s | {:.2} of it |",
         read / t_sum,
-        2.0 * gb / t_copy,
-        (read / t_sum) / (2.0 * gb / t_copy)
+        copy_gbs,
+        (read / t_sum) / copy_gbs
     );
     drop(kept);
 
@@ -154,14 +153,7 @@ fn cuda_rows(device: &Device, f: f64, repeat: usize) {
     let mut c = device.zeros::<f64>(m * m).expect("device memory");
     let t_cublas = time(repeat, || {
         device
-            .gemm(
-                (m, m, m),
-                1.0,
-                Operand::whole(&whole, m),
-                Operand::whole(&whole, m),
-                0.0,
-                &mut c,
-            )
+            .gemm((m, m, m), 1.0, Operand::whole(&whole, m), Operand::whole(&whole, m), 0.0, &mut c)
             .expect("cuBLAS gemm");
         device.synchronize().expect("sync");
     });
@@ -176,10 +168,7 @@ fn cuda_rows(device: &Device, f: f64, repeat: usize) {
 
     // The seed SVD made on the device.
     let rows = scaled(100_000, f);
-    let a = RandomState::new(42)
-        .uniform::<f64>(&[rows, 1000], [1000, 1000])
-        .expect("shape")
-        .to_device(device);
+    let a = RandomState::new(42).uniform::<f64>(&[rows, 1000], [1000, 1000]).expect("shape").to_device(device);
     let svd = chunked_linalg::svd(&a).expect("svd");
     let t_svd = time(repeat, || {
         svd.s.compute_on(&ctx).expect("svd");
@@ -189,15 +178,9 @@ fn cuda_rows(device: &Device, f: f64, repeat: usize) {
     // TSQR of a tall-skinny matrix: cuSOLVER per block, Q assembled on the
     // device and summed there (only a number comes back).
     let tall = scaled(1_000_000, f);
-    let t = RandomState::new(5)
-        .on_device(device)
-        .uniform::<f64>(&[tall, 100], [tall.min(10_000), 100])
-        .expect("shape");
-    let q_sum = chunked_linalg::tsqr(&t, &chunked_linalg::TsqrOptions::default())
-        .expect("tsqr")
-        .q
-        .sum(None)
-        .expect("sum");
+    let t = RandomState::new(5).on_device(device).uniform::<f64>(&[tall, 100], [tall.min(10_000), 100]).expect("shape");
+    let q_sum =
+        chunked_linalg::tsqr(&t, &chunked_linalg::TsqrOptions::default()).expect("tsqr").q.sum(None).expect("sum");
     let before = device.downloaded_bytes();
     let t_tsqr = time(repeat, || drop(q_sum.compute_on(&ctx).expect("tsqr")));
     let per_run = (device.downloaded_bytes() - before) as f64 / (repeat + 1) as f64;
@@ -210,23 +193,15 @@ fn cuda_rows(device: &Device, f: f64, repeat: usize) {
 fn suite_rows(device: &Device, f: f64, repeat: usize) {
     let ctx = Context::threads(0);
     let rows = scaled(100_000, f);
-    let x = RandomState::new(12)
-        .uniform::<f64>(&[rows, 1000], [1000, 1000])
-        .expect("shape")
-        .to_device(device);
+    let x = RandomState::new(12).uniform::<f64>(&[rows, 1000], [1000, 1000]).expect("shape").to_device(device);
     let total = x.sum(None).expect("sum");
     let random_sum = time(repeat, || drop(total.compute_on(&ctx).expect("random sum")));
     let n = ((10_000.0 * f.cbrt()) as usize).max(100);
-    let y = RandomState::new(0)
-        .uniform::<f64>(&[n, n], [2000, 2000])
-        .expect("shape")
-        .to_device(device);
+    let y = RandomState::new(0).uniform::<f64>(&[n, n], [2000, 2000]).expect("shape").to_device(device);
     let product = y.matmul(&y).expect("matmul").sum(None).expect("sum");
     let matmul = time(repeat, || drop(product.compute_on(&ctx).expect("matmul")));
     let svd = chunked_linalg::svd(&x).expect("svd");
-    let seed_svd = time(repeat, || {
-        drop(chunked_array::compute((&svd.u, &svd.s, &svd.vt)).expect("svd"))
-    });
+    let seed_svd = time(repeat, || drop(chunked_array::compute((&svd.u, &svd.s, &svd.vt)).expect("svd")));
     println!(
         "{{\"device\": \"{}\", \"random_sum\": {random_sum}, \"matmul\": {matmul}, \"seed_svd\": {seed_svd}}}",
         device.describe().replace('"', "'")
@@ -243,27 +218,19 @@ fn emulated_rows(f: f64, repeat: usize) {
         println!("| {name} | {h:.3} s | {d:.3} s | {:.2} |", d / h);
     };
     let n = scaled(20_000, f);
-    let x = RandomState::new(0)
-        .uniform::<f64>(&[n, n], [n.min(2000), n.min(2000)])
-        .expect("shape");
+    let x = RandomState::new(0).uniform::<f64>(&[n, n], [n.min(2000), n.min(2000)]).expect("shape");
     let xd = x.to_device(&device);
     let total = |a: &Array<f64>| a.sum(None).expect("sum").compute_on(&ctx).expect("run");
     row(format!("random {n}² + sum"), &|| drop(total(&x)), &|| drop(total(&xd)));
     let chain = |a: &Array<f64>| total(&((a * 2.0 + 1.0).sin() - a));
-    row(format!("elementwise chain + sum, {n}²"), &|| drop(chain(&x)), &|| {
-        drop(chain(&xd))
-    });
+    row(format!("elementwise chain + sum, {n}²"), &|| drop(chain(&x)), &|| drop(chain(&xd)));
     let m = scaled(10_000, f);
-    let y = RandomState::new(1)
-        .uniform::<f64>(&[m, m], [m.min(2000), m.min(2000)])
-        .expect("shape");
+    let y = RandomState::new(1).uniform::<f64>(&[m, m], [m.min(2000), m.min(2000)]).expect("shape");
     let yd = y.to_device(&device);
     let mm = |a: &Array<f64>| total(&a.matmul(a).expect("matmul"));
     row(format!("matmul {m}² + sum"), &|| drop(mm(&y)), &|| drop(mm(&yd)));
     let rows = scaled(100_000, f);
-    let a = RandomState::new(42)
-        .uniform::<f64>(&[rows, 1000], [1000, 1000])
-        .expect("shape");
+    let a = RandomState::new(42).uniform::<f64>(&[rows, 1000], [1000, 1000]).expect("shape");
     let ad = a.to_device(&device);
     let svd = |a: &Array<f64>| chunked_linalg::svd(a).expect("svd").s.compute_on(&ctx).expect("run");
     row(format!("seed SVD {rows}x1000"), &|| drop(svd(&a)), &|| drop(svd(&ad)));

@@ -56,32 +56,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ("raw_direct", Compression::None, true, cores),
     ];
     for (name, compression, direct_io, threads) in cases {
-        let opts = ZarrWriteOptions {
-            mode: WriteMode::Overwrite,
-            compression,
-            direct_io,
-            ..Default::default()
-        };
+        let opts = ZarrWriteOptions { mode: WriteMode::Overwrite, compression, direct_io, ..Default::default() };
         let ctx = Context::threads(threads);
         let (t, report) = secs(|| x.to_zarr_on(&dir, name, &opts, &ctx).unwrap());
         let ratio = report.bytes_written as f64 / (gb * 1e9);
-        rows.push((
-            format!("zarr_write_{name}"),
-            t,
-            format!("{:.2} GB/s of data; stored/raw = {ratio:.3}", gb / t),
-        ));
-        let read = ZarrReadOptions {
-            direct_io,
-            ..Default::default()
-        };
+        rows.push((format!("zarr_write_{name}"), t, format!("{:.2} GB/s of data; stored/raw = {ratio:.3}", gb / t)));
+        let read = ZarrReadOptions { direct_io, ..Default::default() };
         let y = from_zarr_with::<f64>(&dir, name, &read)?;
         let (t, total) = secs(|| y.sum(None).unwrap().compute_scalar().unwrap());
         let from = if direct_io { "from disk, direct" } else { "page cache" };
-        rows.push((
-            format!("zarr_read_{name}"),
-            t,
-            format!("{:.2} GB/s ({from}); sum = {total:.1}", gb / t),
-        ));
+        rows.push((format!("zarr_read_{name}"), t, format!("{:.2} GB/s ({from}); sum = {total:.1}", gb / t)));
         std::fs::remove_dir_all(dir.join(name))?;
     }
     let npy = dir.join("x.npy");
@@ -95,11 +79,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     rows.push(("generate_and_sum_only".into(), t, "the same array, no I/O".into()));
 
     let rate = disk_write_rate(&dir, (gb * 1e9) as usize / 4);
-    rows.push((
-        "disk_sequential_write_rate".into(),
-        rate,
-        "GB/s, one file, 8 MiB writes (page cache)".into(),
-    ));
+    rows.push(("disk_sequential_write_rate".into(), rate, "GB/s, one file, 8 MiB writes (page cache)".into()));
 
     chunked_benches::print_rows(&rows, json);
     Ok(())

@@ -32,30 +32,18 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let a: Array<f64> = RandomState::new(1).uniform(&[1_000_000, 100], [rb, 100])?;
         let qr = tsqr(&a, &TsqrOptions::default())?;
         let (t, _) = secs(|| compute((&qr.q, &qr.r)).unwrap());
-        rows.push((
-            format!("tsqr_1e6x100_chunks_{rb}"),
-            t,
-            format!("{:.0} GFLOP/s at 4mn^2", 4e10 / t / 1e9),
-        ));
+        rows.push((format!("tsqr_1e6x100_chunks_{rb}"), t, format!("{:.0} GFLOP/s at 4mn^2", 4e10 / t / 1e9)));
     }
 
     // svd_compressed k = 10 on 100000 x 1000 in (10000, 1000) chunks; accuracy
     // against the exact singular values of the same matrix.
     // Persisted first, as the dask side does, so both time the algorithm.
-    let a: Array<f64> = RandomState::new(2)
-        .uniform(&[100_000, 1000], [10_000, 1000])?
-        .persist()?;
+    let a: Array<f64> = RandomState::new(2).uniform(&[100_000, 1000], [10_000, 1000])?.persist()?;
     let approx = svd_compressed(&a, 10, &CompressedOptions::default())?;
     let (t, s_approx) = secs(|| approx.s.compute().unwrap());
     let (_, s_exact) = secs(|| svd(&a).unwrap().s.compute().unwrap());
-    let rel: f64 = (0..10)
-        .map(|i| ((s_approx[i] - s_exact[i]) / s_exact[i]).abs())
-        .fold(0.0, f64::max);
-    rows.push((
-        "svd_compressed_k10".into(),
-        t,
-        format!("max relative error of s[:10] = {rel:.3e}"),
-    ));
+    let rel: f64 = (0..10).map(|i| ((s_approx[i] - s_exact[i]) / s_exact[i]).abs()).fold(0.0, f64::max);
+    rows.push(("svd_compressed_k10".into(), t, format!("max relative error of s[:10] = {rel:.3e}")));
     let (t, _) = secs(|| compute((&approx.u, &approx.s, &approx.vt)).unwrap());
     rows.push(("svd_compressed_k10_usv".into(), t, "u, s and vt computed".into()));
 
@@ -70,11 +58,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     ));
 
     let rate = faer_qr_rate(20_000, 1000);
-    rows.push((
-        "faer_in_core_qr_rate".into(),
-        rate,
-        "GFLOP/s, one 20000x1000 QR + thin Q, all cores".into(),
-    ));
+    rows.push(("faer_in_core_qr_rate".into(), rate, "GFLOP/s, one 20000x1000 QR + thin Q, all cores".into()));
 
     chunked_benches::print_rows(&rows, json);
     Ok(())

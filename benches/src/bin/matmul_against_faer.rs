@@ -12,23 +12,13 @@ fn main() {
     let t = Instant::now();
     let total = s.compute_scalar().unwrap();
     let ours = t.elapsed().as_secs_f64();
-    println!(
-        "chunked x @ x then sum: {ours:.3} s, {:.1} GFLOP/s (sum {total:.4e})",
-        flops / ours / 1e9
-    );
+    println!("chunked x @ x then sum: {ours:.3} s, {:.1} GFLOP/s (sum {total:.4e})", flops / ours / 1e9);
     let a = x.compute().unwrap();
     let am = Mat::<f64>::from_fn(n, n, |i, j| a[[i, j]]);
     let mut c = Mat::<f64>::zeros(n, n);
     let threads = std::thread::available_parallelism().map(|v| v.get()).unwrap_or(1);
     let t = Instant::now();
-    matmul(
-        c.as_mut(),
-        Accum::Replace,
-        am.as_ref(),
-        am.as_ref(),
-        1.0,
-        Par::rayon(threads),
-    );
+    matmul(c.as_mut(), Accum::Replace, am.as_ref(), am.as_ref(), 1.0, Par::rayon(threads));
     let faer_s = t.elapsed().as_secs_f64();
     println!(
         "in-core faer matmul: {faer_s:.3} s, {:.1} GFLOP/s; chunked reaches {:.0}% of its rate",

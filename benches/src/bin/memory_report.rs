@@ -71,20 +71,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             let out = cmd.output()?;
             let text = String::from_utf8_lossy(&out.stdout);
             let Some(line) = text.lines().find(|l| l.starts_with("CASE")) else {
-                eprintln!(
-                    "{case} limit {limit:?}: failed: {}",
-                    String::from_utf8_lossy(&out.stderr)
-                );
+                eprintln!("{case} limit {limit:?}: failed: {}", String::from_utf8_lossy(&out.stderr));
                 continue;
             };
             let f: Vec<&str> = line.split_whitespace().collect();
-            let (secs, rss_kib, peak, spilled, dropped): (f64, usize, usize, u64, u64) = (
-                f[2].parse()?,
-                f[3].parse()?,
-                f[4].parse()?,
-                f[5].parse()?,
-                f[7].parse()?,
-            );
+            let (secs, rss_kib, peak, spilled, dropped): (f64, usize, usize, u64, u64) =
+                (f[2].parse()?, f[3].parse()?, f[4].parse()?, f[5].parse()?, f[7].parse()?);
             let name = format!("{case}{}", if limit.is_some() { "_limit25" } else { "_unlimited" });
             eprintln!(
                 "{name:<26} {secs:>8.2} s  peak RSS {:>7.0} MiB  peak held {:>7.0} MiB  spilled {:>7.0} MiB  dropped {:>7.0} MiB  (data {:.0} MiB{})",

@@ -37,17 +37,11 @@ fn main() {
     let mpi = Mpi::init().expect("MPI");
     let workload = arg("--workload").unwrap_or_else(|| "tsqr".into());
     let num = |name: &str, default: usize| arg(name).map_or(default, |v| v.parse().expect("a number"));
-    let (rows, cols, chunk_rows) = (
-        num("--rows", 1_000_000),
-        num("--cols", 100),
-        num("--chunk-rows", 10_000),
-    );
+    let (rows, cols, chunk_rows) = (num("--rows", 1_000_000), num("--cols", 100), num("--chunk-rows", 10_000));
     let (repeat, threads) = (num("--repeat", 3), num("--threads", 0));
     let scheduler = mpi.scheduler(Gather::Root, threads);
     let ctx = chunked_array::Context::with_scheduler(scheduler.clone());
-    let x: Array<f64> = RandomState::new(1)
-        .standard_normal(&[rows, cols], [chunk_rows, cols])
-        .expect("matrix");
+    let x: Array<f64> = RandomState::new(1).standard_normal(&[rows, cols], [chunk_rows, cols]).expect("matrix");
     if let Some(ranks) = arg("--model-ranks") {
         let t1: f64 = arg("--t1").map_or(0.0, |v| v.parse().expect("seconds"));
         let layers = match workload.as_str() {
@@ -61,10 +55,7 @@ fn main() {
             }
         };
         let graph = chunked_array::custom::Layer::task_graph(&layers).expect("graph");
-        for p in ranks
-            .split(',')
-            .map(|p| p.trim().parse::<usize>().expect("a rank count"))
-        {
+        for p in ranks.split(',').map(|p| p.trim().parse::<usize>().expect("a rank count")) {
             let per_rank =
                 chunked_distributed::traffic(&graph, p, chunked_array::runtime::Deliver::Result, Gather::Root);
             let max = |f: fn(&chunked_distributed::TransferStats) -> u64| per_rank.iter().map(f).max().unwrap_or(0);
@@ -97,9 +88,7 @@ fn main() {
             }
             "svd" => {
                 let svd = chunked_linalg::svd(&x).expect("svd");
-                let got = (&svd.u.sum(0).expect("sum"), &svd.s, &svd.vt)
-                    .compute_root(&ctx)
-                    .expect("compute");
+                let got = (&svd.u.sum(0).expect("sum"), &svd.s, &svd.vt).compute_root(&ctx).expect("compute");
                 std::hint::black_box(got);
             }
             other => panic!("--workload {other}: expected tsqr or svd"),

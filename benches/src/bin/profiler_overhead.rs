@@ -6,11 +6,7 @@ fn main() {
     let profiled = std::env::args().nth(1).as_deref() == Some("profiled");
     let s = Array::<f64>::ones(&[1_000_000], 10).unwrap().sum(None).unwrap();
     let profiler = Profiler::new();
-    let ctx = if profiled {
-        Context::default().with_profiler(&profiler)
-    } else {
-        Context::default()
-    };
+    let ctx = if profiled { Context::default().with_profiler(&profiler) } else { Context::default() };
     let reps: usize = std::env::args().nth(2).and_then(|a| a.parse().ok()).unwrap_or(20);
     let best = (0..reps)
         .map(|_| {

@@ -10,9 +10,5 @@ fn main() {
     let y = x.rechunk([100, n as i32]).unwrap().sum(None).unwrap();
     let t = std::time::Instant::now();
     let s = y.compute_scalar().unwrap();
-    println!(
-        "{mode}: {:.3} s (sum {s:.1}, {} tasks)",
-        t.elapsed().as_secs_f64(),
-        y.num_tasks()
-    );
+    println!("{mode}: {:.3} s (sum {s:.1}, {} tasks)", t.elapsed().as_secs_f64(), y.num_tasks());
 }

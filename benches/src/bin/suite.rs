@@ -78,53 +78,31 @@ fn array_workload(name: &str, scale: f64, ctx: Context) -> Res<Option<Workload>>
             let n = ((1_000_000.0 * scale) as usize).max(1000);
             let x = Array::<f64>::ones(&[n], 100)?;
             let s = x.sum(None)?;
-            (
-                "tasks",
-                s.num_tasks() as f64,
-                Box::new(move || s.compute_on(&ctx).map(drop).map_err(Into::into)),
-            )
+            ("tasks", s.num_tasks() as f64, Box::new(move || s.compute_on(&ctx).map(drop).map_err(Into::into)))
         }
         "random_sum" => {
             let x: Array<f64> = RandomState::new(0).uniform(&[rows, 1000], [1000, 1000])?;
             let s = x.sum(None)?;
-            (
-                "bytes",
-                (rows * 1000 * 8) as f64,
-                Box::new(move || s.compute_on(&ctx).map(drop).map_err(Into::into)),
-            )
+            ("bytes", (rows * 1000 * 8) as f64, Box::new(move || s.compute_on(&ctx).map(drop).map_err(Into::into)))
         }
         "elementwise_reduction" => {
             let n = side(20_000.0, scale);
             let x: Array<f64> = RandomState::new(0).uniform(&[n, n], [2000, 2000])?;
             let s = (&x - &x.mean(0)?).pow(2.0)?.sum(None)?;
-            (
-                "bytes",
-                (2 * n * n * 8) as f64,
-                Box::new(move || s.compute_on(&ctx).map(drop).map_err(Into::into)),
-            )
+            ("bytes", (2 * n * n * 8) as f64, Box::new(move || s.compute_on(&ctx).map(drop).map_err(Into::into)))
         }
         "rechunk" => {
             let n = side(20_000.0, scale);
             let x: Array<f64> = RandomState::new(0).uniform(&[n, n], [n, 100])?;
-            let s = (&x * 1.0)
-                .rechunk_with([100, n], &RechunkOptions::default())?
-                .sum(None)?;
+            let s = (&x * 1.0).rechunk_with([100, n], &RechunkOptions::default())?.sum(None)?;
             // Read and written once each.
-            (
-                "bytes",
-                (2 * n * n * 8) as f64,
-                Box::new(move || s.compute_on(&ctx).map(drop).map_err(Into::into)),
-            )
+            ("bytes", (2 * n * n * 8) as f64, Box::new(move || s.compute_on(&ctx).map(drop).map_err(Into::into)))
         }
         "matmul" => {
             let n = ((10_000.0 * scale.cbrt()) as usize).max(100);
             let x: Array<f64> = RandomState::new(0).uniform(&[n, n], [2000, 2000])?;
             let s = x.matmul(&x)?.sum(None)?;
-            (
-                "flops",
-                2.0 * (n as f64).powi(3),
-                Box::new(move || s.compute_on(&ctx).map(drop).map_err(Into::into)),
-            )
+            ("flops", 2.0 * (n as f64).powi(3), Box::new(move || s.compute_on(&ctx).map(drop).map_err(Into::into)))
         }
         "take_scattered" => {
             // Every row of a random (rows, 1000) array once, in a scattered
@@ -137,11 +115,7 @@ fn array_workload(name: &str, scale: f64, ctx: Context) -> Res<Option<Workload>>
             let x: Array<f64> = RandomState::new(0).uniform(&[n, 1000], [1000, 1000])?;
             let s = x.take(&idx, 0)?.sum(None)?;
             // Read and written once each.
-            (
-                "bytes",
-                (2 * n * 1000 * 8) as f64,
-                Box::new(move || s.compute_on(&ctx).map(drop).map_err(Into::into)),
-            )
+            ("bytes", (2 * n * 1000 * 8) as f64, Box::new(move || s.compute_on(&ctx).map(drop).map_err(Into::into)))
         }
         "stacked_matmul" => {
             // A stack of 500 x 500 matrices, 32 to a block, times itself.
@@ -160,11 +134,7 @@ fn array_workload(name: &str, scale: f64, ctx: Context) -> Res<Option<Workload>>
             let n = side(20_000.0, scale);
             let x: Array<f64> = RandomState::new(0).uniform(&[n, n], [2000, 2000])?;
             let s = x.tril(0)?.sum(None)?;
-            (
-                "bytes",
-                (n * n * 8 / 2) as f64,
-                Box::new(move || s.compute_on(&ctx).map(drop).map_err(Into::into)),
-            )
+            ("bytes", (n * n * 8 / 2) as f64, Box::new(move || s.compute_on(&ctx).map(drop).map_err(Into::into)))
         }
         "argwhere" => {
             // Coordinates of the elements over 0.99 (1%) of a random (n, n/4)
@@ -195,13 +165,7 @@ fn indexing_workload(name: &str, scale: f64, ctx: Context) -> Res<Option<Workloa
             (
                 "bytes",
                 (n * n * 8) as f64,
-                Box::new(move || {
-                    x.vindex(&[&rows, &cols])?
-                        .sum(None)?
-                        .compute_on(&ctx)
-                        .map(drop)
-                        .map_err(Into::into)
-                }),
+                Box::new(move || x.vindex(&[&rows, &cols])?.sum(None)?.compute_on(&ctx).map(drop).map_err(Into::into)),
             )
         }
         "vindex_grid" => {
@@ -219,11 +183,7 @@ fn indexing_workload(name: &str, scale: f64, ctx: Context) -> Res<Option<Workloa
             let x: Array<f64> = RandomState::new(0).uniform(&[4, n, n], [1, 2000, 2000])?;
             let run = move || -> Res<()> {
                 let index = [chunked_array::Idx::FULL.into(), (&rows).into(), (&cols).into()];
-                x.vindex_at(&index)?
-                    .sum(None)?
-                    .compute_on(&ctx)
-                    .map(drop)
-                    .map_err(Into::into)
+                x.vindex_at(&index)?.sum(None)?.compute_on(&ctx).map(drop).map_err(Into::into)
             };
             ("bytes", (4 * n * n * 8) as f64, Box::new(run))
         }
@@ -232,11 +192,7 @@ fn indexing_workload(name: &str, scale: f64, ctx: Context) -> Res<Option<Workloa
             let m = ((1_000_000.0 * scale) as usize).max(10_000);
             let x: Array<f64> = RandomState::new(0).uniform(&[m, 100], [100_000, 100])?;
             let s = chunked_array::einsum("ij,ij->i", &[&x, &x])?.sum(None)?;
-            (
-                "bytes",
-                (m * 100 * 8) as f64,
-                Box::new(move || s.compute_on(&ctx).map(drop).map_err(Into::into)),
-            )
+            ("bytes", (m * 100 * 8) as f64, Box::new(move || s.compute_on(&ctx).map(drop).map_err(Into::into)))
         }
         "einsum_chain" => {
             // "ij,jk,k->i": two random (n, n) matrices and a vector. The
@@ -247,11 +203,7 @@ fn indexing_workload(name: &str, scale: f64, ctx: Context) -> Res<Option<Workloa
             let b: Array<f64> = RandomState::new(1).uniform(&[n, n], [2000, 2000])?;
             let v: Array<f64> = RandomState::new(2).uniform(&[n], [2000])?;
             let s = chunked_array::einsum("ij,jk,k->i", &[&a, &b, &v])?.sum(None)?;
-            (
-                "bytes",
-                (2 * n * n * 8) as f64,
-                Box::new(move || s.compute_on(&ctx).map(drop).map_err(Into::into)),
-            )
+            ("bytes", (2 * n * n * 8) as f64, Box::new(move || s.compute_on(&ctx).map(drop).map_err(Into::into)))
         }
         "laplacian" => {
             // A five-point Laplacian through map_overlap (depth 1, nearest),
@@ -259,11 +211,7 @@ fn indexing_workload(name: &str, scale: f64, ctx: Context) -> Res<Option<Workloa
             let n = side(10_000.0, scale);
             let x: Array<f64> = RandomState::new(0).uniform(&[n, n], [2000, 2000])?;
             let s = x.map_overlap(laplacian, &[1, 1], Boundary::Nearest)?.sum(None)?;
-            (
-                "bytes",
-                (n * n * 8) as f64,
-                Box::new(move || s.compute_on(&ctx).map(drop).map_err(Into::into)),
-            )
+            ("bytes", (n * n * 8) as f64, Box::new(move || s.compute_on(&ctx).map(drop).map_err(Into::into)))
         }
         "weighted_laplacian" => {
             // The Laplacian times a per-column weight vector, through
@@ -279,11 +227,7 @@ fn indexing_workload(name: &str, scale: f64, ctx: Context) -> Res<Option<Workloa
             };
             let s = chunked_array::map_overlap_arrays(weighted, &[&x, &w], &Overlap::new(&[1, 1], Boundary::Nearest))?
                 .sum(None)?;
-            (
-                "bytes",
-                (n * n * 8) as f64,
-                Box::new(move || s.compute_on(&ctx).map(drop).map_err(Into::into)),
-            )
+            ("bytes", (n * n * 8) as f64, Box::new(move || s.compute_on(&ctx).map(drop).map_err(Into::into)))
         }
         _ => return Ok(None),
     }))
@@ -301,11 +245,7 @@ fn linalg_io_workload(name: &str, scale: f64, ctx: Context) -> Res<Option<Worklo
             (
                 "flops",
                 4.0 * m as f64 * 100.0f64.powi(2),
-                Box::new(move || {
-                    chunked_array::Computable::compute_on((&q, &r), &ctx)
-                        .map(drop)
-                        .map_err(Into::into)
-                }),
+                Box::new(move || chunked_array::Computable::compute_on((&q, &r), &ctx).map(drop).map_err(Into::into)),
             )
         }
         "seed_svd" => {
@@ -316,9 +256,7 @@ fn linalg_io_workload(name: &str, scale: f64, ctx: Context) -> Res<Option<Worklo
                 "flops",
                 4.0 * rows as f64 * 1e6,
                 Box::new(move || {
-                    chunked_array::Computable::compute_on((&f.u, &f.s, &f.vt), &ctx)
-                        .map(drop)
-                        .map_err(Into::into)
+                    chunked_array::Computable::compute_on((&f.u, &f.s, &f.vt), &ctx).map(drop).map_err(Into::into)
                 }),
             )
         }
@@ -330,9 +268,7 @@ fn linalg_io_workload(name: &str, scale: f64, ctx: Context) -> Res<Option<Worklo
                 "flops",
                 4.0 * rows as f64 * 1000.0 * 20.0,
                 Box::new(move || {
-                    chunked_array::Computable::compute_on((&f.u, &f.s, &f.vt), &ctx)
-                        .map(drop)
-                        .map_err(Into::into)
+                    chunked_array::Computable::compute_on((&f.u, &f.s, &f.vt), &ctx).map(drop).map_err(Into::into)
                 }),
             )
         }
@@ -340,25 +276,14 @@ fn linalg_io_workload(name: &str, scale: f64, ctx: Context) -> Res<Option<Worklo
             let n = side(20_000.0, scale);
             let dir = work_dir();
             let x: Array<f64> = RandomState::new(0).uniform(&[n, n], [1000, 1000])?;
-            let opts = ZarrWriteOptions {
-                mode: WriteMode::Overwrite,
-                ..Default::default()
-            };
+            let opts = ZarrWriteOptions { mode: WriteMode::Overwrite, ..Default::default() };
             x.to_zarr(&dir, "x", &opts)?;
             let bytes = (n * n * 8) as f64;
             if name == "zarr_write" {
-                (
-                    "bytes",
-                    bytes,
-                    Box::new(move || x.to_zarr(&dir, "x", &opts).map(drop).map_err(Into::into)),
-                )
+                ("bytes", bytes, Box::new(move || x.to_zarr(&dir, "x", &opts).map(drop).map_err(Into::into)))
             } else {
                 let y = from_zarr::<f64>(&dir, "x")?.sum(None)?;
-                (
-                    "bytes",
-                    bytes,
-                    Box::new(move || y.compute_on(&ctx).map(drop).map_err(Into::into)),
-                )
+                ("bytes", bytes, Box::new(move || y.compute_on(&ctx).map(drop).map_err(Into::into)))
             }
         }
         "out_of_core_sum" => {
@@ -367,20 +292,9 @@ fn linalg_io_workload(name: &str, scale: f64, ctx: Context) -> Res<Option<Worklo
             let x: Array<f64> = RandomState::new(0).uniform(&[n, n], [n, 100])?;
             let limit = n * n * 8 / 4;
             // Rechunk tasks sized to the limit (the planner does not see the context).
-            let s = (&x * 1.0)
-                .rechunk_with(
-                    [100, n],
-                    &RechunkOptions {
-                        block_size_limit: limit / 4,
-                    },
-                )?
-                .sum(None)?;
+            let s = (&x * 1.0).rechunk_with([100, n], &RechunkOptions { block_size_limit: limit / 4 })?.sum(None)?;
             let limited = Context::default().with_memory_limit(limit);
-            (
-                "bytes",
-                (4 * n * n * 8) as f64,
-                Box::new(move || s.compute_on(&limited).map(drop).map_err(Into::into)),
-            )
+            ("bytes", (4 * n * n * 8) as f64, Box::new(move || s.compute_on(&limited).map(drop).map_err(Into::into)))
         }
         _ => return Ok(None),
     }))
@@ -396,11 +310,8 @@ fn laplacian(b: ndarray::ArrayViewD<'_, f64>) -> ndarray::ArrayD<f64> {
     let b = b.as_standard_layout();
     for r in 1..rows.saturating_sub(1) {
         let (up, mid, down) = (b.row(r - 1), b.row(r), b.row(r + 1));
-        let (up, mid, down) = (
-            up.as_slice().expect("C order"),
-            mid.as_slice().expect("C order"),
-            down.as_slice().expect("C order"),
-        );
+        let (up, mid, down) =
+            (up.as_slice().expect("C order"), mid.as_slice().expect("C order"), down.as_slice().expect("C order"));
         let o = &mut out.row_mut(r).into_slice().expect("C order")[1..cols - 1];
         for (j, o) in o.iter_mut().enumerate() {
             *o = 4.0 * mid[j + 1] - up[j + 1] - down[j + 1] - mid[j] - mid[j + 2];

@@ -41,21 +41,10 @@ fn profiled<T>(label: &str, f: impl FnOnce(&Context) -> T) -> T {
 }
 
 fn main() {
-    let args: Vec<usize> = std::env::args()
-        .skip(1)
-        .map(|a| a.parse().expect("ROWS COLS ROW_CHUNK ARITY"))
-        .collect();
+    let args: Vec<usize> = std::env::args().skip(1).map(|a| a.parse().expect("ROWS COLS ROW_CHUNK ARITY")).collect();
     let (m, n, rb, arity) = (args[0], args[1], args[2], args[3]);
     let a = RandomState::new(0).uniform::<f64>(&[m, n], [rb, n]).unwrap();
-    let f = tsqr(
-        &a,
-        &TsqrOptions {
-            arity,
-            compute_svd: true,
-            ..TsqrOptions::default()
-        },
-    )
-    .unwrap();
+    let f = tsqr(&a, &TsqrOptions { arity, compute_svd: true, ..TsqrOptions::default() }).unwrap();
     if std::env::var("QR_ONLY").is_ok() {
         let t = Instant::now();
         let s = f.q.sum(None).unwrap().compute_scalar().unwrap();

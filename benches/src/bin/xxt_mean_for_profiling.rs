@@ -7,13 +7,7 @@ fn main() {
     for _ in 0..3 {
         let t = std::time::Instant::now();
         if which == "c" {
-            (&x - &x.mean(0).unwrap())
-                .pow(2.0)
-                .unwrap()
-                .sum(None)
-                .unwrap()
-                .compute()
-                .unwrap();
+            (&x - &x.mean(0).unwrap()).pow(2.0).unwrap().sum(None).unwrap().compute().unwrap();
         } else {
             (&x + &x.t()).mean(0).unwrap().compute().unwrap();
         }

@@ -73,9 +73,7 @@ impl<T: DeviceElement> PinnedBlock<T> {
         let data = self.buffer.as_slice().ok()?;
         let mut out = Vec::with_capacity(8 * (self.shape.len() + 1) + std::mem::size_of_val(data));
         out.extend_from_slice(&(self.shape.len() as u64).to_le_bytes());
-        self.shape
-            .iter()
-            .for_each(|&d| out.extend_from_slice(&(d as u64).to_le_bytes()));
+        self.shape.iter().for_each(|&d| out.extend_from_slice(&(d as u64).to_le_bytes()));
         // SAFETY: device element types are plain numbers without padding.
         out.extend_from_slice(unsafe {
             std::slice::from_raw_parts(data.as_ptr().cast::<u8>(), std::mem::size_of_val(data))
@@ -112,10 +110,7 @@ impl<T: DeviceElement> BlockValue for PinnedBlock<T> {
         self
     }
     fn spill_image(&self) -> Option<crate::block::SpillImage> {
-        Some(crate::block::SpillImage {
-            bytes: self.image_bytes()?,
-            rebuild: Self::from_image,
-        })
+        Some(crate::block::SpillImage { bytes: self.image_bytes()?, rebuild: Self::from_image })
     }
     fn is_pinned_copy(&self) -> bool {
         true
@@ -224,16 +219,10 @@ pub fn to_device_block(block: Block, device: &Device) -> Result<Block> {
         ($t:ty) => {
             if let Some(p) = block.as_any().downcast_ref::<PinnedBlock<$t>>() {
                 let buffer = device.upload_pinned(&p.buffer)?;
-                return Ok(Arc::new(DeviceBlock {
-                    buffer,
-                    shape: p.shape.clone(),
-                }));
+                return Ok(Arc::new(DeviceBlock { buffer, shape: p.shape.clone() }));
             }
             if block.as_any().is::<ArrayD<$t>>() {
-                let host = block
-                    .into_any()
-                    .downcast::<ArrayD<$t>>()
-                    .expect("checked just above");
+                let host = block.into_any().downcast::<ArrayD<$t>>().expect("checked just above");
                 let shape = host.shape().to_vec();
                 let buffer = match Arc::try_unwrap(host) {
                     Ok(owned) if device.is_emulated() => device.upload_vec(into_c_vec(owned))?,
@@ -258,10 +247,7 @@ pub(crate) fn to_pinned_block(block: &Block) -> Result<Block> {
     macro_rules! down {
         ($t:ty) => {
             if let Some(d) = any.downcast_ref::<DeviceBlock<$t>>() {
-                return Ok(Arc::new(PinnedBlock {
-                    buffer: d.buffer.download_pinned()?,
-                    shape: d.shape.clone(),
-                }));
+                return Ok(Arc::new(PinnedBlock { buffer: d.buffer.download_pinned()?, shape: d.shape.clone() }));
             }
         };
     }

@@ -29,9 +29,7 @@ pub struct BlockSizeOptions {
 
 impl Default for BlockSizeOptions {
     fn default() -> Self {
-        BlockSizeOptions {
-            block_size_limit: DEFAULT_AUTO_BYTES,
-        }
+        BlockSizeOptions { block_size_limit: DEFAULT_AUTO_BYTES }
     }
 }
 
@@ -80,9 +78,7 @@ impl Chunks {
         if blocks.is_none_or(|b| b > MAX_BLOCKS) {
             let per_axis: Vec<usize> = self.lengths.iter().map(Vec::len).collect();
             // The axis with the most blocks is the first to make coarser.
-            let axis = (0..per_axis.len())
-                .max_by_key(|&a| (per_axis[a], std::cmp::Reverse(a)))
-                .unwrap_or(0);
+            let axis = (0..per_axis.len()).max_by_key(|&a| (per_axis[a], std::cmp::Reverse(a))).unwrap_or(0);
             return Some(Error::BadChunks {
                 axis,
                 message: format!(
@@ -150,10 +146,7 @@ impl Chunks {
 
     /// The largest block's element count.
     pub fn max_block_elems(&self) -> usize {
-        self.lengths
-            .iter()
-            .map(|l| l.iter().copied().max().unwrap_or(0))
-            .product()
+        self.lengths.iter().map(|l| l.iter().copied().max().unwrap_or(0)).product()
     }
 
     /// C-order linear block number of a multi-index.
@@ -186,16 +179,12 @@ impl Chunks {
     pub fn block_of(&self, axis: usize, pos: usize) -> usize {
         let o = &self.offsets[axis];
         // partition_point gives the first boundary > pos; the block starts one before.
-        o.partition_point(|&b| b <= pos)
-            .saturating_sub(1)
-            .min(self.lengths[axis].len() - 1)
+        o.partition_point(|&b| b <= pos).saturating_sub(1).min(self.lengths[axis].len() - 1)
     }
 
     /// Whether every block boundary of `other` on `axis` is a boundary of `self`.
     pub fn refines_axis(&self, other: &Chunks, axis: usize) -> bool {
-        other.offsets[axis]
-            .iter()
-            .all(|b| self.offsets[axis].binary_search(b).is_ok())
+        other.offsets[axis].iter().all(|b| self.offsets[axis].binary_search(b).is_ok())
     }
 }
 
@@ -263,28 +252,15 @@ mod tests {
     fn parses_dask_strings() {
         assert_eq!(ChunkSpec::parse("auto").unwrap(), ChunkSpec::auto());
         assert_eq!(ChunkSpec::parse(" AUTO ").unwrap(), ChunkSpec::auto());
-        assert_eq!(
-            ChunkSpec::parse("100MiB").unwrap(),
-            ChunkSpec::auto().with_auto_bytes(100 << 20)
-        );
-        assert_eq!(
-            ChunkSpec::parse("1 GB").unwrap(),
-            ChunkSpec::auto().with_auto_bytes(1_000_000_000)
-        );
+        assert_eq!(ChunkSpec::parse("100MiB").unwrap(), ChunkSpec::auto().with_auto_bytes(100 << 20));
+        assert_eq!(ChunkSpec::parse("1 GB").unwrap(), ChunkSpec::auto().with_auto_bytes(1_000_000_000));
         assert_eq!(ChunkSpec::parse("-1").unwrap(), ChunkSpec::uniform(AxisChunks::Whole));
-        assert_eq!(
-            ChunkSpec::parse("250").unwrap(),
-            ChunkSpec::uniform(AxisChunks::Size(250))
-        );
+        assert_eq!(ChunkSpec::parse("250").unwrap(), ChunkSpec::uniform(AxisChunks::Size(250)));
         let whole = ChunkSpec::from("-1").resolve(&[7, 5], DType::F64).unwrap();
         assert_eq!(whole.lengths(), &[vec![7], vec![5]]);
         // A 1 MiB target over 8 MiB of f64 gives blocks of at most 1 MiB.
         let auto = ChunkSpec::from("1MiB").resolve(&[1024, 1024], DType::F64).unwrap();
-        assert!(
-            auto.max_block_elems() * 8 <= 1 << 20 && auto.num_blocks() >= 8,
-            "{:?}",
-            auto.lengths()
-        );
+        assert!(auto.max_block_elems() * 8 <= 1 << 20 && auto.num_blocks() >= 8, "{:?}", auto.lengths());
         for bad in ["100 parsecs", "", "-2", "0 MB", "auto-ish", "1e400 GB"] {
             let err = ChunkSpec::parse(bad).unwrap_err().to_string();
             assert!(err.contains(&format!("{bad:?}")), "{bad:?}: {err}");
@@ -305,17 +281,11 @@ mod tests {
 
     #[test]
     fn auto_targets_bytes_and_square_blocks() {
-        let c = ChunkSpec::auto()
-            .with_auto_bytes(8 * 1000 * 1000)
-            .resolve(&[100_000, 100_000], DType::F64)
-            .unwrap();
+        let c = ChunkSpec::auto().with_auto_bytes(8 * 1000 * 1000).resolve(&[100_000, 100_000], DType::F64).unwrap();
         assert_eq!(c.lengths()[0][0], 1000);
         assert_eq!(c.lengths()[1][0], 1000);
         // A short axis is taken whole and the other gets the rest of the budget.
-        let c = ChunkSpec::auto()
-            .with_auto_bytes(8 * 1000 * 1000)
-            .resolve(&[1_000_000, 10], DType::F64)
-            .unwrap();
+        let c = ChunkSpec::auto().with_auto_bytes(8 * 1000 * 1000).resolve(&[1_000_000, 10], DType::F64).unwrap();
         assert_eq!(c.lengths()[1], vec![10]);
         assert_eq!(c.lengths()[0][0], 100_000);
     }
@@ -344,47 +314,25 @@ mod tests {
         let e = ChunkSpec::auto().resolve(&[1 << 62], DType::F64).unwrap_err();
         assert!(e.to_string().contains("[4611686018427387904]"), "{e}");
         assert!(ChunkSpec::from(-1).resolve(&[1 << 62], DType::U8).is_ok());
-        let e = ChunkSpec::from(vec![vec![usize::MAX, 1]])
-            .resolve(&[0], DType::F64)
-            .unwrap_err();
+        let e = ChunkSpec::from(vec![vec![usize::MAX, 1]]).resolve(&[0], DType::F64).unwrap_err();
         assert!(e.to_string().contains("sum to more than fits in usize"), "{e}");
         // Grids made by operations (not by a chunk spec) are checked too.
         let overflowing = Chunks::from_lengths(vec![vec![usize::MAX, 2]]);
-        assert!(
-            overflowing
-                .size_error(1)
-                .unwrap()
-                .to_string()
-                .contains("sum to more than fits")
-        );
-        let e = Chunks::from_lengths(vec![vec![1 << 61, 1 << 61]])
-            .size_error(8)
-            .unwrap();
+        assert!(overflowing.size_error(1).unwrap().to_string().contains("sum to more than fits"));
+        let e = Chunks::from_lengths(vec![vec![1 << 61, 1 << 61]]).size_error(8).unwrap();
         assert!(e.to_string().contains("larger than isize::MAX bytes"), "{e}");
-        assert!(
-            Chunks::from_lengths(vec![vec![1 << 61, 1 << 61]])
-                .size_error(1)
-                .is_none()
-        );
-        let e = Chunks::from_lengths(vec![vec![1; 1 << 12], vec![1; 1 << 13]])
-            .size_error(8)
-            .unwrap();
+        assert!(Chunks::from_lengths(vec![vec![1 << 61, 1 << 61]]).size_error(1).is_none());
+        let e = Chunks::from_lengths(vec![vec![1; 1 << 12], vec![1; 1 << 13]]).size_error(8).unwrap();
         assert!(e.to_string().contains("more than 16777216 blocks"), "{e}");
         // The axis named is the one with the most blocks.
         assert!(matches!(e, Error::BadChunks { axis: 1, .. }), "{e:?}");
         // A layer of no element type is checked, and named, by its element count.
-        let e = Chunks::from_lengths(vec![vec![usize::MAX / 2, 1 << 62]])
-            .size_error(0)
-            .unwrap();
+        let e = Chunks::from_lengths(vec![vec![usize::MAX / 2, 1 << 62]]).size_error(0).unwrap();
         assert!(
             e.to_string().contains("more than isize::MAX elements") && !e.to_string().contains("bytes per element"),
             "{e}"
         );
-        assert!(
-            Chunks::from_lengths(vec![vec![0], vec![usize::MAX / 2, usize::MAX / 2]])
-                .size_error(8)
-                .is_none()
-        );
+        assert!(Chunks::from_lengths(vec![vec![0], vec![usize::MAX / 2, usize::MAX / 2]]).size_error(8).is_none());
         assert!(ChunkSpec::from(1).resolve(&[usize::MAX, 0], DType::F64).is_err());
         assert!(ChunkSpec::from(10).resolve(&[1 << 20, 0], DType::F64).is_ok());
     }

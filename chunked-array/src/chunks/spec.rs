@@ -36,32 +36,17 @@ pub struct ChunkSpec {
 impl ChunkSpec {
     /// Every axis `auto`, targeting [`DEFAULT_AUTO_BYTES`] per block.
     pub fn auto() -> Self {
-        ChunkSpec {
-            axes: None,
-            uniform: AxisChunks::Auto,
-            auto_bytes: DEFAULT_AUTO_BYTES,
-            invalid: None,
-        }
+        ChunkSpec { axes: None, uniform: AxisChunks::Auto, auto_bytes: DEFAULT_AUTO_BYTES, invalid: None }
     }
 
     /// One spec per axis.
     pub fn per_axis(axes: Vec<AxisChunks>) -> Self {
-        ChunkSpec {
-            axes: Some(axes),
-            uniform: AxisChunks::Auto,
-            auto_bytes: DEFAULT_AUTO_BYTES,
-            invalid: None,
-        }
+        ChunkSpec { axes: Some(axes), uniform: AxisChunks::Auto, auto_bytes: DEFAULT_AUTO_BYTES, invalid: None }
     }
 
     /// The same spec on every axis.
     pub fn uniform(axis: AxisChunks) -> Self {
-        ChunkSpec {
-            axes: None,
-            uniform: axis,
-            auto_bytes: DEFAULT_AUTO_BYTES,
-            invalid: None,
-        }
+        ChunkSpec { axes: None, uniform: axis, auto_bytes: DEFAULT_AUTO_BYTES, invalid: None }
     }
 
     /// Sets the byte target of `auto` axes.
@@ -112,10 +97,9 @@ impl ChunkSpec {
         match crate::units::parse_bytes(s) {
             Ok(0) => Err(bad_string(text, "a zero byte target")),
             Ok(bytes) => Ok(ChunkSpec::auto().with_auto_bytes(bytes)),
-            Err(_) => Err(bad_string(
-                text,
-                "neither \"auto\", \"-1\", a block length nor a byte size such as \"100MiB\"",
-            )),
+            Err(_) => {
+                Err(bad_string(text, "neither \"auto\", \"-1\", a block length nor a byte size such as \"100MiB\""))
+            }
         }
     }
 
@@ -225,11 +209,7 @@ pub(crate) fn too_large(shape: &[usize], itemsize: usize) -> Option<Error> {
     } else {
         format!("at {itemsize} bytes per element is larger than isize::MAX bytes")
     };
-    Some(Error::invalid(
-        "shape",
-        shape,
-        format!("{what}, more than any memory can hold"),
-    ))
+    Some(Error::invalid("shape", shape, format!("{what}, more than any memory can hold")))
 }
 
 /// Fills the `auto` axes of `sizes` so that a block holds about `target_bytes`,
@@ -241,9 +221,7 @@ fn auto_sizes(
     sizes: &mut [Option<usize>],
     explicit: &[Option<Vec<usize>>],
 ) {
-    let mut autos: Vec<usize> = (0..shape.len())
-        .filter(|&a| sizes[a].is_none() && explicit[a].is_none())
-        .collect();
+    let mut autos: Vec<usize> = (0..shape.len()).filter(|&a| sizes[a].is_none() && explicit[a].is_none()).collect();
     if autos.is_empty() {
         return;
     }
@@ -314,10 +292,7 @@ impl From<&str> for ChunkSpec {
     /// [`ChunkSpec::resolve`] returns the parse error, so the operation taking
     /// it fails with that error.
     fn from(text: &str) -> Self {
-        ChunkSpec::parse(text).unwrap_or_else(|error| ChunkSpec {
-            invalid: Some(error),
-            ..ChunkSpec::auto()
-        })
+        ChunkSpec::parse(text).unwrap_or_else(|error| ChunkSpec { invalid: Some(error), ..ChunkSpec::auto() })
     }
 }
 
@@ -329,18 +304,11 @@ impl std::str::FromStr for ChunkSpec {
 }
 
 fn bad_string(text: &str, reason: &str) -> Error {
-    Error::BadChunks {
-        axis: usize::MAX,
-        message: format!("chunk spec {text:?} is {reason}"),
-    }
+    Error::BadChunks { axis: usize::MAX, message: format!("chunk spec {text:?} is {reason}") }
 }
 
 fn signed_axis(size: i64) -> AxisChunks {
-    if size < 0 {
-        AxisChunks::Whole
-    } else {
-        AxisChunks::Size(size as usize)
-    }
+    if size < 0 { AxisChunks::Whole } else { AxisChunks::Size(size as usize) }
 }
 
 macro_rules! from_array_spec {

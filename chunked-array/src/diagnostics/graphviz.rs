@@ -17,10 +17,7 @@ fn escape(s: &str) -> String {
 pub(crate) fn layers_dot(roots: &[Arc<Node>]) -> String {
     let mut out = String::from("digraph layers {\n  rankdir=BT;\n  node [shape=box, fontname=\"monospace\"];\n");
     for n in post_order(roots) {
-        let detail =
-            n.op.as_elementwise()
-                .map(|e| format!("\\n{}", escape(&e.describe())))
-                .unwrap_or_default();
+        let detail = n.op.as_elementwise().map(|e| format!("\\n{}", escape(&e.describe()))).unwrap_or_default();
         let _ = writeln!(
             out,
             "  n{} [label=\"{}\\nshape={:?} blocks={:?}\\n{}{}\"];",
@@ -43,10 +40,7 @@ pub(crate) fn layers_dot(roots: &[Arc<Node>]) -> String {
 /// `max_per_layer` tasks becomes one vertex labelled with its task count.
 pub(crate) fn tasks_dot(roots: &[Arc<Node>], max_per_layer: usize) -> Result<String> {
     let optimized = optimize(roots);
-    let outputs: Vec<_> = optimized
-        .iter()
-        .map(|n| (n.clone(), (0..n.chunks.num_blocks()).collect()))
-        .collect();
+    let outputs: Vec<_> = optimized.iter().map(|n| (n.clone(), (0..n.chunks.num_blocks()).collect())).collect();
     let g = TaskGraph::build(&outputs)?;
     let mut per_layer: HashMap<String, usize> = HashMap::new();
     for t in 0..g.len() {
@@ -98,12 +92,7 @@ pub(crate) fn svg(dot: &str) -> Result<String> {
         .stderr(Stdio::piped())
         .spawn()
         .map_err(|e| fail(format!("cannot run Graphviz's dot (is graphviz installed?): {e}")))?;
-    child
-        .stdin
-        .take()
-        .expect("piped")
-        .write_all(dot.as_bytes())
-        .map_err(|e| fail(e.to_string()))?;
+    child.stdin.take().expect("piped").write_all(dot.as_bytes()).map_err(|e| fail(e.to_string()))?;
     let out = child.wait_with_output().map_err(|e| fail(e.to_string()))?;
     if !out.status.success() {
         return Err(fail(String::from_utf8_lossy(&out.stderr).into_owned()));

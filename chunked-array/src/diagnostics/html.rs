@@ -15,13 +15,7 @@ pub(crate) fn report(title: &str, spans: &[Span], marks: &[TierMark], limit: Opt
     let many_ranks = rows.first().map(|r| r.0) != rows.last().map(|r| r.0);
     let labels: Vec<String> = rows
         .iter()
-        .map(|&(r, w)| {
-            json_string(&if many_ranks {
-                format!("r{r}.w{w}")
-            } else {
-                format!("w{w}")
-            })
-        })
+        .map(|&(r, w)| json_string(&if many_ranks { format!("r{r}.w{w}") } else { format!("w{w}") }))
         .collect();
     for s in spans {
         let l = layers.iter().position(|&x| x == s.layer).unwrap_or_else(|| {
@@ -31,26 +25,12 @@ pub(crate) fn report(title: &str, spans: &[Span], marks: &[TierMark], limit: Opt
         let row = rows.binary_search(&(s.rank, s.worker)).expect("every span has a row");
         // Held bytes only for this rank's tasks: -1 keeps the others off the memory chart.
         let held = if s.rank == own_rank { s.held_bytes as i64 } else { -1 };
-        tasks.push(format!(
-            "[{row},{:.9},{:.9},{},{held},{}]",
-            s.start,
-            s.end,
-            l,
-            json_string(&s.key)
-        ));
+        tasks.push(format!("[{row},{:.9},{:.9},{},{held},{}]", s.start, s.end, l, json_string(&s.key)));
     }
     let layer_json: Vec<String> = layers.iter().map(|l| json_string(l)).collect();
     let marks: Vec<String> = marks
         .iter()
-        .map(|m| {
-            format!(
-                "[{:.9},{},{},{}]",
-                m.time,
-                json_string(m.kind.name()),
-                m.bytes,
-                json_string(&m.key)
-            )
-        })
+        .map(|m| format!("[{:.9},{},{},{}]", m.time, json_string(m.kind.name()), m.bytes, json_string(&m.key)))
         .collect();
     let data = format!(
         "{{\"layers\":[{}],\"rows\":[{}],\"tasks\":[{}],\"marks\":[{}],\"limit\":{}}}",
@@ -60,16 +40,11 @@ pub(crate) fn report(title: &str, spans: &[Span], marks: &[TierMark], limit: Opt
         marks.join(","),
         limit.map_or("null".to_string(), |l| l.to_string())
     );
-    TEMPLATE
-        .replace("__TITLE__", &html_escape(title))
-        .replace("__DATA__", &data.replace("</", "<\\/"))
+    TEMPLATE.replace("__TITLE__", &html_escape(title)).replace("__DATA__", &data.replace("</", "<\\/"))
 }
 
 fn html_escape(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
+    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }
 
 const TEMPLATE: &str = r##"<!DOCTYPE html>

@@ -77,14 +77,8 @@ impl Default for Profiler {
 impl Profiler {
     /// An empty profiler; its times count from now.
     pub fn new() -> Self {
-        let inner = Inner {
-            created: Instant::now(),
-            limit: Mutex::new(None),
-            runs: Mutex::new(Vec::new()),
-        };
-        Profiler {
-            inner: std::sync::Arc::new(inner),
-        }
+        let inner = Inner { created: Instant::now(), limit: Mutex::new(None), runs: Mutex::new(Vec::new()) };
+        Profiler { inner: std::sync::Arc::new(inner) }
     }
 
     /// Sets the memory limit drawn on the memory chart.
@@ -96,15 +90,7 @@ impl Profiler {
     /// smallest limit of the recorded runs.
     pub fn memory_limit(&self) -> Option<usize> {
         let set = *self.inner.limit.lock().unwrap_or_else(|p| p.into_inner());
-        set.or_else(|| {
-            self.inner
-                .runs
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .iter()
-                .map(|r| r.memory_limit)
-                .min()
-        })
+        set.or_else(|| self.inner.runs.lock().unwrap_or_else(|p| p.into_inner()).iter().map(|r| r.memory_limit).min())
     }
 
     /// Every recorded move between tiers (spill, unspill, recompute, drop,
@@ -203,23 +189,12 @@ impl Profiler {
     /// The record as one self-contained HTML page: a task stream (a row per
     /// worker, coloured by layer) and memory over time with the limit drawn.
     pub fn html_report(&self, title: &str) -> String {
-        crate::diagnostics::html::report(
-            title,
-            &self.spans(),
-            &self.tier_marks(),
-            self.memory_limit(),
-            self.own_rank(),
-        )
+        crate::diagnostics::html::report(title, &self.spans(), &self.tier_marks(), self.memory_limit(), self.own_rank())
     }
 
     /// The rank of the process that recorded (0 when nothing was recorded).
     fn own_rank(&self) -> usize {
-        self.inner
-            .runs
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .first()
-            .map_or(0, |r| r.rank)
+        self.inner.runs.lock().unwrap_or_else(|p| p.into_inner()).first().map_or(0, |r| r.rank)
     }
 
     /// Writes [`Profiler::html_report`] to `path`.
@@ -247,11 +222,7 @@ impl Observer for Profiler {
     fn observe<'a>(&'a self, run: &RunInfo<'_>) -> Option<Box<dyn RunObserver + 'a>> {
         Some(Box::new(Recorder {
             profiler: self.clone(),
-            slots: Slots(
-                (0..run.graph.len())
-                    .map(|_| std::cell::UnsafeCell::new(Raw::default()))
-                    .collect(),
-            ),
+            slots: Slots((0..run.graph.len()).map(|_| std::cell::UnsafeCell::new(Raw::default())).collect()),
             started: Some((Clock::now(), Instant::now())),
             tier_events: Mutex::new(Vec::new()),
             remote: Mutex::new(Vec::new()),
@@ -304,38 +275,21 @@ impl RunObserver for Recorder {
     }
 
     fn remote_tasks(&self, rank: usize, events: &[TaskEvent]) {
-        self.remote
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .extend(events.iter().map(|e| (rank, *e)));
+        self.remote.lock().unwrap_or_else(|p| p.into_inner()).extend(events.iter().map(|e| (rank, *e)));
     }
 
     fn run_finished(&self, graph: &TaskGraph) {
         let Some((tick0, instant0)) = self.started else { return };
         let (tick1, instant1) = (Clock::now(), Instant::now());
         let seconds = instant1.duration_since(instant0).as_secs_f64();
-        let seconds_per_tick = if tick1 > tick0 {
-            seconds / (tick1 - tick0) as f64
-        } else {
-            0.0
-        };
+        let seconds_per_tick = if tick1 > tick0 { seconds / (tick1 - tick0) as f64 } else { 0.0 };
         // SAFETY: the run is over (every worker joined), so no slot is written any more.
-        let mut raws: Vec<Raw> = self
-            .slots
-            .0
-            .iter()
-            .map(|c| unsafe { *c.get() })
-            .filter(|r| r.end != 0)
-            .collect();
+        let mut raws: Vec<Raw> = self.slots.0.iter().map(|c| unsafe { *c.get() }).filter(|r| r.end != 0).collect();
         // Other ranks' tasks: nanoseconds since their run started, placed on
         // this run's clock as if the runs started together (they start within
         // the skew of the ranks reaching the same compute call).
         let ticks = |ns: u64| {
-            if seconds_per_tick > 0.0 {
-                tick0 + (ns as f64 * 1e-9 / seconds_per_tick) as u64
-            } else {
-                tick0
-            }
+            if seconds_per_tick > 0.0 { tick0 + (ns as f64 * 1e-9 / seconds_per_tick) as u64 } else { tick0 }
         };
         for (rank, e) in std::mem::take(&mut *self.remote.lock().unwrap_or_else(|p| p.into_inner())) {
             if e.end == 0 {
@@ -363,11 +317,6 @@ impl RunObserver for Recorder {
             t0: instant0.duration_since(self.profiler.inner.created).as_secs_f64(),
             seconds_per_tick,
         };
-        self.profiler
-            .inner
-            .runs
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .push(run);
+        self.profiler.inner.runs.lock().unwrap_or_else(|p| p.into_inner()).push(run);
     }
 }

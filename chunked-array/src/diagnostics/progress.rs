@@ -52,10 +52,7 @@ impl ProgressBar {
             .progress_chars("=> ");
         bar.set_style(style);
         bar.set_prefix(label.to_string());
-        Some(ProgressBar {
-            bar,
-            bytes: AtomicU64::new(0),
-        })
+        Some(ProgressBar { bar, bytes: AtomicU64::new(0) })
     }
 }
 
@@ -117,8 +114,7 @@ impl RunObserver for ProgressBar {
         self.bar.set_message(human_bytes(total as usize));
     }
     fn run_finished(&self, _graph: &TaskGraph) {
-        self.bar
-            .set_message(human_bytes(self.bytes.load(Ordering::Relaxed) as usize));
+        self.bar.set_message(human_bytes(self.bytes.load(Ordering::Relaxed) as usize));
         self.bar.finish();
     }
 }

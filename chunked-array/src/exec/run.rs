@@ -74,21 +74,11 @@ pub(crate) fn run_blocks(
         Ok(())
     };
     let label = nodes[0].label();
-    let info = RunInfo {
-        graph: &graph,
-        label: &label,
-        rank: ctx.scheduler().rank(),
-        memory_limit: ctx.memory().memory_limit,
-    };
+    let info =
+        RunInfo { graph: &graph, label: &label, rank: ctx.scheduler().rank(), memory_limit: ctx.memory().memory_limit };
     let observer = Observers(ctx.observers().filter_map(|o| o.observe(&info)).collect());
     check_plan(&graph, ctx.memory())?;
-    ctx.scheduler().execute(&Run {
-        graph: &graph,
-        deliver,
-        sink: &sink,
-        observer: &observer,
-        memory: ctx.memory(),
-    })
+    ctx.scheduler().execute(&Run { graph: &graph, deliver, sink: &sink, observer: &observer, memory: ctx.memory() })
 }
 
 /// Writes output blocks into one `ArrayD` as they arrive.
@@ -109,11 +99,7 @@ impl<T: Element> Assemble<T> {
         let out = (n != 1).then(|| crate::block::alloc::uninit_block::<T>(&chunks.shape()));
         Assemble {
             chunks: chunks.clone(),
-            state: Mutex::new(AssembleState {
-                out,
-                single: None,
-                written: vec![false; n],
-            }),
+            state: Mutex::new(AssembleState { out, single: None, written: vec![false; n] }),
         }
     }
 
@@ -138,14 +124,11 @@ impl<T: Element> Collector for Assemble<T> {
     fn accept(&self, lin: usize, block: &Block) -> Result<()> {
         // A result on a device comes back to the host here, block by block.
         let block = &crate::block::device::to_host_block(block)?;
-        let arr = block
-            .as_any()
-            .downcast_ref::<ArrayD<T>>()
-            .ok_or_else(|| Error::DtypeMismatch {
-                key: format!("output block {lin}"),
-                expected: T::DTYPE.to_string(),
-                found: "another type".into(),
-            })?;
+        let arr = block.as_any().downcast_ref::<ArrayD<T>>().ok_or_else(|| Error::DtypeMismatch {
+            key: format!("output block {lin}"),
+            expected: T::DTYPE.to_string(),
+            found: "another type".into(),
+        })?;
         let idx = self.chunks.unravel(lin);
         let shape = self.chunks.block_shape(&idx);
         if arr.shape() != shape.as_slice() {
@@ -175,9 +158,7 @@ pub(crate) struct Hold {
 
 impl Hold {
     pub(crate) fn new(n: usize) -> Self {
-        Hold {
-            blocks: Mutex::new(vec![None; n]),
-        }
+        Hold { blocks: Mutex::new(vec![None; n]) }
     }
     /// The blocks; in a multi-process run only those this process owns are
     /// present.
@@ -186,10 +167,7 @@ impl Hold {
         if scheduler.processes() == 1
             && let Some(i) = v.iter().position(Option::is_none)
         {
-            return Err(Error::Task {
-                key: format!("block {i}"),
-                message: "never computed".into(),
-            });
+            return Err(Error::Task { key: format!("block {i}"), message: "never computed".into() });
         }
         Ok(v)
     }

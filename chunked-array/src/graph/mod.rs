@@ -20,14 +20,11 @@ use crate::error::{Error, Result};
 
 /// Downcasts a block to the array type a kernel expects.
 pub(crate) fn block_as<'a, T: 'static>(block: &'a Block, node: &Node, what: &str) -> Result<&'a ArrayD<T>> {
-    block
-        .as_any()
-        .downcast_ref::<ArrayD<T>>()
-        .ok_or_else(|| Error::DtypeMismatch {
-            key: format!("{} input of {}", what, node.label()),
-            expected: std::any::type_name::<T>().to_string(),
-            found: "another type".to_string(),
-        })
+    block.as_any().downcast_ref::<ArrayD<T>>().ok_or_else(|| Error::DtypeMismatch {
+        key: format!("{} input of {}", what, node.label()),
+        expected: std::any::type_name::<T>().to_string(),
+        found: "another type".to_string(),
+    })
 }
 
 /// Input position meaning "this layer itself" in [`BlockOp::deps`], for chains
@@ -153,16 +150,12 @@ pub struct Placement {
 impl Placement {
     /// Every block on `device`.
     pub fn one(device: &chunked_gpu::Device) -> Placement {
-        Placement {
-            devices: Arc::from(vec![device.clone()]),
-        }
+        Placement { devices: Arc::from(vec![device.clone()]) }
     }
 
     /// Blocks spread over `devices` in turn; `None` when there are none.
     pub fn spread(devices: &[chunked_gpu::Device]) -> Option<Placement> {
-        (!devices.is_empty()).then(|| Placement {
-            devices: Arc::from(devices.to_vec()),
-        })
+        (!devices.is_empty()).then(|| Placement { devices: Arc::from(devices.to_vec()) })
     }
 
     /// The device of block `block` (C-order number in the layer's grid).
@@ -301,10 +294,7 @@ struct FailedOp;
 impl BlockOp for FailedOp {
     fn deps(&self, _: &Node, _: &[usize], _: &mut Vec<(usize, usize)>) {}
     fn run(&self, node: &Node, _: &[usize], _: &[&Block]) -> Result<Block> {
-        Err(node
-            .error
-            .clone()
-            .unwrap_or_else(|| Error::invalid("array", "error", "invalid array")))
+        Err(node.error.clone().unwrap_or_else(|| Error::invalid("array", "error", "invalid array")))
     }
 }
 

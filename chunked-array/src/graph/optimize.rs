@@ -47,19 +47,13 @@ pub(crate) fn optimize(outputs: &[Arc<Node>]) -> Vec<Arc<Node>> {
                     .map(|(orig, new)| {
                         let private =
                             consumers.get(&orig.id).is_some_and(|c| c.len() == 1) && !requested.contains(&orig.id);
-                        let shallow = new
-                            .op
-                            .as_elementwise()
-                            .is_some_and(|c| c.depth() + ew.depth() <= MAX_FUSED_DEPTH);
+                        let shallow =
+                            new.op.as_elementwise().is_some_and(|c| c.depth() + ew.depth() <= MAX_FUSED_DEPTH);
                         (single_private(orig, new) && shallow && new.shape() == n.shape())
                             || (private && new.op.as_permutation().is_some())
                     })
                     .collect();
-                if changed || inline.iter().any(|&b| b) {
-                    ew.rebuild(n, inputs, &inline)
-                } else {
-                    n.clone()
-                }
+                if changed || inline.iter().any(|&b| b) { ew.rebuild(n, inputs, &inline) } else { n.clone() }
             }
             None => {
                 // A consumer that reads an elementwise input tile by tile (a reduction).

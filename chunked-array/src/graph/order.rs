@@ -15,10 +15,7 @@ pub(crate) struct Rows {
 impl Rows {
     /// No rows.
     pub(crate) fn new() -> Rows {
-        Rows {
-            start: vec![0],
-            items: Vec::new(),
-        }
+        Rows { start: vec![0], items: Vec::new() }
     }
 
     /// Appends the next row.
@@ -66,10 +63,8 @@ pub(crate) fn memory_order(deps: &Rows, consumers: &Rows) -> Vec<u32> {
     let n = deps.start.len() - 1;
     let mut readers_left: Vec<u32> = (0..n).map(|t| consumers.row(t).len() as u32).collect();
     let mut waiting: Vec<u32> = (0..n).map(|t| deps.row(t).len() as u32).collect();
-    let mut ready: BinaryHeap<Reverse<(u8, u32)>> = (0..n)
-        .filter(|&t| waiting[t] == 0)
-        .map(|t| Reverse((SOURCE, t as u32)))
-        .collect();
+    let mut ready: BinaryHeap<Reverse<(u8, u32)>> =
+        (0..n).filter(|&t| waiting[t] == 0).map(|t| Reverse((SOURCE, t as u32))).collect();
     let mut order = Vec::with_capacity(n);
     while let Some(Reverse((_, t))) = ready.pop() {
         order.push(t);

@@ -101,10 +101,7 @@ impl Walk {
             let nblocks = node.chunks.num_blocks();
             for &b in blocks.iter().rev() {
                 if b >= nblocks {
-                    return Err(Error::BadBlockIndex {
-                        index: vec![b],
-                        grid: vec![nblocks],
-                    });
+                    return Err(Error::BadBlockIndex { index: vec![b], grid: vec![nblocks] });
                 }
                 stack.push(Frame::Enter(ni, b));
             }
@@ -122,11 +119,7 @@ impl Walk {
                         node.op.deps(&node, &idx, &mut scratch);
                         let start = pending.len();
                         for &(input, lin) in &scratch {
-                            let child = if input == crate::graph::SELF {
-                                &node
-                            } else {
-                                &node.inputs[input]
-                            };
+                            let child = if input == crate::graph::SELF { &node } else { &node.inputs[input] };
                             let ci = w.intern(child);
                             pending.push((ci, lin));
                         }
@@ -141,8 +134,7 @@ impl Walk {
                     }
                     Frame::Exit(ni, b, start, count) => {
                         let t = w.task_node.len() as u32;
-                        w.deps
-                            .push_row(pending[start..start + count].iter().map(|key| w.task_of[key]));
+                        w.deps.push_row(pending[start..start + count].iter().map(|key| w.task_of[key]));
                         pending.truncate(start);
                         w.task_node.push(ni);
                         w.task_block.push(b);
@@ -243,10 +235,7 @@ impl TaskGraph {
     /// The key (layer and block index) of task `t`.
     pub fn key(&self, t: usize) -> Key {
         let node = &self.nodes[self.task_node[t] as usize];
-        Key {
-            layer: node.label(),
-            block: node.chunks.unravel(self.task_block[t]),
-        }
+        Key { layer: node.label(), block: node.chunks.unravel(self.task_block[t]) }
     }
 
     /// Name of the layer of task `t` (for profiles and pictures).
@@ -272,9 +261,7 @@ impl TaskGraph {
     pub fn estimated_bytes(&self, t: usize) -> usize {
         let node = &self.nodes[self.task_node[t] as usize];
         if node.dtype == DType::Intermediate {
-            node.op
-                .output_bytes(node, &node.chunks.unravel(self.task_block[t]))
-                .unwrap_or(0)
+            node.op.output_bytes(node, &node.chunks.unravel(self.task_block[t])).unwrap_or(0)
         } else {
             self.block_shape(t).iter().product::<usize>() * node.dtype.size()
         }
@@ -282,10 +269,7 @@ impl TaskGraph {
 
     /// The device task `t`'s block is made on (`None`: host memory).
     pub fn task_device(&self, t: usize) -> Option<&Device> {
-        self.nodes[self.task_node[t] as usize]
-            .device
-            .as_ref()
-            .map(|p| p.device_of(self.task_block[t]))
+        self.nodes[self.task_node[t] as usize].device.as_ref().map(|p| p.device_of(self.task_block[t]))
     }
 
     /// Whether task `t` reads its inputs on its device (see
@@ -298,12 +282,7 @@ impl TaskGraph {
     /// The devices the graph's layers are placed on, each once.
     pub fn devices(&self) -> Vec<Device> {
         let mut out: Vec<Device> = Vec::new();
-        for d in self
-            .nodes
-            .iter()
-            .filter_map(|n| n.device.as_ref())
-            .flat_map(|p| p.devices())
-        {
+        for d in self.nodes.iter().filter_map(|n| n.device.as_ref()).flat_map(|p| p.devices()) {
             if !out.iter().any(|o| o.same(d)) {
                 out.push(d.clone());
             }
@@ -340,10 +319,7 @@ impl TaskGraph {
 
     /// Per layer: its label (`name-id`), plain name and block grid.
     pub fn layers(&self) -> Vec<(String, String, Chunks)> {
-        self.nodes
-            .iter()
-            .map(|n| (n.label(), n.name.clone(), n.chunks.clone()))
-            .collect()
+        self.nodes.iter().map(|n| (n.label(), n.name.clone(), n.chunks.clone())).collect()
     }
 
     /// How task `t`'s block travels to another process: as elements of its
@@ -391,11 +367,7 @@ impl TaskGraph {
         if node.dtype != DType::Intermediate && block.nbytes() != self.estimated_bytes(t) {
             return Err(Error::Task {
                 key: self.key(t).to_string(),
-                message: format!(
-                    "received a block of {} bytes, expected {}",
-                    block.nbytes(),
-                    self.estimated_bytes(t)
-                ),
+                message: format!("received a block of {} bytes, expected {}", block.nbytes(), self.estimated_bytes(t)),
             });
         }
         Ok(block)
@@ -422,16 +394,10 @@ impl TaskGraph {
                 | Error::Singular { .. }
                 | Error::NoConvergence { .. }),
             )) => Err(e),
-            Ok(Err(e)) => Err(Error::Task {
-                key: self.key(t).to_string(),
-                message: e.to_string(),
-            }),
+            Ok(Err(e)) => Err(Error::Task { key: self.key(t).to_string(), message: e.to_string() }),
             Err(panic) => {
                 let message = panic_message(&*panic).unwrap_or_else(|| "panic with a non-string payload".to_string());
-                Err(Error::Task {
-                    key: self.key(t).to_string(),
-                    message: format!("panicked: {message}"),
-                })
+                Err(Error::Task { key: self.key(t).to_string(), message: format!("panicked: {message}") })
             }
         }
     }
@@ -445,10 +411,7 @@ fn run_placed(node: &Node, idx: &[usize], inputs: &[&Block]) -> Result<Block> {
         return node.op.run(node, idx, inputs);
     }
     let block = if inputs.iter().any(|b| b.device().is_some() || b.is_pinned_copy()) {
-        let host = inputs
-            .iter()
-            .map(|b| crate::block::device::to_host_block(b))
-            .collect::<Result<Vec<Block>>>()?;
+        let host = inputs.iter().map(|b| crate::block::device::to_host_block(b)).collect::<Result<Vec<Block>>>()?;
         let refs: Vec<&Block> = host.iter().collect();
         node.op.run(node, idx, &refs)?
     } else {
@@ -462,8 +425,5 @@ fn run_placed(node: &Node, idx: &[usize], inputs: &[&Block]) -> Result<Block> {
 
 /// The message of a caught panic, when it carried a string.
 pub(crate) fn panic_message(panic: &(dyn std::any::Any + Send)) -> Option<String> {
-    panic
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| panic.downcast_ref::<String>().cloned())
+    panic.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| panic.downcast_ref::<String>().cloned())
 }

@@ -34,18 +34,12 @@ impl Wire {
     /// Blocks that travel as their [`BlockValue::spill_image`](crate::block::BlockValue::spill_image)
     /// bytes; `decode` rebuilds one from them.
     pub fn spill_image(decode: fn(&[u8]) -> Option<Block>) -> Wire {
-        Wire {
-            encode: |block| block.spill_image().map(|image| image.bytes),
-            decode,
-        }
+        Wire { encode: |block| block.spill_image().map(|image| image.bytes), decode }
     }
 
     /// Blocks that are `ndarray` arrays of plain values `V` (reduction partials).
     pub fn values<V: WireValue>() -> Wire {
-        Wire {
-            encode: encode_values::<V>,
-            decode: decode_values::<V>,
-        }
+        Wire { encode: encode_values::<V>, decode: decode_values::<V> }
     }
 
     /// Blocks that are `ndarray` arrays of elements `T`: their dtype, shape
@@ -53,10 +47,7 @@ impl Wire {
     /// intermediate values whose blocks are arrays of elements (work blocks of
     /// a staged algorithm) says so with this.
     pub fn elements<T: Element>() -> Wire {
-        Wire {
-            encode: encode_elements,
-            decode: decode_elements::<T>,
-        }
+        Wire { encode: encode_elements, decode: decode_elements::<T> }
     }
 
     /// [`Wire::elements`] for a dtype known at run time.
@@ -111,11 +102,7 @@ fn get_array(bytes: &[u8], value_size: usize) -> Option<(Vec<usize>, &[u8])> {
 
 fn decode_values<V: WireValue>(bytes: &[u8]) -> Option<Block> {
     let (shape, data) = get_array(bytes, V::SIZE)?;
-    let values: Option<Vec<V>> = data
-        .chunks_exact(V::SIZE.max(1))
-        .take(shape.iter().product())
-        .map(V::get)
-        .collect();
+    let values: Option<Vec<V>> = data.chunks_exact(V::SIZE.max(1)).take(shape.iter().product()).map(V::get).collect();
     Some(Arc::new(ArrayD::from_shape_vec(IxDyn(&shape), values?).ok()?))
 }
 

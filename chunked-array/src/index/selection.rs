@@ -53,16 +53,8 @@ impl<T: Element> BlockOp for Masked<T> {
         let m = block_as::<bool>(inputs[1], node, "mask")?;
         // Flat C-order slices: IxDyn iterators step an index per element.
         let (x, m) = (x.as_standard_layout(), m.as_standard_layout());
-        let (values, keeps) = (
-            x.as_slice().expect("standard layout"),
-            m.as_slice().expect("standard layout"),
-        );
-        let picked: Vec<T> = values
-            .iter()
-            .zip(keeps)
-            .filter(|&(_, &keep)| keep)
-            .map(|(&v, _)| v)
-            .collect();
+        let (values, keeps) = (x.as_slice().expect("standard layout"), m.as_slice().expect("standard layout"));
+        let picked: Vec<T> = values.iter().zip(keeps).filter(|&(_, &keep)| keep).map(|(&v, _)| v).collect();
         let n = picked.len();
         check_count(self.counted, node, idx, n)?;
         Ok(Arc::new(ArrayD::from_shape_vec(IxDyn(&[n]), picked).expect("1-d")))
@@ -137,15 +129,9 @@ fn check_count(counted: bool, node: &Node, idx: &[usize], n: usize) -> Result<()
 /// so that a block of `bytes_per_element` elements stays under the limit (a
 /// single row over it still makes one block).
 fn row_blocks(rows: &[usize], shape: &[usize], bytes_per_element: usize, block_size_limit: usize) -> ChunkSpec {
-    let row_bytes = shape[1..]
-        .iter()
-        .product::<usize>()
-        .saturating_mul(bytes_per_element.max(1));
+    let row_bytes = shape[1..].iter().product::<usize>().saturating_mul(bytes_per_element.max(1));
     let max_rows = (block_size_limit / row_bytes.max(1)).max(1);
-    let rows: Vec<usize> = rows
-        .iter()
-        .flat_map(|&r| crate::chunks::even_pieces(r, max_rows))
-        .collect();
+    let rows: Vec<usize> = rows.iter().flat_map(|&r| crate::chunks::even_pieces(r, max_rows)).collect();
     // Empty row blocks (a selection's blocks that selected nothing) are
     // dropped: they would only make empty tasks.
     let rows = if rows.is_empty() { vec![0] } else { rows };
@@ -170,12 +156,7 @@ fn counts_of(m: &Array<bool>, ctx: &Context) -> Result<Vec<usize>> {
         ctx,
         counts,
         |c| c.iter().flat_map(|n| n.to_le_bytes()).collect(),
-        |bytes| {
-            bytes
-                .chunks_exact(8)
-                .map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes")))
-                .collect()
-        },
+        |bytes| bytes.chunks_exact(8).map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes"))).collect(),
     );
     let rows = m.chunks().lengths()[0].len();
     if counts.len() != rows {
@@ -213,9 +194,7 @@ pub struct SelectOptions {
 
 impl Default for SelectOptions {
     fn default() -> Self {
-        SelectOptions {
-            block_size_limit: DEFAULT_AUTO_BYTES,
-        }
+        SelectOptions { block_size_limit: DEFAULT_AUTO_BYTES }
     }
 }
 
@@ -267,12 +246,7 @@ fn select<E: Element, O: BlockOp>(
         let bounds = mask.chunks().lengths()[0].iter().map(|&r| r * row_elements).collect();
         let probe = Node::new(name, E::DTYPE, with_rows(bounds), inputs.clone(), layer(false));
         let n = probe.chunks.num_blocks();
-        let kept = Bounded {
-            budget,
-            bytes: AtomicUsize::new(0),
-            over: AtomicBool::new(false),
-            held: Hold::new(n),
-        };
+        let kept = Bounded { budget, bytes: AtomicUsize::new(0), over: AtomicBool::new(false), held: Hold::new(n) };
         match crate::exec::run(&[probe], ctx, &[&kept]) {
             Ok(_) => {
                 // In a one-process run `finish` has checked that every block is there.
@@ -361,10 +335,8 @@ impl<T: Element> Array<T> {
                 Some(count) => count,
                 None => counts_of(mask, ctx)?.iter().sum(),
             };
-            let new_shape: Vec<isize> = std::iter::once(count)
-                .chain(shape[k..].iter().copied())
-                .map(|n| n as isize)
-                .collect();
+            let new_shape: Vec<isize> =
+                std::iter::once(count).chain(shape[k..].iter().copied()).map(|n| n as isize).collect();
             return flat.reshape(&new_shape);
         }
         if mask.shape() != shape {
@@ -373,27 +345,11 @@ impl<T: Element> Array<T> {
         if shape.is_empty() {
             return self.expand_dims(0)?.masked_with(&mask.expand_dims(0)?, opts, ctx);
         }
-        let spec = row_blocks(
-            &self.chunks().lengths()[0],
-            &shape,
-            std::mem::size_of::<T>(),
-            opts.block_size_limit,
-        );
+        let spec = row_blocks(&self.chunks().lengths()[0], &shape, std::mem::size_of::<T>(), opts.block_size_limit);
         let x = self.rechunk(spec.clone())?;
         let m = mask.rechunk(spec)?;
-        let layer = |counted| Masked::<T> {
-            counted,
-            _t: std::marker::PhantomData,
-        };
-        select::<T, _>(
-            "masked",
-            vec![x.node.clone(), m.node.clone()],
-            &m,
-            vec![],
-            layer,
-            opts,
-            ctx,
-        )
+        let layer = |counted| Masked::<T> { counted, _t: std::marker::PhantomData };
+        select::<T, _>("masked", vec![x.node.clone(), m.node.clone()], &m, vec![], layer, opts, ctx)
     }
 
     /// The coordinates of the non-zero (true) elements in C order, one row
@@ -456,15 +412,9 @@ impl<T: Element> Array<T> {
     pub fn nonzero_with(&self, opts: &SelectOptions, ctx: &Context) -> Result<Vec<Array<i64>>> {
         self.check()?;
         if self.ndim() == 0 {
-            return Err(Error::invalid(
-                "array shape",
-                self.shape(),
-                "nonzero needs at least one axis",
-            ));
+            return Err(Error::invalid("array shape", self.shape(), "nonzero needs at least one axis"));
         }
         let rows = self.argwhere_with(opts, ctx)?;
-        (0..self.ndim() as isize)
-            .map(|a| rows.slice(&[Idx::FULL, Idx::Index(a)]))
-            .collect()
+        (0..self.ndim() as isize).map(|a| rows.slice(&[Idx::FULL, Idx::Index(a)])).collect()
     }
 }

@@ -40,19 +40,11 @@ pub enum Idx {
 
 impl Idx {
     /// The whole axis (`:`).
-    pub const FULL: Idx = Idx::Slice {
-        start: None,
-        stop: None,
-        step: 1,
-    };
+    pub const FULL: Idx = Idx::Slice { start: None, stop: None, step: 1 };
 
     /// `start..stop` with step 1.
     pub fn range(start: isize, stop: isize) -> Idx {
-        Idx::Slice {
-            start: Some(start),
-            stop: Some(stop),
-            step: 1,
-        }
+        Idx::Slice { start: Some(start), stop: Some(stop), step: 1 }
     }
 
     /// `start:stop:step` with explicit optional bounds.
@@ -83,20 +75,12 @@ impl From<std::ops::Range<i32>> for Idx {
 }
 impl From<std::ops::RangeFrom<i32>> for Idx {
     fn from(r: std::ops::RangeFrom<i32>) -> Idx {
-        Idx::Slice {
-            start: Some(r.start as isize),
-            stop: None,
-            step: 1,
-        }
+        Idx::Slice { start: Some(r.start as isize), stop: None, step: 1 }
     }
 }
 impl From<std::ops::RangeTo<i32>> for Idx {
     fn from(r: std::ops::RangeTo<i32>) -> Idx {
-        Idx::Slice {
-            start: None,
-            stop: Some(r.end as isize),
-            step: 1,
-        }
+        Idx::Slice { start: None, stop: Some(r.end as isize), step: 1 }
     }
 }
 impl From<std::ops::RangeFull> for Idx {
@@ -118,15 +102,9 @@ fn normalize(start: Option<isize>, stop: Option<isize>, step: isize, n: usize) -
     let clamp = |v: isize, lo: isize, hi: isize| v.max(lo).min(hi);
     let fix = |v: isize| if v < 0 { v + n } else { v };
     let (start, stop) = if step > 0 {
-        (
-            start.map_or(0, |s| clamp(fix(s), 0, n)),
-            stop.map_or(n, |s| clamp(fix(s), 0, n)),
-        )
+        (start.map_or(0, |s| clamp(fix(s), 0, n)), stop.map_or(n, |s| clamp(fix(s), 0, n)))
     } else {
-        (
-            start.map_or(n - 1, |s| clamp(fix(s), -1, n - 1)),
-            stop.map_or(-1, |s| clamp(fix(s), -1, n - 1)),
-        )
+        (start.map_or(n - 1, |s| clamp(fix(s), -1, n - 1)), stop.map_or(-1, |s| clamp(fix(s), -1, n - 1)))
     };
     // Unsigned arithmetic: any step, even isize::MIN, without overflow.
     let len = if step > 0 && stop > start {
@@ -146,11 +124,7 @@ enum OutAxis {
     New,
     /// A slice of input axis `axis`; per output block: (input block, local first
     /// index, count).
-    Sliced {
-        axis: usize,
-        step: isize,
-        blocks: Vec<(usize, usize, usize)>,
-    },
+    Sliced { axis: usize, step: isize, blocks: Vec<(usize, usize, usize)> },
 }
 
 struct SliceOp<T> {
@@ -205,25 +179,13 @@ impl<T: Element> BlockOp for SliceOp<T> {
                     let (_, first, count) = blocks[idx[o]];
                     let (first, count) = (first as isize, count as isize);
                     elems.push(if count == 0 {
-                        SliceInfoElem::Slice {
-                            start: 0,
-                            end: Some(0),
-                            step: 1,
-                        }
+                        SliceInfoElem::Slice { start: 0, end: Some(0), step: 1 }
                     } else if *step > 0 {
-                        SliceInfoElem::Slice {
-                            start: first,
-                            end: Some(first + (count - 1) * step + 1),
-                            step: *step,
-                        }
+                        SliceInfoElem::Slice { start: first, end: Some(first + (count - 1) * step + 1), step: *step }
                     } else {
                         // ndarray walks a negative step back from the end of the range.
                         let last = first + (count - 1) * step;
-                        SliceInfoElem::Slice {
-                            start: last,
-                            end: Some(first + 1),
-                            step: *step,
-                        }
+                        SliceInfoElem::Slice { start: last, end: Some(first + 1), step: *step }
                     });
                     next_in = axis + 1;
                 }
@@ -255,10 +217,7 @@ impl<T: Element> Array<T> {
         self.check()?;
         let shape = self.shape();
         let chunks = self.chunks();
-        let consuming = index
-            .iter()
-            .filter(|i| !matches!(i, Idx::NewAxis | Idx::Ellipsis))
-            .count();
+        let consuming = index.iter().filter(|i| !matches!(i, Idx::NewAxis | Idx::Ellipsis)).count();
         let ellipses = index.iter().filter(|i| matches!(i, Idx::Ellipsis)).count();
         if ellipses > 1 {
             return Err(Error::invalid("index", index, "has more than one ellipsis"));
@@ -318,21 +277,16 @@ impl<T: Element> Array<T> {
                         let b = chunks.block_of(axis, pos);
                         let (lo, hi) = (chunks.offset(axis, b) as isize, chunks.offset(axis, b + 1) as isize);
                         // How many of the remaining elements fall in block b.
-                        let room = if step > 0 {
-                            (hi - 1 - pos as isize) as usize
-                        } else {
-                            (pos as isize - lo) as usize
-                        } / step.unsigned_abs()
-                            + 1;
+                        let room =
+                            if step > 0 { (hi - 1 - pos as isize) as usize } else { (pos as isize - lo) as usize }
+                                / step.unsigned_abs()
+                                + 1;
                         let count = room.min(s.len - k);
                         blocks.push((b, pos - lo as usize, count));
                         k += count;
                     }
-                    let lengths: Vec<usize> = if blocks.is_empty() {
-                        vec![0]
-                    } else {
-                        blocks.iter().map(|b| b.2).collect()
-                    };
+                    let lengths: Vec<usize> =
+                        if blocks.is_empty() { vec![0] } else { blocks.iter().map(|b| b.2).collect() };
                     if blocks.is_empty() {
                         // An empty result still reads one (empty) selection of block 0.
                         blocks.push((0, 0, 0));
@@ -344,18 +298,7 @@ impl<T: Element> Array<T> {
                 Idx::Ellipsis => unreachable!("expanded above"),
             }
         }
-        let op = SliceOp::<T> {
-            out,
-            picked,
-            ndim_in: shape.len(),
-            _t: std::marker::PhantomData,
-        };
-        Array::built(Node::new(
-            "getitem",
-            T::DTYPE,
-            Chunks::from_lengths(out_lengths),
-            vec![self.node.clone()],
-            op,
-        ))
+        let op = SliceOp::<T> { out, picked, ndim_in: shape.len(), _t: std::marker::PhantomData };
+        Array::built(Node::new("getitem", T::DTYPE, Chunks::from_lengths(out_lengths), vec![self.node.clone()], op))
     }
 }

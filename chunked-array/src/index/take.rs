@@ -49,10 +49,7 @@ impl<T: Element> BlockOp for Take<T> {
 
     fn run(&self, node: &Node, idx: &[usize], inputs: &[&Block]) -> Result<Block> {
         let sources = self.sources(idx[self.axis]);
-        let blocks: Vec<&ArrayD<T>> = inputs
-            .iter()
-            .map(|b| block_as::<T>(b, node, "take"))
-            .collect::<Result<_>>()?;
+        let blocks: Vec<&ArrayD<T>> = inputs.iter().map(|b| block_as::<T>(b, node, "take")).collect::<Result<_>>()?;
         let picks = &self.picks[idx[self.axis]];
         let views: Vec<_> = picks
             .iter()
@@ -81,20 +78,14 @@ struct Broadcast<T> {
 
 impl<T: Element> BlockOp for Broadcast<T> {
     fn deps(&self, node: &Node, idx: &[usize], out: &mut Vec<(usize, usize)>) {
-        let src: Vec<usize> = self
-            .stretched
-            .iter()
-            .enumerate()
-            .map(|(a, &s)| if s { 0 } else { idx[a + self.lead] })
-            .collect();
+        let src: Vec<usize> =
+            self.stretched.iter().enumerate().map(|(a, &s)| if s { 0 } else { idx[a + self.lead] }).collect();
         out.push((0, node.inputs[0].chunks.linear(&src)));
     }
     fn run(&self, node: &Node, idx: &[usize], inputs: &[&Block]) -> Result<Block> {
         let a = block_as::<T>(inputs[0], node, "broadcast_to")?;
         let shape = node.chunks.block_shape(idx);
-        let view = a
-            .broadcast(IxDyn(&shape))
-            .ok_or_else(|| Error::shape("broadcast_to block", a.shape(), &shape))?;
+        let view = a.broadcast(IxDyn(&shape)).ok_or_else(|| Error::shape("broadcast_to block", a.shape(), &shape))?;
         Ok(Arc::new(crate::block::alloc::owned_block(view)))
     }
 }
@@ -139,11 +130,7 @@ impl<T: Element> Array<T> {
         for &i in indices {
             let p = if i < 0 { i + n } else { i };
             if p < 0 || p >= n {
-                return Err(Error::invalid(
-                    "index",
-                    i,
-                    format!("is out of range for axis {axis} of length {n}"),
-                ));
+                return Err(Error::invalid("index", i, format!("is out of range for axis {axis} of length {n}")));
             }
             let b = chunks.block_of(axis, p as usize);
             positions.push((b, p as usize - chunks.offset(axis, b)));
@@ -204,18 +191,8 @@ impl<T: Element> Array<T> {
     fn gather(&self, axis: usize, picks: Vec<Vec<(usize, usize)>>) -> Array<T> {
         let mut lengths = self.chunks().lengths().to_vec();
         lengths[axis] = picks.iter().map(Vec::len).collect();
-        let op = Take::<T> {
-            axis,
-            picks,
-            _t: std::marker::PhantomData,
-        };
-        Array::from_node(Node::new(
-            "take",
-            T::DTYPE,
-            Chunks::from_lengths(lengths),
-            vec![self.node.clone()],
-            op,
-        ))
+        let op = Take::<T> { axis, picks, _t: std::marker::PhantomData };
+        Array::from_node(Node::new("take", T::DTYPE, Chunks::from_lengths(lengths), vec![self.node.clone()], op))
     }
 
     /// The positions along `axis` where `mask` is true (NumPy's `compress`; with
@@ -242,19 +219,10 @@ impl<T: Element> Array<T> {
             return Err(Error::invalid(
                 "compress mask",
                 format!("true at position {}", n + past),
-                format!(
-                    "past the end of axis {a} of length {n} (the mask has length {})",
-                    mask.len()
-                ),
+                format!("past the end of axis {a} of length {n} (the mask has length {})", mask.len()),
             ));
         }
-        let idx: Vec<isize> = mask
-            .iter()
-            .take(n)
-            .enumerate()
-            .filter(|&(_, &m)| m)
-            .map(|(i, _)| i as isize)
-            .collect();
+        let idx: Vec<isize> = mask.iter().take(n).enumerate().filter(|&(_, &m)| m).map(|(i, _)| i as isize).collect();
         self.take(&idx, a as isize)
     }
 
@@ -277,9 +245,7 @@ impl<T: Element> Array<T> {
         if mask.ndim() != 1 {
             return Err(Error::invalid("mask", mask.shape(), "a mask along one axis is 1-d"));
         }
-        let here = mask
-            .compute_root(ctx)?
-            .map(|m| m.iter().copied().collect::<Vec<bool>>());
+        let here = mask.compute_root(ctx)?.map(|m| m.iter().copied().collect::<Vec<bool>>());
         let m = crate::exec::shared_from_root(
             ctx,
             here,
@@ -333,17 +299,7 @@ impl<T: Element> Array<T> {
                 return Err(Error::shape("broadcast_to", &own, shape));
             }
         }
-        let op = Broadcast::<T> {
-            lead,
-            stretched,
-            _t: std::marker::PhantomData,
-        };
-        Array::built(Node::new(
-            "broadcast_to",
-            T::DTYPE,
-            Chunks::from_lengths(lengths),
-            vec![self.node.clone()],
-            op,
-        ))
+        let op = Broadcast::<T> { lead, stretched, _t: std::marker::PhantomData };
+        Array::built(Node::new("broadcast_to", T::DTYPE, Chunks::from_lengths(lengths), vec![self.node.clone()], op))
     }
 }

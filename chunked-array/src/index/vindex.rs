@@ -113,10 +113,7 @@ impl<T: Element> BlockOp for GatherPoints<T> {
     fn deps(&self, node: &Node, idx: &[usize], out: &mut Vec<(usize, usize)>) {
         let (run, rest) = self.at.split(&node.chunks, idx);
         let input = &node.inputs[0].chunks;
-        out.push((
-            0,
-            input.linear(&self.at.input_block(input.ndim(), &self.pieces[run].block, rest)),
-        ));
+        out.push((0, input.linear(&self.at.input_block(input.ndim(), &self.pieces[run].block, rest))));
     }
 
     fn run(&self, node: &Node, idx: &[usize], inputs: &[&Block]) -> Result<Block> {
@@ -131,10 +128,7 @@ impl<T: Element> BlockOp for GatherPoints<T> {
         let dims = block.shape();
         let strides: Vec<usize> = (0..dims.len()).map(|a| dims[a + 1..].iter().product()).collect();
         let strides_at: Vec<usize> = self.at.axes.iter().map(|&a| strides[a]).collect();
-        let row: usize = (0..dims.len())
-            .filter(|a| !self.at.axes.contains(a))
-            .map(|a| dims[a])
-            .product();
+        let row: usize = (0..dims.len()).filter(|a| !self.at.axes.contains(a)).map(|a| dims[a]).product();
         if self.at.axes.iter().enumerate().all(|(i, &a)| i == a) {
             // Leading indexed axes: in C order each point's row of the other
             // axes is one run of `row` elements.
@@ -148,10 +142,7 @@ impl<T: Element> BlockOp for GatherPoints<T> {
             let mut offsets = vec![0usize];
             for a in (0..dims.len()).filter(|a| !self.at.axes.contains(a)) {
                 let stride = strides[a];
-                offsets = offsets
-                    .iter()
-                    .flat_map(|&o| (0..dims[a]).map(move |i| o + i * stride))
-                    .collect();
+                offsets = offsets.iter().flat_map(|&o| (0..dims[a]).map(move |i| o + i * stride)).collect();
             }
             for local in piece.local.chunks_exact(k) {
                 let at: usize = local.iter().zip(&strides_at).map(|(l, s)| l * s).sum();
@@ -191,10 +182,8 @@ impl<T: Element> BlockOp for AssemblePoints<T> {
             .map(|b| {
                 let a = block_as::<T>(b, node, "vindex")?;
                 // Pieces are built in C order; a copy only if one came back otherwise.
-                Ok(a.as_slice().map_or_else(
-                    || a.iter().copied().collect::<Vec<_>>().into(),
-                    std::borrow::Cow::Borrowed,
-                ))
+                Ok(a.as_slice()
+                    .map_or_else(|| a.iter().copied().collect::<Vec<_>>().into(), std::borrow::Cow::Borrowed))
             })
             .collect::<Result<_>>()?;
         let (run, _) = self.at.split(&node.chunks, idx);
@@ -373,30 +362,18 @@ impl<T: Element> Array<T> {
             }
         }
         basic.resize(ndim, Idx::FULL);
-        let sliced = if basic.iter().all(|&i| i == Idx::FULL) {
-            self.clone()
-        } else {
-            self.slice(&basic)?
-        };
+        let sliced = if basic.iter().all(|&i| i == Idx::FULL) { self.clone() } else { self.slice(&basic)? };
         if points.is_empty() {
             return Ok(sliced);
         }
         // The indexed axes of the sliced array: integers before them dropped theirs.
-        let axes: Vec<usize> = points
-            .iter()
-            .map(|&(a, _)| a - basic[..a].iter().filter(|i| matches!(i, Idx::Index(_))).count())
-            .collect();
+        let axes: Vec<usize> =
+            points.iter().map(|&(a, _)| a - basic[..a].iter().filter(|i| matches!(i, Idx::Index(_))).count()).collect();
         let arrays: Vec<ArrayViewD<'_, isize>> = points.iter().map(|(_, p)| p.view()).collect();
         let lead = broadcast_shape(&arrays)?;
         let lists: Vec<Vec<isize>> = arrays
             .iter()
-            .map(|a| {
-                a.broadcast(IxDyn(&lead))
-                    .expect("broadcast shape checked")
-                    .iter()
-                    .copied()
-                    .collect()
-            })
+            .map(|a| a.broadcast(IxDyn(&lead)).expect("broadcast shape checked").iter().copied().collect())
             .collect();
         let original: Vec<usize> = points.iter().map(|&(a, _)| a).collect();
         sliced.points(&axes, &original, &lists, &lead)
@@ -412,42 +389,13 @@ impl<T: Element> Array<T> {
         let count: usize = lead.iter().product();
         let rest: Vec<usize> = (0..shape.len()).filter(|a| !axes.contains(a)).collect();
         let rest_chunks: Vec<Vec<usize>> = rest.iter().map(|&a| chunks.lengths()[a].clone()).collect();
-        let at_point = |p: usize| -> String {
-            if lead.len() == 1 {
-                return format!("point {p}");
-            }
-            let mut i = vec![0; lead.len()];
-            let mut r = p;
-            for (a, &n) in lead.iter().enumerate().rev() {
-                i[a] = r % n;
-                r /= n;
-            }
-            format!("point {p}, at {i:?} of the broadcast index arrays")
-        };
         if count == 0 {
             let mut spec: Vec<Vec<usize>> = lead.iter().map(|&n| vec![n]).collect();
             spec.extend(rest_chunks);
             let out_shape: Vec<usize> = lead.iter().copied().chain(rest.iter().map(|&a| shape[a])).collect();
             return Array::zeros(&out_shape, ChunkSpec::from(spec));
         }
-        // Each point's position, checked: (input block, local position) per axis.
-        let mut at: Vec<(usize, usize)> = Vec::with_capacity(count * k);
-        for p in 0..count {
-            for ((&a, list), &named) in axes.iter().zip(lists).zip(original) {
-                let i = list[p];
-                let n = shape[a] as isize;
-                let g = if i < 0 { i + n } else { i };
-                if !(0..n).contains(&g) {
-                    return Err(Error::invalid(
-                        "index",
-                        i,
-                        format!("is out of range for axis {named} of length {n} ({})", at_point(p)),
-                    ));
-                }
-                let b = chunks.block_of(a, g as usize);
-                at.push((b, g as usize - chunks.offset(a, b)));
-            }
-        }
+        let at = locate_points(chunks, axes, original, lists, lead)?;
         // Points per output block: about as many as an input block has
         // positions along the indexed axes (at most 2^31, so that a row
         // number fits the order's u32s).
@@ -476,10 +424,7 @@ impl<T: Element> Array<T> {
             for point in at[start * k..end * k].chunks_exact(k) {
                 let key = point.iter().zip(axes).fold(0, |acc, (&(b, _), &a)| acc * grid[a] + b);
                 let q = *piece_of.entry(key).or_insert_with(|| {
-                    pieces.push(Piece {
-                        block: point.iter().map(|&(b, _)| b).collect(),
-                        local: Vec::new(),
-                    });
+                    pieces.push(Piece { block: point.iter().map(|&(b, _)| b).collect(), local: Vec::new() });
                     pieces.len() - 1
                 });
                 let piece = &mut pieces[q];
@@ -495,15 +440,8 @@ impl<T: Element> Array<T> {
         out_lengths.extend(rest_chunks.iter().cloned());
         // An output block read from one input block is its piece already.
         if counts.iter().all(|&c| c == 1) {
-            let at = PointAxes {
-                axes: axes.to_vec(),
-                lead: lead.len(),
-            };
-            let op = GatherPoints::<T> {
-                at,
-                pieces,
-                _t: std::marker::PhantomData,
-            };
+            let at = PointAxes { axes: axes.to_vec(), lead: lead.len() };
+            let op = GatherPoints::<T> { at, pieces, _t: std::marker::PhantomData };
             return Array::built(Node::new(
                 "vindex",
                 T::DTYPE,
@@ -519,32 +457,55 @@ impl<T: Element> Array<T> {
             T::DTYPE,
             Chunks::from_lengths(piece_lengths),
             vec![self.node.clone()],
-            GatherPoints::<T> {
-                at: PointAxes {
-                    axes: axes.to_vec(),
-                    lead: 1,
-                },
-                pieces,
-                _t: std::marker::PhantomData,
-            },
+            GatherPoints::<T> { at: PointAxes { axes: axes.to_vec(), lead: 1 }, pieces, _t: std::marker::PhantomData },
         ));
-        let at = PointAxes {
-            axes: axes.to_vec(),
-            lead: lead.len(),
-        };
-        let op = AssemblePoints::<T> {
-            at,
-            first,
-            count: counts,
-            order,
-            _t: std::marker::PhantomData,
-        };
-        Array::built(Node::new(
-            "vindex",
-            T::DTYPE,
-            Chunks::from_lengths(out_lengths),
-            vec![gathered.node.clone()],
-            op,
-        ))
+        let at = PointAxes { axes: axes.to_vec(), lead: lead.len() };
+        let op = AssemblePoints::<T> { at, first, count: counts, order, _t: std::marker::PhantomData };
+        Array::built(Node::new("vindex", T::DTYPE, Chunks::from_lengths(out_lengths), vec![gathered.node.clone()], op))
     }
+}
+
+/// Each point's place, checked: (input block, position in it) per indexed
+/// axis, `axes.len()` entries per point in C order of `lead`; an index out of
+/// range is an error naming the point (`original` numbers the axes).
+fn locate_points(
+    chunks: &Chunks,
+    axes: &[usize],
+    original: &[usize],
+    lists: &[Vec<isize>],
+    lead: &[usize],
+) -> Result<Vec<(usize, usize)>> {
+    let shape = chunks.shape();
+    let count: usize = lead.iter().product();
+    let k = axes.len();
+    let at_point = |p: usize| -> String {
+        if lead.len() == 1 {
+            return format!("point {p}");
+        }
+        let mut i = vec![0; lead.len()];
+        let mut r = p;
+        for (a, &n) in lead.iter().enumerate().rev() {
+            i[a] = r % n;
+            r /= n;
+        }
+        format!("point {p}, at {i:?} of the broadcast index arrays")
+    };
+    let mut at: Vec<(usize, usize)> = Vec::with_capacity(count * k);
+    for p in 0..count {
+        for ((&a, list), &named) in axes.iter().zip(lists).zip(original) {
+            let i = list[p];
+            let n = shape[a] as isize;
+            let g = if i < 0 { i + n } else { i };
+            if !(0..n).contains(&g) {
+                return Err(Error::invalid(
+                    "index",
+                    i,
+                    format!("is out of range for axis {named} of length {n} ({})", at_point(p)),
+                ));
+            }
+            let b = chunks.block_of(a, g as usize);
+            at.push((b, g as usize - chunks.offset(a, b)));
+        }
+    }
+    Ok(at)
 }

@@ -17,10 +17,7 @@ pub(crate) const TMP_SUFFIX: &str = ".chunked-tmp";
 pub(crate) fn temporary_beside(path: &Path) -> PathBuf {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-    let name = path
-        .file_name()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
+    let name = path.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
     path.with_file_name(format!(".{name}.{}-{n}{TMP_SUFFIX}", std::process::id()))
 }
 
@@ -47,13 +44,7 @@ fn write_file(path: &Path, bytes: &[u8], direct: bool) -> std::io::Result<()> {
     #[cfg(target_os = "linux")]
     if direct && !bytes.is_empty() {
         use std::os::unix::fs::OpenOptionsExt;
-        match fs::OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .custom_flags(libc::O_DIRECT)
-            .open(path)
-        {
+        match fs::OpenOptions::new().write(true).create(true).truncate(true).custom_flags(libc::O_DIRECT).open(path) {
             Ok(mut f) => return write_direct(&mut f, bytes),
             // No direct I/O on this file system: fall through to a buffered write.
             Err(e) if e.raw_os_error() == Some(libc::EINVAL) => {}

@@ -76,11 +76,7 @@ pub fn from_hdf5<T: Element>(file: impl AsRef<Path>, dataset: &str) -> Result<Ar
             ChunkSpec::from(block).resolve(&shape, T::DTYPE)?
         }
     };
-    Ok(Array::source(
-        "from_hdf5",
-        chunks,
-        Hdf5Source::new(file.as_ref(), dataset, name),
-    ))
+    Ok(Array::source("from_hdf5", chunks, Hdf5Source::new(file.as_ref(), dataset, name)))
 }
 
 /// [`from_hdf5`] with the given blocks.
@@ -94,11 +90,7 @@ pub fn from_hdf5_with<T: Element>(
 ) -> Result<Array<T>> {
     let (ds, name) = open_dataset::<T>(file.as_ref(), dataset)?;
     let chunks = chunks.into().resolve(&ds.shape(), T::DTYPE)?;
-    Ok(Array::source(
-        "from_hdf5",
-        chunks,
-        Hdf5Source::new(file.as_ref(), dataset, name),
-    ))
+    Ok(Array::source("from_hdf5", chunks, Hdf5Source::new(file.as_ref(), dataset, name)))
 }
 
 fn open_dataset<T: Element>(file: &Path, dataset: &str) -> Result<(Dataset, String)> {
@@ -109,16 +101,9 @@ fn open_dataset<T: Element>(file: &Path, dataset: &str) -> Result<(Dataset, Stri
     let f = File::open(file).map_err(|e| Error::io(file.display(), e))?;
     let ds = f.dataset(dataset).map_err(|e| Error::io(&name, e))?;
     let want = crate::block::dispatch_dtype!(T::DTYPE, descriptor::<_>()).expect("elements");
-    let found = ds
-        .dtype()
-        .and_then(|d| d.to_descriptor())
-        .map_err(|e| Error::io(&name, e))?;
+    let found = ds.dtype().and_then(|d| d.to_descriptor()).map_err(|e| Error::io(&name, e))?;
     if found != want {
-        return Err(Error::DtypeMismatch {
-            key: name,
-            expected: T::DTYPE.to_string(),
-            found: found.to_string(),
-        });
+        return Err(Error::DtypeMismatch { key: name, expected: T::DTYPE.to_string(), found: found.to_string() });
     }
     Ok((ds, name))
 }
@@ -132,12 +117,7 @@ fn hyperslab(start: &[usize], shape: &[usize]) -> Selection {
     let axes: Vec<SliceOrIndex> = start
         .iter()
         .zip(shape)
-        .map(|(&s, &n)| SliceOrIndex::SliceCount {
-            start: s,
-            step: 1,
-            count: n,
-            block: 1,
-        })
+        .map(|(&s, &n)| SliceOrIndex::SliceCount { start: s, step: 1, count: n, block: 1 })
         .collect();
     Selection::from(Hyperslab::from(axes))
 }
@@ -153,11 +133,7 @@ struct Hdf5Source {
 
 impl Hdf5Source {
     fn new(file: &Path, dataset: &str, name: String) -> Hdf5Source {
-        Hdf5Source {
-            file: file.to_path_buf(),
-            dataset: dataset.to_string(),
-            name,
-        }
+        Hdf5Source { file: file.to_path_buf(), dataset: dataset.to_string(), name }
     }
 }
 
@@ -233,11 +209,7 @@ impl Store {
         let file = file.as_ref();
         let name = format!("{}:{dataset}", file.display());
         if options.mode == WriteMode::Resume {
-            return Err(Error::invalid(
-                "mode",
-                options.mode,
-                "HDF5 stores cannot be resumed; store to Zarr for that",
-            ));
+            return Err(Error::invalid("mode", options.mode, "HDF5 stores cannot be resumed; store to Zarr for that"));
         }
         if let Some(level) = options.deflate.filter(|&l| l > 9) {
             return Err(Error::invalid("deflate", level, "gzip levels are 0..=9"));
@@ -249,17 +221,11 @@ impl Store {
         let (source, chunk_shape) = crate::io::aligned_to_stored_chunks(a, options.chunks.as_deref())?;
         let f = File::append(file).map_err(|e| Error::io(file.display(), e))?;
         if f.link_exists(&path) && options.mode == WriteMode::Create {
-            return Err(Error::io(
-                &name,
-                "already exists (write with WriteMode::Overwrite to replace it)",
-            ));
+            return Err(Error::io(&name, "already exists (write with WriteMode::Overwrite to replace it)"));
         }
         let (parent, leaf) = path.rsplit_once('/').map_or(("", path.as_str()), |(p, l)| (p, l));
-        let tmp = if parent.is_empty() {
-            format!(".{leaf}.chunked-tmp")
-        } else {
-            format!("{parent}/.{leaf}.chunked-tmp")
-        };
+        let tmp =
+            if parent.is_empty() { format!(".{leaf}.chunked-tmp") } else { format!("{parent}/.{leaf}.chunked-tmp") };
         let h5 = |name: &str| {
             let name = name.to_string();
             move |e: hdf5::Error| Error::io(&name, e)
@@ -276,11 +242,7 @@ impl Store {
         )
         .expect("elements")
         .map_err(h5(&name))?;
-        let writer = Hdf5Writer {
-            ds,
-            chunks: source.chunks().clone(),
-            name: name.clone(),
-        };
+        let writer = Hdf5Writer { ds, chunks: source.chunks().clone(), name: name.clone() };
         let (f_done, tmp_done) = (f.clone(), tmp.clone());
         // The dataset appears under its name only when every block is in it; an
         // existing one is replaced only then.

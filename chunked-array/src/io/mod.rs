@@ -36,29 +36,18 @@ pub(crate) fn aligned_to_stored_chunks<T: Element>(
     let chunk_shape: Vec<usize> = match requested {
         Some(c) => {
             if c.len() != a.ndim() || c.contains(&0) {
-                return Err(Error::invalid(
-                    "chunks",
-                    c,
-                    format!("needs {} positive chunk lengths", a.ndim()),
-                ));
+                return Err(Error::invalid("chunks", c, format!("needs {} positive chunk lengths", a.ndim())));
             }
             c.to_vec()
         }
         // The largest block per axis: for a regular chunking that is its chunk
         // length; an irregular one is rechunked to it.
-        None => lengths
-            .iter()
-            .map(|l| l.iter().copied().max().unwrap_or(1).max(1))
-            .collect(),
+        None => lengths.iter().map(|l| l.iter().copied().max().unwrap_or(1).max(1)).collect(),
     };
     let regular = lengths.iter().zip(&chunk_shape).all(|(l, &c)| {
         let n: usize = l.iter().sum();
         l.len() == n.div_ceil(c).max(1) && l.iter().enumerate().all(|(i, &len)| len == c.min(n - i * c))
     });
-    let source = if regular {
-        a.clone()
-    } else {
-        a.rechunk(chunk_shape.clone())?
-    };
+    let source = if regular { a.clone() } else { a.rechunk(chunk_shape.clone())? };
     Ok((source, chunk_shape))
 }

@@ -72,10 +72,7 @@ pub fn read_header(path: impl AsRef<Path>) -> Result<NpyHeader> {
         .data_offset
         .saturating_add(header.shape.iter().map(|&n| n as u64).product::<u64>() * header.dtype.size() as u64);
     if len < want {
-        return Err(Error::io(
-            path.display(),
-            format!("truncated: {len} bytes, the header needs {want}"),
-        ));
+        return Err(Error::io(path.display(), format!("truncated: {len} bytes, the header needs {want}")));
     }
     Ok(header)
 }
@@ -94,14 +91,10 @@ fn parse_header(file: &File, file_len: u64) -> std::result::Result<NpyHeader, St
     };
     // The header's length comes from the file: check it before allocating.
     if (start + len) as u64 > file_len {
-        return Err(format!(
-            "truncated: the header needs {} bytes, the file has {file_len}",
-            start + len
-        ));
+        return Err(format!("truncated: the header needs {} bytes, the file has {file_len}", start + len));
     }
     let mut text = vec![0u8; len];
-    file.read_exact_at(&mut text, start as u64)
-        .map_err(|e| format!("header: {e}"))?;
+    file.read_exact_at(&mut text, start as u64).map_err(|e| format!("header: {e}"))?;
     let text = String::from_utf8(text).map_err(|_| "header is not text".to_string())?;
     let descr = dict_value(&text, "descr").ok_or("header has no 'descr'")?;
     let descr = descr.trim_matches(|c| c == '\'' || c == '"');
@@ -117,11 +110,7 @@ fn parse_header(file: &File, file_len: u64) -> std::result::Result<NpyHeader, St
         .split(',')
         .map(str::trim)
         .filter(|s| !s.is_empty())
-        .map(|s| {
-            s.trim_end_matches('L')
-                .parse::<usize>()
-                .map_err(|_| format!("bad shape {shape_text}"))
-        })
+        .map(|s| s.trim_end_matches('L').parse::<usize>().map_err(|_| format!("bad shape {shape_text}")))
         .collect::<std::result::Result<Vec<_>, _>>()?;
     // The data's size must be a number of bytes a file can hold. Counting only
     // the non-zero lengths also refuses absurd shapes of zero elements (and is
@@ -134,13 +123,7 @@ fn parse_header(file: &File, file_len: u64) -> std::result::Result<NpyHeader, St
     if !fits {
         return Err(format!("shape {shape_text} holds more bytes than a file can"));
     }
-    Ok(NpyHeader {
-        dtype,
-        big_endian,
-        fortran_order,
-        shape,
-        data_offset: (start + len) as u64,
-    })
+    Ok(NpyHeader { dtype, big_endian, fortran_order, shape, data_offset: (start + len) as u64 })
 }
 
 fn read_up_to(file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
@@ -156,15 +139,9 @@ fn read_up_to(file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<usize
 
 /// The text of `key`'s value in the header's Python dict literal.
 fn dict_value<'a>(text: &'a str, key: &str) -> Option<&'a str> {
-    let at = text
-        .find(&format!("'{key}'"))
-        .or_else(|| text.find(&format!("\"{key}\"")))?;
+    let at = text.find(&format!("'{key}'")).or_else(|| text.find(&format!("\"{key}\"")))?;
     let rest = text[at + key.len() + 2..].trim_start().strip_prefix(':')?.trim_start();
-    let end = if rest.starts_with('(') {
-        rest.find(')')? + 1
-    } else {
-        rest.find([',', '}'])?
-    };
+    let end = if rest.starts_with('(') { rest.find(')')? + 1 } else { rest.find([',', '}'])? };
     Some(rest[..end].trim())
 }
 
@@ -203,20 +180,10 @@ fn descr(dtype: DType) -> &'static str {
 fn header_bytes(dtype: DType, shape: &[usize]) -> Vec<u8> {
     let shape_text = match shape.len() {
         1 => format!("({},)", shape[0]),
-        _ => format!(
-            "({})",
-            shape.iter().map(|n| n.to_string()).collect::<Vec<_>>().join(", ")
-        ),
+        _ => format!("({})", shape.iter().map(|n| n.to_string()).collect::<Vec<_>>().join(", ")),
     };
-    let dict = format!(
-        "{{'descr': '{}', 'fortran_order': False, 'shape': {shape_text}, }}",
-        descr(dtype)
-    );
-    let (version, prefix) = if dict.len() + 11 <= u16::MAX as usize {
-        (1u8, 10)
-    } else {
-        (2u8, 12)
-    };
+    let dict = format!("{{'descr': '{}', 'fortran_order': False, 'shape': {shape_text}, }}", descr(dtype));
+    let (version, prefix) = if dict.len() + 11 <= u16::MAX as usize { (1u8, 10) } else { (2u8, 12) };
     let padded = (prefix + dict.len() + 1).div_ceil(64) * 64 - prefix;
     let mut out = Vec::with_capacity(prefix + padded);
     out.extend_from_slice(MAGIC);
@@ -287,15 +254,7 @@ pub fn from_npy<T: Element>(path: impl AsRef<Path>, chunks: impl Into<ChunkSpec>
     }
     let chunks = chunks.into().resolve(&header.shape, T::DTYPE)?;
     let file = File::open(path).map_err(|e| Error::io(path.display(), e))?;
-    Ok(Array::source(
-        "from_npy",
-        chunks,
-        NpySource {
-            file: Arc::new(file),
-            path: path.to_path_buf(),
-            header,
-        },
-    ))
+    Ok(Array::source("from_npy", chunks, NpySource { file: Arc::new(file), path: path.to_path_buf(), header }))
 }
 
 struct NpySource {
@@ -326,11 +285,7 @@ fn read_block<T: NpyElement>(src: &NpySource, start: &[usize], shape: &[usize]) 
     };
     let read = read_c_region::<T>(src, &file_shape, &start_c, &shape_c).map(|data| {
         let a = ArrayD::from_shape_vec(IxDyn(&shape_c), data).expect("region length");
-        let block = if h.fortran_order {
-            a.reversed_axes().as_standard_layout().into_owned()
-        } else {
-            a
-        };
+        let block = if h.fortran_order { a.reversed_axes().as_standard_layout().into_owned() } else { a };
         Arc::new(block) as Block
     });
     Some(read)
@@ -393,12 +348,7 @@ impl Runs {
                 break;
             }
         }
-        Runs {
-            run_len,
-            strides,
-            start: start.to_vec(),
-            outer: shape[..j.min(d)].to_vec(),
-        }
+        Runs { run_len, strides, start: start.to_vec(), outer: shape[..j.min(d)].to_vec() }
     }
 
     /// Calls `f` with the element offset of every run, in C order.
@@ -460,11 +410,7 @@ impl Store {
         let path = path.as_ref().to_path_buf();
         match mode {
             WriteMode::Resume => {
-                return Err(Error::invalid(
-                    "mode",
-                    mode,
-                    ".npy files cannot be resumed; store to Zarr for that",
-                ));
+                return Err(Error::invalid("mode", mode, ".npy files cannot be resumed; store to Zarr for that"));
             }
             WriteMode::Create if path.exists() => {
                 return Err(Error::io(
@@ -481,26 +427,15 @@ impl Store {
             let _ = std::fs::remove_file(&tmp);
             return Err(Error::io(tmp.display(), e));
         }
-        let writer = NpyWriter {
-            file,
-            path: path.clone(),
-            chunks: a.chunks().clone(),
-            data_offset: header.len() as u64,
-        };
+        let writer =
+            NpyWriter { file, path: path.clone(), chunks: a.chunks().clone(), data_offset: header.len() as u64 };
         let (tmp_done, tmp_abort) = (tmp.clone(), tmp);
         // The file appears under its name only when every block is in it.
         let finish = Box::new(move || std::fs::rename(&tmp_done, &path).map_err(|e| Error::io(path.display(), e)));
         let abort = Box::new(move || {
             let _ = std::fs::remove_file(&tmp_abort);
         });
-        self.push(
-            a,
-            "to_npy",
-            false,
-            writer,
-            ((0..a.num_blocks()).collect(), 0),
-            Completion { finish, abort },
-        );
+        self.push(a, "to_npy", false, writer, ((0..a.num_blocks()).collect(), 0), Completion { finish, abort });
         Ok(self)
     }
 }
@@ -532,9 +467,7 @@ fn write_block<T: NpyElement>(w: &NpyWriter, idx: &[usize], block: &Block) -> Op
             if result.is_ok() {
                 bytes.clear();
                 T::encode_le(values.by_ref().take(plan.run_len), &mut bytes);
-                result = w
-                    .file
-                    .write_all_at(&bytes, w.data_offset + (element_offset * T::DTYPE.size()) as u64);
+                result = w.file.write_all_at(&bytes, w.data_offset + (element_offset * T::DTYPE.size()) as u64);
             }
         });
         result.map_err(|e| Error::io(w.path.display(), format!("writing block {idx:?}: {e}")))?;

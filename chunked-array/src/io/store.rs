@@ -192,22 +192,10 @@ impl Store {
         (blocks, skipped): (Vec<usize>, usize),
         completion: Completion,
     ) {
-        let node = Node::new(
-            name,
-            DType::Intermediate,
-            array.chunks().clone(),
-            vec![array.node.clone()],
-            StoreOp(writer),
-        );
+        let node =
+            Node::new(name, DType::Intermediate, array.chunks().clone(), vec![array.node.clone()], StoreOp(writer));
         let (finish, abort) = (Some(completion.finish), Some(completion.abort));
-        self.targets.push(Target {
-            node,
-            blocks,
-            skipped,
-            parallel,
-            finish,
-            abort,
-        });
+        self.targets.push(Target { node, blocks, skipped, parallel, finish, abort });
     }
 
     /// Computes and writes every target with the default (threaded) scheduler;
@@ -243,9 +231,7 @@ impl Store {
                 ),
             ));
         }
-        let active: Vec<usize> = (0..self.targets.len())
-            .filter(|&i| !self.targets[i].blocks.is_empty())
-            .collect();
+        let active: Vec<usize> = (0..self.targets.len()).filter(|&i| !self.targets[i].blocks.is_empty()).collect();
         let tallies: Vec<Tally> = active.iter().map(|_| Tally::default()).collect();
         let stats = if active.is_empty() {
             RunStats::default()

@@ -83,11 +83,7 @@ pub(crate) fn check_plan(graph: &TaskGraph, memory: &MemoryConfig) -> Result<()>
     for t in 0..graph.len() {
         let estimate = graph.estimated_bytes(t)
             + graph.scratch_bytes(t)
-            + graph
-                .deps(t)
-                .iter()
-                .map(|&d| graph.estimated_bytes(d as usize))
-                .sum::<usize>();
+            + graph.deps(t).iter().map(|&d| graph.estimated_bytes(d as usize)).sum::<usize>();
         // A task on a device holds its blocks in device memory.
         let (limit, tier) = match graph.task_device(t) {
             Some(device) => (memory.device_limit_for(device), "device memory limit"),
@@ -124,10 +120,7 @@ pub(crate) fn check_plan(graph: &TaskGraph, memory: &MemoryConfig) -> Result<()>
                 suggested[axis] = suggested[axis].div_ceil(cut);
                 left = left.div_ceil(cut);
             }
-            format!(
-                "{} has blocks of {shape:?}; about {suggested:?} would fit",
-                graph.key(b).layer
-            )
+            format!("{} has blocks of {shape:?}; about {suggested:?} would fit", graph.key(b).layer)
         }
         None => format!(
             "{} holds intermediate values made from blocks of the input: chunk the input more finely",

@@ -60,13 +60,7 @@ pub(crate) struct DiskTier {
 
 impl DiskTier {
     pub fn new(parent: PathBuf, limit: u64) -> DiskTier {
-        DiskTier {
-            parent,
-            arena: OnceLock::new(),
-            limit,
-            used: AtomicU64::new(0),
-            end: AtomicU64::new(0),
-        }
+        DiskTier { parent, arena: OnceLock::new(), limit, used: AtomicU64::new(0), end: AtomicU64::new(0) }
     }
 
     /// The configured spill directory (for messages).
@@ -84,11 +78,7 @@ impl DiskTier {
             ));
             std::fs::create_dir_all(&dir)?;
             let path = dir.join("blocks.spill");
-            let file = std::fs::OpenOptions::new()
-                .read(true)
-                .write(true)
-                .create_new(true)
-                .open(&path)?;
+            let file = std::fs::OpenOptions::new().read(true).write(true).create_new(true).open(&path)?;
             Ok((path, file))
         });
         made.as_ref().map_err(|e| std::io::Error::new(e.kind(), e.to_string()))
@@ -120,15 +110,9 @@ impl DiskTier {
         header.extend_from_slice(&crc32c::crc32c(bytes).to_le_bytes());
         let len = (header.len() + bytes.len()) as u64;
         let offset = self.end.fetch_add(len.next_multiple_of(PAGE), Ordering::Relaxed);
-        let spilled = SpilledBlock {
-            offset,
-            len,
-            nbytes,
-            rebuild,
-        };
-        if let Err(e) = file
-            .write_all_at(&header, offset)
-            .and_then(|()| file.write_all_at(bytes, offset + header.len() as u64))
+        let spilled = SpilledBlock { offset, len, nbytes, rebuild };
+        if let Err(e) =
+            file.write_all_at(&header, offset).and_then(|()| file.write_all_at(bytes, offset + header.len() as u64))
         {
             punch(file, &spilled);
             return Err(e);
@@ -157,11 +141,7 @@ impl DiskTier {
         };
         // By name, not through the open handle: a deleted file must read as lost.
         let file = File::open(path)?;
-        let mut f = At {
-            file: &file,
-            pos: spilled.offset,
-            end: spilled.offset + spilled.len,
-        };
+        let mut f = At { file: &file, pos: spilled.offset, end: spilled.offset + spilled.len };
         let mut head = [0u8; 10];
         f.read_exact(&mut head)?;
         if &head[..8] != MAGIC {
@@ -188,13 +168,7 @@ impl DiskTier {
         f.read_exact(&mut crc)?;
         crate::block::dispatch_dtype!(dtype, read_array::<_>(&mut f, &shape, u32::from_le_bytes(crc)))
             .ok_or_else(|| bad("not elements"))?
-            .map_err(|e| {
-                if e.kind() == std::io::ErrorKind::InvalidData {
-                    bad(&e.to_string())
-                } else {
-                    e
-                }
-            })
+            .map_err(|e| if e.kind() == std::io::ErrorKind::InvalidData { bad(&e.to_string()) } else { e })
     }
 
     /// Frees a spilled block's record (its block was released, or read back).
@@ -253,9 +227,7 @@ impl Drop for DiskTier {
 }
 
 fn dtype_from_u8(v: u8) -> Option<DType> {
-    [DType::F32, DType::F64, DType::I32, DType::I64, DType::U8, DType::Bool]
-        .into_iter()
-        .find(|&d| d as u8 == v)
+    [DType::F32, DType::F64, DType::I32, DType::I64, DType::U8, DType::Bool].into_iter().find(|&d| d as u8 == v)
 }
 
 fn read_array<T: Element>(f: &mut impl Read, shape: &[usize], crc: u32) -> Option<std::io::Result<Block>> {
@@ -271,10 +243,7 @@ fn read_array<T: Element>(f: &mut impl Read, shape: &[usize], crc: u32) -> Optio
         if crc32c::crc32c(bytes) == crc {
             Ok(())
         } else {
-            Err(std::io::Error::new(
-                std::io::ErrorKind::InvalidData,
-                "checksum mismatch",
-            ))
+            Err(std::io::Error::new(std::io::ErrorKind::InvalidData, "checksum mismatch"))
         }
     });
     Some(read.map(|()| Arc::new(ArrayD::from_shape_vec(IxDyn(shape), values).expect("shape")) as Block))
@@ -295,11 +264,7 @@ impl<'a> RawBlock<'a> {
             // SAFETY: plain numbers without padding, viewed as bytes for writing.
             let bytes =
                 unsafe { std::slice::from_raw_parts(slice.as_ptr().cast::<u8>(), std::mem::size_of_val(slice)) };
-            Some(RawBlock {
-                dtype: T::DTYPE,
-                shape: a.shape().to_vec(),
-                bytes,
-            })
+            Some(RawBlock { dtype: T::DTYPE, shape: a.shape().to_vec(), bytes })
         }
         crate::block::dispatch_dtype!(crate::block::block_dtype(block), as_raw::<_>(block))
     }

@@ -30,7 +30,10 @@ enum Slot {
     Empty,
     /// In memory: a device block, or a host block; `home` is the device a host
     /// block was moved down from (it goes back there when read).
-    Held { block: Block, home: Option<Device> },
+    Held {
+        block: Block,
+        home: Option<Device>,
+    },
     Disk {
         spilled: SpilledBlock,
         home: Option<Device>,
@@ -304,14 +307,9 @@ impl<'g> BlockStore<'g> {
             self.uncount(&block);
             self.count(&up);
             self.device.unspilled.fetch_add(1, Ordering::Relaxed);
-            self.device
-                .unspilled_bytes
-                .fetch_add(up.nbytes() as u64, Ordering::Relaxed);
+            self.device.unspilled_bytes.fetch_add(up.nbytes() as u64, Ordering::Relaxed);
             self.report(t, TierEventKind::DeviceUnspill, up.nbytes());
-            *slot = Slot::Held {
-                block: up.clone(),
-                home: None,
-            };
+            *slot = Slot::Held { block: up.clone(), home: None };
             return Ok(up);
         }
         // Once (host kernels read arrays): it stays so for its other readers.
@@ -325,10 +323,7 @@ impl<'g> BlockStore<'g> {
         };
         // On the host, still marked as its device's (a device that cannot take
         // it back now gets it later).
-        *slot = Slot::Held {
-            block: block.clone(),
-            home,
-        };
+        *slot = Slot::Held { block: block.clone(), home };
         Ok(block)
     }
 
@@ -434,12 +429,7 @@ impl<'g> BlockStore<'g> {
         let Ok(_one) = self.spilling.try_lock() else {
             return Ok(());
         };
-        for memory in self
-            .device
-            .devices
-            .iter()
-            .filter(|m| m.held.load(Ordering::Relaxed) > m.limit)
-        {
+        for memory in self.device.devices.iter().filter(|m| m.held.load(Ordering::Relaxed) > m.limit) {
             let Some(device) = &memory.device else { continue };
             self.demote_device_blocks(device, || memory.held.load(Ordering::Relaxed) <= memory.low_water)?;
         }
@@ -459,9 +449,7 @@ impl<'g> BlockStore<'g> {
             if home.is_none() && self.graph.regenerates_cheaply(t) {
                 let old = std::mem::replace(&mut *slot, Slot::Dropped);
                 drop(slot);
-                let Slot::Held { block, .. } = old else {
-                    unreachable!("matched above")
-                };
+                let Slot::Held { block, .. } = old else { unreachable!("matched above") };
                 self.uncount(&block);
                 self.dropped.fetch_add(1, Ordering::Relaxed);
                 self.dropped_bytes.fetch_add(bytes as u64, Ordering::Relaxed);
@@ -475,9 +463,7 @@ impl<'g> BlockStore<'g> {
             match self.disk.write(block) {
                 Ok(Some(spilled)) => {
                     let block = std::mem::replace(&mut *slot, Slot::Empty);
-                    let Slot::Held { block, home } = block else {
-                        unreachable!("matched above")
-                    };
+                    let Slot::Held { block, home } = block else { unreachable!("matched above") };
                     *slot = Slot::Disk { spilled, home };
                     drop(slot);
                     self.uncount(&block);
@@ -518,10 +504,7 @@ impl<'g> BlockStore<'g> {
             let bytes = block.nbytes();
             self.uncount(block);
             self.count(&host);
-            *slot = Slot::Held {
-                block: host,
-                home: Some(device.clone()),
-            };
+            *slot = Slot::Held { block: host, home: Some(device.clone()) };
             drop(slot);
             moved += 1;
             self.device.spilled.fetch_add(1, Ordering::Relaxed);
@@ -555,10 +538,8 @@ impl<'g> BlockStore<'g> {
                     };
                     // Room for twice the request and a tenth of the device:
                     // tasks on other threads allocate meanwhile.
-                    let room = requested
-                        .saturating_mul(2)
-                        .saturating_add(device.capacity() / 10)
-                        .min(device.capacity());
+                    let room =
+                        requested.saturating_mul(2).saturating_add(device.capacity() / 10).min(device.capacity());
                     let fits = || device.capacity().saturating_sub(device.in_use()) >= room;
                     let one = self.spilling.lock().unwrap_or_else(|p| p.into_inner());
                     if !fits() && self.demote_device_blocks(device, fits)? == 0 {
@@ -580,12 +561,7 @@ impl<'g> BlockStore<'g> {
     }
 
     fn report(&self, task: usize, kind: TierEventKind, bytes: usize) {
-        self.observer.tier_event(&TierEvent {
-            task,
-            kind,
-            bytes,
-            at: Clock::now(),
-        });
+        self.observer.tier_event(&TierEvent { task, kind, bytes, at: Clock::now() });
     }
 
     fn exhausted(&self, requested: usize, detail: String) -> Error {
@@ -593,11 +569,7 @@ impl<'g> BlockStore<'g> {
             tier: "host memory and disk".into(),
             requested: requested as u64,
             limit: self.limit as u64,
-            detail: format!(
-                "memory limit {} bytes reached, {} bytes held; {detail}",
-                self.limit,
-                self.held()
-            ),
+            detail: format!("memory limit {} bytes reached, {} bytes held; {detail}", self.limit, self.held()),
         }
     }
 
@@ -613,13 +585,7 @@ impl<'g> BlockStore<'g> {
             dropped: self.dropped.load(Ordering::Relaxed),
             dropped_bytes: self.dropped_bytes.load(Ordering::Relaxed),
             regenerated: self.regenerated.load(Ordering::Relaxed),
-            device_peak_bytes: self
-                .device
-                .devices
-                .iter()
-                .map(|m| m.peak.load(Ordering::Relaxed))
-                .max()
-                .unwrap_or(0),
+            device_peak_bytes: self.device.devices.iter().map(|m| m.peak.load(Ordering::Relaxed)).max().unwrap_or(0),
             device_spilled: self.device.spilled.load(Ordering::Relaxed),
             device_spilled_pinned: self.device.spilled_pinned.load(Ordering::Relaxed),
             device_spilled_bytes: self.device.spilled_bytes.load(Ordering::Relaxed),

@@ -100,10 +100,7 @@ impl<T: Element> Array<T> {
             None => self.chunks().clone(),
             Some(spec) => explicit_chunks(spec, self.chunks(), U::DTYPE)?,
         };
-        let op = MapBlocks::<T, U, F> {
-            f,
-            _t: std::marker::PhantomData,
-        };
+        let op = MapBlocks::<T, U, F> { f, _t: std::marker::PhantomData };
         Array::built(Node::new("map_blocks", U::DTYPE, chunks, vec![self.node.clone()], op))
     }
 }
@@ -121,10 +118,7 @@ fn explicit_chunks(spec: ChunkSpec, input: &Chunks, dtype: crate::element::DType
         if l.len() != want {
             return Err(Error::BadChunks {
                 axis,
-                message: format!(
-                    "{} output blocks declared, the input has {want} along this axis",
-                    l.len()
-                ),
+                message: format!("{} output blocks declared, the input has {want} along this axis", l.len()),
             });
         }
     }
@@ -166,18 +160,12 @@ where
     }
 
     fn run(&self, node: &Node, idx: &[usize], inputs: &[&Block]) -> Result<Block> {
-        let views: Vec<ArrayViewD<'_, T>> = inputs
-            .iter()
-            .map(|b| block_as::<T>(b, node, "blockwise").map(|a| a.view()))
-            .collect::<Result<_>>()?;
+        let views: Vec<ArrayViewD<'_, T>> =
+            inputs.iter().map(|b| block_as::<T>(b, node, "blockwise").map(|a| a.view())).collect::<Result<_>>()?;
         let out = (self.f)(&views);
         let shape = node.chunks.block_shape(idx);
         if out.shape() != shape.as_slice() {
-            return Err(Error::shape(
-                "blockwise result (declared block shape, returned shape)",
-                &shape,
-                out.shape(),
-            ));
+            return Err(Error::shape("blockwise result (declared block shape, returned shape)", &shape, out.shape()));
         }
         Ok(Arc::new(out))
     }
@@ -291,28 +279,12 @@ where
         let spec: Vec<Vec<usize>> = letters
             .iter()
             .enumerate()
-            .map(|(ax, &c)| {
-                if out.contains(&c) {
-                    lengths_of(c).expect("known letter")
-                } else {
-                    vec![a.shape()[ax]]
-                }
-            })
+            .map(|(ax, &c)| if out.contains(&c) { lengths_of(c).expect("known letter") } else { vec![a.shape()[ax]] })
             .collect();
         let aligned = a.rechunk(ChunkSpec::from(spec))?;
         nodes.push(aligned.node.clone());
         follow.push(letters.iter().map(|c| out.iter().position(|o| o == c)).collect());
     }
-    let op = Blockwise::<T, U, F> {
-        follow,
-        f,
-        _t: std::marker::PhantomData,
-    };
-    Array::built(Node::new(
-        "blockwise",
-        U::DTYPE,
-        Chunks::from_lengths(out_lengths),
-        nodes,
-        op,
-    ))
+    let op = Blockwise::<T, U, F> { follow, f, _t: std::marker::PhantomData };
+    Array::built(Node::new("blockwise", U::DTYPE, Chunks::from_lengths(out_lengths), nodes, op))
 }

@@ -47,9 +47,7 @@ pub struct MatmulOptions {
 
 impl Default for MatmulOptions {
     fn default() -> Self {
-        MatmulOptions {
-            panel_limit: 2 * DEFAULT_AUTO_BYTES,
-        }
+        MatmulOptions { panel_limit: 2 * DEFAULT_AUTO_BYTES }
     }
 }
 
@@ -117,10 +115,7 @@ impl<T: Gemm> Product<T> {
     /// Operand `which`'s block or element index along the batch axes for the
     /// output's `batch` index.
     fn operand_batch<'a>(&'a self, which: usize, batch: &'a [usize]) -> impl Iterator<Item = usize> + 'a {
-        self.stretched[which]
-            .iter()
-            .zip(batch)
-            .map(|(&s, &i)| if s { 0 } else { i })
+        self.stretched[which].iter().zip(batch).map(|(&s, &i)| if s { 0 } else { i })
     }
 }
 
@@ -165,12 +160,8 @@ impl<T: Gemm> BlockOp for Product<T> {
                 // On an emulated device the blocks' memory is the host's: faer
                 // multiplies it in place, as a device kernel would.
                 let (a, b) = (&operands[2 * k], &operands[2 * k + 1]);
-                let am = a
-                    .matrix(self.operand_batch(0, batch))
-                    .submatrix(0, p.a_offset, a.rows(), p.len);
-                let bm = b
-                    .matrix(self.operand_batch(1, batch))
-                    .submatrix(p.b_offset, 0, p.len, b.cols());
+                let am = a.matrix(self.operand_batch(0, batch)).submatrix(0, p.a_offset, a.rows(), p.len);
+                let bm = b.matrix(self.operand_batch(1, batch)).submatrix(p.b_offset, 0, p.len, b.cols());
                 T::gemm(out, rows, cols, am, bm, k > 0);
             }
         };
@@ -199,10 +190,9 @@ impl<T: Gemm> Product<T> {
         for (k, p) in self.group(idx).iter().enumerate() {
             let a = to_device_block(inputs[2 * k].clone(), device)?;
             let b = to_device_block(inputs[2 * k + 1].clone(), device)?;
-            let (Some(a), Some(b)) = (
-                a.as_any().downcast_ref::<DeviceBlock<T>>(),
-                b.as_any().downcast_ref::<DeviceBlock<T>>(),
-            ) else {
+            let (Some(a), Some(b)) =
+                (a.as_any().downcast_ref::<DeviceBlock<T>>(), b.as_any().downcast_ref::<DeviceBlock<T>>())
+            else {
                 return Err(Error::DtypeMismatch {
                     key: format!("matmul input of {}", node.label()),
                     expected: T::DTYPE.to_string(),
@@ -237,12 +227,7 @@ impl<'a, T: Gemm> HostMatrix<'a, T> {
             return HostMatrix::new(data, d.shape.clone(), node, what);
         }
         if let Some(p) = block.as_any().downcast_ref::<crate::device::PinnedBlock<T>>() {
-            return HostMatrix::new(
-                std::borrow::Cow::Borrowed(p.buffer.as_slice()?),
-                p.shape.clone(),
-                node,
-                what,
-            );
+            return HostMatrix::new(std::borrow::Cow::Borrowed(p.buffer.as_slice()?), p.shape.clone(), node, what);
         }
         let a = block_as::<T>(block, node, what)?;
         let data = match a.as_slice() {
@@ -335,11 +320,7 @@ impl<T: Gemm> Array<T> {
             ));
         }
         let a = if nd_a == 1 { self.expand_dims(0)? } else { self.clone() };
-        let b = if nd_b == 1 {
-            other.expand_dims(1)?
-        } else {
-            other.clone()
-        };
+        let b = if nd_b == 1 { other.expand_dims(1)? } else { other.clone() };
         let mut c = matmul_stacks(&a, &b, panel_limit)?;
         if nd_b == 1 {
             c = c.squeeze(Some(&[-1]))?;
@@ -374,11 +355,7 @@ impl<T: Gemm> Array<T> {
         let cb = crate::ops::reduce::normalize_axes(axes.1, sb.len())?;
         if ca.len() != cb.len() || ca.iter().zip(&cb).any(|(&i, &j)| sa[i] != sb[j]) {
             let pick = |s: &[usize], ax: &[usize]| ax.iter().map(|&i| s[i]).collect::<Vec<_>>();
-            return Err(Error::shape(
-                "tensordot (paired axes)",
-                &pick(&sa, &ca),
-                &pick(&sb, &cb),
-            ));
+            return Err(Error::shape("tensordot (paired axes)", &pick(&sa, &ca), &pick(&sb, &cb)));
         }
         let fa: Vec<usize> = (0..sa.len()).filter(|i| !ca.contains(i)).collect();
         let fb: Vec<usize> = (0..sb.len()).filter(|i| !cb.contains(i)).collect();
@@ -389,11 +366,7 @@ impl<T: Gemm> Array<T> {
         let perm_b: Vec<usize> = cb.iter().chain(&fb).copied().collect();
         let a2 = self.permute_axes(&perm_a)?.reshape(&[m as isize, k as isize])?;
         let b2 = other.permute_axes(&perm_b)?.reshape(&[k as isize, n as isize])?;
-        let out: Vec<isize> = fa
-            .iter()
-            .map(|&i| sa[i] as isize)
-            .chain(fb.iter().map(|&i| sb[i] as isize))
-            .collect();
+        let out: Vec<isize> = fa.iter().map(|&i| sa[i] as isize).chain(fb.iter().map(|&i| sb[i] as isize)).collect();
         a2.matmul(&b2)?.reshape(&out)
     }
 
@@ -461,16 +434,51 @@ fn matmul_stacks<T: Gemm>(a: &Array<T>, b: &Array<T>, panel_limit: usize) -> Res
             stretched[1][t] = true;
             batch_lengths.push(lead_a[t].clone());
         } else {
-            return Err(Error::shape(
-                "matmul (batch axes do not broadcast)",
-                &sa[..nb],
-                &sb[..nb],
-            ));
+            return Err(Error::shape("matmul (batch axes do not broadcast)", &sa[..nb], &sb[..nb]));
         }
     }
     let a = a.rechunk(lead_a)?;
     let b = b.rechunk(lead_b)?;
     let (ca, cb) = (a.chunks(), b.chunks());
+    // On a device one task takes every piece: cuBLAS accumulates into its
+    // output, and the panels are blocks the device holds anyway.
+    let panel_limit = if a.node.device.is_some() || b.node.device.is_some() { usize::MAX } else { panel_limit };
+    let groups = contracted_groups::<T>(ca, cb, nb, panel_limit);
+    // The output grid before the group axis: batch, rows of a, columns of b.
+    let mut lead = batch_lengths;
+    lead.push(ca.lengths()[nb].clone());
+    lead.push(cb.lengths()[nb + 1].clone());
+    let with_groups = |n: usize| lead.iter().cloned().chain([vec![1; n]]).collect::<Vec<_>>();
+    let inputs = vec![a.node.clone(), b.node.clone()];
+    let mut n = groups.len();
+    let op = Product::<T> { groups, single: n == 1, stretched, _t: std::marker::PhantomData };
+    if n == 1 {
+        return Array::built(Node::new("matmul", T::DTYPE, Chunks::from_lengths(lead), inputs, op));
+    }
+    let mut partial = Node::new("matmul-partial", T::DTYPE, Chunks::from_lengths(with_groups(n)), inputs, op);
+    // Partial products added up, DEFAULT_SPLIT_EVERY at a time, until one is left.
+    while n > 1 {
+        let fan = DEFAULT_SPLIT_EVERY;
+        let next = n.div_ceil(fan);
+        let single = next == 1;
+        let chunks = if single { lead.clone() } else { with_groups(next) };
+        let op = AddPartials::<T> { fan, inputs: n, single, _t: std::marker::PhantomData };
+        partial = Node::new(
+            if single { "matmul" } else { "matmul-sum" },
+            T::DTYPE,
+            Chunks::from_lengths(chunks),
+            vec![partial],
+            op,
+        );
+        n = next;
+    }
+    Array::built(partial)
+}
+
+/// The contracted axis cut into pieces (the common refinement of both grids),
+/// grouped so that one task's row and column panels of `a` and `b` stay under
+/// `panel_limit` bytes; one empty group when the axis is empty.
+fn contracted_groups<T: Gemm>(ca: &Chunks, cb: &Chunks, nb: usize, panel_limit: usize) -> Vec<Vec<Piece>> {
     // Pieces of the contracted axis: the common refinement of both grids.
     let lengths = refine(&[ca.boundaries(nb + 1), cb.boundaries(nb)]);
     let mut pieces = Vec::new();
@@ -489,14 +497,7 @@ fn matmul_stacks<T: Gemm>(a: &Array<T>, b: &Array<T>, panel_limit: usize) -> Res
         });
         pos += len;
     }
-    // Group pieces so that one task's row and column panels stay under the
-    // limit. On a device one task takes every piece: cuBLAS accumulates into
-    // its output, and the panels are blocks the device holds anyway.
-    let panel_limit = if a.node.device.is_some() || b.node.device.is_some() {
-        usize::MAX
-    } else {
-        panel_limit
-    };
+    // Group pieces so that one task's row and column panels stay under the limit.
     let band = |p: &Piece| {
         (ca.max_block_elems() / ca.lengths()[nb + 1][p.a_block].max(1)
             + cb.max_block_elems() / cb.lengths()[nb][p.b_block].max(1))
@@ -519,51 +520,7 @@ fn matmul_stacks<T: Gemm>(a: &Array<T>, b: &Array<T>, panel_limit: usize) -> Res
         // An empty contracted axis: one group with no pieces gives zeros.
         groups.push(Vec::new());
     }
-    // The output grid before the group axis: batch, rows of a, columns of b.
-    let mut lead = batch_lengths;
-    lead.push(ca.lengths()[nb].clone());
-    lead.push(cb.lengths()[nb + 1].clone());
-    let with_groups = |n: usize| lead.iter().cloned().chain([vec![1; n]]).collect::<Vec<_>>();
-    let inputs = vec![a.node.clone(), b.node.clone()];
-    let mut n = groups.len();
-    let op = Product::<T> {
-        groups,
-        single: n == 1,
-        stretched,
-        _t: std::marker::PhantomData,
-    };
-    if n == 1 {
-        return Array::built(Node::new("matmul", T::DTYPE, Chunks::from_lengths(lead), inputs, op));
-    }
-    let mut partial = Node::new(
-        "matmul-partial",
-        T::DTYPE,
-        Chunks::from_lengths(with_groups(n)),
-        inputs,
-        op,
-    );
-    // Partial products added up, DEFAULT_SPLIT_EVERY at a time, until one is left.
-    while n > 1 {
-        let fan = DEFAULT_SPLIT_EVERY;
-        let next = n.div_ceil(fan);
-        let single = next == 1;
-        let chunks = if single { lead.clone() } else { with_groups(next) };
-        let op = AddPartials::<T> {
-            fan,
-            inputs: n,
-            single,
-            _t: std::marker::PhantomData,
-        };
-        partial = Node::new(
-            if single { "matmul" } else { "matmul-sum" },
-            T::DTYPE,
-            Chunks::from_lengths(chunks),
-            vec![partial],
-            op,
-        );
-        n = next;
-    }
-    Array::built(partial)
+    groups
 }
 
 /// Adds up partial products: block (.., i, j, h) of the output (or (.., i, j)
@@ -598,10 +555,8 @@ impl<T: Gemm> BlockOp for AddPartials<T> {
 
     fn run(&self, node: &Node, idx: &[usize], inputs: &[&Block]) -> Result<Block> {
         let shape = node.chunks.block_shape(idx);
-        let parts = inputs
-            .iter()
-            .map(|b| HostMatrix::<T>::of(b, node, "partial product"))
-            .collect::<Result<Vec<_>>>()?;
+        let parts =
+            inputs.iter().map(|b| HostMatrix::<T>::of(b, node, "partial product")).collect::<Result<Vec<_>>>()?;
         let len: usize = shape.iter().product();
         if let Some(p) = parts.iter().find(|p| p.data().len() != len) {
             return Err(Error::shape("matmul partial product", &p.shape, &shape));

@@ -52,10 +52,7 @@ impl<T: Element> BlockOp for Full<T> {
     }
     fn deps(&self, _: &Node, _: &[usize], _: &mut Vec<(usize, usize)>) {}
     fn run(&self, node: &Node, idx: &[usize], _: &[&Block]) -> Result<Block> {
-        Ok(Arc::new(crate::block::alloc::full_block(
-            &node.chunks.block_shape(idx),
-            self.value,
-        )))
+        Ok(Arc::new(crate::block::alloc::full_block(&node.chunks.block_shape(idx), self.value)))
     }
 }
 
@@ -181,14 +178,7 @@ impl<T: Element> Array<T> {
         f: impl Fn(&[usize]) -> T + Send + Sync + 'static,
     ) -> Result<Self> {
         let chunks = chunks.into().resolve(shape, T::DTYPE)?;
-        Ok(Self::source(
-            "from_fn",
-            chunks,
-            FromFn {
-                f,
-                _t: std::marker::PhantomData,
-            },
-        ))
+        Ok(Self::source("from_fn", chunks, FromFn { f, _t: std::marker::PhantomData }))
     }
 }
 
@@ -225,19 +215,12 @@ impl<T: Number> Array<T> {
                 return Err(Error::invalid("stop", stop, "gives an infinite length"));
             }
             if n >= usize::MAX as f64 {
-                return Err(Error::invalid(
-                    "stop",
-                    stop,
-                    format!("gives {n:e} elements, more than fit in usize"),
-                ));
+                return Err(Error::invalid("stop", stop, format!("gives {n:e} elements, more than fit in usize")));
             }
             n.max(0.0) as usize
         } else {
             // Integers count exactly (through f64, 2^53 + 1 elements came out one short).
-            let (span, step_i) = (
-                i128::from(stop.to_i64()) - i128::from(start.to_i64()),
-                i128::from(step.to_i64()),
-            );
+            let (span, step_i) = (i128::from(stop.to_i64()) - i128::from(start.to_i64()), i128::from(step.to_i64()));
             let (q, r) = (span / step_i, span % step_i);
             let n = if r != 0 && (r > 0) == (step_i > 0) { q + 1 } else { q };
             usize::try_from(n.max(0))
@@ -256,14 +239,7 @@ impl<T: Number> Array<T> {
     pub fn eye(n: usize, m: Option<usize>, k: isize, chunks: impl Into<ChunkSpec>) -> Result<Self> {
         let shape = [n, m.unwrap_or(n)];
         let chunks = chunks.into().resolve(&shape, T::DTYPE)?;
-        Ok(Self::source(
-            "eye",
-            chunks,
-            Eye::<T> {
-                k,
-                _t: std::marker::PhantomData,
-            },
-        ))
+        Ok(Self::source("eye", chunks, Eye::<T> { k, _t: std::marker::PhantomData }))
     }
 }
 
@@ -281,21 +257,9 @@ impl<T: Float> Array<T> {
     /// [`Error::BadChunks`] when the chunk spec does not fit the shape.
     pub fn linspace(start: T, stop: T, num: usize, endpoint: bool, chunks: impl Into<ChunkSpec>) -> Result<Self> {
         let div = if endpoint { num.saturating_sub(1) } else { num };
-        let step = if div > 0 {
-            (stop.to_f64() - start.to_f64()) / div as f64
-        } else {
-            0.0
-        };
+        let step = if div > 0 { (stop.to_f64() - start.to_f64()) / div as f64 } else { 0.0 };
         let last = (endpoint && num > 1).then(|| (num - 1, stop));
         let chunks = chunks.into().resolve(&[num], T::DTYPE)?;
-        Ok(Self::source(
-            "linspace",
-            chunks,
-            Range {
-                start,
-                step: T::from_f64(step),
-                last,
-            },
-        ))
+        Ok(Self::source("linspace", chunks, Range { start, step: T::from_f64(step), last }))
     }
 }

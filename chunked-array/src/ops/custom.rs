@@ -181,11 +181,7 @@ impl<O: LayerOp> BlockOp for Custom<O> {
             match element_block_shape(&block, node.dtype) {
                 Some(got) if got == want => {}
                 Some(got) => {
-                    return Err(Error::shape(
-                        &format!("{} block (declared, returned)", node.label()),
-                        &want,
-                        &got,
-                    ));
+                    return Err(Error::shape(&format!("{} block (declared, returned)", node.label()), &want, &got));
                 }
                 None => {
                     return Err(Error::DtypeMismatch {
@@ -237,9 +233,7 @@ impl Layer {
     /// A new layer named `name` with output grid `chunks`, reading `inputs`.
     pub fn new(name: &str, dtype: DType, chunks: Chunks, inputs: &[Layer], op: impl LayerOp) -> Layer {
         let nodes = inputs.iter().map(|l| l.node.clone()).collect();
-        Layer {
-            node: Node::new(name, dtype, chunks, nodes, Custom(op)),
-        }
+        Layer { node: Node::new(name, dtype, chunks, nodes, Custom(op)) }
     }
 
     /// The output grid.
@@ -277,9 +271,7 @@ impl Layer {
 impl<T: Element> Array<T> {
     /// This array's layer, as input of a custom layer (see [`crate::ops::custom`]).
     pub fn layer(&self) -> Layer {
-        Layer {
-            node: self.node.clone(),
-        }
+        Layer { node: self.node.clone() }
     }
 }
 
@@ -288,14 +280,11 @@ impl<T: Element> Array<T> {
 /// # Errors
 /// [`Error::DtypeMismatch`] when the block holds something else.
 pub fn block_array<T: 'static>(block: &Block) -> Result<&ArrayD<T>> {
-    block
-        .as_any()
-        .downcast_ref::<ArrayD<T>>()
-        .ok_or_else(|| Error::DtypeMismatch {
-            key: "custom layer input".into(),
-            expected: std::any::type_name::<T>().into(),
-            found: "another type".into(),
-        })
+    block.as_any().downcast_ref::<ArrayD<T>>().ok_or_else(|| Error::DtypeMismatch {
+        key: "custom layer input".into(),
+        expected: std::any::type_name::<T>().into(),
+        found: "another type".into(),
+    })
 }
 
 /// An intermediate block as the type a custom layer stored.

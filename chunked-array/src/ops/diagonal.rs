@@ -42,11 +42,7 @@ impl<T> Triangle<T> {
         let (r0, c0) = (start[nd - 2] as isize, start[nd - 1] as isize);
         // The least and greatest `col - row` inside the block.
         let (least, most) = (c0 - (r0 + rows - 1), (c0 + cols - 1) - r0);
-        let (all, none) = if self.lower {
-            (most <= self.k, least > self.k)
-        } else {
-            (least >= self.k, most < self.k)
-        };
+        let (all, none) = if self.lower { (most <= self.k, least > self.k) } else { (least >= self.k, most < self.k) };
         if all {
             Side::Kept
         } else if none {
@@ -238,29 +234,13 @@ impl<T: Element> Array<T> {
             // NumPy broadcasts the vector against the (n, n) triangle mask.
             let n = self.shape()[0];
             let rows = self.chunks().lengths()[0].clone();
-            return self
-                .broadcast_to_chunks(&[n, n], &[Some(rows), None])?
-                .triangle(name, lower, k);
+            return self.broadcast_to_chunks(&[n, n], &[Some(rows), None])?.triangle(name, lower, k);
         }
         if self.ndim() < 2 {
-            return Err(Error::invalid(
-                "array shape",
-                self.shape(),
-                format!("{name} needs at least one axis"),
-            ));
+            return Err(Error::invalid("array shape", self.shape(), format!("{name} needs at least one axis")));
         }
-        let op = Triangle::<T> {
-            lower,
-            k,
-            _t: std::marker::PhantomData,
-        };
-        Array::built(Node::new(
-            name,
-            T::DTYPE,
-            self.chunks().clone(),
-            vec![self.node.clone()],
-            op,
-        ))
+        let op = Triangle::<T> { lower, k, _t: std::marker::PhantomData };
+        Array::built(Node::new(name, T::DTYPE, self.chunks().clone(), vec![self.node.clone()], op))
     }
 
     /// The `offset`-th diagonal of axes `axis1` and `axis2` (NumPy's
@@ -281,26 +261,16 @@ impl<T: Element> Array<T> {
         self.check()?;
         let nd = self.ndim();
         if nd < 2 {
-            return Err(Error::invalid(
-                "array shape",
-                self.shape(),
-                "diagonal needs at least two axes",
-            ));
+            return Err(Error::invalid("array shape", self.shape(), "diagonal needs at least two axes"));
         }
         let axes = crate::ops::reduce::normalize_axes(&[axis1, axis2], nd)?;
         let (axis1, axis2) = (axes[0], axes[1]);
         let shape = self.shape();
         let first = (offset.min(0).unsigned_abs(), offset.max(0) as usize);
-        let len = shape[axis1]
-            .saturating_sub(first.0)
-            .min(shape[axis2].saturating_sub(first.1));
+        let len = shape[axis1].saturating_sub(first.0).min(shape[axis2].saturating_sub(first.1));
         let chunks = self.chunks();
         // Cut the diagonal wherever a block of either axis ends.
-        let mut cuts: Vec<usize> = chunks
-            .boundaries(axis1)
-            .iter()
-            .filter_map(|&b| b.checked_sub(first.0))
-            .collect();
+        let mut cuts: Vec<usize> = chunks.boundaries(axis1).iter().filter_map(|&b| b.checked_sub(first.0)).collect();
         cuts.extend(chunks.boundaries(axis2).iter().filter_map(|&b| b.checked_sub(first.1)));
         cuts.retain(|&c| c > 0 && c < len);
         cuts.extend([0, len]);
@@ -309,34 +279,17 @@ impl<T: Element> Array<T> {
         let (mut along, mut pieces) = (Vec::new(), Vec::new());
         for w in cuts.windows(2) {
             along.push(w[1] - w[0]);
-            pieces.push((
-                chunks.block_of(axis1, first.0 + w[0]),
-                chunks.block_of(axis2, first.1 + w[0]),
-            ));
+            pieces.push((chunks.block_of(axis1, first.0 + w[0]), chunks.block_of(axis2, first.1 + w[0])));
         }
         if along.is_empty() {
             along.push(0);
             pieces.push((0, 0));
         }
-        let mut lengths: Vec<Vec<usize>> = (0..nd)
-            .filter(|&a| a != axis1 && a != axis2)
-            .map(|a| chunks.lengths()[a].clone())
-            .collect();
+        let mut lengths: Vec<Vec<usize>> =
+            (0..nd).filter(|&a| a != axis1 && a != axis2).map(|a| chunks.lengths()[a].clone()).collect();
         lengths.push(along);
-        let op = Diagonal::<T> {
-            axis1,
-            axis2,
-            first,
-            pieces,
-            _t: std::marker::PhantomData,
-        };
-        Array::built(Node::new(
-            "diagonal",
-            T::DTYPE,
-            Chunks::from_lengths(lengths),
-            vec![self.node.clone()],
-            op,
-        ))
+        let op = Diagonal::<T> { axis1, axis2, first, pieces, _t: std::marker::PhantomData };
+        Array::built(Node::new("diagonal", T::DTYPE, Chunks::from_lengths(lengths), vec![self.node.clone()], op))
     }
 
     /// NumPy's `diag`: for a 1-d array, the 2-d array with it on the `k`-th
@@ -363,19 +316,12 @@ impl<T: Element> Array<T> {
                     return Err(Error::invalid(
                         "k",
                         k,
-                        format!(
-                            "puts a vector of length {} on a matrix too large to count",
-                            self.shape()[0]
-                        ),
+                        format!("puts a vector of length {} on a matrix too large to count", self.shape()[0]),
                     ));
                 }
                 let (mut rows, mut cols) = ((vector.clone(), blocks.clone()), (vector.clone(), blocks));
                 // Element t is at (t, t + k) for k >= 0 and (t - k, t) below.
-                let (before, after) = if k >= 0 {
-                    (&mut cols, &mut rows)
-                } else {
-                    (&mut rows, &mut cols)
-                };
+                let (before, after) = if k >= 0 { (&mut cols, &mut rows) } else { (&mut rows, &mut cols) };
                 if shift > 0 {
                     // The shift in blocks no longer than the vector's, or than a
                     // square zero block under the block-size limit.
@@ -394,19 +340,11 @@ impl<T: Element> Array<T> {
                         axis.1.push(None);
                     }
                 }
-                let op = DiagFrom::<T> {
-                    rows: rows.1,
-                    cols: cols.1,
-                    _t: std::marker::PhantomData,
-                };
+                let op = DiagFrom::<T> { rows: rows.1, cols: cols.1, _t: std::marker::PhantomData };
                 let chunks = Chunks::from_lengths(vec![rows.0, cols.0]);
                 Array::built(Node::new("diag", T::DTYPE, chunks, vec![self.node.clone()], op))
             }
-            _ => Err(Error::invalid(
-                "array shape",
-                self.shape(),
-                "diag needs one or two axes",
-            )),
+            _ => Err(Error::invalid("array shape", self.shape(), "diag needs one or two axes")),
         }
     }
 }

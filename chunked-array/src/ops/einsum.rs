@@ -66,10 +66,7 @@ fn check_term(term: &str, whole: &str) -> Result<()> {
 
 /// Sums `a`'s axes whose labels are not in `keep`.
 fn sum_out<T: Gemm>(a: Array<T>, labels: &mut Vec<Label>, keep: &[Label]) -> Result<Array<T>> {
-    let gone: Vec<isize> = (0..labels.len())
-        .filter(|&i| !keep.contains(&labels[i]))
-        .map(|i| i as isize)
-        .collect();
+    let gone: Vec<isize> = (0..labels.len()).filter(|&i| !keep.contains(&labels[i])).map(|i| i as isize).collect();
     if gone.is_empty() {
         return Ok(a);
     }
@@ -79,15 +76,9 @@ fn sum_out<T: Gemm>(a: Array<T>, labels: &mut Vec<Label>, keep: &[Label]) -> Res
 
 /// `a` with its axes in the order of `want` (a permutation of `labels`).
 fn arrange<T: Gemm>(a: &Array<T>, labels: &[Label], want: &[Label]) -> Result<Array<T>> {
-    let perm: Vec<usize> = want
-        .iter()
-        .map(|l| labels.iter().position(|x| x == l).expect("a label of the operand"))
-        .collect();
-    if perm.iter().enumerate().all(|(i, &p)| i == p) {
-        Ok(a.clone())
-    } else {
-        a.permute_axes(&perm)
-    }
+    let perm: Vec<usize> =
+        want.iter().map(|l| labels.iter().position(|x| x == l).expect("a label of the operand")).collect();
+    if perm.iter().enumerate().all(|(i, &p)| i == p) { Ok(a.clone()) } else { a.permute_axes(&perm) }
 }
 
 /// Reshapes only when the shape changes (a reshape to the same shape would
@@ -180,11 +171,8 @@ pub fn einsum_with<T: Gemm>(subscripts: &str, operands: &[&Array<T>], options: &
         let (b, b_labels) = pending.remove(j);
         let (a, a_labels) = pending.remove(i);
         // Labels still needed after this product: the output's and the other operands'.
-        let later: Vec<Label> = pending
-            .iter()
-            .flat_map(|(_, l)| l.iter().copied())
-            .chain(out.iter().copied())
-            .collect();
+        let later: Vec<Label> =
+            pending.iter().flat_map(|(_, l)| l.iter().copied()).chain(out.iter().copied()).collect();
         pending.insert(i, contract_pair((a, a_labels), (b, b_labels), &later, &len_of)?);
     }
     let (mut acc, mut acc_labels) = pending.pop().expect("one operand left");
@@ -217,8 +205,7 @@ fn parse_subscripts<T: Element>(subscripts: &str, operands: &[&Array<T>]) -> Res
         .zip(operands)
         .map(|(t, x)| {
             if t.contains("...") {
-                x.ndim()
-                    .saturating_sub(t.chars().filter(char::is_ascii_alphabetic).count())
+                x.ndim().saturating_sub(t.chars().filter(char::is_ascii_alphabetic).count())
             } else {
                 0
             }
@@ -373,17 +360,9 @@ fn cheapest_pair<T: Gemm>(
     for i in 0..pending.len() {
         for j in i + 1..pending.len() {
             let (la, lb) = (&pending[i].1, &pending[j].1);
-            let both: Vec<Label> = la
-                .iter()
-                .chain(lb.iter().filter(|l| !la.contains(l)))
-                .copied()
-                .collect();
+            let both: Vec<Label> = la.iter().chain(lb.iter().filter(|l| !la.contains(l))).copied().collect();
             let needed = |l: &Label| {
-                out.contains(l)
-                    || pending
-                        .iter()
-                        .enumerate()
-                        .any(|(k, (_, lk))| k != i && k != j && lk.contains(l))
+                out.contains(l) || pending.iter().enumerate().any(|(k, (_, lk))| k != i && k != j && lk.contains(l))
             };
             let cost: f64 = both.iter().map(length).product();
             let result: f64 = both.iter().filter(|l| needed(l)).map(length).product();
@@ -411,16 +390,9 @@ fn contract_pair<T: Gemm>(
     acc = sum_out(acc, &mut acc_labels, &needed)?;
     let needed: Vec<Label> = later.iter().chain(&acc_labels).copied().collect();
     b = sum_out(b, &mut b_labels, &needed)?;
-    let batch: Vec<Label> = acc_labels
-        .iter()
-        .copied()
-        .filter(|l| b_labels.contains(l) && later.contains(l))
-        .collect();
-    let summed: Vec<Label> = acc_labels
-        .iter()
-        .copied()
-        .filter(|l| b_labels.contains(l) && !later.contains(l))
-        .collect();
+    let batch: Vec<Label> = acc_labels.iter().copied().filter(|l| b_labels.contains(l) && later.contains(l)).collect();
+    let summed: Vec<Label> =
+        acc_labels.iter().copied().filter(|l| b_labels.contains(l) && !later.contains(l)).collect();
     let free_a: Vec<Label> = acc_labels.iter().copied().filter(|l| !b_labels.contains(l)).collect();
     let free_b: Vec<Label> = b_labels.iter().copied().filter(|l| !acc_labels.contains(l)).collect();
     let lens = |ls: &[Label]| ls.iter().map(|&l| len_of(l)).collect::<Vec<usize>>();
@@ -432,10 +404,7 @@ fn contract_pair<T: Gemm>(
     if m > 1 && n > 1 && kk > 1 {
         let a_order: Vec<Label> = [&batch[..], &free_a, &summed].concat();
         let b_order: Vec<Label> = [&batch[..], &summed, &free_b].concat();
-        let a3 = reshaped(
-            arrange(&acc, &acc_labels, &a_order)?,
-            &[&batch_lens[..], &[m, kk]].concat(),
-        )?;
+        let a3 = reshaped(arrange(&acc, &acc_labels, &a_order)?, &[&batch_lens[..], &[m, kk]].concat())?;
         let b3 = reshaped(arrange(&b, &b_labels, &b_order)?, &[&batch_lens[..], &[kk, n]].concat())?;
         return Ok((reshaped(a3.matmul(&b3)?, &lens(&kept))?, kept));
     }
@@ -445,11 +414,7 @@ fn contract_pair<T: Gemm>(
     // sum the summed labels (memory-bound either way).
     let common: Vec<Label> = [&kept[..], &summed].concat();
     let widen = |x: &Array<T>, ls: &[Label]| -> Result<Array<T>> {
-        let mut x = arrange(
-            x,
-            ls,
-            &common.iter().copied().filter(|l| ls.contains(l)).collect::<Vec<_>>(),
-        )?;
+        let mut x = arrange(x, ls, &common.iter().copied().filter(|l| ls.contains(l)).collect::<Vec<_>>())?;
         for (axis, l) in common.iter().enumerate() {
             if !ls.contains(l) {
                 x = x.expand_dims(axis as isize)?;
@@ -461,9 +426,7 @@ fn contract_pair<T: Gemm>(
     let acc = if summed.is_empty() {
         product
     } else {
-        product.sum(ReduceOptions::axes(
-            (kept.len()..common.len()).map(|a| a as isize).collect::<Vec<_>>(),
-        ))?
+        product.sum(ReduceOptions::axes((kept.len()..common.len()).map(|a| a as isize).collect::<Vec<_>>()))?
     };
     Ok((acc, kept))
 }

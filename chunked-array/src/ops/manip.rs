@@ -77,11 +77,7 @@ impl<T: Element> Array<T> {
         let ndim = self.ndim();
         let mut seen = vec![false; ndim];
         if perm.len() != ndim || perm.iter().any(|&p| p >= ndim || std::mem::replace(&mut seen[p], true)) {
-            return Err(Error::invalid(
-                "perm",
-                perm,
-                format!("is not a permutation of 0..{ndim}"),
-            ));
+            return Err(Error::invalid("perm", perm, format!("is not a permutation of 0..{ndim}")));
         }
         let lengths = perm.iter().map(|&p| self.chunks().lengths()[p].clone()).collect();
         let node = Node::new(
@@ -89,10 +85,7 @@ impl<T: Element> Array<T> {
             T::DTYPE,
             Chunks::from_lengths(lengths),
             vec![self.node.clone()],
-            Permute::<T> {
-                perm: perm.to_vec(),
-                _t: std::marker::PhantomData,
-            },
+            Permute::<T> { perm: perm.to_vec(), _t: std::marker::PhantomData },
         );
         Array::built(node)
     }
@@ -179,11 +172,7 @@ impl<T: Element> Concat<T> {
         for (a, &s) in out_start.iter().enumerate() {
             let ib = if a == self.axis { b } else { input.chunks.block_of(a, s) };
             block.push(ib);
-            local.push(if a == self.axis {
-                0
-            } else {
-                s - input.chunks.offset(a, ib)
-            });
+            local.push(if a == self.axis { 0 } else { s - input.chunks.offset(a, ib) });
         }
         (k, block, local)
     }
@@ -215,9 +204,7 @@ impl<T: Element> BlockOp for Concat<T> {
 /// [`Error::InvalidArgument`] for no arrays; [`Error::BadAxis`];
 /// [`Error::ShapeMismatch`] naming two shapes that differ off the axis.
 pub fn concatenate<T: Element>(arrays: &[&Array<T>], axis: isize) -> Result<Array<T>> {
-    let first = arrays
-        .first()
-        .ok_or_else(|| Error::invalid("arrays", "[]", "concatenate needs at least one array"))?;
+    let first = arrays.first().ok_or_else(|| Error::invalid("arrays", "[]", "concatenate needs at least one array"))?;
     for a in arrays {
         a.check()?;
     }
@@ -254,18 +241,8 @@ pub fn concatenate<T: Element>(arrays: &[&Array<T>], axis: isize) -> Result<Arra
         }
     }
     let inputs = arrays.iter().map(|x| x.node.clone()).collect();
-    let op = Concat::<T> {
-        axis,
-        along,
-        _t: std::marker::PhantomData,
-    };
-    Array::built(Node::new(
-        "concatenate",
-        T::DTYPE,
-        Chunks::from_lengths(lengths),
-        inputs,
-        op,
-    ))
+    let op = Concat::<T> { axis, along, _t: std::marker::PhantomData };
+    Array::built(Node::new("concatenate", T::DTYPE, Chunks::from_lengths(lengths), inputs, op))
 }
 
 /// Joins arrays along a new axis (NumPy's `stack`); the shapes must be equal.
@@ -273,9 +250,7 @@ pub fn concatenate<T: Element>(arrays: &[&Array<T>], axis: isize) -> Result<Arra
 /// # Errors
 /// As [`concatenate`], and [`Error::BadAxis`] for `axis` outside `-(ndim+1)..=ndim`.
 pub fn stack<T: Element>(arrays: &[&Array<T>], axis: isize) -> Result<Array<T>> {
-    let first = arrays
-        .first()
-        .ok_or_else(|| Error::invalid("arrays", "[]", "stack needs at least one array"))?;
+    let first = arrays.first().ok_or_else(|| Error::invalid("arrays", "[]", "stack needs at least one array"))?;
     for a in arrays {
         a.check()?;
     }
@@ -354,22 +329,9 @@ impl<T: Element> Array<T> {
     }
 
     fn reshape1(&self, name: &str, from: Vec<Option<usize>>) -> Result<Array<T>> {
-        let lengths = from
-            .iter()
-            .map(|f| f.map_or_else(|| vec![1], |i| self.chunks().lengths()[i].clone()))
-            .collect();
-        let op = Reshape1::<T> {
-            from,
-            ndim_in: self.ndim(),
-            _t: std::marker::PhantomData,
-        };
-        Array::built(Node::new(
-            name,
-            T::DTYPE,
-            Chunks::from_lengths(lengths),
-            vec![self.node.clone()],
-            op,
-        ))
+        let lengths = from.iter().map(|f| f.map_or_else(|| vec![1], |i| self.chunks().lengths()[i].clone())).collect();
+        let op = Reshape1::<T> { from, ndim_in: self.ndim(), _t: std::marker::PhantomData };
+        Array::built(Node::new(name, T::DTYPE, Chunks::from_lengths(lengths), vec![self.node.clone()], op))
     }
 
     /// Reverses the order of the elements along `axis` (NumPy's `flip`).
@@ -471,11 +433,7 @@ impl<T: Element> Array<T> {
     pub fn roll_flat(&self, shift: isize) -> Result<Array<T>> {
         self.check()?;
         if self.ndim() <= 1 {
-            return if self.ndim() == 0 {
-                Ok(self.clone())
-            } else {
-                self.roll(shift, 0)
-            };
+            return if self.ndim() == 0 { Ok(self.clone()) } else { self.roll(shift, 0) };
         }
         let shape: Vec<isize> = self.shape().iter().map(|&n| n as isize).collect();
         self.ravel()?.roll(shift, 0)?.reshape(&shape)
@@ -543,11 +501,7 @@ impl<T: Element> Array<T> {
     /// Only an earlier error carried by `self`.
     pub fn atleast_1d(&self) -> Result<Array<T>> {
         self.check()?;
-        if self.ndim() == 0 {
-            self.expand_dims(0)
-        } else {
-            Ok(self.clone())
-        }
+        if self.ndim() == 0 { self.expand_dims(0) } else { Ok(self.clone()) }
     }
 
     /// At least two axes, new ones in front: `(n,)` becomes `(1, n)` (NumPy's
@@ -580,11 +534,7 @@ impl<T: Element> Array<T> {
 /// As [`concatenate`].
 pub fn hstack<T: Element>(arrays: &[&Array<T>]) -> Result<Array<T>> {
     let arrays: Vec<Array<T>> = arrays.iter().map(|a| a.atleast_1d()).collect::<Result<_>>()?;
-    let axis = if arrays.first().is_some_and(|a| a.ndim() == 1) {
-        0
-    } else {
-        1
-    };
+    let axis = if arrays.first().is_some_and(|a| a.ndim() == 1) { 0 } else { 1 };
     concatenate(&arrays.iter().collect::<Vec<_>>(), axis)
 }
 

@@ -47,12 +47,7 @@ impl<T: Element> Overlap<T> {
     /// two sides (dask's asymmetric depth, which dask allows only with boundary
     /// `none`; every boundary works here).
     pub fn asymmetric(depth: &[(usize, usize)], boundary: Boundary<T>) -> Self {
-        Self {
-            depth: depth.to_vec(),
-            boundary,
-            per_axis: Vec::new(),
-            trim: true,
-        }
+        Self { depth: depth.to_vec(), boundary, per_axis: Vec::new(), trim: true }
     }
 
     /// `boundary` along `axis` instead of the one given for all axes (dask's
@@ -80,20 +75,12 @@ impl<T: Element> Overlap<T> {
     /// The depths and boundary of every axis of an `ndim`-axis array, checked.
     fn per_axis(&self, ndim: usize) -> Result<Vec<AxisOverlap<T>>> {
         if self.depth.len() != ndim {
-            return Err(Error::invalid(
-                "depth",
-                &self.depth,
-                format!("needs one depth per axis ({ndim})"),
-            ));
+            return Err(Error::invalid("depth", &self.depth, format!("needs one depth per axis ({ndim})")));
         }
         let mut all = vec![self.boundary; ndim];
         for &(axis, b) in &self.per_axis {
             if axis >= ndim {
-                return Err(Error::BadAxis {
-                    axis: axis as isize,
-                    ndim,
-                    detail: " (a per-axis boundary)".into(),
-                });
+                return Err(Error::BadAxis { axis: axis as isize, ndim, detail: " (a per-axis boundary)".into() });
             }
             all[axis] = b;
         }
@@ -117,12 +104,7 @@ impl<T: Element> Halos<T> {
     fn plan(chunks: &Chunks, opts: &Overlap<T>) -> Result<Self> {
         let shape = chunks.shape();
         let depth = &opts.depth;
-        let mut halos = Halos {
-            maps: Vec::new(),
-            fills: Vec::new(),
-            before: Vec::new(),
-            after: Vec::new(),
-        };
+        let mut halos = Halos { maps: Vec::new(), fills: Vec::new(), before: Vec::new(), after: Vec::new() };
         for (a, (((d0, d1), boundary), &n)) in opts.per_axis(shape.len())?.into_iter().zip(&shape).enumerate() {
             let blocks = chunks.lengths()[a].len();
             if d0.max(d1) > MAX_EDGE {
@@ -141,11 +123,7 @@ impl<T: Element> Halos<T> {
                 ));
             }
             // Past the array's edges 'none' adds nothing: no deeper than the axis.
-            let (d0, d1) = if matches!(boundary, Boundary::None) {
-                (d0.min(n), d1.min(n))
-            } else {
-                (d0, d1)
-            };
+            let (d0, d1) = if matches!(boundary, Boundary::None) { (d0.min(n), d1.min(n)) } else { (d0, d1) };
             // Each block's position map takes 16 bytes per extended position:
             // the halos' part is capped as pad's edges are (1 GiB).
             if (d0 + d1).saturating_mul(blocks) > MAX_EDGE {
@@ -165,11 +143,8 @@ impl<T: Element> Halos<T> {
                 }
                 boundary.pad_mode().map(|mode| pad_source(g, n, mode))
             };
-            let (mut maps, mut before, mut after) = (
-                Vec::with_capacity(blocks),
-                Vec::with_capacity(blocks),
-                Vec::with_capacity(blocks),
-            );
+            let (mut maps, mut before, mut after) =
+                (Vec::with_capacity(blocks), Vec::with_capacity(blocks), Vec::with_capacity(blocks));
             for b in 0..blocks {
                 let (lo, hi) = (chunks.offset(a, b) as isize, chunks.offset(a, b + 1) as isize);
                 let (lo_ext, hi_ext) = (lo - d0 as isize, hi + d1 as isize);
@@ -202,11 +177,7 @@ struct Broadcast {
 
 impl Broadcast {
     fn block(&self, idx: &[usize]) -> Vec<usize> {
-        self.stretched
-            .iter()
-            .enumerate()
-            .map(|(a, &s)| if s { 0 } else { idx[self.offset + a] })
-            .collect()
+        self.stretched.iter().enumerate().map(|(a, &s)| if s { 0 } else { idx[self.offset + a] }).collect()
     }
 }
 
@@ -233,14 +204,11 @@ where
     }
 
     fn run(&self, node: &Node, idx: &[usize], inputs: &[&Block]) -> Result<Block> {
-        let views: Vec<ArrayViewD<'_, T>> = inputs
-            .iter()
-            .map(|b| block_as::<T>(b, node, "map_overlap").map(|a| a.view()))
-            .collect::<Result<_>>()?;
+        let views: Vec<ArrayViewD<'_, T>> =
+            inputs.iter().map(|b| block_as::<T>(b, node, "map_overlap").map(|a| a.view())).collect::<Result<_>>()?;
         let out_shape = node.chunks.block_shape(idx);
-        let halo: Vec<(usize, usize)> = (0..idx.len())
-            .map(|a| (self.before[a][idx[a]], self.after[a][idx[a]]))
-            .collect();
+        let halo: Vec<(usize, usize)> =
+            (0..idx.len()).map(|a| (self.before[a][idx[a]], self.after[a][idx[a]])).collect();
         let info = BlockInfo {
             index: idx,
             grid: &self.original.grid(),
@@ -292,10 +260,7 @@ fn trimmed<T: Element>(x: &Array<T>, chunks: Chunks, before: Vec<Vec<usize>>) ->
         T::DTYPE,
         chunks,
         vec![x.node.clone()],
-        Trim::<T> {
-            before,
-            _t: std::marker::PhantomData,
-        },
+        Trim::<T> { before, _t: std::marker::PhantomData },
     ))
 }
 
@@ -377,12 +342,7 @@ where
             let offset = ndim - a.ndim();
             Broadcast {
                 offset,
-                stretched: a
-                    .shape()
-                    .iter()
-                    .enumerate()
-                    .map(|(i, &n)| n == 1 && shape[offset + i] != 1)
-                    .collect(),
+                stretched: a.shape().iter().enumerate().map(|(i, &n)| n == 1 && shape[offset + i] != 1).collect(),
             }
         })
         .collect();
@@ -401,13 +361,7 @@ where
             .stretched
             .iter()
             .enumerate()
-            .map(|(ax, &s)| {
-                if s {
-                    vec![vec![Src::At(0)]]
-                } else {
-                    halos.maps[own(ax)].clone()
-                }
-            })
+            .map(|(ax, &s)| if s { vec![vec![Src::At(0)]] } else { halos.maps[own(ax)].clone() })
             .collect();
         let fills: Vec<T> = (0..a.ndim()).map(|ax| halos.fills[own(ax)]).collect();
         let aligned = a.rechunk(ChunkSpec::from(spec))?;
@@ -416,11 +370,7 @@ where
     let extended_chunks = Chunks::from_lengths(
         (0..ndim)
             .map(|ax| {
-                lengths[ax]
-                    .iter()
-                    .enumerate()
-                    .map(|(b, &n)| n + halos.before[ax][b] + halos.after[ax][b])
-                    .collect()
+                lengths[ax].iter().enumerate().map(|(b, &n)| n + halos.before[ax][b] + halos.after[ax][b]).collect()
             })
             .collect(),
     );
@@ -434,11 +384,7 @@ where
         _t: std::marker::PhantomData,
     };
     let mapped = Array::built(Node::new("map_overlap", U::DTYPE, extended_chunks, extended, op))?;
-    if opts.trim {
-        trimmed(&mapped, original, trim_before)
-    } else {
-        Ok(mapped)
-    }
+    if opts.trim { trimmed(&mapped, original, trim_before) } else { Ok(mapped) }
 }
 
 impl<T: Element> Array<T> {
@@ -483,12 +429,7 @@ impl<T: Element> Array<T> {
             let blocks = &self.chunks().lengths()[a];
             let none = matches!(boundary, Boundary::None);
             let cut: Vec<(usize, usize)> = (0..blocks.len())
-                .map(|b| {
-                    (
-                        if none && b == 0 { 0 } else { d0 },
-                        if none && b + 1 == blocks.len() { 0 } else { d1 },
-                    )
-                })
+                .map(|b| (if none && b == 0 { 0 } else { d0 }, if none && b + 1 == blocks.len() { 0 } else { d1 }))
                 .collect();
             let mut kept = Vec::with_capacity(blocks.len());
             for (b, (&len, &(c0, c1))) in blocks.iter().zip(&cut).enumerate() {

@@ -149,10 +149,8 @@ impl<T: Element> BlockOp for Extend<T> {
         let input = &node.inputs[0].chunks;
         let shape = node.chunks.block_shape(idx);
         let sources = self.sources(input, idx);
-        let blocks: Vec<ArrayViewD<'_, T>> = inputs
-            .iter()
-            .map(|b| block_as::<T>(b, node, "extend").map(|a| a.view()))
-            .collect::<Result<_>>()?;
+        let blocks: Vec<ArrayViewD<'_, T>> =
+            inputs.iter().map(|b| block_as::<T>(b, node, "extend").map(|a| a.view())).collect::<Result<_>>()?;
         // Per axis and extended position: (index into `sources[axis]`, local index), or None for fill.
         let tables: Vec<Vec<Option<(usize, usize)>>> = self
             .maps
@@ -164,10 +162,7 @@ impl<T: Element> BlockOp for Extend<T> {
                     .map(|s| match *s {
                         Src::At(g) => {
                             let b = input.block_of(a, g);
-                            Some((
-                                sources[a].binary_search(&b).expect("listed source"),
-                                g - input.offset(a, b),
-                            ))
+                            Some((sources[a].binary_search(&b).expect("listed source"), g - input.offset(a, b)))
                         }
                         Src::Fill => None,
                     })
@@ -257,11 +252,7 @@ impl Run {
                     _ => {}
                 }
             }
-            out.push(Run {
-                at: p,
-                len: 1,
-                src: t.map(|(k, l)| (k, l, 1)),
-            });
+            out.push(Run { at: p, len: 1, src: t.map(|(k, l)| (k, l, 1)) });
         }
         out
     }

@@ -93,9 +93,7 @@ impl<T: Element> BlockOp for Rechunk<T> {
             let bshape = old.block_shape(b);
             // The overlap of this old block with the new one, in global coordinates.
             let lo: Vec<usize> = (0..shape.len()).map(|a| start[a].max(bstart[a])).collect();
-            let hi: Vec<usize> = (0..shape.len())
-                .map(|a| (start[a] + shape[a]).min(bstart[a] + bshape[a]))
-                .collect();
+            let hi: Vec<usize> = (0..shape.len()).map(|a| (start[a] + shape[a]).min(bstart[a] + bshape[a])).collect();
             let from = src.slice_each_axis(|ax| {
                 let a = ax.axis.index();
                 Slice::from(lo[a] - bstart[a]..hi[a] - bstart[a])
@@ -116,10 +114,7 @@ impl<T: Element> BlockOp for Rechunk<T> {
 
 fn direct<T: Element>(x: &Array<T>, chunks: Chunks) -> Array<T> {
     let ranges = overlaps(x.chunks(), &chunks);
-    let op = Rechunk::<T> {
-        ranges,
-        _t: std::marker::PhantomData,
-    };
+    let op = Rechunk::<T> { ranges, _t: std::marker::PhantomData };
     Array::from_node(Node::new("rechunk", T::DTYPE, chunks, vec![x.node.clone()], op))
 }
 
@@ -178,11 +173,7 @@ impl<T: Element> Array<T> {
             return Ok(direct(self, new));
         }
         let middle = middle_grid(old, &new, itemsize, options.block_size_limit);
-        let split = if &middle == old {
-            self.clone()
-        } else {
-            direct(self, middle.clone())
-        };
+        let split = if &middle == old { self.clone() } else { direct(self, middle.clone()) };
         if middle == new {
             return Ok(split);
         }
@@ -196,22 +187,15 @@ impl<T: Element> Array<T> {
 /// per-axis share of half the limit.
 fn middle_grid(old: &Chunks, new: &Chunks, itemsize: usize, limit: usize) -> Chunks {
     let ndim = new.ndim();
-    let refined: Vec<Vec<usize>> = (0..ndim)
-        .map(|a| refine(&[old.boundaries(a), new.boundaries(a)]))
-        .collect();
+    let refined: Vec<Vec<usize>> = (0..ndim).map(|a| refine(&[old.boundaries(a), new.boundaries(a)])).collect();
     // Axes where some new block holds several pieces: only there can pieces merge.
-    let mergeable: Vec<usize> = (0..ndim)
-        .filter(|&a| refined[a].len() > new.lengths()[a].len())
-        .collect();
+    let mergeable: Vec<usize> = (0..ndim).filter(|&a| refined[a].len() > new.lengths()[a].len()).collect();
     if mergeable.is_empty() {
         return Chunks::from_lengths(refined);
     }
     // Along an axis that does not merge, a piece reads at most the longest old block.
     let longest_old = |a: usize| old.lengths()[a].iter().copied().max().unwrap_or(1).max(1);
-    let fixed: f64 = (0..ndim)
-        .filter(|a| !mergeable.contains(a))
-        .map(|a| longest_old(a) as f64)
-        .product();
+    let fixed: f64 = (0..ndim).filter(|a| !mergeable.contains(a)).map(|a| longest_old(a) as f64).product();
     // A step-1 task holds its old blocks and its piece (no larger than they are).
     let mut budget = (limit / 2 / itemsize.max(1)) as f64 / fixed;
     let mut lengths = refined;

@@ -123,17 +123,9 @@ impl<T: Element> Array<T> {
             .saturating_mul(std::mem::size_of::<T>());
         let max_len = (block_size_limit / slab.max(1)).max(1);
         // Refuse a grid that could not be held rather than failing to allocate it.
-        let pieces: usize = chunks.lengths()[axis]
-            .iter()
-            .map(|&len| (len * repeats).div_ceil(max_len))
-            .fold(0, usize::saturating_add);
-        let others: usize = chunks
-            .grid()
-            .iter()
-            .enumerate()
-            .filter(|&(a, _)| a != axis)
-            .map(|(_, &g)| g)
-            .product();
+        let pieces: usize =
+            chunks.lengths()[axis].iter().map(|&len| (len * repeats).div_ceil(max_len)).fold(0, usize::saturating_add);
+        let others: usize = chunks.grid().iter().enumerate().filter(|&(a, _)| a != axis).map(|(_, &g)| g).product();
         if pieces.saturating_mul(others) > crate::chunks::MAX_BLOCKS {
             return Err(Error::invalid(
                 "repeats",
@@ -158,19 +150,8 @@ impl<T: Element> Array<T> {
         }
         let mut lengths = chunks.lengths().to_vec();
         lengths[axis] = lengths_along;
-        let op = Repeat::<T> {
-            axis,
-            repeats: repeats.max(1),
-            source,
-            _t: std::marker::PhantomData,
-        };
-        Array::built(Node::new(
-            "repeat",
-            T::DTYPE,
-            Chunks::from_lengths(lengths),
-            vec![self.node.clone()],
-            op,
-        ))
+        let op = Repeat::<T> { axis, repeats: repeats.max(1), source, _t: std::marker::PhantomData };
+        Array::built(Node::new("repeat", T::DTYPE, Chunks::from_lengths(lengths), vec![self.node.clone()], op))
     }
 
     /// The whole array `reps[a]` times along each axis (NumPy's `tile`): with
@@ -188,29 +169,17 @@ impl<T: Element> Array<T> {
         while a.ndim() < nd {
             a = a.expand_dims(0)?;
         }
-        let reps: Vec<usize> = std::iter::repeat_n(1, nd - reps.len())
-            .chain(reps.iter().copied())
-            .collect();
+        let reps: Vec<usize> = std::iter::repeat_n(1, nd - reps.len()).chain(reps.iter().copied()).collect();
         let shape = a.shape();
         let too_many = |what: &str| Error::invalid("reps", &reps, format!("make an array of shape {shape:?} {what}"));
         // An empty axis stays empty: tiling it needs no copies.
-        let reps: Vec<usize> = reps
-            .iter()
-            .zip(&shape)
-            .map(|(&r, &n)| if n == 0 { r.min(1) } else { r })
-            .collect();
-        let elements = shape
-            .iter()
-            .zip(&reps)
-            .try_fold(1usize, |acc, (&n, &r)| acc.checked_mul(n.checked_mul(r)?));
+        let reps: Vec<usize> = reps.iter().zip(&shape).map(|(&r, &n)| if n == 0 { r.min(1) } else { r }).collect();
+        let elements = shape.iter().zip(&reps).try_fold(1usize, |acc, (&n, &r)| acc.checked_mul(n.checked_mul(r)?));
         if elements.is_none() {
             return Err(too_many("hold more elements than a usize counts"));
         }
         let grid = a.chunks().grid();
-        let blocks = grid
-            .iter()
-            .zip(&reps)
-            .try_fold(1usize, |acc, (&g, &r)| acc.checked_mul(g.checked_mul(r.max(1))?));
+        let blocks = grid.iter().zip(&reps).try_fold(1usize, |acc, (&g, &r)| acc.checked_mul(g.checked_mul(r.max(1))?));
         if blocks.is_none_or(|b| b > crate::chunks::MAX_BLOCKS) {
             return Err(too_many(&format!(
                 "in more than {} blocks; rechunk to larger blocks first",

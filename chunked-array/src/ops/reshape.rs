@@ -129,46 +129,20 @@ impl<T: Element> Array<T> {
         let total: usize = own.iter().product();
         let unknown = shape.iter().filter(|&&d| d < 0).count();
         if unknown > 1 || shape.iter().any(|&d| d < -1) {
-            return Err(Error::invalid(
-                "shape",
-                shape,
-                "at most one -1 and no other negative lengths",
-            ));
+            return Err(Error::invalid("shape", shape, "at most one -1 and no other negative lengths"));
         }
         let product = |dims: &mut dyn Iterator<Item = usize>| -> Option<usize> {
             let dims: Vec<usize> = dims.collect();
-            if dims.contains(&0) {
-                Some(0)
-            } else {
-                dims.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d))
-            }
+            if dims.contains(&0) { Some(0) } else { dims.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d)) }
         };
-        let cannot = || {
-            Error::invalid(
-                "shape",
-                shape,
-                format!("cannot hold the {total} elements of shape {own:?}"),
-            )
-        };
+        let cannot = || Error::invalid("shape", shape, format!("cannot hold the {total} elements of shape {own:?}"));
         let known = product(&mut shape.iter().filter(|&&d| d >= 0).map(|&d| d as usize)).ok_or_else(cannot)?;
         if unknown == 1 && known == 0 {
             // NumPy: the -1 of (0, -1) could be any length.
-            return Err(Error::invalid(
-                "shape",
-                shape,
-                "has a 0 length, so its -1 length is ambiguous",
-            ));
+            return Err(Error::invalid("shape", shape, "has a 0 length, so its -1 length is ambiguous"));
         }
-        let target: Vec<usize> = shape
-            .iter()
-            .map(|&d| {
-                if d < 0 {
-                    total.checked_div(known).unwrap_or(0)
-                } else {
-                    d as usize
-                }
-            })
-            .collect();
+        let target: Vec<usize> =
+            shape.iter().map(|&d| if d < 0 { total.checked_div(known).unwrap_or(0) } else { d as usize }).collect();
         if product(&mut target.iter().copied()) != Some(total) {
             return Err(cannot());
         }
@@ -179,9 +153,7 @@ impl<T: Element> Array<T> {
             // Nothing to move: one (empty) block.
             let whole = self.rechunk(ChunkSpec::from(own.iter().map(|&n| vec![n]).collect::<Vec<_>>()))?;
             let chunks = Chunks::from_lengths(target.iter().map(|&n| vec![n]).collect());
-            let op = Reshape::<T> {
-                _t: std::marker::PhantomData,
-            };
+            let op = Reshape::<T> { _t: std::marker::PhantomData };
             return Array::built(Node::new("reshape", T::DTYPE, chunks, vec![whole.node.clone()], op));
         }
         let lengths = self.chunks().lengths();
@@ -215,19 +187,12 @@ impl<T: Element> Array<T> {
             let unit = p_out_tail / gcd(p_out_tail, p_in_tail);
             let current = lengths[ci].iter().copied().max().unwrap_or(1);
             let ok = lengths[ci].iter().rev().skip(1).all(|&l| l % unit == 0);
-            in_chunks[ci] = if ok {
-                lengths[ci].clone()
-            } else {
-                multiples(own[ci], unit, current)
-            };
+            in_chunks[ci] = if ok { lengths[ci].clone() } else { multiples(own[ci], unit, current) };
             // Whole later axes enlarge the blocks: keep them under the limit by
             // shortening the carrying axis' blocks (whole multiples of `unit`).
             let longest = |a: usize| lengths[a].iter().copied().max().unwrap_or(1).max(1);
             let tail_before: usize = (ci + 1..ir.end).map(longest).fold(1, usize::saturating_mul);
-            let others: usize = (0..own.len())
-                .filter(|a| !ir.contains(a))
-                .map(longest)
-                .fold(1, usize::saturating_mul);
+            let others: usize = (0..own.len()).filter(|a| !ir.contains(a)).map(longest).fold(1, usize::saturating_mul);
             let longest_allowed =
                 (block_size_limit / std::mem::size_of::<T>().max(1)) / p_in_tail.max(1).saturating_mul(others).max(1);
             if p_in_tail > tail_before && in_chunks[ci].iter().any(|&l| l > longest_allowed.max(unit)) {
@@ -240,21 +205,9 @@ impl<T: Element> Array<T> {
         }
         let aligned = self.rechunk(ChunkSpec::from(in_chunks))?;
         if aligned.num_blocks() != out_chunks.iter().map(Vec::len).product::<usize>() {
-            return Err(Error::invalid(
-                "shape",
-                shape,
-                format!("reshape of {own:?} could not be planned blockwise"),
-            ));
+            return Err(Error::invalid("shape", shape, format!("reshape of {own:?} could not be planned blockwise")));
         }
-        let op = Reshape::<T> {
-            _t: std::marker::PhantomData,
-        };
-        Array::built(Node::new(
-            "reshape",
-            T::DTYPE,
-            Chunks::from_lengths(out_chunks),
-            vec![aligned.node.clone()],
-            op,
-        ))
+        let op = Reshape::<T> { _t: std::marker::PhantomData };
+        Array::built(Node::new("reshape", T::DTYPE, Chunks::from_lengths(out_chunks), vec![aligned.node.clone()], op))
     }
 }

@@ -11,18 +11,10 @@ impl<T: Element> Array<T> {
     /// `values` as a slab to join along `axis`: the same number of axes, or one
     /// fewer (the axis is added with length 1).
     fn slab(&self, op: &str, values: &Array<T>, axis: usize) -> Result<Array<T>> {
-        let slab = if values.ndim() + 1 == self.ndim() {
-            values.expand_dims(axis as isize)?
-        } else {
-            values.clone()
-        };
+        let slab = if values.ndim() + 1 == self.ndim() { values.expand_dims(axis as isize)? } else { values.clone() };
         let (own, theirs) = (self.shape(), slab.shape());
         if own.len() != theirs.len() || (0..own.len()).any(|a| a != axis && own[a] != theirs[a]) {
-            return Err(Error::shape(
-                &format!("{op} (array, values) along axis {axis}"),
-                &own,
-                &values.shape(),
-            ));
+            return Err(Error::shape(&format!("{op} (array, values) along axis {axis}"), &own, &values.shape()));
         }
         Ok(slab)
     }
@@ -47,11 +39,7 @@ impl<T: Element> Array<T> {
         for &i in indices {
             let p = if i < 0 { i + n as isize } else { i };
             if p < 0 || p >= n as isize {
-                return Err(Error::invalid(
-                    "index",
-                    i,
-                    format!("out of range for axis {axis} of length {n}"),
-                ));
+                return Err(Error::invalid("index", i, format!("out of range for axis {axis} of length {n}")));
             }
             gone.push(p as usize);
         }
@@ -95,10 +83,7 @@ impl<T: Element> Array<T> {
         }
         let at = at as usize;
         let slab = self.slab("insert", values, axis)?;
-        concatenate(
-            &[&self.span(axis, 0, at)?, &slab, &self.span(axis, at, n)?],
-            axis as isize,
-        )
+        concatenate(&[&self.span(axis, 0, at)?, &slab, &self.span(axis, at, n)?], axis as isize)
     }
 
     /// `values` joined after the end along `axis` (NumPy's `append` with an

@@ -45,14 +45,7 @@ fn move_to_device(node: &Arc<Node>, placement: Placement) -> Arc<Node> {
             Some(placement),
         );
     }
-    Node::placed(
-        "to_device",
-        node.dtype,
-        node.chunks.clone(),
-        vec![node.clone()],
-        Arc::new(Move),
-        Some(placement),
-    )
+    Node::placed("to_device", node.dtype, node.chunks.clone(), vec![node.clone()], Arc::new(Move), Some(placement))
 }
 
 fn move_to_host(node: &Arc<Node>) -> Arc<Node> {
@@ -60,23 +53,9 @@ fn move_to_host(node: &Arc<Node>) -> Arc<Node> {
         return node.clone();
     }
     if node.inputs.is_empty() && node.op.position_only() {
-        return Node::placed(
-            node.name.clone(),
-            node.dtype,
-            node.chunks.clone(),
-            vec![],
-            node.op.clone(),
-            None,
-        );
+        return Node::placed(node.name.clone(), node.dtype, node.chunks.clone(), vec![], node.op.clone(), None);
     }
-    Node::placed(
-        "to_host",
-        node.dtype,
-        node.chunks.clone(),
-        vec![node.clone()],
-        Arc::new(Move),
-        None,
-    )
+    Node::placed("to_host", node.dtype, node.chunks.clone(), vec![node.clone()], Arc::new(Move), None)
 }
 
 impl<T: Element> Array<T> {
@@ -150,9 +129,6 @@ impl<T: Element> Array<T> {
 
     /// The devices the array's blocks live on, in turn (empty: host memory).
     pub fn devices(&self) -> Vec<Device> {
-        self.node
-            .device
-            .as_ref()
-            .map_or_else(Vec::new, |p| p.devices().to_vec())
+        self.node.device.as_ref().map_or_else(Vec::new, |p| p.devices().to_vec())
     }
 }

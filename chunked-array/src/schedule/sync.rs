@@ -19,13 +19,7 @@ impl Scheduler for SyncScheduler {
     }
 
     fn execute(&self, run: &Run<'_>) -> Result<RunStats> {
-        let Run {
-            graph,
-            sink,
-            observer,
-            memory,
-            ..
-        } = *run;
+        let Run { graph, sink, observer, memory, .. } = *run;
         crate::block::alloc::tune_allocator();
         let start = Instant::now();
         let n = graph.len();
@@ -80,10 +74,6 @@ impl Scheduler for SyncScheduler {
         })();
         observer.run_finished(graph);
         result?;
-        Ok(RunStats {
-            tasks: n,
-            elapsed: start.elapsed(),
-            tiers: store.stats(),
-        })
+        Ok(RunStats { tasks: n, elapsed: start.elapsed(), tiers: store.stats() })
     }
 }

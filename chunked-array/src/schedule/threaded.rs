@@ -64,11 +64,7 @@ struct Queue {
 impl Queue {
     fn push(&mut self, graph: &TaskGraph, t: u32) {
         let item = Reverse((graph.rank(t as usize), t));
-        if graph.deps(t as usize).is_empty() {
-            self.sources.push(item)
-        } else {
-            self.ready.push(item)
-        }
+        if graph.deps(t as usize).is_empty() { self.sources.push(item) } else { self.ready.push(item) }
     }
 
     /// The next task: the lowest rank of both heaps; only tasks with inputs while
@@ -80,11 +76,7 @@ impl Queue {
             (None, Some(_)) => !hold_sources,
             (Some(r), Some(s)) => !hold_sources && s.0 < r.0,
         };
-        let next = if take_source {
-            self.sources.pop()
-        } else {
-            self.ready.pop()
-        };
+        let next = if take_source { self.sources.pop() } else { self.ready.pop() };
         next.map(|Reverse((_, t))| t)
     }
 }
@@ -238,26 +230,15 @@ impl Scheduler for ThreadedScheduler {
     }
 
     fn execute(&self, run: &Run<'_>) -> Result<RunStats> {
-        let Run {
-            graph,
-            sink,
-            observer,
-            memory,
-            ..
-        } = *run;
+        let Run { graph, sink, observer, memory, .. } = *run;
         crate::block::alloc::tune_allocator();
         let start = Instant::now();
         let n = graph.len();
         if n == 0 {
-            return Ok(RunStats {
-                elapsed: start.elapsed(),
-                ..RunStats::default()
-            });
+            return Ok(RunStats { elapsed: start.elapsed(), ..RunStats::default() });
         }
-        let sources: BinaryHeap<Reverse<(u32, u32)>> = (0..n)
-            .filter(|&t| graph.deps(t).is_empty())
-            .map(|t| Reverse((graph.rank(t), t as u32)))
-            .collect();
+        let sources: BinaryHeap<Reverse<(u32, u32)>> =
+            (0..n).filter(|&t| graph.deps(t).is_empty()).map(|t| Reverse((graph.rank(t), t as u32))).collect();
         let shared = Shared {
             graph,
             observer,
@@ -274,9 +255,7 @@ impl Scheduler for ThreadedScheduler {
             }),
             wake: Condvar::new(),
             waiting_on: (0..n).map(|t| AtomicU32::new(graph.deps(t).len() as u32)).collect(),
-            readers_left: (0..n)
-                .map(|t| AtomicU32::new(graph.consumers(t).len() as u32))
-                .collect(),
+            readers_left: (0..n).map(|t| AtomicU32::new(graph.consumers(t).len() as u32)).collect(),
             store: BlockStore::new(graph, memory, observer),
             completed: AtomicUsize::new(0),
             failed: AtomicBool::new(false),
@@ -289,10 +268,7 @@ impl Scheduler for ThreadedScheduler {
         let guarded = |id: usize| {
             if let Err(panic) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| shared.worker(id, sink))) {
                 let message = crate::graph::task::panic_message(&*panic).unwrap_or_else(|| "worker panicked".into());
-                shared.fail(Error::Task {
-                    key: "scheduler".into(),
-                    message,
-                });
+                shared.fail(Error::Task { key: "scheduler".into(), message });
             }
         };
         observer.run_started(graph, workers);
@@ -306,11 +282,7 @@ impl Scheduler for ThreadedScheduler {
         if let Some(e) = shared.error.into_inner().unwrap_or_else(|p| p.into_inner()) {
             return Err(e);
         }
-        Ok(RunStats {
-            tasks: n,
-            elapsed: start.elapsed(),
-            tiers: shared.store.stats(),
-        })
+        Ok(RunStats { tasks: n, elapsed: start.elapsed(), tiers: shared.store.stats() })
     }
 }
 

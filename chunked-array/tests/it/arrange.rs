@@ -10,9 +10,7 @@ use ndarray::{ArrayD, Axis, Dimension, IxDyn};
 use proptest::prelude::*;
 
 fn numbered(shape: &[usize], offset: i64) -> ArrayD<i64> {
-    ArrayD::from_shape_fn(IxDyn(shape), |i| {
-        i.as_array_view().iter().fold(offset, |acc, &v| acc * 10 + v as i64)
-    })
+    ArrayD::from_shape_fn(IxDyn(shape), |i| i.as_array_view().iter().fold(offset, |acc, &v| acc * 10 + v as i64))
 }
 
 fn elements(a: &ArrayD<i64>) -> Vec<i64> {
@@ -135,14 +133,8 @@ fn moveaxis_matches_numpy_examples() {
     // Values: moving axes 0 and 1 to the end is the permutation (2, 1, 0).
     let a = numbered(&[3, 4, 5], 1);
     let y = chunked(&a, &[vec![1, 2], vec![4], vec![2, 3]]);
-    assert_eq!(
-        y.moveaxis(&[0, 1], &[-1, -2]).unwrap().compute().unwrap(),
-        a.clone().permuted_axes(IxDyn(&[2, 1, 0]))
-    );
-    assert_eq!(
-        y.moveaxis(&[2, 0], &[0, 1]).unwrap().compute().unwrap(),
-        a.permuted_axes(IxDyn(&[2, 0, 1]))
-    );
+    assert_eq!(y.moveaxis(&[0, 1], &[-1, -2]).unwrap().compute().unwrap(), a.clone().permuted_axes(IxDyn(&[2, 1, 0])));
+    assert_eq!(y.moveaxis(&[2, 0], &[0, 1]).unwrap().compute().unwrap(), a.permuted_axes(IxDyn(&[2, 0, 1])));
 }
 
 #[test]
@@ -150,10 +142,7 @@ fn stacking_helpers_match_numpy() {
     let v = Array::<i64>::arange(0, 3, 1, 2).unwrap();
     let w = Array::<i64>::arange(3, 6, 1, 1).unwrap();
     // hstack of vectors joins them; vstack makes them rows; dstack makes (1, 3, 2).
-    assert_eq!(
-        elements(&hstack(&[&v, &w]).unwrap().compute().unwrap()),
-        (0..6).collect::<Vec<_>>()
-    );
+    assert_eq!(elements(&hstack(&[&v, &w]).unwrap().compute().unwrap()), (0..6).collect::<Vec<_>>());
     let rows = vstack(&[&v, &w]).unwrap();
     assert_eq!(rows.shape(), vec![2, 3]);
     assert_eq!(elements(&rows.compute().unwrap()), (0..6).collect::<Vec<_>>());
@@ -175,9 +164,7 @@ fn stacking_helpers_match_numpy() {
     assert_eq!(x.atleast_3d().unwrap().shape(), vec![2, 3, 1]);
     assert_eq!(x.atleast_1d().unwrap().shape(), vec![2, 3]);
     // Off-axis shapes must agree.
-    let e = vstack(&[&v, &Array::<i64>::arange(0, 4, 1, 2).unwrap()])
-        .unwrap_err()
-        .to_string();
+    let e = vstack(&[&v, &Array::<i64>::arange(0, 4, 1, 2).unwrap()]).unwrap_err().to_string();
     assert!(e.contains("[1, 3]") && e.contains("[1, 4]"), "{e}");
 }
 
@@ -188,9 +175,7 @@ fn triangles_skip_blocks_outside() {
     let x = Array::<f64>::from_fn(&[8, 8], [2, 2], |i| (i[0] * 8 + i[1]) as f64 + 1.0).unwrap();
     let l = x.tril(0).unwrap();
     let profiler = chunked_array::Profiler::new();
-    let got = l
-        .compute_on(&chunked_array::Context::threads(2).with_profiler(&profiler))
-        .unwrap();
+    let got = l.compute_on(&chunked_array::Context::threads(2).with_profiler(&profiler)).unwrap();
     let sources = profiler.spans().iter().filter(|s| s.layer == "from_fn").count();
     assert_eq!(sources, 10, "source tasks run");
     let whole = x.compute().unwrap();
@@ -199,10 +184,7 @@ fn triangles_skip_blocks_outside() {
     // A 3-d stack: the triangle is taken on the last two axes of each matrix.
     let s = Array::<i64>::from_fn(&[2, 3, 3], [1, 2, 2], |i| (i[0] * 9 + i[1] * 3 + i[2]) as i64 + 1).unwrap();
     let got = s.triu(1).unwrap().compute().unwrap();
-    assert_eq!(
-        elements(&got),
-        vec![0, 2, 3, 0, 0, 6, 0, 0, 0, 0, 11, 12, 0, 0, 15, 0, 0, 0]
-    );
+    assert_eq!(elements(&got), vec![0, 2, 3, 0, 0, 6, 0, 0, 0, 0, 11, 12, 0, 0, 15, 0, 0, 0]);
 }
 
 #[test]
@@ -212,26 +194,12 @@ fn argument_errors_name_the_values() {
     let s = Array::<f64>::zeros(&[], 1).unwrap();
     let e = x.moveaxis(&[0, 1], &[0]).unwrap_err().to_string();
     assert!(e.contains("[0, 1]") && e.contains("[0]"), "{e}");
-    assert!(matches!(
-        x.moveaxis(&[2], &[0]).unwrap_err(),
-        Error::BadAxis { axis: 2, ndim: 2, .. }
-    ));
-    assert!(matches!(
-        x.moveaxis(&[0, 0], &[0, 1]).unwrap_err(),
-        Error::BadAxis { axis: 0, .. }
-    ));
+    assert!(matches!(x.moveaxis(&[2], &[0]).unwrap_err(), Error::BadAxis { axis: 2, ndim: 2, .. }));
+    assert!(matches!(x.moveaxis(&[0, 0], &[0, 1]).unwrap_err(), Error::BadAxis { axis: 0, .. }));
     assert!(matches!(x.repeat(2, -3).unwrap_err(), Error::BadAxis { axis: -3, .. }));
-    assert!(matches!(
-        s.repeat(2, 0).unwrap_err(),
-        Error::BadAxis { axis: 0, ndim: 0, .. }
-    ));
+    assert!(matches!(s.repeat(2, 0).unwrap_err(), Error::BadAxis { axis: 0, ndim: 0, .. }));
     assert!(x.repeat(usize::MAX, 1).unwrap_err().to_string().contains("overflows"));
-    assert!(
-        x.tile(&[usize::MAX, 1])
-            .unwrap_err()
-            .to_string()
-            .contains("more elements than a usize counts")
-    );
+    assert!(x.tile(&[usize::MAX, 1]).unwrap_err().to_string().contains("more elements than a usize counts"));
     // Absurd repeats are refused before any graph is built, naming the values.
     let one = Array::<f64>::zeros(&[1], 1).unwrap();
     let e = one.tile(&[1 << 40]).unwrap_err().to_string();
@@ -246,39 +214,21 @@ fn argument_errors_name_the_values() {
     let pair = Array::<f64>::arange(1.0, 3.0, 1.0, 1).unwrap();
     for k in [10_000isize, -10_000] {
         let d = pair.diag(k).unwrap();
-        assert!(
-            d.chunks().lengths().iter().flatten().all(|&l| l <= 4096),
-            "{:?}",
-            d.chunks().lengths()
-        );
+        assert!(d.chunks().lengths().iter().flatten().all(|&l| l <= 4096), "{:?}", d.chunks().lengths());
         // The corner holding the vector: [[1, 0], [0, 2]] at (0, k) or (-k, 0).
         let (r, c) = if k > 0 { (0, k) } else { (-k, 0) };
         let corner = d
-            .slice(
-                &[
-                    chunked_array::Idx::range(r - 1, r + 2),
-                    chunked_array::Idx::range(c - 1, c + 2),
-                ]
-                .map(|i| match i {
-                    chunked_array::Idx::Slice {
-                        start: Some(s),
-                        stop,
-                        step,
-                    } => chunked_array::Idx::Slice {
-                        start: Some(s.max(0)),
-                        stop,
-                        step,
-                    },
+            .slice(&[chunked_array::Idx::range(r - 1, r + 2), chunked_array::Idx::range(c - 1, c + 2)].map(
+                |i| match i {
+                    chunked_array::Idx::Slice { start: Some(s), stop, step } => {
+                        chunked_array::Idx::Slice { start: Some(s.max(0)), stop, step }
+                    }
                     other => other,
-                }),
-            )
+                },
+            ))
             .unwrap();
         let got: Vec<f64> = corner.compute().unwrap().iter().copied().collect();
-        let want = if k > 0 {
-            vec![0.0, 1.0, 0.0, 0.0, 0.0, 2.0]
-        } else {
-            vec![0.0, 0.0, 1.0, 0.0, 0.0, 2.0]
-        };
+        let want = if k > 0 { vec![0.0, 1.0, 0.0, 0.0, 0.0, 2.0] } else { vec![0.0, 0.0, 1.0, 0.0, 0.0, 2.0] };
         assert_eq!(got, want, "k = {k}");
     }
     let e = one.diag(1 << 40).unwrap_err().to_string();
@@ -288,22 +238,12 @@ fn argument_errors_name_the_values() {
     assert_eq!(x.repeat(1, 0).unwrap().num_tasks(), x.num_tasks());
     let empty = Array::<f64>::zeros(&[0], 1).unwrap();
     assert_eq!(empty.tile(&[usize::MAX]).unwrap().shape(), vec![0]);
-    for e in [
-        s.tril(0).unwrap_err(),
-        s.triu(0).unwrap_err(),
-        v.diagonal(0, 0, 1).unwrap_err(),
-        s.diag(0).unwrap_err(),
-    ] {
+    for e in [s.tril(0).unwrap_err(), s.triu(0).unwrap_err(), v.diagonal(0, 0, 1).unwrap_err(), s.diag(0).unwrap_err()]
+    {
         assert!(e.to_string().contains("[3]") || e.to_string().contains("[]"), "{e}");
     }
-    assert!(matches!(
-        x.diagonal(0, 1, -1).unwrap_err(),
-        Error::BadAxis { axis: -1, .. }
-    ));
-    assert!(matches!(
-        x.diagonal(0, 0, 2).unwrap_err(),
-        Error::BadAxis { axis: 2, .. }
-    ));
+    assert!(matches!(x.diagonal(0, 1, -1).unwrap_err(), Error::BadAxis { axis: -1, .. }));
+    assert!(matches!(x.diagonal(0, 0, 2).unwrap_err(), Error::BadAxis { axis: 2, .. }));
     let cube = Array::<f64>::zeros(&[2, 2, 2], 1).unwrap();
     assert!(cube.diag(0).unwrap_err().to_string().contains("one or two axes"));
     // Offsets past the matrix give an empty diagonal, as NumPy's.
@@ -370,43 +310,19 @@ proptest! {
 fn splice_and_rotation_examples() {
     // NumPy's rot90 docs: [[1, 2], [3, 4]] -> [[2, 4], [1, 3]].
     let m = Array::<i64>::from_ndarray(ndarray::arr2(&[[1, 2], [3, 4]]), [1, 1]).unwrap();
-    assert_eq!(
-        elements(&m.rot90(1, (0, 1)).unwrap().compute().unwrap()),
-        vec![2, 4, 1, 3]
-    );
-    assert_eq!(
-        elements(&m.rot90(2, (0, 1)).unwrap().compute().unwrap()),
-        vec![4, 3, 2, 1]
-    );
-    assert_eq!(
-        elements(&m.rot90(1, (1, 0)).unwrap().compute().unwrap()),
-        vec![3, 1, 4, 2]
-    );
+    assert_eq!(elements(&m.rot90(1, (0, 1)).unwrap().compute().unwrap()), vec![2, 4, 1, 3]);
+    assert_eq!(elements(&m.rot90(2, (0, 1)).unwrap().compute().unwrap()), vec![4, 3, 2, 1]);
+    assert_eq!(elements(&m.rot90(1, (1, 0)).unwrap().compute().unwrap()), vec![3, 1, 4, 2]);
     assert!(matches!(m.rot90(1, (0, 0)).unwrap_err(), Error::BadAxis { .. }));
     // A single slab (one axis fewer) is inserted as one position.
     let row = Array::<i64>::from_ndarray(ndarray::arr1(&[7, 8]), [2]).unwrap();
-    assert_eq!(
-        elements(&m.insert(1, &row, 0).unwrap().compute().unwrap()),
-        vec![1, 2, 7, 8, 3, 4]
-    );
-    assert_eq!(
-        elements(&m.insert(-1, &row, 1).unwrap().compute().unwrap()),
-        vec![1, 7, 2, 3, 8, 4]
-    );
-    assert_eq!(
-        elements(&m.append(&row, 0).unwrap().compute().unwrap()),
-        vec![1, 2, 3, 4, 7, 8]
-    );
-    let e = m
-        .insert(0, &Array::<i64>::zeros(&[3], 1).unwrap(), 0)
-        .unwrap_err()
-        .to_string();
+    assert_eq!(elements(&m.insert(1, &row, 0).unwrap().compute().unwrap()), vec![1, 2, 7, 8, 3, 4]);
+    assert_eq!(elements(&m.insert(-1, &row, 1).unwrap().compute().unwrap()), vec![1, 7, 2, 3, 8, 4]);
+    assert_eq!(elements(&m.append(&row, 0).unwrap().compute().unwrap()), vec![1, 2, 3, 4, 7, 8]);
+    let e = m.insert(0, &Array::<i64>::zeros(&[3], 1).unwrap(), 0).unwrap_err().to_string();
     assert!(e.contains("[2, 2]") && e.contains("[3]"), "{e}");
     // Deleting everything leaves an empty axis; whole surviving blocks are shared.
     assert_eq!(m.delete(&[0, 1], 0).unwrap().shape(), vec![0, 2]);
     let x = Array::<i64>::arange(0, 100, 1, 10).unwrap();
-    assert_eq!(
-        x.delete(&[55], 0).unwrap().chunks().lengths()[0],
-        vec![10, 10, 10, 10, 10, 5, 4, 10, 10, 10, 10]
-    );
+    assert_eq!(x.delete(&[55], 0).unwrap().chunks().lengths()[0], vec![10, 10, 10, 10, 10, 5, 4, 10, 10, 10, 10]);
 }

@@ -39,60 +39,31 @@ per_backend!(random_streams_match_the_host_generator, |device: Option<&Device>| 
         assert_eq!(made_there.compute().unwrap(), host);
     }
     let host = rng.uniform::<f32>(&[33, 29], 1000).unwrap().compute().unwrap();
-    assert_eq!(
-        place(&rng.uniform::<f32>(&[33, 29], [5, 7]).unwrap(), device)
-            .compute()
-            .unwrap(),
-        host
-    );
-    let host = rng
-        .integers::<i64>(-5, 1 << 40, &[301], 301)
-        .unwrap()
-        .compute()
-        .unwrap();
-    assert_eq!(
-        place(&rng.integers::<i64>(-5, 1 << 40, &[301], 19).unwrap(), device)
-            .compute()
-            .unwrap(),
-        host
-    );
+    assert_eq!(place(&rng.uniform::<f32>(&[33, 29], [5, 7]).unwrap(), device).compute().unwrap(), host);
+    let host = rng.integers::<i64>(-5, 1 << 40, &[301], 301).unwrap().compute().unwrap();
+    assert_eq!(place(&rng.integers::<i64>(-5, 1 << 40, &[301], 19).unwrap(), device).compute().unwrap(), host);
     let host = rng.integers::<i32>(0, 7, &[11, 13], 100).unwrap().compute().unwrap();
-    assert_eq!(
-        place(&rng.integers::<i32>(0, 7, &[11, 13], [3, 4]).unwrap(), device)
-            .compute()
-            .unwrap(),
-        host
-    );
+    assert_eq!(place(&rng.integers::<i32>(0, 7, &[11, 13], [3, 4]).unwrap(), device).compute().unwrap(), host);
     // Normal draws: CUDA's log and sincos are within a few ulp of glibc's.
     let tol = if is_cuda(device) { 1e-13 } else { 0.0 };
     let host = rng.normal::<f64>(1.0, 2.0, &[41, 23], 1000).unwrap().compute().unwrap();
-    let dev = place(&rng.normal::<f64>(1.0, 2.0, &[41, 23], [9, 23]).unwrap(), device)
-        .compute()
-        .unwrap();
+    let dev = place(&rng.normal::<f64>(1.0, 2.0, &[41, 23], [9, 23]).unwrap(), device).compute().unwrap();
     for (a, b) in dev.iter().zip(host.iter()) {
         assert!((a - b).abs() <= tol * b.abs().max(1.0), "{a} vs {b}");
     }
     let host = rng.standard_normal::<f32>(&[50], 50).unwrap().compute().unwrap();
-    let dev = place(&rng.standard_normal::<f32>(&[50], 7).unwrap(), device)
-        .compute()
-        .unwrap();
+    let dev = place(&rng.standard_normal::<f32>(&[50], 7).unwrap(), device).compute().unwrap();
     for (a, b) in dev.iter().zip(host.iter()) {
         assert!((a - b).abs() <= 2.0 * f32::EPSILON * b.abs().max(1.0), "{a} vs {b}");
     }
 });
 
-per_backend!(elementwise_and_reductions_stay_on_the_device, |device: Option<
-    &Device,
->| {
+per_backend!(elementwise_and_reductions_stay_on_the_device, |device: Option<&Device>| {
     let x = RandomState::new(7).uniform::<f64>(&[64, 48], [16, 12]).unwrap();
     let oracle = x.compute().unwrap();
     let x = place(&x, device);
     let y = (&x * 2.0 + 1.0).sin() - &x;
-    assert_eq!(
-        y.device().is_some(),
-        device.is_some(),
-        "layers built on a device array are placed on it"
-    );
+    assert_eq!(y.device().is_some(), device.is_some(), "layers built on a device array are placed on it");
     let expected = (&oracle * 2.0 + 1.0).mapv(f64::sin) - &oracle;
     let got = y.compute().unwrap();
     for (a, b) in got.iter().zip(expected.iter()) {
@@ -108,10 +79,7 @@ per_backend!(elementwise_and_reductions_stay_on_the_device, |device: Option<
         max_relative = 1e-12
     );
     let max = x.max(1).unwrap().compute().unwrap();
-    assert_eq!(
-        max,
-        oracle.map_axis(Axis(1), |r| r.iter().copied().fold(f64::MIN, f64::max))
-    );
+    assert_eq!(max, oracle.map_axis(Axis(1), |r| r.iter().copied().fold(f64::MIN, f64::max)));
     // Moments: on a device, two passes of device reductions; the same values.
     for ddof in [0usize, 1] {
         let var = x.var(0, ddof).unwrap().compute().unwrap();
@@ -122,21 +90,9 @@ per_backend!(elementwise_and_reductions_stay_on_the_device, |device: Option<
         assert_relative_eq!(std, oracle.std(ddof as f64), max_relative = 1e-12);
     }
     // Integers go through their mean type (f64).
-    let ints = place(
-        &RandomState::new(3)
-            .integers::<i32>(-50, 50, &[40, 30], [10, 30])
-            .unwrap(),
-        device,
-    );
+    let ints = place(&RandomState::new(3).integers::<i32>(-50, 50, &[40, 30], [10, 30]).unwrap(), device);
     let host_ints = ints.compute().unwrap().mapv(f64::from);
-    for (a, b) in ints
-        .var(1, 0)
-        .unwrap()
-        .compute()
-        .unwrap()
-        .iter()
-        .zip(host_ints.var_axis(Axis(1), 0.0).iter())
-    {
+    for (a, b) in ints.var(1, 0).unwrap().compute().unwrap().iter().zip(host_ints.var_axis(Axis(1), 0.0).iter()) {
         assert_relative_eq!(*a, *b, max_relative = 1e-12);
     }
     // ddof as large as the count: inf, as on the host (numpy warns and gives inf).
@@ -146,17 +102,10 @@ per_backend!(elementwise_and_reductions_stay_on_the_device, |device: Option<
 per_backend!(matmul_matches_ndarray, |device: Option<&Device>| {
     let rng = RandomState::new(11);
     let a = rng.standard_normal::<f64>(&[60, 45], [20, 15]).unwrap();
-    let b = rng
-        .clone()
-        .with_stream(1)
-        .standard_normal::<f64>(&[45, 30], [10, 12])
-        .unwrap();
+    let b = rng.clone().with_stream(1).standard_normal::<f64>(&[45, 30], [10, 12]).unwrap();
     let (ah, bh) = (a.compute().unwrap(), b.compute().unwrap());
-    let expected = ah
-        .clone()
-        .into_dimensionality::<Ix2>()
-        .unwrap()
-        .dot(&bh.clone().into_dimensionality::<Ix2>().unwrap());
+    let expected =
+        ah.clone().into_dimensionality::<Ix2>().unwrap().dot(&bh.clone().into_dimensionality::<Ix2>().unwrap());
     let c = place(&a, device).matmul(&place(&b, device)).unwrap();
     assert_eq!(c.device().is_some(), device.is_some());
     let got = c.compute().unwrap().into_dimensionality::<Ix2>().unwrap();
@@ -166,20 +115,13 @@ per_backend!(matmul_matches_ndarray, |device: Option<&Device>| {
     // A host operand with a device one: the product runs on the device.
     let mixed = a.matmul(&place(&b, device)).unwrap().compute().unwrap();
     assert_eq!(mixed.shape(), &[60, 30]);
-    let f32s = place(&a.astype::<f32>(), device)
-        .matmul(&place(&b.astype::<f32>(), device))
-        .unwrap()
-        .compute()
-        .unwrap();
+    let f32s = place(&a.astype::<f32>(), device).matmul(&place(&b.astype::<f32>(), device)).unwrap().compute().unwrap();
     for (x, y) in f32s.iter().zip(expected.iter()) {
         assert!((*x as f64 - y).abs() <= 1e-4 * 45.0, "{x} vs {y}");
     }
     // A stack (3, 60, 45) against the one matrix b, stretched over the stack:
     // on a CUDA device the stack is multiplied on the host and uploaded.
-    let stack = rng
-        .with_stream(2)
-        .standard_normal::<f64>(&[3, 60, 45], [2, 20, 15])
-        .unwrap();
+    let stack = rng.with_stream(2).standard_normal::<f64>(&[3, 60, 45], [2, 20, 15]).unwrap();
     let sh = stack.compute().unwrap();
     let product = place(&stack, device).matmul(&place(&b, device)).unwrap();
     assert_eq!(product.device().is_some(), device.is_some());
@@ -193,9 +135,7 @@ per_backend!(matmul_matches_ndarray, |device: Option<&Device>| {
     }
 });
 
-per_backend!(host_arrays_move_and_manipulations_work_there, |device: Option<
-    &Device,
->| {
+per_backend!(host_arrays_move_and_manipulations_work_there, |device: Option<&Device>| {
     let data = ArrayD::from_shape_fn(vec![12, 10], |i| (i[0] * 10 + i[1]) as f64);
     let x = place(&Array::from_ndarray(data.clone(), [5, 4]).unwrap(), device);
     let t = x.t().compute().unwrap();
@@ -211,28 +151,17 @@ per_backend!(host_arrays_move_and_manipulations_work_there, |device: Option<
 });
 
 per_backend!(persist_keeps_blocks_on_the_device, |device: Option<&Device>| {
-    let x = place(
-        &RandomState::new(5).uniform::<f64>(&[40, 40], [10, 10]).unwrap(),
-        device,
-    );
+    let x = place(&RandomState::new(5).uniform::<f64>(&[40, 40], [10, 10]).unwrap(), device);
     let before = device.map_or(0, |d| d.in_use());
     let kept = x.persist().unwrap();
     if let Some(d) = device {
-        assert_eq!(
-            d.in_use() - before,
-            40 * 40 * 8,
-            "the persisted blocks live on the device"
-        );
+        assert_eq!(d.in_use() - before, 40 * 40 * 8, "the persisted blocks live on the device");
     }
     let total = (&kept + 1.0).sum(None).unwrap().compute_scalar().unwrap();
     assert_relative_eq!(total, x.compute().unwrap().sum() + 1600.0, max_relative = 1e-12);
     drop(kept);
     if let Some(d) = device {
-        assert_eq!(
-            d.in_use(),
-            before,
-            "dropping the persisted array frees the device memory"
-        );
+        assert_eq!(d.in_use(), before, "dropping the persisted array frees the device memory");
     }
 });
 
@@ -249,25 +178,17 @@ per_backend!(device_memory_spills_to_host_and_disk, |device: Option<&Device>| {
     let z = &xd - &xd.mean(0).unwrap();
     let y = (&z * &z).sum(0).unwrap();
     let spill = std::env::temp_dir().join(format!("chunked-device-spill-{}", std::process::id()));
-    let ctx = Context::threads(2)
-        .with_device_memory_limit(400 << 10)
-        .with_memory_limit(800 << 10)
-        .with_spill_dir(&spill);
+    let ctx =
+        Context::threads(2).with_device_memory_limit(400 << 10).with_memory_limit(800 << 10).with_spill_dir(&spill);
     let (sums, stats) = y.compute_stats(&ctx).unwrap();
     let centered = &oracle - &oracle.mean_axis(Axis(0)).unwrap();
     for (a, b) in sums.iter().zip((&centered * &centered).sum_axis(Axis(0)).iter()) {
         assert_relative_eq!(*a, *b, max_relative = 1e-11);
     }
     assert!(stats.tiers.spilled > 0, "host blocks moved on to disk: {stats:?}");
-    assert!(
-        stats.tiers.device_spilled > 0 && stats.tiers.device_spilled_bytes > 0,
-        "{stats:?}"
-    );
+    assert!(stats.tiers.device_spilled > 0 && stats.tiers.device_spilled_bytes > 0, "{stats:?}");
     // Into pinned buffers, and from there on to disk (their image) and back.
-    assert_eq!(
-        stats.tiers.device_spilled_pinned, stats.tiers.device_spilled,
-        "{stats:?}"
-    );
+    assert_eq!(stats.tiers.device_spilled_pinned, stats.tiers.device_spilled, "{stats:?}");
     assert!(
         stats.tiers.device_peak_bytes < 1 << 20,
         "device peak {} over the 400 KB limit plus the running tasks' blocks",
@@ -280,45 +201,28 @@ per_backend!(device_memory_spills_to_host_and_disk, |device: Option<&Device>| {
     // on host copies anyway (the subtraction above, on an emulated device).
     let means = xd.mean(0).unwrap().expand_dims(1).unwrap();
     let projected = xd.matmul(&means).unwrap();
-    let (got, stats) = projected
-        .compute_stats(&Context::threads(2).with_device_memory_limit(800 << 10))
-        .unwrap();
+    let (got, stats) = projected.compute_stats(&Context::threads(2).with_device_memory_limit(800 << 10)).unwrap();
     let oracle_means = oracle.mean_axis(Axis(0)).unwrap();
-    let expected = oracle
-        .into_dimensionality::<Ix2>()
-        .unwrap()
-        .dot(&oracle_means.into_dimensionality::<ndarray::Ix1>().unwrap());
+    let expected =
+        oracle.into_dimensionality::<Ix2>().unwrap().dot(&oracle_means.into_dimensionality::<ndarray::Ix1>().unwrap());
     for (a, b) in got.iter().zip(expected.iter()) {
         assert_relative_eq!(*a, *b, max_relative = 1e-12);
     }
     // Back up from the pinned buffers.
-    assert!(
-        stats.tiers.device_spilled > 0 && stats.tiers.device_unspilled > 0,
-        "{stats:?}"
-    );
-    assert_eq!(
-        stats.tiers.device_spilled_pinned, stats.tiers.device_spilled,
-        "{stats:?}"
-    );
+    assert!(stats.tiers.device_spilled > 0 && stats.tiers.device_unspilled > 0, "{stats:?}");
+    assert_eq!(stats.tiers.device_spilled_pinned, stats.tiers.device_spilled, "{stats:?}");
     // The unlimited run spills nothing.
     let (_, stats) = y.compute_stats(&Context::threads(2)).unwrap();
     assert_eq!((stats.tiers.device_spilled, stats.tiers.spilled), (0, 0), "{stats:?}");
     assert!(stats.tiers.device_peak_bytes > 0);
 });
 
-per_backend!(a_task_larger_than_the_device_limit_is_refused, |device: Option<
-    &Device,
->| {
+per_backend!(a_task_larger_than_the_device_limit_is_refused, |device: Option<&Device>| {
     let Some(device) = device else {
         return println!("no device tier on the CPU backend");
     };
-    let x = RandomState::new(1)
-        .uniform::<f64>(&[1000, 1000], [500, 500])
-        .unwrap()
-        .to_device(device);
-    let err = (&x + 1.0)
-        .compute_on(&Context::threads(2).with_device_memory_limit(1 << 20))
-        .unwrap_err();
+    let x = RandomState::new(1).uniform::<f64>(&[1000, 1000], [500, 500]).unwrap().to_device(device);
+    let err = (&x + 1.0).compute_on(&Context::threads(2).with_device_memory_limit(1 << 20)).unwrap_err();
     match err {
         Error::PlanExceedsMemory { tier, limit, .. } => {
             assert_eq!(tier, "device memory limit");
@@ -333,27 +237,12 @@ fn an_emulated_device_out_of_memory_is_an_error_not_a_crash() {
     let device = Device::emulated(1 << 20);
     // Blocks of 2 MB on a 1 MB device, under a limit above the device's
     // capacity: the device itself refuses them.
-    let x = RandomState::new(1)
-        .uniform::<f64>(&[1000, 1000], [500, 500])
-        .unwrap()
-        .to_device(&device);
-    let err = (&x * 2.0)
-        .sum(None)
-        .unwrap()
-        .compute_on(&Context::threads(2).with_device_memory_limit(64 << 20))
-        .unwrap_err();
+    let x = RandomState::new(1).uniform::<f64>(&[1000, 1000], [500, 500]).unwrap().to_device(&device);
+    let err =
+        (&x * 2.0).sum(None).unwrap().compute_on(&Context::threads(2).with_device_memory_limit(64 << 20)).unwrap_err();
     let text = err.to_string();
-    assert!(
-        matches!(
-            err,
-            Error::Device(chunked_gpu::Error::OutOfMemory { .. }) | Error::Task { .. }
-        ),
-        "{text}"
-    );
-    assert!(
-        text.contains("out of memory") && text.contains("emulated device"),
-        "{text}"
-    );
+    assert!(matches!(err, Error::Device(chunked_gpu::Error::OutOfMemory { .. }) | Error::Task { .. }), "{text}");
+    assert!(text.contains("out of memory") && text.contains("emulated device"), "{text}");
     assert_eq!(device.in_use(), 0, "nothing stays allocated after the failed run");
 }
 
@@ -375,10 +264,7 @@ fn arrays_spread_over_several_devices() {
     assert_eq!(spread.devices().len(), 2);
     // Blocks in turn: 6 blocks of 16 kB, 3 on each device.
     let kept = spread.persist().unwrap();
-    assert_eq!(
-        devices.iter().map(Device::in_use).collect::<Vec<_>>(),
-        vec![48_000, 48_000]
-    );
+    assert_eq!(devices.iter().map(Device::in_use).collect::<Vec<_>>(), vec![48_000, 48_000]);
     // Work follows the blocks; operands on the other device come through the host.
     let chain = ((&kept * 2.0).exp() - &kept).sum(0).unwrap().compute().unwrap();
     let oracle = ((&xh * 2.0).mapv(f64::exp) - &xh).sum_axis(Axis(0));
@@ -386,10 +272,7 @@ fn arrays_spread_over_several_devices() {
         assert_relative_eq!(*a, *b, max_relative = 1e-13);
     }
     let product = kept.matmul(&y.to_devices(&devices)).unwrap().compute().unwrap();
-    let expected = xh
-        .into_dimensionality::<Ix2>()
-        .unwrap()
-        .dot(&yh.into_dimensionality::<Ix2>().unwrap());
+    let expected = xh.into_dimensionality::<Ix2>().unwrap().dot(&yh.into_dimensionality::<Ix2>().unwrap());
     for (a, b) in product.iter().zip(expected.iter()) {
         assert!((a - b).abs() <= 1e-12 * 40.0, "{a} vs {b}");
     }
@@ -397,11 +280,7 @@ fn arrays_spread_over_several_devices() {
     assert_eq!(devices.iter().map(Device::in_use).sum::<usize>(), 0);
     // Each device has its own limit: with blocks held on both, both spill.
     let z = &spread - &spread.mean(0).unwrap();
-    let (_, stats) = z
-        .sum(None)
-        .unwrap()
-        .compute_stats(&Context::threads(2).with_device_memory_limit(40_000))
-        .unwrap();
+    let (_, stats) = z.sum(None).unwrap().compute_stats(&Context::threads(2).with_device_memory_limit(40_000)).unwrap();
     assert!(stats.tiers.device_spilled >= 2, "{stats:?}");
     assert!(
         stats.tiers.device_peak_bytes <= 40_000 + 3 * 16_000,
@@ -423,9 +302,7 @@ fn a_device_out_of_memory_spills_idle_blocks_and_runs_the_task_again() {
     let oracle = x.compute().unwrap();
     let xd = x.to_device(&device);
     let y = (&xd - &xd.mean(0).unwrap()).abs().sum(0).unwrap();
-    let (sums, stats) = y
-        .compute_stats(&Context::threads(2).with_device_memory_limit(64 << 20))
-        .unwrap();
+    let (sums, stats) = y.compute_stats(&Context::threads(2).with_device_memory_limit(64 << 20)).unwrap();
     let centered = &oracle - &oracle.mean_axis(Axis(0)).unwrap();
     for (a, b) in sums.iter().zip(centered.abs().sum_axis(Axis(0)).iter()) {
         assert_relative_eq!(*a, *b, max_relative = 1e-11);
@@ -434,19 +311,11 @@ fn a_device_out_of_memory_spills_idle_blocks_and_runs_the_task_again() {
     assert!(device.peak() <= 1 << 20);
     assert_eq!(device.in_use(), 0);
     // A single allocation larger than the device still fails, naming it.
-    let big = RandomState::new(1)
-        .uniform::<f64>(&[1000, 400], [1000, 400])
-        .unwrap()
-        .to_device(&device);
-    match big
-        .sum(None)
-        .unwrap()
-        .compute_on(&Context::threads(1).with_device_memory_limit(64 << 20))
-        .unwrap_err()
-    {
-        Error::Device(chunked_gpu::Error::OutOfMemory {
-            requested, capacity, ..
-        }) => assert_eq!((requested, capacity), (3_200_000, 1 << 20)),
+    let big = RandomState::new(1).uniform::<f64>(&[1000, 400], [1000, 400]).unwrap().to_device(&device);
+    match big.sum(None).unwrap().compute_on(&Context::threads(1).with_device_memory_limit(64 << 20)).unwrap_err() {
+        Error::Device(chunked_gpu::Error::OutOfMemory { requested, capacity, .. }) => {
+            assert_eq!((requested, capacity), (3_200_000, 1 << 20))
+        }
         other => panic!("expected the device out of memory, got {other}"),
     }
 }
@@ -457,32 +326,12 @@ per_backend!(empty_blocks_on_the_device, |device: Option<&Device>| {
     // axis has empty pieces, and a rechunk.
     let a = ArrayD::from_shape_fn(ndarray::IxDyn(&[60, 45]), |i| ((i[0] * 7 + i[1] * 3) % 11) as f64 - 5.0);
     let b = ArrayD::from_shape_fn(ndarray::IxDyn(&[45, 30]), |i| ((i[0] * 5 + i[1]) % 7) as f64 - 3.0);
-    let x = place(
-        &Array::from_ndarray(a.clone(), vec![vec![0, 20, 0, 40], vec![15, 0, 30]]).unwrap(),
-        device,
-    );
-    let y = place(
-        &Array::from_ndarray(b.clone(), vec![vec![0, 15, 0, 30], vec![30, 0]]).unwrap(),
-        device,
-    );
+    let x = place(&Array::from_ndarray(a.clone(), vec![vec![0, 20, 0, 40], vec![15, 0, 30]]).unwrap(), device);
+    let y = place(&Array::from_ndarray(b.clone(), vec![vec![0, 15, 0, 30], vec![30, 0]]).unwrap(), device);
     assert_eq!((&x * 2.0 + 1.0).compute().unwrap(), a.mapv(|v| v * 2.0 + 1.0));
     assert_eq!(x.sum(0).unwrap().compute().unwrap(), a.sum_axis(Axis(0)));
-    let expected = a
-        .clone()
-        .into_dimensionality::<Ix2>()
-        .unwrap()
-        .dot(&b.clone().into_dimensionality::<Ix2>().unwrap());
-    assert_eq!(
-        x.matmul(&y)
-            .unwrap()
-            .compute()
-            .unwrap()
-            .into_dimensionality::<Ix2>()
-            .unwrap(),
-        expected
-    );
-    assert_eq!(
-        x.rechunk(vec![vec![30, 0, 30], vec![45]]).unwrap().compute().unwrap(),
-        a
-    );
+    let expected =
+        a.clone().into_dimensionality::<Ix2>().unwrap().dot(&b.clone().into_dimensionality::<Ix2>().unwrap());
+    assert_eq!(x.matmul(&y).unwrap().compute().unwrap().into_dimensionality::<Ix2>().unwrap(), expected);
+    assert_eq!(x.rechunk(vec![vec![30, 0, 30], vec![45]]).unwrap().compute().unwrap(), a);
 });

@@ -73,12 +73,9 @@ int main(int argc, char** argv) {
 "#;
 
 fn compiler() -> Option<&'static str> {
-    ["c++", "g++", "clang++"].into_iter().find(|c| {
-        Command::new(c)
-            .arg("--version")
-            .output()
-            .is_ok_and(|o| o.status.success())
-    })
+    ["c++", "g++", "clang++"]
+        .into_iter()
+        .find(|c| Command::new(c).arg("--version").output().is_ok_and(|o| o.status.success()))
 }
 
 fn build() -> Option<PathBuf> {
@@ -89,18 +86,9 @@ fn build() -> Option<PathBuf> {
     let dir = std::env::temp_dir().join(format!("chunked-philox-host-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let src = dir.join("philox.cpp");
-    std::fs::write(
-        &src,
-        format!("{HOST_PRELUDE}{}{HOST_MAIN}", chunked_gpu::philox::SOURCE),
-    )
-    .unwrap();
+    std::fs::write(&src, format!("{HOST_PRELUDE}{}{HOST_MAIN}", chunked_gpu::philox::SOURCE)).unwrap();
     let exe = dir.join("philox");
-    let out = Command::new(cxx)
-        .args(["-O1", "-std=c++17", "-o"])
-        .arg(&exe)
-        .arg(&src)
-        .output()
-        .unwrap();
+    let out = Command::new(cxx).args(["-O1", "-std=c++17", "-o"]).arg(&exe).arg(&src).output().unwrap();
     assert!(
         out.status.success(),
         "the kernel source does not compile as C++:\n{}",
@@ -132,20 +120,11 @@ fn kernel_bits(
         stream.to_string(),
         code.to_string(),
     ];
-    args.extend([
-        format!("{mean:e}"),
-        format!("{sd:e}"),
-        low.to_string(),
-        high.to_string(),
-    ]);
+    args.extend([format!("{mean:e}"), format!("{sd:e}"), low.to_string(), high.to_string()]);
     args.extend(starts.iter().map(|s| s.to_string()));
     let out = Command::new(exe).args(&args).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| l.parse().unwrap())
-        .collect()
+    String::from_utf8(out.stdout).unwrap().lines().map(|l| l.parse().unwrap()).collect()
 }
 
 /// The CPU generator's elements for the same runs.
@@ -176,10 +155,7 @@ fn the_cuda_philox_kernels_compute_what_the_cpu_generator_does() {
     for run_len in [1usize, 6, 37] {
         let uniform = Distribution::Uniform;
         let normal = Distribution::Normal { mean: -1.5, std: 3.0 };
-        let ints = Distribution::Integers {
-            low: -1000,
-            high: 1 << 41,
-        };
+        let ints = Distribution::Integers { low: -1000, high: 1 << 41 };
         let small = Distribution::Integers { low: 3, high: 10 };
         for dist in [&uniform, &normal, &small] {
             assert_eq!(
@@ -225,11 +201,7 @@ fn run_elementwise(
     contiguous: bool,
 ) -> Option<Vec<f64>> {
     let cxx = compiler()?;
-    let dir = std::env::temp_dir().join(format!(
-        "chunked-ew-host-{}-{}",
-        std::process::id(),
-        n * 1000 + meta.len()
-    ));
+    let dir = std::env::temp_dir().join(format!("chunked-ew-host-{}-{}", std::process::id(), n * 1000 + meta.len()));
     std::fs::create_dir_all(&dir).unwrap();
     let args: String = (0..inputs.len()).map(|k| format!(", x{k}.data()")).collect();
     let loads: String = inputs
@@ -264,12 +236,7 @@ int main(int argc, char** argv) {{
     let src = dir.join("ew.cpp");
     std::fs::write(&src, format!("{HOST_PRELUDE}{source}{main}")).unwrap();
     let exe = dir.join("ew");
-    let out = Command::new(cxx)
-        .args(["-O1", "-std=c++17", "-o"])
-        .arg(&exe)
-        .arg(&src)
-        .output()
-        .unwrap();
+    let out = Command::new(cxx).args(["-O1", "-std=c++17", "-o"]).arg(&exe).arg(&src).output().unwrap();
     assert!(
         out.status.success(),
         "the generated kernel does not compile as C++:\n{}\n{source}",
@@ -281,26 +248,16 @@ int main(int argc, char** argv) {{
         p
     };
     let mut cmd = Command::new(&exe);
-    cmd.arg(dir.join("out"))
-        .arg(n.to_string())
-        .arg(ndim.to_string())
-        .arg((contiguous as i32).to_string());
+    cmd.arg(dir.join("out")).arg(n.to_string()).arg(ndim.to_string()).arg((contiguous as i32).to_string());
     for (k, Input(_, data)) in inputs.iter().enumerate() {
         cmd.arg(bytes(data, &format!("x{k}")));
     }
-    cmd.arg(bytes(
-        &meta.iter().flat_map(|v| v.to_ne_bytes()).collect::<Vec<u8>>(),
-        "meta",
-    ));
+    cmd.arg(bytes(&meta.iter().flat_map(|v| v.to_ne_bytes()).collect::<Vec<u8>>(), "meta"));
     let status = cmd.output().unwrap();
     assert!(status.status.success(), "{}", String::from_utf8_lossy(&status.stderr));
     let raw = std::fs::read(dir.join("out")).unwrap();
     let _ = std::fs::remove_dir_all(&dir);
-    Some(
-        raw.chunks_exact(8)
-            .map(|c| f64::from_ne_bytes(c.try_into().unwrap()))
-            .collect(),
-    )
+    Some(raw.chunks_exact(8).map(|c| f64::from_ne_bytes(c.try_into().unwrap())).collect())
 }
 
 fn bits(v: &[f64]) -> Vec<u64> {
@@ -369,20 +326,14 @@ fn generated_elementwise_kernels_compute_what_the_cpu_does() {
         false,
     )
     .unwrap();
-    assert_eq!(
-        bits(&got),
-        bits(expected.as_standard_layout().as_slice().unwrap()),
-        "{source}"
-    );
+    assert_eq!(bits(&got), bits(expected.as_standard_layout().as_slice().unwrap()), "{source}");
 
     // Integers to f32 round through f64, as on the CPU: above 2^53 that
     // differs from one rounding.
     let big: Vec<i64> = (0..8).map(|i| (1i64 << 60) + (1 << 36) + 1 + (i << 37)).collect();
     let ints = Array::from_ndarray(ArrayD::from_shape_vec(vec![8], big.clone()).unwrap(), 8).unwrap();
     let rounded = ints.astype::<f32>().astype::<f64>();
-    let source = rounded
-        .cuda_kernel_source()
-        .expect("conversions to float have a device form");
+    let source = rounded.cuda_kernel_source().expect("conversions to float have a device form");
     let expected = rounded.compute().unwrap();
     let got = run_elementwise(
         &source,
@@ -398,14 +349,8 @@ fn generated_elementwise_kernels_compute_what_the_cpu_does() {
     // What has no exact device form says so.
     assert!(x.map(|v| v * 3.0).cuda_kernel_source().is_none(), "a closure");
     let small = Array::<i64>::arange(0, 10, 1, 5).unwrap();
-    assert!(
-        (&small * 3).cuda_kernel_source().is_none(),
-        "integer arithmetic wraps in Rust, not in C"
-    );
-    assert!(
-        x.sum(None).unwrap().cuda_kernel_source().is_none(),
-        "not an elementwise layer"
-    );
+    assert!((&small * 3).cuda_kernel_source().is_none(), "integer arithmetic wraps in Rust, not in C");
+    assert!(x.sum(None).unwrap().cuda_kernel_source().is_none(), "not an elementwise layer");
 }
 
 /// Runs one of the solver's own kernels (`chunked_gpu::SOLVER_SOURCE`) on the
@@ -441,12 +386,7 @@ int main(int argc, char** argv) {
     let src = dir.join("solver.cpp");
     std::fs::write(&src, format!("{HOST_PRELUDE}{}{main}", chunked_gpu::SOLVER_SOURCE)).unwrap();
     let exe = dir.join("solver");
-    let out = Command::new(cxx)
-        .args(["-O1", "-std=c++17", "-o"])
-        .arg(&exe)
-        .arg(&src)
-        .output()
-        .unwrap();
+    let out = Command::new(cxx).args(["-O1", "-std=c++17", "-o"]).arg(&exe).arg(&src).output().unwrap();
     assert!(
         out.status.success(),
         "the solver kernels do not compile as C++:\n{}",
@@ -458,11 +398,7 @@ int main(int argc, char** argv) {
         .args(ints.iter().map(|i| i.to_string()))
         .args(buffers.iter().map(|b| b.len().to_string()));
     let input: String = buffers.iter().flatten().map(|x| format!("{x:e} ")).collect();
-    let child = cmd
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = cmd.stdin(std::process::Stdio::piped()).stdout(std::process::Stdio::piped()).spawn().unwrap();
     use std::io::Write;
     child.stdin.as_ref().unwrap().write_all(input.as_bytes()).unwrap();
     let out = child.wait_with_output().unwrap();
@@ -526,16 +462,8 @@ fn the_svd_flip_kernel_makes_the_largest_entry_of_each_right_vector_positive() {
         return;
     };
     let flipped = [true, false, true];
-    let expected_vt: Vec<f64> = vt
-        .iter()
-        .enumerate()
-        .map(|(e, &x)| if flipped[e / 4] { -x } else { x })
-        .collect();
-    let expected_u: Vec<f64> = u
-        .iter()
-        .enumerate()
-        .map(|(e, &x)| if flipped[e % 3] { -x } else { x })
-        .collect();
+    let expected_vt: Vec<f64> = vt.iter().enumerate().map(|(e, &x)| if flipped[e / 4] { -x } else { x }).collect();
+    let expected_u: Vec<f64> = u.iter().enumerate().map(|(e, &x)| if flipped[e % 3] { -x } else { x }).collect();
     assert_eq!(out[0], expected_u);
     assert_eq!(out[1], expected_vt);
 }
@@ -571,12 +499,7 @@ int main(int argc, char** argv) {
     let src = dir.join("reduce.cpp");
     std::fs::write(&src, format!("{HOST_PRELUDE}{source}{main}")).unwrap();
     let exe = dir.join("reduce");
-    let out = Command::new(cxx)
-        .args(["-O1", "-std=c++17", "-o"])
-        .arg(&exe)
-        .arg(&src)
-        .output()
-        .unwrap();
+    let out = Command::new(cxx).args(["-O1", "-std=c++17", "-o"]).arg(&exe).arg(&src).output().unwrap();
     assert!(
         out.status.success(),
         "the reduction kernels do not compile as C++:\n{}\n{source}",
@@ -597,23 +520,14 @@ fn run_reduction(exe: &PathBuf, x: &[f64], layout: &chunked_gpu::reduce::ReduceL
         layout.reduced.len(),
         layout.reduced_inner() as usize,
     ];
-    cmd.args(counts.iter().map(|c| c.to_string()))
-        .args(layout.meta().iter().map(|m| m.to_string()));
-    let child = cmd
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+    cmd.args(counts.iter().map(|c| c.to_string())).args(layout.meta().iter().map(|m| m.to_string()));
+    let child = cmd.stdin(std::process::Stdio::piped()).stdout(std::process::Stdio::piped()).spawn().unwrap();
     use std::io::Write;
     let input: String = x.iter().map(|v| format!("{v:e} ")).collect();
     child.stdin.as_ref().unwrap().write_all(input.as_bytes()).unwrap();
     let out = child.wait_with_output().unwrap();
     assert!(out.status.success());
-    String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| l.parse().unwrap())
-        .collect()
+    String::from_utf8(out.stdout).unwrap().lines().map(|l| l.parse().unwrap()).collect()
 }
 
 #[test]
@@ -631,13 +545,7 @@ fn the_reduction_kernels_compute_what_the_cpu_reductions_do() {
     let block = ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(&shape), x.clone()).unwrap();
     let array = Array::from_ndarray(block.clone(), [4, 5, 6]).unwrap();
     let without_nan = Array::from_ndarray(block.mapv(|v| if v.is_nan() { 2.5 } else { v }), [4, 5, 6]).unwrap();
-    let ops = [
-        ReduceOp::Sum,
-        ReduceOp::NanSum,
-        ReduceOp::Prod,
-        ReduceOp::Max,
-        ReduceOp::Min,
-    ];
+    let ops = [ReduceOp::Sum, ReduceOp::NanSum, ReduceOp::Prod, ReduceOp::Max, ReduceOp::Min];
     let mut built = Vec::new();
     for op in ops {
         let Some(exe) = build_reduction(&source::<f64>(op, "double"), &format!("{op:?}")) else {

@@ -14,26 +14,15 @@ fn profiled_run() -> (Profiler, usize) {
     let y = (&x - &x.mean(0).unwrap()).pow(2.0).unwrap().sum(None).unwrap();
     let ctx = Context::threads(2).with_profiler(&profiler);
     y.compute_on(&ctx).unwrap();
-    let tasks = y
-        .task_graph_dot(usize::MAX)
-        .unwrap()
-        .lines()
-        .filter(|l| l.contains("[label="))
-        .count();
+    let tasks = y.task_graph_dot(usize::MAX).unwrap().lines().filter(|l| l.contains("[label=")).count();
     (profiler, tasks)
 }
 
 /// A tall-to-wide rechunk under a memory limit a quarter of its data: it spills.
 fn spilling_run(profiler: &Profiler) -> chunked_array::RunStats {
     let x = RandomState::new(4).uniform::<f64>(&[256, 256], [256, 16]).unwrap();
-    let wide = (&x * 2.0)
-        .rechunk_with(
-            [16, 256],
-            &chunked_array::RechunkOptions {
-                block_size_limit: 64 << 10,
-            },
-        )
-        .unwrap();
+    let wide =
+        (&x * 2.0).rechunk_with([16, 256], &chunked_array::RechunkOptions { block_size_limit: 64 << 10 }).unwrap();
     let ctx = Context::threads(2).with_profiler(profiler).with_memory_limit(128 << 10);
     wide.sum(0).unwrap().compute_stats(&ctx).unwrap().1
 }
@@ -46,31 +35,15 @@ fn spills_and_reads_back_show_in_the_profile() {
     let marks = profiler.tier_marks();
     let count = |k| marks.iter().filter(|m| m.kind == k).count();
     use chunked_array::runtime::TierEventKind::{Recompute, Spill, Unspill};
+    assert_eq!((count(Spill), count(Unspill), count(Recompute)), (stats.tiers.spilled, stats.tiers.unspilled, 0));
     assert_eq!(
-        (count(Spill), count(Unspill), count(Recompute)),
-        (stats.tiers.spilled, stats.tiers.unspilled, 0)
-    );
-    assert_eq!(
-        marks
-            .iter()
-            .filter(|m| m.kind == Spill)
-            .map(|m| m.bytes as u64)
-            .sum::<u64>(),
+        marks.iter().filter(|m| m.kind == Spill).map(|m| m.bytes as u64).sum::<u64>(),
         stats.tiers.spilled_bytes
     );
     let spans = profiler.spans();
     let (t0, t1) = (spans[0].start, spans.iter().map(|s| s.end).fold(0.0, f64::max));
-    assert!(
-        marks
-            .iter()
-            .all(|m| m.time >= t0 && m.time <= t1 + 1e-3 && m.key.starts_with("('")),
-        "{marks:?}"
-    );
-    assert_eq!(
-        profiler.memory_limit(),
-        Some(128 << 10),
-        "the run's limit, for the chart"
-    );
+    assert!(marks.iter().all(|m| m.time >= t0 && m.time <= t1 + 1e-3 && m.key.starts_with("('")), "{marks:?}");
+    assert_eq!(profiler.memory_limit(), Some(128 << 10), "the run's limit, for the chart");
     let trace = profiler.chrome_trace();
     assert_eq!(trace.matches(r#""name":"spill""#).count(), stats.tiers.spilled);
     let page = profiler.html_report("spills");
@@ -88,19 +61,11 @@ fn spans_cover_every_task() {
         assert!(s.worker < threads, "{s:?}");
         assert!(s.key.starts_with("('") && s.key.contains('-'), "{s:?}");
     }
-    assert!(
-        spans
-            .iter()
-            .any(|s| s.layer == "random_uniform" && s.output_bytes == 100 * 100 * 8)
-    );
+    assert!(spans.iter().any(|s| s.layer == "random_uniform" && s.output_bytes == 100 * 100 * 8));
     assert!(spans.iter().map(|s| s.held_bytes).max().unwrap() > 0);
     // Runs accumulate.
     let ctx = Context::sync().with_profiler(&profiler);
-    RandomState::new(2)
-        .uniform::<f64>(&[10], 5)
-        .unwrap()
-        .compute_on(&ctx)
-        .unwrap();
+    RandomState::new(2).uniform::<f64>(&[10], 5).unwrap().compute_on(&ctx).unwrap();
     assert_eq!(profiler.spans().len(), tasks + 2);
     assert_eq!(chunked_array::SyncScheduler.name(), "sync");
 }
@@ -211,10 +176,7 @@ print(coloured)
     match check {
         Ok(o) if o.status.success() => {
             let coloured: usize = String::from_utf8_lossy(&o.stdout).trim().parse().unwrap();
-            assert!(
-                coloured > 2000,
-                "only {coloured} coloured pixels: the charts did not draw"
-            );
+            assert!(coloured > 2000, "only {coloured} coloured pixels: the charts did not draw");
         }
         _ => println!("skipping the pixel count: python3 is not installed"),
     }
@@ -229,10 +191,7 @@ fn svg_pictures_when_graphviz_is_installed() {
         Ok(svg) => {
             assert!(svg.contains("<svg") && svg.contains("random_uniform"), "{svg}");
             let tasks = y.task_graph_svg(2).unwrap();
-            assert!(
-                tasks.contains("<svg") && tasks.contains("tasks)"),
-                "collapsed layers: {tasks}"
-            );
+            assert!(tasks.contains("<svg") && tasks.contains("tasks)"), "collapsed layers: {tasks}");
         }
         Err(e) => {
             assert!(e.to_string().contains("graphviz"), "{e}");

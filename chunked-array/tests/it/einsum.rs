@@ -38,11 +38,7 @@ fn by_definition(spec: &str, operands: &[ArrayD<f64>]) -> ArrayD<f64> {
             .iter()
             .zip(operands)
             .map(|(t, x)| {
-                let at: Vec<usize> = t
-                    .iter()
-                    .zip(x.shape())
-                    .map(|(c, &n)| if n == 1 { 0 } else { value[c] })
-                    .collect();
+                let at: Vec<usize> = t.iter().zip(x.shape()).map(|(c, &n)| if n == 1 { 0 } else { value[c] }).collect();
                 x[IxDyn(&at)]
             })
             .product();
@@ -88,10 +84,7 @@ const CASES_LIST: &[(&str, &str, &str)] = &[
 
 fn operand_shapes(spec: &str, sizes: &BTreeMap<char, usize>) -> Vec<Vec<usize>> {
     let inputs = spec.split_once("->").unwrap().0;
-    inputs
-        .split(',')
-        .map(|t| t.chars().map(|c| sizes[&c]).collect())
-        .collect()
+    inputs.split(',').map(|t| t.chars().map(|c| sizes[&c]).collect()).collect()
 }
 
 proptest! {
@@ -161,10 +154,7 @@ fn einsum_errors_name_the_subscripts() {
     assert!(e.contains("...ij->ij") && e.contains("1 axes"), "{e}");
     let m = Array::<f64>::ones(&[4, 5], 2).unwrap();
     assert!(einsum("...ij,...jk->ik", &[&s, &m]).is_err());
-    assert_eq!(
-        einsum("...ij->ij", &[&a]).unwrap().compute().unwrap(),
-        a.compute().unwrap()
-    );
+    assert_eq!(einsum("...ij->ij", &[&a]).unwrap().compute().unwrap(), a.compute().unwrap());
 }
 
 #[test]
@@ -185,16 +175,9 @@ fn broadcast_operands_follow_the_other_operands_blocks() {
     let b = Array::<f64>::from_fn(&[1000, 40], [100, 40], |i| (i[0] % 7) as f64).unwrap();
     let e = einsum("ij,ij->ij", &[&a, &b]).unwrap();
     let profiler = chunked_array::Profiler::new();
-    let got = e
-        .compute_on(&chunked_array::Context::threads(2).with_profiler(&profiler))
-        .unwrap();
-    let widest = profiler
-        .spans()
-        .iter()
-        .filter(|s| s.layer == "broadcast_to")
-        .map(|s| s.output_bytes)
-        .max()
-        .unwrap_or(0);
+    let got = e.compute_on(&chunked_array::Context::threads(2).with_profiler(&profiler)).unwrap();
+    let widest =
+        profiler.spans().iter().filter(|s| s.layer == "broadcast_to").map(|s| s.output_bytes).max().unwrap_or(0);
     assert!(widest <= 100 * 40 * 8, "a broadcast block of {widest} bytes");
     let (a, b) = (a.compute().unwrap(), b.compute().unwrap());
     assert_eq!(got, &b * &a);
@@ -213,18 +196,13 @@ fn greedy_order_takes_the_cheap_products_first() {
         let e =
             chunked_array::einsum_with("ij,jk,k->i", &[&a, &b, &v], &chunked_array::EinsumOptions { order }).unwrap();
         let profiler = chunked_array::Profiler::new();
-        let got = e
-            .compute_on(&chunked_array::Context::threads(2).with_profiler(&profiler))
-            .unwrap();
+        let got = e.compute_on(&chunked_array::Context::threads(2).with_profiler(&profiler)).unwrap();
         let names: Vec<String> = profiler.spans().iter().map(|s| s.layer.clone()).collect();
         (got, names)
     };
     let (greedy, greedy_layers) = layers(chunked_array::EinsumOrder::Greedy);
     let (written, written_layers) = layers(chunked_array::EinsumOrder::LeftToRight);
-    assert!(
-        written_layers.iter().any(|l| l.contains("matmul")),
-        "{written_layers:?}"
-    );
+    assert!(written_layers.iter().any(|l| l.contains("matmul")), "{written_layers:?}");
     assert!(!greedy_layers.iter().any(|l| l.contains("matmul")), "{greedy_layers:?}");
     let (a, b, v) = (a.compute().unwrap(), b.compute().unwrap(), v.compute().unwrap());
     let a2 = a.into_dimensionality::<ndarray::Ix2>().unwrap();

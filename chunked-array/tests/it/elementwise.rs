@@ -112,19 +112,10 @@ fn u8_i32_bool_arrays() {
     assert_eq!((&x + 10).compute().unwrap(), a.mapv(|v| v.wrapping_add(10)));
     let b = Array::<i32>::arange(-3, 3, 1, 4).unwrap();
     assert_eq!(b.abs().compute().unwrap().as_slice().unwrap(), &[3, 2, 1, 0, 1, 2]);
-    assert_eq!(
-        b.pow(2).unwrap().compute().unwrap().as_slice().unwrap(),
-        &[9, 4, 1, 0, 1, 4]
-    );
+    assert_eq!(b.pow(2).unwrap().compute().unwrap().as_slice().unwrap(), &[9, 4, 1, 0, 1, 4]);
     let t = b.gt(0).unwrap();
-    assert_eq!(
-        t.astype::<u8>().compute().unwrap().as_slice().unwrap(),
-        &[0, 0, 0, 0, 1, 1]
-    );
-    assert_eq!(
-        (&t ^ &b.lt(2).unwrap()).compute().unwrap().as_slice().unwrap(),
-        &[true, true, true, true, false, true]
-    );
+    assert_eq!(t.astype::<u8>().compute().unwrap().as_slice().unwrap(), &[0, 0, 0, 0, 1, 1]);
+    assert_eq!((&t ^ &b.lt(2).unwrap()).compute().unwrap().as_slice().unwrap(), &[true, true, true, true, false, true]);
 }
 
 /// Block lengths per axis.
@@ -135,11 +126,7 @@ fn permuted_case() -> impl Strategy<Value = (ArrayD<f64>, Chunking, Vec<usize>, 
     (prop::collection::vec(0usize..=9, 2..=3), Just(()))
         .prop_flat_map(|(shape, _)| {
             let nd = shape.len();
-            (
-                values_f64(shape.clone()),
-                rechunking(shape),
-                Just((0..nd).collect::<Vec<_>>()).prop_shuffle(),
-            )
+            (values_f64(shape.clone()), rechunking(shape), Just((0..nd).collect::<Vec<_>>()).prop_shuffle())
         })
         .prop_flat_map(|(a, chunks, perm)| {
             let pshape: Vec<usize> = perm.iter().map(|&p| a.shape()[p]).collect();

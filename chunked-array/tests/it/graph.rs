@@ -85,9 +85,7 @@ fn persist_holds_blocks() {
 
 #[test]
 fn schedulers_give_identical_results() {
-    let x = RandomState::new(3)
-        .standard_normal::<f64>(&[123, 77], [10, 13])
-        .unwrap();
+    let x = RandomState::new(3).standard_normal::<f64>(&[123, 77], [10, 13]).unwrap();
     let y = (&x.t().t() * &x).sum(1).unwrap().cumsum(0).unwrap();
     let a = y.compute_on(&Context::sync()).unwrap();
     for threads in [1, 2, 5] {
@@ -111,12 +109,7 @@ fn transpose_matches_ndarray() {
 
 #[test]
 fn panicking_task_is_an_error_naming_its_key() {
-    let x = Array::<f64>::from_fn(
-        &[10, 10],
-        5,
-        |i| if i == [7, 2] { panic!("boom at {i:?}") } else { 1.0 },
-    )
-    .unwrap();
+    let x = Array::<f64>::from_fn(&[10, 10], 5, |i| if i == [7, 2] { panic!("boom at {i:?}") } else { 1.0 }).unwrap();
     for ctx in [Context::sync(), Context::threads(2)] {
         let e = (&x + 1.0).sum(None).unwrap().compute_on(&ctx).unwrap_err();
         match &e {
@@ -134,57 +127,27 @@ fn panicking_task_is_an_error_naming_its_key() {
 #[test]
 fn creation_routines_match_numpy() {
     assert_eq!(
-        Array::<f64>::arange(0.0, 1.0, 0.3, 2)
-            .unwrap()
-            .compute()
-            .unwrap()
-            .iter()
-            .cloned()
-            .collect::<Vec<_>>(),
+        Array::<f64>::arange(0.0, 1.0, 0.3, 2).unwrap().compute().unwrap().iter().cloned().collect::<Vec<_>>(),
         vec![0.0, 0.3, 0.6, 0.8999999999999999]
     );
     assert_eq!(
-        Array::<i64>::arange(10, 0, -3, 2)
-            .unwrap()
-            .compute()
-            .unwrap()
-            .iter()
-            .cloned()
-            .collect::<Vec<_>>(),
+        Array::<i64>::arange(10, 0, -3, 2).unwrap().compute().unwrap().iter().cloned().collect::<Vec<_>>(),
         vec![10, 7, 4, 1]
     );
     assert_eq!(Array::<i64>::arange(0, -5, 1, 2).unwrap().shape(), vec![0]);
     assert!(Array::<i64>::arange(0, 5, 0, 2).is_err());
-    let l = Array::<f64>::linspace(1.0, 2.0, 4, false, 3)
-        .unwrap()
-        .compute()
-        .unwrap();
+    let l = Array::<f64>::linspace(1.0, 2.0, 4, false, 3).unwrap().compute().unwrap();
     assert_eq!(l.iter().cloned().collect::<Vec<_>>(), vec![1.0, 1.25, 1.5, 1.75]);
     assert_eq!(
-        Array::<f64>::linspace(5.0, 6.0, 1, true, 3)
-            .unwrap()
-            .compute()
-            .unwrap()
-            .iter()
-            .cloned()
-            .collect::<Vec<_>>(),
+        Array::<f64>::linspace(5.0, 6.0, 1, true, 3).unwrap().compute().unwrap().iter().cloned().collect::<Vec<_>>(),
         vec![5.0]
     );
     let e = Array::<i32>::eye(4, Some(6), 1, [3, 4]).unwrap().compute().unwrap();
     let want = ArrayD::from_shape_fn(IxDyn(&[4, 6]), |i| (i[1] == i[0] + 1) as i32);
     assert_eq!(e, want);
+    assert_eq!(Array::<u8>::full(&[2, 3], 7, 2).unwrap().compute().unwrap(), ArrayD::from_elem(IxDyn(&[2, 3]), 7u8));
     assert_eq!(
-        Array::<u8>::full(&[2, 3], 7, 2).unwrap().compute().unwrap(),
-        ArrayD::from_elem(IxDyn(&[2, 3]), 7u8)
-    );
-    assert_eq!(
-        Array::<bool>::zeros(&[3], 2)
-            .unwrap()
-            .compute()
-            .unwrap()
-            .iter()
-            .cloned()
-            .collect::<Vec<_>>(),
+        Array::<bool>::zeros(&[3], 2).unwrap().compute().unwrap().iter().cloned().collect::<Vec<_>>(),
         vec![false; 3]
     );
     let s = Array::<f64>::from_ndarray(ndarray::arr0(4.5), ChunkSpec::auto()).unwrap();
@@ -196,23 +159,15 @@ fn creation_routines_match_numpy() {
 fn chunk_specs_and_errors() {
     let x = Array::<f64>::zeros(&[10, 7], [4, -1]).unwrap();
     assert_eq!(x.chunks().lengths(), &[vec![4, 4, 2], vec![7]]);
-    let y = Array::<f64>::zeros(
-        &[5, 5],
-        ChunkSpec::per_axis(vec![AxisChunks::Explicit(vec![1, 4]), AxisChunks::Size(2)]),
-    )
-    .unwrap();
+    let y =
+        Array::<f64>::zeros(&[5, 5], ChunkSpec::per_axis(vec![AxisChunks::Explicit(vec![1, 4]), AxisChunks::Size(2)]))
+            .unwrap();
     assert_eq!(y.chunks().lengths(), &[vec![1, 4], vec![2, 2, 1]]);
     let auto = Array::<f64>::zeros(&[100_000, 1000], ChunkSpec::auto()).unwrap();
     let block_bytes = auto.chunks().max_block_elems() * 8;
-    assert!(
-        block_bytes <= 128 << 20 && block_bytes > 64 << 20,
-        "auto blocks near 128 MiB: {block_bytes}"
-    );
+    assert!(block_bytes <= 128 << 20 && block_bytes > 64 << 20, "auto blocks near 128 MiB: {block_bytes}");
     let e = Array::<f64>::zeros(&[6], vec![vec![2, 3]]).unwrap_err().to_string();
-    assert!(
-        e.contains("axis 0") && e.contains("sum to 5") && e.contains("length is 6"),
-        "{e}"
-    );
+    assert!(e.contains("axis 0") && e.contains("sum to 5") && e.contains("length is 6"), "{e}");
     let e = Array::<f64>::zeros(&[6, 2], [0, 1]).unwrap_err().to_string();
     assert!(e.contains("block length 0"), "{e}");
     let e = Array::<f64>::zeros(&[6, 2], [1]).unwrap_err().to_string();
@@ -220,33 +175,18 @@ fn chunk_specs_and_errors() {
     let empty = Array::<f64>::zeros(&[0, 4], 2).unwrap();
     assert_eq!(empty.compute().unwrap().shape(), &[0, 4]);
     assert_eq!(empty.sum(1).unwrap().compute().unwrap().shape(), &[0]);
-    assert_eq!(
-        empty
-            .sum(0)
-            .unwrap()
-            .compute()
-            .unwrap()
-            .iter()
-            .cloned()
-            .collect::<Vec<_>>(),
-        vec![0.0; 4]
-    );
+    assert_eq!(empty.sum(0).unwrap().compute().unwrap().iter().cloned().collect::<Vec<_>>(), vec![0.0; 4]);
 }
 
 #[test]
 fn display_and_dot() {
-    let x = RandomState::new(0)
-        .uniform::<f64>(&[100_000, 1000], [1000, 1000])
-        .unwrap();
+    let x = RandomState::new(0).uniform::<f64>(&[100_000, 1000], [1000, 1000]).unwrap();
     let s = x.to_string();
     assert!(
         s.contains("shape=(100000, 1000)") && s.contains("dtype=float64") && s.contains("chunksize=(1000, 1000)"),
         "{s}"
     );
-    assert!(
-        s.contains("blocks=100") && s.contains("bytes=762.94 MiB") && s.contains("tasks=100"),
-        "{s}"
-    );
+    assert!(s.contains("blocks=100") && s.contains("bytes=762.94 MiB") && s.contains("tasks=100"), "{s}");
     let m = x.mean(0).unwrap();
     assert!(m.to_string().contains("shape=(1000,)"), "{m}");
     let dot = (&x + 1.0).sum(None).unwrap().to_dot();
@@ -328,9 +268,6 @@ fn very_long_chains_compute() {
     let want: Vec<f64> = (0..1000).map(|v| v as f64 + 1000.0).collect();
     for ctx in [Context::sync(), Context::threads(2)] {
         assert_eq!(x.compute_on(&ctx).unwrap().iter().cloned().collect::<Vec<_>>(), want);
-        assert_eq!(
-            x.sum(None).unwrap().compute_on(&ctx).unwrap()[[]],
-            want.iter().sum::<f64>()
-        );
+        assert_eq!(x.sum(None).unwrap().compute_on(&ctx).unwrap()[[]], want.iter().sum::<f64>());
     }
 }

@@ -8,9 +8,7 @@ use ndarray::{ArrayD, Axis, Dimension, IxDyn};
 use proptest::prelude::*;
 
 fn numbered(shape: &[usize]) -> ArrayD<i64> {
-    ArrayD::from_shape_fn(IxDyn(shape), |i| {
-        i.as_array_view().iter().fold(1i64, |acc, &v| acc * 10 + v as i64)
-    })
+    ArrayD::from_shape_fn(IxDyn(shape), |i| i.as_array_view().iter().fold(1i64, |acc, &v| acc * 10 + v as i64))
 }
 
 /// Source index of padded position p (in -before..n+after) by NumPy's rules; None: constant.
@@ -163,40 +161,14 @@ fn halo_errors() {
             .to_string()
             .contains("positions in all")
     );
-    assert!(
-        many.map_overlap(|b| b.to_owned(), &[4], Boundary::Constant(0.0))
-            .is_ok()
-    );
+    assert!(many.map_overlap(|b| b.to_owned(), &[4], Boundary::Constant(0.0)).is_ok());
     let empty = Array::<f64>::zeros(&[0], 1).unwrap();
+    assert!(empty.map_overlap(|b| b.to_owned(), &[1], Boundary::Reflect).unwrap_err().to_string().contains("empty"));
+    assert_eq!(empty.map_overlap(|b| b.to_owned(), &[1], Boundary::Constant(1.0)).unwrap().shape(), vec![0]);
     assert!(
-        empty
-            .map_overlap(|b| b.to_owned(), &[1], Boundary::Reflect)
-            .unwrap_err()
-            .to_string()
-            .contains("empty")
+        Array::<f64>::zeros(&[0], 1).unwrap().pad(&[(1, 0)], PadMode::Wrap).unwrap_err().to_string().contains("empty")
     );
-    assert_eq!(
-        empty
-            .map_overlap(|b| b.to_owned(), &[1], Boundary::Constant(1.0))
-            .unwrap()
-            .shape(),
-        vec![0]
-    );
-    assert!(
-        Array::<f64>::zeros(&[0], 1)
-            .unwrap()
-            .pad(&[(1, 0)], PadMode::Wrap)
-            .unwrap_err()
-            .to_string()
-            .contains("empty")
-    );
-    let bad = x
-        .map_overlap(
-            |b| b.slice(ndarray::s![..1]).to_owned().into_dyn(),
-            &[1],
-            Boundary::Periodic,
-        )
-        .unwrap();
+    let bad = x.map_overlap(|b| b.slice(ndarray::s![..1]).to_owned().into_dyn(), &[1], Boundary::Periodic).unwrap();
     assert!(bad.compute().is_err());
 }
 
@@ -212,14 +184,8 @@ fn wide_padding_matches_numpy() {
     // np.pad([1, 2, 3], 7, mode) for each mode, and a length-1 axis.
     let x = Array::<i64>::arange(1, 4, 1, 2).unwrap();
     let cases = [
-        (
-            PadMode::Reflect,
-            vec![2, 3, 2, 1, 2, 3, 2, 1, 2, 3, 2, 1, 2, 3, 2, 1, 2],
-        ),
-        (
-            PadMode::Symmetric,
-            vec![1, 1, 2, 3, 3, 2, 1, 1, 2, 3, 3, 2, 1, 1, 2, 3, 3],
-        ),
+        (PadMode::Reflect, vec![2, 3, 2, 1, 2, 3, 2, 1, 2, 3, 2, 1, 2, 3, 2, 1, 2]),
+        (PadMode::Symmetric, vec![1, 1, 2, 3, 3, 2, 1, 1, 2, 3, 3, 2, 1, 1, 2, 3, 3]),
         (PadMode::Wrap, vec![3, 1, 2, 3, 1, 2, 3, 1, 2, 3, 1, 2, 3, 1, 2, 3, 1]),
     ];
     for (mode, want) in cases {
@@ -229,13 +195,7 @@ fn wide_padding_matches_numpy() {
     let one = Array::<i64>::full(&[1], 5, 1).unwrap();
     for mode in [PadMode::Reflect, PadMode::Symmetric, PadMode::Wrap] {
         assert_eq!(
-            one.pad(&[(3, 3)], mode)
-                .unwrap()
-                .compute()
-                .unwrap()
-                .iter()
-                .copied()
-                .collect::<Vec<_>>(),
+            one.pad(&[(3, 3)], mode).unwrap().compute().unwrap().iter().copied().collect::<Vec<_>>(),
             vec![5; 7]
         );
     }
@@ -408,18 +368,12 @@ proptest! {
 fn block_info_tells_the_halos() {
     // Blocks 3, 4, 3 with depth (2, 1) and 'none': the first block has no
     // halo before it, the last none after.
-    let x = chunked(
-        &ArrayD::from_shape_fn(IxDyn(&[10, 2]), |i| i[0] as f64),
-        &[vec![3, 4, 3], vec![2]],
-    );
+    let x = chunked(&ArrayD::from_shape_fn(IxDyn(&[10, 2]), |i| i[0] as f64), &[vec![3, 4, 3], vec![2]]);
     let opts = chunked_array::Overlap::asymmetric(&[(2, 1), (0, 0)], Boundary::None);
     let y = x
         .map_overlap_with(
             |b, info| {
-                ArrayD::from_elem(
-                    b.raw_dim(),
-                    (info.halo[0].0 * 10 + info.halo[0].1 + 100 * info.start[0]) as i64,
-                )
+                ArrayD::from_elem(b.raw_dim(), (info.halo[0].0 * 10 + info.halo[0].1 + 100 * info.start[0]) as i64)
             },
             &opts,
         )
@@ -437,10 +391,7 @@ fn overlap_option_errors() {
     let x = Array::<f64>::zeros(&[6, 4], 2).unwrap();
     let opts = chunked_array::Overlap::new(&[1, 1], Boundary::Nearest).boundary_on(2, Boundary::Periodic);
     let e = x.overlap(&opts).unwrap_err();
-    assert!(
-        matches!(e, chunked_array::Error::BadAxis { axis: 2, ndim: 2, .. }),
-        "{e}"
-    );
+    assert!(matches!(e, chunked_array::Error::BadAxis { axis: 2, ndim: 2, .. }), "{e}");
     assert!(x.map_overlap_with(|b, _| b.to_owned(), &opts).is_err());
     assert!(
         x.overlap(&chunked_array::Overlap::asymmetric(&[(1, 0)], Boundary::Nearest))
@@ -450,16 +401,10 @@ fn overlap_option_errors() {
     );
     // trim_internal cannot cut more than a block holds.
     let e = x
-        .trim_internal(&chunked_array::Overlap::asymmetric(
-            &[(1, 2), (0, 0)],
-            Boundary::Nearest,
-        ))
+        .trim_internal(&chunked_array::Overlap::asymmetric(&[(1, 2), (0, 0)], Boundary::Nearest))
         .unwrap_err()
         .to_string();
-    assert!(
-        e.contains("block 0 along axis 0 has 2 elements, fewer than the 3"),
-        "{e}"
-    );
+    assert!(e.contains("block 0 along axis 0 has 2 elements, fewer than the 3"), "{e}");
     // Several arrays: at least one, of shapes that broadcast.
     let none: [&Array<f64>; 0] = [];
     assert!(
@@ -477,10 +422,7 @@ fn overlap_option_errors() {
         &chunked_array::Overlap::new(&[1, 1], Boundary::None),
     )
     .unwrap_err();
-    assert!(
-        e.to_string().contains("[6, 4]") && e.to_string().contains("[6, 5]"),
-        "{e}"
-    );
+    assert!(e.to_string().contains("[6, 4]") && e.to_string().contains("[6, 5]"), "{e}");
     // A function returning the trimmed shape instead of the extended one.
     let bad = x
         .map_overlap_with(
@@ -591,10 +533,7 @@ fn map_overlap_arrays_that_do_not_broadcast() {
         &chunked_array::Overlap::new(&[1, 1], Boundary::None),
     )
     .unwrap_err();
-    assert!(
-        e.to_string().contains("[6, 4]") && e.to_string().contains("[3, 1]"),
-        "{e}"
-    );
+    assert!(e.to_string().contains("[6, 4]") && e.to_string().contains("[3, 1]"), "{e}");
 }
 
 #[test]
@@ -603,15 +542,8 @@ fn overlap_then_map_blocks_declares_other_chunks() {
     // block, through overlap and map_blocks with declared chunks.
     let a = ArrayD::from_shape_fn(IxDyn(&[10]), |i| (i[0] * i[0]) as f64);
     let x = chunked(&a, &[vec![4, 4, 2]]);
-    let ext = x
-        .overlap(&chunked_array::Overlap::new(&[1], Boundary::Nearest))
-        .unwrap();
-    let sums = ext
-        .map_blocks(
-            |b, _| ndarray::arr1(&[b.sum()]).into_dyn(),
-            Some(vec![vec![1, 1, 1]].into()),
-        )
-        .unwrap();
+    let ext = x.overlap(&chunked_array::Overlap::new(&[1], Boundary::Nearest)).unwrap();
+    let sums = ext.map_blocks(|b, _| ndarray::arr1(&[b.sum()]).into_dyn(), Some(vec![vec![1, 1, 1]].into())).unwrap();
     let window = |lo: isize, hi: isize| (lo..hi).map(|p| a[[p.clamp(0, 9) as usize]]).sum::<f64>();
     let want = vec![window(-1, 5), window(3, 9), window(7, 11)];
     assert_eq!(sums.compute().unwrap().iter().copied().collect::<Vec<_>>(), want);

@@ -10,15 +10,11 @@ use proptest::prelude::*;
 
 /// The default selection options with another block-size limit.
 fn limited(bytes: usize) -> SelectOptions {
-    SelectOptions {
-        block_size_limit: bytes,
-    }
+    SelectOptions { block_size_limit: bytes }
 }
 
 fn numbered(shape: &[usize]) -> ArrayD<i64> {
-    ArrayD::from_shape_fn(IxDyn(shape), |i| {
-        i.as_array_view().iter().fold(1i64, |acc, &v| acc * 10 + v as i64)
-    })
+    ArrayD::from_shape_fn(IxDyn(shape), |i| i.as_array_view().iter().fold(1i64, |acc, &v| acc * 10 + v as i64))
 }
 
 proptest! {
@@ -102,43 +98,15 @@ fn scattered_take_reads_pieces_not_whole_axes() {
     let x = chunked(&a, &[vec![10; 20], vec![30]]);
     let block_bytes = 10 * 30 * 8;
     // A permutation with repeats and negative indices mixed in.
-    let idx: Vec<isize> = (0..230)
-        .map(|i| {
-            if i % 7 == 0 {
-                -((i % 200) as isize) - 1
-            } else {
-                ((i * 37) % 200) as isize
-            }
-        })
-        .collect();
-    let ids: Vec<usize> = idx
-        .iter()
-        .map(|&i| if i < 0 { (i + 200) as usize } else { i as usize })
-        .collect();
+    let idx: Vec<isize> =
+        (0..230).map(|i| if i % 7 == 0 { -((i % 200) as isize) - 1 } else { ((i * 37) % 200) as isize }).collect();
+    let ids: Vec<usize> = idx.iter().map(|&i| if i < 0 { (i + 200) as usize } else { i as usize }).collect();
     let want = a.select(Axis(0), &ids);
     for limit in [3 * block_bytes, 1 << 30] {
-        let y = x
-            .take_with(
-                &idx,
-                0,
-                &BlockSizeOptions {
-                    block_size_limit: limit,
-                },
-            )
-            .unwrap();
+        let y = x.take_with(&idx, 0, &BlockSizeOptions { block_size_limit: limit }).unwrap();
         let profiler = Profiler::new();
-        assert_eq!(
-            y.compute_on(&chunked_array::Context::threads(2).with_profiler(&profiler))
-                .unwrap(),
-            want
-        );
-        let widest = profiler
-            .spans()
-            .iter()
-            .filter(|s| s.layer == "take")
-            .map(|s| s.input_bytes)
-            .max()
-            .unwrap();
+        assert_eq!(y.compute_on(&chunked_array::Context::threads(2).with_profiler(&profiler)).unwrap(), want);
+        let widest = profiler.spans().iter().filter(|s| s.layer == "take").map(|s| s.input_bytes).max().unwrap();
         if limit < block_bytes * 20 {
             assert!(widest <= block_bytes, "a take task read {widest} bytes");
         } else {
@@ -147,14 +115,10 @@ fn scattered_take_reads_pieces_not_whole_axes() {
         }
     }
     // On the other axis, and sorted indices stay one gather.
-    let y = x
-        .take_with(&[29, 0, 15, 15], 1, &BlockSizeOptions { block_size_limit: 1 })
-        .unwrap();
+    let y = x.take_with(&[29, 0, 15, 15], 1, &BlockSizeOptions { block_size_limit: 1 }).unwrap();
     assert_eq!(y.compute().unwrap(), a.select(Axis(1), &[29, 0, 15, 15]));
     assert_eq!(
-        x.take_with(&[3, 4, 5], 0, &BlockSizeOptions { block_size_limit: 1 })
-            .unwrap()
-            .num_tasks(),
+        x.take_with(&[3, 4, 5], 0, &BlockSizeOptions { block_size_limit: 1 }).unwrap().num_tasks(),
         x.take(&[3, 4, 5], 0).unwrap().num_tasks()
     );
 }
@@ -165,38 +129,19 @@ fn scattered_take_reads_pieces_not_whole_axes() {
 #[test]
 fn masked_blocks_stay_under_the_limit() {
     let a = ArrayD::from_shape_fn(IxDyn(&[40, 30, 20]), |i| (i[0] * 600 + i[1] * 20 + i[2]) as f64);
-    let x = chunked(
-        &a,
-        &[
-            vec![10, 17, 13],
-            vec![7; 4].into_iter().chain([2]).collect(),
-            vec![6, 6, 6, 2],
-        ],
-    );
+    let x = chunked(&a, &[vec![10, 17, 13], vec![7; 4].into_iter().chain([2]).collect(), vec![6, 6, 6, 2]]);
     // Three rows of 30 x 20 f64 per block at most.
     let limit = 3 * 30 * 20 * 8;
     let all = Array::<bool>::full(&[40, 30, 20], true, [5, 30, 20]).unwrap();
     let got = x.masked_with(&all, &limited(limit), &Context::default()).unwrap();
-    assert!(
-        got.chunks().lengths()[0].iter().all(|&n| n <= 3 * 600),
-        "{:?}",
-        got.chunks().lengths()
-    );
-    assert_eq!(
-        got.compute().unwrap().iter().copied().collect::<Vec<_>>(),
-        a.iter().copied().collect::<Vec<_>>()
-    );
+    assert!(got.chunks().lengths()[0].iter().all(|&n| n <= 3 * 600), "{:?}", got.chunks().lengths());
+    assert_eq!(got.compute().unwrap().iter().copied().collect::<Vec<_>>(), a.iter().copied().collect::<Vec<_>>());
     // Every third element, under a limit of one row: one row per block.
     let sparse = ArrayD::from_shape_fn(IxDyn(&[40, 30, 20]), |i| (i[0] + i[1] + i[2]) % 3 == 0);
     let m = chunked(&sparse, &[vec![40], vec![30], vec![20]]);
     let got = x.masked_with(&m, &limited(1), &Context::default()).unwrap();
     assert_eq!(got.chunks().lengths()[0].len(), 40);
-    let want: Vec<f64> = a
-        .iter()
-        .zip(sparse.iter())
-        .filter(|(_, k)| **k)
-        .map(|(v, _)| *v)
-        .collect();
+    let want: Vec<f64> = a.iter().zip(sparse.iter()).filter(|(_, k)| **k).map(|(v, _)| *v).collect();
     assert_eq!(got.compute().unwrap().iter().copied().collect::<Vec<_>>(), want);
 }
 
@@ -210,17 +155,8 @@ fn selections_build_in_the_given_context() {
     let x = chunked(&a, &[vec![40; 5], vec![50]]);
     let keep = |i: &[usize]| (i[0] + 3 * i[1]).is_multiple_of(7);
     let mask = Array::<bool>::from_fn(&[200, 50], [40, 50], move |i| keep(i)).unwrap();
-    let want: Vec<f64> = a
-        .indexed_iter()
-        .filter(|(i, _)| keep(i.slice()))
-        .map(|(_, v)| *v)
-        .collect();
-    let layers = |p: &Profiler| {
-        p.spans()
-            .into_iter()
-            .map(|s| s.layer)
-            .collect::<std::collections::BTreeSet<_>>()
-    };
+    let want: Vec<f64> = a.indexed_iter().filter(|(i, _)| keep(i.slice())).map(|(_, v)| *v).collect();
+    let layers = |p: &Profiler| p.spans().into_iter().map(|s| s.layer).collect::<std::collections::BTreeSet<_>>();
 
     // Within the limits: the selection is computed once, by the given context.
     let profiler = Profiler::new();
@@ -245,9 +181,7 @@ fn selections_build_in_the_given_context() {
     // compress_array computes its 1-d mask in the given context too.
     let profiler = Profiler::new();
     let rows = Array::<bool>::from_fn(&[200], 64, |i| i[0] % 3 == 1).unwrap();
-    let picked = x
-        .compress_array_on(&rows, 0, &Context::sync().with_profiler(&profiler))
-        .unwrap();
+    let picked = x.compress_array_on(&rows, 0, &Context::sync().with_profiler(&profiler)).unwrap();
     assert!(!profiler.spans().is_empty());
     let ids: Vec<usize> = (0..200).filter(|i| i % 3 == 1).collect();
     assert_eq!(picked.compute().unwrap(), a.select(Axis(0), &ids));
@@ -267,16 +201,7 @@ fn selections_with_empty_blocks_flow_on() {
     let flat = x.masked(&(&x.ge(8.0).unwrap() & &x.lt(16.0).unwrap())).unwrap();
     assert!(flat.chunks().lengths()[0].contains(&0), "{:?}", flat.chunks().lengths());
     let want: Vec<f64> = (8..16).map(f64::from).collect();
-    assert_eq!(
-        flat.reshape(&[2, 4])
-            .unwrap()
-            .compute()
-            .unwrap()
-            .iter()
-            .copied()
-            .collect::<Vec<_>>(),
-        want
-    );
+    assert_eq!(flat.reshape(&[2, 4]).unwrap().compute().unwrap().iter().copied().collect::<Vec<_>>(), want);
     let other = Array::<f64>::ones(&[8], 3).unwrap();
     assert_eq!(
         (&flat + &other).compute().unwrap().iter().copied().collect::<Vec<_>>(),
@@ -287,45 +212,21 @@ fn selections_with_empty_blocks_flow_on() {
     assert_eq!(regrouped.compute().unwrap().iter().copied().collect::<Vec<_>>(), want);
     let w = Array::<f64>::ones(&[4, 3], [3, 3]).unwrap();
     let product = flat.reshape(&[2, 4]).unwrap().matmul(&w).unwrap().compute().unwrap();
-    assert_eq!(
-        product.iter().copied().collect::<Vec<_>>(),
-        vec![38.0, 38.0, 38.0, 54.0, 54.0, 54.0]
-    );
+    assert_eq!(product.iter().copied().collect::<Vec<_>>(), vec![38.0, 38.0, 38.0, 54.0, 54.0, 54.0]);
 }
 
 #[test]
 fn indexing_errors() {
     let x = Array::<f64>::zeros(&[4, 3], 2).unwrap();
-    assert!(
-        x.take(&[4], 0)
-            .unwrap_err()
-            .to_string()
-            .contains("out of range for axis 0 of length 4")
-    );
+    assert!(x.take(&[4], 0).unwrap_err().to_string().contains("out of range for axis 0 of length 4"));
     // NumPy's compress: a short mask leaves the rest out; a long one may not
     // be true past the axis.
     assert_eq!(x.compress(&[true, false], 0).unwrap().shape(), vec![1, 3]);
-    assert_eq!(
-        x.compress(&[false, true, false, true, false, false], 0)
-            .unwrap()
-            .shape(),
-        vec![2, 3]
-    );
-    let past = x
-        .compress(&[false, false, false, false, true], 0)
-        .unwrap_err()
-        .to_string();
-    assert!(
-        past.contains("true at position 4") && past.contains("axis 0 of length 4"),
-        "{past}"
-    );
+    assert_eq!(x.compress(&[false, true, false, true, false, false], 0).unwrap().shape(), vec![2, 3]);
+    let past = x.compress(&[false, false, false, false, true], 0).unwrap_err().to_string();
+    assert!(past.contains("true at position 4") && past.contains("axis 0 of length 4"), "{past}");
     // A mask of neither the whole shape nor its leading part.
-    assert!(
-        x.masked(&Array::<bool>::zeros(&[3], 2).unwrap())
-            .unwrap_err()
-            .to_string()
-            .contains("[4, 3]")
-    );
+    assert!(x.masked(&Array::<bool>::zeros(&[3], 2).unwrap()).unwrap_err().to_string().contains("[4, 3]"));
     assert!(x.masked(&Array::<bool>::zeros(&[4, 3, 1], 2).unwrap()).is_err());
     // Rows of nothing: the count still comes from the mask.
     let none_wide = Array::<f64>::zeros(&[4, 0], 2).unwrap();
@@ -333,46 +234,24 @@ fn indexing_errors() {
     assert_eq!(none_wide.masked(&rows).unwrap().shape(), vec![3, 0]);
     assert!(x.broadcast_to(&[4, 5]).is_err());
     assert!(x.broadcast_to(&[3]).is_err());
-    assert!(matches!(
-        x.take(&[0], 2),
-        Err(chunked_array::Error::BadAxis { axis: 2, ndim: 2, .. })
-    ));
+    assert!(matches!(x.take(&[0], 2), Err(chunked_array::Error::BadAxis { axis: 2, ndim: 2, .. })));
     assert!(x.take(&[-5], 0).is_err());
     assert_eq!(x.take(&[-4], 0).unwrap().shape(), vec![1, 3]);
     let mask2d = Array::<bool>::full(&[4, 3], true, 2).unwrap();
     assert!(x.compress_array(&mask2d, 0).unwrap_err().to_string().contains("1-d"));
-    assert_eq!(
-        x.compress_array(&Array::<bool>::full(&[3], true, 2).unwrap(), 0)
-            .unwrap()
-            .shape(),
-        vec![3, 3]
-    );
-    assert!(
-        x.compress_array(&Array::<bool>::full(&[5], true, 2).unwrap(), 0)
-            .is_err()
-    );
-    assert!(
-        x.compress_array(&Array::<bool>::full(&[4], true, 2).unwrap(), 2)
-            .is_err()
-    );
+    assert_eq!(x.compress_array(&Array::<bool>::full(&[3], true, 2).unwrap(), 0).unwrap().shape(), vec![3, 3]);
+    assert!(x.compress_array(&Array::<bool>::full(&[5], true, 2).unwrap(), 0).is_err());
+    assert!(x.compress_array(&Array::<bool>::full(&[4], true, 2).unwrap(), 2).is_err());
 }
 
 #[test]
 fn lazy_masks_of_any_layout() {
     // A mask whose computed single block is reversed (negative strides).
     let m = Array::<bool>::from_fn(&[5], 5, |i| i[0] % 2 == 0).unwrap();
-    let flipped = m
-        .map_blocks(|b, _| b.to_owned().slice_move(ndarray::s![..;-1]).into_dyn(), None)
-        .unwrap();
+    let flipped = m.map_blocks(|b, _| b.to_owned().slice_move(ndarray::s![..;-1]).into_dyn(), None).unwrap();
     let x = Array::<i64>::arange(0, 5, 1, 2).unwrap();
     assert_eq!(
-        x.compress_array(&flipped, 0)
-            .unwrap()
-            .compute()
-            .unwrap()
-            .iter()
-            .cloned()
-            .collect::<Vec<_>>(),
+        x.compress_array(&flipped, 0).unwrap().compute().unwrap().iter().cloned().collect::<Vec<_>>(),
         vec![0, 2, 4]
     );
 }
@@ -423,18 +302,10 @@ fn argwhere_reads_masks_of_any_layout() {
     // Blocks that map_blocks returns flipped (negative strides, not C-order
     // memory) give the coordinates of their elements as the block shows them.
     let base = Array::<f64>::from_fn(&[7, 150], [3, 100], |i| ((i[0] * 31 + i[1] * 7) % 5) as f64).unwrap();
-    let flipped = base
-        .map_blocks(
-            |b, _| b.to_owned().slice_move(ndarray::s![..;-1, ..;-1]).into_dyn(),
-            None,
-        )
-        .unwrap();
+    let flipped = base.map_blocks(|b, _| b.to_owned().slice_move(ndarray::s![..;-1, ..;-1]).into_dyn(), None).unwrap();
     let shown = flipped.compute().unwrap();
-    let want: Vec<i64> = shown
-        .indexed_iter()
-        .filter(|&(_, &v)| v == 0.0)
-        .flat_map(|(i, _)| [i[0] as i64, i[1] as i64])
-        .collect();
+    let want: Vec<i64> =
+        shown.indexed_iter().filter(|&(_, &v)| v == 0.0).flat_map(|(i, _)| [i[0] as i64, i[1] as i64]).collect();
     assert!(!want.is_empty());
     let got = flipped.eq(0.0).unwrap().argwhere().unwrap().compute().unwrap();
     assert_eq!(got.iter().copied().collect::<Vec<_>>(), want);
@@ -457,10 +328,7 @@ fn counted_mask() -> (Array<bool>, std::sync::Arc<std::sync::atomic::AtomicUsize
 #[test]
 fn small_selections_are_computed_once() {
     use std::sync::atomic::Ordering;
-    let want: Vec<i64> = (0..40)
-        .step_by(3)
-        .flat_map(|r| (0..10).step_by(3).flat_map(move |c| [r, c]))
-        .collect();
+    let want: Vec<i64> = (0..40).step_by(3).flat_map(|r| (0..10).step_by(3).flat_map(move |c| [r, c])).collect();
     // Under the limit: the building run's blocks are the result, and computing
     // it makes no element again.
     let (mask, made) = counted_mask();
@@ -473,10 +341,7 @@ fn small_selections_are_computed_once() {
     let picked = values.masked(&mask).unwrap();
     assert_eq!(made.load(Ordering::Relaxed), 400);
     let want_values: Vec<i64> = want.chunks(2).map(|rc| rc[0] * 10 + rc[1]).collect();
-    assert_eq!(
-        picked.compute().unwrap().iter().copied().collect::<Vec<_>>(),
-        want_values
-    );
+    assert_eq!(picked.compute().unwrap().iter().copied().collect::<Vec<_>>(), want_values);
     assert_eq!(made.load(Ordering::Relaxed), 400);
     // Over the limit (8 bytes): the first run stops, the counts come from the
     // mask, and computing the result selects again.
@@ -513,20 +378,9 @@ fn selections_of_selections() {
     assert_eq!(y.chunks().lengths()[0], vec![0, 4]);
     let z = y.masked(&y.lt(8).unwrap()).unwrap();
     assert_eq!(z.compute().unwrap().iter().copied().collect::<Vec<_>>(), vec![6, 7]);
-    assert_eq!(
-        y.argwhere()
-            .unwrap()
-            .compute()
-            .unwrap()
-            .iter()
-            .copied()
-            .collect::<Vec<_>>(),
-        vec![0, 1, 2, 3]
-    );
+    assert_eq!(y.argwhere().unwrap().compute().unwrap().iter().copied().collect::<Vec<_>>(), vec![0, 1, 2, 3]);
     assert_eq!(y.nonzero().unwrap()[0].compute().unwrap().len(), 4);
     // Past the limit (the two-pass path) as well.
-    let z = y
-        .masked_with(&y.lt(8).unwrap(), &limited(1), &Context::default())
-        .unwrap();
+    let z = y.masked_with(&y.lt(8).unwrap(), &limited(1), &Context::default()).unwrap();
     assert_eq!(z.compute().unwrap().iter().copied().collect::<Vec<_>>(), vec![6, 7]);
 }

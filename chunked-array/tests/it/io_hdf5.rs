@@ -11,10 +11,8 @@ use ndarray::{ArrayD, IxDyn};
 use support::TempDir;
 
 fn values(shape: &[usize], chunks: Vec<Vec<usize>>) -> Array<f64> {
-    Array::<f64>::from_fn(shape, chunks, |i| {
-        i.iter().fold(0.0, |acc, &x| acc * 31.0 + x as f64) * -0.37 + 0.125
-    })
-    .unwrap()
+    Array::<f64>::from_fn(shape, chunks, |i| i.iter().fold(0.0, |acc, &x| acc * 31.0 + x as f64) * -0.37 + 0.125)
+        .unwrap()
 }
 
 #[test]
@@ -31,21 +29,10 @@ fn round_trips_with_any_chunking() {
     for (k, (shape, chunks)) in cases.into_iter().enumerate() {
         let x = values(&shape, chunks);
         let name = format!("g/x{k}");
-        x.to_hdf5(
-            &file,
-            &name,
-            &Hdf5WriteOptions {
-                deflate: (k % 2 == 0).then_some(4),
-                ..Default::default()
-            },
-        )
-        .unwrap();
+        x.to_hdf5(&file, &name, &Hdf5WriteOptions { deflate: (k % 2 == 0).then_some(4), ..Default::default() })
+            .unwrap();
         let want = x.compute().unwrap();
-        assert_eq!(
-            from_hdf5::<f64>(&file, &name).unwrap().compute().unwrap(),
-            want,
-            "{name}"
-        );
+        assert_eq!(from_hdf5::<f64>(&file, &name).unwrap().compute().unwrap(), want, "{name}");
         let y = from_hdf5_with::<f64>(&file, &name, 2).unwrap();
         assert_eq!(y.compute().unwrap(), want, "{name} in blocks of 2");
     }
@@ -55,29 +42,16 @@ fn round_trips_with_any_chunking() {
 fn stored_chunks_are_the_blocks() {
     let dir = TempDir::new("h5-chunks");
     let file = dir.path().join("a.h5");
-    values(&[10, 7], vec![vec![4, 4, 2], vec![3, 3, 1]])
-        .to_hdf5(&file, "x", &Hdf5WriteOptions::default())
-        .unwrap();
+    values(&[10, 7], vec![vec![4, 4, 2], vec![3, 3, 1]]).to_hdf5(&file, "x", &Hdf5WriteOptions::default()).unwrap();
     let chunk_of = |name: &str| hdf5::File::open(&file).unwrap().dataset(name).unwrap().chunk();
     assert_eq!(chunk_of("x"), Some(vec![4, 3]));
-    let opts = Hdf5WriteOptions {
-        chunks: Some(vec![5, 7]),
-        deflate: Some(1),
-        ..Default::default()
-    };
-    values(&[10, 7], vec![vec![10], vec![7]])
-        .to_hdf5(&file, "y", &opts)
-        .unwrap();
+    let opts = Hdf5WriteOptions { chunks: Some(vec![5, 7]), deflate: Some(1), ..Default::default() };
+    values(&[10, 7], vec![vec![10], vec![7]]).to_hdf5(&file, "y", &opts).unwrap();
     assert_eq!(chunk_of("y"), Some(vec![5, 7]));
     // Reading one dataset and storing to another of the same file, in one pipeline.
     let x = from_hdf5::<f64>(&file, "x").unwrap();
-    (&x + 1.0)
-        .to_hdf5(&file, "x_plus_1", &Hdf5WriteOptions::default())
-        .unwrap();
-    assert_eq!(
-        from_hdf5::<f64>(&file, "x_plus_1").unwrap().compute().unwrap(),
-        (&x + 1.0).compute().unwrap()
-    );
+    (&x + 1.0).to_hdf5(&file, "x_plus_1", &Hdf5WriteOptions::default()).unwrap();
+    assert_eq!(from_hdf5::<f64>(&file, "x_plus_1").unwrap().compute().unwrap(), (&x + 1.0).compute().unwrap());
 }
 
 #[test]
@@ -88,30 +62,16 @@ fn reads_datasets_libhdf5_wrote() {
     {
         let f = hdf5::File::create(&file).unwrap();
         f.new_dataset_builder().with_data(&want).create("contiguous").unwrap();
-        f.new_dataset_builder()
-            .chunk([7, 30])
-            .deflate(6)
-            .with_data(&want)
-            .create("chunked")
-            .unwrap();
+        f.new_dataset_builder().chunk([7, 30]).deflate(6).with_data(&want).create("chunked").unwrap();
     }
     let c = from_hdf5::<i64>(&file, "contiguous").unwrap();
     assert_eq!(c.compute().unwrap(), want);
     let k = from_hdf5::<i64>(&file, "chunked").unwrap();
-    assert!(
-        k.chunks().lengths()[0][0].is_multiple_of(7) || k.chunks().lengths()[0][0] == 50,
-        "{:?}",
-        k.chunks()
-    );
+    assert!(k.chunks().lengths()[0][0].is_multiple_of(7) || k.chunks().lengths()[0][0] == 50, "{:?}", k.chunks());
     assert_eq!(k.compute().unwrap(), want);
-    let part = from_hdf5_with::<i64>(&file, "chunked", [8, 16])
-        .unwrap()
-        .slice(&[(3..20).into(), (5..29).into()])
-        .unwrap();
-    assert_eq!(
-        part.compute().unwrap(),
-        want.slice(ndarray::s![3..20, 5..29]).into_dyn()
-    );
+    let part =
+        from_hdf5_with::<i64>(&file, "chunked", [8, 16]).unwrap().slice(&[(3..20).into(), (5..29).into()]).unwrap();
+    assert_eq!(part.compute().unwrap(), want.slice(ndarray::s![3..20, 5..29]).into_dyn());
 }
 
 #[test]
@@ -135,41 +95,20 @@ fn write_modes_and_failures() {
             None,
         )
         .unwrap();
-    let overwrite = Hdf5WriteOptions {
-        mode: WriteMode::Overwrite,
-        ..Default::default()
-    };
+    let overwrite = Hdf5WriteOptions { mode: WriteMode::Overwrite, ..Default::default() };
     let err = failing.to_hdf5(&file, "d", &overwrite).unwrap_err();
     assert!(err.to_string().contains("injected failure"), "{err}");
-    assert_eq!(
-        from_hdf5::<f64>(&file, "d").unwrap().compute().unwrap(),
-        a.compute().unwrap()
-    );
+    assert_eq!(from_hdf5::<f64>(&file, "d").unwrap().compute().unwrap(), a.compute().unwrap());
     let names = hdf5::File::open(&file).unwrap().member_names().unwrap();
     assert_eq!(names, vec!["d".to_string()], "no temporary dataset left");
     (&a * 3.0).to_hdf5(&file, "d", &overwrite).unwrap();
-    assert_eq!(
-        from_hdf5::<f64>(&file, "d").unwrap().compute().unwrap(),
-        (&a * 3.0).compute().unwrap()
-    );
+    assert_eq!(from_hdf5::<f64>(&file, "d").unwrap().compute().unwrap(), (&a * 3.0).compute().unwrap());
     // Other datasets of the file are untouched by writes.
     a.to_hdf5(&file, "e", &Hdf5WriteOptions::default()).unwrap();
-    assert_eq!(
-        from_hdf5::<f64>(&file, "d").unwrap().compute().unwrap(),
-        (&a * 3.0).compute().unwrap()
-    );
-    let resume = Hdf5WriteOptions {
-        mode: WriteMode::Resume,
-        ..Default::default()
-    };
-    assert!(matches!(
-        a.to_hdf5(&file, "d", &resume),
-        Err(Error::InvalidArgument { .. })
-    ));
-    let bad = Hdf5WriteOptions {
-        deflate: Some(12),
-        ..Default::default()
-    };
+    assert_eq!(from_hdf5::<f64>(&file, "d").unwrap().compute().unwrap(), (&a * 3.0).compute().unwrap());
+    let resume = Hdf5WriteOptions { mode: WriteMode::Resume, ..Default::default() };
+    assert!(matches!(a.to_hdf5(&file, "d", &resume), Err(Error::InvalidArgument { .. })));
+    let bad = Hdf5WriteOptions { deflate: Some(12), ..Default::default() };
     assert!(matches!(a.to_hdf5(&file, "f", &bad), Err(Error::InvalidArgument { name, .. }) if name == "deflate"));
 }
 
@@ -178,19 +117,11 @@ fn bad_input_is_an_error() {
     let dir = TempDir::new("h5-bad");
     let file = dir.path().join("b.h5");
     assert!(matches!(from_hdf5::<f64>(&file, "x"), Err(Error::Io { path, .. }) if path.ends_with("b.h5")));
-    values(&[3], vec![vec![3]])
-        .to_hdf5(&file, "x", &Hdf5WriteOptions::default())
-        .unwrap();
+    values(&[3], vec![vec![3]]).to_hdf5(&file, "x", &Hdf5WriteOptions::default()).unwrap();
     let err = from_hdf5::<f64>(&file, "nope").unwrap_err();
-    assert!(
-        matches!(&err, Error::Io { path, .. } if path.ends_with("b.h5:nope")),
-        "{err}"
-    );
+    assert!(matches!(&err, Error::Io { path, .. } if path.ends_with("b.h5:nope")), "{err}");
     let err = from_hdf5::<i32>(&file, "x").unwrap_err();
-    assert!(
-        matches!(&err, Error::DtypeMismatch { expected, .. } if expected == "int32"),
-        "{err}"
-    );
+    assert!(matches!(&err, Error::DtypeMismatch { expected, .. } if expected == "int32"), "{err}");
     let junk = dir.path().join("junk.h5");
     std::fs::write(&junk, b"definitely not hdf5").unwrap();
     assert!(matches!(from_hdf5::<f64>(&junk, "x"), Err(Error::Io { path, .. }) if path.ends_with("junk.h5")));
@@ -201,15 +132,7 @@ fn a_corrupt_chunk_fails_its_block_only() {
     let dir = TempDir::new("h5-corrupt");
     let file = dir.path().join("c.h5");
     let x = values(&[8, 6], vec![vec![4, 4], vec![6]]);
-    x.to_hdf5(
-        &file,
-        "x",
-        &Hdf5WriteOptions {
-            deflate: Some(4),
-            ..Default::default()
-        },
-    )
-    .unwrap();
+    x.to_hdf5(&file, "x", &Hdf5WriteOptions { deflate: Some(4), ..Default::default() }).unwrap();
     // Where libhdf5 put the second stored chunk (rows 4..8), overwritten with junk.
     let (addr, size) = {
         let f = hdf5::File::open(&file).unwrap();
@@ -229,8 +152,5 @@ fn a_corrupt_chunk_fails_its_block_only() {
     );
     // The intact chunk still reads.
     let rows = [chunked_array::Idx::range(0, 4)];
-    assert_eq!(
-        y.slice(&rows).unwrap().compute().unwrap(),
-        x.slice(&rows).unwrap().compute().unwrap()
-    );
+    assert_eq!(y.slice(&rows).unwrap().compute().unwrap(), x.slice(&rows).unwrap().compute().unwrap());
 }

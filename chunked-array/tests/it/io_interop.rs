@@ -42,21 +42,15 @@ fn python(var: &str, venv: &str) -> Option<PathBuf> {
         Some(workspace().join(venv).join("bin/python")),
         Some(PathBuf::from("python3")),
     ];
-    candidates.into_iter().flatten().find(|p| {
-        Command::new(p)
-            .arg("--version")
-            .output()
-            .is_ok_and(|o| o.status.success())
-    })
+    candidates
+        .into_iter()
+        .flatten()
+        .find(|p| Command::new(p).arg("--version").output().is_ok_and(|o| o.status.success()))
 }
 
 fn run_python(python: &Path, args: &[&Path]) {
     let script_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/interop");
-    let out = Command::new(python)
-        .args(args)
-        .current_dir(&script_dir)
-        .output()
-        .unwrap();
+    let out = Command::new(python).args(args).current_dir(&script_dir).output().unwrap();
     assert!(
         out.status.success(),
         "{} {:?} failed (install the clients with scripts/setup_python.sh):\n{}\n{}",
@@ -90,18 +84,11 @@ fn reads_what_zarr_python_3_h5py_and_numpy_wrote() {
         "v2_zstd",
     ] {
         let x = from_zarr::<f64>(root.join(format!("{name}.zarr")), "").unwrap_or_else(|e| panic!("{name}: {e}"));
-        assert_eq!(
-            x.compute().unwrap_or_else(|e| panic!("{name}: {e}")),
-            floats(),
-            "{name}"
-        );
+        assert_eq!(x.compute().unwrap_or_else(|e| panic!("{name}: {e}")), floats(), "{name}");
     }
     for name in ["v3_i4", "v2_none_i4"] {
         assert_eq!(
-            from_zarr::<i32>(root.join(format!("{name}.zarr")), "")
-                .unwrap()
-                .compute()
-                .unwrap(),
+            from_zarr::<i32>(root.join(format!("{name}.zarr")), "").unwrap().compute().unwrap(),
             ints(),
             "{name}"
         );
@@ -109,41 +96,25 @@ fn reads_what_zarr_python_3_h5py_and_numpy_wrote() {
     // Stored chunks become the blocks.
     let x = from_zarr::<f64>(root.join("v3_zstd.zarr"), "").unwrap();
     assert_eq!(x.chunks().lengths()[0], vec![10, 10, 10, 7]);
-    assert_eq!(
-        from_zarr::<f64>(root.join("grouped.zarr"), "sub/x")
-            .unwrap()
-            .compute()
-            .unwrap(),
-        floats()
-    );
+    assert_eq!(from_zarr::<f64>(root.join("grouped.zarr"), "sub/x").unwrap().compute().unwrap(), floats());
 
     #[cfg(feature = "hdf5")]
     {
         use chunked_array::io::hdf5::from_hdf5;
         let h5 = root.join("fixtures.h5");
         for name in ["chunked_gzip", "contiguous", "big_endian"] {
-            assert_eq!(
-                from_hdf5::<f64>(&h5, name).unwrap().compute().unwrap(),
-                floats(),
-                "hdf5 {name}"
-            );
+            assert_eq!(from_hdf5::<f64>(&h5, name).unwrap().compute().unwrap(), floats(), "hdf5 {name}");
         }
         assert_eq!(from_hdf5::<i32>(&h5, "group/int32").unwrap().compute().unwrap(), ints());
     }
     for name in ["c", "f", "big"] {
         assert_eq!(
-            from_npy::<f64>(root.join(format!("{name}.npy")), [10, 8])
-                .unwrap()
-                .compute()
-                .unwrap(),
+            from_npy::<f64>(root.join(format!("{name}.npy")), [10, 8]).unwrap().compute().unwrap(),
             floats(),
             "{name}.npy"
         );
     }
-    assert_eq!(
-        from_npy::<i32>(root.join("i4.npy"), 16).unwrap().compute().unwrap(),
-        ints()
-    );
+    assert_eq!(from_npy::<i32>(root.join("i4.npy"), 16).unwrap().compute().unwrap(), ints());
 }
 
 #[test]
@@ -154,33 +125,16 @@ fn reads_what_zarr_python_2_wrote() {
     };
     let dir = TempDir::new("interop2");
     run_python(&py, &[Path::new("write_fixtures.py"), dir.path(), Path::new("zarr2")]);
-    for name in [
-        "z2_default",
-        "z2_F_slash",
-        "z2_big_zlib",
-        "z2_none",
-        "z2_gzip_i4",
-        "z2_zstd_big_i4",
-    ] {
-        assert!(
-            dir.path().join(format!("{name}.zarr/.zarray")).is_file(),
-            "{name} is not a Zarr v2 array"
-        );
+    for name in ["z2_default", "z2_F_slash", "z2_big_zlib", "z2_none", "z2_gzip_i4", "z2_zstd_big_i4"] {
+        assert!(dir.path().join(format!("{name}.zarr/.zarray")).is_file(), "{name} is not a Zarr v2 array");
     }
     for name in ["z2_default", "z2_F_slash", "z2_big_zlib", "z2_none"] {
         let x = from_zarr::<f64>(dir.path().join(format!("{name}.zarr")), "").unwrap_or_else(|e| panic!("{name}: {e}"));
-        assert_eq!(
-            x.compute().unwrap_or_else(|e| panic!("{name}: {e}")),
-            floats(),
-            "{name}"
-        );
+        assert_eq!(x.compute().unwrap_or_else(|e| panic!("{name}: {e}")), floats(), "{name}");
     }
     for name in ["z2_gzip_i4", "z2_zstd_big_i4"] {
         assert_eq!(
-            from_zarr::<i32>(dir.path().join(format!("{name}.zarr")), "")
-                .unwrap()
-                .compute()
-                .unwrap(),
+            from_zarr::<i32>(dir.path().join(format!("{name}.zarr")), "").unwrap().compute().unwrap(),
             ints(),
             "{name}"
         );
@@ -205,11 +159,7 @@ fn zarr_python_h5py_and_numpy_read_what_we_wrote() {
         ("zstd", Compression::Zstd { level: 3 }, false),
         (
             "blosc",
-            Compression::Blosc {
-                compressor: BloscCompressor::LZ4,
-                level: 5,
-                shuffle: BloscShuffleMode::Shuffle,
-            },
+            Compression::Blosc { compressor: BloscCompressor::LZ4, level: 5, shuffle: BloscShuffleMode::Shuffle },
             false,
         ),
         ("gzip", Compression::Gzip { level: 5 }, false),
@@ -217,31 +167,16 @@ fn zarr_python_h5py_and_numpy_read_what_we_wrote() {
         ("crc", Compression::Zstd { level: 1 }, true),
     ];
     for (name, compression, checksum) in cases {
-        let opts = ZarrWriteOptions {
-            compression,
-            checksum,
-            attributes: attributes.clone(),
-            ..Default::default()
-        };
+        let opts = ZarrWriteOptions { compression, checksum, attributes: attributes.clone(), ..Default::default() };
         x.to_zarr(&zarr, name, &opts).unwrap();
     }
     k.to_zarr(&zarr, "i4", &ZarrWriteOptions::default()).unwrap();
-    k.map(|v| v % 3 == 0)
-        .to_zarr(&zarr, "bool", &ZarrWriteOptions::default())
-        .unwrap();
+    k.map(|v| v % 3 == 0).to_zarr(&zarr, "bool", &ZarrWriteOptions::default()).unwrap();
     #[cfg(feature = "hdf5")]
     {
         use chunked_array::io::hdf5::Hdf5WriteOptions;
         let h5 = root.join("ours.h5");
-        x.to_hdf5(
-            &h5,
-            "g/deflate",
-            &Hdf5WriteOptions {
-                deflate: Some(4),
-                ..Default::default()
-            },
-        )
-        .unwrap();
+        x.to_hdf5(&h5, "g/deflate", &Hdf5WriteOptions { deflate: Some(4), ..Default::default() }).unwrap();
         k.to_hdf5(&h5, "i4", &Hdf5WriteOptions::default()).unwrap();
     }
     #[cfg(not(feature = "hdf5"))]

@@ -12,10 +12,8 @@ use proptest::prelude::*;
 use support::TempDir;
 
 fn values(shape: &[usize], chunks: Vec<Vec<usize>>) -> Array<f64> {
-    Array::<f64>::from_fn(shape, chunks, |i| {
-        i.iter().fold(0.0, |acc, &x| acc * 31.0 + x as f64) * -0.37 + 0.125
-    })
-    .unwrap()
+    Array::<f64>::from_fn(shape, chunks, |i| i.iter().fold(0.0, |acc, &x| acc * 31.0 + x as f64) * -0.37 + 0.125)
+        .unwrap()
 }
 
 /// An .npy file as NumPy lays it out, built by hand: `header_dict` verbatim, then `data`.
@@ -64,30 +62,10 @@ fn independent_encodings_read_back() {
     let le = |v: &[f64]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
     let be = |v: &[f64]| v.iter().flat_map(|x| x.to_be_bytes()).collect::<Vec<u8>>();
     let cases = [
-        (
-            "c-le",
-            1,
-            "{'descr': '<f8', 'fortran_order': False, 'shape': (3, 4), }",
-            le(&c_order),
-        ),
-        (
-            "c-be",
-            1,
-            "{'descr': '>f8', 'fortran_order': False, 'shape': (3, 4), }",
-            be(&c_order),
-        ),
-        (
-            "f-le",
-            2,
-            "{'descr': '<f8', 'fortran_order': True, 'shape': (3, 4), }",
-            le(&f_order),
-        ),
-        (
-            "f-be",
-            3,
-            "{'descr': '>f8', 'fortran_order': True, 'shape': (3, 4), }",
-            be(&f_order),
-        ),
+        ("c-le", 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (3, 4), }", le(&c_order)),
+        ("c-be", 1, "{'descr': '>f8', 'fortran_order': False, 'shape': (3, 4), }", be(&c_order)),
+        ("f-le", 2, "{'descr': '<f8', 'fortran_order': True, 'shape': (3, 4), }", le(&f_order)),
+        ("f-be", 3, "{'descr': '>f8', 'fortran_order': True, 'shape': (3, 4), }", be(&f_order)),
     ];
     for (name, version, dict, data) in cases {
         let path = dir.path().join(format!("{name}.npy"));
@@ -100,42 +78,19 @@ fn independent_encodings_read_back() {
     // Integer, byte and bool types.
     let path = dir.path().join("i4.npy");
     let data: Vec<u8> = (0..6i32).flat_map(|v| (v - 3).to_be_bytes()).collect();
-    std::fs::write(
-        &path,
-        raw_npy(1, "{'descr': '>i4', 'fortran_order': False, 'shape': (6,), }", &data),
-    )
-    .unwrap();
+    std::fs::write(&path, raw_npy(1, "{'descr': '>i4', 'fortran_order': False, 'shape': (6,), }", &data)).unwrap();
     assert_eq!(
-        from_npy::<i32>(&path, 4)
-            .unwrap()
-            .compute()
-            .unwrap()
-            .into_raw_vec_and_offset()
-            .0,
+        from_npy::<i32>(&path, 4).unwrap().compute().unwrap().into_raw_vec_and_offset().0,
         vec![-3, -2, -1, 0, 1, 2]
     );
     let path = dir.path().join("b1.npy");
-    std::fs::write(
-        &path,
-        raw_npy(
-            1,
-            "{'descr': '|b1', 'fortran_order': False, 'shape': (2, 2), }",
-            &[1, 0, 0, 1],
-        ),
-    )
-    .unwrap();
+    std::fs::write(&path, raw_npy(1, "{'descr': '|b1', 'fortran_order': False, 'shape': (2, 2), }", &[1, 0, 0, 1]))
+        .unwrap();
     let b = from_npy::<bool>(&path, 1).unwrap().compute().unwrap();
     assert_eq!(b.into_raw_vec_and_offset().0, vec![true, false, false, true]);
     let path = dir.path().join("scalar.npy");
-    std::fs::write(
-        &path,
-        raw_npy(
-            1,
-            "{'descr': '<i8', 'fortran_order': False, 'shape': (), }",
-            &42i64.to_le_bytes(),
-        ),
-    )
-    .unwrap();
+    std::fs::write(&path, raw_npy(1, "{'descr': '<i8', 'fortran_order': False, 'shape': (), }", &42i64.to_le_bytes()))
+        .unwrap();
     assert_eq!(from_npy::<i64>(&path, 1).unwrap().compute_scalar().unwrap(), 42);
 }
 
@@ -166,10 +121,7 @@ fn a_slice_reads_only_its_bytes() {
     let head = y.slice(&[Idx::range(0, 20)]).unwrap().compute().unwrap();
     assert_eq!(head, x.slice(&[Idx::range(0, 20)]).unwrap().compute().unwrap());
     let err = y.compute().unwrap_err();
-    assert!(
-        matches!(&err, Error::Io { path: p, .. } if p.ends_with("x.npy")),
-        "{err}"
-    );
+    assert!(matches!(&err, Error::Io { path: p, .. } if p.ends_with("x.npy")), "{err}");
 }
 
 #[test]
@@ -184,20 +136,10 @@ fn bad_input_is_an_error() {
         matches!(&err, Error::DtypeMismatch { expected, found, .. } if expected == "int64" && found == "float64"),
         "{err}"
     );
-    let err = values(&[4], vec![vec![4]])
-        .to_npy(&path, WriteMode::Create)
-        .unwrap_err();
-    assert!(
-        matches!(&err, Error::Io { message, .. } if message.contains("already exists")),
-        "{err}"
-    );
-    assert!(matches!(
-        values(&[4], vec![vec![4]]).to_npy(&path, WriteMode::Resume),
-        Err(Error::InvalidArgument { .. })
-    ));
-    (&values(&[4], vec![vec![4]]) * 2.0)
-        .to_npy(&path, WriteMode::Overwrite)
-        .unwrap();
+    let err = values(&[4], vec![vec![4]]).to_npy(&path, WriteMode::Create).unwrap_err();
+    assert!(matches!(&err, Error::Io { message, .. } if message.contains("already exists")), "{err}");
+    assert!(matches!(values(&[4], vec![vec![4]]).to_npy(&path, WriteMode::Resume), Err(Error::InvalidArgument { .. })));
+    (&values(&[4], vec![vec![4]]) * 2.0).to_npy(&path, WriteMode::Overwrite).unwrap();
     assert_eq!(
         from_npy::<f64>(&path, 2).unwrap().compute().unwrap(),
         (&values(&[4], vec![vec![4]]) * 2.0).compute().unwrap()
@@ -206,45 +148,17 @@ fn bad_input_is_an_error() {
     std::fs::write(&junk, b"not numpy at all").unwrap();
     assert!(matches!(read_header(&junk), Err(Error::Io { message, .. }) if message.contains("magic")));
     let short = dir.path().join("short.npy");
-    std::fs::write(
-        &short,
-        raw_npy(
-            1,
-            "{'descr': '<f8', 'fortran_order': False, 'shape': (10,), }",
-            &[0; 16],
-        ),
-    )
-    .unwrap();
+    std::fs::write(&short, raw_npy(1, "{'descr': '<f8', 'fortran_order': False, 'shape': (10,), }", &[0; 16])).unwrap();
     assert!(matches!(read_header(&short), Err(Error::Io { message, .. }) if message.contains("truncated")));
     let odd = dir.path().join("c16.npy");
-    std::fs::write(
-        &odd,
-        raw_npy(
-            1,
-            "{'descr': '<c16', 'fortran_order': False, 'shape': (1,), }",
-            &[0; 16],
-        ),
-    )
-    .unwrap();
+    std::fs::write(&odd, raw_npy(1, "{'descr': '<c16', 'fortran_order': False, 'shape': (1,), }", &[0; 16])).unwrap();
     assert!(matches!(read_header(&odd), Err(Error::Io { message, .. }) if message.contains("c16")));
     // Headers that once panicked: an empty or non-ASCII descr, a shape whose
     // byte count overflows.
     for (name, dict, says) in [
-        (
-            "empty.npy",
-            "{'descr': '', 'fortran_order': False, 'shape': (1,), }",
-            "unsupported dtype",
-        ),
-        (
-            "accent.npy",
-            "{'descr': '\u{e9}f8', 'fortran_order': False, 'shape': (1,), }",
-            "unsupported dtype",
-        ),
-        (
-            "huge.npy",
-            "{'descr': '<f8', 'fortran_order': False, 'shape': (4294967296, 4294967296), }",
-            "more bytes",
-        ),
+        ("empty.npy", "{'descr': '', 'fortran_order': False, 'shape': (1,), }", "unsupported dtype"),
+        ("accent.npy", "{'descr': '\u{e9}f8', 'fortran_order': False, 'shape': (1,), }", "unsupported dtype"),
+        ("huge.npy", "{'descr': '<f8', 'fortran_order': False, 'shape': (4294967296, 4294967296), }", "more bytes"),
         (
             "empty-huge.npy",
             "{'descr': '<f8', 'fortran_order': False, 'shape': (0, 4611686018427387904, 4611686018427387904), }",
@@ -254,20 +168,14 @@ fn bad_input_is_an_error() {
         let bad = dir.path().join(name);
         std::fs::write(&bad, raw_npy(1, dict, &[0; 16])).unwrap();
         let err = read_header(&bad).unwrap_err();
-        assert!(
-            matches!(&err, Error::Io { path, message } if path.ends_with(name) && message.contains(says)),
-            "{err}"
-        );
+        assert!(matches!(&err, Error::Io { path, message } if path.ends_with(name) && message.contains(says)), "{err}");
         assert!(from_npy::<f64>(&bad, 1).is_err());
     }
     // A version-2 header claiming 4 GiB in a 12-byte file: refused, not allocated.
     let liar = dir.path().join("liar.npy");
     std::fs::write(&liar, b"\x93NUMPY\x02\x00\xff\xff\xff\xff").unwrap();
     let err = read_header(&liar).unwrap_err();
-    assert!(
-        matches!(&err, Error::Io { message, .. } if message.contains("truncated")),
-        "{err}"
-    );
+    assert!(matches!(&err, Error::Io { message, .. } if message.contains("truncated")), "{err}");
     assert_eq!(read_header(&path).unwrap().dtype, DType::F64);
 }
 
@@ -285,9 +193,5 @@ fn a_failed_store_leaves_no_file() {
     let err = x.unwrap().to_npy(&path, WriteMode::Create).unwrap_err();
     assert!(err.to_string().contains("injected failure"), "{err}");
     assert!(!path.exists());
-    assert_eq!(
-        std::fs::read_dir(dir.path()).unwrap().count(),
-        0,
-        "no temporary file left"
-    );
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0, "no temporary file left");
 }

@@ -18,9 +18,7 @@ const BLOCKS: usize = 48;
 
 /// The data: 48 row blocks of random numbers (the same for every run).
 fn data() -> Array<f64> {
-    RandomState::new(11)
-        .standard_normal(&[BLOCKS * 16, 512], [16, 512])
-        .unwrap()
+    RandomState::new(11).standard_normal(&[BLOCKS * 16, 512], [16, 512]).unwrap()
 }
 
 /// The child's store: 48 blocks, 50 ms each, so the parent can kill it midway.
@@ -39,8 +37,7 @@ fn child_store_slowly() {
             None,
         )
         .unwrap();
-    slow.to_zarr_on(&dir, "r", &ZarrWriteOptions::default(), &Context::threads(2))
-        .unwrap();
+    slow.to_zarr_on(&dir, "r", &ZarrWriteOptions::default(), &Context::threads(2)).unwrap();
 }
 
 fn complete_chunk_files(dir: &Path) -> usize {
@@ -51,12 +48,7 @@ fn complete_chunk_files(dir: &Path) -> usize {
 fn killed_store_resumes_to_the_same_array() {
     let dir = TempDir::new("kill");
     let mut child = Command::new(std::env::current_exe().unwrap())
-        .args([
-            "io_resume::child_store_slowly",
-            "--exact",
-            "--ignored",
-            "--test-threads=1",
-        ])
+        .args(["io_resume::child_store_slowly", "--exact", "--ignored", "--test-threads=1"])
         .env(CHILD_DIR, dir.path())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -64,10 +56,7 @@ fn killed_store_resumes_to_the_same_array() {
         .unwrap();
     let deadline = Instant::now() + Duration::from_secs(120);
     while complete_chunk_files(dir.path()) < 10 {
-        assert!(
-            child.try_wait().unwrap().is_none(),
-            "the child ended before it was killed"
-        );
+        assert!(child.try_wait().unwrap().is_none(), "the child ended before it was killed");
         assert!(Instant::now() < deadline, "the child wrote too little in 120 s");
         std::thread::sleep(Duration::from_millis(5));
     }
@@ -80,31 +69,17 @@ fn killed_store_resumes_to_the_same_array() {
         !dir.path().join("r/zarr.json").exists() && dir.path().join("r").join(PENDING_METADATA).exists(),
         "no array for other clients yet"
     );
-    assert!(
-        matches!(from_zarr::<f64>(dir.path(), "r"), Err(Error::Io { .. })),
-        "an interrupted store is refused"
-    );
+    assert!(matches!(from_zarr::<f64>(dir.path(), "r"), Err(Error::Io { .. })), "an interrupted store is refused");
 
-    let resume = ZarrWriteOptions {
-        mode: WriteMode::Resume,
-        ..Default::default()
-    };
+    let resume = ZarrWriteOptions { mode: WriteMode::Resume, ..Default::default() };
     let report = data().to_zarr(dir.path(), "r", &resume).unwrap();
-    assert_eq!(
-        report.chunks_skipped, written_before,
-        "every complete chunk is kept, no other"
-    );
+    assert_eq!(report.chunks_skipped, written_before, "every complete chunk is kept, no other");
     assert_eq!(report.chunks_written, BLOCKS - written_before);
 
     let uninterrupted = TempDir::new("kill-ref");
-    data()
-        .to_zarr(uninterrupted.path(), "r", &ZarrWriteOptions::default())
-        .unwrap();
+    data().to_zarr(uninterrupted.path(), "r", &ZarrWriteOptions::default()).unwrap();
     let resumed = from_zarr::<f64>(dir.path(), "r").unwrap().compute().unwrap();
-    assert_eq!(
-        resumed,
-        from_zarr::<f64>(uninterrupted.path(), "r").unwrap().compute().unwrap()
-    );
+    assert_eq!(resumed, from_zarr::<f64>(uninterrupted.path(), "r").unwrap().compute().unwrap());
     assert_eq!(resumed, data().compute().unwrap());
     // Byte for byte the same chunk files.
     for b in 0..BLOCKS {

@@ -33,45 +33,23 @@ fn shared_work_is_done_once_for_all_targets() {
     let calls = Arc::new(AtomicUsize::new(0));
     let x = counted(&calls);
     let mut store = Store::new();
-    store
-        .zarr(&(&x * 2.0), dir.path(), "twice", &ZarrWriteOptions::default())
-        .unwrap();
-    store
-        .npy(&(&x + 1.0), dir.path().join("plus1.npy"), WriteMode::Create)
-        .unwrap();
+    store.zarr(&(&x * 2.0), dir.path(), "twice", &ZarrWriteOptions::default()).unwrap();
+    store.npy(&(&x + 1.0), dir.path().join("plus1.npy"), WriteMode::Create).unwrap();
     #[cfg(feature = "hdf5")]
     store
-        .hdf5(
-            &(&x - 1.0),
-            dir.path().join("f.h5"),
-            "minus1",
-            &chunked_array::io::hdf5::Hdf5WriteOptions::default(),
-        )
+        .hdf5(&(&x - 1.0), dir.path().join("f.h5"), "minus1", &chunked_array::io::hdf5::Hdf5WriteOptions::default())
         .unwrap();
     let reports = store.run_on(&Context::threads(2)).unwrap();
-    assert_eq!(
-        calls.load(Ordering::Relaxed),
-        6,
-        "each block of x computed once for all targets"
-    );
+    assert_eq!(calls.load(Ordering::Relaxed), 6, "each block of x computed once for all targets");
     assert!(reports.iter().all(|r| r.chunks_written == 6));
+    assert_eq!(from_zarr::<f64>(dir.path(), "twice").unwrap().compute().unwrap(), (&x * 2.0).compute().unwrap());
     assert_eq!(
-        from_zarr::<f64>(dir.path(), "twice").unwrap().compute().unwrap(),
-        (&x * 2.0).compute().unwrap()
-    );
-    assert_eq!(
-        from_npy::<f64>(dir.path().join("plus1.npy"), 7)
-            .unwrap()
-            .compute()
-            .unwrap(),
+        from_npy::<f64>(dir.path().join("plus1.npy"), 7).unwrap().compute().unwrap(),
         (&x + 1.0).compute().unwrap()
     );
     #[cfg(feature = "hdf5")]
     assert_eq!(
-        chunked_array::io::hdf5::from_hdf5::<f64>(dir.path().join("f.h5"), "minus1")
-            .unwrap()
-            .compute()
-            .unwrap(),
+        chunked_array::io::hdf5::from_hdf5::<f64>(dir.path().join("f.h5"), "minus1").unwrap().compute().unwrap(),
         (&x - 1.0).compute().unwrap()
     );
 }
@@ -93,34 +71,16 @@ fn a_failed_run_leaves_each_format_as_documented() {
     store.zarr(&bad, dir.path(), "z", &ZarrWriteOptions::default()).unwrap();
     store.npy(&bad, dir.path().join("n.npy"), WriteMode::Create).unwrap();
     #[cfg(feature = "hdf5")]
-    store
-        .hdf5(
-            &bad,
-            dir.path().join("f.h5"),
-            "d",
-            &chunked_array::io::hdf5::Hdf5WriteOptions::default(),
-        )
-        .unwrap();
+    store.hdf5(&bad, dir.path().join("f.h5"), "d", &chunked_array::io::hdf5::Hdf5WriteOptions::default()).unwrap();
     let err = store.run().unwrap_err();
     assert!(err.to_string().contains("injected failure"), "{err}");
     // Zarr: marked incomplete, resumable.
     assert!(dir.path().join("z").join(INCOMPLETE_MARKER).exists());
     assert!(matches!(from_zarr::<f64>(dir.path(), "z"), Err(Error::Io { .. })));
-    let report = x
-        .to_zarr(
-            dir.path(),
-            "z",
-            &ZarrWriteOptions {
-                mode: WriteMode::Resume,
-                ..Default::default()
-            },
-        )
-        .unwrap();
+    let report =
+        x.to_zarr(dir.path(), "z", &ZarrWriteOptions { mode: WriteMode::Resume, ..Default::default() }).unwrap();
     assert_eq!(report.chunks_skipped + report.chunks_written, 6);
-    assert_eq!(
-        from_zarr::<f64>(dir.path(), "z").unwrap().compute().unwrap(),
-        x.compute().unwrap()
-    );
+    assert_eq!(from_zarr::<f64>(dir.path(), "z").unwrap().compute().unwrap(), x.compute().unwrap());
     // .npy: no file, no temporary.
     assert!(!dir.path().join("n.npy").exists());
     let leftovers: Vec<_> = std::fs::read_dir(dir.path())
@@ -131,13 +91,7 @@ fn a_failed_run_leaves_each_format_as_documented() {
     assert!(leftovers.is_empty(), "{leftovers:?}");
     // HDF5: no dataset, no temporary dataset.
     #[cfg(feature = "hdf5")]
-    assert!(
-        hdf5::File::open(dir.path().join("f.h5"))
-            .unwrap()
-            .member_names()
-            .unwrap()
-            .is_empty()
-    );
+    assert!(hdf5::File::open(dir.path().join("f.h5")).unwrap().member_names().unwrap().is_empty());
 }
 
 #[test]
@@ -148,10 +102,7 @@ fn a_store_dropped_unrun_removes_its_temporaries() {
     store.npy(&x, dir.path().join("a.npy"), WriteMode::Create).unwrap();
     // A second target that fails to prepare: the first is cleaned up with the store.
     std::fs::write(dir.path().join("b.npy"), b"exists").unwrap();
-    assert!(matches!(
-        store.npy(&x, dir.path().join("b.npy"), WriteMode::Create),
-        Err(Error::Io { .. })
-    ));
+    assert!(matches!(store.npy(&x, dir.path().join("b.npy"), WriteMode::Create), Err(Error::Io { .. })));
     assert_eq!(store.len(), 1);
     drop(store);
     let names: Vec<String> = std::fs::read_dir(dir.path())

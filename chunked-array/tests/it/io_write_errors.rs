@@ -26,11 +26,7 @@ fn data() -> Array<f64> {
     noise
         .map_blocks(
             |b, info| {
-                if info.index[0] < 5 {
-                    b.mapv(|_| 0.0)
-                } else {
-                    b.to_owned()
-                }
+                if info.index[0] < 5 { b.mapv(|_| 0.0) } else { b.to_owned() }
             },
             None,
         )
@@ -51,39 +47,23 @@ fn child_store_under_a_file_size_limit() {
         // Past the limit the kernel sends SIGXFSZ (default: terminate); ignored,
         // the write fails with EFBIG instead.
         libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
-        let limit = libc::rlimit {
-            rlim_cur: FILE_LIMIT,
-            rlim_max: FILE_LIMIT,
-        };
+        let limit = libc::rlimit { rlim_cur: FILE_LIMIT, rlim_max: FILE_LIMIT };
         assert_eq!(libc::setrlimit(libc::RLIMIT_FSIZE, &limit), 0);
     }
     let x = data();
-    let opts = ZarrWriteOptions {
-        compression: Compression::Zstd { level: 1 },
-        ..Default::default()
-    };
+    let opts = ZarrWriteOptions { compression: Compression::Zstd { level: 1 }, ..Default::default() };
     let err = x.to_zarr_on(dir, "z", &opts, &Context::sync()).unwrap_err();
-    let Error::Io { path, message } = &err else {
-        panic!("expected Error::Io, got {err}")
-    };
+    let Error::Io { path, message } = &err else { panic!("expected Error::Io, got {err}") };
     assert!(path.ends_with("z/c/5/0"), "the first random chunk: {err}");
-    assert!(
-        message.to_lowercase().contains("large"),
-        "EFBIG (file too large): {err}"
-    );
+    assert!(message.to_lowercase().contains("large"), "EFBIG (file too large): {err}");
 
     let err = x.to_npy(dir.join("x.npy"), WriteMode::Create).unwrap_err();
-    assert!(
-        matches!(&err, Error::Io { path, .. } if path.ends_with("x.npy")),
-        "{err}"
-    );
+    assert!(matches!(&err, Error::Io { path, .. } if path.ends_with("x.npy")), "{err}");
 
     #[cfg(feature = "hdf5")]
     {
         use chunked_array::io::hdf5::Hdf5WriteOptions;
-        let err = x
-            .to_hdf5(dir.join("x.h5"), "d", &Hdf5WriteOptions::default())
-            .unwrap_err();
+        let err = x.to_hdf5(dir.join("x.h5"), "d", &Hdf5WriteOptions::default()).unwrap_err();
         assert!(err.to_string().contains("x.h5"), "{err}");
     }
 }
@@ -92,12 +72,7 @@ fn child_store_under_a_file_size_limit() {
 fn a_failing_write_is_an_error_and_nothing_looks_complete() {
     let dir = TempDir::new("write-error");
     let status = Command::new(std::env::current_exe().unwrap())
-        .args([
-            "io_write_errors::child_store_under_a_file_size_limit",
-            "--exact",
-            "--ignored",
-            "--test-threads=1",
-        ])
+        .args(["io_write_errors::child_store_under_a_file_size_limit", "--exact", "--ignored", "--test-threads=1"])
         .env(CHILD_DIR, dir.path())
         .status()
         .unwrap();
@@ -112,35 +87,18 @@ fn a_failing_write_is_an_error_and_nothing_looks_complete() {
     for row in std::fs::read_dir(z.join("c")).unwrap() {
         let row = row.unwrap();
         for f in std::fs::read_dir(row.path()).unwrap() {
-            files.push(format!(
-                "{}/{}",
-                row.file_name().to_string_lossy(),
-                f.unwrap().file_name().to_string_lossy()
-            ));
+            files.push(format!("{}/{}", row.file_name().to_string_lossy(), f.unwrap().file_name().to_string_lossy()));
         }
     }
     files.sort();
-    assert_eq!(
-        files,
-        ["0/0", "1/0", "2/0", "3/0", "4/0"],
-        "complete chunks only, no temporaries"
-    );
-    assert!(
-        matches!(from_zarr::<f64>(dir.path(), "z"), Err(Error::Io { .. })),
-        "refused while incomplete"
-    );
+    assert_eq!(files, ["0/0", "1/0", "2/0", "3/0", "4/0"], "complete chunks only, no temporaries");
+    assert!(matches!(from_zarr::<f64>(dir.path(), "z"), Err(Error::Io { .. })), "refused while incomplete");
     // Resumed without the limit, the store completes to the same array.
-    let resume = ZarrWriteOptions {
-        mode: WriteMode::Resume,
-        compression: Compression::Zstd { level: 1 },
-        ..Default::default()
-    };
+    let resume =
+        ZarrWriteOptions { mode: WriteMode::Resume, compression: Compression::Zstd { level: 1 }, ..Default::default() };
     let report = data().to_zarr(dir.path(), "z", &resume).unwrap();
     assert_eq!((report.chunks_skipped, report.chunks_written), (5, 5));
-    assert_eq!(
-        from_zarr::<f64>(dir.path(), "z").unwrap().compute().unwrap(),
-        data().compute().unwrap()
-    );
+    assert_eq!(from_zarr::<f64>(dir.path(), "z").unwrap().compute().unwrap(), data().compute().unwrap());
 
     // .npy: no file, under its name or another.
     assert!(!dir.path().join("x.npy").exists());

@@ -17,18 +17,13 @@ use proptest::prelude::*;
 use support::TempDir;
 
 fn overwrite() -> ZarrWriteOptions {
-    ZarrWriteOptions {
-        mode: WriteMode::Overwrite,
-        ..Default::default()
-    }
+    ZarrWriteOptions { mode: WriteMode::Overwrite, ..Default::default() }
 }
 
 /// Distinct values that exercise every bit pattern class (negative, fractional).
 fn values(shape: &[usize], chunks: Vec<Vec<usize>>) -> Array<f64> {
-    Array::<f64>::from_fn(shape, chunks, |i| {
-        i.iter().fold(0.0, |acc, &x| acc * 31.0 + x as f64) * -0.37 + 0.125
-    })
-    .unwrap()
+    Array::<f64>::from_fn(shape, chunks, |i| i.iter().fold(0.0, |acc, &x| acc * 31.0 + x as f64) * -0.37 + 0.125)
+        .unwrap()
 }
 
 proptest! {
@@ -55,10 +50,7 @@ fn regular_chunks_are_stored_as_blocks_and_read_back_as_blocks() {
     assert_eq!((report.chunks_written, report.chunks_skipped), (9, 0));
     assert!(report.bytes_written > 0);
     let meta: Value = serde_json(&dir.path().join("x/zarr.json"));
-    assert_eq!(
-        meta["chunk_grid"]["configuration"]["chunk_shape"],
-        serde_json_value("[4, 3]")
-    );
+    assert_eq!(meta["chunk_grid"]["configuration"]["chunk_shape"], serde_json_value("[4, 3]"));
     let y = from_zarr::<f64>(dir.path(), "x").unwrap();
     assert_eq!(y.chunks(), x.chunks());
     assert_eq!(y.compute().unwrap(), x.compute().unwrap());
@@ -79,10 +71,7 @@ fn irregular_chunks_are_rechunked_to_the_largest_block() {
 fn requested_chunk_shape_rechunks() {
     let dir = TempDir::new("requested");
     let x = values(&[12, 12], vec![vec![12], vec![12]]);
-    let opts = ZarrWriteOptions {
-        chunks: Some(vec![5, 4]),
-        ..Default::default()
-    };
+    let opts = ZarrWriteOptions { chunks: Some(vec![5, 4]), ..Default::default() };
     assert_eq!(x.to_zarr(dir.path(), "x", &opts).unwrap().chunks_written, 9);
     let y = from_zarr::<f64>(dir.path(), "x").unwrap();
     assert_eq!(y.chunks().lengths(), &[vec![5, 5, 2], vec![4, 4, 4]]);
@@ -96,11 +85,7 @@ fn every_element_type_round_trips() {
     let x = Array::<f64>::from_fn(&[6, 7], [4, 3], f).unwrap();
     fn check<T: chunked_array::Element>(dir: &Path, name: &str, a: Array<T>) {
         a.to_zarr(dir, name, &ZarrWriteOptions::default()).unwrap();
-        assert_eq!(
-            from_zarr::<T>(dir, name).unwrap().compute().unwrap(),
-            a.compute().unwrap(),
-            "{name}"
-        );
+        assert_eq!(from_zarr::<T>(dir, name).unwrap().compute().unwrap(), a.compute().unwrap(), "{name}");
     }
     check(dir.path(), "f32", x.astype::<f32>());
     check(dir.path(), "i32", x.astype::<i32>());
@@ -120,36 +105,20 @@ fn every_compression_round_trips() {
         ("zstd-crc", Compression::Zstd { level: -1 }, true),
         (
             "blosc",
-            Compression::Blosc {
-                compressor: BloscCompressor::LZ4,
-                level: 5,
-                shuffle: BloscShuffleMode::Shuffle,
-            },
+            Compression::Blosc { compressor: BloscCompressor::LZ4, level: 5, shuffle: BloscShuffleMode::Shuffle },
             false,
         ),
         (
             "blosc-zstd",
-            Compression::Blosc {
-                compressor: BloscCompressor::Zstd,
-                level: 3,
-                shuffle: BloscShuffleMode::BitShuffle,
-            },
+            Compression::Blosc { compressor: BloscCompressor::Zstd, level: 3, shuffle: BloscShuffleMode::BitShuffle },
             false,
         ),
         ("gzip", Compression::Gzip { level: 6 }, true),
     ];
     for (name, compression, checksum) in cases {
-        let opts = ZarrWriteOptions {
-            compression,
-            checksum,
-            ..Default::default()
-        };
+        let opts = ZarrWriteOptions { compression, checksum, ..Default::default() };
         x.to_zarr(dir.path(), name, &opts).unwrap();
-        assert_eq!(
-            from_zarr::<f64>(dir.path(), name).unwrap().compute().unwrap(),
-            want,
-            "{name}"
-        );
+        assert_eq!(from_zarr::<f64>(dir.path(), name).unwrap().compute().unwrap(), want, "{name}");
     }
 }
 
@@ -159,29 +128,16 @@ fn attributes_and_dimension_names_are_stored() {
     let mut attributes = Map::new();
     attributes.insert("units".into(), Value::String("kelvin".into()));
     attributes.insert("scale".into(), Value::from(0.5));
-    let opts = ZarrWriteOptions {
-        attributes,
-        dimension_names: Some(vec!["y".into(), "x".into()]),
-        ..Default::default()
-    };
-    values(&[4, 4], vec![vec![4], vec![4]])
-        .to_zarr(dir.path(), "t", &opts)
-        .unwrap();
+    let opts =
+        ZarrWriteOptions { attributes, dimension_names: Some(vec!["y".into(), "x".into()]), ..Default::default() };
+    values(&[4, 4], vec![vec![4], vec![4]]).to_zarr(dir.path(), "t", &opts).unwrap();
     let meta = serde_json(&dir.path().join("t/zarr.json"));
     assert_eq!(meta["attributes"]["units"], Value::String("kelvin".into()));
     assert_eq!(meta["attributes"]["scale"], Value::from(0.5));
     assert_eq!(meta["dimension_names"], serde_json_value(r#"["y", "x"]"#));
-    let bad = ZarrWriteOptions {
-        dimension_names: Some(vec!["y".into()]),
-        ..Default::default()
-    };
-    let err = values(&[4, 4], vec![vec![4], vec![4]])
-        .to_zarr(dir.path(), "u", &bad)
-        .unwrap_err();
-    assert!(
-        matches!(err, Error::InvalidArgument { ref name, .. } if name == "dimension_names"),
-        "{err}"
-    );
+    let bad = ZarrWriteOptions { dimension_names: Some(vec!["y".into()]), ..Default::default() };
+    let err = values(&[4, 4], vec![vec![4], vec![4]]).to_zarr(dir.path(), "u", &bad).unwrap_err();
+    assert!(matches!(err, Error::InvalidArgument { ref name, .. } if name == "dimension_names"), "{err}");
 }
 
 #[test]
@@ -198,18 +154,12 @@ fn a_slice_reads_only_the_chunks_it_touches() {
         }
     }
     let y = from_zarr::<f64>(dir.path(), "x").unwrap();
-    let part = y
-        .slice(&[Idx::range(1, 3), Idx::range(0, 2)])
-        .unwrap()
-        .compute()
-        .unwrap();
+    let part = y.slice(&[Idx::range(1, 3), Idx::range(0, 2)]).unwrap().compute().unwrap();
     let want = x.compute().unwrap();
     assert_eq!(part, want.slice(ndarray::s![1..3, 0..2]).into_dyn());
     // And reading a corrupted chunk names it.
     let err = y.compute().unwrap_err();
-    let Error::Io { path, .. } = &err else {
-        panic!("expected Error::Io, got {err}")
-    };
+    let Error::Io { path, .. } = &err else { panic!("expected Error::Io, got {err}") };
     assert!(path.contains("x/c/") && std::path::Path::new(path).exists(), "{err}");
 }
 
@@ -218,10 +168,7 @@ fn reading_with_other_blocks_than_the_stored_chunks() {
     let dir = TempDir::new("reblock");
     let x = values(&[20, 9], vec![vec![4; 5], vec![3; 3]]);
     x.to_zarr(dir.path(), "x", &ZarrWriteOptions::default()).unwrap();
-    let opts = ZarrReadOptions {
-        chunks: Some([7, 5].into()),
-        ..Default::default()
-    };
+    let opts = ZarrReadOptions { chunks: Some([7, 5].into()), ..Default::default() };
     let y = from_zarr_with::<f64>(dir.path(), "x", &opts).unwrap();
     assert_eq!(y.chunks().lengths(), &[vec![7, 7, 6], vec![5, 4]]);
     assert_eq!(y.compute().unwrap(), x.compute().unwrap());
@@ -234,27 +181,18 @@ fn write_modes() {
     let b = &a * 2.0;
     a.to_zarr(dir.path(), "m", &ZarrWriteOptions::default()).unwrap();
     let err = b.to_zarr(dir.path(), "m", &ZarrWriteOptions::default()).unwrap_err();
-    assert!(
-        matches!(&err, Error::Io { message, .. } if message.contains("already exists")),
-        "{err}"
-    );
+    assert!(matches!(&err, Error::Io { message, .. } if message.contains("already exists")), "{err}");
     assert_eq!(
         from_zarr::<f64>(dir.path(), "m").unwrap().compute().unwrap(),
         a.compute().unwrap(),
         "create mode must not touch data"
     );
     b.to_zarr(dir.path(), "m", &overwrite()).unwrap();
-    assert_eq!(
-        from_zarr::<f64>(dir.path(), "m").unwrap().compute().unwrap(),
-        b.compute().unwrap()
-    );
+    assert_eq!(from_zarr::<f64>(dir.path(), "m").unwrap().compute().unwrap(), b.compute().unwrap());
     // Overwriting a different shape replaces the array entirely (no stale chunks).
     let c = values(&[2, 2], vec![vec![2], vec![2]]);
     c.to_zarr(dir.path(), "m", &overwrite()).unwrap();
-    assert_eq!(
-        from_zarr::<f64>(dir.path(), "m").unwrap().compute().unwrap(),
-        c.compute().unwrap()
-    );
+    assert_eq!(from_zarr::<f64>(dir.path(), "m").unwrap().compute().unwrap(), c.compute().unwrap());
 }
 
 #[test]
@@ -263,13 +201,8 @@ fn overwrite_never_removes_what_is_not_a_zarr_array() {
     let precious = dir.path().join("data/notes.txt");
     std::fs::create_dir_all(precious.parent().unwrap()).unwrap();
     std::fs::write(&precious, "keep me").unwrap();
-    let err = values(&[2], vec![vec![2]])
-        .to_zarr(dir.path(), "data", &overwrite())
-        .unwrap_err();
-    assert!(
-        matches!(&err, Error::Io { message, .. } if message.contains("not a Zarr array")),
-        "{err}"
-    );
+    let err = values(&[2], vec![vec![2]]).to_zarr(dir.path(), "data", &overwrite()).unwrap_err();
+    assert!(matches!(&err, Error::Io { message, .. } if message.contains("not a Zarr array")), "{err}");
     assert_eq!(std::fs::read_to_string(&precious).unwrap(), "keep me");
 }
 
@@ -280,13 +213,8 @@ fn bad_paths_and_types_are_errors() {
     let err = from_zarr::<f64>(&missing, "x").unwrap_err();
     assert!(matches!(&err, Error::Io { path, .. } if path.contains("nope")), "{err}");
     let err = from_zarr::<f64>(dir.path(), "x").unwrap_err();
-    assert!(
-        matches!(&err, Error::Io { message, .. } if message.contains("no Zarr array")),
-        "{err}"
-    );
-    values(&[3], vec![vec![3]])
-        .to_zarr(dir.path(), "x", &ZarrWriteOptions::default())
-        .unwrap();
+    assert!(matches!(&err, Error::Io { message, .. } if message.contains("no Zarr array")), "{err}");
+    values(&[3], vec![vec![3]]).to_zarr(dir.path(), "x", &ZarrWriteOptions::default()).unwrap();
     let err = from_zarr::<i32>(dir.path(), "x").unwrap_err();
     assert!(
         matches!(&err, Error::DtypeMismatch { expected, found, .. } if expected == "int32" && found.contains("float64")),
@@ -297,10 +225,7 @@ fn bad_paths_and_types_are_errors() {
     let err = values(&[3], vec![vec![3]]).to_zarr(
         dir.path(),
         "y",
-        &ZarrWriteOptions {
-            chunks: Some(vec![0]),
-            ..Default::default()
-        },
+        &ZarrWriteOptions { chunks: Some(vec![0]), ..Default::default() },
     );
     assert!(matches!(err, Err(Error::InvalidArgument { .. })));
 }
@@ -310,33 +235,18 @@ fn corrupt_and_truncated_chunks_are_errors_naming_the_chunk() {
     let dir = TempDir::new("corrupt");
     let x = values(&[8, 8], vec![vec![4, 4], vec![4, 4]]);
     for (name, compression) in [("zstd", Compression::Zstd { level: 0 }), ("raw", Compression::None)] {
-        x.to_zarr(
-            dir.path(),
-            name,
-            &ZarrWriteOptions {
-                compression,
-                ..Default::default()
-            },
-        )
-        .unwrap();
+        x.to_zarr(dir.path(), name, &ZarrWriteOptions { compression, ..Default::default() }).unwrap();
         let chunk = dir.path().join(format!("{name}/c/1/0"));
         let bytes = std::fs::read(&chunk).unwrap();
         std::fs::write(&chunk, &bytes[..bytes.len() / 2]).unwrap();
         let err = from_zarr::<f64>(dir.path(), name).unwrap().compute().unwrap_err();
-        assert!(
-            matches!(&err, Error::Io { path, .. } if path.ends_with(&format!("{name}/c/1/0"))),
-            "{name}: {err}"
-        );
+        assert!(matches!(&err, Error::Io { path, .. } if path.ends_with(&format!("{name}/c/1/0"))), "{name}: {err}");
     }
     // A bit flip is caught when the chunks carry a checksum.
     x.to_zarr(
         dir.path(),
         "crc",
-        &ZarrWriteOptions {
-            compression: Compression::None,
-            checksum: true,
-            ..Default::default()
-        },
+        &ZarrWriteOptions { compression: Compression::None, checksum: true, ..Default::default() },
     )
     .unwrap();
     let chunk = dir.path().join("crc/c/0/1");
@@ -344,10 +254,7 @@ fn corrupt_and_truncated_chunks_are_errors_naming_the_chunk() {
     bytes[3] ^= 0x10;
     std::fs::write(&chunk, &bytes).unwrap();
     let err = from_zarr::<f64>(dir.path(), "crc").unwrap().compute().unwrap_err();
-    assert!(
-        matches!(&err, Error::Io { path, .. } if path.ends_with("crc/c/0/1")),
-        "{err}"
-    );
+    assert!(matches!(&err, Error::Io { path, .. } if path.ends_with("crc/c/0/1")), "{err}");
 }
 
 /// A store whose computation fails leaves the array marked incomplete (readers
@@ -365,28 +272,17 @@ fn failed_store_is_marked_incomplete_and_resumes() {
             None,
         )
         .unwrap();
-    let err = fails_on_block_7
-        .to_zarr_on(dir.path(), "r", &ZarrWriteOptions::default(), &Context::sync())
-        .unwrap_err();
+    let err = fails_on_block_7.to_zarr_on(dir.path(), "r", &ZarrWriteOptions::default(), &Context::sync()).unwrap_err();
     assert!(err.to_string().contains("injected failure"), "{err}");
     assert!(dir.path().join("r").join(INCOMPLETE_MARKER).exists());
     // Other Zarr clients find no array: its metadata waits under another name.
     assert!(!dir.path().join("r/zarr.json").exists() && dir.path().join("r").join(PENDING_METADATA).exists());
     let err = from_zarr::<f64>(dir.path(), "r").unwrap_err();
-    assert!(
-        matches!(&err, Error::Io { message, .. } if message.contains("interrupted")),
-        "{err}"
-    );
+    assert!(matches!(&err, Error::Io { message, .. } if message.contains("interrupted")), "{err}");
     // The synchronous scheduler wrote blocks 0..7 before failing.
-    let partial = from_zarr_with::<f64>(
-        dir.path(),
-        "r",
-        &ZarrReadOptions {
-            allow_incomplete: true,
-            ..Default::default()
-        },
-    )
-    .unwrap();
+    let partial =
+        from_zarr_with::<f64>(dir.path(), "r", &ZarrReadOptions { allow_incomplete: true, ..Default::default() })
+            .unwrap();
     let got = partial.compute().unwrap();
     let want = x.compute().unwrap();
     assert_eq!(got.slice(ndarray::s![..28, ..]), want.slice(ndarray::s![..28, ..]));
@@ -394,59 +290,31 @@ fn failed_store_is_marked_incomplete_and_resumes() {
     // verify, not assume.
     std::fs::write(dir.path().join("r/c/2/0"), b"junk").unwrap();
     std::fs::write(dir.path().join("r/c/.3.999-0.chunked-tmp"), b"partial").unwrap();
-    let report = x
-        .to_zarr(
-            dir.path(),
-            "r",
-            &ZarrWriteOptions {
-                mode: WriteMode::Resume,
-                ..Default::default()
-            },
-        )
-        .unwrap();
+    let report =
+        x.to_zarr(dir.path(), "r", &ZarrWriteOptions { mode: WriteMode::Resume, ..Default::default() }).unwrap();
     assert_eq!((report.chunks_skipped, report.chunks_written), (6, 4));
     assert!(!dir.path().join("r").join(INCOMPLETE_MARKER).exists());
     assert!(dir.path().join("r/zarr.json").exists() && !dir.path().join("r").join(PENDING_METADATA).exists());
     assert!(!dir.path().join("r/c/.3.999-0.chunked-tmp").exists());
     assert_eq!(from_zarr::<f64>(dir.path(), "r").unwrap().compute().unwrap(), want);
     // Resuming a complete store writes nothing.
-    let again = x
-        .to_zarr(
-            dir.path(),
-            "r",
-            &ZarrWriteOptions {
-                mode: WriteMode::Resume,
-                ..Default::default()
-            },
-        )
-        .unwrap();
+    let again =
+        x.to_zarr(dir.path(), "r", &ZarrWriteOptions { mode: WriteMode::Resume, ..Default::default() }).unwrap();
     assert_eq!((again.chunks_skipped, again.chunks_written), (10, 0));
 }
 
 #[test]
 fn resume_refuses_a_different_layout() {
     let dir = TempDir::new("resume-layout");
-    values(&[8, 8], vec![vec![4, 4], vec![8]])
-        .to_zarr(dir.path(), "r", &ZarrWriteOptions::default())
-        .unwrap();
-    let resume = ZarrWriteOptions {
-        mode: WriteMode::Resume,
-        ..Default::default()
-    };
-    let err = values(&[9, 8], vec![vec![4, 4, 1], vec![8]])
-        .to_zarr(dir.path(), "r", &resume)
-        .unwrap_err();
+    values(&[8, 8], vec![vec![4, 4], vec![8]]).to_zarr(dir.path(), "r", &ZarrWriteOptions::default()).unwrap();
+    let resume = ZarrWriteOptions { mode: WriteMode::Resume, ..Default::default() };
+    let err = values(&[9, 8], vec![vec![4, 4, 1], vec![8]]).to_zarr(dir.path(), "r", &resume).unwrap_err();
     assert!(
         matches!(&err, Error::Io { message, .. } if message.contains("cannot resume") && message.contains("[9, 8]")),
         "{err}"
     );
-    let err = values(&[8, 8], vec![vec![2; 4], vec![8]])
-        .to_zarr(dir.path(), "r", &resume)
-        .unwrap_err();
-    assert!(
-        matches!(&err, Error::Io { message, .. } if message.contains("cannot resume")),
-        "{err}"
-    );
+    let err = values(&[8, 8], vec![vec![2; 4], vec![8]]).to_zarr(dir.path(), "r", &resume).unwrap_err();
+    assert!(matches!(&err, Error::Io { message, .. } if message.contains("cannot resume")), "{err}");
     // Untouched by the refused stores.
     assert_eq!(
         from_zarr::<f64>(dir.path(), "r").unwrap().compute().unwrap(),
@@ -478,53 +346,31 @@ fn full_disk_is_an_error_and_leaves_nothing_that_looks_complete() {
     }
     let _guard = Unmount(&mnt, mounted);
     // 4 MiB of incompressible data: does not fit in 1 MiB.
-    let x: Array<f64> = chunked_array::random::RandomState::new(3)
-        .uniform(&[512, 1024], [64, 1024])
-        .unwrap();
-    let opts = ZarrWriteOptions {
-        compression: Compression::None,
-        ..Default::default()
-    };
+    let x: Array<f64> = chunked_array::random::RandomState::new(3).uniform(&[512, 1024], [64, 1024]).unwrap();
+    let opts = ZarrWriteOptions { compression: Compression::None, ..Default::default() };
     if !mounted {
         eprintln!("cannot mount a tmpfs (not root): testing a read-only directory instead of a full disk");
         set_readonly(&mnt, true);
         let result = x.to_zarr(&mnt, "big", &opts);
         set_readonly(&mnt, false);
         let err = result.unwrap_err();
-        assert!(
-            matches!(&err, Error::Io { path, .. } if path.contains("small")),
-            "{err}"
-        );
+        assert!(matches!(&err, Error::Io { path, .. } if path.contains("small")), "{err}");
         assert!(!mnt.join("big/zarr.json").exists());
         return;
     }
     let err = x.to_zarr_on(&mnt, "big", &opts, &Context::threads(2)).unwrap_err();
-    let Error::Io { path, .. } = &err else {
-        panic!("expected Error::Io, got {err}")
-    };
+    let Error::Io { path, .. } = &err else { panic!("expected Error::Io, got {err}") };
     assert!(path.contains("big/c/"), "{err}");
     assert!(mnt.join("big").join(INCOMPLETE_MARKER).exists());
     assert!(matches!(from_zarr::<f64>(&mnt, "big"), Err(Error::Io { .. })));
     // Every chunk present is complete: an incomplete read decodes all of them.
-    let partial = from_zarr_with::<f64>(
-        &mnt,
-        "big",
-        &ZarrReadOptions {
-            allow_incomplete: true,
-            ..Default::default()
-        },
-    )
-    .unwrap();
+    let partial =
+        from_zarr_with::<f64>(&mnt, "big", &ZarrReadOptions { allow_incomplete: true, ..Default::default() }).unwrap();
     let got = partial.compute().unwrap();
     let want = x.compute().unwrap();
     let block = ndarray::IxDyn(&[64, 1024]);
     let mut stored = 0;
-    for (b, (g, w)) in got
-        .exact_chunks(block.clone())
-        .into_iter()
-        .zip(want.exact_chunks(block))
-        .enumerate()
-    {
+    for (b, (g, w)) in got.exact_chunks(block.clone()).into_iter().zip(want.exact_chunks(block)).enumerate() {
         if mnt.join(format!("big/c/{b}/0")).exists() {
             stored += 1;
             assert_eq!(g, w, "chunk {b}");
@@ -565,12 +411,8 @@ fn serde_json_value(text: &str) -> Value {
 fn stores_stream_blocks() {
     // 32 blocks of 64 kiB: a streaming store holds a handful at a time.
     let dir = TempDir::new("stream");
-    let x: Array<f64> = chunked_array::random::RandomState::new(5)
-        .standard_normal(&[256, 1024], [8, 1024])
-        .unwrap();
-    let report = (&x * 2.0)
-        .to_zarr_on(dir.path(), "s", &ZarrWriteOptions::default(), &Context::threads(2))
-        .unwrap();
+    let x: Array<f64> = chunked_array::random::RandomState::new(5).standard_normal(&[256, 1024], [8, 1024]).unwrap();
+    let report = (&x * 2.0).to_zarr_on(dir.path(), "s", &ZarrWriteOptions::default(), &Context::threads(2)).unwrap();
     assert_eq!(report.chunks_written, 32);
     let block = 8 * 1024 * 8;
     assert!(

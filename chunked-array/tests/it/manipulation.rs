@@ -8,9 +8,7 @@ use ndarray::{ArrayD, Axis, Dimension, IxDyn};
 use proptest::prelude::*;
 
 fn numbered(shape: &[usize], offset: i64) -> ArrayD<i64> {
-    ArrayD::from_shape_fn(IxDyn(shape), |i| {
-        i.as_array_view().iter().fold(offset, |acc, &v| acc * 10 + v as i64)
-    })
+    ArrayD::from_shape_fn(IxDyn(shape), |i| i.as_array_view().iter().fold(offset, |acc, &v| acc * 10 + v as i64))
 }
 
 proptest! {
@@ -107,24 +105,10 @@ proptest! {
 #[test]
 fn many_axes_errors() {
     let x = Array::<f64>::zeros(&[2, 3], 1).unwrap();
-    assert!(
-        x.roll_axes(&[1, 2, 3], &[0, 1])
-            .unwrap_err()
-            .to_string()
-            .contains("(3, 2)")
-    );
-    assert!(matches!(
-        x.roll_axes(&[1], &[2]).unwrap_err(),
-        chunked_array::Error::BadAxis { axis: 2, .. }
-    ));
-    assert!(matches!(
-        x.expand_dims_axes(&[0, 0]).unwrap_err(),
-        chunked_array::Error::BadAxis { axis: 0, .. }
-    ));
-    assert!(matches!(
-        x.expand_dims_axes(&[4]).unwrap_err(),
-        chunked_array::Error::BadAxis { axis: 4, ndim: 3, .. }
-    ));
+    assert!(x.roll_axes(&[1, 2, 3], &[0, 1]).unwrap_err().to_string().contains("(3, 2)"));
+    assert!(matches!(x.roll_axes(&[1], &[2]).unwrap_err(), chunked_array::Error::BadAxis { axis: 2, .. }));
+    assert!(matches!(x.expand_dims_axes(&[0, 0]).unwrap_err(), chunked_array::Error::BadAxis { axis: 0, .. }));
+    assert!(matches!(x.expand_dims_axes(&[4]).unwrap_err(), chunked_array::Error::BadAxis { axis: 4, ndim: 3, .. }));
     assert_eq!(x.expand_dims_axes(&[]).unwrap().shape(), vec![2, 3]);
     // A 0-d array rolls to itself.
     let s = Array::<f64>::full(&[], 2.0, 1).unwrap();
@@ -163,8 +147,5 @@ fn manipulation_errors() {
     // pad: one (before, after) pair per axis.
     let e = x.pad(&[(1, 1)], chunked_array::PadMode::Edge).unwrap_err().to_string();
     assert!(e.contains("widths"), "{e}");
-    assert!(
-        x.pad(&[(1, 1), (0, 0), (2, 2)], chunked_array::PadMode::Constant(0.0))
-            .is_err()
-    );
+    assert!(x.pad(&[(1, 1), (0, 0), (2, 2)], chunked_array::PadMode::Constant(0.0)).is_err());
 }

@@ -39,11 +39,7 @@ fn wrong_block_shape_is_an_error_naming_the_block() {
     let y = x
         .map_blocks(
             |b, info| {
-                if info.index == [1, 0] {
-                    ArrayD::zeros(IxDyn(&[1, 1]))
-                } else {
-                    b.to_owned()
-                }
+                if info.index == [1, 0] { ArrayD::zeros(IxDyn(&[1, 1])) } else { b.to_owned() }
             },
             None,
         )
@@ -55,10 +51,7 @@ fn wrong_block_shape_is_an_error_naming_the_block() {
         }
         other => panic!("{other}"),
     }
-    assert!(
-        x.map_blocks(|b, _| b.to_owned(), Some(vec![vec![4], vec![2, 2]].into()))
-            .is_err()
-    );
+    assert!(x.map_blocks(|b, _| b.to_owned(), Some(vec![vec![4], vec![2, 2]].into())).is_err());
     assert!(x.map_blocks(|b, _| b.to_owned(), Some(4.into())).is_err());
 }
 
@@ -99,23 +92,10 @@ fn blockwise_errors() {
     let f = |v: &[ndarray::ArrayViewD<'_, f64>]| v[0].to_owned();
     assert!(blockwise(f, "ij", &[(&x, "i")], &[]).is_err());
     assert!(blockwise(f, "ii", &[(&x, "ij")], &[]).is_err());
-    assert!(
-        blockwise(f, "ijz", &[(&x, "ij")], &[])
-            .unwrap_err()
-            .to_string()
-            .contains("'z'")
-    );
-    let e = blockwise(f, "ij", &[(&x, "ij"), (&y, "ij")], &[])
-        .unwrap_err()
-        .to_string();
+    assert!(blockwise(f, "ijz", &[(&x, "ij")], &[]).unwrap_err().to_string().contains("'z'"));
+    let e = blockwise(f, "ij", &[(&x, "ij"), (&y, "ij")], &[]).unwrap_err().to_string();
     assert!(e.contains("'i'") && e.contains("[2]") && e.contains("[4]"), "{e}");
-    let z = blockwise(
-        |v| v[0].to_owned().insert_axis(ndarray::Axis(2)),
-        "ijz",
-        &[(&x, "ij")],
-        &[('z', 1)],
-    )
-    .unwrap();
+    let z = blockwise(|v| v[0].to_owned().insert_axis(ndarray::Axis(2)), "ijz", &[(&x, "ij")], &[('z', 1)]).unwrap();
     assert_eq!(z.shape(), vec![2, 3, 1]);
     assert_eq!(z.compute().unwrap().sum(), 6.0);
 }
@@ -139,10 +119,7 @@ fn blockwise_repeated_letters_and_three_inputs() {
     )
     .unwrap();
     assert_eq!(diag.chunks().lengths().to_vec(), vec![vec![2, 1, 1, 3]]);
-    assert_eq!(
-        diag.compute().unwrap(),
-        ndarray::Array1::from_shape_fn(7, |i| (i * 8) as f64).into_dyn()
-    );
+    assert_eq!(diag.compute().unwrap(), ndarray::Array1::from_shape_fn(7, |i| (i * 8) as f64).into_dyn());
     // Contracted repeated letter: one call with the whole matrix, its trace.
     let trace = blockwise(
         |v| ndarray::arr0(v[0].view().into_dimensionality::<ndarray::Ix2>().unwrap().diag().sum()).into_dyn(),
@@ -151,18 +128,10 @@ fn blockwise_repeated_letters_and_three_inputs() {
         &[],
     )
     .unwrap();
-    assert_eq!(
-        trace.compute().unwrap().sum(),
-        (0..7).map(|i| (i * 8) as f64).sum::<f64>()
-    );
+    assert_eq!(trace.compute().unwrap().sum(), (0..7).map(|i| (i * 8) as f64).sum::<f64>());
     // A repeated letter on axes of different lengths is refused.
     let r = Array::<f64>::ones(&[3, 4], 2).unwrap();
-    assert!(
-        blockwise(|v| v[0].to_owned(), "i", &[(&r, "ii")], &[])
-            .unwrap_err()
-            .to_string()
-            .contains("'i'")
-    );
+    assert!(blockwise(|v| v[0].to_owned(), "i", &[(&r, "ii")], &[]).unwrap_err().to_string().contains("'i'"));
     // out[i, j] = x[i, j] * y[j, i] + z[j], three inputs on different grids.
     let b = ndarray::Array2::from_shape_fn((7, 7), |(i, j)| (i as f64 - j as f64) * 0.5).into_dyn();
     let c = ndarray::Array1::from_shape_fn(7, |j| j as f64 + 100.0).into_dyn();
@@ -193,29 +162,17 @@ fn declared_empty_blocks_are_kept() {
     let kept = x
         .map_blocks(
             |b, info| {
-                if info.index[0] == 0 {
-                    b.slice(ndarray::s![..0]).to_owned().into_dyn()
-                } else {
-                    b.to_owned()
-                }
+                if info.index[0] == 0 { b.slice(ndarray::s![..0]).to_owned().into_dyn() } else { b.to_owned() }
             },
             Some(vec![vec![0, 2]].into()),
         )
         .unwrap();
     assert_eq!(kept.chunks().lengths()[0], vec![0, 2]);
-    assert_eq!(
-        kept.compute().unwrap().iter().copied().collect::<Vec<_>>(),
-        vec![2.0, 3.0]
-    );
+    assert_eq!(kept.compute().unwrap().iter().copied().collect::<Vec<_>>(), vec![2.0, 3.0]);
     assert_eq!((&kept * 2.0).sum(None).unwrap().compute_scalar().unwrap(), 10.0);
     // A block of another length than declared is an error when computed.
-    let wrong = x
-        .map_blocks(|b, _| b.to_owned(), Some(vec![vec![0, 4]].into()))
-        .unwrap();
+    let wrong = x.map_blocks(|b, _| b.to_owned(), Some(vec![vec![0, 4]].into())).unwrap();
     assert!(wrong.compute().is_err());
     // Still one declared block per input block.
-    assert!(
-        x.map_blocks(|b, _| b.to_owned(), Some(vec![vec![0, 1, 3]].into()))
-            .is_err()
-    );
+    assert!(x.map_blocks(|b, _| b.to_owned(), Some(vec![vec![0, 1, 3]].into())).is_err());
 }

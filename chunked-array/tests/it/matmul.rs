@@ -73,13 +73,7 @@ fn matmul_errors() {
     let twice = (&scalar * 2.0).dot(&s3).unwrap().compute().unwrap();
     assert_eq!(twice, ndarray::ArrayD::from_elem(ndarray::IxDyn(&[3, 2, 4]), 2.0));
     assert_eq!(a.dot(&scalar).unwrap().shape(), vec![3, 4]);
-    let r: Array2<f64> = a
-        .matmul(&a.t())
-        .unwrap()
-        .compute()
-        .unwrap()
-        .into_dimensionality::<Ix2>()
-        .unwrap();
+    let r: Array2<f64> = a.matmul(&a.t()).unwrap().compute().unwrap().into_dimensionality::<Ix2>().unwrap();
     assert_eq!(r, Array2::from_elem((3, 3), 4.0));
     // tensordot: paired lengths must match, pair lists be of one length, axes exist once.
     let p = Array::<f64>::ones(&[2, 3, 4], 2).unwrap();
@@ -114,11 +108,7 @@ fn tensordot_and_vector_products_match_ndarray() {
     let v = ndarray::Array1::from_shape_fn(5, |i| i as f64 + 0.5);
     let vc = Array::from_ndarray(v.clone(), 2).unwrap();
     let bm = b.clone().into_dimensionality::<ndarray::Ix2>().unwrap();
-    assert_close(
-        &vc.matmul(&y).unwrap().compute().unwrap(),
-        &v.dot(&bm).into_dyn(),
-        1e-12,
-    );
+    assert_close(&vc.matmul(&y).unwrap().compute().unwrap(), &v.dot(&bm).into_dyn(), 1e-12);
     let dot = vc.dot(&vc).unwrap().compute().unwrap();
     assert_eq!(dot.ndim(), 0);
     assert!((dot.sum() - v.dot(&v)).abs() < 1e-12);
@@ -180,11 +170,7 @@ fn many_partial_products_add_up() {
 fn stacked_matmul_oracle(a: &ndarray::ArrayD<f64>, b: &ndarray::ArrayD<f64>) -> ndarray::ArrayD<f64> {
     let (ra, rb) = (a.ndim(), b.ndim());
     let nb = ra.max(rb) - 2;
-    let pad = |s: &[usize], r: usize| {
-        std::iter::repeat_n(1, nb + 2 - r)
-            .chain(s.iter().copied())
-            .collect::<Vec<_>>()
-    };
+    let pad = |s: &[usize], r: usize| std::iter::repeat_n(1, nb + 2 - r).chain(s.iter().copied()).collect::<Vec<_>>();
     let (sa, sb) = (pad(a.shape(), ra), pad(b.shape(), rb));
     let a = a.to_shape(sa.clone()).unwrap();
     let b = b.to_shape(sb.clone()).unwrap();
@@ -245,10 +231,7 @@ fn vectors_with_stacks_and_nd_dot() {
     let x = chunked(&s, &[vec![2, 1], vec![1, 3], vec![2, 3]]);
     let v5 = ndarray::Array1::from_shape_fn(5, |i| i as f64 - 1.5);
     let v4 = ndarray::Array1::from_shape_fn(4, |i| 0.5 * i as f64 + 1.0);
-    let (c5, c4) = (
-        Array::from_ndarray(v5.clone(), 2).unwrap(),
-        Array::from_ndarray(v4.clone(), 3).unwrap(),
-    );
+    let (c5, c4) = (Array::from_ndarray(v5.clone(), 2).unwrap(), Array::from_ndarray(v4.clone(), 3).unwrap());
     // (3, 4, 5) @ (5,) -> (3, 4); (4,) @ (3, 4, 5) -> (3, 5).
     let want = ndarray::ArrayD::from_shape_fn(ndarray::IxDyn(&[3, 4]), |o| {
         (0..5).map(|k| s[[o[0], o[1], k]] * v5[k]).sum::<f64>()
@@ -274,10 +257,7 @@ fn vectors_with_stacks_and_nd_dot() {
     assert_close(&x.dot(&c5).unwrap().compute().unwrap(), &want, 1e-12);
     // A stretched batch axis of length 1 reads its one matrix for every output
     // block, and an emulated device gives the same stack.
-    let one = chunked(
-        &t.slice(ndarray::s![0..1, .., ..]).to_owned().into_dyn(),
-        &[vec![1], vec![2, 3], vec![6]],
-    );
+    let one = chunked(&t.slice(ndarray::s![0..1, .., ..]).to_owned().into_dyn(), &[vec![1], vec![2, 3], vec![6]]);
     let want = stacked_matmul_oracle(&s, &t.slice(ndarray::s![0..1, .., ..]).to_owned().into_dyn());
     assert_close(&x.matmul(&one).unwrap().compute().unwrap(), &want, 1e-12);
 }

@@ -21,14 +21,7 @@ fn data(n: usize, c: usize) -> Array<f64> {
 /// Tall blocks to wide blocks: every wide block needs a piece of every tall one,
 /// so without spilling the whole array is held at once.
 fn tall_to_wide(n: usize, c: usize, piece_limit: usize) -> Array<f64> {
-    data(n, c)
-        .rechunk_with(
-            [c, n],
-            &RechunkOptions {
-                block_size_limit: piece_limit,
-            },
-        )
-        .unwrap()
+    data(n, c).rechunk_with([c, n], &RechunkOptions { block_size_limit: piece_limit }).unwrap()
 }
 
 fn files_under(dir: &Path) -> usize {
@@ -67,10 +60,7 @@ fn spills_and_gives_the_unlimited_result() {
     }
     // Without a limit the same plan holds (nearly) the whole array.
     let (_, free) = y.sum(0).unwrap().compute_stats(&Context::sync()).unwrap();
-    assert!(
-        free.tiers.peak_bytes > 4 * limit / 2 && free.tiers.spilled == 0,
-        "{free:?}"
-    );
+    assert!(free.tiers.peak_bytes > 4 * limit / 2 && free.tiers.spilled == 0, "{free:?}");
 }
 
 /// A random source's blocks, held until the mean of the whole array is known,
@@ -91,14 +81,8 @@ fn cheap_source_blocks_are_dropped_and_made_again_not_spilled() {
         assert!(stats.tiers.dropped > 0 && stats.tiers.regenerated > 0, "{stats:?}");
         assert_eq!(stats.tiers.dropped_bytes, stats.tiers.dropped as u64 * (64 << 10));
         // Only the mean's partial sums (8 bytes each) may go to disk.
-        assert!(
-            stats.tiers.spilled_bytes <= 1024 && stats.tiers.recomputed == 0,
-            "{stats:?}"
-        );
-        assert!(
-            stats.tiers.peak_bytes <= (512 << 10) + 4 * (64 << 10),
-            "{ctx:?}: {stats:?}"
-        );
+        assert!(stats.tiers.spilled_bytes <= 1024 && stats.tiers.recomputed == 0, "{stats:?}");
+        assert!(stats.tiers.peak_bytes <= (512 << 10) + 4 * (64 << 10), "{ctx:?}: {stats:?}");
         assert_eq!(files_under(spill.path()), 0);
     }
     // Without a limit the whole array is held until the mean is known.
@@ -146,12 +130,7 @@ fn damage_all(dir: &Path, how: &str) {
         }
         match how {
             "delete" => std::fs::remove_file(&p).unwrap(),
-            "truncate" => std::fs::OpenOptions::new()
-                .write(true)
-                .open(&p)
-                .unwrap()
-                .set_len(20)
-                .unwrap(),
+            "truncate" => std::fs::OpenOptions::new().write(true).open(&p).unwrap().set_len(20).unwrap(),
             _ => {
                 // A flipped byte in every page: every record is damaged.
                 let mut bytes = std::fs::read(&p).unwrap();
@@ -183,21 +162,11 @@ fn out_of_every_tier_is_resources_exhausted() {
         assert!(detail.contains("file"), "{err}");
         assert_eq!(*limit, 96 << 10);
         // A cap on the disk tier.
-        let capped = ctx
-            .with_memory_limit(96 << 10)
-            .with_spill_dir(dir.path())
-            .with_spill_limit(100 << 10);
+        let capped = ctx.with_memory_limit(96 << 10).with_spill_dir(dir.path()).with_spill_limit(100 << 10);
         let err = y.sum(0).unwrap().compute_on(&capped).unwrap_err();
-        assert!(
-            matches!(&err, Error::ResourcesExhausted { detail, .. } if detail.contains("spill cap")),
-            "{err}"
-        );
+        assert!(matches!(&err, Error::ResourcesExhausted { detail, .. } if detail.contains("spill cap")), "{err}");
     }
-    assert_eq!(
-        files_under(dir.path()),
-        1,
-        "only the file: spill files removed after the failed runs"
-    );
+    assert_eq!(files_under(dir.path()), 1, "only the file: spill files removed after the failed runs");
 }
 
 #[test]
@@ -205,14 +174,7 @@ fn a_task_larger_than_the_limit_is_refused_before_running() {
     let x: Array<f64> = RandomState::new(0).uniform(&[1000, 1000], [1000, 1000]).unwrap();
     let ctx = Context::sync().with_memory_limit(1 << 20);
     let err = x.sum(None).unwrap().compute_on(&ctx).unwrap_err();
-    let Error::PlanExceedsMemory {
-        key,
-        estimate,
-        limit,
-        suggestion,
-        tier,
-    } = &err
-    else {
+    let Error::PlanExceedsMemory { key, estimate, limit, suggestion, tier } = &err else {
         panic!("expected PlanExceedsMemory, got {err}")
     };
     assert!(key.contains("sum"), "{err}");
@@ -235,30 +197,17 @@ const CHILD: &str = "CHUNKED_TEST_MEMORY_CHILD";
 #[test]
 #[ignore = "the child process of peak_rss_stays_near_the_limit"]
 fn child_workload() {
-    let Ok(spec) = std::env::var(CHILD) else {
-        panic!("run by peak_rss_stays_near_the_limit only")
-    };
+    let Ok(spec) = std::env::var(CHILD) else { panic!("run by peak_rss_stays_near_the_limit only") };
     let mut parts = spec.split(',');
-    let (what, limit, spill) = (
-        parts.next().unwrap(),
-        parts.next().unwrap().parse::<usize>().unwrap(),
-        parts.next().unwrap(),
-    );
+    let (what, limit, spill) =
+        (parts.next().unwrap(), parts.next().unwrap().parse::<usize>().unwrap(), parts.next().unwrap());
     chunked_array::runtime::tune_allocator();
     let base = status_kib("VmRSS");
     let (n, c) = (2048, 32); // 32 MiB of f64 in 512 kiB blocks
     let ctx = Context::threads(2).with_memory_limit(limit).with_spill_dir(spill);
-    let y = if what == "sum" {
-        data(n, c)
-    } else {
-        tall_to_wide(n, c, 1 << 20)
-    };
+    let y = if what == "sum" { data(n, c) } else { tall_to_wide(n, c, 1 << 20) };
     let (total, stats) = y.sum(None).unwrap().compute_stats(&ctx).unwrap();
-    println!(
-        "RESULT {} BASE {base} PEAK {} STATS {stats:?}",
-        total[[]],
-        status_kib("VmHWM")
-    );
+    println!("RESULT {} BASE {base} PEAK {} STATS {stats:?}", total[[]], status_kib("VmHWM"));
 }
 
 fn status_kib(field: &str) -> usize {
@@ -283,29 +232,16 @@ fn peak_rss_stays_near_the_limit() {
     let (n, c) = (2048, 32);
     for (what, want) in [
         ("sum", data(n, c).sum(None).unwrap().compute().unwrap()[[]]),
-        (
-            "rechunk",
-            tall_to_wide(n, c, 1 << 20).sum(None).unwrap().compute().unwrap()[[]],
-        ),
+        ("rechunk", tall_to_wide(n, c, 1 << 20).sum(None).unwrap().compute().unwrap()[[]]),
     ] {
         let spill = TempDir::new("rss");
         let out = Command::new(std::env::current_exe().unwrap())
-            .args([
-                "memory::child_workload",
-                "--exact",
-                "--ignored",
-                "--nocapture",
-                "--test-threads=1",
-            ])
+            .args(["memory::child_workload", "--exact", "--ignored", "--nocapture", "--test-threads=1"])
             .env(CHILD, format!("{what},{limit},{}", spill.path().display()))
             .output()
             .unwrap();
         let stdout = String::from_utf8_lossy(&out.stdout);
-        assert!(
-            out.status.success(),
-            "{what}: {stdout}\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        assert!(out.status.success(), "{what}: {stdout}\n{}", String::from_utf8_lossy(&out.stderr));
         let at = stdout.find("RESULT").unwrap_or_else(|| panic!("{what}: {stdout}"));
         let f: Vec<&str> = stdout[at..].split_whitespace().collect();
         let (got, base, peak): (f64, usize, usize) =

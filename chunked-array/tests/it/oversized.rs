@@ -50,12 +50,7 @@ fn operations_that_grow_an_array_past_memory_are_errors() {
     assert!(message(outer.compute()).contains("isize::MAX"));
 
     let a = Array::<f64>::zeros(&[2, 2], 1).unwrap();
-    let m = message(blockwise(
-        |v| v[0].to_owned(),
-        "ijk",
-        &[(&a, "ij")],
-        &[('k', usize::MAX)],
-    ));
+    let m = message(blockwise(|v| v[0].to_owned(), "ijk", &[(&a, "ij")], &[('k', usize::MAX)]));
     assert!(m.contains("isize::MAX"), "{m}");
 }
 
@@ -105,12 +100,7 @@ fn arange_counts_exactly() {
     let n = Array::<i64>::arange(0, (1 << 53) + 1, 1, -1).unwrap();
     assert_eq!(n.shape(), vec![(1 << 53) + 1]);
     assert_eq!(
-        Array::<i64>::arange(10, -3, -4, -1)
-            .unwrap()
-            .compute()
-            .unwrap()
-            .into_raw_vec_and_offset()
-            .0,
+        Array::<i64>::arange(10, -3, -4, -1).unwrap().compute().unwrap().into_raw_vec_and_offset().0,
         vec![10, 6, 2, -2]
     );
     assert_eq!(Array::<i64>::arange(0, 9, 3, -1).unwrap().shape(), vec![3]);
@@ -122,22 +112,11 @@ fn arange_counts_exactly() {
     assert!(m.contains("1e20"), "{m}");
     // NumPy: arange(0, 1, inf) is [0.], arange(0, -1, inf) is empty.
     assert_eq!(
-        Array::<f64>::arange(0.0, 1.0, f64::INFINITY, -1)
-            .unwrap()
-            .compute()
-            .unwrap()
-            .into_raw_vec_and_offset()
-            .0,
+        Array::<f64>::arange(0.0, 1.0, f64::INFINITY, -1).unwrap().compute().unwrap().into_raw_vec_and_offset().0,
         vec![0.0]
     );
-    assert_eq!(
-        Array::<f64>::arange(0.0, -1.0, f64::INFINITY, -1).unwrap().shape(),
-        vec![0]
-    );
-    assert_eq!(
-        Array::<f64>::arange(0.0, -1.0, f64::NEG_INFINITY, -1).unwrap().shape(),
-        vec![1]
-    );
+    assert_eq!(Array::<f64>::arange(0.0, -1.0, f64::INFINITY, -1).unwrap().shape(), vec![0]);
+    assert_eq!(Array::<f64>::arange(0.0, -1.0, f64::NEG_INFINITY, -1).unwrap().shape(), vec![1]);
 }
 
 #[test]

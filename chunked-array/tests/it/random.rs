@@ -32,22 +32,10 @@ proptest! {
 #[test]
 fn flat_index_defines_the_value() {
     let rng = RandomState::new(1234);
-    let a = rng
-        .normal::<f64>(3.0, 2.0, &[37, 41], [5, 7])
-        .unwrap()
-        .compute()
-        .unwrap();
+    let a = rng.normal::<f64>(3.0, 2.0, &[37, 41], [5, 7]).unwrap().compute().unwrap();
     let b = rng.normal::<f64>(3.0, 2.0, &[37 * 41], 100).unwrap().compute().unwrap();
-    assert_eq!(
-        a.iter().copied().collect::<Vec<_>>(),
-        b.iter().cloned().collect::<Vec<_>>()
-    );
-    let other_stream = rng
-        .with_stream(1)
-        .normal::<f64>(3.0, 2.0, &[37 * 41], 100)
-        .unwrap()
-        .compute()
-        .unwrap();
+    assert_eq!(a.iter().copied().collect::<Vec<_>>(), b.iter().cloned().collect::<Vec<_>>());
+    let other_stream = rng.with_stream(1).normal::<f64>(3.0, 2.0, &[37 * 41], 100).unwrap().compute().unwrap();
     assert_ne!(b, other_stream);
 }
 
@@ -57,44 +45,22 @@ fn distributions_have_the_right_moments() {
     let n = 1_000_000.0;
     let rng = RandomState::new(7);
     let u = rng.uniform::<f64>(&[1_000_000], ChunkSpec::auto()).unwrap();
-    let (m, v) = (
-        u.mean(None).unwrap().compute_scalar().unwrap(),
-        u.var(None, 0).unwrap().compute_scalar().unwrap(),
-    );
+    let (m, v) = (u.mean(None).unwrap().compute_scalar().unwrap(), u.var(None, 0).unwrap().compute_scalar().unwrap());
     assert!((m - 0.5).abs() < 6.0 * (1.0f64 / 12.0 / n).sqrt(), "uniform mean {m}");
-    assert!(
-        (v - 1.0 / 12.0).abs() < 6.0 * (1.0f64 / 180.0 / n).sqrt(),
-        "uniform var {v}"
-    );
+    assert!((v - 1.0 / 12.0).abs() < 6.0 * (1.0f64 / 180.0 / n).sqrt(), "uniform var {v}");
     assert!(u.min(None).unwrap().compute_scalar().unwrap() >= 0.0);
     assert!(u.max(None).unwrap().compute_scalar().unwrap() < 1.0);
     let z = rng.normal::<f64>(-2.0, 3.0, &[1_000_000], 65_536).unwrap();
-    let (m, s) = (
-        z.mean(None).unwrap().compute_scalar().unwrap(),
-        z.std(None, 0).unwrap().compute_scalar().unwrap(),
-    );
+    let (m, s) = (z.mean(None).unwrap().compute_scalar().unwrap(), z.std(None, 0).unwrap().compute_scalar().unwrap());
     assert!((m + 2.0).abs() < 6.0 * 3.0 / n.sqrt(), "normal mean {m}");
     assert!((s - 3.0).abs() < 6.0 * 3.0 / (2.0 * n).sqrt(), "normal std {s}");
-    let f = rng
-        .uniform::<f32>(&[100_000], 999)
-        .unwrap()
-        .mean(None)
-        .unwrap()
-        .compute_scalar()
-        .unwrap();
+    let f = rng.uniform::<f32>(&[100_000], 999).unwrap().mean(None).unwrap().compute_scalar().unwrap();
     assert!((f - 0.5).abs() < 0.01, "f32 uniform mean {f}");
     // Integers: every value of a small range appears with frequency ~1/6.
-    let k = rng
-        .integers::<i64>(10, 16, &[600_000], 50_000)
-        .unwrap()
-        .compute()
-        .unwrap();
+    let k = rng.integers::<i64>(10, 16, &[600_000], 50_000).unwrap().compute().unwrap();
     for v in 10..16 {
         let c = k.iter().filter(|&&x| x == v).count() as f64;
-        assert!(
-            (c - 100_000.0).abs() < 6.0 * (600_000.0f64 * (1.0 / 6.0) * (5.0 / 6.0)).sqrt(),
-            "value {v} count {c}"
-        );
+        assert!((c - 100_000.0).abs() < 6.0 * (600_000.0f64 * (1.0 / 6.0) * (5.0 / 6.0)).sqrt(), "value {v} count {c}");
     }
 }
 

@@ -40,14 +40,7 @@ fn large_all_to_all_rechunks_bound_every_task() {
     // blocks; through the refinement every task reads one old block or the
     // pieces of one new block.
     let x = &Array::<f64>::from_fn(&[400, 400], [400, 10], |i| (i[0] * 400 + i[1]) as f64).unwrap() + 0.0;
-    let y = x
-        .rechunk_with(
-            [10, 400],
-            &RechunkOptions {
-                block_size_limit: 3 * 4000 * 8,
-            },
-        )
-        .unwrap();
+    let y = x.rechunk_with([10, 400], &RechunkOptions { block_size_limit: 3 * 4000 * 8 }).unwrap();
     let (got, stats) = y.sum(None).unwrap().compute_stats(&Context::sync()).unwrap();
     assert_eq!(got[[]], (0..160_000).map(|v| v as f64).sum::<f64>());
     // An all-to-all rechunk must hold every piece until the new blocks that need
@@ -64,22 +57,12 @@ fn column_to_row_rechunk_keeps_the_graph_small_and_every_task_under_the_limit() 
     let n = 300;
     let limit = 64 << 10;
     let x = &Array::<f64>::from_fn(&[n, n], [n, 1], move |i| (i[0] * n + i[1]) as f64).unwrap() + 0.0;
-    let y = x
-        .rechunk_with(
-            [1, n],
-            &RechunkOptions {
-                block_size_limit: limit,
-            },
-        )
-        .unwrap();
+    let y = x.rechunk_with([1, n], &RechunkOptions { block_size_limit: limit }).unwrap();
     assert_eq!(y.chunks().lengths()[0], vec![1; n]);
     assert!(y.num_tasks() < 12_000, "{} tasks", y.num_tasks());
     let profiler = chunked_array::diagnostics::Profiler::new();
     let got = y.compute_on(&Context::threads(2).with_profiler(&profiler)).unwrap();
-    assert_eq!(
-        got,
-        ndarray::ArrayD::from_shape_fn(ndarray::IxDyn(&[n, n]), |i| (i[0] * n + i[1]) as f64)
-    );
+    assert_eq!(got, ndarray::ArrayD::from_shape_fn(ndarray::IxDyn(&[n, n]), |i| (i[0] * n + i[1]) as f64));
     let spans = profiler.spans();
     let rechunks: Vec<_> = spans.iter().filter(|s| s.layer == "rechunk").collect();
     assert!(rechunks.len() > n, "two steps");
@@ -102,20 +85,10 @@ fn merging_on_two_axes_shares_the_limit() {
     let limit = 160_000;
     let old = vec![vec![400, 400], vec![1; 1000]];
     let x = &Array::<f64>::from_fn(&[800, 1000], old, |i| (i[0] * 1000 + i[1]) as f64).unwrap() + 0.0;
-    let y = x
-        .rechunk_with(
-            vec![vec![800], vec![100; 10]],
-            &RechunkOptions {
-                block_size_limit: limit,
-            },
-        )
-        .unwrap();
+    let y = x.rechunk_with(vec![vec![800], vec![100; 10]], &RechunkOptions { block_size_limit: limit }).unwrap();
     let profiler = chunked_array::diagnostics::Profiler::new();
     let got = y.compute_on(&Context::sync().with_profiler(&profiler)).unwrap();
-    assert_eq!(
-        got,
-        ndarray::ArrayD::from_shape_fn(ndarray::IxDyn(&[800, 1000]), |i| (i[0] * 1000 + i[1]) as f64)
-    );
+    assert_eq!(got, ndarray::ArrayD::from_shape_fn(ndarray::IxDyn(&[800, 1000]), |i| (i[0] * 1000 + i[1]) as f64));
     // Step 2 holds a new block (640 kB, the caller's choice) and exactly its
     // pieces; step 1 stays under the limit.
     let new_block = 800 * 100 * 8;

@@ -17,20 +17,10 @@ fn oracle<T: Clone, O>(a: &ArrayD<T>, axes: &[usize], keepdims: bool, f: impl Fn
     let p = a.view().permuted_axes(IxDyn(&perm)).as_standard_layout().into_owned();
     let kept_shape: Vec<usize> = kept.iter().map(|&k| a.shape()[k]).collect();
     let inner: usize = axes.iter().map(|&k| a.shape()[k]).product();
-    let flat = p
-        .into_shape_with_order(IxDyn(&[kept_shape.iter().product(), inner]))
-        .unwrap();
-    let vals: Vec<O> = flat
-        .outer_iter()
-        .map(|row| f(&row.iter().cloned().collect::<Vec<T>>()))
-        .collect();
-    let out_shape: Vec<usize> = if keepdims {
-        (0..nd)
-            .map(|x| if axes.contains(&x) { 1 } else { a.shape()[x] })
-            .collect()
-    } else {
-        kept_shape
-    };
+    let flat = p.into_shape_with_order(IxDyn(&[kept_shape.iter().product(), inner])).unwrap();
+    let vals: Vec<O> = flat.outer_iter().map(|row| f(&row.iter().cloned().collect::<Vec<T>>())).collect();
+    let out_shape: Vec<usize> =
+        if keepdims { (0..nd).map(|x| if axes.contains(&x) { 1 } else { a.shape()[x] }).collect() } else { kept_shape };
     ArrayD::from_shape_vec(IxDyn(&out_shape), vals).unwrap()
 }
 
@@ -48,9 +38,7 @@ fn case() -> impl Strategy<Value = (ArrayD<f64>, Vec<Vec<usize>>, Vec<usize>, bo
 }
 
 fn opts(axes: &[usize], keepdims: bool, split: usize) -> ReduceOptions {
-    ReduceOptions::axes(axes.iter().map(|&a| a as isize).collect::<Vec<_>>())
-        .keepdims(keepdims)
-        .split_every(split)
+    ReduceOptions::axes(axes.iter().map(|&a| a as isize).collect::<Vec<_>>()).keepdims(keepdims).split_every(split)
 }
 
 fn sum(v: &[f64]) -> f64 {
@@ -163,9 +151,7 @@ proptest! {
 
 #[test]
 fn schedulers_agree_on_reductions() {
-    let x = chunked_array::random::RandomState::new(9)
-        .standard_normal::<f64>(&[300, 70], [33, 9])
-        .unwrap();
+    let x = chunked_array::random::RandomState::new(9).standard_normal::<f64>(&[300, 70], [33, 9]).unwrap();
     let s = x.std(0, 1).unwrap();
     let a = s.compute_on(&Context::sync()).unwrap();
     let b = s.compute_on(&Context::threads(4)).unwrap();

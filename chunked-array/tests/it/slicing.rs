@@ -89,28 +89,12 @@ fn slices_read_only_the_blocks_they_touch() {
     .unwrap();
     let head = x.slice(&[Idx::range(0, 10)]).unwrap();
     assert_eq!(head.compute().unwrap().shape(), &[10, 50]);
-    assert_eq!(
-        calls.load(Ordering::Relaxed),
-        100 * 50,
-        "only the first block is generated"
-    );
-    assert_eq!(
-        x.slice(&[Idx::Index(-1), Idx::Index(3)])
-            .unwrap()
-            .compute_scalar()
-            .unwrap(),
-        999.0
-    );
+    assert_eq!(calls.load(Ordering::Relaxed), 100 * 50, "only the first block is generated");
+    assert_eq!(x.slice(&[Idx::Index(-1), Idx::Index(3)]).unwrap().compute_scalar().unwrap(), 999.0);
     // A random source: the head of a 100-block array runs one generation task
     // and one slice, and gives the first rows of the whole array.
-    let r = chunked_array::random::RandomState::new(4)
-        .uniform::<f64>(&[10_000, 50], [100, 50])
-        .unwrap();
-    let (head, stats) = r
-        .slice(&[Idx::range(0, 10)])
-        .unwrap()
-        .compute_stats(&chunked_array::Context::sync())
-        .unwrap();
+    let r = chunked_array::random::RandomState::new(4).uniform::<f64>(&[10_000, 50], [100, 50]).unwrap();
+    let (head, stats) = r.slice(&[Idx::range(0, 10)]).unwrap().compute_stats(&chunked_array::Context::sync()).unwrap();
     assert!(stats.tasks <= 2, "{stats:?}");
     assert_eq!(head, r.compute().unwrap().slice_move(ndarray::s![..10, ..]).into_dyn());
     let (tail, stats) = r
@@ -119,10 +103,7 @@ fn slices_read_only_the_blocks_they_touch() {
         .compute_stats(&chunked_array::Context::sync())
         .unwrap();
     assert!(stats.tasks <= 10, "three of 100 blocks touched: {stats:?}");
-    assert_eq!(
-        tail,
-        r.compute().unwrap().slice_move(ndarray::s![-250..;-50, ..]).into_dyn()
-    );
+    assert_eq!(tail, r.compute().unwrap().slice_move(ndarray::s![-250..;-50, ..]).into_dyn());
 }
 
 #[test]
@@ -130,12 +111,7 @@ fn bad_indices_are_errors() {
     let x = Array::<f64>::zeros(&[4, 5], 2).unwrap();
     let e = x.slice(&[Idx::Index(4)]).unwrap_err().to_string();
     assert!(e.contains("out of range for axis 0 of length 4"), "{e}");
-    assert!(
-        x.slice(&[Idx::FULL, Idx::stepped(None, None, 0)])
-            .unwrap_err()
-            .to_string()
-            .contains("axis 1")
-    );
+    assert!(x.slice(&[Idx::FULL, Idx::stepped(None, None, 0)]).unwrap_err().to_string().contains("axis 1"));
     assert!(x.slice(&[Idx::Ellipsis, Idx::Ellipsis]).is_err());
     assert!(x.slice(&[Idx::FULL, Idx::FULL, Idx::FULL]).is_err());
     assert_eq!(x.slice(&[Idx::Ellipsis, Idx::NewAxis]).unwrap().shape(), vec![4, 5, 1]);

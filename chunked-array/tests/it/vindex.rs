@@ -77,10 +77,7 @@ fn points_read_only_their_blocks() {
     })
     .unwrap();
     let y = x.vindex(&[&[5, 99, 7], &[3, 98, 1]]).unwrap();
-    assert_eq!(
-        y.compute().unwrap().iter().copied().collect::<Vec<_>>(),
-        vec![5003, 99098, 7001]
-    );
+    assert_eq!(y.compute().unwrap().iter().copied().collect::<Vec<_>>(), vec![5003, 99098, 7001]);
     assert_eq!(made.load(Ordering::Relaxed), 200);
 }
 
@@ -114,21 +111,13 @@ fn output_blocks_hold_an_input_blocks_worth_of_points() {
 fn vindex_errors_name_the_bad_input() {
     let x = Array::<f64>::zeros(&[4, 5], 2).unwrap();
     let e = x.vindex(&[&[0, 4], &[1, 1]]).unwrap_err().to_string();
-    assert!(
-        e.contains("index = 4") && e.contains("axis 0 of length 4") && e.contains("point 1"),
-        "{e}"
-    );
+    assert!(e.contains("index = 4") && e.contains("axis 0 of length 4") && e.contains("point 1"), "{e}");
     let e = x.vindex(&[&[0], &[-6]]).unwrap_err().to_string();
     assert!(e.contains("-6") && e.contains("axis 1 of length 5"), "{e}");
     let e = x.vindex(&[&[0, 1, 2], &[1, 1]]).unwrap_err().to_string();
     assert!(e.contains("[[3], [2]]") && e.contains("do not broadcast"), "{e}");
     assert!(x.vindex(&[]).is_err());
-    assert!(
-        x.vindex(&[&[0], &[0], &[0]])
-            .unwrap_err()
-            .to_string()
-            .contains("1 to 2")
-    );
+    assert!(x.vindex(&[&[0], &[0], &[0]]).unwrap_err().to_string().contains("1 to 2"));
     // No points: an empty result with the trailing axes.
     let none: &[isize] = &[];
     assert_eq!(x.vindex(&[none]).unwrap().compute().unwrap().shape(), &[0, 5]);
@@ -152,11 +141,7 @@ fn vindex_oracle(a: &ArrayD<i64>, entries: &[Entry], lead: &[usize]) -> ArrayD<i
         .iter()
         .enumerate()
         .filter_map(|(ax, e)| {
-            if let Entry::Slice(b, c, d) = e {
-                Some((ax, numpy_indices(*b, *c, *d, a.shape()[ax])))
-            } else {
-                None
-            }
+            if let Entry::Slice(b, c, d) = e { Some((ax, numpy_indices(*b, *c, *d, a.shape()[ax]))) } else { None }
         })
         .collect();
     let mut shape = lead.to_vec();
@@ -169,20 +154,13 @@ fn vindex_oracle(a: &ArrayD<i64>, entries: &[Entry], lead: &[usize]) -> ArrayD<i
         for (ax, e) in entries.iter().enumerate() {
             let g = match e {
                 Entry::Index(k) => *k,
-                Entry::Slice(..) => *sliced
-                    .iter()
-                    .find(|s| s.0 == ax)
-                    .unwrap()
-                    .1
-                    .get(*r.next().unwrap())
-                    .unwrap() as isize,
+                Entry::Slice(..) => {
+                    *sliced.iter().find(|s| s.0 == ax).unwrap().1.get(*r.next().unwrap()).unwrap() as isize
+                }
                 Entry::Points(s, v) => {
                     // Right-aligned against the point's index; length-1 axes read 0.
                     let p = &point[lead.len() - s.len()..];
-                    let flat = p
-                        .iter()
-                        .zip(s)
-                        .fold(0, |acc, (&pi, &si)| acc * si + if si == 1 { 0 } else { pi });
+                    let flat = p.iter().zip(s).fold(0, |acc, (&pi, &si)| acc * si + if si == 1 { 0 } else { pi });
                     v[flat]
                 }
             };
@@ -214,20 +192,15 @@ fn entries_for(shape: &[usize], lead: &[usize], kinds: &[(u8, u32, u32, bool)]) 
                         .map(|(k, &m)| if (r2 >> k) & 1 == 1 { 1 } else { m })
                         .collect();
                     let len: usize = s.iter().product();
-                    let v = (0..len)
-                        .map(|p| index(r1.wrapping_mul(2654435761).wrapping_add(p as u32 * 40503)))
-                        .collect();
+                    let v =
+                        (0..len).map(|p| index(r1.wrapping_mul(2654435761).wrapping_add(p as u32 * 40503))).collect();
                     Entry::Points(s, v)
                 }
                 2 if n > 0 => Entry::Index(index(r1)),
                 _ => {
                     let step = [1, 2, -1, -3][(r2 % 4) as usize];
                     let bound = |r: u32| {
-                        if r.is_multiple_of(5) {
-                            None
-                        } else {
-                            Some((r as isize % (ni + 3)) - (ni + 3) / 2)
-                        }
+                        if r.is_multiple_of(5) { None } else { Some((r as isize % (ni + 3)) - (ni + 3) / 2) }
                     };
                     Entry::Slice(bound(r1), bound(r2 / 7), step)
                 }
@@ -289,21 +262,16 @@ fn index_arrays_of_any_shape_and_their_blocks() {
     let x = chunked(&b, &[vec![1, 3], vec![10, 10, 10], vec![5, 15]]);
     let rows = ArrayD::from_shape_fn(IxDyn(&[6, 50]), |i| ((i[0] * 50 + i[1]) * 7 % 30) as isize);
     let cols = ArrayD::from_shape_fn(IxDyn(&[1, 50]), |i| -((i[1] % 20) as isize) - 1);
-    let y = x
-        .vindex_at(&[Idx::FULL.into(), (&rows).into(), (&cols).into()])
-        .unwrap();
+    let y = x.vindex_at(&[Idx::FULL.into(), (&rows).into(), (&cols).into()]).unwrap();
     assert_eq!(y.shape(), vec![6, 50, 4]);
     // 10 x 15 positions per input block along the indexed axes: 3 rows of 50.
     assert_eq!(y.chunks().lengths(), &[vec![3, 3], vec![50], vec![1, 3]]);
-    let want = ArrayD::from_shape_fn(IxDyn(&[6, 50, 4]), |i| {
-        b[[i[2], rows[[i[0], i[1]]] as usize, (20 - 1 - i[1] % 20)]]
-    });
+    let want =
+        ArrayD::from_shape_fn(IxDyn(&[6, 50, 4]), |i| b[[i[2], rows[[i[0], i[1]]] as usize, (20 - 1 - i[1] % 20)]]);
     assert_eq!(y.compute().unwrap(), want);
     // An integer drops its axis before the points are taken; a 0-d index
     // array drops its axis too.
-    let y = x
-        .vindex_at(&[Idx::Index(-1).into(), (&rows).into(), Idx::range(2, 9).into()])
-        .unwrap();
+    let y = x.vindex_at(&[Idx::Index(-1).into(), (&rows).into(), Idx::range(2, 9).into()]).unwrap();
     assert_eq!(
         y.compute().unwrap(),
         ArrayD::from_shape_fn(IxDyn(&[6, 50, 7]), |i| b[[3, rows[[i[0], i[1]]] as usize, i[2] + 2]])
@@ -314,11 +282,7 @@ fn index_arrays_of_any_shape_and_their_blocks() {
     // No points along a broadcast axis: an empty (0, 50, 4) array.
     let none = ArrayD::<isize>::zeros(IxDyn(&[0, 1]));
     assert_eq!(
-        x.vindex_at(&[Idx::FULL.into(), (&none).into(), (&cols).into()])
-            .unwrap()
-            .compute()
-            .unwrap()
-            .shape(),
+        x.vindex_at(&[Idx::FULL.into(), (&none).into(), (&cols).into()]).unwrap().compute().unwrap().shape(),
         &[0, 50, 4]
     );
 }
@@ -331,35 +295,13 @@ fn vindex_at_errors_name_the_bad_input() {
     let e = x.vindex_at(&[(&r).into(), (&c).into()]).unwrap_err().to_string();
     assert!(e.contains("[[2, 3], [2, 2]]") && e.contains("do not broadcast"), "{e}");
     let big = ArrayD::from_shape_fn(IxDyn(&[2, 3]), |i| if i == IxDyn(&[1, 2]) { 6 } else { 0 });
-    let e = x
-        .vindex_at(&[Idx::Index(0).into(), Idx::FULL.into(), (&big).into()])
-        .unwrap_err()
-        .to_string();
-    assert!(
-        e.contains("index = 6") && e.contains("axis 2 of length 6") && e.contains("point 5, at [1, 2]"),
-        "{e}"
-    );
-    let e = x
-        .vindex_at(&[Idx::Ellipsis.into(), Idx::Ellipsis.into()])
-        .unwrap_err()
-        .to_string();
+    let e = x.vindex_at(&[Idx::Index(0).into(), Idx::FULL.into(), (&big).into()]).unwrap_err().to_string();
+    assert!(e.contains("index = 6") && e.contains("axis 2 of length 6") && e.contains("point 5, at [1, 2]"), "{e}");
+    let e = x.vindex_at(&[Idx::Ellipsis.into(), Idx::Ellipsis.into()]).unwrap_err().to_string();
     assert!(e.contains("at most one ellipsis"), "{e}");
-    let e = x
-        .vindex_at(&[(&r).into(), Idx::FULL.into(), Idx::FULL.into(), Idx::FULL.into()])
-        .unwrap_err()
-        .to_string();
+    let e = x.vindex_at(&[(&r).into(), Idx::FULL.into(), Idx::FULL.into(), Idx::FULL.into()]).unwrap_err().to_string();
     assert!(e.contains("4 entries") && e.contains("3 dimensions"), "{e}");
-    assert!(
-        x.vindex_at(&[Idx::NewAxis.into(), (&r).into()])
-            .unwrap_err()
-            .to_string()
-            .contains("expand_dims")
-    );
+    assert!(x.vindex_at(&[Idx::NewAxis.into(), (&r).into()]).unwrap_err().to_string().contains("expand_dims"));
     // A bad basic entry is slice's error.
-    assert!(
-        x.vindex_at(&[Idx::Index(4).into(), (&r).into()])
-            .unwrap_err()
-            .to_string()
-            .contains("axis 0 of length 4")
-    );
+    assert!(x.vindex_at(&[Idx::Index(4).into(), (&r).into()]).unwrap_err().to_string().contains("axis 0 of length 4"));
 }

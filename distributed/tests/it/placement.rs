@@ -45,21 +45,14 @@ fn elementwise_stays_with_its_source() {
         for (t, &own) in owner.iter().enumerate() {
             let (_, block) = g.task_layer_block(t);
             if g.deps(t).is_empty() {
-                assert_eq!(
-                    own as usize,
-                    owner_of(block, 10, ranks),
-                    "source {t} over {ranks} ranks"
-                );
+                assert_eq!(own as usize, owner_of(block, 10, ranks), "source {t} over {ranks} ranks");
             }
             if !plan.destinations[t].is_empty() {
                 let name = g.layer_name(t);
                 assert!(!name.starts_with("random"), "a source block travels: {name}");
             }
         }
-        let sent: u64 = traffic(&g, ranks, Deliver::Result, Gather::Root)
-            .iter()
-            .map(|r| r.bytes)
-            .sum();
+        let sent: u64 = traffic(&g, ranks, Deliver::Result, Gather::Root).iter().map(|r| r.bytes).sum();
         // At most one 8-byte partial per block, and the result.
         assert!(sent <= 8 * 11, "{sent} bytes over {ranks} ranks");
     }
@@ -70,9 +63,7 @@ fn elementwise_stays_with_its_source() {
 /// volume grows with the ranks only.
 #[test]
 fn tsqr_moves_only_r_factors() {
-    let a = RandomState::new(2)
-        .standard_normal::<f64>(&[64_000, 50], [1000, 50])
-        .unwrap();
+    let a = RandomState::new(2).standard_normal::<f64>(&[64_000, 50], [1000, 50]).unwrap();
     let f = chunked_linalg::tsqr(&a, &chunked_linalg::TsqrOptions::default()).unwrap();
     let g = graph(&[f.q.sum(0).unwrap().layer(), f.r.layer()]);
     let r_bytes = 50 * 50 * 8;
@@ -99,15 +90,8 @@ fn tsqr_moves_only_r_factors() {
                 .any(|l| name.starts_with(l)),
                 "{name} sent over {ranks} ranks"
             );
-            if ["tsqr-leaf", "tsqr-r-part", "tsqr-w-part", "tsqr-q-plan"]
-                .iter()
-                .any(|l| name.starts_with(l))
-            {
-                assert!(
-                    g.estimated_bytes(t) <= r_bytes,
-                    "{name}: {} bytes",
-                    g.estimated_bytes(t)
-                );
+            if ["tsqr-leaf", "tsqr-r-part", "tsqr-w-part", "tsqr-q-plan"].iter().any(|l| name.starts_with(l)) {
+                assert!(g.estimated_bytes(t) <= r_bytes, "{name}: {} bytes", g.estimated_bytes(t));
                 crossings += plan.destinations[t].len();
             }
         }
@@ -115,10 +99,7 @@ fn tsqr_moves_only_r_factors() {
         // crossings per rank boundary up and three down (measured bound; the
         // pair tree of 64 leaves has 6 levels), and the plan goes once to
         // every other rank.
-        assert!(
-            crossings <= (2 * 3 + 1) * (ranks - 1),
-            "{crossings} R/W/plan crossings over {ranks} ranks"
-        );
+        assert!(crossings <= (2 * 3 + 1) * (ranks - 1), "{crossings} R/W/plan crossings over {ranks} ranks");
     }
 }
 
@@ -144,9 +125,7 @@ impl LayerOp for MakeNote {
         deps.push(0, &[idx[0], 0]);
     }
     fn run(&self, _: &[usize], inputs: &[&Block]) -> chunked_array::Result<Block> {
-        Ok(std::sync::Arc::new(Note(
-            chunked_array::custom::block_array::<f64>(inputs[0])?.sum(),
-        )))
+        Ok(std::sync::Arc::new(Note(chunked_array::custom::block_array::<f64>(inputs[0])?.sum())))
     }
 }
 
@@ -159,10 +138,7 @@ impl LayerOp for AddNeighbours {
     }
     fn run(&self, _: &[usize], inputs: &[&Block]) -> chunked_array::Result<Block> {
         let v = |b: &Block| b.as_any().downcast_ref::<Note>().map_or(f64::NAN, |n| n.0);
-        Ok(std::sync::Arc::new(ndarray::ArrayD::from_elem(
-            ndarray::IxDyn(&[1]),
-            v(inputs[0]) + v(inputs[1]),
-        )))
+        Ok(std::sync::Arc::new(ndarray::ArrayD::from_elem(ndarray::IxDyn(&[1]), v(inputs[0]) + v(inputs[1]))))
     }
 }
 
@@ -171,20 +147,9 @@ impl LayerOp for AddNeighbours {
 #[test]
 fn untravelled_blocks_keep_their_readers() {
     let x = RandomState::new(3).standard_normal::<f64>(&[100, 4], [10, 4]).unwrap();
-    let notes = Layer::new(
-        "note",
-        DType::Intermediate,
-        Chunks::from_lengths(vec![vec![1; 10]]),
-        &[x.layer()],
-        MakeNote,
-    );
-    let pairs = Layer::new(
-        "pairs",
-        DType::F64,
-        Chunks::from_lengths(vec![vec![1; 10]]),
-        &[notes],
-        AddNeighbours(10),
-    );
+    let notes =
+        Layer::new("note", DType::Intermediate, Chunks::from_lengths(vec![vec![1; 10]]), &[x.layer()], MakeNote);
+    let pairs = Layer::new("pairs", DType::F64, Chunks::from_lengths(vec![vec![1; 10]]), &[notes], AddNeighbours(10));
     let g = graph(&[pairs]);
     let mut tied = 0;
     for ranks in [2, 3, 4] {
@@ -207,10 +172,8 @@ fn untravelled_blocks_keep_their_readers() {
     assert!(tied > 0, "the notes were expected to stay where they are made");
     // The chain ties every note and pair to one rank.
     let owner = place_tasks(&g, 4);
-    let tied_ranks: std::collections::BTreeSet<u32> = (0..g.len())
-        .filter(|&t| !g.deps(t).is_empty())
-        .map(|t| owner[t])
-        .collect();
+    let tied_ranks: std::collections::BTreeSet<u32> =
+        (0..g.len()).filter(|&t| !g.deps(t).is_empty()).map(|t| owner[t]).collect();
     assert_eq!(tied_ranks.len(), 1, "{tied_ranks:?}");
 }
 
@@ -218,9 +181,7 @@ fn untravelled_blocks_keep_their_readers() {
 /// tasks spread over the ranks.
 #[test]
 fn lu_and_cholesky_work_spreads_over_ranks() {
-    let a = RandomState::new(3)
-        .standard_normal::<f64>(&[128, 128], [32, 32])
-        .unwrap();
+    let a = RandomState::new(3).standard_normal::<f64>(&[128, 128], [32, 32]).unwrap();
     let (p, l, u) = chunked_linalg::lu(&a).unwrap();
     let spd = (&a.matmul(&a.t()).unwrap() + &(&Array::<f64>::eye(128, None, 0, 32).unwrap() * 128.0))
         .rechunk([32, 32])

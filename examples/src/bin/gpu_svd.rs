@@ -39,12 +39,7 @@ const USAGE: &str = "usage: gpu_svd [--rows N] [--cols N] [--chunks R,C] [--seed
 
 fn parse() -> Result<Options, String> {
     let mut o = Options {
-        matrix: MatrixOptions {
-            rows: 300_000,
-            cols: 1000,
-            chunks: (1000, 1000),
-            seed: 12,
-        },
+        matrix: MatrixOptions { rows: 300_000, cols: 1000, chunks: (1000, 1000), seed: 12 },
         device: "auto".into(),
         device_memory_limit: 1 << 30,
         memory_limit: None,
@@ -109,10 +104,7 @@ fn run(o: &Options) -> Result<(), Box<dyn std::error::Error>> {
         .uniform(&[o.matrix.rows, o.matrix.cols], [o.matrix.chunks.0, o.matrix.chunks.1])?;
     let a = if o.center { &x - &x.mean(0)? } else { x.clone() };
     let svd = chunked_linalg::svd(&a)?;
-    println!(
-        "device = {}",
-        devices.iter().map(Device::describe).collect::<Vec<_>>().join(", ")
-    );
+    println!("device = {}", devices.iter().map(Device::describe).collect::<Vec<_>>().join(", "));
     println!(
         "x = {x} ({:.1} MB), device memory limit {:.1} MB",
         (o.matrix.rows * o.matrix.cols * 8) as f64 / 1e6,

@@ -28,13 +28,8 @@ struct Options {
 }
 
 fn parse() -> Result<Options, String> {
-    let mut o = Options {
-        output: "pipeline.zarr".into(),
-        rows: 200_000,
-        cols: 500,
-        chunks: (10_000, 500),
-        fail_at: None,
-    };
+    let mut o =
+        Options { output: "pipeline.zarr".into(), rows: 200_000, cols: 500, chunks: (10_000, 500), fail_at: None };
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
         let value = args.next().ok_or_else(|| format!("{flag} needs a value (usage: mpi_pipeline --output DIR [--rows N] [--cols N] [--chunks R,C] [--fail-at BLOCK])"))?;
@@ -44,9 +39,7 @@ fn parse() -> Result<Options, String> {
             "--rows" => o.rows = num(&value)?,
             "--cols" => o.cols = num(&value)?,
             "--chunks" => {
-                let (r, c) = value
-                    .split_once(',')
-                    .ok_or_else(|| format!("--chunks {value}: expected R,C"))?;
+                let (r, c) = value.split_once(',').ok_or_else(|| format!("--chunks {value}: expected R,C"))?;
                 o.chunks = (num(r)?, num(c)?);
             }
             "--fail-at" => o.fail_at = Some(num(&value)?),
@@ -71,10 +64,7 @@ fn run(o: &Options, mpi: &Mpi) -> chunked_examples::JobResult {
         None,
     )?;
     let start = Instant::now();
-    let options = ZarrWriteOptions {
-        mode: WriteMode::Resume,
-        ..ZarrWriteOptions::default()
-    };
+    let options = ZarrWriteOptions { mode: WriteMode::Resume, ..ZarrWriteOptions::default() };
     let report = y.to_zarr_on(&o.output, "standardized", &options, &ctx)?;
     println!(
         "rank {}: wrote {} chunks ({:.1} MB), {} already complete were skipped, in {:.2} s",

@@ -78,10 +78,7 @@ fn run(o: &Options, mpi: &Mpi) -> chunked_examples::JobResult {
     if let Some((rows, cols)) = o.make {
         let start = Instant::now();
         let x = RandomState::new(1).standard_normal::<f64>(&[rows, cols], [o.chunks.0, o.chunks.1])?;
-        let options = ZarrWriteOptions {
-            mode: WriteMode::Overwrite,
-            ..ZarrWriteOptions::default()
-        };
+        let options = ZarrWriteOptions { mode: WriteMode::Overwrite, ..ZarrWriteOptions::default() };
         let report = x.to_zarr_on(&o.input, &o.array, &options, &ctx)?;
         println!(
             "rank {}: wrote {} chunks ({} MB) in {:.2} s",
@@ -105,9 +102,7 @@ fn run(o: &Options, mpi: &Mpi) -> chunked_examples::JobResult {
         println!("x = {x}");
         println!("sum = {:.6e}", total[[]]);
         let range = |a: &ndarray::ArrayD<f64>| {
-            a.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &v| {
-                (lo.min(v), hi.max(v))
-            })
+            a.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &v| (lo.min(v), hi.max(v)))
         };
         println!(
             "column means in [{:.4}, {:.4}], column stds in [{:.4}, {:.4}]",
@@ -116,10 +111,7 @@ fn run(o: &Options, mpi: &Mpi) -> chunked_examples::JobResult {
             range(&std).0,
             range(&std).1
         );
-        println!(
-            "time = {secs:.3} s over {ranks} ranks ({:.2} GB/s read and reduced)",
-            gb / secs
-        );
+        println!("time = {secs:.3} s over {ranks} ranks ({:.2} GB/s read and reduced)", gb / secs);
     }
     Ok(())
 }

@@ -43,12 +43,7 @@ struct Options {
 
 fn parse() -> Result<Options, String> {
     let mut o = Options {
-        matrix: MatrixOptions {
-            rows: 100_000,
-            cols: 1000,
-            chunks: (1000, 1000),
-            seed: 42,
-        },
+        matrix: MatrixOptions { rows: 100_000, cols: 1000, chunks: (1000, 1000), seed: 42 },
         scheduler: Scheduler::Threads,
         threads: 0,
         profile: None,
@@ -107,7 +102,7 @@ fn context(o: &Options) -> Result<(Context, bool, Guard), Box<dyn std::error::Er
         #[cfg(not(feature = "mpi"))]
         Scheduler::Mpi => {
             return Err(
-                "this seed was built without MPI: cargo build --release -p chunked-examples --features mpi".into(),
+                "this seed was built without MPI: cargo build --release -p chunked-examples --features mpi".into()
             );
         }
     })
@@ -153,10 +148,7 @@ fn run(o: &Options) -> Result<(), Box<dyn std::error::Error>> {
     println!("singular values = [{}, ...] ({} of them)", top.join(", "), s.len());
     println!("u[:5, :5] =");
     for row in u.slice(s![..5.min(u.nrows()), ..5.min(u.ncols())]).rows() {
-        println!(
-            "  [{}]",
-            row.iter().map(|v| format!("{v:+.6e}")).collect::<Vec<_>>().join(", ")
-        );
+        println!("  [{}]", row.iter().map(|v| format!("{v:+.6e}")).collect::<Vec<_>>().join(", "));
     }
     // Errors measured on 16 Gaussian probes (the full products would cost as much
     // as the SVD): ||(A - U S Vᵀ) P|| / ||A P|| and ||(Uᵀ U - I) Q|| / ||Q||.
@@ -165,10 +157,7 @@ fn run(o: &Options) -> Result<(), Box<dyn std::error::Error>> {
     let p = RandomState::new(o.matrix.seed)
         .with_stream(1)
         .standard_normal::<f64>(&[o.matrix.cols, probes], [o.matrix.chunks.1, probes])?;
-    let ap = x
-        .matmul(&p)?
-        .compute_on(&Context::threads(o.threads))?
-        .into_dimensionality::<Ix2>()?;
+    let ap = x.matmul(&p)?.compute_on(&Context::threads(o.threads))?.into_dimensionality::<Ix2>()?;
     let p = p.compute()?.into_dimensionality::<Ix2>()?;
     let usvp = u.dot(&(&vt.dot(&p) * &s.view().insert_axis(Axis(1))));
     let recon = fro(&(&ap - &usvp)) / fro(&ap);

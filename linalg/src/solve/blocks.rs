@@ -20,11 +20,7 @@ pub(super) fn square_blocks<T: Scalar>(a: &Array<T>, routine: &str) -> Result<Ve
     let shape = a.shape();
     let l = a.chunks().lengths();
     if shape.len() != 2 || shape[0] != shape[1] {
-        return Err(Error::BadInput {
-            routine: routine.into(),
-            needs: "a square 2-d matrix".into(),
-            shape,
-        });
+        return Err(Error::BadInput { routine: routine.into(), needs: "a square 2-d matrix".into(), shape });
     }
     if l[0] != l[1] {
         return Err(Error::BadInput {
@@ -78,11 +74,7 @@ pub(super) fn pick<T: Scalar>(
     chunks: &Chunks,
     at: impl Fn(usize, usize) -> Option<Vec<usize>> + Send + Sync + 'static,
 ) -> Result<Array<T>> {
-    let op = Pick::<T, _> {
-        at,
-        chunks: chunks.clone(),
-        _t: std::marker::PhantomData,
-    };
+    let op = Pick::<T, _> { at, chunks: chunks.clone(), _t: std::marker::PhantomData };
     Layer::new(name, T::DTYPE, chunks.clone(), std::slice::from_ref(work), op).into_array()
 }
 
@@ -95,19 +87,12 @@ pub(super) fn rhs<T: Scalar>(b: &Array<T>, n: usize, rows: &[usize], routine: &s
     b.check()?;
     let s = b.shape();
     if !(1..=2).contains(&s.len()) || s[0] != n {
-        return Err(Error::BadInput {
-            routine: routine.into(),
-            needs: format!("b of {n} rows, 1-d or 2-d"),
-            shape: s,
-        });
+        return Err(Error::BadInput { routine: routine.into(), needs: format!("b of {n} rows, 1-d or 2-d"), shape: s });
     }
     let one_d = s.len() == 1;
     let b2 = if one_d { b.expand_dims(1)? } else { b.clone() };
     let cols = b2.chunks().lengths()[1].clone();
-    let b2 = if b2.chunks().lengths()[0] == rows {
-        b2
-    } else {
-        b2.rechunk(ChunkSpec::from(vec![rows.to_vec(), cols]))?
-    };
+    let b2 =
+        if b2.chunks().lengths()[0] == rows { b2 } else { b2.rechunk(ChunkSpec::from(vec![rows.to_vec(), cols]))? };
     Ok((b2, one_d))
 }

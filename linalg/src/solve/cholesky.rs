@@ -95,10 +95,7 @@ pub fn cholesky<T: Scalar>(a: &Array<T>, lower: bool) -> Result<Array<T>> {
         DType::Intermediate,
         Chunks::from_lengths(vec![vec![1; nb], vec![1; nb], vec![1; nb]]),
         &[a.layer()],
-        CholeskyWork::<T> {
-            lens: lens.clone(),
-            _t: std::marker::PhantomData,
-        },
+        CholeskyWork::<T> { lens: lens.clone(), _t: std::marker::PhantomData },
     );
     let l = pick::<T>("cholesky", &work, a.chunks(), |i, j| (i >= j).then(|| vec![0, i, j]))?;
     Ok(if lower { l } else { l.t() })

@@ -28,17 +28,13 @@ impl<T: Scalar> LayerOp for PermuteRows<T> {
     fn run(&self, idx: &[usize], inputs: &[&Block]) -> chunked_array::Result<Block> {
         let order = &block_value::<Order>(inputs[0])?.0;
         let (r0, r1) = (self.offsets[idx[0]], self.offsets[idx[0] + 1]);
-        let blocks: Vec<MatRef<'_, T>> = inputs[1..]
-            .iter()
-            .map(|b| mat_of::<T>(b))
-            .collect::<chunked_array::Result<_>>()?;
+        let blocks: Vec<MatRef<'_, T>> =
+            inputs[1..].iter().map(|b| mat_of::<T>(b)).collect::<chunked_array::Result<_>>()?;
         let w = blocks.first().map_or(0, |b| b.ncols());
         Ok(row_major_block::<T>(r1 - r0, w, |mut dst| {
             for (r, &src) in (r0..r1).zip(&order[r0..r1]) {
                 let i = self.offsets.partition_point(|&o| o <= src) - 1;
-                dst.as_mut()
-                    .row_mut(r - r0)
-                    .copy_from(blocks[i].row(src - self.offsets[i]));
+                dst.as_mut().row_mut(r - r0).copy_from(blocks[i].row(src - self.offsets[i]));
             }
         }))
     }
@@ -62,18 +58,9 @@ pub fn solve<T: Scalar>(a: &Array<T>, b: &Array<T>) -> Result<Array<T>> {
     let f = LuLayers::new(a, "solve")?;
     let lens = a.chunks().lengths()[0].clone();
     let (b2, one_d) = rhs(b, a.shape()[0], &lens, "solve")?;
-    let op = PermuteRows::<T> {
-        offsets: f.offsets.clone(),
-        _t: std::marker::PhantomData,
-    };
-    let ptb: Array<T> = Layer::new(
-        "lu-permute",
-        T::DTYPE,
-        b2.chunks().clone(),
-        &[f.order.clone(), b2.layer()],
-        op,
-    )
-    .into_array()?;
+    let op = PermuteRows::<T> { offsets: f.offsets.clone(), _t: std::marker::PhantomData };
+    let ptb: Array<T> =
+        Layer::new("lu-permute", T::DTYPE, b2.chunks().clone(), &[f.order.clone(), b2.layer()], op).into_array()?;
     let y = solve_triangular(&f.part("lu-l", 'L')?, &ptb, true)?;
     let x = solve_triangular(&f.part("lu-u", 'U')?, &y, false)?;
     Ok(if one_d { x.squeeze(Some(&[1]))? } else { x })

@@ -24,9 +24,7 @@ struct Panel<T: Scalar> {
 
 /// Indices as bytes (little-endian u64s), after whatever `out` holds.
 fn put_indices(indices: &[usize], out: &mut Vec<u8>) {
-    indices
-        .iter()
-        .for_each(|&i| out.extend_from_slice(&(i as u64).to_le_bytes()));
+    indices.iter().for_each(|&i| out.extend_from_slice(&(i as u64).to_le_bytes()));
 }
 
 /// The indices [`put_indices`] wrote; `None` when the bytes are not whole u64s.
@@ -34,10 +32,7 @@ fn get_indices(bytes: &[u8]) -> Option<Vec<usize>> {
     if !bytes.len().is_multiple_of(8) {
         return None;
     }
-    bytes
-        .chunks_exact(8)
-        .map(|w| usize::try_from(u64::from_le_bytes(w.try_into().ok()?)).ok())
-        .collect()
+    bytes.chunks_exact(8).map(|w| usize::try_from(u64::from_le_bytes(w.try_into().ok()?)).ok()).collect()
 }
 
 // Panels spill to disk and travel between MPI ranks as their matrix (with its
@@ -58,10 +53,7 @@ impl<T: Scalar> Panel<T> {
         );
         let mat_len = 16 + rows.checked_mul(cols)?.checked_mul(std::mem::size_of::<T>())?;
         let [data]: [Mat<T>; 1] = kernels::mats_from_bytes::<T>(bytes.get(..mat_len)?)?.try_into().ok()?;
-        Some(Arc::new(Panel {
-            data,
-            perm: get_indices(&bytes[mat_len..])?,
-        }))
+        Some(Arc::new(Panel { data, perm: get_indices(&bytes[mat_len..])? }))
     }
 }
 
@@ -97,9 +89,7 @@ impl<T: Scalar> LuWork<T> {
         let mut m = Mat::<T>::zeros(n, w);
         for (i, input) in inputs.iter().take(self.nb).enumerate() {
             let blk = mat_of::<T>(input)?;
-            m.as_mut()
-                .get_mut(self.offsets[i]..self.offsets[i + 1], ..)
-                .copy_from(blk);
+            m.as_mut().get_mut(self.offsets[i]..self.offsets[i + 1], ..).copy_from(blk);
         }
         Ok(m)
     }
@@ -115,11 +105,7 @@ impl<T: Scalar> LayerOp for LuWork<T> {
         let index = std::mem::size_of::<usize>();
         // At most a whole column panel (n x b_j) and its pivot order; row nb
         // holds a pivot order alone.
-        Some(if idx[0] == self.nb {
-            n * index
-        } else {
-            n * width(idx[1]) * std::mem::size_of::<T>() + n * index
-        })
+        Some(if idx[0] == self.nb { n * index } else { n * width(idx[1]) * std::mem::size_of::<T>() + n * index })
     }
     fn deps(&self, idx: &[usize], deps: &mut Deps<'_>) {
         let (s, j) = (idx[0], idx[1]);
@@ -150,10 +136,7 @@ impl<T: Scalar> LayerOp for LuWork<T> {
         let (s, j) = (idx[0], idx[1]);
         if s == self.nb {
             let f = block_value::<Panel<T>>(inputs[0])?;
-            return Ok(Arc::new(Panel {
-                data: Mat::<T>::zeros(0, 0),
-                perm: f.perm.clone(),
-            }));
+            return Ok(Arc::new(Panel { data: Mat::<T>::zeros(0, 0), perm: f.perm.clone() }));
         }
         if s == self.nb + 1 {
             let f = block_value::<Panel<T>>(inputs[0])?;
@@ -161,10 +144,7 @@ impl<T: Scalar> LayerOp for LuWork<T> {
             for (t, input) in (j + 1..self.nb).zip(&inputs[1..]) {
                 permute_rows(&mut l, self.offsets[t], &block_value::<Panel<T>>(input)?.perm);
             }
-            return Ok(Arc::new(Panel {
-                data: l,
-                perm: Vec::new(),
-            }));
+            return Ok(Arc::new(Panel { data: l, perm: Vec::new() }));
         }
         let off = self.offsets[s];
         let reads = if s == 0 { self.nb } else { 1 };
@@ -192,18 +172,8 @@ impl<T: Scalar> LayerOp for LuWork<T> {
             Par::Seq,
         );
         let (top, below) = col.as_mut().get_mut(off.., ..).split_at_row_mut(w);
-        gemm(
-            below,
-            true,
-            f.data.as_ref().get(off + w.., ..),
-            top.rb(),
-            -T::ONE,
-            Par::Seq,
-        );
-        Ok(Arc::new(Panel {
-            data: col,
-            perm: Vec::new(),
-        }))
+        gemm(below, true, f.data.as_ref().get(off + w.., ..), top.rb(), -T::ONE, Par::Seq);
+        Ok(Arc::new(Panel { data: col, perm: Vec::new() }))
     }
 }
 
@@ -353,11 +323,7 @@ impl LuLayers {
     pub(super) fn new<T: Scalar>(a: &Array<T>, routine: &str) -> Result<Self> {
         let nb = square_blocks(a, routine)?.len();
         let offsets = a.chunks().boundaries(0).to_vec();
-        let op = LuWork::<T> {
-            offsets: offsets.clone(),
-            nb,
-            _t: std::marker::PhantomData,
-        };
+        let op = LuWork::<T> { offsets: offsets.clone(), nb, _t: std::marker::PhantomData };
         let work = Layer::new(
             "lu-work",
             DType::Intermediate,
@@ -365,10 +331,7 @@ impl LuLayers {
             &[a.layer()],
             op,
         );
-        let op = LuOrder::<T> {
-            offsets: offsets.clone(),
-            _t: std::marker::PhantomData,
-        };
+        let op = LuOrder::<T> { offsets: offsets.clone(), _t: std::marker::PhantomData };
         let order = Layer::new(
             "lu-order",
             DType::Intermediate,
@@ -376,28 +339,12 @@ impl LuLayers {
             std::slice::from_ref(&work),
             op,
         );
-        Ok(LuLayers {
-            work,
-            order,
-            offsets,
-            chunks: a.chunks().clone(),
-        })
+        Ok(LuLayers { work, order, offsets, chunks: a.chunks().clone() })
     }
 
     /// P, L or U, chunked like `a`.
     pub(super) fn part<T: Scalar>(&self, name: &str, part: char) -> Result<Array<T>> {
-        let op = LuPart::<T> {
-            part,
-            offsets: self.offsets.clone(),
-            _t: std::marker::PhantomData,
-        };
-        Layer::new(
-            name,
-            T::DTYPE,
-            self.chunks.clone(),
-            &[self.work.clone(), self.order.clone()],
-            op,
-        )
-        .into_array()
+        let op = LuPart::<T> { part, offsets: self.offsets.clone(), _t: std::marker::PhantomData };
+        Layer::new(name, T::DTYPE, self.chunks.clone(), &[self.work.clone(), self.order.clone()], op).into_array()
     }
 }

@@ -111,13 +111,8 @@ pub fn solve_triangular<T: Scalar>(a: &Array<T>, b: &Array<T>, lower: bool) -> R
         cols: b2.chunks().lengths()[1].clone(),
         _t: std::marker::PhantomData,
     };
-    let work = Layer::new(
-        "substitution-work",
-        DType::Intermediate,
-        cube(nb, 0, col_blocks),
-        &[a.layer(), b2.layer()],
-        op,
-    );
+    let work =
+        Layer::new("substitution-work", DType::Intermediate, cube(nb, 0, col_blocks), &[a.layer(), b2.layer()], op);
     let x_chunks = b2.chunks().clone();
     let op = Pick::<T, _> {
         at: move |i: usize, c: usize| Some(vec![0, if lower { i } else { nb - 1 - i }, c]),

@@ -52,22 +52,17 @@ struct DeviceStep<T> {
 }
 
 fn device_buffer<T: Scalar>(block: &Block) -> chunked_array::Result<&DeviceBuffer<T>> {
-    block
-        .as_any()
-        .downcast_ref::<DeviceBlock<T>>()
-        .map(|b| &b.buffer)
-        .ok_or_else(|| chunked_array::Error::DtypeMismatch {
+    block.as_any().downcast_ref::<DeviceBlock<T>>().map(|b| &b.buffer).ok_or_else(|| {
+        chunked_array::Error::DtypeMismatch {
             key: "device TSQR input".into(),
             expected: format!("a device block of {}", std::any::type_name::<T>()),
             found: "another block".into(),
-        })
+        }
+    })
 }
 
 fn block<T: Scalar>(buffer: DeviceBuffer<T>, shape: &[usize]) -> Block {
-    Arc::new(DeviceBlock {
-        buffer,
-        shape: shape.to_vec(),
-    })
+    Arc::new(DeviceBlock { buffer, shape: shape.to_vec() })
 }
 
 impl<T: Scalar> DeviceStep<T> {
@@ -97,12 +92,9 @@ impl<T: Scalar> DeviceStep<T> {
     ) -> chunked_array::Result<DeviceBuffer<T>> {
         let node = self.node(level, i);
         match w {
-            Some(w) => device_kernels::product(
-                device,
-                (node.rows, self.root_k(), node.k),
-                Operand::whole(packed, node.k),
-                w,
-            ),
+            Some(w) => {
+                device_kernels::product(device, (node.rows, self.root_k(), node.k), Operand::whole(packed, node.k), w)
+            }
             None => Ok(device.gather(&[(packed, 0..node.rows * node.k)])?),
         }
     }
@@ -203,10 +195,7 @@ impl<T: Scalar> LayerOp for DeviceStep<T> {
             Step::SvdOfR => {
                 let f = device_kernels::svd(device, input(0)?, (self.root_k(), n))?;
                 let len = f.u.len() + f.s.len() + f.vt.len();
-                block(
-                    device.gather(&[(&f.u, 0..f.u.len()), (&f.s, 0..f.s.len()), (&f.vt, 0..f.vt.len())])?,
-                    &[len],
-                )
+                block(device.gather(&[(&f.u, 0..f.u.len()), (&f.s, 0..f.s.len()), (&f.vt, 0..f.vt.len())])?, &[len])
             }
             Step::SvdPart { vectors } => {
                 let k = self.root_k();
@@ -222,33 +211,19 @@ impl<T: Scalar> LayerOp for DeviceStep<T> {
                 let k_root = self.root_k();
                 // W: this node's W part, U of R at the root of an SVD, or the
                 // identity at the root of a QR.
-                let w = if level != self.tree.top() || svd {
-                    Some(Operand::whole(input(1)?, k_root))
-                } else {
-                    None
-                };
-                block(
-                    self.q_times(device, level, i, packed, w)?,
-                    &[self.node(level, i).rows, k_root],
-                )
+                let w = if level != self.tree.top() || svd { Some(Operand::whole(input(1)?, k_root)) } else { None };
+                block(self.q_times(device, level, i, packed, w)?, &[self.node(level, i).rows, k_root])
             }
             Step::WPart { level } => {
                 let node = self.node(level, i);
                 let k_root = self.root_k();
                 let start = node.offset_in_parent * k_root;
-                block(
-                    device.gather(&[(input(0)?, start..start + node.k * k_root)])?,
-                    &[node.k, k_root],
-                )
+                block(device.gather(&[(input(0)?, start..start + node.k * k_root)])?, &[node.k, k_root])
             }
             Step::LeafOut { has_above } => {
                 let packed = input(0)?;
                 let k_root = self.root_k();
-                let w = if has_above {
-                    Some(Operand::whole(input(1)?, k_root))
-                } else {
-                    None
-                };
+                let w = if has_above { Some(Operand::whole(input(1)?, k_root)) } else { None };
                 block(self.q_times(device, 0, i, packed, w)?, &[self.node(0, i).rows, k_root])
             }
         })
@@ -266,19 +241,11 @@ pub(super) fn tsqr<T: Scalar>(a: &Array<T>, tree: Arc<Tree>, compute_svd: bool) 
             T::DTYPE,
             Chunks::from_lengths(chunks),
             inputs,
-            DeviceStep::<T> {
-                tree: tree.clone(),
-                step,
-                _t: std::marker::PhantomData,
-            },
+            DeviceStep::<T> { tree: tree.clone(), step, _t: std::marker::PhantomData },
         )
     };
-    let packed_lengths = |level: usize| {
-        tree.levels[level]
-            .iter()
-            .map(|node| node.rows * node.k + node.k * n)
-            .collect::<Vec<_>>()
-    };
+    let packed_lengths =
+        |level: usize| tree.levels[level].iter().map(|node| node.rows * node.k + node.k * n).collect::<Vec<_>>();
     let ks = |level: usize| tree.levels[level].iter().map(|node| node.k).collect::<Vec<_>>();
     let rows = |level: usize| tree.levels[level].iter().map(|node| node.rows).collect::<Vec<_>>();
 
@@ -290,12 +257,7 @@ pub(super) fn tsqr<T: Scalar>(a: &Array<T>, tree: Arc<Tree>, compute_svd: bool) 
             &[factors[level - 1].clone()],
             Step::RPart { level: level - 1 },
         );
-        factors.push(layer(
-            "tsqr-tree",
-            vec![packed_lengths(level)],
-            &[below],
-            Step::StackQr { level },
-        ));
+        factors.push(layer("tsqr-tree", vec![packed_lengths(level)], &[below], Step::StackQr { level }));
     }
     let top = tree.top();
     let r = layer("tsqr-r", vec![vec![k], vec![n]], &[factors[top].clone()], Step::RootR);
@@ -305,65 +267,25 @@ pub(super) fn tsqr<T: Scalar>(a: &Array<T>, tree: Arc<Tree>, compute_svd: bool) 
         for level in (1..tree.levels.len()).rev() {
             let mut inputs = vec![factors[level].clone()];
             inputs.extend(above.clone());
-            let e = layer(
-                "tsqr-down",
-                vec![rows(level), vec![k]],
-                &inputs,
-                Step::Down {
-                    level,
-                    svd: svd.is_some(),
-                },
-            );
-            above = Some(layer(
-                "tsqr-w-part",
-                vec![ks(level - 1), vec![k]],
-                &[e],
-                Step::WPart { level: level - 1 },
-            ));
+            let e = layer("tsqr-down", vec![rows(level), vec![k]], &inputs, Step::Down { level, svd: svd.is_some() });
+            above = Some(layer("tsqr-w-part", vec![ks(level - 1), vec![k]], &[e], Step::WPart { level: level - 1 }));
         }
         let mut inputs = vec![factors[0].clone()];
         inputs.extend(above.clone());
-        layer(
-            name,
-            vec![row_lengths.clone(), vec![k]],
-            &inputs,
-            Step::LeafOut {
-                has_above: above.is_some(),
-            },
-        )
-        .into_array()
+        layer(name, vec![row_lengths.clone(), vec![k]], &inputs, Step::LeafOut { has_above: above.is_some() })
+            .into_array()
     };
     let q = assemble(None, "tsqr-q")?;
     let svd = if compute_svd {
-        let packed = layer(
-            "tsqr-svd-r",
-            vec![vec![k * k + k + k * n]],
-            std::slice::from_ref(&r),
-            Step::SvdOfR,
-        );
+        let packed = layer("tsqr-svd-r", vec![vec![k * k + k + k * n]], std::slice::from_ref(&r), Step::SvdOfR);
         // The pass down starts from U of R (k x k at the packed block's start).
         let u = assemble(Some(&packed), "svd-u")?;
-        let s = layer(
-            "svd-s",
-            vec![vec![k]],
-            std::slice::from_ref(&packed),
-            Step::SvdPart { vectors: false },
-        )
-        .into_array()?;
-        let vt = layer(
-            "svd-vt",
-            vec![vec![k], vec![n]],
-            &[packed],
-            Step::SvdPart { vectors: true },
-        )
-        .into_array()?;
+        let s = layer("svd-s", vec![vec![k]], std::slice::from_ref(&packed), Step::SvdPart { vectors: false })
+            .into_array()?;
+        let vt = layer("svd-vt", vec![vec![k], vec![n]], &[packed], Step::SvdPart { vectors: true }).into_array()?;
         Some(Svd { u, s, vt })
     } else {
         None
     };
-    Ok(Tsqr {
-        q,
-        r: r.into_array()?,
-        svd,
-    })
+    Ok(Tsqr { q, r: r.into_array()?, svd })
 }

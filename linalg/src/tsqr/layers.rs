@@ -29,10 +29,7 @@ crate::kernels::intermediate_block!(impl<T: Scalar> for Factor<T>, |f| f.bytes()
 
 impl<T: Scalar> Factor<T> {
     fn bytes(&self) -> usize {
-        self.spill_mats()
-            .iter()
-            .map(|m| m.nrows() * m.ncols() * std::mem::size_of::<T>())
-            .sum()
+        self.spill_mats().iter().map(|m| m.nrows() * m.ncols() * std::mem::size_of::<T>()).sum()
     }
 
     /// Its matrices: a dense factor's two, a pair's three (R, V2, T).
@@ -202,9 +199,7 @@ impl<T: Scalar> LayerOp for RootR<T> {
     }
     fn run(&self, _: &[usize], inputs: &[&Block]) -> chunked_array::Result<Block> {
         let r = root_r::<T>(inputs[0])?;
-        Ok(row_major_block::<T>(r.nrows(), r.ncols(), |mut dst| {
-            dst.copy_from(r.as_ref())
-        }))
+        Ok(row_major_block::<T>(r.nrows(), r.ncols(), |mut dst| dst.copy_from(r.as_ref())))
     }
 }
 
@@ -243,9 +238,7 @@ impl<T: Scalar> LayerOp for SvdPart<T> {
         let svd = block_value::<ThinSvd<T>>(inputs[0])?;
         if self.vectors {
             let v = &svd.v;
-            Ok(row_major_block::<T>(v.ncols(), v.nrows(), |mut dst| {
-                dst.copy_from(v.transpose())
-            }))
+            Ok(row_major_block::<T>(v.ncols(), v.nrows(), |mut dst| dst.copy_from(v.transpose())))
         } else {
             let s = ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(&[svd.s.len()]), svd.s.clone()).expect("k values");
             Ok(Arc::new(s))
@@ -295,10 +288,7 @@ impl<T: Scalar> RootPlan<T> {
     /// The direct path with the leaves' factor `m` (`upper` read off its zeros).
     fn direct(m: Mat<T>) -> Self {
         let upper = is_upper_triangular(m.as_ref());
-        RootPlan {
-            direct: Some((m, upper)),
-            w: Mat::zeros(0, 0),
-        }
+        RootPlan { direct: Some((m, upper)), w: Mat::zeros(0, 0) }
     }
 
     /// The Householder path, pushing `w` down.
@@ -370,9 +360,7 @@ impl<T: Scalar> LayerOp for Plan<T> {
             PlanOf::U => {
                 let svd = block_value::<ThinSvd<T>>(inputs[0])?;
                 if direct_allowed(&svd.s, self.n, max) {
-                    RootPlan::direct(Mat::from_fn(svd.v.nrows(), svd.v.ncols(), |i, j| {
-                        svd.v[(i, j)] / svd.s[j]
-                    }))
+                    RootPlan::direct(Mat::from_fn(svd.v.nrows(), svd.v.ncols(), |i, j| svd.v[(i, j)] / svd.s[j]))
                 } else {
                     RootPlan::householder(svd.u.clone())
                 }
@@ -441,11 +429,7 @@ impl<T: Scalar> LayerOp for WofParent<T> {
         if e.ncols() == 0 {
             return Ok(Arc::new(Pushed(Mat::<T>::zeros(0, 0))));
         }
-        Ok(Arc::new(Pushed(
-            e.as_ref()
-                .get(me.offset_in_parent..me.offset_in_parent + me.k, ..)
-                .to_owned(),
-        )))
+        Ok(Arc::new(Pushed(e.as_ref().get(me.offset_in_parent..me.offset_in_parent + me.k, ..).to_owned())))
     }
 }
 
@@ -486,10 +470,7 @@ pub(super) struct LeafOut<T> {
 impl<T: Scalar> LeafOut<T> {
     /// Rows of row block `b`.
     fn block_rows(&self, b: usize) -> usize {
-        self.tree.leaves_of_block[b]
-            .clone()
-            .map(|l| self.tree.levels[0][l].rows)
-            .sum()
+        self.tree.leaves_of_block[b].clone().map(|l| self.tree.levels[0][l].rows).sum()
     }
 }
 
@@ -499,11 +480,7 @@ impl<T: Scalar> LayerOp for LeafOut<T> {
     }
     fn scratch_bytes(&self, idx: &[usize]) -> usize {
         // The Householder path's factor of one leaf at a time.
-        self.tree.leaves_of_block[idx[0]]
-            .clone()
-            .map(|l| factor_bytes::<T>(&self.tree, 0, l))
-            .max()
-            .unwrap_or(0)
+        self.tree.leaves_of_block[idx[0]].clone().map(|l| factor_bytes::<T>(&self.tree, 0, l)).max().unwrap_or(0)
     }
     fn deps(&self, idx: &[usize], deps: &mut Deps<'_>) {
         deps.push(0, &[idx[0], 0]);
@@ -521,11 +498,7 @@ impl<T: Scalar> LayerOp for LeafOut<T> {
         if let Some((m, upper)) = &plan.direct {
             return Ok(row_major_block::<T>(a.nrows(), m.ncols(), |dst| {
                 use faer::linalg::matmul::triangular::{BlockStructure, matmul};
-                let rhs = if *upper {
-                    BlockStructure::TriangularUpper
-                } else {
-                    BlockStructure::Rectangular
-                };
+                let rhs = if *upper { BlockStructure::TriangularUpper } else { BlockStructure::Rectangular };
                 matmul(
                     dst,
                     BlockStructure::Rectangular,
@@ -548,16 +521,12 @@ impl<T: Scalar> LayerOp for LeafOut<T> {
                 block_value::<Pushed<T>>(inputs[2 + i])?.0.as_ref()
             });
         }
-        Ok(row_major_block::<T>(
-            self.block_rows(idx[0]),
-            self.tree.root().k,
-            |mut dst| {
-                // One leaf's factor at a time (what scratch_bytes counts).
-                for (leaf, w) in leaves.zip(ws) {
-                    let (start, rows) = (self.tree.leaf_rows[leaf].start, self.tree.levels[0][leaf].rows);
-                    leaf_factor(&self.tree, leaf, a).q_times(w, dst.as_mut().subrows_mut(start, rows), par);
-                }
-            },
-        ))
+        Ok(row_major_block::<T>(self.block_rows(idx[0]), self.tree.root().k, |mut dst| {
+            // One leaf's factor at a time (what scratch_bytes counts).
+            for (leaf, w) in leaves.zip(ws) {
+                let (start, rows) = (self.tree.leaf_rows[leaf].start, self.tree.levels[0][leaf].rows);
+                leaf_factor(&self.tree, leaf, a).q_times(w, dst.as_mut().subrows_mut(start, rows), par);
+            }
+        }))
     }
 }

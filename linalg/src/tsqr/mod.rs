@@ -77,11 +77,7 @@ pub const DEFAULT_MAX_DIRECT_CONDITION: f64 = 100.0;
 
 impl Default for TsqrOptions {
     fn default() -> Self {
-        TsqrOptions {
-            arity: 2,
-            compute_svd: false,
-            max_direct_condition: DEFAULT_MAX_DIRECT_CONDITION,
-        }
+        TsqrOptions { arity: 2, compute_svd: false, max_direct_condition: DEFAULT_MAX_DIRECT_CONDITION }
     }
 }
 
@@ -130,11 +126,7 @@ pub fn tsqr<T: Scalar>(a: &Array<T>, options: &TsqrOptions) -> Result<Tsqr<T>> {
     a.check()?;
     let shape = a.shape();
     if shape.len() != 2 {
-        return Err(Error::BadInput {
-            routine: "tsqr".into(),
-            needs: "a 2-d array".into(),
-            shape,
-        });
+        return Err(Error::BadInput { routine: "tsqr".into(), needs: "a 2-d array".into(), shape });
     }
     if a.chunks().grid()[1] != 1 {
         return Err(Error::BadInput {
@@ -156,38 +148,16 @@ pub fn tsqr<T: Scalar>(a: &Array<T>, options: &TsqrOptions) -> Result<Tsqr<T>> {
     let n = shape[1];
     let row_lengths = a.chunks().lengths()[0].clone();
     if a.device().is_some() {
-        return device::tsqr(
-            a,
-            Arc::new(Tree::new(&row_lengths, n, options.arity)),
-            options.compute_svd,
-        );
+        return device::tsqr(a, Arc::new(Tree::new(&row_lengths, n, options.arity)), options.compute_svd);
     }
-    host_tsqr(
-        a,
-        Arc::new(Tree::with_leaf_cap(
-            &row_lengths,
-            n,
-            options.arity,
-            LEAF_ROWS.max(10 * n),
-        )),
-        options,
-    )
+    host_tsqr(a, Arc::new(Tree::with_leaf_cap(&row_lengths, n, options.arity, LEAF_ROWS.max(10 * n))), options)
 }
 
-/// The host TSQR of `a` (checked by [`tsqr`]) over `tree`: the layers of
-/// [`layers`] wired up the tree, then down it for Q (and again for U with
-/// `compute_svd`).
-fn host_tsqr<T: Scalar>(a: &Array<T>, tree: Arc<Tree>, options: &TsqrOptions) -> Result<Tsqr<T>> {
-    let n = tree.n;
-    let row_lengths = a.chunks().lengths()[0].clone();
-    let k = tree.root().k;
+/// The layers up the tree: `factors[0]` the leaves' R, `factors[l]` the
+/// factors of tree level `l` (each stacking the R parts of the level below).
+fn tree_factors<T: Scalar>(a: &Array<T>, tree: &Arc<Tree>) -> Vec<Layer> {
     let phantom = std::marker::PhantomData;
-
-    // factors[0]: the leaves' R; factors[l]: the factors of tree level l.
-    let leaf_op = LeafR::<T> {
-        tree: tree.clone(),
-        _t: phantom,
-    };
+    let leaf_op = LeafR::<T> { tree: tree.clone(), _t: phantom };
     let mut factors = vec![Layer::new(
         "tsqr-leaf",
         DType::Intermediate,
@@ -200,11 +170,7 @@ fn host_tsqr<T: Scalar>(a: &Array<T>, tree: Arc<Tree>, options: &TsqrOptions) ->
         let below = if level == 1 {
             factors[0].clone()
         } else {
-            let r_op = RofFactor::<T> {
-                tree: tree.clone(),
-                level: level - 1,
-                _t: phantom,
-            };
+            let r_op = RofFactor::<T> { tree: tree.clone(), level: level - 1, _t: phantom };
             Layer::new(
                 "tsqr-r-part",
                 DType::Intermediate,
@@ -213,11 +179,7 @@ fn host_tsqr<T: Scalar>(a: &Array<T>, tree: Arc<Tree>, options: &TsqrOptions) ->
                 r_op,
             )
         };
-        let op = StackQr::<T> {
-            tree: tree.clone(),
-            level,
-            _t: phantom,
-        };
+        let op = StackQr::<T> { tree: tree.clone(), level, _t: phantom };
         factors.push(Layer::new(
             "tsqr-tree",
             DType::Intermediate,
@@ -226,6 +188,19 @@ fn host_tsqr<T: Scalar>(a: &Array<T>, tree: Arc<Tree>, options: &TsqrOptions) ->
             op,
         ));
     }
+    factors
+}
+
+/// The host TSQR of `a` (checked by [`tsqr`]) over `tree`: the layers of
+/// [`layers`] wired up the tree, then down it for Q (and again for U with
+/// `compute_svd`).
+fn host_tsqr<T: Scalar>(a: &Array<T>, tree: Arc<Tree>, options: &TsqrOptions) -> Result<Tsqr<T>> {
+    let n = tree.n;
+    let row_lengths = a.chunks().lengths()[0].clone();
+    let k = tree.root().k;
+    let phantom = std::marker::PhantomData;
+
+    let factors = tree_factors(a, &tree);
     let root = factors[tree.top()].clone();
     let r = Layer::new(
         "tsqr-r",
@@ -244,11 +219,7 @@ fn host_tsqr<T: Scalar>(a: &Array<T>, tree: Arc<Tree>, options: &TsqrOptions) ->
         let mut above = plan.clone();
         for level in (1..tree.levels.len()).rev() {
             let nodes = tree.levels[level].len();
-            let op = Down::<T> {
-                tree: tree.clone(),
-                level,
-                _t: phantom,
-            };
+            let op = Down::<T> { tree: tree.clone(), level, _t: phantom };
             let e = Layer::new(
                 "tsqr-down",
                 DType::Intermediate,
@@ -257,34 +228,15 @@ fn host_tsqr<T: Scalar>(a: &Array<T>, tree: Arc<Tree>, options: &TsqrOptions) ->
                 op,
             );
             let below = tree.levels[level - 1].len();
-            let w = WofParent::<T> {
-                tree: tree.clone(),
-                level: level - 1,
-                _t: phantom,
-            };
-            above = Layer::new(
-                "tsqr-w-part",
-                DType::Intermediate,
-                Chunks::from_lengths(vec![vec![1; below]]),
-                &[e],
-                w,
-            );
+            let w = WofParent::<T> { tree: tree.clone(), level: level - 1, _t: phantom };
+            above = Layer::new("tsqr-w-part", DType::Intermediate, Chunks::from_lengths(vec![vec![1; below]]), &[e], w);
         }
         let mut inputs = vec![a.layer(), plan];
         if tree.top() > 0 {
             inputs.push(above);
         }
-        Layer::new(
-            name,
-            T::DTYPE,
-            q_chunks.clone(),
-            &inputs,
-            LeafOut::<T> {
-                tree: tree.clone(),
-                _t: phantom,
-            },
-        )
-        .into_array()
+        Layer::new(name, T::DTYPE, q_chunks.clone(), &inputs, LeafOut::<T> { tree: tree.clone(), _t: phantom })
+            .into_array()
     };
     let max_direct_condition = options.max_direct_condition;
     let q_plan = Layer::new(
@@ -292,12 +244,7 @@ fn host_tsqr<T: Scalar>(a: &Array<T>, tree: Arc<Tree>, options: &TsqrOptions) ->
         DType::Intermediate,
         one(),
         std::slice::from_ref(&root),
-        Plan::<T> {
-            of: PlanOf::Q,
-            n,
-            max_direct_condition,
-            _t: phantom,
-        },
+        Plan::<T> { of: PlanOf::Q, n, max_direct_condition, _t: phantom },
     );
     let q = assemble(q_plan, "tsqr-q")?;
     let svd = if options.compute_svd {
@@ -307,12 +254,7 @@ fn host_tsqr<T: Scalar>(a: &Array<T>, tree: Arc<Tree>, options: &TsqrOptions) ->
             DType::Intermediate,
             one(),
             std::slice::from_ref(&svd_r),
-            Plan::<T> {
-                of: PlanOf::U,
-                n,
-                max_direct_condition,
-                _t: phantom,
-            },
+            Plan::<T> { of: PlanOf::U, n, max_direct_condition, _t: phantom },
         );
         let u = assemble(u_plan, "svd-u")?;
         let s = Layer::new(
@@ -320,10 +262,7 @@ fn host_tsqr<T: Scalar>(a: &Array<T>, tree: Arc<Tree>, options: &TsqrOptions) ->
             T::DTYPE,
             Chunks::from_lengths(vec![vec![k]]),
             std::slice::from_ref(&svd_r),
-            SvdPart::<T> {
-                vectors: false,
-                _t: phantom,
-            },
+            SvdPart::<T> { vectors: false, _t: phantom },
         )
         .into_array()?;
         let vt = Layer::new(
@@ -331,10 +270,7 @@ fn host_tsqr<T: Scalar>(a: &Array<T>, tree: Arc<Tree>, options: &TsqrOptions) ->
             T::DTYPE,
             Chunks::from_lengths(vec![vec![k], vec![n]]),
             &[svd_r],
-            SvdPart::<T> {
-                vectors: true,
-                _t: phantom,
-            },
+            SvdPart::<T> { vectors: true, _t: phantom },
         )
         .into_array()?;
         Some(Svd { u, s, vt })

@@ -62,13 +62,7 @@ impl Tree {
             for p in 0..pieces {
                 let rows = len / pieces + usize::from(p < len % pieces);
                 leaf_rows.push(LeafRows { block, start });
-                leaves.push(TreeNode {
-                    rows,
-                    k: rows.min(n),
-                    children: 0..0,
-                    parent: 0,
-                    offset_in_parent: 0,
-                });
+                leaves.push(TreeNode { rows, k: rows.min(n), children: 0..0, parent: 0, offset_in_parent: 0 });
                 start += rows;
             }
             leaves_of_block.push(first..leaves.len());
@@ -85,22 +79,11 @@ impl Tree {
                     below[c].offset_in_parent = rows;
                     rows += below[c].k;
                 }
-                above.push(TreeNode {
-                    rows,
-                    k: rows.min(n),
-                    children,
-                    parent: 0,
-                    offset_in_parent: 0,
-                });
+                above.push(TreeNode { rows, k: rows.min(n), children, parent: 0, offset_in_parent: 0 });
             }
             levels.push(above);
         }
-        Tree {
-            n,
-            levels,
-            leaf_rows,
-            leaves_of_block,
-        }
+        Tree { n, levels, leaf_rows, leaves_of_block }
     }
 
     pub(super) fn top(&self) -> usize {

@@ -13,11 +13,7 @@ const EPS: f64 = f64::EPSILON;
 fn check_factorization(a: &Array2<f64>, q: &Array2<f64>, r: &Array2<f64>) {
     let n = a.ncols().min(a.nrows());
     let tol = 10.0 * n as f64 * EPS;
-    assert!(
-        fro(&(a - &q.dot(r))) / fro(a) <= tol,
-        "residual {}",
-        fro(&(a - &q.dot(r))) / fro(a)
-    );
+    assert!(fro(&(a - &q.dot(r))) / fro(a) <= tol, "residual {}", fro(&(a - &q.dot(r))) / fro(a));
     assert!(orthogonality(q) <= tol, "orthogonality {}", orthogonality(q));
     for i in 0..r.nrows() {
         for j in 0..i.min(r.ncols()) {
@@ -44,11 +40,7 @@ fn qr_of_short_fat_goes_through_sfqr() {
 
 fn check_svd(a: &Array2<f64>, x: &Array<f64>) {
     let f = svd(x).unwrap();
-    let (u, s, vt) = (
-        mat(&f.u),
-        f.s.compute().unwrap().into_dimensionality::<Ix1>().unwrap(),
-        mat(&f.vt),
-    );
+    let (u, s, vt) = (mat(&f.u), f.s.compute().unwrap().into_dimensionality::<Ix1>().unwrap(), mat(&f.vt));
     let k = a.nrows().min(a.ncols());
     let tol = 100.0 * k as f64 * EPS;
     let want = singular_values(a);
@@ -59,16 +51,9 @@ fn check_svd(a: &Array2<f64>, x: &Array<f64>) {
     assert!(orthogonality(&u) <= tol && orthogonality(&vt.t().to_owned()) <= tol);
     // svd_flip on the small factor: the largest entry of every row of vt (tall
     // a) or of every column of u (wide a, through the transpose) is positive.
-    let small = if a.nrows() >= a.ncols() {
-        vt.clone()
-    } else {
-        u.t().to_owned()
-    };
+    let small = if a.nrows() >= a.ncols() { vt.clone() } else { u.t().to_owned() };
     for row in small.rows() {
-        let best = row
-            .iter()
-            .copied()
-            .fold(0.0f64, |m, v| if v.abs() > m.abs() { v } else { m });
+        let best = row.iter().copied().fold(0.0f64, |m, v| if v.abs() > m.abs() { v } else { m });
         assert!(best > 0.0);
     }
 }
@@ -85,9 +70,7 @@ fn svd_tall_wide_and_both_ways_chunked() {
 
 #[test]
 fn svd_is_deterministic_across_chunkings() {
-    let a = RandomState::new(6)
-        .standard_normal::<f64>(&[200, 10], [20, 10])
-        .unwrap();
+    let a = RandomState::new(6).standard_normal::<f64>(&[200, 10], [20, 10]).unwrap();
     let b = a.rechunk([50, 5]).unwrap();
     let (fa, fb) = (svd(&a).unwrap(), svd(&b).unwrap());
     let d = max_abs(&(fa.vt.compute().unwrap() - fb.vt.compute().unwrap()));
@@ -110,15 +93,7 @@ fn svd_compressed_matches_the_leading_singular_values() {
     let a = with_singular_values(400, 120, &s, 21);
     let x = chunked(&a, vec![100; 4], vec![50, 50, 20]);
     let k = 8;
-    let f = svd_compressed(
-        &x,
-        k,
-        &CompressedOptions {
-            n_power_iter: 1,
-            ..CompressedOptions::default()
-        },
-    )
-    .unwrap();
+    let f = svd_compressed(&x, k, &CompressedOptions { n_power_iter: 1, ..CompressedOptions::default() }).unwrap();
     let got = f.s.compute().unwrap();
     assert_eq!(got.len(), k);
     for i in 0..k {
@@ -133,19 +108,14 @@ fn svd_compressed_matches_the_leading_singular_values() {
     let approx = (&u * &got.into_dimensionality::<Ix1>().unwrap()).dot(&vt);
     let err = singular_values(&(&a - &approx))[0];
     assert!(err <= 1.01 * s[k], "{err} vs σ_k {}", s[k]);
-    let e = svd_compressed(&x, 0, &CompressedOptions::default())
-        .err()
-        .unwrap()
-        .to_string();
+    let e = svd_compressed(&x, 0, &CompressedOptions::default()).err().unwrap().to_string();
     assert!(e.contains("got k = 0"), "{e}");
     assert!(svd_compressed(&x, 121, &CompressedOptions::default()).is_err());
 }
 
 /// The minimum-norm least-squares solution through faer's SVD of the whole a.
 fn pinv_solve(a: &Array2<f64>, b: &Array2<f64>) -> Array2<f64> {
-    let f = faer::Mat::from_fn(a.nrows(), a.ncols(), |i, j| a[[i, j]])
-        .thin_svd()
-        .unwrap();
+    let f = faer::Mat::from_fn(a.nrows(), a.ncols(), |i, j| a[[i, j]]).thin_svd().unwrap();
     let (u, s, v) = (f.U(), f.S().column_vector(), f.V());
     let cut = s[0] * a.nrows().max(a.ncols()) as f64 * EPS;
     Array2::from_shape_fn((a.ncols(), b.ncols()), |(i, c)| {
@@ -160,12 +130,7 @@ fn pinv_solve(a: &Array2<f64>, b: &Array2<f64>) -> Array2<f64> {
 fn lstsq_full_rank_and_rank_deficient() {
     let a = mat(&RandomState::new(7).standard_normal::<f64>(&[200, 8], [200, 8]).unwrap());
     let b = mat(&RandomState::new(8).standard_normal::<f64>(&[200, 3], [200, 3]).unwrap());
-    let fit = lstsq(
-        &chunked(&a, vec![50; 4], vec![4, 4]),
-        &chunked(&b, vec![60, 60, 80], vec![2, 1]),
-        None,
-    )
-    .unwrap();
+    let fit = lstsq(&chunked(&a, vec![50; 4], vec![4, 4]), &chunked(&b, vec![60, 60, 80], vec![2, 1]), None).unwrap();
     let x = mat(&fit.x);
     let want = pinv_solve(&a, &b);
     assert!(fro(&(&x - &want)) <= 1e-12 * fro(&want), "{}", fro(&(&x - &want)));
@@ -180,30 +145,14 @@ fn lstsq_full_rank_and_rank_deficient() {
     // Rank 3 of 6 columns: the minimum-norm solution, rank 3.
     let a = with_singular_values(90, 6, &[5.0, 2.0, 1.0], 9);
     let b1: Array1<f64> = (0..90).map(|i| (i as f64 * 0.37).sin()).collect();
-    let fit = lstsq(
-        &chunked(&a, vec![30; 3], vec![6]),
-        &Array::from_ndarray(b1.clone().into_dyn(), 30).unwrap(),
-        None,
-    )
-    .unwrap();
+    let fit = lstsq(&chunked(&a, vec![30; 3], vec![6]), &Array::from_ndarray(b1.clone().into_dyn(), 30).unwrap(), None)
+        .unwrap();
     assert_eq!(fit.rank.compute_scalar().unwrap(), 3);
     let want = pinv_solve(&a, &b1.clone().insert_axis(ndarray::Axis(1)));
     let x = fit.x.compute().unwrap();
     assert_eq!(x.shape(), &[6]);
     for i in 0..6 {
-        assert!(
-            (x[i] - want[[i, 0]]).abs() <= 1e-12 * fro(&want).max(1.0),
-            "{} vs {}",
-            x[i],
-            want[[i, 0]]
-        );
+        assert!((x[i] - want[[i, 0]]).abs() <= 1e-12 * fro(&want).max(1.0), "{} vs {}", x[i], want[[i, 0]]);
     }
-    assert!(
-        lstsq(
-            &chunked(&a, vec![90], vec![6]),
-            &Array::<f64>::ones(&[89], 10).unwrap(),
-            None
-        )
-        .is_err()
-    );
+    assert!(lstsq(&chunked(&a, vec![90], vec![6]), &Array::<f64>::ones(&[89], 10).unwrap(), None).is_err());
 }

@@ -13,9 +13,7 @@ use chunked_linalg::{CompressedOptions, TsqrOptions, svd, svd_compressed, tsqr};
 mod backends;
 
 fn input(device: Option<&Device>, rows: usize, cols: usize, chunk_rows: usize) -> Array<f64> {
-    let a = RandomState::new(42)
-        .standard_normal::<f64>(&[rows, cols], [chunk_rows, cols])
-        .unwrap();
+    let a = RandomState::new(42).standard_normal::<f64>(&[rows, cols], [chunk_rows, cols]).unwrap();
     match device {
         Some(d) => a.to_device(d),
         None => a,
@@ -60,15 +58,7 @@ per_backend!(svd_compressed_of_a_device_array, |device: Option<&Device>| {
         Some(d) => a.to_device(d),
         None => a,
     };
-    let d = svd_compressed(
-        &a,
-        5,
-        &CompressedOptions {
-            n_power_iter: 2,
-            ..Default::default()
-        },
-    )
-    .unwrap();
+    let d = svd_compressed(&a, 5, &CompressedOptions { n_power_iter: 2, ..Default::default() }).unwrap();
     let s = d.s.compute().unwrap();
     for (x, y) in s.iter().zip(&values) {
         assert!((x - y).abs() <= 1e-10 * values[0], "{x} vs {y}");
@@ -103,15 +93,7 @@ per_backend!(tsqr_runs_on_the_device, |device: Option<&Device>| {
     };
     // 7 row blocks, irregular last one, arity 2: three levels of the tree.
     let a = input(Some(device), 650, 30, 100);
-    let f = tsqr(
-        &a,
-        &TsqrOptions {
-            arity: 2,
-            compute_svd: true,
-            ..TsqrOptions::default()
-        },
-    )
-    .unwrap();
+    let f = tsqr(&a, &TsqrOptions { arity: 2, compute_svd: true, ..TsqrOptions::default() }).unwrap();
     let before = device.downloaded_bytes();
     let q = f.q.compute().unwrap();
     // Only the result leaves the device: every block of the factorization
@@ -134,17 +116,10 @@ per_backend!(tsqr_runs_on_the_device, |device: Option<&Device>| {
     }
     // The same deterministic signs as the host SVD (largest entry of each
     // right singular vector positive): the factors agree with the host's.
-    let host = tsqr(
-        &input(None, 650, 30, 100),
-        &TsqrOptions {
-            arity: 2,
-            compute_svd: true,
-            ..TsqrOptions::default()
-        },
-    )
-    .unwrap()
-    .svd
-    .unwrap();
+    let host = tsqr(&input(None, 650, 30, 100), &TsqrOptions { arity: 2, compute_svd: true, ..TsqrOptions::default() })
+        .unwrap()
+        .svd
+        .unwrap();
     let (vt, host_vt) = (mat(&svd.vt), mat(&host.vt));
     assert!(fro(&(&vt - &host_vt)) < 1e-10, "{}", fro(&(&vt - &host_vt)));
     let (u, host_u) = (mat(&svd.u), mat(&host.u));
@@ -152,32 +127,15 @@ per_backend!(tsqr_runs_on_the_device, |device: Option<&Device>| {
 });
 
 per_backend!(tsqr_of_f32_on_the_device, |device: Option<&Device>| {
-    let a = RandomState::new(5)
-        .standard_normal::<f32>(&[300, 20], [64, 20])
-        .unwrap();
+    let a = RandomState::new(5).standard_normal::<f32>(&[300, 20], [64, 20]).unwrap();
     let a = match device {
         Some(d) => a.to_device(d),
         None => a,
     };
     let f = tsqr(&a, &TsqrOptions::default()).unwrap();
-    let am = a
-        .compute()
-        .unwrap()
-        .into_dimensionality::<ndarray::Ix2>()
-        .unwrap()
-        .mapv(f64::from);
-    let q =
-        f.q.compute()
-            .unwrap()
-            .into_dimensionality::<ndarray::Ix2>()
-            .unwrap()
-            .mapv(f64::from);
-    let r =
-        f.r.compute()
-            .unwrap()
-            .into_dimensionality::<ndarray::Ix2>()
-            .unwrap()
-            .mapv(f64::from);
+    let am = a.compute().unwrap().into_dimensionality::<ndarray::Ix2>().unwrap().mapv(f64::from);
+    let q = f.q.compute().unwrap().into_dimensionality::<ndarray::Ix2>().unwrap().mapv(f64::from);
+    let r = f.r.compute().unwrap().into_dimensionality::<ndarray::Ix2>().unwrap().mapv(f64::from);
     let tol32 = 10.0 * 20.0 * f64::from(f32::EPSILON);
     assert!(fro(&(&am - &q.dot(&r))) / fro(&am) < tol32);
     assert!(orthogonality(&q) < tol32);
@@ -189,11 +147,7 @@ per_backend!(tsqr_over_two_devices, |device: Option<&Device>| {
     };
     // Leaves on both devices in turn; tree nodes read R parts from the other
     // device through host memory.
-    let second = if device.is_emulated() {
-        Device::emulated(256 << 20)
-    } else {
-        device.clone()
-    };
+    let second = if device.is_emulated() { Device::emulated(256 << 20) } else { device.clone() };
     let a = RandomState::new(42)
         .standard_normal::<f64>(&[600, 40], [70, 40])
         .unwrap()

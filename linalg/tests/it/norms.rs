@@ -35,11 +35,6 @@ proptest! {
 #[test]
 fn bad_input() {
     let v = Array::<f64>::ones(&[4], 2).unwrap();
-    assert!(
-        matrix_norm(&v, MatrixNorm::One)
-            .unwrap_err()
-            .to_string()
-            .contains("[4]")
-    );
+    assert!(matrix_norm(&v, MatrixNorm::One).unwrap_err().to_string().contains("[4]"));
     assert!(vector_norm(&v, f64::NAN).is_err());
 }

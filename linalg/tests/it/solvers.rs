@@ -79,12 +79,7 @@ fn triangular_solves_lower_and_upper() {
     }
     // 1-d right-hand side; a zero pivot is an error naming its block.
     let b1 = Array::from_ndarray(b.column(0).to_owned().into_dyn(), 10).unwrap();
-    assert_eq!(
-        solve_triangular(&chunked(&l, vec![15, 15], vec![15, 15]), &b1, true)
-            .unwrap()
-            .shape(),
-        vec![n]
-    );
+    assert_eq!(solve_triangular(&chunked(&l, vec![15, 15], vec![15, 15]), &b1, true).unwrap().shape(), vec![n]);
     let mut z = l.clone();
     z[[20, 20]] = 0.0;
     let e = solve_triangular(&chunked(&z, vec![15, 15], vec![15, 15]), &b1, true)
@@ -95,12 +90,8 @@ fn triangular_solves_lower_and_upper() {
         .to_string();
     assert!(e.contains("singular") && e.contains("(1, 1)"), "{e}");
     assert!(
-        solve_triangular(
-            &chunked(&l, vec![15, 15], vec![15, 15]),
-            &Array::<f64>::ones(&[29], 10).unwrap(),
-            true
-        )
-        .is_err()
+        solve_triangular(&chunked(&l, vec![15, 15], vec![15, 15]), &Array::<f64>::ones(&[29], 10).unwrap(), true)
+            .is_err()
     );
 }
 
@@ -116,11 +107,7 @@ fn lu_pivots_over_the_whole_column() {
     let (p, l, u) = lu(&chunked(&a, lens.clone(), lens.clone())).unwrap();
     let (p, l, u) = (mat(&p), mat(&l), mat(&u));
     let tol = 10.0 * n as f64 * EPS;
-    assert!(
-        fro(&(&a - &p.dot(&l).dot(&u))) / fro(&a) <= tol,
-        "{}",
-        fro(&(&a - &p.dot(&l).dot(&u))) / fro(&a)
-    );
+    assert!(fro(&(&a - &p.dot(&l).dot(&u))) / fro(&a) <= tol, "{}", fro(&(&a - &p.dot(&l).dot(&u))) / fro(&a));
     for i in 0..n {
         assert_eq!(l[[i, i]], 1.0);
         for j in i + 1..n {
@@ -167,17 +154,11 @@ fn matrix_two_norm_is_the_largest_singular_value() {
     let a = mat(&RandomState::new(8).standard_normal::<f64>(&[60, 14], [60, 14]).unwrap());
     let want = singular_values(&a)[0];
     for (r, c) in [(vec![20, 40], vec![7, 7]), (vec![60], vec![14])] {
-        let got = matrix_norm(&chunked(&a, r, c), MatrixNorm::Two)
-            .unwrap()
-            .compute_scalar()
-            .unwrap();
+        let got = matrix_norm(&chunked(&a, r, c), MatrixNorm::Two).unwrap().compute_scalar().unwrap();
         assert!((got - want).abs() <= 1e-13 * want, "{got} vs {want}");
     }
     let wide = a.t().to_owned();
-    let got = matrix_norm(&chunked(&wide, vec![14], vec![30, 30]), MatrixNorm::Two)
-        .unwrap()
-        .compute()
-        .unwrap();
+    let got = matrix_norm(&chunked(&wide, vec![14], vec![30, 30]), MatrixNorm::Two).unwrap().compute().unwrap();
     assert!((got.into_dimensionality::<ndarray::Ix0>().unwrap()[()] - want).abs() <= 1e-13 * want);
 }
 
@@ -201,10 +182,7 @@ fn lu_under_a_memory_limit_matches_the_unlimited_run() {
     assert!(stats.tiers.spilled > 0 && stats.tiers.unspilled > 0, "{stats:?}");
     // Element blocks alone spilling leave the peak where it was (measured: 353
     // kB either way); with the panels spilling it drops to about 250 kB.
-    assert!(
-        stats.tiers.peak_bytes < free.tiers.peak_bytes * 4 / 5,
-        "limited {stats:?}, unlimited {free:?}"
-    );
+    assert!(stats.tiers.peak_bytes < free.tiers.peak_bytes * 4 / 5, "limited {stats:?}, unlimited {free:?}");
     assert_eq!(std::fs::read_dir(&spill).unwrap().count(), 0, "spill files removed");
     std::fs::remove_dir_all(&spill).unwrap();
 }
@@ -214,17 +192,12 @@ fn lu_under_a_memory_limit_matches_the_unlimited_run() {
 #[test]
 fn the_memory_check_counts_lu_panels() {
     use chunked_array::{Context, Error};
-    let a = RandomState::new(9)
-        .standard_normal::<f64>(&[192, 192], [32, 32])
-        .unwrap();
+    let a = RandomState::new(9).standard_normal::<f64>(&[192, 192], [32, 32]).unwrap();
     let (_, l, _) = lu(&a).unwrap();
     // A 32 x 32 block is 8 kB; a column panel is 192 x 32, 49 kB.
     match l.compute_on(&Context::sync().with_memory_limit(40_000)) {
         Err(Error::PlanExceedsMemory { key, .. }) => assert!(key.contains("lu-work"), "{key}"),
-        other => panic!(
-            "expected the plan to be refused, got {:?}",
-            other.map(|a| a.shape().to_vec())
-        ),
+        other => panic!("expected the plan to be refused, got {:?}", other.map(|a| a.shape().to_vec())),
     }
 }
 
@@ -266,9 +239,5 @@ fn empty_blocks_in_the_grid() {
     let coef = mat(&fit.x);
     // The normal equations hold at the least-squares solution.
     let normal = tall.t().dot(&(tall.dot(&coef) - &rhs));
-    assert!(
-        fro(&normal) / (fro(&tall) * fro(&tall) * fro(&coef).max(1.0)) <= 100.0 * EPS,
-        "{}",
-        fro(&normal)
-    );
+    assert!(fro(&normal) / (fro(&tall) * fro(&tall) * fro(&coef).max(1.0)) <= 100.0 * EPS, "{}", fro(&normal));
 }

@@ -34,28 +34,14 @@ impl Location {
     pub(super) fn new(root: &Path, array: &str) -> Result<Location> {
         let trimmed = array.trim_matches('/');
         if trimmed.split('/').any(|part| part == "." || part == "..") {
-            return Err(Error::invalid(
-                "array",
-                array,
-                "a Zarr node path may not contain '.' or '..' components",
-            ));
+            return Err(Error::invalid("array", array, "a Zarr node path may not contain '.' or '..' components"));
         }
-        let dir = if trimmed.is_empty() {
-            root.to_path_buf()
-        } else {
-            root.join(trimmed)
-        };
-        Ok(Location {
-            root: root.to_path_buf(),
-            node: format!("/{trimmed}"),
-            dir,
-        })
+        let dir = if trimmed.is_empty() { root.to_path_buf() } else { root.join(trimmed) };
+        Ok(Location { root: root.to_path_buf(), node: format!("/{trimmed}"), dir })
     }
 
     pub(super) fn store(&self) -> Result<Arc<FilesystemStore>> {
-        FilesystemStore::new(&self.root)
-            .map(Arc::new)
-            .map_err(|e| Error::io(self.root.display(), e))
+        FilesystemStore::new(&self.root).map(Arc::new).map_err(|e| Error::io(self.root.display(), e))
     }
 
     /// The array, from its `zarr.json` (or `.zarray`), or from an unfinished
@@ -74,10 +60,7 @@ impl Location {
                 return ZArray::new_with_metadata(store, &self.node, metadata)
                     .map_err(|e| Error::io(waiting.display(), e));
             }
-            return Err(Error::io(
-                self.dir.display(),
-                "no Zarr array here (neither zarr.json nor .zarray)",
-            ));
+            return Err(Error::io(self.dir.display(), "no Zarr array here (neither zarr.json nor .zarray)"));
         }
         ZArray::open(store, &self.node).map_err(|e| Error::io(self.dir.display(), e))
     }
@@ -98,13 +81,11 @@ impl Location {
             Err(e) => Err(Error::io(self.dir.display(), e)),
             // An empty directory, or one left by a store killed before its
             // metadata was written, holds nothing to lose.
-            Ok(mut entries) => Ok(
-                if entries.all(|e| e.is_ok_and(|e| e.file_name() == INCOMPLETE_MARKER)) {
-                    Existing::Nothing
-                } else {
-                    Existing::Other
-                },
-            ),
+            Ok(mut entries) => Ok(if entries.all(|e| e.is_ok_and(|e| e.file_name() == INCOMPLETE_MARKER)) {
+                Existing::Nothing
+            } else {
+                Existing::Other
+            }),
         }
     }
 }
@@ -151,9 +132,7 @@ pub(super) fn stored_chunks(za: &ZArray, location: &Location) -> Result<Chunks> 
         let mut idx = vec![0u64; grid.len()];
         for i in 0..g {
             idx[axis] = i;
-            let subset = za
-                .chunk_subset_bounded(&idx)
-                .map_err(|e| Error::io(location.dir.display(), e))?;
+            let subset = za.chunk_subset_bounded(&idx).map_err(|e| Error::io(location.dir.display(), e))?;
             axis_lengths.push(subset.shape()[axis] as usize);
         }
         lengths.push(axis_lengths);

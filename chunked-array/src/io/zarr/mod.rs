@@ -103,12 +103,7 @@ pub fn from_zarr_with<T: Element>(path: impl AsRef<Path>, array: &str, options: 
         Some(spec) => spec.resolve(&shape, T::DTYPE)?,
     };
     let aligned = chunks == stored;
-    let source = ZarrSource {
-        array: Arc::new(za),
-        location,
-        aligned,
-        options: codec_options(),
-    };
+    let source = ZarrSource { array: Arc::new(za), location, aligned, options: codec_options() };
     Ok(Array::source("from_zarr", chunks, source))
 }
 
@@ -184,16 +179,9 @@ impl Store {
         let za = build_array::<T>(&location, &source.shape(), &chunk_shape, options)?;
         let scheduler = ctx.scheduler();
         let root = scheduler.rank() == 0;
-        let plan = if root {
-            prepare_target(&location, &za, options, &source.chunks().grid())
-        } else {
-            Ok((Vec::new(), 0))
-        };
-        let (todo, skipped) = if scheduler.processes() > 1 {
-            share_plan(scheduler, plan, &location)?
-        } else {
-            plan?
-        };
+        let plan =
+            if root { prepare_target(&location, &za, options, &source.chunks().grid()) } else { Ok((Vec::new(), 0)) };
+        let (todo, skipped) = if scheduler.processes() > 1 { share_plan(scheduler, plan, &location)? } else { plan? };
         let writer = ZarrChunkWriter {
             array: Arc::new(za),
             location: location.clone(),
@@ -214,17 +202,7 @@ impl Store {
             Box::new(|| Ok(()))
         };
         // On failure the marker stays: the array is incomplete, and resumable.
-        self.push(
-            &source,
-            "to_zarr",
-            true,
-            writer,
-            (todo, skipped),
-            Completion {
-                finish,
-                abort: Box::new(|| {}),
-            },
-        );
+        self.push(&source, "to_zarr", true, writer, (todo, skipped), Completion { finish, abort: Box::new(|| {}) });
         Ok(self)
     }
 }

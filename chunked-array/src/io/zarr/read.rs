@@ -27,21 +27,15 @@ impl BlockOp for ZarrSource {
     fn run(&self, node: &Node, idx: &[usize], _: &[&Block]) -> Result<Block> {
         let start = node.chunks.block_start(idx);
         let shape = node.chunks.block_shape(idx);
-        let ranges: Vec<std::ops::Range<u64>> = start
-            .iter()
-            .zip(&shape)
-            .map(|(&s, &n)| s as u64..(s + n) as u64)
-            .collect();
+        let ranges: Vec<std::ops::Range<u64>> =
+            start.iter().zip(&shape).map(|(&s, &n)| s as u64..(s + n) as u64).collect();
         let subset = ArraySubset::new_with_ranges(&ranges);
         let chunk: Vec<u64> = idx.iter().map(|&i| i as u64).collect();
         // A block that is exactly one whole stored chunk decodes straight into its
         // array; others (edge chunks cut at the array's end, other blockings) go
         // through the subset path.
         let whole_chunk = self.aligned
-            && self
-                .array
-                .chunk_shape(&chunk)
-                .is_ok_and(|c| c.iter().zip(&shape).all(|(c, &n)| c.get() == n as u64));
+            && self.array.chunk_shape(&chunk).is_ok_and(|c| c.iter().zip(&shape).all(|(c, &n)| c.get() == n as u64));
         let read = if whole_chunk {
             crate::block::dispatch_dtype!(node.dtype, read_chunk::<_>(self, &chunk))
         } else {
@@ -62,22 +56,12 @@ pub(super) fn read_chunk<T: Element + zarrs::array::ElementOwned>(
     source: &ZarrSource,
     chunk: &[u64],
 ) -> Option<std::result::Result<Block, zarrs::array::ArrayError>> {
-    Some(
-        source
-            .array
-            .retrieve_chunk_opt::<ArrayD<T>>(chunk, &source.options)
-            .map(|a| Arc::new(a) as Block),
-    )
+    Some(source.array.retrieve_chunk_opt::<ArrayD<T>>(chunk, &source.options).map(|a| Arc::new(a) as Block))
 }
 
 pub(super) fn read_subset<T: Element + zarrs::array::ElementOwned>(
     source: &ZarrSource,
     subset: &ArraySubset,
 ) -> Option<std::result::Result<Block, zarrs::array::ArrayError>> {
-    Some(
-        source
-            .array
-            .retrieve_array_subset_opt::<ArrayD<T>>(subset, &source.options)
-            .map(|a| Arc::new(a) as Block),
-    )
+    Some(source.array.retrieve_array_subset_opt::<ArrayD<T>>(subset, &source.options).map(|a| Arc::new(a) as Block))
 }

@@ -31,8 +31,7 @@ pub(super) fn share_plan(
         Ok((todo, skipped)) => {
             bytes.push(1);
             bytes.extend_from_slice(&(*skipped as u64).to_le_bytes());
-            todo.iter()
-                .for_each(|&b| bytes.extend_from_slice(&(b as u64).to_le_bytes()));
+            todo.iter().for_each(|&b| bytes.extend_from_slice(&(b as u64).to_le_bytes()));
         }
         Err(e) => {
             bytes.push(0);
@@ -45,18 +44,13 @@ pub(super) fn share_plan(
     }
     match shared.split_first() {
         Some((1, rest)) if rest.len() % 8 == 0 && !rest.is_empty() => {
-            let mut words = rest
-                .chunks_exact(8)
-                .map(|w| u64::from_le_bytes(w.try_into().expect("8 bytes")) as usize);
+            let mut words = rest.chunks_exact(8).map(|w| u64::from_le_bytes(w.try_into().expect("8 bytes")) as usize);
             let skipped = words.next().expect("checked");
             Ok((words.collect(), skipped))
         }
         Some((0, message)) => Err(Error::io(
             location.dir.display(),
-            format!(
-                "rank 0 could not prepare the store: {}",
-                String::from_utf8_lossy(message)
-            ),
+            format!("rank 0 could not prepare the store: {}", String::from_utf8_lossy(message)),
         )),
         _ => Err(Error::io(location.dir.display(), "rank 0 shared no store plan")),
     }
@@ -88,10 +82,7 @@ pub(super) fn prepare_target(
             ));
         }
         (WriteMode::Resume, Existing::ZarrV2) => {
-            return Err(Error::io(
-                location.dir.display(),
-                "holds a Zarr v2 array; only v3 stores can be resumed",
-            ));
+            return Err(Error::io(location.dir.display(), "holds a Zarr v2 array; only v3 stores can be resumed"));
         }
         (WriteMode::Resume, _) => check_same_layout(location, za)?,
         (WriteMode::Overwrite, _) => {
@@ -140,11 +131,7 @@ pub(super) fn build_array<T: Element>(
         Compression::None => {}
         Compression::Zstd { level } => codecs.push(Arc::new(ZstdCodec::new(level, false))),
         Compression::Gzip { level } => codecs.push(Arc::new(GzipCodec::new(level).map_err(|e| bad(&e))?)),
-        Compression::Blosc {
-            compressor,
-            level,
-            shuffle,
-        } => {
+        Compression::Blosc { compressor, level, shuffle } => {
             let level = level.try_into().map_err(|e| bad(&e))?;
             let codec = zarrs::array::codec::BloscCodec::new(compressor, level, None, shuffle, Some(T::DTYPE.size()))
                 .map_err(|e| bad(&e))?;
@@ -155,9 +142,7 @@ pub(super) fn build_array<T: Element>(
         codecs.push(Arc::new(Crc32cCodec::new()));
     }
     let mut builder = ArrayBuilder::new(shape, chunk_shape, zarr_data_type(T::DTYPE), fill);
-    builder
-        .bytes_to_bytes_codecs(codecs)
-        .attributes(options.attributes.clone());
+    builder.bytes_to_bytes_codecs(codecs).attributes(options.attributes.clone());
     if let Some(names) = &options.dimension_names {
         if names.len() != location_ndim(&builder) {
             return Err(Error::invalid(
@@ -168,9 +153,7 @@ pub(super) fn build_array<T: Element>(
         }
         builder.dimension_names(Some(names.clone()));
     }
-    builder
-        .build(store, &location.node)
-        .map_err(|e| Error::io(location.dir.display(), e))
+    builder.build(store, &location.node).map_err(|e| Error::io(location.dir.display(), e))
 }
 
 pub(super) fn location_ndim(builder: &ArrayBuilder) -> usize {
@@ -194,13 +177,9 @@ pub(super) fn check_same_layout(location: &Location, want: &ZArray) -> Result<()
     let have = location.open(false, true)?;
     let describe = |a: &ZArray| {
         let chunk: Vec<u64> = a.chunk_grid_shape().iter().map(|_| 0).collect();
-        let chunk_shape = a
-            .chunk_shape(&chunk)
-            .map(|c| c.iter().map(|n| n.get()).collect::<Vec<_>>())
-            .unwrap_or_default();
-        let codecs = serde_json::to_value(a.metadata())
-            .map(|m| m["codecs"].to_string())
-            .unwrap_or_default();
+        let chunk_shape =
+            a.chunk_shape(&chunk).map(|c| c.iter().map(|n| n.get()).collect::<Vec<_>>()).unwrap_or_default();
+        let codecs = serde_json::to_value(a.metadata()).map(|m| m["codecs"].to_string()).unwrap_or_default();
         (a.shape().to_vec(), chunk_shape, a.data_type().to_string(), codecs)
     };
     let (h, w) = (describe(&have), describe(want));
@@ -221,9 +200,7 @@ pub(super) fn check_same_layout(location: &Location, want: &ZArray) -> Result<()
 pub(super) fn complete_chunks(za: &ZArray, location: &Location, grid: &[usize]) -> Vec<bool> {
     let total: usize = grid.iter().product();
     let chunks = Chunks::from_lengths(grid.iter().map(|&g| vec![1; g]).collect());
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(total.max(1));
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(total.max(1));
     let options = codec_options();
     let check = |b: usize| {
         let idx: Vec<u64> = chunks.unravel(b).into_iter().map(|i| i as u64).collect();
@@ -288,8 +265,7 @@ pub(super) fn encode_typed<T: Element + zarrs::array::Element>(
         a
     } else {
         let mut p = ArrayD::<T>::from_elem(IxDyn(&full), T::default());
-        p.slice_each_axis_mut(|ax| Slice::from(0..a.shape()[ax.axis.index()]))
-            .assign(a);
+        p.slice_each_axis_mut(|ax| Slice::from(0..a.shape()[ax.axis.index()])).assign(a);
         padded = p;
         &padded
     };

@@ -23,10 +23,7 @@ pub(crate) struct CudaForm {
 
 impl CudaForm {
     fn new(prefix: impl Into<String>, suffix: impl Into<String>) -> Option<CudaForm> {
-        Some(CudaForm {
-            prefix: prefix.into(),
-            suffix: suffix.into(),
-        })
+        Some(CudaForm { prefix: prefix.into(), suffix: suffix.into() })
     }
 
     pub fn apply(&self, a: &str) -> String {
@@ -98,11 +95,7 @@ pub(crate) fn scalar_form<T: Element>(name: &str, scalar: T, scalar_first: bool)
         }
         _ => return None,
     };
-    if scalar_first {
-        CudaForm::new(format!("({lit} {op} "), ")")
-    } else {
-        CudaForm::new("(", format!(" {op} {lit})"))
-    }
+    if scalar_first { CudaForm::new(format!("({lit} {op} "), ")") } else { CudaForm::new("(", format!(" {op} {lit})")) }
 }
 
 /// The C form of `clip(x, low, high)` (NaN stays NaN, as on the CPU).

@@ -132,10 +132,9 @@ impl<T: Element> TileExpr<T> for Leaf<T> {
     fn rebind(&self, map: &dyn Fn(usize) -> Rebind) -> Expr<T> {
         match map(self.index) {
             Rebind::Index(i) => leaf::<T>(i),
-            Rebind::Inline(any) => any
-                .downcast_ref::<Expr<T>>()
-                .expect("an inlined expression has the leaf's element type")
-                .clone(),
+            Rebind::Inline(any) => {
+                any.downcast_ref::<Expr<T>>().expect("an inlined expression has the leaf's element type").clone()
+            }
         }
     }
 
@@ -308,13 +307,7 @@ impl<A: Element, B: Element, C: Element, O: Element, F: Fn(A, B, C) -> O + Send 
         })
     }
     fn describe(&self) -> String {
-        format!(
-            "{}({}, {}, {})",
-            self.name,
-            self.a.describe(),
-            self.b.describe(),
-            self.c.describe()
-        )
+        format!("{}({}, {}, {})", self.name, self.a.describe(), self.b.describe(), self.c.describe())
     }
     fn cuda(&self) -> Option<String> {
         // `where` is the only ternary with a device form.
@@ -322,14 +315,7 @@ impl<A: Element, B: Element, C: Element, O: Element, F: Fn(A, B, C) -> O + Send 
             && A::DTYPE == crate::element::DType::Bool
             && B::DTYPE == O::DTYPE
             && C::DTYPE == O::DTYPE)
-            .then(|| {
-                Some(format!(
-                    "({} ? {} : {})",
-                    self.a.cuda()?,
-                    self.b.cuda()?,
-                    self.c.cuda()?
-                ))
-            })?
+            .then(|| Some(format!("({} ? {} : {})", self.a.cuda()?, self.b.cuda()?, self.c.cuda()?)))?
     }
     fn depth(&self) -> usize {
         1 + self.a.depth().max(self.b.depth()).max(self.c.depth())

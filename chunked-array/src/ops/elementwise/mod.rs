@@ -51,11 +51,7 @@ impl LeafMap {
                 if src[sa] == 1 && oshape[a] != 1 {
                     None
                 } else {
-                    Some(
-                        (0..out.lengths()[a].len())
-                            .map(|i| leaf.chunks.block_of(sa, out.offset(a, i)))
-                            .collect(),
-                    )
+                    Some((0..out.lengths()[a].len()).map(|i| leaf.chunks.block_of(sa, out.offset(a, i))).collect())
                 }
             })
             .collect();
@@ -158,39 +154,17 @@ pub(crate) fn build<T: Element>(name: &str, leaves: Vec<Arc<Node>>, expr: Expr<T
             }
         })
         .collect();
-    let expr = if unique.len() == leaves.len() {
-        expr
-    } else {
-        expr.rebind(&|i| Rebind::Index(positions[i]))
-    };
-    Ok(make_node(
-        name,
-        chunks,
-        unique.into_iter().map(|l| (l, None)).collect(),
-        expr,
-    ))
+    let expr = if unique.len() == leaves.len() { expr } else { expr.rebind(&|i| Rebind::Index(positions[i])) };
+    Ok(make_node(name, chunks, unique.into_iter().map(|l| (l, None)).collect(), expr))
 }
 
 /// A leaf: a node, read through an axis permutation or not.
 type LeafSpec = (Arc<Node>, Option<Vec<usize>>);
 
 fn make_node<T: Element>(name: &str, chunks: Chunks, leaves: Vec<LeafSpec>, expr: Expr<T>) -> Arc<Node> {
-    let maps = leaves
-        .iter()
-        .map(|(l, p)| LeafMap::new(l, p.as_deref(), &chunks))
-        .collect();
+    let maps = leaves.iter().map(|(l, p)| LeafMap::new(l, p.as_deref(), &chunks)).collect();
     let nodes = leaves.into_iter().map(|(l, _)| l).collect();
-    Node::new(
-        name,
-        T::DTYPE,
-        chunks,
-        nodes,
-        ElementwiseOp {
-            expr,
-            maps,
-            cuda_source: std::sync::OnceLock::new(),
-        },
-    )
+    Node::new(name, T::DTYPE, chunks, nodes, ElementwiseOp { expr, maps, cuda_source: std::sync::OnceLock::new() })
 }
 
 /// A leaf block's memory, as the kernel reads it.
@@ -210,12 +184,7 @@ fn raw_view<U: Element>(block: &Block, copies: &mut Vec<Block>) -> Option<RawVie
     }
     let s = a.as_slice_memory_order()?;
     let base = (a.as_ptr() as isize - s.as_ptr() as isize) / std::mem::size_of::<U>() as isize;
-    Some(RawView {
-        ptr: s.as_ptr() as *const u8,
-        len: s.len(),
-        base,
-        strides: a.strides().to_vec(),
-    })
+    Some(RawView { ptr: s.as_ptr() as *const u8, len: s.len(), base, strides: a.strides().to_vec() })
 }
 
 impl<T: Element> BlockOp for ElementwiseOp<T> {
@@ -290,23 +259,19 @@ impl<T: Element> ElementwiseOp<T> {
         for (k, leaf) in node.inputs.iter().enumerate() {
             let block = crate::block::device::to_device_block(inputs[k].clone(), device)?;
             let leaf_shape =
-                device_parts(&block)
-                    .map(|(shape, _)| shape.to_vec())
-                    .ok_or_else(|| Error::DtypeMismatch {
-                        key: format!("leaf {k} of {}", node.label()),
-                        expected: leaf.dtype.to_string(),
-                        found: "a block the device cannot hold".into(),
-                    })?;
+                device_parts(&block).map(|(shape, _)| shape.to_vec()).ok_or_else(|| Error::DtypeMismatch {
+                    key: format!("leaf {k} of {}", node.label()),
+                    expected: leaf.dtype.to_string(),
+                    found: "a block the device cannot hold".into(),
+                })?;
             let (offset, strides) = self.maps[k].output_view(leaf, idx, &start, &c_strides(&leaf_shape), &mut li);
             contiguous &= offset == 0 && (0..ndim).all(|a| shape[a] == 1 || strides[a] == own[a]);
             meta.push(offset as i64);
             meta.extend(strides.iter().map(|&s| s as i64));
             held.push(block);
         }
-        let args: Vec<&dyn chunked_gpu::kernels::KernelInput> = held
-            .iter()
-            .map(|b| device_parts(b).expect("device element blocks").1)
-            .collect();
+        let args: Vec<&dyn chunked_gpu::kernels::KernelInput> =
+            held.iter().map(|b| device_parts(b).expect("device element blocks").1).collect();
         fn launch<X: chunked_gpu::DeviceElement>(
             device: &chunked_gpu::Device,
             source: &str,
@@ -351,13 +316,10 @@ impl<T: Element> Fusable for ElementwiseOp<T> {
     fn rebuild(&self, node: &Node, inputs: Vec<Arc<Node>>, inline: &[bool]) -> Arc<Node> {
         let mut leaves: Vec<LeafSpec> = Vec::new();
         let mut intern = |n: &Arc<Node>, perm: Option<Vec<usize>>| -> usize {
-            leaves
-                .iter()
-                .position(|(l, p)| l.id == n.id && *p == perm)
-                .unwrap_or_else(|| {
-                    leaves.push((n.clone(), perm));
-                    leaves.len() - 1
-                })
+            leaves.iter().position(|(l, p)| l.id == n.id && *p == perm).unwrap_or_else(|| {
+                leaves.push((n.clone(), perm));
+                leaves.len() - 1
+            })
         };
         let mut binds: Vec<Rebind> = Vec::with_capacity(inputs.len());
         let mut name = node.name.clone();
@@ -389,10 +351,7 @@ impl<T: Element> Fusable for ElementwiseOp<T> {
     }
 
     fn leaf_perms(&self) -> Vec<Option<Vec<usize>>> {
-        self.maps
-            .iter()
-            .map(|m| (!m.perm.iter().enumerate().all(|(i, &p)| i == p)).then(|| m.perm.clone()))
-            .collect()
+        self.maps.iter().map(|m| (!m.perm.iter().enumerate().all(|(i, &p)| i == p)).then(|| m.perm.clone())).collect()
     }
 
     fn describe(&self) -> String {

@@ -93,13 +93,7 @@ fn try_unary_with<A: Element, O: Element>(
 ) -> Result<Array<O>> {
     let mut leaves = Vec::new();
     let x = Operand::Array(a).expr(&mut leaves);
-    let e: Expr<O> = Arc::new(Unary {
-        name,
-        a: x,
-        f: Arc::new(f),
-        cuda,
-        _t: PhantomData,
-    });
+    let e: Expr<O> = Arc::new(Unary { name, a: x, f: Arc::new(f), cuda, _t: PhantomData });
     Array::built(build(name, leaves, e)?)
 }
 
@@ -112,13 +106,7 @@ pub(crate) fn binary<'a, 'b, A: Element, B: Element, O: Element>(
     let mut leaves = Vec::new();
     let x = a.into().expr(&mut leaves);
     let y = b.into().expr(&mut leaves);
-    let e: Expr<O> = Arc::new(Binary {
-        name,
-        a: x,
-        b: y,
-        f: Arc::new(f),
-        _t: PhantomData,
-    });
+    let e: Expr<O> = Arc::new(Binary { name, a: x, b: y, f: Arc::new(f), _t: PhantomData });
     Array::built(build(name, leaves, e)?)
 }
 
@@ -144,14 +132,7 @@ pub fn where_<'a, 'b, T: Element>(
     let x = a.into().expr(&mut leaves);
     let y = b.into().expr(&mut leaves);
     let f = |c: bool, x: T, y: T| if c { x } else { y };
-    let e: Expr<T> = Arc::new(Ternary {
-        name: "where",
-        a: c,
-        b: x,
-        c: y,
-        f: Arc::new(f),
-        _t: PhantomData,
-    });
+    let e: Expr<T> = Arc::new(Ternary { name: "where", a: c, b: x, c: y, f: Arc::new(f), _t: PhantomData });
     Array::built(build("where", leaves, e)?)
 }
 

@@ -54,13 +54,7 @@ impl<'a, T: Element> TileStream<'a, T> {
             })?;
             let (offset, s) = op.maps[k].output_view(leaf, idx, &start, &v.strides, &mut li);
             full_strides.push(s);
-            rows.push(LeafRow {
-                ptr: v.ptr,
-                len: v.len,
-                dtype: leaf.dtype,
-                offset: v.base + offset,
-                stride: 0,
-            });
+            rows.push(LeafRow { ptr: v.ptr, len: v.len, dtype: leaf.dtype, offset: v.base + offset, stride: 0 });
         }
         // Coalesce: drop length-1 axes, merge neighbours contiguous for every leaf.
         let mut dims: Vec<usize> = Vec::new();
@@ -70,10 +64,7 @@ impl<'a, T: Element> TileStream<'a, T> {
                 continue;
             }
             let mergeable = !dims.is_empty()
-                && full_strides
-                    .iter()
-                    .zip(&strides)
-                    .all(|(s, c)| *c.last().unwrap() == s[a] * shape[a] as isize);
+                && full_strides.iter().zip(&strides).all(|(s, c)| *c.last().unwrap() == s[a] * shape[a] as isize);
             if mergeable {
                 *dims.last_mut().unwrap() *= shape[a];
                 for (c, s) in strides.iter_mut().zip(&full_strides) {
@@ -102,10 +93,7 @@ impl<'a, T: Element> TileStream<'a, T> {
         let panels = match dims.len().checked_sub(1) {
             Some(j) if inner >= 2 * PANEL => (0..rows.len())
                 .filter(|&k| rows[k].stride.abs() > 1 && strides[k][j] == 1)
-                .map(|k| Panel {
-                    leaf: k,
-                    data: vec![0u64; (PANEL * inner * rows[k].dtype.size()).div_ceil(8)],
-                })
+                .map(|k| Panel { leaf: k, data: vec![0u64; (PANEL * inner * rows[k].dtype.size()).div_ceil(8)] })
                 .collect(),
             _ => Vec::new(),
         };
@@ -162,10 +150,7 @@ impl<'a, T: Element> TileStream<'a, T> {
             self.next_row();
         }
         let m = TILE.min(max).min(self.inner - self.pos);
-        let ctx = TileCtx {
-            leaves: &self.view,
-            pos: self.pos,
-        };
+        let ctx = TileCtx { leaves: &self.view, pos: self.pos };
         self.pos += m;
         self.remaining -= m;
         self.expr.eval(&ctx, &mut self.buf[..m])
@@ -214,10 +199,7 @@ fn fill_panel<U: Element>(row: &LeafRow, runs: usize, inner: usize, panel: &mut 
     let dst: &mut [U] = unsafe { std::slice::from_raw_parts_mut(panel.as_mut_ptr() as *mut U, PANEL * inner) };
     let span = (inner as isize - 1) * row.stride;
     let (lo, hi) = (row.offset + span.min(0), row.offset + (runs as isize - 1) + span.max(0));
-    assert!(
-        lo >= 0 && (hi as usize) < src.len() && row.stride != 0,
-        "panel within its leaf block"
-    );
+    assert!(lo >= 0 && (hi as usize) < src.len() && row.stride != 0, "panel within its leaf block");
     // The source lines are a stride apart, which hardware prefetchers do not
     // follow far enough: ask for the line PREFETCH runs ahead explicitly.
     const PREFETCH: usize = 24;
@@ -245,14 +227,8 @@ fn fill_panel<U: Element>(row: &LeafRow, runs: usize, inner: usize, panel: &mut 
 
 /// The stream of block `idx` of elementwise layer `node` (whose values are `T`).
 pub(crate) fn stream<'a, T: Element>(node: &'a Node, idx: &[usize], inputs: &[&'a Block]) -> Result<TileStream<'a, T>> {
-    let op = node
-        .op
-        .as_elementwise()
-        .and_then(|f| f.as_any().downcast_ref::<ElementwiseOp<T>>())
-        .ok_or_else(|| Error::DtypeMismatch {
-            key: node.label(),
-            expected: T::DTYPE.to_string(),
-            found: node.dtype.to_string(),
-        })?;
+    let op = node.op.as_elementwise().and_then(|f| f.as_any().downcast_ref::<ElementwiseOp<T>>()).ok_or_else(|| {
+        Error::DtypeMismatch { key: node.label(), expected: T::DTYPE.to_string(), found: node.dtype.to_string() }
+    })?;
     TileStream::new(op, node, idx, inputs)
 }

@@ -141,18 +141,15 @@ fn fill_body<T: Element, const PER: usize>(
 impl RandomElement for f64 {
     fn fill_stream(key: [u32; 2], stream: [u32; 2], dist: &Distribution, first: u64, out: &mut [MaybeUninit<f64>]) {
         match *dist {
-            Distribution::Uniform => fill_with(key, stream, first, out, |w| {
-                [unit_f64(w[0], w[1]), unit_f64(w[2], w[3])]
-            }),
+            Distribution::Uniform => {
+                fill_with(key, stream, first, out, |w| [unit_f64(w[0], w[1]), unit_f64(w[2], w[3])])
+            }
             Distribution::Normal { mean, std } => fill_with(key, stream, first, out, |w| {
                 let (a, b) = box_muller(unit_f64(w[0], w[1]), unit_f64(w[2], w[3]));
                 [mean + std * a, mean + std * b]
             }),
             Distribution::Integers { low, high } => fill_with(key, stream, first, out, |w| {
-                [
-                    bounded(w[0], w[1], low, high) as f64,
-                    bounded(w[2], w[3], low, high) as f64,
-                ]
+                [bounded(w[0], w[1], low, high) as f64, bounded(w[2], w[3], low, high) as f64]
             }),
         }
     }
@@ -198,10 +195,7 @@ macro_rules! random_int {
                 };
                 {
                     fill_with(key, stream, first, out, |w| {
-                        [
-                            bounded(w[0], w[1], low, high) as $t,
-                            bounded(w[2], w[3], low, high) as $t,
-                        ]
+                        [bounded(w[0], w[1], low, high) as $t, bounded(w[2], w[3], low, high) as $t]
                     })
                 }
             }
@@ -230,11 +224,5 @@ pub(crate) fn fill_uninit<T: RandomElement>(
     first: u64,
     out: &mut [MaybeUninit<T>],
 ) {
-    T::fill_stream(
-        [seed as u32, (seed >> 32) as u32],
-        [stream as u32, (stream >> 32) as u32],
-        dist,
-        first,
-        out,
-    )
+    T::fill_stream([seed as u32, (seed >> 32) as u32], [stream as u32, (stream >> 32) as u32], dist, first, out)
 }

@@ -150,11 +150,7 @@ pub struct RandomState {
 impl RandomState {
     /// Stream 0 of `seed`.
     pub fn new(seed: u64) -> Self {
-        RandomState {
-            seed,
-            stream: 0,
-            devices: Vec::new(),
-        }
+        RandomState { seed, stream: 0, devices: Vec::new() }
     }
 
     /// An independent stream of the same seed.
@@ -180,10 +176,7 @@ impl RandomState {
     /// The same generator making its arrays' blocks on `devices` in turn
     /// (see [`Array::to_devices`]); none: host memory.
     pub fn on_devices(self, devices: &[crate::device::Device]) -> Self {
-        RandomState {
-            devices: devices.to_vec(),
-            ..self
-        }
+        RandomState { devices: devices.to_vec(), ..self }
     }
 
     fn array<T: RandomElement>(
@@ -194,21 +187,9 @@ impl RandomState {
         chunks: impl Into<ChunkSpec>,
     ) -> Result<Array<T>> {
         let chunks = chunks.into().resolve(shape, T::DTYPE)?;
-        let op = RandomOp {
-            seed: self.seed,
-            stream: self.stream,
-            dist,
-        };
+        let op = RandomOp { seed: self.seed, stream: self.stream, dist };
         // A source moved to a device makes its blocks there (no host copy).
-        Ok(Array::source(
-            name,
-            chunks,
-            TypedRandom::<T> {
-                op,
-                _t: std::marker::PhantomData,
-            },
-        )
-        .to_devices(&self.devices))
+        Ok(Array::source(name, chunks, TypedRandom::<T> { op, _t: std::marker::PhantomData }).to_devices(&self.devices))
     }
 
     /// Uniform on `[0, 1)` (dask's `random`).
@@ -260,18 +241,10 @@ impl RandomState {
         chunks: impl Into<ChunkSpec>,
     ) -> Result<Array<T>> {
         if high <= low {
-            return Err(Error::invalid(
-                "high",
-                high,
-                format!("must be greater than low = {low}"),
-            ));
+            return Err(Error::invalid("high", high, format!("must be greater than low = {low}")));
         }
         if T::from_i64(low).to_i64() != low || T::from_i64(high - 1).to_i64() != high - 1 {
-            return Err(Error::invalid(
-                "low..high",
-                (low, high),
-                format!("does not fit {}", T::DTYPE),
-            ));
+            return Err(Error::invalid("low..high", (low, high), format!("does not fit {}", T::DTYPE)));
         }
         self.array("random_integers", Distribution::Integers { low, high }, shape, chunks)
     }
@@ -288,19 +261,13 @@ mod tests {
     /// Known-answer vectors of Random123 (kat_vectors, philox4x32_10).
     #[test]
     fn philox_known_answers() {
-        assert_eq!(
-            philox4x32_10([0, 0, 0, 0], [0, 0]),
-            [0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8]
-        );
+        assert_eq!(philox4x32_10([0, 0, 0, 0], [0, 0]), [0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8]);
         assert_eq!(
             philox4x32_10([u32::MAX; 4], [u32::MAX, u32::MAX]),
             [0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd]
         );
         assert_eq!(
-            philox4x32_10(
-                [0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344],
-                [0xa4093822, 0x299f31d0]
-            ),
+            philox4x32_10([0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344], [0xa4093822, 0x299f31d0]),
             [0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1]
         );
     }
@@ -337,23 +304,11 @@ mod tests {
             let mut u = vec![0.0f64; n];
             fill(seed, stream, &Distribution::Uniform, first, &mut u);
             let mut z = vec![0.0f64; n];
-            fill(
-                seed,
-                stream,
-                &Distribution::Normal { mean: 1.0, std: 2.0 },
-                first,
-                &mut z,
-            );
+            fill(seed, stream, &Distribution::Normal { mean: 1.0, std: 2.0 }, first, &mut z);
             let mut f = vec![0.0f32; n];
             fill(seed, stream, &Distribution::Uniform, first, &mut f);
             let mut k = vec![0i64; n];
-            fill(
-                seed,
-                stream,
-                &Distribution::Integers { low: -3, high: 1000 },
-                first,
-                &mut k,
-            );
+            fill(seed, stream, &Distribution::Integers { low: -3, high: 1000 }, first, &mut k);
             for i in 0..n {
                 let e = first + i as u64;
                 let w = words(e / 2);
@@ -361,11 +316,7 @@ mod tests {
                 assert_eq!(u[i], unit_f64(w[h], w[h + 1]), "uniform f64 element {e}");
                 assert_eq!(k[i], bounded(w[h], w[h + 1], -3, 1000), "integer element {e}");
                 let (a, b) = box_muller(unit_f64(w[0], w[1]), unit_f64(w[2], w[3]));
-                assert_eq!(
-                    z[i],
-                    1.0 + 2.0 * if e.is_multiple_of(2) { a } else { b },
-                    "normal element {e}"
-                );
+                assert_eq!(z[i], 1.0 + 2.0 * if e.is_multiple_of(2) { a } else { b }, "normal element {e}");
                 let w4 = words(e / 4);
                 assert_eq!(f[i], unit_f32(w4[(e % 4) as usize]), "uniform f32 element {e}");
             }

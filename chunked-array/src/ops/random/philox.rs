@@ -19,12 +19,7 @@ pub fn philox4x32_10(ctr: [u32; 4], key: [u32; 2]) -> [u32; 4] {
         }
         let p0 = M0 as u64 * c[0] as u64;
         let p1 = M1 as u64 * c[2] as u64;
-        c = [
-            (p1 >> 32) as u32 ^ c[1] ^ k[0],
-            p1 as u32,
-            (p0 >> 32) as u32 ^ c[3] ^ k[1],
-            p0 as u32,
-        ];
+        c = [(p1 >> 32) as u32 ^ c[1] ^ k[0], p1 as u32, (p0 >> 32) as u32 ^ c[3] ^ k[1], p0 as u32];
     }
     c
 }

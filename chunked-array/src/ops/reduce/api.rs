@@ -32,11 +32,7 @@ pub struct ReduceOptions {
 
 impl Default for ReduceOptions {
     fn default() -> Self {
-        ReduceOptions {
-            axes: None,
-            keepdims: false,
-            split_every: DEFAULT_SPLIT_EVERY,
-        }
+        ReduceOptions { axes: None, keepdims: false, split_every: DEFAULT_SPLIT_EVERY }
     }
 }
 
@@ -47,10 +43,7 @@ impl ReduceOptions {
     }
     /// Reduce over the given axes.
     pub fn axes(axes: impl AsRef<[isize]>) -> Self {
-        ReduceOptions {
-            axes: Some(axes.as_ref().to_vec()),
-            ..Self::default()
-        }
+        ReduceOptions { axes: Some(axes.as_ref().to_vec()), ..Self::default() }
     }
     /// Keep reduced axes as length 1.
     pub fn keepdims(mut self, keep: bool) -> Self {
@@ -118,14 +111,7 @@ impl<T: Element> Array<T> {
     /// # Errors
     /// [`crate::Error::BadAxis`] for axes out of range or repeated.
     pub fn sum(&self, axes: impl Into<ReduceOptions>) -> Result<Array<T::Sum>> {
-        self.reduce_with(
-            "sum",
-            Sum::<T, T::Sum> {
-                skip_nan: false,
-                _t: PhantomData,
-            },
-            axes.into(),
-        )
+        self.reduce_with("sum", Sum::<T, T::Sum> { skip_nan: false, _t: PhantomData }, axes.into())
     }
 
     /// Sum ignoring NaNs.
@@ -133,14 +119,7 @@ impl<T: Element> Array<T> {
     /// # Errors
     /// As [`Array::sum`].
     pub fn nansum(&self, axes: impl Into<ReduceOptions>) -> Result<Array<T::Sum>> {
-        self.reduce_with(
-            "nansum",
-            Sum::<T, T::Sum> {
-                skip_nan: true,
-                _t: PhantomData,
-            },
-            axes.into(),
-        )
+        self.reduce_with("nansum", Sum::<T, T::Sum> { skip_nan: true, _t: PhantomData }, axes.into())
     }
 
     /// Product (in `i64` for integers).
@@ -158,20 +137,11 @@ impl<T: Element> Array<T> {
     pub fn mean(&self, axes: impl Into<ReduceOptions>) -> Result<Array<T::Mean>> {
         let o = axes.into();
         let count = self.reduced_count(&o)?;
-        let total = self.reduce_with(
-            "mean",
-            Sum::<T, T::Mean> {
-                skip_nan: false,
-                _t: PhantomData,
-            },
-            o,
-        )?;
+        let total = self.reduce_with("mean", Sum::<T, T::Mean> { skip_nan: false, _t: PhantomData }, o)?;
         let inv = 1.0 / count as f64;
-        Ok(crate::ops::elementwise::unary(
-            &total,
-            "mean-divide",
-            move |s: T::Mean| s.mul(<T::Mean as Element>::from_f64(inv)),
-        ))
+        Ok(crate::ops::elementwise::unary(&total, "mean-divide", move |s: T::Mean| {
+            s.mul(<T::Mean as Element>::from_f64(inv))
+        }))
     }
 
     /// Mean of the non-NaN elements (NaN where there are none).
@@ -191,15 +161,7 @@ impl<T: Element> Array<T> {
         if self.node.device.is_some() {
             return self.var_on_device(o, ddof, false);
         }
-        self.reduce_with(
-            "var",
-            Var::<T> {
-                ddof: ddof as f64,
-                sqrt: false,
-                _t: PhantomData,
-            },
-            o,
-        )
+        self.reduce_with("var", Var::<T> { ddof: ddof as f64, sqrt: false, _t: PhantomData }, o)
     }
 
     /// `var`/`std` of a device array by the device's kernels: the mean, then
@@ -208,17 +170,11 @@ impl<T: Element> Array<T> {
     /// arithmetic, as CuPy computes it.
     fn var_on_device(&self, o: ReduceOptions, ddof: usize, sqrt: bool) -> Result<Array<T::Mean>> {
         let count = self.reduced_count(&o)?;
-        let mean = self.mean(ReduceOptions {
-            keepdims: true,
-            ..o.clone()
-        })?;
+        let mean = self.mean(ReduceOptions { keepdims: true, ..o.clone() })?;
         let deviation = &self.astype::<T::Mean>() - &mean;
         let squares = (&deviation * &deviation).reduce_with(
             "var",
-            Sum::<T::Mean, T::Mean> {
-                skip_nan: false,
-                _t: PhantomData,
-            },
+            Sum::<T::Mean, T::Mean> { skip_nan: false, _t: PhantomData },
             o,
         )?;
         // As the host's: m2 / max(n - ddof, 0).
@@ -242,15 +198,7 @@ impl<T: Element> Array<T> {
         if self.node.device.is_some() {
             return self.var_on_device(o, ddof, true);
         }
-        self.reduce_with(
-            "std",
-            Var::<T> {
-                ddof: ddof as f64,
-                sqrt: true,
-                _t: PhantomData,
-            },
-            o,
-        )
+        self.reduce_with("std", Var::<T> { ddof: ddof as f64, sqrt: true, _t: PhantomData }, o)
     }
 
     /// Whether any element is non-zero / true.
@@ -258,14 +206,7 @@ impl<T: Element> Array<T> {
     /// # Errors
     /// As [`Array::sum`].
     pub fn any(&self, axes: impl Into<ReduceOptions>) -> Result<Array<bool>> {
-        self.reduce_with(
-            "any",
-            Truth::<T> {
-                all: false,
-                _t: PhantomData,
-            },
-            axes.into(),
-        )
+        self.reduce_with("any", Truth::<T> { all: false, _t: PhantomData }, axes.into())
     }
 
     /// Whether every element is non-zero / true.
@@ -273,24 +214,14 @@ impl<T: Element> Array<T> {
     /// # Errors
     /// As [`Array::sum`].
     pub fn all(&self, axes: impl Into<ReduceOptions>) -> Result<Array<bool>> {
-        self.reduce_with(
-            "all",
-            Truth::<T> {
-                all: true,
-                _t: PhantomData,
-            },
-            axes.into(),
-        )
+        self.reduce_with("all", Truth::<T> { all: true, _t: PhantomData }, axes.into())
     }
 
     fn reduced_count(&self, o: &ReduceOptions) -> Result<usize> {
         let shape = self.shape();
         Ok(match &o.axes {
             None => shape.iter().product(),
-            Some(a) => crate::ops::reduce::normalize_axes(a, shape.len())?
-                .iter()
-                .map(|&i| shape[i])
-                .product(),
+            Some(a) => crate::ops::reduce::normalize_axes(a, shape.len())?.iter().map(|&i| shape[i]).product(),
         })
     }
 }
@@ -301,14 +232,7 @@ impl<T: Number> Array<T> {
     /// # Errors
     /// As [`Array::sum`], and [`crate::Error::InvalidArgument`] when a reduced axis is empty.
     pub fn min(&self, axes: impl Into<ReduceOptions>) -> Result<Array<T>> {
-        self.reduce_with(
-            "min",
-            Extreme::<T> {
-                max: false,
-                _t: PhantomData,
-            },
-            axes.into(),
-        )
+        self.reduce_with("min", Extreme::<T> { max: false, _t: PhantomData }, axes.into())
     }
 
     /// Maximum; NaN propagates.
@@ -316,14 +240,7 @@ impl<T: Number> Array<T> {
     /// # Errors
     /// As [`Array::min`].
     pub fn max(&self, axes: impl Into<ReduceOptions>) -> Result<Array<T>> {
-        self.reduce_with(
-            "max",
-            Extreme::<T> {
-                max: true,
-                _t: PhantomData,
-            },
-            axes.into(),
-        )
+        self.reduce_with("max", Extreme::<T> { max: true, _t: PhantomData }, axes.into())
     }
 
     /// Minimum ignoring NaNs (NaN where all are NaN).
@@ -331,14 +248,7 @@ impl<T: Number> Array<T> {
     /// # Errors
     /// As [`Array::min`].
     pub fn nanmin(&self, axes: impl Into<ReduceOptions>) -> Result<Array<T>> {
-        self.reduce_with(
-            "nanmin",
-            NanExtreme::<T> {
-                max: false,
-                _t: PhantomData,
-            },
-            axes.into(),
-        )
+        self.reduce_with("nanmin", NanExtreme::<T> { max: false, _t: PhantomData }, axes.into())
     }
 
     /// Maximum ignoring NaNs (NaN where all are NaN).
@@ -346,14 +256,7 @@ impl<T: Number> Array<T> {
     /// # Errors
     /// As [`Array::min`].
     pub fn nanmax(&self, axes: impl Into<ReduceOptions>) -> Result<Array<T>> {
-        self.reduce_with(
-            "nanmax",
-            NanExtreme::<T> {
-                max: true,
-                _t: PhantomData,
-            },
-            axes.into(),
-        )
+        self.reduce_with("nanmax", NanExtreme::<T> { max: true, _t: PhantomData }, axes.into())
     }
 
     /// Index of the minimum along `axis`, or in the flattened array for `None`.

@@ -121,11 +121,7 @@ fn cumulative<T: Element, S: Number>(x: &Array<T>, axis: isize, scan: Scan, name
         S::DTYPE,
         chunks.clone(),
         vec![x.node.clone()],
-        Local::<T, S> {
-            axis,
-            scan,
-            _t: PhantomData,
-        },
+        Local::<T, S> { axis, scan, _t: PhantomData },
     );
     let nb = chunks.lengths()[axis].len();
     if nb == 1 {
@@ -138,23 +134,9 @@ fn cumulative<T: Element, S: Number>(x: &Array<T>, axis: isize, scan: Scan, name
         S::DTYPE,
         Chunks::from_lengths(carry_lengths),
         vec![local.clone()],
-        Carry::<S> {
-            axis,
-            scan,
-            _t: PhantomData,
-        },
+        Carry::<S> { axis, scan, _t: PhantomData },
     );
-    let out = Node::new(
-        name,
-        S::DTYPE,
-        chunks,
-        vec![local, carry],
-        Apply::<S> {
-            axis,
-            scan,
-            _t: PhantomData,
-        },
-    );
+    let out = Node::new(name, S::DTYPE, chunks, vec![local, carry], Apply::<S> { axis, scan, _t: PhantomData });
     Array::built(out)
 }
 

@@ -96,11 +96,7 @@ pub(crate) fn reduce_block<R: Reducer>(
     start: &[usize],
     full: &[usize],
 ) -> ArrayD<R::Acc> {
-    let out_shape: Vec<usize> = shape
-        .iter()
-        .zip(reduced)
-        .map(|(&n, &red)| if red { 1 } else { n })
-        .collect();
+    let out_shape: Vec<usize> = shape.iter().zip(reduced).map(|(&n, &red)| if red { 1 } else { n }).collect();
     let out_len: usize = out_shape.iter().product();
     let mut acc = vec![r.identity(); out_len];
     if shape.iter().product::<usize>() > 0 {
@@ -177,11 +173,7 @@ fn fold_groups<R: Reducer>(
     let mut off_out = 0usize;
     for _ in 0..nrows {
         // The reduced position of this row (arg-reductions have one reduced group).
-        let row_pos = outer
-            .iter()
-            .zip(&counter)
-            .find(|(g, _)| g.1)
-            .map_or(0, |(_, &c)| c as i64);
+        let row_pos = outer.iter().zip(&counter).find(|(g, _)| g.1).map_or(0, |(_, &c)| c as i64);
         let mut done = 0;
         while done < inner_len {
             let piece = src.pull(inner_len - done);
@@ -189,11 +181,7 @@ fn fold_groups<R: Reducer>(
             if inner_red {
                 r.fold_lane(&mut acc[off_out], piece, axis_start + done as i64);
             } else {
-                r.fold_row(
-                    &mut acc[off_out + done..off_out + done + k],
-                    piece,
-                    axis_start + row_pos,
-                );
+                r.fold_row(&mut acc[off_out + done..off_out + done + k], piece, axis_start + row_pos);
             }
             done += k;
         }
@@ -219,15 +207,8 @@ fn finish_block<R: Reducer>(r: &R, acc: &ArrayD<R::Acc>, reduced: &[bool], keepd
     if keepdims {
         return out;
     }
-    let shape: Vec<usize> = out
-        .shape()
-        .iter()
-        .zip(reduced)
-        .filter(|&(_, &red)| !red)
-        .map(|(&n, _)| n)
-        .collect();
-    out.into_shape_with_order(IxDyn(&shape))
-        .expect("removing length-1 axes")
+    let shape: Vec<usize> = out.shape().iter().zip(reduced).filter(|&(_, &red)| !red).map(|(&n, _)| n).collect();
+    out.into_shape_with_order(IxDyn(&shape)).expect("removing length-1 axes")
 }
 
 struct Plan {
@@ -243,10 +224,7 @@ impl Plan {
             return idx.to_vec();
         }
         let mut it = idx.iter();
-        self.reduced
-            .iter()
-            .map(|&red| if red { 0 } else { *it.next().expect("kept axis") })
-            .collect()
+        self.reduced.iter().map(|&red| if red { 0 } else { *it.next().expect("kept axis") }).collect()
     }
 }
 
@@ -369,12 +347,7 @@ impl<R: Reducer> BlockOp for Partial<R> {
         if self.on_cuda(node) {
             return None;
         }
-        let op = Partial {
-            r: self.r.clone(),
-            plan: self.plan.clone(),
-            last: self.last,
-            fused: Some(input.clone()),
-        };
+        let op = Partial { r: self.r.clone(), plan: self.plan.clone(), last: self.last, fused: Some(input.clone()) };
         Some(Node::new(
             format!("{}-{}", input.name, node.name),
             node.dtype,
@@ -399,12 +372,7 @@ impl<R: Reducer> BlockOp for Combine<R> {
         let grid = input.grid();
         let full = self.plan.full_index(idx, self.last);
         let lo: Vec<usize> = full.iter().zip(&self.group).map(|(&i, &k)| i * k).collect();
-        let hi: Vec<usize> = lo
-            .iter()
-            .zip(&self.group)
-            .zip(&grid)
-            .map(|((&l, &k), &g)| (l + k).min(g))
-            .collect();
+        let hi: Vec<usize> = lo.iter().zip(&self.group).zip(&grid).map(|((&l, &k), &g)| (l + k).min(g)).collect();
         for_each_in_box(&lo, &hi, |b| out.push((0, input.linear(b))));
     }
 
@@ -422,12 +390,7 @@ impl<R: Reducer> BlockOp for Combine<R> {
             acc.zip_mut_with(other, |a, b| self.r.merge(a, b));
         }
         if self.last {
-            Ok(Arc::new(finish_block(
-                &*self.r,
-                &acc,
-                &self.plan.reduced,
-                self.plan.keepdims,
-            )))
+            Ok(Arc::new(finish_block(&*self.r, &acc, &self.plan.reduced, self.plan.keepdims)))
         } else {
             Ok(Arc::new(acc))
         }
@@ -440,18 +403,10 @@ pub(crate) fn normalize_axes(axes: &[isize], ndim: usize) -> Result<Vec<usize>> 
     for &a in axes {
         let n = if a < 0 { a + ndim as isize } else { a };
         if n < 0 || n >= ndim as isize {
-            return Err(Error::BadAxis {
-                axis: a,
-                ndim,
-                detail: String::new(),
-            });
+            return Err(Error::BadAxis { axis: a, ndim, detail: String::new() });
         }
         if out.contains(&(n as usize)) {
-            return Err(Error::BadAxis {
-                axis: a,
-                ndim,
-                detail: " (given twice)".into(),
-            });
+            return Err(Error::BadAxis { axis: a, ndim, detail: " (given twice)".into() });
         }
         out.push(n as usize);
     }
@@ -488,10 +443,7 @@ pub(crate) fn reduction<R: Reducer>(
         ));
     }
     let reduced: Vec<bool> = (0..ndim).map(|a| axes.contains(&a)).collect();
-    let plan = Arc::new(Plan {
-        reduced: reduced.clone(),
-        keepdims,
-    });
+    let plan = Arc::new(Plan { reduced: reduced.clone(), keepdims });
     let r = Arc::new(r);
     let final_chunks = {
         let lengths = x.chunks().lengths();
@@ -508,15 +460,7 @@ pub(crate) fn reduction<R: Reducer>(
     let level_chunks = |grid: &[usize]| -> Chunks {
         let lengths = x.chunks().lengths();
         Chunks::from_lengths(
-            (0..ndim)
-                .map(|a| {
-                    if reduced[a] {
-                        vec![1; grid[a]]
-                    } else {
-                        lengths[a].clone()
-                    }
-                })
-                .collect(),
+            (0..ndim).map(|a| if reduced[a] { vec![1; grid[a]] } else { lengths[a].clone() }).collect(),
         )
     };
     let done = |grid: &[usize]| (0..ndim).all(|a| !reduced[a] || grid[a] == 1);
@@ -531,12 +475,7 @@ pub(crate) fn reduction<R: Reducer>(
         dtype,
         chunks,
         vec![x.node.clone()],
-        Partial {
-            r: r.clone(),
-            plan: plan.clone(),
-            last,
-            fused: None,
-        },
+        Partial { r: r.clone(), plan: plan.clone(), last, fused: None },
     );
     if last {
         return Array::built(node);
@@ -550,18 +489,7 @@ pub(crate) fn reduction<R: Reducer>(
         } else {
             (level_chunks(&grid), DType::Intermediate, format!("{name}-combine"))
         };
-        node = Node::new(
-            label,
-            dtype,
-            chunks,
-            vec![node],
-            Combine {
-                r: r.clone(),
-                plan: plan.clone(),
-                group,
-                last,
-            },
-        );
+        node = Node::new(label, dtype, chunks, vec![node], Combine { r: r.clone(), plan: plan.clone(), group, last });
         if last {
             return Array::built(node);
         }

@@ -24,11 +24,7 @@ fn sum_lane<T: Element, S: Number>(lane: &[T], skip_nan: bool) -> S {
         let v: S = x.cast();
         tail = tail.add(if skip_nan && v.is_nan() { S::ZERO } else { v });
     }
-    acc[0]
-        .add(acc[1])
-        .add(acc[2].add(acc[3]))
-        .add(acc[4].add(acc[5]).add(acc[6].add(acc[7])))
-        .add(tail)
+    acc[0].add(acc[1]).add(acc[2].add(acc[3])).add(acc[4].add(acc[5]).add(acc[6].add(acc[7]))).add(tail)
 }
 
 /// `sum` / `nansum` (and `mean`'s numerator) accumulating in `S`.
@@ -144,11 +140,7 @@ impl<T: Number> Reducer for Extreme<T> {
     }
     #[inline]
     fn fold_lane(&self, acc: &mut T, lane: &[T], _: i64) {
-        *acc = if self.max {
-            extreme_lane::<T, true>(*acc, lane)
-        } else {
-            extreme_lane::<T, false>(*acc, lane)
-        };
+        *acc = if self.max { extreme_lane::<T, true>(*acc, lane) } else { extreme_lane::<T, false>(*acc, lane) };
     }
     #[inline]
     fn fold_row(&self, accs: &mut [T], row: &[T], _: i64) {
@@ -322,11 +314,7 @@ impl<T: Element> Reducer for Var<T> {
             }
         }
         let tail: f64 = chunks.remainder().iter().map(|x| (x.to_f64() - mean).powi(2)).sum();
-        acc.merge(&Moments {
-            n,
-            mean,
-            m2: (m[0] + m[1]) + (m[2] + m[3]) + tail,
-        });
+        acc.merge(&Moments { n, mean, m2: (m[0] + m[1]) + (m[2] + m[3]) + tail });
     }
     fn fold_row(&self, accs: &mut [Moments], row: &[T], _: i64) {
         for (a, &x) in accs.iter_mut().zip(row) {
@@ -361,11 +349,7 @@ impl<T: Element> Reducer for Truth<T> {
     }
     fn fold_lane(&self, acc: &mut bool, lane: &[T], _: i64) {
         let z = T::default();
-        *acc = if self.all {
-            *acc && lane.iter().all(|&x| x != z)
-        } else {
-            *acc || lane.iter().any(|&x| x != z)
-        };
+        *acc = if self.all { *acc && lane.iter().all(|&x| x != z) } else { *acc || lane.iter().any(|&x| x != z) };
     }
     fn fold_row(&self, accs: &mut [bool], row: &[T], _: i64) {
         let z = T::default();

@@ -37,10 +37,7 @@ fn partition(n: usize, cuts: &[bool]) -> Vec<usize> {
 /// A shape of 0..=max_dims axes of length 0..=max_len and an irregular chunking.
 pub fn shape_chunks(max_dims: usize, max_len: usize) -> impl Strategy<Value = (Vec<usize>, Vec<Vec<usize>>)> {
     prop::collection::vec(0..=max_len, 0..=max_dims).prop_flat_map(|shape| {
-        let cuts: Vec<_> = shape
-            .iter()
-            .map(|&n| prop::collection::vec(any::<bool>(), n.saturating_sub(1)))
-            .collect();
+        let cuts: Vec<_> = shape.iter().map(|&n| prop::collection::vec(any::<bool>(), n.saturating_sub(1))).collect();
         (Just(shape), cuts).prop_map(|(shape, cuts)| {
             let chunks = shape.iter().zip(&cuts).map(|(&n, c)| partition(n, c)).collect();
             (shape, chunks)
@@ -50,21 +47,15 @@ pub fn shape_chunks(max_dims: usize, max_len: usize) -> impl Strategy<Value = (V
 
 /// Another irregular chunking of the same shape.
 pub fn rechunking(shape: Vec<usize>) -> impl Strategy<Value = Vec<Vec<usize>>> {
-    let cuts: Vec<_> = shape
-        .iter()
-        .map(|&n| prop::collection::vec(any::<bool>(), n.saturating_sub(1)))
-        .collect();
+    let cuts: Vec<_> = shape.iter().map(|&n| prop::collection::vec(any::<bool>(), n.saturating_sub(1))).collect();
     cuts.prop_map(move |cuts| shape.iter().zip(&cuts).map(|(&n, c)| partition(n, c)).collect())
 }
 
 /// An f64 array of the shape with values in [-10, 10], some exactly representable.
 pub fn values_f64(shape: Vec<usize>) -> impl Strategy<Value = ArrayD<f64>> {
     let n: usize = shape.iter().product();
-    prop::collection::vec(
-        prop_oneof![3 => -10.0f64..10.0, 1 => (-4i32..4).prop_map(|v| v as f64 * 0.5)],
-        n,
-    )
-    .prop_map(move |v| ArrayD::from_shape_vec(IxDyn(&shape), v).unwrap())
+    prop::collection::vec(prop_oneof![3 => -10.0f64..10.0, 1 => (-4i32..4).prop_map(|v| v as f64 * 0.5)], n)
+        .prop_map(move |v| ArrayD::from_shape_vec(IxDyn(&shape), v).unwrap())
 }
 
 /// An i64 array of the shape with small values.
@@ -77,11 +68,7 @@ pub fn values_i64(shape: Vec<usize>) -> impl Strategy<Value = ArrayD<i64>> {
 pub fn broadcastable(shape: Vec<usize>) -> impl Strategy<Value = Vec<usize>> {
     let nd = shape.len();
     (0..=nd, prop::collection::vec(any::<bool>(), nd)).prop_map(move |(drop, ones)| {
-        shape[drop..]
-            .iter()
-            .zip(&ones[drop..])
-            .map(|(&n, &one)| if one { 1 } else { n })
-            .collect()
+        shape[drop..].iter().zip(&ones[drop..]).map(|(&n, &one)| if one { 1 } else { n }).collect()
     })
 }
 
@@ -123,10 +110,7 @@ pub fn assert_close(got: &ArrayD<f64>, want: &ArrayD<f64>, rtol: f64) {
             assert!(g.is_nan(), "got {g}, want NaN");
         } else {
             let tol = rtol * (1.0 + w.abs());
-            assert!(
-                (g - w).abs() <= tol,
-                "got {g}, want {w} (tol {tol})\n got {got}\nwant {want}"
-            );
+            assert!((g - w).abs() <= tol, "got {g}, want {w} (tol {tol})\n got {got}\nwant {want}");
         }
     }
 }
@@ -135,18 +119,12 @@ pub fn assert_close(got: &ArrayD<f64>, want: &ArrayD<f64>, rtol: f64) {
 pub fn numpy_indices(start: Option<isize>, stop: Option<isize>, step: isize, n: usize) -> Vec<usize> {
     let n = n as isize;
     let (mut i, end) = if step > 0 {
-        let s = start
-            .map(|s| if s < 0 { (s + n).max(0) } else { s.min(n) })
-            .unwrap_or(0);
+        let s = start.map(|s| if s < 0 { (s + n).max(0) } else { s.min(n) }).unwrap_or(0);
         let e = stop.map(|e| if e < 0 { (e + n).max(0) } else { e.min(n) }).unwrap_or(n);
         (s, e)
     } else {
-        let s = start
-            .map(|s| if s < 0 { (s + n).max(-1) } else { s.min(n - 1) })
-            .unwrap_or(n - 1);
-        let e = stop
-            .map(|e| if e < 0 { (e + n).max(-1) } else { e.min(n - 1) })
-            .unwrap_or(-1);
+        let s = start.map(|s| if s < 0 { (s + n).max(-1) } else { s.min(n - 1) }).unwrap_or(n - 1);
+        let e = stop.map(|e| if e < 0 { (e + n).max(-1) } else { e.min(n - 1) }).unwrap_or(-1);
         (s, e)
     };
     let mut out = Vec::new();
