@@ -43,6 +43,7 @@ FEATURES=chunked-array/hdf5,chunked-examples/mpi
 # Formatting and lints first: they fail in seconds, and clippy type-checks every
 # target (benches and examples included) without code generation.
 cargo fmt --all --check
+python3 scripts/check_layers.py
 cargo clippy --workspace --all-targets --features "$FEATURES" -- -D warnings
 
 # Every test: unit, integration (one binary per crate), property (256 cases per

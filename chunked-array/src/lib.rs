@@ -16,67 +16,46 @@
 //! assert!((var - 1.0 / 12.0).abs() < 1e-2);
 //! ```
 
-// The floors, bottom to top; each imports only the ones above it in this list
+// The floors, bottom to top: each imports only the ones listed before it
 // (see ARCHITECTURE.md).
-mod array;
-mod block;
-mod chunks;
-pub mod device;
-pub mod diagnostics;
 mod element;
 mod error;
-mod events;
-mod exec;
+mod units;
+mod chunks;
+mod block;
 mod graph;
+mod events;
+mod memory;
+mod schedule;
+pub mod diagnostics;
+mod exec;
+mod array;
+pub mod device;
+mod ops;
 mod index;
 pub mod io;
-mod memory;
-mod ops;
-mod schedule;
-mod units;
 
 pub use array::{Array, Computable, compute};
-
-pub use diagnostics::{Profiler, Progress};
-
 pub use chunks::{AxisChunks, BlockSizeOptions, ChunkSpec, Chunks, DEFAULT_AUTO_BYTES, MAX_BLOCKS};
-
+pub use diagnostics::{Profiler, Progress};
 pub use element::{DType, Element, Float, Number};
-
 pub use error::{Error, Result};
-
 pub use exec::Context;
-
 pub use index::selection::SelectOptions;
-
-pub use index::slicing::Idx;
-
 pub use index::vindex::VIdx;
-
 pub use memory::TierStats;
-
 pub use ops::blockwise::{BlockInfo, Indexed, blockwise};
-
 pub use ops::contract::{Gemm, MatmulOptions};
-
 pub use ops::einsum::{EinsumOptions, EinsumOrder, einsum, einsum_with};
-
 pub use ops::elementwise::{Operand, where_};
-
 pub use ops::manip::{concatenate, dstack, hstack, stack, vstack};
-
 pub use ops::overlap::{Overlap, map_overlap_arrays};
-
 pub use ops::pad::{Boundary, PadMode};
-
 pub use ops::rechunk::RechunkOptions;
-
 pub use ops::reduce::ReduceOptions;
-
+pub use ops::slicing::Idx;
 pub use ops::{custom, random};
-
 pub use schedule::{RunStats, Scheduler, SyncScheduler, ThreadedScheduler};
-
 pub use units::{human_bytes, parse_bytes};
 
 /// What scheduler implementors and custom layers need beyond the user API:

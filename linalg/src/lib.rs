@@ -28,6 +28,8 @@ impl Scalar for f64 {}
 
 /// The errors of linear algebra are the array crate's: malformed input is
 /// [`Error::BadInput`]; a matrix that cannot be factored is
-/// [`Error::NotPositiveDefinite`], [`Error::Singular`] or
-/// [`Error::NoConvergence`], with the block and pivot. One `?` takes both crates'.
+/// [`Error::NotPositiveDefinite`] or [`Error::Singular`] (with the block and
+/// pivot) or [`Error::NoConvergence`] (with the kernel's report). One `?` takes
+/// both crates'. In a run over several MPI ranks, the rank that hit the failure
+/// returns that variant and the others an [`Error::Task`] naming that rank.
 pub use chunked_array::{Error, Result};

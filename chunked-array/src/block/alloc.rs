@@ -3,8 +3,8 @@
 //! glibc serves allocations above a (dynamic) threshold with fresh `mmap`s and
 //! returns freed memory at the top of its heaps to the kernel. Blocks are a few to
 //! tens of MiB and are allocated and freed all the time, so every new block would
-//! page-fault its memory in again: measured here, 8 MiB took 5.8 ms to allocate
-//! and fill fresh against under 1 ms from reused memory. Raising both thresholds
+//! page-fault its memory in again, several times slower than reusing memory
+//! (BENCHMARKS.md, "Figures behind constants"). Raising both thresholds
 //! once per process keeps block-sized memory in the heaps for the next block. The
 //! threads' own arenas grow in 64 MiB heaps that cannot hold two 30 MiB blocks and
 //! are unmapped when they empty, so all threads share the main heap (small

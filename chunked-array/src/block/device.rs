@@ -21,12 +21,12 @@ impl<T: DeviceElement> DeviceBlock<T> {
     /// A copy of the block in host memory.
     ///
     /// # Errors
-    /// [`crate::Error::Device`] when the copy fails.
+    /// [`crate::error::Error::Device`] when the copy fails.
     pub fn to_host(&self) -> Result<ArrayD<T>> {
         let data = self.buffer.download()?;
         let len = data.len();
         ArrayD::from_shape_vec(IxDyn(&self.shape), data)
-            .map_err(|_| crate::Error::shape("device block to host", &self.shape, &[len]))
+            .map_err(|_| crate::error::Error::shape("device block to host", &self.shape, &[len]))
     }
 }
 
@@ -60,12 +60,12 @@ impl<T: DeviceElement> PinnedBlock<T> {
     /// The elements as a host array (a copy).
     ///
     /// # Errors
-    /// [`crate::Error::Device`] when waiting for the copy into it fails.
+    /// [`crate::error::Error::Device`] when waiting for the copy into it fails.
     pub fn to_array(&self) -> Result<ArrayD<T>> {
         let data = self.buffer.as_slice()?.to_vec();
         let len = data.len();
         ArrayD::from_shape_vec(IxDyn(&self.shape), data)
-            .map_err(|_| crate::Error::shape("pinned block to host", &self.shape, &[len]))
+            .map_err(|_| crate::error::Error::shape("pinned block to host", &self.shape, &[len]))
     }
 
     /// The disk tier's image: the shape, then the elements.
@@ -178,7 +178,7 @@ pub(crate) fn device_dtype(block: &Block) -> Option<crate::element::DType> {
 /// copied, any other block as it is.
 ///
 /// # Errors
-/// [`crate::Error::Device`] when the copy fails.
+/// [`crate::error::Error::Device`] when the copy fails.
 pub fn to_host_block(block: &Block) -> Result<Block> {
     if block.device().is_none() && !block.is_pinned_copy() {
         return Ok(block.clone());
@@ -195,7 +195,7 @@ pub fn to_host_block(block: &Block) -> Result<Block> {
         };
     }
     for_device_types!(down);
-    Err(crate::Error::DtypeMismatch {
+    Err(crate::error::Error::DtypeMismatch {
         key: "device block".into(),
         expected: "f64, f32, i64, i32 or u8 elements".into(),
         found: "another element type".into(),
@@ -208,7 +208,7 @@ pub fn to_host_block(block: &Block) -> Result<Block> {
 /// values), as it is. A block on another device goes through the host.
 ///
 /// # Errors
-/// [`crate::Error::Device`] when the device is out of memory or the copy fails.
+/// [`crate::error::Error::Device`] when the device is out of memory or the copy fails.
 pub fn to_device_block(block: Block, device: &Device) -> Result<Block> {
     match block.device() {
         Some(d) if d.same(device) => return Ok(block),
@@ -241,7 +241,7 @@ pub fn to_device_block(block: Block, device: &Device) -> Result<Block> {
 /// spills to); any other block as it is.
 ///
 /// # Errors
-/// [`crate::Error::Device`] when the driver cannot pin the memory or the copy fails.
+/// [`crate::error::Error::Device`] when the driver cannot pin the memory or the copy fails.
 pub(crate) fn to_pinned_block(block: &Block) -> Result<Block> {
     let any = block.as_any();
     macro_rules! down {

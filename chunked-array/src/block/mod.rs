@@ -1,6 +1,6 @@
 //! Blocks: the values tasks produce and read, host or device, with their
-//! allocation and element-type dispatch. The bottom of the crate: it imports
-//! nothing above `element` and `error`.
+//! allocation and element-type dispatch. The first floor above the foundation:
+//! it imports only `element` and `error`.
 
 pub mod alloc;
 pub mod device;

@@ -255,7 +255,8 @@ mod tests {
         assert_eq!(ChunkSpec::parse("100MiB").unwrap(), ChunkSpec::auto().with_auto_bytes(100 << 20));
         assert_eq!(ChunkSpec::parse("1 GB").unwrap(), ChunkSpec::auto().with_auto_bytes(1_000_000_000));
         assert_eq!(ChunkSpec::parse("-1").unwrap(), ChunkSpec::uniform(AxisChunks::Whole));
-        assert_eq!(ChunkSpec::parse("250").unwrap(), ChunkSpec::uniform(AxisChunks::Size(250)));
+        // A bare number is bytes, as dask's parse_bytes reads it.
+        assert_eq!(ChunkSpec::parse("4096").unwrap(), ChunkSpec::auto().with_auto_bytes(4096));
         let whole = ChunkSpec::from("-1").resolve(&[7, 5], DType::F64).unwrap();
         assert_eq!(whole.lengths(), &[vec![7], vec![5]]);
         // A 1 MiB target over 8 MiB of f64 gives blocks of at most 1 MiB.

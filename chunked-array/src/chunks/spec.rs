@@ -67,10 +67,10 @@ impl ChunkSpec {
             .collect()
     }
 
-    /// Parses dask's string forms: `"auto"`; a byte size such as `"100MiB"`
-    /// or `"1 GB"` (auto chunking with that target per block, as dask's
-    /// `chunks="100 MiB"`); `"-1"` (every axis whole); or a block length
-    /// (`"1000"`).
+    /// Parses a string spec as dask's `chunks=` does: `"auto"`; a byte size
+    /// such as `"100MiB"`, `"1 GB"` or `"4096"` (auto chunking with that target
+    /// per block: dask reads every other string through `parse_bytes`, so a bare
+    /// number is bytes too); or `"-1"` (every axis whole, as dask's `-1`).
     ///
     /// ```
     /// use chunked_array::{Array, ChunkSpec};
@@ -87,19 +87,13 @@ impl ChunkSpec {
         if s.eq_ignore_ascii_case("auto") {
             return Ok(ChunkSpec::auto());
         }
-        if let Ok(n) = s.parse::<i64>() {
-            return match n {
-                -1 => Ok(ChunkSpec::uniform(AxisChunks::Whole)),
-                n if n >= 0 => Ok(ChunkSpec::uniform(AxisChunks::Size(n as usize))),
-                _ => Err(bad_string(text, "a negative block length other than -1 (whole axis)")),
-            };
+        if s == "-1" {
+            return Ok(ChunkSpec::uniform(AxisChunks::Whole));
         }
         match crate::units::parse_bytes(s) {
             Ok(0) => Err(bad_string(text, "a zero byte target")),
             Ok(bytes) => Ok(ChunkSpec::auto().with_auto_bytes(bytes)),
-            Err(_) => {
-                Err(bad_string(text, "neither \"auto\", \"-1\", a block length nor a byte size such as \"100MiB\""))
-            }
+            Err(_) => Err(bad_string(text, "neither \"auto\", \"-1\" nor a byte size such as \"100MiB\"")),
         }
     }
 

@@ -27,5 +27,4 @@
 //! down and runs again.
 
 pub use crate::block::device::{DeviceBlock, PinnedBlock};
-
 pub use chunked_gpu::{Backend, Device, DeviceBuffer, DeviceElement, PinnedBuffer};

@@ -7,7 +7,8 @@ use crate::events::Observer;
 use crate::memory::MemoryConfig;
 use crate::schedule::{Scheduler, SyncScheduler, ThreadedScheduler};
 
-/// Execution resources: which scheduler runs the graph.
+/// Execution resources: the scheduler that runs the graph, the memory limits,
+/// and the observers (profilers, progress bar) that watch each run.
 ///
 /// ```
 /// use chunked_array::{Array, Context};

@@ -17,7 +17,7 @@ use crate::graph::Node;
 use crate::graph::optimize::optimize;
 use crate::graph::task::TaskGraph;
 use crate::memory::check_plan;
-use crate::schedule::{Deliver, Run, RunStats};
+use crate::schedule::{Deliver, Run, RunStats, Scheduler};
 
 /// Receives computed blocks of one output.
 pub(crate) trait Collector: Sync {
@@ -73,11 +73,12 @@ pub(crate) fn run_blocks(
         }
         Ok(())
     };
+    // A plan refused before it runs starts no observer (no progress bar left open).
+    check_plan(&graph, ctx.memory())?;
     let label = nodes[0].label();
     let info =
         RunInfo { graph: &graph, label: &label, rank: ctx.scheduler().rank(), memory_limit: ctx.memory().memory_limit };
     let observer = Observers(ctx.observers().filter_map(|o| o.observe(&info)).collect());
-    check_plan(&graph, ctx.memory())?;
     ctx.scheduler().execute(&Run { graph: &graph, deliver, sink: &sink, observer: &observer, memory: ctx.memory() })
 }
 
@@ -162,7 +163,7 @@ impl Hold {
     }
     /// The blocks; in a multi-process run only those this process owns are
     /// present.
-    pub(crate) fn finish(self, scheduler: &dyn crate::Scheduler) -> Result<Vec<Option<Block>>> {
+    pub(crate) fn finish(self, scheduler: &dyn Scheduler) -> Result<Vec<Option<Block>>> {
         let v = self.blocks.into_inner().unwrap_or_else(|p| p.into_inner());
         if scheduler.processes() == 1
             && let Some(i) = v.iter().position(Option::is_none)

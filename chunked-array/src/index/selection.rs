@@ -14,7 +14,7 @@
 //!
 //! The building run uses the [`Context`] it is given (the `_with` forms take
 //! one; the others use the default): its
-//! scheduler, memory limit and profilers, as any compute would. Over several
+//! scheduler, memory limit and observers, as any compute would. Over several
 //! processes (MPI) every process builds the same graph and so needs the same
 //! lengths: the processes count together, rank 0's counts are shared with all,
 //! and the selection is always the lazy, counted layer (its blocks then live
@@ -33,7 +33,7 @@ use crate::error::{Error, Result};
 use crate::exec::Context;
 use crate::exec::{Collector, Hold};
 use crate::graph::{BlockOp, Node, block_as};
-use crate::index::slicing::Idx;
+use crate::ops::slicing::Idx;
 
 /// Each row block's selected elements, flattened in C order.
 struct Masked<T> {
@@ -386,7 +386,7 @@ impl<T: Element> Array<T> {
             let rows = self.expand_dims(0)?.argwhere_with(opts, ctx)?;
             return rows.slice(&[Idx::FULL, Idx::range(0, 0)]);
         }
-        let nonzero = self.ne(crate::Operand::Scalar(T::default()))?;
+        let nonzero = self.ne(crate::ops::elementwise::Operand::Scalar(T::default()))?;
         let bytes = nd * std::mem::size_of::<i64>();
         let spec = row_blocks(&self.chunks().lengths()[0], &self.shape(), bytes, opts.block_size_limit);
         let m = nonzero.rechunk(spec)?;

@@ -23,7 +23,7 @@ use crate::chunks::{ChunkSpec, Chunks};
 use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::graph::{BlockOp, Node, block_as};
-use crate::index::slicing::Idx;
+use crate::ops::slicing::Idx;
 
 /// One entry of a point-wise index expression (dask's `x.vindex[...]`).
 #[derive(Debug, Clone)]

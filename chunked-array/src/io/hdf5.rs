@@ -79,17 +79,27 @@ pub fn from_hdf5<T: Element>(file: impl AsRef<Path>, dataset: &str) -> Result<Ar
     Ok(Array::source("from_hdf5", chunks, Hdf5Source::new(file.as_ref(), dataset, name)))
 }
 
-/// [`from_hdf5`] with the given blocks.
+/// How [`from_hdf5_with`] reads.
+#[derive(Debug, Clone, Default)]
+pub struct Hdf5ReadOptions {
+    /// The blocks; `None` (the default): as [`from_hdf5`] picks them.
+    pub chunks: Option<ChunkSpec>,
+}
+
+/// [`from_hdf5`] with options (other blocks).
 ///
 /// # Errors
 /// As [`from_hdf5`], and [`Error::BadChunks`] for a chunk spec that does not fit.
 pub fn from_hdf5_with<T: Element>(
     file: impl AsRef<Path>,
     dataset: &str,
-    chunks: impl Into<ChunkSpec>,
+    options: &Hdf5ReadOptions,
 ) -> Result<Array<T>> {
+    let Some(spec) = &options.chunks else {
+        return from_hdf5(file, dataset);
+    };
     let (ds, name) = open_dataset::<T>(file.as_ref(), dataset)?;
-    let chunks = chunks.into().resolve(&ds.shape(), T::DTYPE)?;
+    let chunks = spec.resolve(&ds.shape(), T::DTYPE)?;
     Ok(Array::source("from_hdf5", chunks, Hdf5Source::new(file.as_ref(), dataset, name)))
 }
 
@@ -172,14 +182,14 @@ impl<T: Element> Array<T> {
     /// [`WriteMode::Create`] or a write fails; [`Error::InvalidArgument`] for
     /// [`WriteMode::Resume`] or a bad deflate level; task errors.
     pub fn to_hdf5(&self, file: impl AsRef<Path>, dataset: &str, options: &Hdf5WriteOptions) -> Result<StoreReport> {
-        self.to_hdf5_with(file, dataset, options, &Context::default())
+        self.to_hdf5_on(file, dataset, options, &Context::default())
     }
 
-    /// [`Array::to_hdf5`] with the given context.
+    /// [`Array::to_hdf5`] run on the given context.
     ///
     /// # Errors
     /// As [`Array::to_hdf5`].
-    pub fn to_hdf5_with(
+    pub fn to_hdf5_on(
         &self,
         file: impl AsRef<Path>,
         dataset: &str,

@@ -202,7 +202,7 @@ impl Store {
     /// one report per target, in the order they were added.
     ///
     /// # Errors
-    /// The first task or write error ([`Error::Io`](crate::Error::Io) names the
+    /// The first task or write error ([`Error::Io`](crate::error::Error::Io) names the
     /// file or chunk). Targets are then left as their formats document: Zarr
     /// arrays marked incomplete (resumable), `.npy` files and HDF5 datasets not
     /// created.
@@ -222,7 +222,7 @@ impl Store {
         if ctx.scheduler().processes() > 1
             && let Some(t) = self.targets.iter().find(|t| !t.parallel)
         {
-            return Err(crate::Error::invalid(
+            return Err(crate::error::Error::invalid(
                 "store target",
                 t.node.label(),
                 format!(

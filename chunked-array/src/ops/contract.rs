@@ -2,7 +2,7 @@
 //! and `tensordot`.
 //!
 //! Output block (i, j) multiplies row band i of `a` by column band j of `b` with
-//! faer's matmul (about 2x ndarray's `dot` here). The contracted axis is split into
+//! faer's matmul (faster than ndarray's `dot`; BENCHMARKS.md). The contracted axis is split into
 //! groups small enough that one task's inputs stay under the block-size limit;
 //! with more than one group, the partial products are added up by a tree of
 //! `AddPartials` layers, [`DEFAULT_SPLIT_EVERY`] at a time (dask sums them with

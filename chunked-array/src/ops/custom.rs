@@ -67,7 +67,10 @@ pub trait LayerOp: Send + Sync + 'static {
     /// the block's shape (checked).
     ///
     /// # Errors
-    /// Any error; it is reported with the task's key.
+    /// Any error. It is reported as [`Error::Task`] with the task's key, except
+    /// errors that name their place themselves and that callers match on
+    /// (`Io`, `Device`, `NotPositiveDefinite`, `Singular`, `NoConvergence`),
+    /// which pass through as they are.
     fn run(&self, idx: &[usize], inputs: &[&Block]) -> Result<Block>;
     /// Bytes of output block `idx` for a layer of intermediate values (element
     /// layers are sized from their dtype and shape); `None` (default): unknown.

@@ -341,15 +341,15 @@ impl<T: Element> Array<T> {
     pub fn flip(&self, axis: isize) -> Result<Array<T>> {
         self.check()?;
         let a = crate::ops::reduce::normalize_axes(&[axis], self.ndim())?[0];
-        let mut index = vec![crate::index::slicing::Idx::FULL; self.ndim()];
-        index[a] = crate::index::slicing::Idx::stepped(None, None, -1);
+        let mut index = vec![crate::ops::slicing::Idx::FULL; self.ndim()];
+        index[a] = crate::ops::slicing::Idx::stepped(None, None, -1);
         self.slice(&index)
     }
 
     /// Positions `start..stop` along `axis` (the other axes whole).
     pub(crate) fn span(&self, axis: usize, start: usize, stop: usize) -> Result<Array<T>> {
-        let mut index = vec![crate::index::slicing::Idx::FULL; self.ndim()];
-        index[axis] = crate::index::slicing::Idx::range(start as isize, stop as isize);
+        let mut index = vec![crate::ops::slicing::Idx::FULL; self.ndim()];
+        index[axis] = crate::ops::slicing::Idx::range(start as isize, stop as isize);
         self.slice(&index)
     }
 

@@ -3,6 +3,7 @@
 //! none runs anything until a compute.
 
 pub mod blockwise;
+pub(crate) mod broadcast;
 pub mod contract;
 pub(crate) mod creation;
 pub mod custom;
@@ -17,5 +18,6 @@ pub mod rechunk;
 pub mod reduce;
 pub(crate) mod repeat;
 pub(crate) mod reshape;
+pub mod slicing;
 pub(crate) mod splice;
 pub(crate) mod transfer;

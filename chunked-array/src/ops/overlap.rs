@@ -1,7 +1,7 @@
 //! `map_overlap` and its parts, as dask has them: `overlap` (every block
 //! extended by halos from its neighbours, with a boundary rule at the array's
 //! edges), a function over the extended blocks, and `trim_internal` (the halos
-//! cut off again). The extension itself is `halo`'s kernel, shared with `pad`.
+//! cut off again). The extension itself is `pad`'s kernel (`ops/pad.rs`).
 
 use std::sync::Arc;
 
@@ -23,7 +23,7 @@ use crate::ops::pad::{Boundary, MAX_EDGE, Src, extend, pad_source};
 /// ```
 /// use chunked_array::{Boundary, Overlap};
 /// // One row of halo above each block, two below; periodic along axis 1 only.
-/// let opts = Overlap::asymmetric(&[(1, 2), (0, 0)], Boundary::Constant(0.0)).boundary_on(1, Boundary::Periodic);
+/// let opts = Overlap::asymmetric(&[(1, 2), (0, 0)], Boundary::Constant(0.0)).boundary_at(1, Boundary::Periodic);
 /// let keep_halos = Overlap::new(&[1, 1], Boundary::<f64>::Nearest).trim(false);
 /// # let _ = (opts, keep_halos);
 /// ```
@@ -55,7 +55,7 @@ impl<T: Element> Overlap<T> {
     /// are constants, the last such axis's constant is used, as padding one axis
     /// after the other gives.
     #[must_use]
-    pub fn boundary_on(mut self, axis: usize, boundary: Boundary<T>) -> Self {
+    pub fn boundary_at(mut self, axis: usize, boundary: Boundary<T>) -> Self {
         self.per_axis.push((axis, boundary));
         self
     }

@@ -10,7 +10,6 @@ mod threaded;
 use std::time::Duration;
 
 pub use sync::SyncScheduler;
-
 pub use threaded::ThreadedScheduler;
 
 use crate::block::Block;
@@ -74,7 +73,8 @@ pub trait Scheduler: Send + Sync {
     /// run here to `run.observer`.
     ///
     /// # Errors
-    /// The first task error ([`crate::Error::Task`] naming its key), sink error or
+    /// The first task error ([`crate::Error::Task`] naming its key, or the
+    /// task's own `Io`, `Device` or numerical error), sink error or
     /// [`crate::Error::ResourcesExhausted`]; the run stops without hanging.
     fn execute(&self, run: &Run<'_>) -> Result<RunStats>;
     /// This process's number among the processes that run each graph together

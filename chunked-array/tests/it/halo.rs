@@ -262,7 +262,7 @@ proptest! {
         let x = chunked(&a, &[l0.clone(), l1.clone()]);
         let codes = [codes.0, codes.1];
         let constants = [-1.0, -100.0];
-        let opts = chunked_array::Overlap::asymmetric(&depth, boundary_of(codes[0], constants[0])).boundary_on(1, boundary_of(codes[1], constants[1]));
+        let opts = chunked_array::Overlap::asymmetric(&depth, boundary_of(codes[0], constants[0])).boundary_at(1, boundary_of(codes[1], constants[1]));
         let reads_empty = [n0, n1].iter().zip(&depth).zip(&codes).any(|((&n, &(b, e)), &c)| n == 0 && b.max(e) > 0 && c >= 2);
         let (b0, e0, b1, e1) = (depth[0].0 as isize, depth[0].1 as isize, depth[1].0 as isize, depth[1].1 as isize);
         let got = x.map_overlap_with(move |blk, info| {
@@ -305,7 +305,7 @@ proptest! {
         let x = chunked(&a, &[l0.clone(), l1.clone()]);
         let codes = [codes.0, codes.1];
         let constants = [-1.0, -2.0];
-        let opts = chunked_array::Overlap::asymmetric(&depth, boundary_of(codes[0], constants[0])).boundary_on(1, boundary_of(codes[1], constants[1]));
+        let opts = chunked_array::Overlap::asymmetric(&depth, boundary_of(codes[0], constants[0])).boundary_at(1, boundary_of(codes[1], constants[1]));
         let y = x.overlap(&opts).unwrap();
         // Per axis, the global positions of the extended blocks, one after the other.
         let positions = |lens: &[usize], (b, e): (usize, usize), n: usize, code: u8| -> Vec<isize> {
@@ -389,7 +389,7 @@ fn block_info_tells_the_halos() {
 #[test]
 fn overlap_option_errors() {
     let x = Array::<f64>::zeros(&[6, 4], 2).unwrap();
-    let opts = chunked_array::Overlap::new(&[1, 1], Boundary::Nearest).boundary_on(2, Boundary::Periodic);
+    let opts = chunked_array::Overlap::new(&[1, 1], Boundary::Nearest).boundary_at(2, Boundary::Periodic);
     let e = x.overlap(&opts).unwrap_err();
     assert!(matches!(e, chunked_array::Error::BadAxis { axis: 2, ndim: 2, .. }), "{e}");
     assert!(x.map_overlap_with(|b, _| b.to_owned(), &opts).is_err());
@@ -468,7 +468,7 @@ proptest! {
         let b = ArrayD::from_shape_fn(IxDyn(&b_shape), |i| i.as_array_view().iter().fold(2.0, |acc, &v| acc * 3.0 + v as f64));
         let b_chunks: Vec<Vec<usize>> = b_shape.iter().map(|&n| cut_lengths(n, &cuts)).collect();
         let (xa, xb) = (chunked(&a, &[l0.clone(), l1.clone()]), chunked(&b, &b_chunks));
-        let opts = chunked_array::Overlap::asymmetric(&depth, boundary_of(codes[0], 0.0)).boundary_on(1, boundary_of(codes[1], 0.0));
+        let opts = chunked_array::Overlap::asymmetric(&depth, boundary_of(codes[0], 0.0)).boundary_at(1, boundary_of(codes[1], 0.0));
         let (b0, e0, b1, e1) = (depth[0].0 as isize, depth[0].1 as isize, depth[1].0 as isize, depth[1].1 as isize);
         let f = move |v: &[ndarray::ArrayViewD<'_, f64>], info: &chunked_array::BlockInfo<'_>| {
             let p = &v[0] * &v[1];

@@ -5,7 +5,7 @@
 use crate::support;
 
 use chunked_array::io::WriteMode;
-use chunked_array::io::hdf5::{Hdf5WriteOptions, from_hdf5, from_hdf5_with};
+use chunked_array::io::hdf5::{Hdf5ReadOptions, Hdf5WriteOptions, from_hdf5, from_hdf5_with};
 use chunked_array::{Array, Error};
 use ndarray::{ArrayD, IxDyn};
 use support::TempDir;
@@ -33,7 +33,7 @@ fn round_trips_with_any_chunking() {
             .unwrap();
         let want = x.compute().unwrap();
         assert_eq!(from_hdf5::<f64>(&file, &name).unwrap().compute().unwrap(), want, "{name}");
-        let y = from_hdf5_with::<f64>(&file, &name, 2).unwrap();
+        let y = from_hdf5_with::<f64>(&file, &name, &Hdf5ReadOptions { chunks: Some(2.into()) }).unwrap();
         assert_eq!(y.compute().unwrap(), want, "{name} in blocks of 2");
     }
 }
@@ -69,8 +69,10 @@ fn reads_datasets_libhdf5_wrote() {
     let k = from_hdf5::<i64>(&file, "chunked").unwrap();
     assert!(k.chunks().lengths()[0][0].is_multiple_of(7) || k.chunks().lengths()[0][0] == 50, "{:?}", k.chunks());
     assert_eq!(k.compute().unwrap(), want);
-    let part =
-        from_hdf5_with::<i64>(&file, "chunked", [8, 16]).unwrap().slice(&[(3..20).into(), (5..29).into()]).unwrap();
+    let part = from_hdf5_with::<i64>(&file, "chunked", &Hdf5ReadOptions { chunks: Some([8, 16].into()) })
+        .unwrap()
+        .slice(&[(3..20).into(), (5..29).into()])
+        .unwrap();
     assert_eq!(part.compute().unwrap(), want.slice(ndarray::s![3..20, 5..29]).into_dyn());
 }
 
@@ -144,7 +146,7 @@ fn a_corrupt_chunk_fails_its_block_only() {
     bytes[addr as usize..(addr + size) as usize].fill(0xA5);
     std::fs::write(&file, bytes).unwrap();
     assert!(from_hdf5::<f64>(&file, "x").unwrap().compute().is_err());
-    let y = from_hdf5_with::<f64>(&file, "x", [4, 6]).unwrap();
+    let y = from_hdf5_with::<f64>(&file, "x", &Hdf5ReadOptions { chunks: Some([4, 6].into()) }).unwrap();
     let err = y.compute().unwrap_err();
     assert!(
         matches!(&err, Error::Io { path, message } if path.ends_with("c.h5:x") && message.contains("block at [4, 0]")),

@@ -53,8 +53,8 @@ pub struct TsqrOptions {
     /// How many stacked R factors one tree node factors (at least 2). The
     /// default, 2, factors pairs of full triangles by the structured QR that
     /// skips their zeros (about a fifth of a dense QR's flops, a third to
-    /// push Q down): the seed-shaped 30000 x 1000 in (1000, 1000) blocks takes
-    /// 3.8-4.0 s against 4.5-4.6 s with groups of 4. Larger groups make
+    /// push Q down), faster than groups of 4 on the seeds' shape (BENCHMARKS.md,
+    /// "Figures behind constants"). Larger groups make
     /// shallower trees (fewer steps between MPI ranks) at a dense QR each.
     pub arity: usize,
     /// Also give the thin SVD, `A = U diag(S) Vᵀ`, taken from the root's R.

@@ -38,10 +38,9 @@ pub(super) struct Tree {
 }
 
 /// Leaves of at most this many rows, or 10n where that is more. A tall leaf's
-/// QR streams its panel from memory for every few columns: 1e6 x 100 in
-/// (100000, 100) blocks took 0.49 s per 100000-row leaf QR, against 10 x
-/// 0.015 s for the same rows as 10000-row leaves. Leaves of 10n rows and up
-/// keep the tree cheap against them.
+/// QR streams its panel from memory for every few columns, so ten short leaves
+/// beat one tall one (BENCHMARKS.md, "Figures behind constants"). Leaves of
+/// 10n rows and up keep the tree cheap against them.
 pub(super) const LEAF_ROWS: usize = 10_000;
 
 impl Tree {

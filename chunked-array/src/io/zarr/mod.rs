@@ -38,7 +38,6 @@ use std::path::Path;
 use std::sync::Arc;
 
 pub use serde_json::{Map, Value};
-
 pub use zarrs::array::codec::{BloscCompressor, BloscShuffleMode};
 
 mod location;

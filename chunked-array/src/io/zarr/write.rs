@@ -22,7 +22,7 @@ use crate::ops::custom::block_array;
 /// Rank 0's plan (the chunks to write, and how many were skipped), or its
 /// error, on every rank.
 pub(super) fn share_plan(
-    scheduler: &dyn crate::Scheduler,
+    scheduler: &dyn crate::schedule::Scheduler,
     plan: Result<(Vec<usize>, usize)>,
     location: &Location,
 ) -> Result<(Vec<usize>, usize)> {

@@ -7,7 +7,6 @@ mod ops;
 mod stream;
 
 pub(crate) use ops::unary;
-
 pub use ops::{Operand, where_};
 pub(crate) use stream::{TileStream, stream};
 

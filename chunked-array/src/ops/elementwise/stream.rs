@@ -178,8 +178,8 @@ impl<'a, T: Element> TileStream<'a, T> {
     }
 }
 
-/// Runs per panel: 512 bytes of `f64` along the unit-stride axis (measured best of
-/// 8 to 256 on the 20000x20000 `x + x.T` benchmark: 0.92 s against 1.05 s for 8).
+/// Runs per panel: 512 bytes of `f64` along the unit-stride axis, the best of 8
+/// to 256 on a transposed sum (BENCHMARKS.md, "Figures behind constants").
 const PANEL: usize = 64;
 
 /// A transposed leaf's next PANEL runs, gathered into contiguous rows.

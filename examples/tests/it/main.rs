@@ -1,0 +1,5 @@
+//! The examples run end to end, one test binary (each file a module).
+
+mod gpu_svd;
+mod mpi_jobs;
+mod seed;
