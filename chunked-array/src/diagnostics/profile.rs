@@ -223,7 +223,7 @@ impl Observer for Profiler {
         Some(Box::new(Recorder {
             profiler: self.clone(),
             slots: Slots((0..run.graph.len()).map(|_| std::cell::UnsafeCell::new(Raw::default())).collect()),
-            started: Some((Clock::now(), Instant::now())),
+            started: (Clock::now(), Instant::now()),
             tier_events: Mutex::new(Vec::new()),
             remote: Mutex::new(Vec::new()),
             memory_limit: run.memory_limit,
@@ -236,7 +236,8 @@ impl Observer for Profiler {
 struct Recorder {
     profiler: Profiler,
     slots: Slots,
-    started: Option<(u64, Instant)>,
+    /// Clock ticks and wall time when the run started.
+    started: (u64, Instant),
     /// Rare (only under a memory limit), so a lock is fine.
     tier_events: Mutex<Vec<TierEvent>>,
     /// Other ranks' tasks (times in nanoseconds since their run started), a
@@ -279,7 +280,7 @@ impl RunObserver for Recorder {
     }
 
     fn run_finished(&self, graph: &TaskGraph) {
-        let Some((tick0, instant0)) = self.started else { return };
+        let (tick0, instant0) = self.started;
         let (tick1, instant1) = (Clock::now(), Instant::now());
         let seconds = instant1.duration_since(instant0).as_secs_f64();
         let seconds_per_tick = if tick1 > tick0 { seconds / (tick1 - tick0) as f64 } else { 0.0 };
