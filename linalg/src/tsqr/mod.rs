@@ -62,13 +62,11 @@ pub struct TsqrOptions {
     /// The largest condition number of A (σ_max / σ_min of R) for which Q and
     /// U are formed directly, `Q_i = A_i · R⁻¹` and `U_i = A_i · V Σ⁻¹`, instead
     /// of through the Householder factors (see the module docs). The direct
-    /// forms lose orthogonality in proportion to κ, measured on 320 x 40
-    /// matrices with log-spaced singular values: 1.9e-14 for Q and 4.2e-14 for
-    /// U at κ = 50, 1.4e-13 and 2.4e-13 at κ = 500, where the Householder path
-    /// gives 3e-15 and 1.8e-14. The default, 100, keeps the loss within a few
-    /// times the Householder path's; uniform random matrices such as the
-    /// seed's 100000 x 1000 (κ = 61: U's orthogonality 8.4e-15 against
-    /// 6.7e-15) are below it. 0 always takes the Householder path.
+    /// forms lose orthogonality in proportion to κ (figures in BENCHMARKS.md,
+    /// "Figures behind constants"). The default, 100, keeps the loss within a
+    /// few times the Householder path's, and uniform random matrices such as
+    /// the seeds' 100000 x 1000 (κ = 61) are below it. 0 always takes the
+    /// Householder path.
     pub max_direct_condition: f64,
 }
 
