@@ -26,11 +26,11 @@ for rank, module in enumerate(order):
         text = re.sub(r"//[^\n]*", "", open(path, encoding="utf-8").read())
         cut = text.find("#[cfg(test)]")
         text = text if cut < 0 else text[:cut]
-        named = set(re.findall(r"crate::([a-z_]+)", text))
+        named = set(re.findall(r"(?<!\$)crate::([a-z_]+)", text))
         # Root re-exports (crate::Array) hide which floor they come from.
         upward += [f"{os.path.relpath(path, src)}: crate::{n} names a root re-export; use its floor's path"
-                   for n in sorted(set(re.findall(r"crate::([A-Z][A-Za-z0-9_]*)", text)))]
-        for group in re.findall(r"crate::\{([^}]*)\}", text):
+                   for n in sorted(set(re.findall(r"(?<!\$)crate::([A-Z][A-Za-z0-9_]*)", text)))]
+        for group in re.findall(r"(?<!\$)crate::\{([^}]*)\}", text):
             named.update(item.strip().split("::")[0] for item in group.split(","))
         for floor in sorted(named):
             if floor in order and order.index(floor) > rank:

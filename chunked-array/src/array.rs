@@ -4,7 +4,7 @@ use std::fmt;
 use std::marker::PhantomData;
 use std::sync::Arc;
 
-use ndarray::ArrayD;
+use ndarray::{ArrayD, Dimension};
 
 use crate::block::Block;
 use crate::chunks::Chunks;
@@ -168,7 +168,59 @@ impl<T: Element> Array<T> {
         Ok((out.finish()?, stats))
     }
 
+    /// Computes the whole array as an ndarray of a fixed dimension: `Ix2` for a
+    /// matrix, `Ix1` for a vector (NumPy's and dask's results have no static
+    /// dimension; Rust code usually wants one). The dimension is checked before
+    /// anything runs.
+    ///
+    /// ```
+    /// use chunked_array::{Array, ndarray::{Ix2, array}, s};
+    /// let x = Array::<f64>::from_ndarray(array![[1.0, 2.0], [3.0, 4.0]], [1, 2]).unwrap();
+    /// let corner = x.slice(s![..1, ..]).unwrap().compute_as::<Ix2>().unwrap();
+    /// assert_eq!(corner, array![[1.0, 2.0]]);
+    /// assert!(x.compute_as::<chunked_array::ndarray::Ix1>().is_err());
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] naming both dimensions when `D` is not the
+    /// array's; otherwise as [`Array::compute`].
+    pub fn compute_as<D: Dimension>(&self) -> Result<ndarray::Array<T, D>> {
+        self.compute_as_on(&Context::default())
+    }
+
+    /// [`Array::compute_as`] with the given context.
+    ///
+    /// ```
+    /// use chunked_array::{Array, Context, SyncScheduler, ndarray::Ix1};
+    /// let ctx = Context::new(SyncScheduler);
+    /// let v = Array::<i64>::arange(0, 4, 1, 2).unwrap().compute_as_on::<Ix1>(&ctx).unwrap();
+    /// assert_eq!(v.to_vec(), vec![0, 1, 2, 3]);
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Array::compute_as`].
+    pub fn compute_as_on<D: Dimension>(&self, ctx: &Context) -> Result<ndarray::Array<T, D>> {
+        self.check()?;
+        if let Some(want) = D::NDIM.filter(|&n| n != self.ndim()) {
+            return Err(Error::invalid(
+                "dimension",
+                want,
+                format!("was asked of an array of {} dimensions (shape {:?})", self.ndim(), self.shape()),
+            ));
+        }
+        let shape = self.shape();
+        self.compute_on(ctx)?
+            .into_dimensionality::<D>()
+            .map_err(|e| Error::invalid("dimension", D::NDIM, format!("does not fit shape {shape:?}: {e}")))
+    }
+
     /// Computes a 0-d (or one-element) array and returns its value.
+    ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let total = Array::<i64>::arange(0, 5, 1, 2).unwrap().sum(None).unwrap();
+    /// assert_eq!(total.compute_scalar().unwrap(), 10);
+    /// ```
     ///
     /// # Errors
     /// [`Error::InvalidArgument`] when the array does not hold exactly one element.

@@ -35,6 +35,9 @@ mod ops;
 mod index;
 pub mod io;
 
+/// The ndarray version this crate is built with, for results and inputs.
+pub use ndarray;
+
 pub use array::{Array, Computable, compute};
 pub use chunks::{AxisChunks, BlockSizeOptions, ChunkSpec, Chunks, DEFAULT_AUTO_BYTES, MAX_BLOCKS};
 pub use diagnostics::{Profiler, Progress};
@@ -53,7 +56,7 @@ pub use ops::overlap::{Overlap, map_overlap_arrays};
 pub use ops::pad::{Boundary, PadMode};
 pub use ops::rechunk::RechunkOptions;
 pub use ops::reduce::ReduceOptions;
-pub use ops::slicing::Idx;
+pub use ops::slicing::{Idx, IndexValue, RangeEnd, SliceRange};
 pub use ops::{custom, random};
 pub use schedule::{RunStats, Scheduler, SyncScheduler, ThreadedScheduler};
 pub use units::{human_bytes, parse_bytes};
@@ -75,8 +78,3 @@ pub mod runtime {
     pub use crate::memory::{BlockStore, MemoryConfig, physical_memory};
     pub use crate::schedule::{Deliver, OutputSink, Run};
 }
-
-/// The README's example, compiled and run as a doctest.
-#[doc = include_str!("../../README.md")]
-#[cfg(doctest)]
-pub struct ReadmeDoctests;

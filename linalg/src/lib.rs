@@ -22,6 +22,16 @@ pub use tsqr::{DEFAULT_MAX_DIRECT_CONDITION, Svd, Tsqr, TsqrOptions, tsqr};
 
 /// Element types the dense kernels take: `f32` and `f64` (on the CPU by
 /// faer, on a GPU by cuSOLVER and cuBLAS).
+///
+/// ```
+/// use chunked_array::Array;
+/// use chunked_linalg::Scalar;
+/// fn largest_singular_value<T: Scalar>(a: &Array<T>) -> chunked_linalg::Result<T> {
+///     chunked_linalg::svd(a)?.s.max(None)?.compute_scalar()
+/// }
+/// let a = Array::<f32>::from_vec(&[2, 2], vec![0.0, 2.0, 1.0, 0.0], 2).unwrap();
+/// assert!((largest_singular_value(&a).unwrap() - 2.0).abs() < 1e-6);
+/// ```
 pub trait Scalar: chunked_array::Gemm + faer::traits::RealField + chunked_gpu::SolverElement {}
 impl Scalar for f32 {}
 impl Scalar for f64 {}
@@ -33,3 +43,9 @@ impl Scalar for f64 {}
 /// both crates'. In a run over several MPI ranks, the rank that hit the failure
 /// returns that variant and the others an [`Error::Task`] naming that rank.
 pub use chunked_array::{Error, Result};
+
+/// The README's examples, compiled and run as doctests (here, where both
+/// crates are in reach).
+#[doc = include_str!("../../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

@@ -126,22 +126,65 @@ impl<T: Number> BlockOp for Eye<T> {
 }
 
 impl<T: Element> Array<T> {
-    /// Splits an in-memory array into blocks (dask's `from_array`). The data is
-    /// moved, not copied; each block copies its part when computed.
+    /// Splits an in-memory array into blocks (dask's `from_array`). An owned
+    /// array (`Array2`, `ArrayD`, ...) is moved, not copied; a view
+    /// (`ArrayView`) is copied once, since the lazy array outlives the borrow; an
+    /// `ArcArray` is taken without a copy when this is its only handle. Each
+    /// block copies its part when computed.
     ///
     /// ```
-    /// use chunked_array::Array;
+    /// use chunked_array::{Array, ndarray};
     /// let a = ndarray::Array2::<f64>::ones((4, 6));
-    /// let x = Array::from_ndarray(a, [2, 3]).unwrap();
+    /// let x = Array::from_ndarray(a.view(), [2, 3]).unwrap(); // a copy of the view
     /// assert_eq!(x.chunks().lengths(), &[vec![2, 2], vec![3, 3]]);
+    /// let y = Array::from_ndarray(a, [2, 3]).unwrap(); // moved
+    /// assert_eq!(y.sum(None).unwrap().compute_scalar().unwrap(), 24.0);
     /// ```
     ///
     /// # Errors
     /// [`Error::BadChunks`] when the chunk spec does not fit the shape.
-    pub fn from_ndarray<D: Dimension>(data: ndarray::Array<T, D>, chunks: impl Into<ChunkSpec>) -> Result<Self> {
-        let data = data.into_dyn();
+    pub fn from_ndarray<S, D>(data: ndarray::ArrayBase<S, D>, chunks: impl Into<ChunkSpec>) -> Result<Self>
+    where
+        S: ndarray::Data<Elem = T>,
+        D: Dimension,
+    {
+        let data = data.into_owned().into_dyn();
         let chunks = chunks.into().resolve(data.shape(), T::DTYPE)?;
         Ok(Self::source("array", chunks, FromNdarray { data: Arc::new(data) }))
+    }
+
+    /// An array of the given shape over a vector's elements in C (row-major)
+    /// order; the vector is moved, not copied.
+    ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let x = Array::from_vec(&[2, 3], vec![1, 2, 3, 4, 5, 6], [1, 3]).unwrap();
+    /// assert_eq!(x.sum(Some(0)).unwrap().compute().unwrap().to_vec(), vec![5, 7, 9]);
+    /// assert!(Array::from_vec(&[2, 2], vec![1, 2, 3], 2).is_err());
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] naming the length and the shape when they
+    /// disagree; [`Error::BadChunks`].
+    pub fn from_vec(shape: &[usize], data: Vec<T>, chunks: impl Into<ChunkSpec>) -> Result<Self> {
+        let len = data.len();
+        let array = ArrayD::from_shape_vec(IxDyn(shape), data)
+            .map_err(|_| Error::invalid("data length", len, format!("does not fill shape {shape:?}")))?;
+        Self::from_ndarray(array, chunks)
+    }
+
+    /// An array of the given shape over a copy of a slice, in C order.
+    ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let x = Array::from_slice(&[3], &[1.5, 2.5, 3.0], 2).unwrap();
+    /// assert_eq!(x.sum(None).unwrap().compute_scalar().unwrap(), 7.0);
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Array::from_vec`].
+    pub fn from_slice(shape: &[usize], data: &[T], chunks: impl Into<ChunkSpec>) -> Result<Self> {
+        Self::from_vec(shape, data.to_vec(), chunks)
     }
 
     /// An array with every element equal to `value`.

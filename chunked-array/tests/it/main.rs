@@ -10,6 +10,7 @@ mod device_kernels;
 mod diagnostics;
 mod einsum;
 mod elementwise;
+mod ergonomics;
 mod graph;
 mod halo;
 mod indexing;

@@ -16,78 +16,8 @@ use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::graph::{BlockOp, Node, block_as};
 
-/// One entry of an index expression (NumPy's `x[...]`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Idx {
-    /// `start:stop:step`; `None` bounds take NumPy's defaults (which depend on
-    /// the sign of `step`); negative bounds count from the end.
-    Slice {
-        /// First index (default 0, or the last element for a negative step).
-        start: Option<isize>,
-        /// One past the last index (default the end, or before the first element
-        /// for a negative step).
-        stop: Option<isize>,
-        /// Step (non-zero).
-        step: isize,
-    },
-    /// One index: the axis is dropped. Negative counts from the end.
-    Index(isize),
-    /// A new axis of length 1 (NumPy's `None` / `np.newaxis`).
-    NewAxis,
-    /// As many full slices as needed (NumPy's `...`).
-    Ellipsis,
-}
-
-impl Idx {
-    /// The whole axis (`:`).
-    pub const FULL: Idx = Idx::Slice { start: None, stop: None, step: 1 };
-
-    /// `start..stop` with step 1.
-    pub fn range(start: isize, stop: isize) -> Idx {
-        Idx::Slice { start: Some(start), stop: Some(stop), step: 1 }
-    }
-
-    /// `start:stop:step` with explicit optional bounds.
-    pub fn stepped(start: Option<isize>, stop: Option<isize>, step: isize) -> Idx {
-        Idx::Slice { start, stop, step }
-    }
-}
-
-impl From<isize> for Idx {
-    fn from(i: isize) -> Idx {
-        Idx::Index(i)
-    }
-}
-impl From<i32> for Idx {
-    fn from(i: i32) -> Idx {
-        Idx::Index(i as isize)
-    }
-}
-impl From<std::ops::Range<isize>> for Idx {
-    fn from(r: std::ops::Range<isize>) -> Idx {
-        Idx::range(r.start, r.end)
-    }
-}
-impl From<std::ops::Range<i32>> for Idx {
-    fn from(r: std::ops::Range<i32>) -> Idx {
-        Idx::range(r.start as isize, r.end as isize)
-    }
-}
-impl From<std::ops::RangeFrom<i32>> for Idx {
-    fn from(r: std::ops::RangeFrom<i32>) -> Idx {
-        Idx::Slice { start: Some(r.start as isize), stop: None, step: 1 }
-    }
-}
-impl From<std::ops::RangeTo<i32>> for Idx {
-    fn from(r: std::ops::RangeTo<i32>) -> Idx {
-        Idx::Slice { start: None, stop: Some(r.end as isize), step: 1 }
-    }
-}
-impl From<std::ops::RangeFull> for Idx {
-    fn from(_: std::ops::RangeFull) -> Idx {
-        Idx::FULL
-    }
-}
+mod idx;
+pub use idx::{Idx, IndexValue, RangeEnd, SliceRange};
 
 /// A normalized slice of one axis: `len` elements `start, start + step, ...`.
 #[derive(Debug, Clone, Copy)]
@@ -213,7 +143,8 @@ impl<T: Element> Array<T> {
     /// # Errors
     /// [`Error::InvalidArgument`] for an integer index out of range, a zero step,
     /// more than one ellipsis, or more indices than axes.
-    pub fn slice(&self, index: &[Idx]) -> Result<Array<T>> {
+    pub fn slice(&self, index: impl AsRef<[Idx]>) -> Result<Array<T>> {
+        let index = index.as_ref();
         self.check()?;
         let shape = self.shape();
         let chunks = self.chunks();
