@@ -49,3 +49,8 @@ pub use chunked_array::{Error, Result};
 #[doc = include_str!("../../README.md")]
 #[cfg(doctest)]
 pub struct ReadmeDoctests;
+
+/// The dask users' guide's examples, compiled as doctests.
+#[doc = include_str!("../../docs/dask-users.md")]
+#[cfg(doctest)]
+pub struct DaskUsersGuideDoctests;

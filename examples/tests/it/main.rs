@@ -2,4 +2,5 @@
 
 mod gpu_svd;
 mod mpi_jobs;
+mod notebook_001;
 mod seed;
