@@ -3,6 +3,19 @@
 use std::fmt;
 
 /// Errors of `chunked-array`.
+///
+/// Every fallible call returns this type; match on the variant to react to a
+/// kind of failure, or print it for a message that names the values.
+///
+/// ```
+/// use chunked_array::{Array, Error};
+/// let err = Array::from_vec(&[2, 3], vec![1.0f64; 5], 2).unwrap_err();
+/// assert!(matches!(err, Error::InvalidArgument { ref value, .. } if value == "5"));
+/// let a = Array::<f64>::ones(&[3], 3).unwrap();
+/// let b = Array::<f64>::ones(&[4], 4).unwrap();
+/// let err = a.maximum(&b).unwrap_err();
+/// assert!(matches!(err, Error::ShapeMismatch { ref left, ref right, .. } if left == &[3] && right == &[4]));
+/// ```
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {

@@ -36,6 +36,14 @@ const TRIM_THRESHOLD: i32 = i32::MAX;
 
 /// Tunes the process allocator for block-sized allocations (glibc only; a no-op
 /// elsewhere). Called by the schedulers before their first run.
+///
+/// ```
+/// use chunked_array::runtime::{full_block, tune_allocator};
+/// tune_allocator();
+/// tune_allocator(); // once per process: later calls do nothing
+/// let block = full_block(&[2, 2], 1.5f64);
+/// assert_eq!(block.sum(), 6.0);
+/// ```
 pub fn tune_allocator() {
     TUNE.call_once(|| {
         #[cfg(all(target_os = "linux", target_env = "gnu"))]
@@ -58,6 +66,15 @@ pub fn tune_allocator() {
 
 /// Returns the memory freed by finished computations to the operating system
 /// (glibc's `malloc_trim`); the next computation faults in what it needs again.
+///
+/// ```
+/// # fn main() -> chunked_array::Result<()> {
+/// use chunked_array::{runtime::release_memory, Array};
+/// let total = Array::<f64>::ones(&[1000], 100)?.sum(None)?.compute_scalar()?;
+/// release_memory(); // the run's blocks are freed: give their memory back
+/// assert_eq!(total, 1000.0);
+/// # Ok(()) }
+/// ```
 pub fn release_memory() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     {
@@ -81,6 +98,14 @@ static HUGE_PAGES_FROM_ENV: Once = Once::new();
 /// on by default, off when `CHUNKED_MADVISE_HUGEPAGE=0` is in the environment
 /// (numpy's `NUMPY_MADVISE_HUGEPAGE` and `_set_madvise_hugepage`). Where the
 /// system's setting is `never` the kernel ignores the advice anyway.
+///
+/// ```
+/// use chunked_array::runtime::{block_vec, set_huge_pages, HUGE_PAGE_MIN_BYTES};
+/// set_huge_pages(false); // as CHUNKED_MADVISE_HUGEPAGE=0
+/// let v: Vec<u8> = block_vec(HUGE_PAGE_MIN_BYTES); // no advice given
+/// assert!(v.is_empty() && v.capacity() >= HUGE_PAGE_MIN_BYTES);
+/// set_huge_pages(true);
+/// ```
 pub fn set_huge_pages(enabled: bool) {
     HUGE_PAGES_FROM_ENV.call_once(|| {});
     HUGE_PAGES.store(enabled, Ordering::Relaxed);
@@ -98,6 +123,14 @@ fn huge_pages() -> bool {
 /// An empty vector with room for `len` elements of a block, its memory advised
 /// onto transparent huge pages when it is at least [`HUGE_PAGE_MIN_BYTES`]
 /// (before anything touches it, so that the pages are faulted in large).
+///
+/// ```
+/// use chunked_array::runtime::block_vec;
+/// let mut v: Vec<f64> = block_vec(3);
+/// assert!(v.is_empty() && v.capacity() >= 3);
+/// v.extend([1.0, 2.0, 3.0]); // no reallocation
+/// assert_eq!(v.len(), 3);
+/// ```
 pub fn block_vec<T>(len: usize) -> Vec<T> {
     let v: Vec<T> = Vec::with_capacity(len);
     let bytes = len.saturating_mul(std::mem::size_of::<T>());
@@ -129,6 +162,17 @@ fn advise_huge_pages(start: usize, bytes: usize) {
 
 /// An uninitialised block of `shape` in [`block_vec`] memory (ndarray's
 /// `ArrayD::uninit`, on huge pages when large).
+///
+/// ```
+/// use std::mem::MaybeUninit;
+/// use chunked_array::runtime::uninit_block;
+/// let mut b = uninit_block::<i32>(&[2, 3]);
+/// assert_eq!(b.shape(), &[2, 3]);
+/// b.fill(MaybeUninit::new(7));
+/// // SAFETY: every element was written by `fill`.
+/// let b = unsafe { b.assume_init() };
+/// assert_eq!(b.sum(), 42);
+/// ```
 pub fn uninit_block<T>(shape: &[usize]) -> ArrayD<MaybeUninit<T>> {
     let len = shape.iter().product();
     let mut v: Vec<MaybeUninit<T>> = block_vec(len);
@@ -138,6 +182,13 @@ pub fn uninit_block<T>(shape: &[usize]) -> ArrayD<MaybeUninit<T>> {
 }
 
 /// A block of `shape` filled with `value`, in [`block_vec`] memory.
+///
+/// ```
+/// use chunked_array::runtime::full_block;
+/// let b = full_block(&[2, 3], 1u8);
+/// assert_eq!(b.shape(), &[2, 3]);
+/// assert!(b.iter().all(|&v| v == 1));
+/// ```
 pub fn full_block<T: Clone>(shape: &[usize], value: T) -> ArrayD<T> {
     let len = shape.iter().product();
     let mut v = block_vec(len);
@@ -147,6 +198,15 @@ pub fn full_block<T: Clone>(shape: &[usize], value: T) -> ArrayD<T> {
 
 /// A copy of `view` in C order, in [`block_vec`] memory (ndarray's
 /// `as_standard_layout().into_owned()`).
+///
+/// ```
+/// use chunked_array::ndarray::{ArrayD, IxDyn};
+/// use chunked_array::runtime::owned_block;
+/// let a = ArrayD::from_shape_vec(IxDyn(&[2, 3]), (0..6).collect::<Vec<i64>>()).unwrap();
+/// let t = owned_block(a.t()); // a transposed view, copied in C order
+/// assert!(t.is_standard_layout());
+/// assert_eq!(t, a.t());
+/// ```
 pub fn owned_block<T: Clone>(view: ArrayViewD<'_, T>) -> ArrayD<T> {
     let mut out = uninit_block::<T>(view.shape());
     view.assign_to(&mut out);

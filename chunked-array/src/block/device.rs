@@ -10,6 +10,17 @@ use crate::block::{Block, BlockValue};
 use crate::error::Result;
 
 /// A block of elements in a device's memory, C order.
+///
+/// ```
+/// # fn main() -> chunked_array::Result<()> {
+/// use chunked_array::device::{Device, DeviceBlock};
+/// use chunked_array::ndarray::arr2;
+/// let dev = Device::emulated(1 << 20);
+/// let block = DeviceBlock { buffer: dev.upload(&[1i32, 2, 3, 4])?, shape: vec![2, 2] };
+/// assert_eq!(block.buffer.nbytes(), 16);
+/// assert_eq!(block.to_host()?, arr2(&[[1, 2], [3, 4]]).into_dyn());
+/// # Ok(()) }
+/// ```
 pub struct DeviceBlock<T: DeviceElement> {
     /// The elements.
     pub buffer: DeviceBuffer<T>,
@@ -19,6 +30,15 @@ pub struct DeviceBlock<T: DeviceElement> {
 
 impl<T: DeviceElement> DeviceBlock<T> {
     /// A copy of the block in host memory.
+    ///
+    /// ```
+    /// # fn main() -> chunked_array::Result<()> {
+    /// use chunked_array::device::{Device, DeviceBlock};
+    /// let dev = Device::emulated(1 << 20);
+    /// let block = DeviceBlock { buffer: dev.upload(&[0.5f64, 1.5, 2.5])?, shape: vec![3] };
+    /// assert_eq!(block.to_host()?.as_slice().unwrap(), &[0.5, 1.5, 2.5]);
+    /// # Ok(()) }
+    /// ```
     ///
     /// # Errors
     /// [`crate::error::Error::Device`] when the copy fails.
@@ -49,6 +69,16 @@ impl<T: DeviceElement> BlockValue for DeviceBlock<T> {
 /// limit (dask-cuda's device -> host spilling, into pinned buffers): host
 /// memory, counted in the host tier and spilled on to disk from there; it goes
 /// back to a device by DMA when a task there reads it.
+///
+/// ```
+/// # fn main() -> chunked_array::Result<()> {
+/// use chunked_array::device::{Device, PinnedBlock};
+/// let dev = Device::emulated(1 << 20);
+/// let pinned = dev.upload(&[1.5f32, 2.5, 3.5, 4.5])?.download_pinned()?;
+/// let block = PinnedBlock { buffer: pinned, shape: vec![2, 2] };
+/// assert_eq!(block.to_array()?.shape(), &[2, 2]);
+/// # Ok(()) }
+/// ```
 pub struct PinnedBlock<T: DeviceElement> {
     /// The elements, C order.
     pub buffer: PinnedBuffer<T>,
@@ -58,6 +88,15 @@ pub struct PinnedBlock<T: DeviceElement> {
 
 impl<T: DeviceElement> PinnedBlock<T> {
     /// The elements as a host array (a copy).
+    ///
+    /// ```
+    /// # fn main() -> chunked_array::Result<()> {
+    /// use chunked_array::device::{Device, PinnedBlock};
+    /// let dev = Device::emulated(1 << 20);
+    /// let block = PinnedBlock { buffer: dev.upload(&[7u8, 8])?.download_pinned()?, shape: vec![2] };
+    /// assert_eq!(block.to_array()?.as_slice().unwrap(), &[7, 8]);
+    /// # Ok(()) }
+    /// ```
     ///
     /// # Errors
     /// [`crate::error::Error::Device`] when waiting for the copy into it fails.

@@ -43,6 +43,14 @@ pub const MAX_BLOCKS: usize = 1 << 24;
 /// The resolved block grid: per axis, the list of block lengths.
 ///
 /// An empty axis has one block of length 0; a 0-d array has one block and no axes.
+///
+/// ```
+/// use chunked_array::{Array, Chunks};
+/// let x = Array::<f64>::zeros(&[10, 6], [4, 3]).unwrap();
+/// let c: &Chunks = x.chunks();
+/// assert_eq!(c.lengths(), &[vec![4, 4, 2], vec![3, 3]]);
+/// assert_eq!(c.grid(), vec![3, 2]);
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Chunks {
     lengths: Vec<Vec<usize>>,
@@ -51,6 +59,13 @@ pub struct Chunks {
 
 impl Chunks {
     /// Builds the grid from per-axis block lengths (not validated against a shape).
+    ///
+    /// ```
+    /// use chunked_array::Chunks;
+    /// let c = Chunks::from_lengths(vec![vec![4, 4, 2], vec![3, 3]]);
+    /// assert_eq!(c.shape(), vec![10, 6]);
+    /// assert_eq!(c.boundaries(0), &[0, 4, 8, 10]);
+    /// ```
     pub fn from_lengths(lengths: Vec<Vec<usize>>) -> Self {
         let offsets = lengths
             .iter()
@@ -100,56 +115,130 @@ impl Chunks {
     }
 
     /// Block lengths per axis.
+    ///
+    /// ```
+    /// use chunked_array::Chunks;
+    /// let c = Chunks::from_lengths(vec![vec![4, 4, 2], vec![3, 3]]);
+    /// assert_eq!(c.lengths()[0], vec![4, 4, 2]);
+    /// assert_eq!(c.lengths()[1], vec![3, 3]);
+    /// ```
     pub fn lengths(&self) -> &[Vec<usize>] {
         &self.lengths
     }
 
     /// Number of axes.
+    ///
+    /// ```
+    /// use chunked_array::Chunks;
+    /// let c = Chunks::from_lengths(vec![vec![4, 4, 2], vec![3, 3]]);
+    /// assert_eq!(c.ndim(), 2);
+    /// assert_eq!(Chunks::from_lengths(vec![]).ndim(), 0);
+    /// ```
     pub fn ndim(&self) -> usize {
         self.lengths.len()
     }
 
     /// The shape these chunks cover.
+    ///
+    /// ```
+    /// use chunked_array::Chunks;
+    /// let c = Chunks::from_lengths(vec![vec![4, 4, 2], vec![3, 3]]);
+    /// assert_eq!(c.shape(), vec![10, 6]);
+    /// ```
     pub fn shape(&self) -> Vec<usize> {
         self.offsets.iter().map(|o| *o.last().unwrap_or(&0)).collect()
     }
 
     /// Number of blocks along each axis.
+    ///
+    /// ```
+    /// use chunked_array::Chunks;
+    /// let c = Chunks::from_lengths(vec![vec![4, 4, 2], vec![3, 3]]);
+    /// assert_eq!(c.grid(), vec![3, 2]);
+    /// ```
     pub fn grid(&self) -> Vec<usize> {
         self.lengths.iter().map(Vec::len).collect()
     }
 
     /// Total number of blocks.
+    ///
+    /// ```
+    /// use chunked_array::Chunks;
+    /// let c = Chunks::from_lengths(vec![vec![4, 4, 2], vec![3, 3]]);
+    /// assert_eq!(c.num_blocks(), 6);
+    /// assert_eq!(Chunks::from_lengths(vec![]).num_blocks(), 1); // 0-d
+    /// ```
     pub fn num_blocks(&self) -> usize {
         self.lengths.iter().map(Vec::len).product()
     }
 
     /// Start offset of block `i` along `axis` (`i == nblocks` gives the axis length).
+    ///
+    /// ```
+    /// use chunked_array::Chunks;
+    /// let c = Chunks::from_lengths(vec![vec![4, 4, 2], vec![3, 3]]);
+    /// assert_eq!(c.offset(0, 2), 8);
+    /// assert_eq!(c.offset(0, 3), 10);
+    /// assert_eq!(c.offset(1, 1), 3);
+    /// ```
     pub fn offset(&self, axis: usize, i: usize) -> usize {
         self.offsets[axis][i]
     }
 
     /// Block boundaries along `axis`, starting with 0 and ending at the length.
+    ///
+    /// ```
+    /// use chunked_array::Chunks;
+    /// let c = Chunks::from_lengths(vec![vec![4, 4, 2], vec![3, 3]]);
+    /// assert_eq!(c.boundaries(0), &[0, 4, 8, 10]);
+    /// assert_eq!(c.boundaries(1), &[0, 3, 6]);
+    /// ```
     pub fn boundaries(&self, axis: usize) -> &[usize] {
         &self.offsets[axis]
     }
 
     /// Shape of the block with multi-index `idx`.
+    ///
+    /// ```
+    /// use chunked_array::Chunks;
+    /// let c = Chunks::from_lengths(vec![vec![4, 4, 2], vec![3, 3]]);
+    /// assert_eq!(c.block_shape(&[2, 1]), vec![2, 3]);
+    /// assert_eq!(c.block_shape(&[0, 0]), vec![4, 3]);
+    /// ```
     pub fn block_shape(&self, idx: &[usize]) -> Vec<usize> {
         idx.iter().zip(&self.lengths).map(|(&i, l)| l[i]).collect()
     }
 
     /// Start of the block with multi-index `idx`, per axis.
+    ///
+    /// ```
+    /// use chunked_array::Chunks;
+    /// let c = Chunks::from_lengths(vec![vec![4, 4, 2], vec![3, 3]]);
+    /// assert_eq!(c.block_start(&[2, 1]), vec![8, 3]);
+    /// ```
     pub fn block_start(&self, idx: &[usize]) -> Vec<usize> {
         idx.iter().zip(&self.offsets).map(|(&i, o)| o[i]).collect()
     }
 
     /// The largest block's element count.
+    ///
+    /// ```
+    /// use chunked_array::Chunks;
+    /// let c = Chunks::from_lengths(vec![vec![4, 4, 2], vec![3, 3]]);
+    /// assert_eq!(c.max_block_elems(), 4 * 3);
+    /// ```
     pub fn max_block_elems(&self) -> usize {
         self.lengths.iter().map(|l| l.iter().copied().max().unwrap_or(0)).product()
     }
 
     /// C-order linear block number of a multi-index.
+    ///
+    /// ```
+    /// use chunked_array::Chunks;
+    /// let c = Chunks::from_lengths(vec![vec![4, 4, 2], vec![3, 3]]);
+    /// assert_eq!(c.linear(&[0, 1]), 1);
+    /// assert_eq!(c.linear(&[2, 1]), 5);
+    /// ```
     pub fn linear(&self, idx: &[usize]) -> usize {
         let mut lin = 0;
         for (&i, l) in idx.iter().zip(&self.lengths) {
@@ -159,6 +248,14 @@ impl Chunks {
     }
 
     /// Multi-index of a C-order linear block number, written into `out`.
+    ///
+    /// ```
+    /// use chunked_array::Chunks;
+    /// let c = Chunks::from_lengths(vec![vec![4, 4, 2], vec![3, 3]]);
+    /// let mut idx = vec![9, 9, 9];
+    /// c.unravel_into(3, &mut idx);
+    /// assert_eq!(idx, vec![1, 1]);
+    /// ```
     pub fn unravel_into(&self, mut lin: usize, out: &mut Vec<usize>) {
         out.clear();
         out.resize(self.lengths.len(), 0);
@@ -169,6 +266,13 @@ impl Chunks {
     }
 
     /// Multi-index of a C-order linear block number.
+    ///
+    /// ```
+    /// use chunked_array::Chunks;
+    /// let c = Chunks::from_lengths(vec![vec![4, 4, 2], vec![3, 3]]);
+    /// assert_eq!(c.unravel(4), vec![2, 0]);
+    /// assert_eq!(c.linear(&c.unravel(4)), 4);
+    /// ```
     pub fn unravel(&self, lin: usize) -> Vec<usize> {
         let mut v = Vec::new();
         self.unravel_into(lin, &mut v);
@@ -176,6 +280,14 @@ impl Chunks {
     }
 
     /// Index of the block along `axis` that holds element `pos` (`pos` < length).
+    ///
+    /// ```
+    /// use chunked_array::Chunks;
+    /// let c = Chunks::from_lengths(vec![vec![4, 4, 2], vec![3, 3]]);
+    /// assert_eq!(c.block_of(0, 3), 0);
+    /// assert_eq!(c.block_of(0, 4), 1);
+    /// assert_eq!(c.block_of(0, 9), 2);
+    /// ```
     pub fn block_of(&self, axis: usize, pos: usize) -> usize {
         let o = &self.offsets[axis];
         // partition_point gives the first boundary > pos; the block starts one before.
@@ -183,6 +295,14 @@ impl Chunks {
     }
 
     /// Whether every block boundary of `other` on `axis` is a boundary of `self`.
+    ///
+    /// ```
+    /// use chunked_array::Chunks;
+    /// let fine = Chunks::from_lengths(vec![vec![2, 2, 2, 2, 2]]);
+    /// let coarse = Chunks::from_lengths(vec![vec![4, 6]]);
+    /// assert!(fine.refines_axis(&coarse, 0));
+    /// assert!(!coarse.refines_axis(&fine, 0));
+    /// ```
     pub fn refines_axis(&self, other: &Chunks, axis: usize) -> bool {
         other.offsets[axis].iter().all(|b| self.offsets[axis].binary_search(b).is_ok())
     }

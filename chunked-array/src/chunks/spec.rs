@@ -6,6 +6,13 @@ use crate::element::DType;
 use crate::error::{Error, Result};
 
 /// How one axis is split.
+///
+/// ```
+/// use chunked_array::{AxisChunks, ChunkSpec, DType};
+/// let spec = ChunkSpec::per_axis(vec![AxisChunks::Size(4), AxisChunks::Whole, AxisChunks::Explicit(vec![1, 2])]);
+/// let c = spec.resolve(&[10, 5, 3], DType::F64).unwrap();
+/// assert_eq!(c.lengths(), &[vec![4, 4, 2], vec![5], vec![1, 2]]);
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 pub enum AxisChunks {
     /// Blocks of this length (the last one may be shorter).
@@ -23,6 +30,14 @@ pub enum AxisChunks {
 /// Build one from a block length for every axis (`1000`), per-axis lengths with
 /// `-1` for a whole axis (`[1000, -1]`), explicit lists (`vec![vec![2, 3], vec![5]]`)
 /// or [`ChunkSpec::auto`].
+///
+/// ```
+/// use chunked_array::{ChunkSpec, DType};
+/// let c = ChunkSpec::from([4, -1]).resolve(&[10, 7], DType::F64).unwrap();
+/// assert_eq!(c.lengths(), &[vec![4, 4, 2], vec![7]]);
+/// let c = ChunkSpec::from(vec![vec![2, 3], vec![5]]).resolve(&[5, 5], DType::F64).unwrap();
+/// assert_eq!(c.grid(), vec![2, 1]);
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct ChunkSpec {
     axes: Option<Vec<AxisChunks>>,
@@ -35,27 +50,63 @@ pub struct ChunkSpec {
 
 impl ChunkSpec {
     /// Every axis `auto`, targeting [`DEFAULT_AUTO_BYTES`] per block.
+    ///
+    /// ```
+    /// use chunked_array::{ChunkSpec, DType};
+    /// // 8 MB of f64 is under the 128 MiB target: one block.
+    /// let c = ChunkSpec::auto().resolve(&[1000, 1000], DType::F64).unwrap();
+    /// assert_eq!(c.num_blocks(), 1);
+    /// ```
     pub fn auto() -> Self {
         ChunkSpec { axes: None, uniform: AxisChunks::Auto, auto_bytes: DEFAULT_AUTO_BYTES, invalid: None }
     }
 
     /// One spec per axis.
+    ///
+    /// ```
+    /// use chunked_array::{AxisChunks, ChunkSpec, DType};
+    /// let spec = ChunkSpec::per_axis(vec![AxisChunks::Size(3), AxisChunks::Whole]);
+    /// assert_eq!(spec, ChunkSpec::from([3, -1]));
+    /// assert_eq!(spec.resolve(&[7, 2], DType::I32).unwrap().lengths(), &[vec![3, 3, 1], vec![2]]);
+    /// ```
     pub fn per_axis(axes: Vec<AxisChunks>) -> Self {
         ChunkSpec { axes: Some(axes), uniform: AxisChunks::Auto, auto_bytes: DEFAULT_AUTO_BYTES, invalid: None }
     }
 
     /// The same spec on every axis.
+    ///
+    /// ```
+    /// use chunked_array::{AxisChunks, ChunkSpec, DType};
+    /// let spec = ChunkSpec::uniform(AxisChunks::Size(2));
+    /// assert_eq!(spec, ChunkSpec::from(2usize));
+    /// assert_eq!(spec.resolve(&[3, 4], DType::U8).unwrap().lengths(), &[vec![2, 1], vec![2, 2]]);
+    /// ```
     pub fn uniform(axis: AxisChunks) -> Self {
         ChunkSpec { axes: None, uniform: axis, auto_bytes: DEFAULT_AUTO_BYTES, invalid: None }
     }
 
     /// Sets the byte target of `auto` axes.
+    ///
+    /// ```
+    /// use chunked_array::{ChunkSpec, DType};
+    /// // 800 bytes is 100 f64 values: square blocks of 10 x 10.
+    /// let c = ChunkSpec::auto().with_auto_bytes(800).resolve(&[100, 100], DType::F64).unwrap();
+    /// assert_eq!(c.grid(), vec![10, 10]);
+    /// assert_eq!(c.max_block_elems(), 100);
+    /// ```
     pub fn with_auto_bytes(mut self, bytes: usize) -> Self {
         self.auto_bytes = bytes;
         self
     }
 
     /// The explicit per-axis block lengths, when every axis was given that way.
+    ///
+    /// ```
+    /// use chunked_array::ChunkSpec;
+    /// let spec = ChunkSpec::from(vec![vec![2, 3], vec![5]]);
+    /// assert_eq!(spec.explicit_lists(), Some(vec![vec![2, 3], vec![5]]));
+    /// assert_eq!(ChunkSpec::from([2, 5]).explicit_lists(), None);
+    /// ```
     pub fn explicit_lists(&self) -> Option<Vec<Vec<usize>>> {
         self.axes
             .as_ref()?
@@ -98,6 +149,15 @@ impl ChunkSpec {
     }
 
     /// Resolves the spec against a shape and element type.
+    ///
+    /// ```
+    /// use chunked_array::{ChunkSpec, DType, Error};
+    /// let c = ChunkSpec::from(4usize).resolve(&[10], DType::F32).unwrap();
+    /// assert_eq!(c.lengths(), &[vec![4, 4, 2]]);
+    /// // Explicit lengths must sum to the axis length.
+    /// let err = ChunkSpec::from(vec![vec![2, 3]]).resolve(&[6], DType::F64).unwrap_err();
+    /// assert!(matches!(err, Error::BadChunks { axis: 0, .. }));
+    /// ```
     ///
     /// # Errors
     /// The error of a spec built from an invalid string (see

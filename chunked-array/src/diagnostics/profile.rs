@@ -76,18 +76,42 @@ impl Default for Profiler {
 
 impl Profiler {
     /// An empty profiler; its times count from now.
+    ///
+    /// ```
+    /// use chunked_array::diagnostics::Profiler;
+    /// let profiler = Profiler::new();
+    /// assert!(profiler.spans().is_empty() && profiler.tier_marks().is_empty());
+    /// ```
     pub fn new() -> Self {
         let inner = Inner { created: Instant::now(), limit: Mutex::new(None), runs: Mutex::new(Vec::new()) };
         Profiler { inner: std::sync::Arc::new(inner) }
     }
 
     /// Sets the memory limit drawn on the memory chart.
+    ///
+    /// ```
+    /// use chunked_array::diagnostics::Profiler;
+    /// let profiler = Profiler::new();
+    /// profiler.set_memory_limit(Some(1 << 20));
+    /// assert_eq!(profiler.memory_limit(), Some(1 << 20));
+    /// ```
     pub fn set_memory_limit(&self, bytes: Option<usize>) {
         *self.inner.limit.lock().unwrap_or_else(|p| p.into_inner()) = bytes;
     }
 
     /// The memory limit drawn on the memory chart: the one set, else the
     /// smallest limit of the recorded runs.
+    ///
+    /// ```
+    /// # fn main() -> chunked_array::Result<()> {
+    /// use chunked_array::{diagnostics::Profiler, Array, Context};
+    /// let profiler = Profiler::new();
+    /// assert_eq!(profiler.memory_limit(), None); // nothing set or recorded
+    /// let ctx = Context::sync().with_memory_limit(1 << 20).with_profiler(&profiler);
+    /// Array::<f64>::ones(&[6], 2)?.compute_on(&ctx)?;
+    /// assert_eq!(profiler.memory_limit(), Some(1 << 20));
+    /// # Ok(()) }
+    /// ```
     pub fn memory_limit(&self) -> Option<usize> {
         let set = *self.inner.limit.lock().unwrap_or_else(|p| p.into_inner());
         set.or_else(|| self.inner.runs.lock().unwrap_or_else(|p| p.into_inner()).iter().map(|r| r.memory_limit).min())
@@ -95,6 +119,23 @@ impl Profiler {
 
     /// Every recorded move between tiers (spill, unspill, recompute, drop,
     /// regenerate, device moves), in time order.
+    ///
+    /// ```
+    /// # fn main() -> chunked_array::Result<()> {
+    /// use chunked_array::{custom::Layer, diagnostics::Profiler, Array, Scheduler, SyncScheduler};
+    /// use chunked_array::runtime::{Deliver, MemoryConfig, Observer, Run, RunInfo, TierEventKind};
+    /// let g = Layer::task_graph(&[(&Array::<f64>::ones(&[4], 2)? * 2.0).layer()])?;
+    /// let profiler = Profiler::new();
+    /// let recorder = profiler.observe(&RunInfo { graph: &g, label: "mul", rank: 0, memory_limit: 0 }).unwrap();
+    /// // No room at all: each `ones` block is dropped, then made again for its reader.
+    /// let memory = MemoryConfig { memory_limit: 0, ..MemoryConfig::default() };
+    /// SyncScheduler.execute(&Run { graph: &g, deliver: Deliver::Result, sink: &|_, _| Ok(()), observer: &*recorder, memory: &memory })?;
+    ///
+    /// let marks = profiler.tier_marks();
+    /// assert_eq!(marks.iter().filter(|m| m.kind == TierEventKind::Drop).count(), 2);
+    /// assert_eq!(marks.iter().filter(|m| m.kind == TierEventKind::Regenerate).count(), 2);
+    /// # Ok(()) }
+    /// ```
     pub fn tier_marks(&self) -> Vec<TierMark> {
         let runs = self.inner.runs.lock().unwrap_or_else(|p| p.into_inner());
         let mut out = Vec::new();
@@ -117,6 +158,18 @@ impl Profiler {
     }
 
     /// Every recorded task, runs in order, tasks by start time.
+    ///
+    /// ```
+    /// # fn main() -> chunked_array::Result<()> {
+    /// use chunked_array::{diagnostics::Profiler, Array, Context};
+    /// let profiler = Profiler::new();
+    /// Array::<f64>::ones(&[6], 2)?.compute_on(&Context::sync().with_profiler(&profiler))?;
+    ///
+    /// let spans = profiler.spans();
+    /// assert_eq!(spans.len(), 3);
+    /// assert!(spans.windows(2).all(|w| w[0].start <= w[1].start));
+    /// # Ok(()) }
+    /// ```
     pub fn spans(&self) -> Vec<Span> {
         let runs = self.inner.runs.lock().unwrap_or_else(|p| p.into_inner());
         let mut out = Vec::new();
@@ -151,6 +204,18 @@ impl Profiler {
 
     /// The record as Chrome-trace JSON ("X" events per task, a "C" counter for
     /// memory), which Perfetto and chrome://tracing open.
+    ///
+    /// ```
+    /// # fn main() -> chunked_array::Result<()> {
+    /// use chunked_array::{diagnostics::Profiler, Array, Context};
+    /// let profiler = Profiler::new();
+    /// Array::<f64>::ones(&[6], 2)?.compute_on(&Context::sync().with_profiler(&profiler))?;
+    ///
+    /// let trace = profiler.chrome_trace();
+    /// assert!(trace.starts_with("{\"traceEvents\":["));
+    /// assert_eq!(trace.matches("\"ph\":\"X\"").count(), 3); // a span per task
+    /// # Ok(()) }
+    /// ```
     pub fn chrome_trace(&self) -> String {
         let spans = self.spans();
         let mut events = Vec::with_capacity(2 * spans.len() + 1);
@@ -188,6 +253,17 @@ impl Profiler {
 
     /// The record as one self-contained HTML page: a task stream (a row per
     /// worker, coloured by layer) and memory over time with the limit drawn.
+    ///
+    /// ```
+    /// # fn main() -> chunked_array::Result<()> {
+    /// use chunked_array::{diagnostics::Profiler, Array, Context};
+    /// let profiler = Profiler::new();
+    /// Array::<f64>::ones(&[6], 2)?.compute_on(&Context::sync().with_profiler(&profiler))?;
+    ///
+    /// let page = profiler.html_report("six ones");
+    /// assert!(page.starts_with("<!DOCTYPE html>") && page.contains("<title>six ones</title>"));
+    /// # Ok(()) }
+    /// ```
     pub fn html_report(&self, title: &str) -> String {
         crate::diagnostics::html::report(title, &self.spans(), &self.tier_marks(), self.memory_limit(), self.own_rank())
     }
@@ -199,6 +275,20 @@ impl Profiler {
 
     /// Writes [`Profiler::html_report`] to `path`.
     ///
+    /// ```
+    /// # fn main() -> chunked_array::Result<()> {
+    /// use chunked_array::{diagnostics::Profiler, Array, Context};
+    /// let profiler = Profiler::new();
+    /// Array::<f64>::ones(&[6], 2)?.compute_on(&Context::sync().with_profiler(&profiler))?;
+    ///
+    /// let path = std::env::temp_dir().join(format!("profile-example-{}.html", std::process::id()));
+    /// profiler.write_html(&path, "six ones")?;
+    /// assert_eq!(std::fs::read_to_string(&path).unwrap(), profiler.html_report("six ones"));
+    /// std::fs::remove_file(&path).unwrap();
+    /// assert!(profiler.write_html(std::path::Path::new("/no/such/dir/p.html"), "x").is_err());
+    /// # Ok(()) }
+    /// ```
+    ///
     /// # Errors
     /// [`Error::InvalidArgument`] naming the path when it cannot be written.
     pub fn write_html(&self, path: &std::path::Path, title: &str) -> Result<()> {
@@ -207,6 +297,19 @@ impl Profiler {
     }
 
     /// Writes [`Profiler::chrome_trace`] to `path`.
+    ///
+    /// ```
+    /// # fn main() -> chunked_array::Result<()> {
+    /// use chunked_array::{diagnostics::Profiler, Array, Context};
+    /// let profiler = Profiler::new();
+    /// Array::<f64>::ones(&[6], 2)?.compute_on(&Context::sync().with_profiler(&profiler))?;
+    ///
+    /// let path = std::env::temp_dir().join(format!("trace-example-{}.json", std::process::id()));
+    /// profiler.write_chrome_trace(&path)?;
+    /// assert_eq!(std::fs::read_to_string(&path).unwrap(), profiler.chrome_trace());
+    /// std::fs::remove_file(&path).unwrap();
+    /// # Ok(()) }
+    /// ```
     ///
     /// # Errors
     /// [`Error::InvalidArgument`] naming the path when it cannot be written.

@@ -9,6 +9,15 @@ use crate::graph::task::TaskGraph;
 use crate::units::human_bytes;
 
 /// When a computation shows a progress bar.
+///
+/// ```
+/// # fn main() -> chunked_array::Result<()> {
+/// use chunked_array::{diagnostics::Progress, Array, Context};
+/// assert_eq!(Progress::default(), Progress::Auto); // a bar when stderr is a terminal
+/// let ctx = Context::sync().with_progress(Progress::Never);
+/// assert_eq!(Array::<f64>::ones(&[6], 2)?.sum(None)?.compute_on(&ctx)?[[]], 6.0);
+/// # Ok(()) }
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Progress {
     /// When stderr is a terminal (the default).

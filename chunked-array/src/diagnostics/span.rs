@@ -4,6 +4,19 @@
 use crate::events::TierEventKind;
 
 /// One task as the profiler saw it.
+///
+/// ```
+/// # fn main() -> chunked_array::Result<()> {
+/// use chunked_array::{diagnostics::Profiler, Array, Context};
+/// let profiler = Profiler::new();
+/// Array::<f64>::ones(&[6], 2)?.compute_on(&Context::sync().with_profiler(&profiler))?;
+///
+/// let spans = profiler.spans();
+/// assert_eq!(spans.len(), 3);
+/// assert!(spans.iter().all(|s| s.layer == "ones" && s.output_bytes == 16 && s.end >= s.start));
+/// assert!(spans[0].key.starts_with("('ones-"));
+/// # Ok(()) }
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct Span {
     /// The task key, e.g. `('add-12', [0, 3])`.
@@ -29,6 +42,24 @@ pub struct Span {
 }
 
 /// A block moving between memory tiers, as the profiler saw it.
+///
+/// ```
+/// # fn main() -> chunked_array::Result<()> {
+/// use chunked_array::{custom::Layer, diagnostics::Profiler, Array, Scheduler, SyncScheduler};
+/// use chunked_array::runtime::{Deliver, MemoryConfig, Observer, Run, RunInfo, TierEventKind};
+/// let g = Layer::task_graph(&[(&Array::<f64>::ones(&[4], 2)? * 2.0).layer()])?;
+/// let profiler = Profiler::new();
+/// let recorder = profiler.observe(&RunInfo { graph: &g, label: "mul", rank: 0, memory_limit: 0 }).unwrap();
+/// // No room at all: each `ones` block is dropped, then made again for its reader.
+/// let memory = MemoryConfig { memory_limit: 0, ..MemoryConfig::default() };
+/// SyncScheduler.execute(&Run { graph: &g, deliver: Deliver::Result, sink: &|_, _| Ok(()), observer: &*recorder, memory: &memory })?;
+///
+/// let marks = profiler.tier_marks();
+/// assert_eq!(marks.len(), 4);
+/// assert!(marks.iter().all(|m| m.bytes == 16 && m.key.starts_with("('ones-")));
+/// assert!(marks.windows(2).all(|w| w[0].time <= w[1].time));
+/// # Ok(()) }
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct TierMark {
     /// The key of the task whose block moved.

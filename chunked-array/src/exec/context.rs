@@ -28,6 +28,16 @@ pub struct Context {
 
 impl Context {
     /// A context that runs with the given scheduler.
+    ///
+    /// ```
+    /// # fn main() -> chunked_array::Result<()> {
+    /// use std::sync::Arc;
+    /// use chunked_array::{Array, Context, ThreadedScheduler};
+    /// let ctx = Context::with_scheduler(Arc::new(ThreadedScheduler::new(2)));
+    /// assert_eq!(ctx.scheduler().name(), "threads");
+    /// assert_eq!(Array::<f64>::ones(&[6], 2)?.sum(None)?.compute_on(&ctx)?[[]], 6.0);
+    /// # Ok(()) }
+    /// ```
     pub fn with_scheduler(scheduler: Arc<dyn Scheduler>) -> Self {
         Context {
             scheduler,
@@ -40,6 +50,16 @@ impl Context {
     /// Bytes of blocks that may be held in memory; past it, the least recently
     /// used idle blocks spill to disk (see [`MemoryConfig`]). A plan with a single
     /// task larger than this is refused before it runs.
+    ///
+    /// ```
+    /// # fn main() -> chunked_array::Result<()> {
+    /// use chunked_array::{Array, Context, Error};
+    /// let ctx = Context::sync().with_memory_limit(1 << 10); // 1 KiB of blocks
+    /// assert_eq!(ctx.memory().memory_limit, 1 << 10);
+    /// let big = Array::<f64>::ones(&[1000], 1000)?; // one 8 KB block
+    /// assert!(matches!(big.compute_on(&ctx), Err(Error::PlanExceedsMemory { .. })));
+    /// # Ok(()) }
+    /// ```
     pub fn with_memory_limit(mut self, bytes: usize) -> Self {
         self.memory.memory_limit = bytes;
         self
@@ -48,40 +68,98 @@ impl Context {
     /// Bytes of device blocks that may be held in device memory (dask-cuda's
     /// `device_memory_limit`); past it, the least recently used idle ones move
     /// to host memory. Default: 80% of the device's memory.
+    ///
+    /// ```
+    /// use chunked_array::Context;
+    /// let ctx = Context::sync().with_device_memory_limit(1 << 20);
+    /// assert_eq!(ctx.memory().device_memory_limit, Some(1 << 20));
+    /// assert_eq!(Context::sync().memory().device_memory_limit, None);
+    /// ```
     pub fn with_device_memory_limit(mut self, bytes: usize) -> Self {
         self.memory.device_memory_limit = Some(bytes);
         self
     }
 
     /// Where blocks spill to (default: the system's temporary directory).
+    ///
+    /// ```
+    /// use chunked_array::Context;
+    /// let dir = std::env::temp_dir().join("chunked-spill-example");
+    /// let ctx = Context::sync().with_spill_dir(&dir);
+    /// assert_eq!(ctx.memory().spill_dir, dir);
+    /// ```
     pub fn with_spill_dir(mut self, dir: impl Into<std::path::PathBuf>) -> Self {
         self.memory.spill_dir = dir.into();
         self
     }
 
     /// The most bytes the spill directory may hold at once (default: no cap).
+    ///
+    /// ```
+    /// use chunked_array::Context;
+    /// let ctx = Context::sync().with_spill_limit(1 << 30);
+    /// assert_eq!(ctx.memory().spill_limit, 1 << 30);
+    /// assert_eq!(Context::sync().memory().spill_limit, u64::MAX);
+    /// ```
     pub fn with_spill_limit(mut self, bytes: u64) -> Self {
         self.memory.spill_limit = bytes;
         self
     }
 
     /// The memory limits.
+    ///
+    /// ```
+    /// use chunked_array::{runtime::MemoryConfig, Context};
+    /// assert_eq!(Context::sync().memory(), &MemoryConfig::default());
+    /// assert_eq!(Context::sync().with_memory_limit(100).memory().memory_limit, 100);
+    /// ```
     pub fn memory(&self) -> &MemoryConfig {
         &self.memory
     }
 
     /// Records every task of the runs of this context in `profiler`.
+    ///
+    /// ```
+    /// # fn main() -> chunked_array::Result<()> {
+    /// use chunked_array::{diagnostics::Profiler, Array, Context};
+    /// let profiler = Profiler::new();
+    /// let ctx = Context::sync().with_profiler(&profiler);
+    /// Array::<f64>::ones(&[6], 2)?.compute_on(&ctx)?;
+    /// assert_eq!(profiler.spans().len(), 3); // a task per block
+    /// # Ok(()) }
+    /// ```
     pub fn with_profiler(self, profiler: &Profiler) -> Self {
         self.with_observer(Arc::new(profiler.clone()))
     }
 
     /// When to show a progress bar (default: when stderr is a terminal).
+    ///
+    /// ```
+    /// # fn main() -> chunked_array::Result<()> {
+    /// use chunked_array::{diagnostics::Progress, Array, Context};
+    /// let ctx = Context::sync().with_progress(Progress::Never);
+    /// assert_eq!(Array::<f64>::ones(&[6], 2)?.sum(None)?.compute_on(&ctx)?[[]], 6.0);
+    /// assert_eq!(ctx.observers().count(), 1); // replaced, not added
+    /// # Ok(()) }
+    /// ```
     pub fn with_progress(mut self, progress: Progress) -> Self {
         self.progress = Arc::new(progress);
         self
     }
 
     /// Adds an observer of every run of this context (see [`Observer`]).
+    ///
+    /// ```
+    /// # fn main() -> chunked_array::Result<()> {
+    /// use std::sync::Arc;
+    /// use chunked_array::{diagnostics::Profiler, Array, Context};
+    /// let profiler = Profiler::new();
+    /// let ctx = Context::sync().with_observer(Arc::new(profiler.clone()));
+    /// Array::<f64>::ones(&[4], 2)?.compute_on(&ctx)?;
+    /// assert_eq!(profiler.spans().len(), 2);
+    /// assert_eq!(ctx.observers().count(), 2); // the progress setting, then the profiler
+    /// # Ok(()) }
+    /// ```
     pub fn with_observer(mut self, observer: Arc<dyn Observer>) -> Self {
         self.observers.push(observer);
         self
@@ -89,21 +167,54 @@ impl Context {
 
     /// The observers of each run: the progress setting, then the others in the
     /// order they were added.
+    ///
+    /// ```
+    /// use chunked_array::{diagnostics::Profiler, Context};
+    /// assert_eq!(Context::sync().observers().count(), 1); // the progress setting
+    /// let ctx = Context::sync().with_profiler(&Profiler::new()).with_profiler(&Profiler::new());
+    /// assert_eq!(ctx.observers().count(), 3);
+    /// ```
     pub fn observers(&self) -> impl Iterator<Item = &dyn Observer> {
         std::iter::once(&*self.progress).chain(self.observers.iter().map(|o| &**o))
     }
 
     /// One thread, deterministic order (for debugging).
+    ///
+    /// ```
+    /// # fn main() -> chunked_array::Result<()> {
+    /// use chunked_array::{Array, Context};
+    /// let ctx = Context::sync();
+    /// assert_eq!(ctx.scheduler().name(), "sync");
+    /// let x = Array::<f64>::arange(0.0, 4.0, 1.0, 2)?;
+    /// assert_eq!(x.sum(None)?.compute_on(&ctx)?[[]], 6.0);
+    /// # Ok(()) }
+    /// ```
     pub fn sync() -> Self {
         Self::with_scheduler(Arc::new(SyncScheduler))
     }
 
     /// `threads` worker threads (0 means all cores).
+    ///
+    /// ```
+    /// # fn main() -> chunked_array::Result<()> {
+    /// use chunked_array::{Array, Context};
+    /// let ctx = Context::threads(2);
+    /// assert_eq!(ctx.scheduler().name(), "threads");
+    /// assert_eq!(Array::<i32>::ones(&[8], 2)?.sum(None)?.compute_on(&ctx)?[[]], 8);
+    /// # Ok(()) }
+    /// ```
     pub fn threads(threads: usize) -> Self {
         Self::with_scheduler(Arc::new(ThreadedScheduler::new(threads)))
     }
 
     /// The scheduler in use.
+    ///
+    /// ```
+    /// use chunked_array::Context;
+    /// let ctx = Context::sync();
+    /// assert_eq!(ctx.scheduler().name(), "sync");
+    /// assert_eq!(ctx.scheduler().processes(), 1);
+    /// ```
     pub fn scheduler(&self) -> &dyn Scheduler {
         &*self.scheduler
     }

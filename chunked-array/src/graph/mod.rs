@@ -142,6 +142,15 @@ pub(crate) struct Node {
 /// The devices of a layer's blocks: block `b` (C-order number) lives on
 /// device `b % n`, so that an array spread over several GPUs keeps each
 /// device busy (dask-cuda's one worker per GPU). Cheap to clone.
+///
+/// ```
+/// use chunked_array::device::Device;
+/// use chunked_array::runtime::Placement;
+/// let gpus = [Device::emulated(1 << 20), Device::emulated(1 << 20)];
+/// let p = Placement::spread(&gpus).unwrap();
+/// assert!(p.device_of(3).same(&gpus[1])); // block 3 on device 3 % 2
+/// assert!(!p.is_cuda());
+/// ```
 #[derive(Clone, Debug)]
 pub struct Placement {
     devices: Arc<[chunked_gpu::Device]>,
@@ -149,32 +158,77 @@ pub struct Placement {
 
 impl Placement {
     /// Every block on `device`.
+    ///
+    /// ```
+    /// use chunked_array::{device::Device, runtime::Placement};
+    /// let dev = Device::emulated(1 << 20);
+    /// let p = Placement::one(&dev);
+    /// assert_eq!(p.devices().len(), 1);
+    /// assert!(p.device_of(5).same(&dev));
+    /// ```
     pub fn one(device: &chunked_gpu::Device) -> Placement {
         Placement { devices: Arc::from(vec![device.clone()]) }
     }
 
     /// Blocks spread over `devices` in turn; `None` when there are none.
+    ///
+    /// ```
+    /// use chunked_array::{device::Device, runtime::Placement};
+    /// let gpus = [Device::emulated(1 << 20), Device::emulated(1 << 20)];
+    /// assert_eq!(Placement::spread(&gpus).unwrap().devices().len(), 2);
+    /// assert!(Placement::spread(&[]).is_none());
+    /// ```
     pub fn spread(devices: &[chunked_gpu::Device]) -> Option<Placement> {
         (!devices.is_empty()).then(|| Placement { devices: Arc::from(devices.to_vec()) })
     }
 
     /// The device of block `block` (C-order number in the layer's grid).
+    ///
+    /// ```
+    /// use chunked_array::{device::Device, runtime::Placement};
+    /// let gpus = [Device::emulated(1 << 20), Device::emulated(1 << 20)];
+    /// let p = Placement::spread(&gpus).unwrap();
+    /// assert!(p.device_of(0).same(&gpus[0]));
+    /// assert!(p.device_of(1).same(&gpus[1]));
+    /// assert!(p.device_of(2).same(&gpus[0]));
+    /// ```
     pub fn device_of(&self, block: usize) -> &chunked_gpu::Device {
         &self.devices[block % self.devices.len()]
     }
 
     /// The devices, in turn.
+    ///
+    /// ```
+    /// use chunked_array::{device::Device, runtime::Placement};
+    /// let gpus = [Device::emulated(1 << 20), Device::emulated(1 << 20)];
+    /// let p = Placement::spread(&gpus).unwrap();
+    /// assert!(p.devices()[0].same(&gpus[0]) && p.devices()[1].same(&gpus[1]));
+    /// ```
     pub fn devices(&self) -> &[chunked_gpu::Device] {
         &self.devices
     }
 
     /// Whether both place blocks on the same devices in the same turn.
+    ///
+    /// ```
+    /// use chunked_array::{device::Device, runtime::Placement};
+    /// let (a, b) = (Device::emulated(1 << 20), Device::emulated(1 << 20));
+    /// assert!(Placement::one(&a).same(&Placement::one(&a.clone())));
+    /// assert!(!Placement::one(&a).same(&Placement::one(&b)));
+    /// let ab = Placement::spread(&[a.clone(), b.clone()]).unwrap();
+    /// assert!(!ab.same(&Placement::spread(&[b, a]).unwrap())); // another turn
+    /// ```
     pub fn same(&self, other: &Placement) -> bool {
         self.devices.len() == other.devices.len()
             && self.devices.iter().zip(other.devices.iter()).all(|(a, b)| a.same(b))
     }
 
     /// Whether every device is a CUDA device (kernels run there).
+    ///
+    /// ```
+    /// use chunked_array::{device::Device, runtime::Placement};
+    /// assert!(!Placement::one(&Device::emulated(1 << 20)).is_cuda());
+    /// ```
     pub fn is_cuda(&self) -> bool {
         self.devices.iter().all(|d| !d.is_emulated())
     }
@@ -299,6 +353,12 @@ impl BlockOp for FailedOp {
 }
 
 /// A task's key: the layer and the block index, as errors and profiles name tasks.
+///
+/// ```
+/// use chunked_array::runtime::Key;
+/// let key = Key { layer: "add-12".into(), block: vec![0, 3] };
+/// assert_eq!(key.to_string(), "('add-12', [0, 3])");
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Key {
     /// The layer's name and id, e.g. `add-12`.

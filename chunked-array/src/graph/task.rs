@@ -50,6 +50,25 @@ impl Hasher for FxHasher {
 pub(crate) type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
 
 /// Task graph over the blocks needed for a set of outputs.
+///
+/// ```
+/// # use chunked_array::{custom::Layer, Array};
+/// # fn main() -> chunked_array::Result<()> {
+/// let x = Array::<f64>::ones(&[4], 2)?;
+/// let g = Layer::task_graph(&[(&x * 2.0).layer()])?;
+/// // Tasks 0 and 2 make the `ones` blocks, 1 and 3 double them.
+/// # use chunked_array::{custom::block_array, runtime::Block};
+/// // Run it by hand in the static order, as a scheduler does.
+/// let mut blocks: Vec<Option<Block>> = vec![None; g.len()];
+/// for &t in g.order() {
+///     let t = t as usize;
+///     let inputs: Vec<_> = g.deps(t).iter().map(|&d| blocks[d as usize].clone().unwrap()).collect();
+///     blocks[t] = Some(g.run_task(t, &inputs.iter().collect::<Vec<_>>())?);
+/// }
+/// let out = blocks[g.output_tasks()[0][0] as usize].as_ref().unwrap();
+/// assert_eq!(block_array::<f64>(out)?.as_slice().unwrap(), &[2.0, 2.0]);
+/// # Ok(()) }
+/// ```
 pub struct TaskGraph {
     nodes: Vec<Arc<Node>>,
     task_node: Vec<u32>,
@@ -193,63 +212,197 @@ impl TaskGraph {
     }
 
     /// Every task, in the static memory-aware order (a topological order).
+    ///
+    /// ```
+    /// # use chunked_array::{custom::Layer, Array};
+    /// # fn main() -> chunked_array::Result<()> {
+    /// let x = Array::<f64>::ones(&[4], 2)?;
+    /// let g = Layer::task_graph(&[(&x * 2.0).layer()])?;
+    /// // Tasks 0 and 2 make the `ones` blocks, 1 and 3 double them.
+    /// let order = g.order();
+    /// assert_eq!(order.len(), 4);
+    /// for (pos, &t) in order.iter().enumerate() {
+    ///     assert!(g.deps(t as usize).iter().all(|d| order[..pos].contains(d)));
+    /// }
+    /// # Ok(()) }
+    /// ```
     pub fn order(&self) -> &[u32] {
         &self.order
     }
 
     /// Position of task `t` in [`TaskGraph::order`]: its priority (lower first).
+    ///
+    /// ```
+    /// # use chunked_array::{custom::Layer, Array};
+    /// # fn main() -> chunked_array::Result<()> {
+    /// let x = Array::<f64>::ones(&[4], 2)?;
+    /// let g = Layer::task_graph(&[(&x * 2.0).layer()])?;
+    /// // Tasks 0 and 2 make the `ones` blocks, 1 and 3 double them.
+    /// for (pos, &t) in g.order().iter().enumerate() {
+    ///     assert_eq!(g.rank(t as usize), pos as u32);
+    /// }
+    /// # Ok(()) }
+    /// ```
     pub fn rank(&self, t: usize) -> u32 {
         self.rank[t]
     }
 
     /// Number of tasks.
+    ///
+    /// ```
+    /// # use chunked_array::{custom::Layer, Array};
+    /// # fn main() -> chunked_array::Result<()> {
+    /// let x = Array::<f64>::ones(&[4], 2)?;
+    /// let g = Layer::task_graph(&[(&x * 2.0).layer()])?;
+    /// // Tasks 0 and 2 make the `ones` blocks, 1 and 3 double them.
+    /// assert_eq!(g.len(), 4);
+    /// # Ok(()) }
+    /// ```
     pub fn len(&self) -> usize {
         self.task_node.len()
     }
 
     /// Whether there are no tasks.
+    ///
+    /// ```
+    /// # use chunked_array::{custom::Layer, Array};
+    /// # fn main() -> chunked_array::Result<()> {
+    /// let x = Array::<f64>::ones(&[4], 2)?;
+    /// let g = Layer::task_graph(&[(&x * 2.0).layer()])?;
+    /// // Tasks 0 and 2 make the `ones` blocks, 1 and 3 double them.
+    /// assert!(!g.is_empty());
+    /// # Ok(()) }
+    /// ```
     pub fn is_empty(&self) -> bool {
         self.task_node.is_empty()
     }
 
     /// Tasks that `t` reads, in the order its kernel expects them.
+    ///
+    /// ```
+    /// # use chunked_array::{custom::Layer, Array};
+    /// # fn main() -> chunked_array::Result<()> {
+    /// let x = Array::<f64>::ones(&[4], 2)?;
+    /// let g = Layer::task_graph(&[(&x * 2.0).layer()])?;
+    /// // Tasks 0 and 2 make the `ones` blocks, 1 and 3 double them.
+    /// assert_eq!(g.deps(1), &[0]);
+    /// assert!(g.deps(0).is_empty());
+    /// # Ok(()) }
+    /// ```
     pub fn deps(&self, t: usize) -> &[u32] {
         self.deps.row(t)
     }
 
     /// Tasks that read `t` (a task reading `t` twice is listed twice).
+    ///
+    /// ```
+    /// # use chunked_array::{custom::Layer, Array};
+    /// # fn main() -> chunked_array::Result<()> {
+    /// let x = Array::<f64>::ones(&[4], 2)?;
+    /// let g = Layer::task_graph(&[(&x * 2.0).layer()])?;
+    /// // Tasks 0 and 2 make the `ones` blocks, 1 and 3 double them.
+    /// assert_eq!(g.consumers(2), &[3]);
+    /// assert!(g.consumers(3).is_empty());
+    /// # Ok(()) }
+    /// ```
     pub fn consumers(&self, t: usize) -> &[u32] {
         self.consumers.row(t)
     }
 
     /// Whether `t` computes a requested output block.
+    ///
+    /// ```
+    /// # use chunked_array::{custom::Layer, Array};
+    /// # fn main() -> chunked_array::Result<()> {
+    /// let x = Array::<f64>::ones(&[4], 2)?;
+    /// let g = Layer::task_graph(&[(&x * 2.0).layer()])?;
+    /// // Tasks 0 and 2 make the `ones` blocks, 1 and 3 double them.
+    /// assert!(g.is_output(1) && g.is_output(3));
+    /// assert!(!g.is_output(0));
+    /// # Ok(()) }
+    /// ```
     pub fn is_output(&self, t: usize) -> bool {
         self.is_output[t]
     }
 
     /// For each requested output, the tasks of its requested blocks, in the order given.
+    ///
+    /// ```
+    /// # use chunked_array::{custom::Layer, Array};
+    /// # fn main() -> chunked_array::Result<()> {
+    /// let x = Array::<f64>::ones(&[4], 2)?;
+    /// let g = Layer::task_graph(&[(&x * 2.0).layer()])?;
+    /// // Tasks 0 and 2 make the `ones` blocks, 1 and 3 double them.
+    /// assert_eq!(g.output_tasks(), &[vec![1, 3]]);
+    /// # Ok(()) }
+    /// ```
     pub fn output_tasks(&self) -> &[Vec<u32>] {
         &self.outputs
     }
 
     /// The key (layer and block index) of task `t`.
+    ///
+    /// ```
+    /// # use chunked_array::{custom::Layer, Array};
+    /// # fn main() -> chunked_array::Result<()> {
+    /// let x = Array::<f64>::ones(&[4], 2)?;
+    /// let g = Layer::task_graph(&[(&x * 2.0).layer()])?;
+    /// // Tasks 0 and 2 make the `ones` blocks, 1 and 3 double them.
+    /// let key = g.key(2);
+    /// assert!(key.layer.starts_with("ones-"));
+    /// assert_eq!(key.block, vec![1]);
+    /// # Ok(()) }
+    /// ```
     pub fn key(&self, t: usize) -> Key {
         let node = &self.nodes[self.task_node[t] as usize];
         Key { layer: node.label(), block: node.chunks.unravel(self.task_block[t]) }
     }
 
     /// Name of the layer of task `t` (for profiles and pictures).
+    ///
+    /// ```
+    /// # use chunked_array::{custom::Layer, Array};
+    /// # fn main() -> chunked_array::Result<()> {
+    /// let x = Array::<f64>::ones(&[4], 2)?;
+    /// let g = Layer::task_graph(&[(&x * 2.0).layer()])?;
+    /// // Tasks 0 and 2 make the `ones` blocks, 1 and 3 double them.
+    /// assert_eq!(g.layer_name(0), "ones");
+    /// assert_eq!(g.layer_name(1), "mul");
+    /// # Ok(()) }
+    /// ```
     pub fn layer_name(&self, t: usize) -> &str {
         &self.nodes[self.task_node[t] as usize].name
     }
 
     /// The layer number of task `t` (an index into [`TaskGraph::layers`]) and its
     /// C-order block number: a cheap stand-in for its key.
+    ///
+    /// ```
+    /// # use chunked_array::{custom::Layer, Array};
+    /// # fn main() -> chunked_array::Result<()> {
+    /// let x = Array::<f64>::ones(&[4], 2)?;
+    /// let g = Layer::task_graph(&[(&x * 2.0).layer()])?;
+    /// // Tasks 0 and 2 make the `ones` blocks, 1 and 3 double them.
+    /// let (layer, block) = g.task_layer_block(2);
+    /// assert_eq!(block, 1);
+    /// assert_eq!(g.layers()[layer as usize].1, "ones");
+    /// # Ok(()) }
+    /// ```
     pub fn task_layer_block(&self, t: usize) -> (u32, usize) {
         (self.task_node[t], self.task_block[t])
     }
 
     /// Shape of task `t`'s output block.
+    ///
+    /// ```
+    /// # use chunked_array::{custom::Layer, Array};
+    /// # fn main() -> chunked_array::Result<()> {
+    /// let x = Array::<f64>::ones(&[5], 2)?;
+    /// let g = Layer::task_graph(&[x.layer()])?; // blocks of 2, 2 and 1
+    /// assert_eq!(g.block_shape(0), vec![2]);
+    /// assert_eq!(g.block_shape(2), vec![1]);
+    /// # Ok(()) }
+    /// ```
     pub fn block_shape(&self, t: usize) -> Vec<usize> {
         let node = &self.nodes[self.task_node[t] as usize];
         node.chunks.block_shape(&node.chunks.unravel(self.task_block[t]))
@@ -258,6 +411,16 @@ impl TaskGraph {
     /// Bytes of task `t`'s output block: from its layer's element type and block
     /// shape, or for intermediate values the layer's own estimate (0 when it
     /// has none).
+    ///
+    /// ```
+    /// # use chunked_array::{custom::Layer, Array};
+    /// # fn main() -> chunked_array::Result<()> {
+    /// let x = Array::<f64>::ones(&[4], 2)?;
+    /// let g = Layer::task_graph(&[(&x * 2.0).layer()])?;
+    /// // Tasks 0 and 2 make the `ones` blocks, 1 and 3 double them.
+    /// assert_eq!(g.estimated_bytes(1), 2 * 8); // two f64
+    /// # Ok(()) }
+    /// ```
     pub fn estimated_bytes(&self, t: usize) -> usize {
         let node = &self.nodes[self.task_node[t] as usize];
         if node.dtype == DType::Intermediate {
@@ -268,18 +431,59 @@ impl TaskGraph {
     }
 
     /// The device task `t`'s block is made on (`None`: host memory).
+    ///
+    /// ```
+    /// # use chunked_array::{custom::Layer, device::Device, Array};
+    /// # fn main() -> chunked_array::Result<()> {
+    /// let dev = Device::emulated(1 << 20);
+    /// let x = Array::<f64>::ones(&[4], 2)?;
+    /// let g = Layer::task_graph(&[(&x * 2.0).to_device(&dev).layer()])?;
+    /// let out = g.output_tasks()[0][0] as usize; // moves a product to `dev`
+    /// let product = g.deps(out)[0] as usize;
+    /// assert!(g.task_device(out).unwrap().same(&dev));
+    /// assert!(g.task_device(product).is_none()); // on the host
+    /// # Ok(()) }
+    /// ```
     pub fn task_device(&self, t: usize) -> Option<&Device> {
         self.nodes[self.task_node[t] as usize].device.as_ref().map(|p| p.device_of(self.task_block[t]))
     }
 
     /// Whether task `t` reads its inputs on its device (see
     /// [`BlockStore::input`](crate::memory::BlockStore::input)).
+    ///
+    /// ```
+    /// # use chunked_array::{custom::Layer, device::Device, Array};
+    /// # fn main() -> chunked_array::Result<()> {
+    /// let dev = Device::emulated(1 << 20);
+    /// let x = Array::<f64>::ones(&[4], 2)?;
+    /// let g = Layer::task_graph(&[(&x * 2.0).to_device(&dev).layer()])?;
+    /// let out = g.output_tasks()[0][0] as usize; // moves a product to `dev`
+    /// let product = g.deps(out)[0] as usize;
+    /// assert!(g.reads_on_device(out));
+    /// assert!(!g.reads_on_device(product));
+    /// # Ok(()) }
+    /// ```
     pub fn reads_on_device(&self, t: usize) -> bool {
         let node = &self.nodes[self.task_node[t] as usize];
         node.op.reads_on_device(node)
     }
 
     /// The devices the graph's layers are placed on, each once.
+    ///
+    /// ```
+    /// # use chunked_array::{custom::Layer, device::Device, Array};
+    /// # fn main() -> chunked_array::Result<()> {
+    /// let dev = Device::emulated(1 << 20);
+    /// let x = Array::<f64>::ones(&[4], 2)?;
+    /// let g = Layer::task_graph(&[(&x * 2.0).to_device(&dev).layer()])?;
+    /// let out = g.output_tasks()[0][0] as usize; // moves a product to `dev`
+    /// let product = g.deps(out)[0] as usize;
+    /// let devices = g.devices();
+    /// assert!(devices.len() == 1 && devices[0].same(&dev));
+    /// assert!(Layer::task_graph(&[x.layer()])?.devices().is_empty());
+    /// # let _ = (out, product);
+    /// # Ok(()) }
+    /// ```
     pub fn devices(&self) -> Vec<Device> {
         let mut out: Vec<Device> = Vec::new();
         for d in self.nodes.iter().filter_map(|n| n.device.as_ref()).flat_map(|p| p.devices()) {
@@ -293,6 +497,17 @@ impl TaskGraph {
     /// Whether task `t`'s block is cheaper to make again than to spill: a host
     /// source whose op says so (random, constants, ranges, in-memory arrays;
     /// not `from_fn`, whose function may cost more than the disk).
+    ///
+    /// ```
+    /// # use chunked_array::{custom::Layer, Array};
+    /// # fn main() -> chunked_array::Result<()> {
+    /// let x = Array::<f64>::ones(&[4], 2)?;
+    /// let g = Layer::task_graph(&[(&x * 2.0).layer()])?;
+    /// // Tasks 0 and 2 make the `ones` blocks, 1 and 3 double them.
+    /// assert!(g.regenerates_cheaply(0)); // a `ones` block
+    /// assert!(!g.regenerates_cheaply(1)); // a product
+    /// # Ok(()) }
+    /// ```
     pub fn regenerates_cheaply(&self, t: usize) -> bool {
         let node = &self.nodes[self.task_node[t] as usize];
         self.deps(t).is_empty() && node.device.is_none() && node.op.regenerates_cheaply()
@@ -300,12 +515,32 @@ impl TaskGraph {
 
     /// Whether task `t` makes a block of elements (which a rechunk can resize),
     /// not an intermediate value.
+    ///
+    /// ```
+    /// # use chunked_array::{custom::Layer, Array};
+    /// # fn main() -> chunked_array::Result<()> {
+    /// let x = Array::<f64>::ones(&[4], 2)?;
+    /// let g = Layer::task_graph(&[(&x * 2.0).layer()])?;
+    /// // Tasks 0 and 2 make the `ones` blocks, 1 and 3 double them.
+    /// assert!((0..g.len()).all(|t| g.holds_elements(t)));
+    /// # Ok(()) }
+    /// ```
     pub fn holds_elements(&self, t: usize) -> bool {
         self.nodes[self.task_node[t] as usize].dtype != DType::Intermediate
     }
 
     /// Bytes task `t`'s kernel allocates for itself while it runs (its layer's
     /// estimate; 0 when it has none).
+    ///
+    /// ```
+    /// # use chunked_array::{custom::Layer, Array};
+    /// # fn main() -> chunked_array::Result<()> {
+    /// let x = Array::<f64>::ones(&[4], 2)?;
+    /// let g = Layer::task_graph(&[(&x * 2.0).layer()])?;
+    /// // Tasks 0 and 2 make the `ones` blocks, 1 and 3 double them.
+    /// assert_eq!(g.scratch_bytes(1), 0); // elementwise kernels need no workspace
+    /// # Ok(()) }
+    /// ```
     pub fn scratch_bytes(&self, t: usize) -> usize {
         let node = &self.nodes[self.task_node[t] as usize];
         node.op.scratch_bytes(node, &node.chunks.unravel(self.task_block[t]))
@@ -313,11 +548,36 @@ impl TaskGraph {
 
     /// Number of blocks in layer `layer`'s grid (an index into
     /// [`TaskGraph::layers`]), all of them, not only those this graph computes.
+    ///
+    /// ```
+    /// # use chunked_array::{custom::Layer, Array};
+    /// # fn main() -> chunked_array::Result<()> {
+    /// let x = Array::<f64>::ones(&[4], 2)?;
+    /// let g = Layer::task_graph(&[(&x * 2.0).layer()])?;
+    /// // Tasks 0 and 2 make the `ones` blocks, 1 and 3 double them.
+    /// let (layer, _) = g.task_layer_block(0);
+    /// assert_eq!(g.layer_blocks(layer), 2);
+    /// # Ok(()) }
+    /// ```
     pub fn layer_blocks(&self, layer: u32) -> usize {
         self.nodes[layer as usize].chunks.num_blocks()
     }
 
     /// Per layer: its label (`name-id`), plain name and block grid.
+    ///
+    /// ```
+    /// # use chunked_array::{custom::Layer, Array};
+    /// # fn main() -> chunked_array::Result<()> {
+    /// let x = Array::<f64>::ones(&[4], 2)?;
+    /// let g = Layer::task_graph(&[(&x * 2.0).layer()])?;
+    /// // Tasks 0 and 2 make the `ones` blocks, 1 and 3 double them.
+    /// let layers = g.layers();
+    /// let names: Vec<&str> = layers.iter().map(|(_, name, _)| name.as_str()).collect();
+    /// assert_eq!(names, ["mul", "ones"]);
+    /// assert!(layers[1].0.starts_with("ones-"));
+    /// assert_eq!(layers[1].2.lengths(), &[vec![2, 2]]);
+    /// # Ok(()) }
+    /// ```
     pub fn layers(&self) -> Vec<(String, String, Chunks)> {
         self.nodes.iter().map(|n| (n.label(), n.name.clone(), n.chunks.clone())).collect()
     }
@@ -335,11 +595,35 @@ impl TaskGraph {
 
     /// Whether task `t`'s block can be sent to another process: a block of
     /// elements, or an intermediate value whose layer has a [`Wire`].
+    ///
+    /// ```
+    /// # use chunked_array::{custom::Layer, Array};
+    /// # fn main() -> chunked_array::Result<()> {
+    /// let x = Array::<f64>::ones(&[4], 2)?;
+    /// let g = Layer::task_graph(&[(&x * 2.0).layer()])?;
+    /// // Tasks 0 and 2 make the `ones` blocks, 1 and 3 double them.
+    /// assert!((0..g.len()).all(|t| g.can_travel(t))); // blocks of elements
+    /// # Ok(()) }
+    /// ```
     pub fn can_travel(&self, t: usize) -> bool {
         self.wire(t).is_some()
     }
 
     /// Task `t`'s block as bytes for another process of the same program.
+    ///
+    /// ```
+    /// # use chunked_array::{custom::Layer, Array};
+    /// # fn main() -> chunked_array::Result<()> {
+    /// let x = Array::<f64>::ones(&[4], 2)?;
+    /// let g = Layer::task_graph(&[(&x * 2.0).layer()])?;
+    /// // Tasks 0 and 2 make the `ones` blocks, 1 and 3 double them.
+    /// # use chunked_array::custom::block_array;
+    /// let block = g.run_task(0, &[])?;
+    /// let bytes = g.encode_block(0, &block)?;
+    /// let back = g.decode_block(0, &bytes)?;
+    /// assert_eq!(block_array::<f64>(&back)?, block_array::<f64>(&block)?);
+    /// # Ok(()) }
+    /// ```
     ///
     /// # Errors
     /// [`Error::Task`] naming the task when its block cannot travel (see
@@ -354,6 +638,19 @@ impl TaskGraph {
     }
 
     /// Task `t`'s block from the bytes [`TaskGraph::encode_block`] made.
+    ///
+    /// ```
+    /// # use chunked_array::{custom::Layer, Array};
+    /// # fn main() -> chunked_array::Result<()> {
+    /// let x = Array::<f64>::ones(&[4], 2)?;
+    /// let g = Layer::task_graph(&[(&x * 2.0).layer()])?;
+    /// // Tasks 0 and 2 make the `ones` blocks, 1 and 3 double them.
+    /// # use chunked_array::custom::block_array;
+    /// let bytes = g.encode_block(1, &g.run_task(1, &[&g.run_task(0, &[])?])?)?;
+    /// assert_eq!(block_array::<f64>(&g.decode_block(1, &bytes)?)?.sum(), 4.0);
+    /// assert!(g.decode_block(1, &bytes[..5]).is_err()); // cut short
+    /// # Ok(()) }
+    /// ```
     ///
     /// # Errors
     /// [`Error::Task`] naming the task when the bytes do not describe a block of its layer.
@@ -374,6 +671,19 @@ impl TaskGraph {
     }
 
     /// Runs task `t` on its input blocks (in the order of [`TaskGraph::deps`]).
+    ///
+    /// ```
+    /// # use chunked_array::{custom::Layer, Array};
+    /// # fn main() -> chunked_array::Result<()> {
+    /// let x = Array::<f64>::ones(&[4], 2)?;
+    /// let g = Layer::task_graph(&[(&x * 2.0).layer()])?;
+    /// // Tasks 0 and 2 make the `ones` blocks, 1 and 3 double them.
+    /// # use chunked_array::custom::block_array;
+    /// let ones = g.run_task(0, &[])?;
+    /// let twice = g.run_task(1, &[&ones])?;
+    /// assert_eq!(block_array::<f64>(&twice)?.as_slice().unwrap(), &[2.0, 2.0]);
+    /// # Ok(()) }
+    /// ```
     ///
     /// # Errors
     /// [`Error::Task`] naming the task's key when the kernel fails or panics.

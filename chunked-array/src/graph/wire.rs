@@ -15,6 +15,18 @@ use crate::block::Block;
 use crate::element::{DType, Element, WireValue};
 
 /// How the blocks of one layer of intermediate values become bytes and back.
+///
+/// ```
+/// use std::sync::Arc;
+/// use chunked_array::ndarray::{arr1, ArrayD};
+/// use chunked_array::runtime::{Block, Wire};
+/// let wire = Wire::values::<(f64, u64)>(); // (sum, count) partials of a mean
+/// let partial: Block = Arc::new(arr1(&[(3.0, 2u64)]).into_dyn());
+/// let bytes = (wire.encode)(&partial).unwrap();
+/// let back = (wire.decode)(&bytes).unwrap();
+/// let a = back.as_any().downcast_ref::<ArrayD<(f64, u64)>>().unwrap();
+/// assert_eq!(a.as_slice().unwrap(), &[(3.0, 2)]);
+/// ```
 #[derive(Clone, Copy)]
 pub struct Wire {
     /// The block as bytes; `None` when it is not of the layer's block type.
@@ -33,11 +45,44 @@ impl std::fmt::Debug for Wire {
 impl Wire {
     /// Blocks that travel as their [`BlockValue::spill_image`](crate::block::BlockValue::spill_image)
     /// bytes; `decode` rebuilds one from them.
+    ///
+    /// ```
+    /// use std::any::Any;
+    /// use std::sync::Arc;
+    /// use chunked_array::runtime::{Block, BlockValue, SpillImage, Wire};
+    /// struct Count(u64);
+    /// fn rebuild(b: &[u8]) -> Option<Block> {
+    ///     Some(Arc::new(Count(u64::from_le_bytes(b.try_into().ok()?))))
+    /// }
+    /// impl BlockValue for Count {
+    ///     fn nbytes(&self) -> usize { 8 }
+    ///     fn as_any(&self) -> &dyn Any { self }
+    ///     fn into_any(self: Arc<Self>) -> Arc<dyn Any + Send + Sync> { self }
+    ///     fn spill_image(&self) -> Option<SpillImage> {
+    ///         Some(SpillImage { bytes: self.0.to_le_bytes().to_vec(), rebuild })
+    ///     }
+    /// }
+    /// let wire = Wire::spill_image(rebuild);
+    /// let bytes = (wire.encode)(&(Arc::new(Count(5)) as Block)).unwrap();
+    /// let back = (wire.decode)(&bytes).unwrap();
+    /// assert_eq!(back.as_any().downcast_ref::<Count>().unwrap().0, 5);
+    /// ```
     pub fn spill_image(decode: fn(&[u8]) -> Option<Block>) -> Wire {
         Wire { encode: |block| block.spill_image().map(|image| image.bytes), decode }
     }
 
     /// Blocks that are `ndarray` arrays of plain values `V` (reduction partials).
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use chunked_array::ndarray::{arr1, ArrayD};
+    /// use chunked_array::runtime::{Block, Wire};
+    /// let wire = Wire::values::<i64>();
+    /// let bytes = (wire.encode)(&(Arc::new(arr1(&[4i64, -5]).into_dyn()) as Block)).unwrap();
+    /// let back = (wire.decode)(&bytes).unwrap();
+    /// assert_eq!(back.as_any().downcast_ref::<ArrayD<i64>>().unwrap().as_slice().unwrap(), &[4, -5]);
+    /// assert!((wire.encode)(&(Arc::new(arr1(&[1.0f64]).into_dyn()) as Block)).is_none()); // not i64
+    /// ```
     pub fn values<V: WireValue>() -> Wire {
         Wire { encode: encode_values::<V>, decode: decode_values::<V> }
     }
@@ -46,6 +91,17 @@ impl Wire {
     /// and raw data. Every layer of elements travels so; a layer of
     /// intermediate values whose blocks are arrays of elements (work blocks of
     /// a staged algorithm) says so with this.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use chunked_array::ndarray::{arr2, ArrayD};
+    /// use chunked_array::runtime::{Block, Wire};
+    /// let block: Block = Arc::new(arr2(&[[1.0f32, 2.0], [3.0, 4.0]]).into_dyn());
+    /// let bytes = (Wire::elements::<f32>().encode)(&block).unwrap();
+    /// let back = (Wire::elements::<f32>().decode)(&bytes).unwrap();
+    /// assert_eq!(back.as_any().downcast_ref::<ArrayD<f32>>().unwrap().shape(), &[2, 2]);
+    /// assert!((Wire::elements::<f64>().decode)(&bytes).is_none()); // the dtype is checked
+    /// ```
     pub fn elements<T: Element>() -> Wire {
         Wire { encode: encode_elements, decode: decode_elements::<T> }
     }

@@ -47,6 +47,14 @@ pub struct MemoryConfig {
 impl MemoryConfig {
     /// The device tier's limit on `device`: the configured one, else 80% of
     /// the device's memory.
+    ///
+    /// ```
+    /// use chunked_array::{device::Device, runtime::MemoryConfig};
+    /// let dev = Device::emulated(1000);
+    /// assert_eq!(MemoryConfig::default().device_limit_for(&dev), 800); // 80%
+    /// let set = MemoryConfig { device_memory_limit: Some(500), ..MemoryConfig::default() };
+    /// assert_eq!(set.device_limit_for(&dev), 500);
+    /// ```
     pub fn device_limit_for(&self, device: &chunked_gpu::Device) -> usize {
         self.device_memory_limit.unwrap_or(device.capacity() / 5 * 4)
     }
@@ -64,6 +72,14 @@ impl Default for MemoryConfig {
 }
 
 /// Bytes of physical memory (Linux: MemTotal), if known.
+///
+/// ```
+/// use chunked_array::runtime::{physical_memory, MemoryConfig};
+/// if let Some(bytes) = physical_memory() {
+///     // The default memory limit is 80% of it.
+///     assert_eq!(MemoryConfig::default().memory_limit as u64, bytes / 5 * 4);
+/// }
+/// ```
 pub fn physical_memory() -> Option<u64> {
     let info = std::fs::read_to_string("/proc/meminfo").ok()?;
     let line = info.lines().find(|l| l.starts_with("MemTotal:"))?;

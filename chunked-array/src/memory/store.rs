@@ -43,6 +43,16 @@ enum Slot {
 }
 
 /// What the store did, for [`crate::schedule::RunStats`].
+///
+/// ```
+/// # fn main() -> chunked_array::Result<()> {
+/// use chunked_array::{Array, Context};
+/// let x = Array::<f64>::ones(&[100], 10)?;
+/// let (_, stats) = x.sum(None)?.compute_stats(&Context::sync())?;
+/// assert!(stats.tiers.peak_bytes > 0);
+/// assert_eq!(stats.tiers.spilled, 0); // far under the memory limit
+/// # Ok(()) }
+/// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct TierStats {
     /// Most bytes held in memory at once.
@@ -81,6 +91,26 @@ pub struct TierStats {
 /// The blocks of one run, counted against the memory limit, spilled to disk
 /// past it (see the module notes). Every scheduler keeps its blocks here, the
 /// MPI scheduler included (one store per rank, with the rank's own limits).
+///
+/// ```
+/// # use chunked_array::{custom::Layer, Array};
+/// # use chunked_array::runtime::{BlockStore, MemoryConfig, NoObserver};
+/// # fn main() -> chunked_array::Result<()> {
+/// let g = Layer::task_graph(&[(&Array::<f64>::ones(&[4], 2)? * 2.0).layer()])?;
+/// let store = BlockStore::new(&g, &MemoryConfig::default(), &NoObserver);
+/// # use chunked_array::custom::block_array;
+/// // Task 0 makes a block of ones; task 1 (its only reader) doubles it.
+/// let ones = store.run_task(0, &[])?;
+/// store.count(&ones);
+/// store.insert(0, ones);
+/// let input = store.input(0, 1)?;
+/// let twice = store.run_task(1, &[&input])?;
+/// drop(input);
+/// store.release(0); // its last reader ran
+/// assert_eq!(block_array::<f64>(&twice)?.as_slice().unwrap(), &[2.0, 2.0]);
+/// assert_eq!(store.held(), 0);
+/// # Ok(()) }
+/// ```
 pub struct BlockStore<'g> {
     graph: &'g TaskGraph,
     observer: &'g dyn RunObserver,
@@ -172,6 +202,17 @@ fn lock(m: &Mutex<Slot>) -> MutexGuard<'_, Slot> {
 
 impl<'g> BlockStore<'g> {
     /// An empty store for the tasks of `graph`, reporting tier events to `observer`.
+    ///
+    /// ```
+    /// # use chunked_array::{custom::Layer, Array};
+    /// # use chunked_array::runtime::{BlockStore, MemoryConfig, NoObserver};
+    /// # fn main() -> chunked_array::Result<()> {
+    /// let g = Layer::task_graph(&[(&Array::<f64>::ones(&[4], 2)? * 2.0).layer()])?;
+    /// let store = BlockStore::new(&g, &MemoryConfig::default(), &NoObserver);
+    /// assert_eq!(store.held(), 0);
+    /// assert_eq!(store.limit(), MemoryConfig::default().memory_limit);
+    /// # Ok(()) }
+    /// ```
     pub fn new(graph: &'g TaskGraph, memory: &MemoryConfig, observer: &'g dyn RunObserver) -> BlockStore<'g> {
         let n = graph.len();
         BlockStore {
@@ -200,22 +241,70 @@ impl<'g> BlockStore<'g> {
     }
 
     /// Bytes of blocks in host memory.
+    ///
+    /// ```
+    /// # use chunked_array::{custom::Layer, Array};
+    /// # use chunked_array::runtime::{BlockStore, MemoryConfig, NoObserver};
+    /// # fn main() -> chunked_array::Result<()> {
+    /// let g = Layer::task_graph(&[(&Array::<f64>::ones(&[4], 2)? * 2.0).layer()])?;
+    /// let store = BlockStore::new(&g, &MemoryConfig::default(), &NoObserver);
+    /// let block = g.run_task(0, &[])?;
+    /// store.count(&block);
+    /// assert_eq!(store.held(), 16); // two f64
+    /// # Ok(()) }
+    /// ```
     pub fn held(&self) -> usize {
         self.held.load(Ordering::Relaxed)
     }
 
     /// The memory limit in bytes.
+    ///
+    /// ```
+    /// # use chunked_array::{custom::Layer, Array};
+    /// # use chunked_array::runtime::{BlockStore, MemoryConfig, NoObserver};
+    /// # fn main() -> chunked_array::Result<()> {
+    /// let g = Layer::task_graph(&[(&Array::<f64>::ones(&[4], 2)? * 2.0).layer()])?;
+    /// let store = BlockStore::new(&g, &MemoryConfig { memory_limit: 1 << 20, ..MemoryConfig::default() }, &NoObserver);
+    /// assert_eq!(store.limit(), 1 << 20);
+    /// # Ok(()) }
+    /// ```
     pub fn limit(&self) -> usize {
         self.limit
     }
 
     /// Whether host memory or a device's memory is past its limit
     /// (schedulers hold back sources then).
+    ///
+    /// ```
+    /// # use chunked_array::{custom::Layer, Array};
+    /// # use chunked_array::runtime::{BlockStore, MemoryConfig, NoObserver};
+    /// # fn main() -> chunked_array::Result<()> {
+    /// let g = Layer::task_graph(&[(&Array::<f64>::ones(&[4], 2)? * 2.0).layer()])?;
+    /// let store = BlockStore::new(&g, &MemoryConfig { memory_limit: 8, ..MemoryConfig::default() }, &NoObserver);
+    /// let block = g.run_task(0, &[])?; // 16 bytes
+    /// store.count(&block);
+    /// assert!(store.over_limit());
+    /// store.uncount(&block);
+    /// assert!(!store.over_limit());
+    /// # Ok(()) }
+    /// ```
     pub fn over_limit(&self) -> bool {
         self.over.load(Ordering::Relaxed) || self.device.over()
     }
 
     /// Counts a new block (also one that is only handed to the sink) in its tier.
+    ///
+    /// ```
+    /// # use chunked_array::{custom::Layer, Array};
+    /// # use chunked_array::runtime::{BlockStore, MemoryConfig, NoObserver};
+    /// # fn main() -> chunked_array::Result<()> {
+    /// let g = Layer::task_graph(&[(&Array::<f64>::ones(&[4], 2)? * 2.0).layer()])?;
+    /// let store = BlockStore::new(&g, &MemoryConfig::default(), &NoObserver);
+    /// let block = g.run_task(0, &[])?;
+    /// store.count(&block);
+    /// assert_eq!(store.held(), block.nbytes());
+    /// # Ok(()) }
+    /// ```
     pub fn count(&self, block: &Block) {
         let bytes = block.nbytes();
         if let Some(device) = block.device() {
@@ -232,6 +321,19 @@ impl<'g> BlockStore<'g> {
     }
 
     /// Uncounts a block dropped without being stored.
+    ///
+    /// ```
+    /// # use chunked_array::{custom::Layer, Array};
+    /// # use chunked_array::runtime::{BlockStore, MemoryConfig, NoObserver};
+    /// # fn main() -> chunked_array::Result<()> {
+    /// let g = Layer::task_graph(&[(&Array::<f64>::ones(&[4], 2)? * 2.0).layer()])?;
+    /// let store = BlockStore::new(&g, &MemoryConfig::default(), &NoObserver);
+    /// let block = g.run_task(1, &[&g.run_task(0, &[])?])?;
+    /// store.count(&block); // an output block, handed to the sink and then dropped
+    /// store.uncount(&block);
+    /// assert_eq!(store.held(), 0);
+    /// # Ok(()) }
+    /// ```
     pub fn uncount(&self, block: &Block) {
         let bytes = block.nbytes();
         if let Some(device) = block.device() {
@@ -245,6 +347,19 @@ impl<'g> BlockStore<'g> {
     }
 
     /// Keeps task `t`'s block (already counted) for its consumers.
+    ///
+    /// ```
+    /// # use chunked_array::{custom::Layer, Array};
+    /// # use chunked_array::runtime::{BlockStore, MemoryConfig, NoObserver};
+    /// # fn main() -> chunked_array::Result<()> {
+    /// let g = Layer::task_graph(&[(&Array::<f64>::ones(&[4], 2)? * 2.0).layer()])?;
+    /// let store = BlockStore::new(&g, &MemoryConfig::default(), &NoObserver);
+    /// let block = g.run_task(0, &[])?;
+    /// store.count(&block);
+    /// store.insert(0, block);
+    /// assert_eq!(store.input(0, 1)?.nbytes(), 16); // task 1 reads it
+    /// # Ok(()) }
+    /// ```
     pub fn insert(&self, t: usize, block: Block) {
         self.touch(t);
         *lock(&self.slots[t]) = Slot::Held { block, home: None };
@@ -258,6 +373,21 @@ impl<'g> BlockStore<'g> {
     /// memory), or recomputed when its spill file is lost. A block moved down
     /// from a device goes back to it when the reader runs on the device (a
     /// reader that works on host copies takes the host block as it is).
+    ///
+    /// ```
+    /// # use chunked_array::{custom::Layer, Array};
+    /// # use chunked_array::runtime::{BlockStore, MemoryConfig, NoObserver};
+    /// # fn main() -> chunked_array::Result<()> {
+    /// let g = Layer::task_graph(&[(&Array::<f64>::ones(&[4], 2)? * 2.0).layer()])?;
+    /// let store = BlockStore::new(&g, &MemoryConfig::default(), &NoObserver);
+    /// # use chunked_array::custom::block_array;
+    /// let block = g.run_task(0, &[])?;
+    /// store.count(&block);
+    /// store.insert(0, block);
+    /// let input = store.input(0, 1)?; // for task 1
+    /// assert_eq!(block_array::<f64>(&input)?.as_slice().unwrap(), &[1.0, 1.0]);
+    /// # Ok(()) }
+    /// ```
     ///
     /// # Errors
     /// [`Error::Task`] when the block is neither held nor recomputable.
@@ -384,6 +514,20 @@ impl<'g> BlockStore<'g> {
     }
 
     /// Task `t`'s last consumer ran: its block goes.
+    ///
+    /// ```
+    /// # use chunked_array::{custom::Layer, Array};
+    /// # use chunked_array::runtime::{BlockStore, MemoryConfig, NoObserver};
+    /// # fn main() -> chunked_array::Result<()> {
+    /// let g = Layer::task_graph(&[(&Array::<f64>::ones(&[4], 2)? * 2.0).layer()])?;
+    /// let store = BlockStore::new(&g, &MemoryConfig::default(), &NoObserver);
+    /// let block = g.run_task(0, &[])?;
+    /// store.count(&block);
+    /// store.insert(0, block);
+    /// store.release(0);
+    /// assert_eq!(store.held(), 0);
+    /// # Ok(()) }
+    /// ```
     pub fn release(&self, t: usize) {
         let old = std::mem::replace(&mut *lock(&self.slots[t]), Slot::Empty);
         match old {
@@ -417,6 +561,23 @@ impl<'g> BlockStore<'g> {
     /// Moves least recently used idle blocks one tier down until each tier is
     /// under its limit's low-water mark, or nothing idle is left: device blocks
     /// to host memory, then host blocks to disk. One thread moves at a time.
+    ///
+    /// ```
+    /// # use chunked_array::{custom::Layer, Array};
+    /// # use chunked_array::runtime::{BlockStore, MemoryConfig, NoObserver};
+    /// # fn main() -> chunked_array::Result<()> {
+    /// let g = Layer::task_graph(&[(&Array::<f64>::ones(&[4], 2)? * 2.0).layer()])?;
+    /// let store = BlockStore::new(&g, &MemoryConfig { memory_limit: 0, ..MemoryConfig::default() }, &NoObserver);
+    /// # use chunked_array::custom::block_array;
+    /// let twice = g.run_task(1, &[&g.run_task(0, &[])?])?;
+    /// store.count(&twice);
+    /// store.insert(1, twice); // the store holds the only reference: idle
+    /// store.make_room()?; // over the limit: to disk
+    /// assert_eq!((store.held(), store.stats().spilled), (0, 1));
+    /// let back = store.input(1, 1)?; // read back from disk
+    /// assert_eq!(block_array::<f64>(&back)?.sum(), 4.0);
+    /// # Ok(()) }
+    /// ```
     ///
     /// # Errors
     /// [`Error::ResourcesExhausted`] when a block must spill and the disk tier
@@ -524,6 +685,18 @@ impl<'g> BlockStore<'g> {
     /// and the task runs again, up to eight times; with nothing idle to move, it
     /// waits briefly for the other running tasks to free their memory.
     ///
+    /// ```
+    /// # use chunked_array::{custom::Layer, Array};
+    /// # use chunked_array::runtime::{BlockStore, MemoryConfig, NoObserver};
+    /// # fn main() -> chunked_array::Result<()> {
+    /// let g = Layer::task_graph(&[(&Array::<f64>::ones(&[4], 2)? * 2.0).layer()])?;
+    /// let store = BlockStore::new(&g, &MemoryConfig::default(), &NoObserver);
+    /// let ones = store.run_task(0, &[])?;
+    /// let twice = store.run_task(1, &[&ones])?;
+    /// assert_eq!((ones.nbytes(), twice.nbytes()), (16, 16));
+    /// # Ok(()) }
+    /// ```
+    ///
     /// # Errors
     /// As [`TaskGraph::run_task`]; [`Error::Device`] when the device is still
     /// out of memory with nothing idle left to move.
@@ -574,6 +747,20 @@ impl<'g> BlockStore<'g> {
     }
 
     /// What the store did so far.
+    ///
+    /// ```
+    /// # use chunked_array::{custom::Layer, Array};
+    /// # use chunked_array::runtime::{BlockStore, MemoryConfig, NoObserver};
+    /// # fn main() -> chunked_array::Result<()> {
+    /// let g = Layer::task_graph(&[(&Array::<f64>::ones(&[4], 2)? * 2.0).layer()])?;
+    /// let store = BlockStore::new(&g, &MemoryConfig::default(), &NoObserver);
+    /// # use chunked_array::TierStats;
+    /// assert_eq!(store.stats(), TierStats::default()); // nothing yet
+    /// let block = g.run_task(0, &[])?;
+    /// store.count(&block);
+    /// assert_eq!(store.stats().peak_bytes, 16);
+    /// # Ok(()) }
+    /// ```
     pub fn stats(&self) -> TierStats {
         TierStats {
             peak_bytes: self.peak.load(Ordering::Relaxed),

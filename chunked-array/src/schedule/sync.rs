@@ -8,8 +8,19 @@ use crate::events::{Clock, TaskEvent};
 use crate::memory::store::BlockStore;
 use crate::schedule::{Run, RunStats, Scheduler};
 
-/// Runs tasks one after another in the graph's static order ([`TaskGraph::order`]). Deterministic; the
+/// Runs tasks one after another in the graph's static order
+/// ([`TaskGraph::order`](crate::graph::task::TaskGraph::order)). Deterministic; the
 /// reference every other scheduler must agree with.
+///
+/// ```
+/// # fn main() -> chunked_array::Result<()> {
+/// use std::sync::Arc;
+/// use chunked_array::{Array, Context, SyncScheduler};
+/// let ctx = Context::with_scheduler(Arc::new(SyncScheduler)); // as Context::sync()
+/// let x = Array::<i64>::arange(0, 10, 1, 3)?;
+/// assert_eq!(x.sum(None)?.compute_on(&ctx)?[[]], 45);
+/// # Ok(()) }
+/// ```
 #[derive(Debug, Clone, Copy, Default)]
 pub struct SyncScheduler;
 

@@ -15,6 +15,16 @@ use crate::schedule::{OutputSink, Run, RunStats, Scheduler};
 
 /// Runs ready tasks on `threads` workers, lowest static-order number first, so the
 /// parallel run stays close to the memory-friendly static order.
+///
+/// ```
+/// # fn main() -> chunked_array::Result<()> {
+/// use std::sync::Arc;
+/// use chunked_array::{Array, Context, ThreadedScheduler};
+/// let ctx = Context::with_scheduler(Arc::new(ThreadedScheduler::new(2))); // as Context::threads(2)
+/// let x = Array::<i64>::arange(0, 100, 1, 10)?;
+/// assert_eq!(x.sum(None)?.compute_on(&ctx)?[[]], 4950);
+/// # Ok(()) }
+/// ```
 #[derive(Debug, Clone, Copy)]
 pub struct ThreadedScheduler {
     threads: usize,
@@ -22,11 +32,24 @@ pub struct ThreadedScheduler {
 
 impl ThreadedScheduler {
     /// `threads` workers; 0 means one per core.
+    ///
+    /// ```
+    /// use chunked_array::ThreadedScheduler;
+    /// assert_eq!(ThreadedScheduler::new(3).threads(), 3);
+    /// assert!(ThreadedScheduler::new(0).threads() >= 1); // one per core
+    /// ```
     pub fn new(threads: usize) -> Self {
         ThreadedScheduler { threads }
     }
 
     /// The number of workers a run uses.
+    ///
+    /// ```
+    /// use chunked_array::ThreadedScheduler;
+    /// let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    /// assert_eq!(ThreadedScheduler::new(0).threads(), cores);
+    /// assert_eq!(ThreadedScheduler::new(2).threads(), 2);
+    /// ```
     pub fn threads(&self) -> usize {
         if self.threads == 0 {
             std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
