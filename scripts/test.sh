@@ -46,6 +46,11 @@ cargo fmt --all --check
 python3 scripts/check_layers.py
 cargo clippy --workspace --all-targets --features "$FEATURES" -- -D warnings
 
+# The API docs build without a warning (broken links included), and every
+# public item's docs have an example (which the doc tests below run).
+RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --features "$FEATURES"
+python3 scripts/check_doc_examples.py target/doc
+
 # Every test: unit, integration (one binary per crate), property (256 cases per
 # operation) and doc tests, with the optional HDF5 support and the MPI example
 # jobs on. One build, in the test profile.

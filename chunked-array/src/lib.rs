@@ -6,14 +6,72 @@
 //! elementwise chains into one pass per block), materializes the tasks needed for
 //! the requested blocks only, orders them to keep memory low, and runs them on a
 //! [`Scheduler`] (threaded by default, or [`SyncScheduler`] for debugging).
+//! `docs/dask-users.md` in the repository maps dask.array's whole API onto this
+//! crate's names.
 //!
 //! ```
 //! use chunked_array::{random::RandomState, Array};
-//! let x: Array<f64> = RandomState::new(0).uniform(&[10_000, 100], [1_000, 100]).unwrap();
-//! let centered = &x - &x.mean(0).unwrap();
-//! let total = centered.pow(2.0).unwrap().sum(None).unwrap();
-//! let var = total.compute_scalar().unwrap() / 1e6;
+//! # fn main() -> Result<(), chunked_array::Error> {
+//! let x: Array<f64> = RandomState::new(0).uniform(&[10_000, 100], [1_000, 100])?;
+//! let centered = &x - &x.mean(0)?;
+//! let total = centered.pow(2.0)?.sum(None)?;
+//! let var = total.compute_scalar()? / 1e6;
 //! assert!((var - 1.0 / 12.0).abs() < 1e-2);
+//! # Ok(()) }
+//! ```
+//!
+//! # Slicing, results and ndarray
+//!
+//! - [`s!`] writes NumPy's index expressions: `x.slice(s![..5, 1..;2, -1, NewAxis, ...])?`
+//!   is `x[:5, 1::2, -1, None, ...]`, negative steps included.
+//! - [`Array::compute`] returns an `ndarray::ArrayD`; [`Array::compute_as`]
+//!   an array of a fixed dimension (`compute_as::<Ix2>()`), checked before
+//!   anything runs; [`Array::compute_scalar`] the value of a 0-d array. The
+//!   dimension stays a run-time property of [`Array`] (as in NumPy and dask),
+//!   since reshapes, reductions and index expressions change it from values,
+//!   and a type parameter for it would appear in every signature.
+//! - [`Array::from_ndarray`] takes owned arrays (moved), views (copied once)
+//!   and `ArcArray`s; [`Array::from_vec`] and [`Array::from_slice`] take flat
+//!   data with a shape. [`ndarray`] is re-exported, so results and inputs use
+//!   the version this crate is built with.
+//!
+//! ```
+//! use chunked_array::{Array, ndarray::{Ix2, array}, s};
+//! # fn main() -> Result<(), chunked_array::Error> {
+//! let x = Array::from_vec(&[3, 4], (0..12).collect(), [2, 2])?;
+//! let corner = x.slice(s![..2, ..;-2])?.compute_as::<Ix2>()?; // x[:2, ::-2]
+//! assert_eq!(corner, array![[3, 1], [7, 5]]);
+//! # Ok(()) }
+//! ```
+//!
+//! # Errors: one rule
+//!
+//! Every fallible call returns [`Result`] with the one [`Error`] type, which
+//! chunked-linalg's failures are variants of, so one `?` takes both crates'.
+//!
+//! - A method returns `Result` when its own arguments can be wrong (shapes
+//!   that do not broadcast, an axis or index out of range, chunks that do not
+//!   fit): `sum`, `slice`, `matmul`, `pow`, `gt`, `maximum`, `reshape`, ... The
+//!   error comes at once, when the graph is built, naming the values.
+//! - Operators (`+ - * / %`, unary `-`, and `& | ^ !` on `Array<bool>`) cannot
+//!   return `Result`, and methods whose arguments cannot be wrong (`sqrt`,
+//!   `exp`, `abs`, `clip`, `map`, `astype`, `t`, `to_device`, ...) need not:
+//!   they return an [`Array`]. None of them panics. Given operands that do not
+//!   broadcast, or an input that already carries an error, the result carries
+//!   it, and the next `Result`-returning call on it (or [`Array::check`], or
+//!   `compute`) reports it with both shapes.
+//! - Errors while running name the task (a layer and a block index) or the
+//!   file; a task that cannot fit the memory limit is refused before the run.
+//!
+//! ```
+//! use chunked_array::{Array, Error};
+//! let a = Array::<f64>::ones(&[3, 4], 2).unwrap();
+//! let b = Array::<f64>::ones(&[5], 2).unwrap();
+//! let c = (&a + &b).sqrt(); // no panic: the error travels with `c`
+//! match c.sum(None) {
+//!     Err(Error::ShapeMismatch { left, right, .. }) => assert_eq!((left, right), (vec![3, 4], vec![5])),
+//!     other => panic!("{other:?}"),
+//! }
 //! ```
 
 // The floors, bottom to top: each imports only the ones listed before it
