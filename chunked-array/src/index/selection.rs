@@ -376,6 +376,14 @@ impl<T: Element> Array<T> {
     /// and for the selection computed while building, and the context that
     /// building run computes in.
     ///
+    /// ```
+    /// use chunked_array::{Array, Context, SelectOptions, ndarray::array};
+    /// let x = Array::from_vec(&[4], vec![0, 5, 0, 7], 2).unwrap();
+    /// // NumPy: np.argwhere(x), counted on one thread with 16-byte row blocks
+    /// let w = x.argwhere_with(&SelectOptions { block_size_limit: 16 }, &Context::sync()).unwrap();
+    /// assert_eq!(w.compute().unwrap(), array![[1], [3]].into_dyn());
+    /// ```
+    ///
     /// # Errors
     /// As [`Array::argwhere`].
     pub fn argwhere_with(&self, opts: &SelectOptions, ctx: &Context) -> Result<Array<i64>> {
@@ -398,6 +406,15 @@ impl<T: Element> Array<T> {
     /// (NumPy's `nonzero`): the columns of [`Array::argwhere`], which all read
     /// the same layer.
     ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let x = Array::from_vec(&[2, 3], vec![0, 1, 2, 3, 0, 1], [1, 2]).unwrap();
+    /// // NumPy: rows, cols = np.nonzero(x)
+    /// let nz = x.nonzero().unwrap();
+    /// assert_eq!(nz[0].compute().unwrap().as_slice().unwrap(), &[0, 0, 1, 1]);
+    /// assert_eq!(nz[1].compute().unwrap().as_slice().unwrap(), &[1, 2, 0, 2]);
+    /// ```
+    ///
     /// # Errors
     /// [`Error::InvalidArgument`] for a 0-d array (as NumPy 2); the compute
     /// errors of `self`.
@@ -406,6 +423,15 @@ impl<T: Element> Array<T> {
     }
 
     /// [`Array::nonzero`] built as [`Array::argwhere_with`] is.
+    ///
+    /// ```
+    /// use chunked_array::{Array, Context, SelectOptions};
+    /// let x = Array::from_vec(&[5], vec![0, 3, 0, 0, 9], 2).unwrap();
+    /// let opts = SelectOptions { block_size_limit: 16 };
+    /// let nz = x.nonzero_with(&opts, &Context::sync()).unwrap();
+    /// assert_eq!(nz.len(), 1); // one index array per axis
+    /// assert_eq!(nz[0].compute().unwrap().as_slice().unwrap(), &[1, 4]);
+    /// ```
     ///
     /// # Errors
     /// As [`Array::nonzero`].

@@ -96,6 +96,14 @@ impl<T: Element> Array<T> {
     /// [`Array::take`] with the block-size limit (bytes) past which an output
     /// block's input blocks are split into pieces first.
     ///
+    /// ```
+    /// use chunked_array::{Array, BlockSizeOptions};
+    /// let x = Array::from_vec(&[6], vec![10, 11, 12, 13, 14, 15], 2).unwrap();
+    /// // Scattered picks past 8 bytes of input per output block are gathered in pieces.
+    /// let y = x.take_with(&[5, 0, 3], 0, &BlockSizeOptions { block_size_limit: 8 }).unwrap();
+    /// assert_eq!(y.compute().unwrap().as_slice().unwrap(), &[15, 10, 13]);
+    /// ```
+    ///
     /// # Errors
     /// As [`Array::take`].
     pub fn take_with(&self, indices: &[isize], axis: isize, options: &BlockSizeOptions) -> Result<Array<T>> {
@@ -207,6 +215,15 @@ impl<T: Element> Array<T> {
     /// [`Array::compress`] with a lazy 1-d mask, which is computed first (see the
     /// module notes on unknown block lengths).
     ///
+    /// ```
+    /// use chunked_array::{Array, ndarray::array};
+    /// let x = Array::from_vec(&[2, 3], vec![1, 2, 3, 4, 5, 6], [1, 2]).unwrap();
+    /// let keep = x.sum(0).unwrap().gt(6i64).unwrap(); // column sums 5, 7, 9
+    /// // NumPy: x[:, x.sum(0) > 6]
+    /// let y = x.compress_array(&keep, 1).unwrap();
+    /// assert_eq!(y.compute().unwrap(), array![[2, 3], [5, 6]].into_dyn());
+    /// ```
+    ///
     /// # Errors
     /// As [`Array::compress`], and the mask's compute errors.
     pub fn compress_array(&self, mask: &Array<bool>, axis: isize) -> Result<Array<T>> {
@@ -216,6 +233,14 @@ impl<T: Element> Array<T> {
     /// [`Array::compress_array`] with the mask computed in `ctx`. Over several
     /// processes (MPI) the mask is computed by all of them and rank 0's copy
     /// is shared with every process, which all build the same graph.
+    ///
+    /// ```
+    /// use chunked_array::{Array, Context};
+    /// let x = Array::from_vec(&[4], vec![1, 2, 3, 4], 2).unwrap();
+    /// // The mask is computed on one thread.
+    /// let y = x.compress_array_on(&x.ge(3).unwrap(), 0, &Context::sync()).unwrap();
+    /// assert_eq!(y.compute().unwrap().as_slice().unwrap(), &[3, 4]);
+    /// ```
     ///
     /// # Errors
     /// As [`Array::compress_array`].

@@ -26,6 +26,15 @@ use crate::graph::{BlockOp, Node, block_as};
 use crate::ops::slicing::Idx;
 
 /// One entry of a point-wise index expression (dask's `x.vindex[...]`).
+///
+/// ```
+/// use chunked_array::{Array, Idx, VIdx};
+/// let x = Array::from_vec(&[3, 3], (0..9).collect(), 2).unwrap();
+/// // dask: x.vindex[[0, 2], 1], the elements x[0, 1] and x[2, 1]
+/// let rows: &[isize] = &[0, 2];
+/// let y = x.vindex_at(&[VIdx::from(rows), VIdx::Basic(Idx::Index(1))]).unwrap();
+/// assert_eq!(y.compute().unwrap().as_slice().unwrap(), &[1, 7]);
+/// ```
 #[derive(Debug, Clone)]
 pub enum VIdx<'a> {
     /// Integer indices of any shape (negative ones count from the end). All

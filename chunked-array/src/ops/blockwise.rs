@@ -12,6 +12,17 @@ use crate::error::{Error, Result};
 use crate::graph::{BlockOp, Node, block_as};
 
 /// Where a block sits, as dask's `block_info` tells a `map_blocks` function.
+///
+/// ```
+/// use chunked_array::{Array, ndarray::ArrayD};
+/// let x = Array::<i64>::zeros(&[5], 2).unwrap(); // blocks of 2, 2 and 1
+/// // dask: x.map_blocks(f) where f takes block_info=
+/// let y = x.map_blocks(|b, info| {
+///     assert_eq!((info.grid, info.array_shape, info.halo), (&[3][..], &[5][..], &[(0, 0)][..]));
+///     ArrayD::from_shape_fn(b.raw_dim(), |i| (10 * info.index[0] + info.start[0] + i[0]) as i64)
+/// }, None).unwrap();
+/// assert_eq!(y.compute().unwrap().as_slice().unwrap(), &[0, 1, 12, 13, 24]);
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BlockInfo<'a> {
     /// The block's multi-index in the grid.

@@ -38,6 +38,15 @@ impl<T: Element> Array<T> {
     /// Broadcasts to `shape` (NumPy's `broadcast_to`). Axes that are new or
     /// stretched from length 1 are one block each.
     ///
+    /// ```
+    /// use chunked_array::{Array, ndarray::array};
+    /// let x = Array::from_vec(&[3], vec![1, 2, 3], 2).unwrap();
+    /// // NumPy: np.broadcast_to(x, (2, 3))
+    /// let y = x.broadcast_to(&[2, 3]).unwrap();
+    /// assert_eq!(y.compute().unwrap(), array![[1, 2, 3], [1, 2, 3]].into_dyn());
+    /// assert!(x.broadcast_to(&[2, 4]).is_err());
+    /// ```
+    ///
     /// # Errors
     /// [`Error::ShapeMismatch`] when the shape does not broadcast.
     pub fn broadcast_to(&self, shape: &[usize]) -> Result<Array<T>> {

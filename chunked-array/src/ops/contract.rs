@@ -37,6 +37,17 @@ use crate::graph::{BlockOp, Node, block_as};
 use crate::ops::reduce::DEFAULT_SPLIT_EVERY;
 
 /// Options of [`Array::matmul_with`].
+///
+/// ```
+/// use chunked_array::{Array, MatmulOptions, ndarray::Array2};
+/// assert_eq!(MatmulOptions::default().panel_limit, 256 << 20);
+/// let a = Array::<f64>::ones(&[2, 8], 2).unwrap();
+/// let b = Array::<f64>::ones(&[8, 2], 2).unwrap();
+/// // At most 64 bytes of a and b per product task: one 2 x 2 block of each,
+/// // so the 4 products along the contracted axis are summed by a tree.
+/// let c = a.matmul_with(&b, &MatmulOptions { panel_limit: 64 }).unwrap();
+/// assert_eq!(c.compute().unwrap(), Array2::from_elem((2, 2), 8.0).into_dyn());
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct MatmulOptions {
     /// Most bytes of `a` and `b` one product task may read (default 256 MiB);
@@ -52,8 +63,32 @@ impl Default for MatmulOptions {
 }
 
 /// Floats faer multiplies (their sums stay in the same type).
+///
+/// ```
+/// use chunked_array::{Array, Gemm, Result, ndarray::array};
+/// // The element types of matmul, tensordot and einsum: f32 and f64.
+/// fn gram<T: Gemm>(x: &Array<T>) -> Result<Array<T>> {
+///     x.t().matmul(x)
+/// }
+/// let x = Array::from_slice(&[2, 2], &[1.0f32, 2.0, 3.0, 4.0], 1).unwrap();
+/// // NumPy: x.T @ x
+/// assert_eq!(gram(&x).unwrap().compute().unwrap(), array![[10.0f32, 14.0], [14.0, 20.0]].into_dyn());
+/// ```
 pub trait Gemm: Float + Element<Sum = Self> + chunked_gpu::DeviceElement {
     /// `c (+)= a · b` for row-major `c`.
+    ///
+    /// ```
+    /// use chunked_array::Gemm;
+    /// use faer::MatRef;
+    /// let a = [1.0, 2.0, 3.0, 4.0]; // [[1, 2], [3, 4]], row-major
+    /// let b = [1.0, 0.0, 0.0, 1.0]; // the identity
+    /// let (ma, mb) = (MatRef::from_row_major_slice(&a, 2, 2), MatRef::from_row_major_slice(&b, 2, 2));
+    /// let mut c = [9.0; 4];
+    /// f64::gemm(&mut c, 2, 2, ma, mb, false); // c = a · b
+    /// assert_eq!(c, a);
+    /// f64::gemm(&mut c, 2, 2, ma, mb, true); // c += a · b
+    /// assert_eq!(c, [2.0, 4.0, 6.0, 8.0]);
+    /// ```
     fn gemm(c: &mut [Self], rows: usize, cols: usize, a: MatRef<'_, Self>, b: MatRef<'_, Self>, accumulate: bool);
 }
 

@@ -222,6 +222,14 @@ impl<T: Element> Array<T> {
     /// `col - row >= k` kept, the others zero (NumPy's `triu`); a 1-d array
     /// as for [`Array::tril`].
     ///
+    /// ```
+    /// use chunked_array::{Array, ndarray::array};
+    /// let x = Array::from_vec(&[3, 3], (1..=9).collect(), 2).unwrap();
+    /// // NumPy: np.triu(x, 1)
+    /// let u = x.triu(1).unwrap();
+    /// assert_eq!(u.compute().unwrap(), array![[0, 2, 3], [0, 0, 6], [0, 0, 0]].into_dyn());
+    /// ```
+    ///
     /// # Errors
     /// [`Error::InvalidArgument`] for a 0-d array.
     pub fn triu(&self, k: isize) -> Result<Array<T>> {
@@ -294,6 +302,16 @@ impl<T: Element> Array<T> {
 
     /// NumPy's `diag`: for a 1-d array, the 2-d array with it on the `k`-th
     /// diagonal and zeros elsewhere; for a 2-d array, its `k`-th diagonal.
+    ///
+    /// ```
+    /// use chunked_array::{Array, ndarray::array};
+    /// let v = Array::from_vec(&[2], vec![1, 2], 1).unwrap();
+    /// // NumPy: np.diag(v, 1)
+    /// let m = v.diag(1).unwrap();
+    /// assert_eq!(m.compute().unwrap(), array![[0, 1, 0], [0, 0, 2], [0, 0, 0]].into_dyn());
+    /// // and back: np.diag(m, 1)
+    /// assert_eq!(m.diag(1).unwrap().compute().unwrap().as_slice().unwrap(), &[1, 2]);
+    /// ```
     ///
     /// # Errors
     /// [`Error::InvalidArgument`] for other numbers of axes, or a `k` whose

@@ -329,6 +329,17 @@ fn prepare_operand<T: Gemm>(
 }
 
 /// Options of [`einsum_with`].
+///
+/// ```
+/// use chunked_array::{einsum_with, Array, EinsumOptions, EinsumOrder};
+/// assert_eq!(EinsumOptions::default().order, EinsumOrder::Greedy);
+/// let a = Array::from_slice(&[2, 2], &[0.0, 1.0, 2.0, 3.0], 1).unwrap();
+/// let v = Array::from_slice(&[2], &[1.0, 1.0], 1).unwrap();
+/// // NumPy: np.einsum("ij,jk,k->i", a, a, v, optimize=False): (a @ a) @ v
+/// let opts = EinsumOptions { order: EinsumOrder::LeftToRight };
+/// let y = einsum_with("ij,jk,k->i", &[&a, &a, &v], &opts).unwrap();
+/// assert_eq!(y.compute().unwrap().as_slice().unwrap(), &[5.0, 17.0]); // a @ a = [[2, 3], [6, 11]]
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct EinsumOptions {
     /// The order of the products of more than two operands.
@@ -336,6 +347,16 @@ pub struct EinsumOptions {
 }
 
 /// How [`einsum_with`] orders the products of more than two operands.
+///
+/// ```
+/// use chunked_array::{einsum_with, Array, EinsumOptions, EinsumOrder};
+/// let a = Array::from_slice(&[2, 2], &[0.0, 1.0, 2.0, 3.0], 1).unwrap();
+/// let v = Array::from_slice(&[2], &[1.0, 1.0], 1).unwrap();
+/// let run = |order| einsum_with("ij,jk,k->i", &[&a, &a, &v], &EinsumOptions { order }).unwrap().compute().unwrap();
+/// // Greedy computes a @ (a @ v); LeftToRight (a @ a) @ v: the same result.
+/// assert_eq!(run(EinsumOrder::Greedy), run(EinsumOrder::LeftToRight));
+/// assert_eq!(run(EinsumOrder::Greedy).as_slice().unwrap(), &[5.0, 17.0]);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum EinsumOrder {
     /// The pair whose product takes the fewest multiply-adds first (ties: the

@@ -70,6 +70,16 @@ fn transpose_tiled<T: Element>(v: ArrayView2<'_, T>) -> ndarray::Array2<T> {
 impl<T: Element> Array<T> {
     /// Reorders the axes: axis `a` of the result is axis `perm[a]` of `self`.
     ///
+    /// ```
+    /// use chunked_array::{Array, ndarray};
+    /// let a = ndarray::Array::from_shape_fn((2, 3, 4), |(i, j, k)| (100 * i + 10 * j + k) as i64);
+    /// let x = Array::from_ndarray(a.clone(), [1, 2, 2]).unwrap();
+    /// // NumPy: np.transpose(x, (2, 0, 1))
+    /// let y = x.permute_axes(&[2, 0, 1]).unwrap();
+    /// assert_eq!(y.shape(), vec![4, 2, 3]);
+    /// assert_eq!(y.compute().unwrap(), a.permuted_axes([2, 0, 1]).into_dyn());
+    /// ```
+    ///
     /// # Errors
     /// [`Error::InvalidArgument`] when `perm` is not a permutation of `0..ndim`.
     pub fn permute_axes(&self, perm: &[usize]) -> Result<Array<T>> {
@@ -92,6 +102,14 @@ impl<T: Element> Array<T> {
 
     /// Exchanges two axes (NumPy's `swapaxes`).
     ///
+    /// ```
+    /// use chunked_array::{Array, ndarray::array};
+    /// let x = Array::from_vec(&[2, 3], vec![1, 2, 3, 4, 5, 6], [1, 2]).unwrap();
+    /// // NumPy: np.swapaxes(x, 0, -1)
+    /// let y = x.swapaxes(0, -1).unwrap();
+    /// assert_eq!(y.compute().unwrap(), array![[1, 4], [2, 5], [3, 6]].into_dyn());
+    /// ```
+    ///
     /// # Errors
     /// [`Error::BadAxis`].
     pub fn swapaxes(&self, a: isize, b: isize) -> Result<Array<T>> {
@@ -104,6 +122,13 @@ impl<T: Element> Array<T> {
     }
 
     /// Reverses the axes (NumPy's `.T`).
+    ///
+    /// ```
+    /// use chunked_array::{Array, ndarray::array};
+    /// let x = Array::from_vec(&[2, 3], vec![1, 2, 3, 4, 5, 6], [1, 2]).unwrap();
+    /// // NumPy: x.T
+    /// assert_eq!(x.t().compute().unwrap(), array![[1, 4], [2, 5], [3, 6]].into_dyn());
+    /// ```
     pub fn t(&self) -> Array<T> {
         let perm: Vec<usize> = (0..self.ndim()).rev().collect();
         Array::from_result(self.permute_axes(&perm))
@@ -247,6 +272,15 @@ pub fn concatenate<T: Element>(arrays: &[&Array<T>], axis: isize) -> Result<Arra
 
 /// Joins arrays along a new axis (NumPy's `stack`); the shapes must be equal.
 ///
+/// ```
+/// use chunked_array::{stack, Array, ndarray::array};
+/// let a = Array::from_vec(&[2], vec![1, 2], 1).unwrap();
+/// let b = Array::from_vec(&[2], vec![3, 4], 1).unwrap();
+/// // NumPy: np.stack([a, b], axis=1)
+/// let s = stack(&[&a, &b], 1).unwrap();
+/// assert_eq!(s.compute().unwrap(), array![[1, 3], [2, 4]].into_dyn());
+/// ```
+///
 /// # Errors
 /// As [`concatenate`], and [`Error::BadAxis`] for `axis` outside `-(ndim+1)..=ndim`.
 pub fn stack<T: Element>(arrays: &[&Array<T>], axis: isize) -> Result<Array<T>> {
@@ -268,6 +302,14 @@ pub fn stack<T: Element>(arrays: &[&Array<T>], axis: isize) -> Result<Array<T>> 
 impl<T: Element> Array<T> {
     /// Inserts a length-1 axis at `axis` (NumPy's `expand_dims`; negative counts
     /// from the end of the result).
+    ///
+    /// ```
+    /// use chunked_array::{Array, ndarray::array};
+    /// let x = Array::from_vec(&[3], vec![1, 2, 3], 2).unwrap();
+    /// // NumPy: np.expand_dims(x, 0) and np.expand_dims(x, -1)
+    /// assert_eq!(x.expand_dims(0).unwrap().compute().unwrap(), array![[1, 2, 3]].into_dyn());
+    /// assert_eq!(x.expand_dims(-1).unwrap().shape(), vec![3, 1]);
+    /// ```
     ///
     /// # Errors
     /// [`Error::BadAxis`] for `axis` outside `-(ndim+1)..=ndim`.
@@ -308,6 +350,15 @@ impl<T: Element> Array<T> {
 
     /// Removes length-1 axes: the given ones, or all for `None` (NumPy's `squeeze`).
     ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let x = Array::<f64>::ones(&[1, 3, 1], [1, 2, 1]).unwrap();
+    /// // NumPy: np.squeeze(x) and np.squeeze(x, axis=0)
+    /// assert_eq!(x.squeeze(None).unwrap().shape(), vec![3]);
+    /// assert_eq!(x.squeeze(Some(&[0])).unwrap().shape(), vec![3, 1]);
+    /// assert!(x.squeeze(Some(&[1])).is_err()); // axis 1 has length 3
+    /// ```
+    ///
     /// # Errors
     /// [`Error::BadAxis`]; [`Error::InvalidArgument`] for an axis whose length is not 1.
     pub fn squeeze(&self, axes: Option<&[isize]>) -> Result<Array<T>> {
@@ -336,6 +387,13 @@ impl<T: Element> Array<T> {
 
     /// Reverses the order of the elements along `axis` (NumPy's `flip`).
     ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let x = Array::from_vec(&[3], vec![1, 2, 3], 2).unwrap();
+    /// // NumPy: np.flip(x, 0), or x[::-1]
+    /// assert_eq!(x.flip(0).unwrap().compute().unwrap().as_slice().unwrap(), &[3, 2, 1]);
+    /// ```
+    ///
     /// # Errors
     /// [`Error::BadAxis`].
     pub fn flip(&self, axis: isize) -> Result<Array<T>> {
@@ -354,6 +412,14 @@ impl<T: Element> Array<T> {
     }
 
     /// Shifts elements by `shift` along `axis`, wrapping around (NumPy's `roll`).
+    ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let x = Array::from_vec(&[5], vec![1, 2, 3, 4, 5], 2).unwrap();
+    /// // NumPy: np.roll(x, 2, axis=0)
+    /// assert_eq!(x.roll(2, 0).unwrap().compute().unwrap().as_slice().unwrap(), &[4, 5, 1, 2, 3]);
+    /// assert_eq!(x.roll(-1, 0).unwrap().compute().unwrap().as_slice().unwrap(), &[2, 3, 4, 5, 1]);
+    /// ```
     ///
     /// # Errors
     /// [`Error::BadAxis`].
@@ -444,6 +510,16 @@ impl<T: Element> Array<T> {
     /// Moves axes `source` to positions `destination`, the others keeping their
     /// order (NumPy's `moveaxis`).
     ///
+    /// ```
+    /// use chunked_array::{Array, ndarray};
+    /// let a = ndarray::Array::from_shape_fn((2, 3, 4), |(i, j, k)| (100 * i + 10 * j + k) as i64);
+    /// let x = Array::from_ndarray(a.clone(), 2).unwrap();
+    /// // NumPy: np.moveaxis(x, 0, -1)
+    /// let y = x.moveaxis(&[0], &[-1]).unwrap();
+    /// assert_eq!(y.shape(), vec![3, 4, 2]);
+    /// assert_eq!(y.compute().unwrap(), a.permuted_axes([1, 2, 0]).into_dyn());
+    /// ```
+    ///
     /// # Errors
     /// [`Error::BadAxis`] for an axis out of range or given twice;
     /// [`Error::InvalidArgument`] when the two lists differ in length.
@@ -471,6 +547,13 @@ impl<T: Element> Array<T> {
     /// The elements in C order as a 1-d array (NumPy's `ravel`; a reshape, so
     /// the blocks are rechunked as [`Array::reshape`] needs).
     ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let x = Array::from_vec(&[2, 2], vec![1, 2, 3, 4], 1).unwrap();
+    /// // NumPy: np.ravel(x)
+    /// assert_eq!(x.ravel().unwrap().compute().unwrap().as_slice().unwrap(), &[1, 2, 3, 4]);
+    /// ```
+    ///
     /// # Errors
     /// Only an earlier error carried by `self`.
     pub fn ravel(&self) -> Result<Array<T>> {
@@ -479,6 +562,14 @@ impl<T: Element> Array<T> {
 
     /// Rotates by 90 degrees `k` times in the plane of `axes`, from the first
     /// axis towards the second (NumPy's `rot90`).
+    ///
+    /// ```
+    /// use chunked_array::{Array, ndarray::array};
+    /// let x = Array::from_vec(&[2, 2], vec![1, 2, 3, 4], 1).unwrap();
+    /// // NumPy: np.rot90(x, 1, axes=(0, 1))
+    /// let y = x.rot90(1, (0, 1)).unwrap();
+    /// assert_eq!(y.compute().unwrap(), array![[2, 4], [1, 3]].into_dyn());
+    /// ```
     ///
     /// # Errors
     /// [`Error::BadAxis`] for an axis out of range or the same axis twice.
@@ -497,6 +588,14 @@ impl<T: Element> Array<T> {
 
     /// At least one axis: a 0-d array becomes shape `(1,)` (NumPy's `atleast_1d`).
     ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let total = Array::from_slice(&[2], &[1.0, 2.0], 1).unwrap().sum(None).unwrap();
+    /// assert_eq!(total.ndim(), 0);
+    /// let v = total.atleast_1d().unwrap();
+    /// assert_eq!(v.compute().unwrap().as_slice().unwrap(), &[3.0]);
+    /// ```
+    ///
     /// # Errors
     /// Only an earlier error carried by `self`.
     pub fn atleast_1d(&self) -> Result<Array<T>> {
@@ -506,6 +605,13 @@ impl<T: Element> Array<T> {
 
     /// At least two axes, new ones in front: `(n,)` becomes `(1, n)` (NumPy's
     /// `atleast_2d`).
+    ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let x = Array::from_vec(&[3], vec![1, 2, 3], 2).unwrap();
+    /// // NumPy: np.atleast_2d(x).shape == (1, 3)
+    /// assert_eq!(x.atleast_2d().unwrap().shape(), vec![1, 3]);
+    /// ```
     ///
     /// # Errors
     /// Only an earlier error carried by `self`.
@@ -520,6 +626,15 @@ impl<T: Element> Array<T> {
     /// At least three axes as NumPy's `atleast_3d` adds them: `(n,)` becomes
     /// `(1, n, 1)` and `(m, n)` becomes `(m, n, 1)`.
     ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let v = Array::from_vec(&[3], vec![1, 2, 3], 2).unwrap();
+    /// let m = Array::from_vec(&[2, 2], vec![1, 2, 3, 4], 1).unwrap();
+    /// // NumPy: np.atleast_3d(v).shape == (1, 3, 1), np.atleast_3d(m).shape == (2, 2, 1)
+    /// assert_eq!(v.atleast_3d().unwrap().shape(), vec![1, 3, 1]);
+    /// assert_eq!(m.atleast_3d().unwrap().shape(), vec![2, 2, 1]);
+    /// ```
+    ///
     /// # Errors
     /// Only an earlier error carried by `self`.
     pub fn atleast_3d(&self) -> Result<Array<T>> {
@@ -529,6 +644,14 @@ impl<T: Element> Array<T> {
 }
 
 /// Joins along the second axis, or the first for 1-d arrays (NumPy's `hstack`).
+///
+/// ```
+/// use chunked_array::{hstack, Array, ndarray::array};
+/// let a = Array::from_vec(&[2, 1], vec![1, 2], 1).unwrap();
+/// let b = Array::from_vec(&[2, 2], vec![3, 4, 5, 6], 1).unwrap();
+/// // NumPy: np.hstack([a, b])
+/// assert_eq!(hstack(&[&a, &b]).unwrap().compute().unwrap(), array![[1, 3, 4], [2, 5, 6]].into_dyn());
+/// ```
 ///
 /// # Errors
 /// As [`concatenate`].
@@ -541,6 +664,14 @@ pub fn hstack<T: Element>(arrays: &[&Array<T>]) -> Result<Array<T>> {
 /// Joins along the first axis after [`Array::atleast_2d`] (NumPy's `vstack`:
 /// 1-d arrays become rows).
 ///
+/// ```
+/// use chunked_array::{vstack, Array, ndarray::array};
+/// let a = Array::from_vec(&[2], vec![1, 2], 1).unwrap();
+/// let b = Array::from_vec(&[2], vec![3, 4], 2).unwrap();
+/// // NumPy: np.vstack([a, b])
+/// assert_eq!(vstack(&[&a, &b]).unwrap().compute().unwrap(), array![[1, 2], [3, 4]].into_dyn());
+/// ```
+///
 /// # Errors
 /// As [`concatenate`].
 pub fn vstack<T: Element>(arrays: &[&Array<T>]) -> Result<Array<T>> {
@@ -549,6 +680,14 @@ pub fn vstack<T: Element>(arrays: &[&Array<T>]) -> Result<Array<T>> {
 }
 
 /// Joins along the third axis after [`Array::atleast_3d`] (NumPy's `dstack`).
+///
+/// ```
+/// use chunked_array::{dstack, Array, ndarray::array};
+/// let a = Array::from_vec(&[2], vec![1, 2], 1).unwrap();
+/// let b = Array::from_vec(&[2], vec![3, 4], 1).unwrap();
+/// // NumPy: np.dstack([a, b]), shape (1, 2, 2)
+/// assert_eq!(dstack(&[&a, &b]).unwrap().compute().unwrap(), array![[[1, 3], [2, 4]]].into_dyn());
+/// ```
 ///
 /// # Errors
 /// As [`concatenate`].

@@ -39,6 +39,15 @@ pub struct Overlap<T> {
 impl<T: Element> Overlap<T> {
     /// `depth[axis]` elements on both sides of every block, `boundary` at the
     /// array's edges, the result trimmed back to the input's chunks.
+    ///
+    /// ```
+    /// use chunked_array::{Array, Boundary, Overlap};
+    /// let x = Array::from_vec(&[4], vec![1, 2, 3, 4], 2).unwrap();
+    /// // dask: da.overlap.overlap(x, depth=1, boundary=0)
+    /// let y = x.overlap(&Overlap::new(&[1], Boundary::Constant(0))).unwrap();
+    /// assert_eq!(y.chunks().lengths()[0], vec![4, 4]);
+    /// assert_eq!(y.compute().unwrap().as_slice().unwrap(), &[0, 1, 2, 3, 2, 3, 4, 0]);
+    /// ```
     pub fn new(depth: &[usize], boundary: Boundary<T>) -> Self {
         Self::asymmetric(&depth.iter().map(|&d| (d, d)).collect::<Vec<_>>(), boundary)
     }
@@ -46,6 +55,14 @@ impl<T: Element> Overlap<T> {
     /// `depth[axis] = (before, after)` elements: halos of different depths on the
     /// two sides (dask's asymmetric depth, which dask allows only with boundary
     /// `none`; every boundary works here).
+    ///
+    /// ```
+    /// use chunked_array::{Array, Boundary, Overlap};
+    /// let x = Array::from_vec(&[4], vec![1, 2, 3, 4], 2).unwrap();
+    /// // dask: depth={0: (0, 1)}: one element after each block, none before
+    /// let y = x.overlap(&Overlap::asymmetric(&[(0, 1)], Boundary::Constant(0))).unwrap();
+    /// assert_eq!(y.compute().unwrap().as_slice().unwrap(), &[1, 2, 3, 3, 4, 0]);
+    /// ```
     pub fn asymmetric(depth: &[(usize, usize)], boundary: Boundary<T>) -> Self {
         Self { depth: depth.to_vec(), boundary, per_axis: Vec::new(), trim: true }
     }
@@ -54,6 +71,15 @@ impl<T: Element> Overlap<T> {
     /// per-axis `boundary` dict). At a corner where several axes' boundaries
     /// are constants, the last such axis's constant is used, as padding one axis
     /// after the other gives.
+    ///
+    /// ```
+    /// use chunked_array::{Array, Boundary, Overlap, ndarray::array};
+    /// let x = Array::from_vec(&[2, 2], vec![1, 2, 3, 4], 2).unwrap();
+    /// // dask: boundary={0: 0, 1: "periodic"}
+    /// let opts = Overlap::new(&[0, 1], Boundary::Constant(0)).boundary_at(1, Boundary::Periodic);
+    /// let y = x.overlap(&opts).unwrap();
+    /// assert_eq!(y.compute().unwrap(), array![[2, 1, 2, 1], [4, 3, 4, 3]].into_dyn());
+    /// ```
     #[must_use]
     pub fn boundary_at(mut self, axis: usize, boundary: Boundary<T>) -> Self {
         self.per_axis.push((axis, boundary));
@@ -66,6 +92,20 @@ impl<T: Element> Overlap<T> {
     /// another shape (dask's `chunks=`, `drop_axis` or `new_axis` with
     /// `trim=False`), extend with [`Array::overlap`] and declare the output
     /// chunks to [`Array::map_blocks`].
+    ///
+    /// ```
+    /// use chunked_array::{Array, BlockInfo, Boundary, Overlap};
+    /// use chunked_array::ndarray::{ArrayD, ArrayViewD};
+    /// fn same(b: ArrayViewD<'_, i32>, _: &BlockInfo<'_>) -> ArrayD<i32> {
+    ///     b.to_owned()
+    /// }
+    /// let x = Array::from_vec(&[4], vec![1, 2, 3, 4], 2).unwrap();
+    /// // dask: x.map_overlap(f, depth=1, boundary=0, trim=False)
+    /// let kept = x.map_overlap_with(same, &Overlap::new(&[1], Boundary::Constant(0)).trim(false)).unwrap();
+    /// assert_eq!(kept.compute().unwrap().as_slice().unwrap(), &[0, 1, 2, 3, 2, 3, 4, 0]);
+    /// let trimmed = x.map_overlap_with(same, &Overlap::new(&[1], Boundary::Constant(0))).unwrap();
+    /// assert_eq!(trimmed.compute().unwrap().as_slice().unwrap(), &[1, 2, 3, 4]);
+    /// ```
     #[must_use]
     pub fn trim(mut self, trim: bool) -> Self {
         self.trim = trim;
@@ -414,6 +454,17 @@ impl<T: Element> Array<T> {
     /// last blocks along an axis whose boundary in `opts` is [`Boundary::None`]
     /// (which [`Array::overlap`] did not extend). It undoes `overlap` with the
     /// same `opts` wherever that extended edge blocks by the full depth.
+    ///
+    /// ```
+    /// use chunked_array::{Array, Boundary, Overlap};
+    /// let x = Array::from_vec(&[4], vec![1, 2, 3, 4], 2).unwrap();
+    /// let opts = Overlap::new(&[1], Boundary::Periodic);
+    /// let y = x.overlap(&opts).unwrap();
+    /// assert_eq!(y.shape(), vec![8]);
+    /// // dask: da.overlap.trim_internal(y, {0: 1})
+    /// let z = y.trim_internal(&opts).unwrap();
+    /// assert_eq!(z.compute().unwrap().as_slice().unwrap(), &[1, 2, 3, 4]);
+    /// ```
     ///
     /// # Errors
     /// [`Error::InvalidArgument`] for a depth list of the wrong length, or a

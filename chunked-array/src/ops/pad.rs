@@ -29,6 +29,17 @@ pub(crate) enum Src {
 }
 
 /// How `pad` fills the new elements (NumPy's `pad` modes).
+///
+/// ```
+/// use chunked_array::{Array, PadMode};
+/// let x = Array::from_vec(&[3], vec![1, 2, 3], 2).unwrap();
+/// let pad = |mode| x.pad(&[(2, 2)], mode).unwrap().compute().unwrap();
+/// // NumPy: np.pad(x, 2, mode="constant"), "edge", "symmetric", "wrap"
+/// assert_eq!(pad(PadMode::Constant(0)).as_slice().unwrap(), &[0, 0, 1, 2, 3, 0, 0]);
+/// assert_eq!(pad(PadMode::Edge).as_slice().unwrap(), &[1, 1, 1, 2, 3, 3, 3]);
+/// assert_eq!(pad(PadMode::Symmetric).as_slice().unwrap(), &[2, 1, 1, 2, 3, 3, 2]);
+/// assert_eq!(pad(PadMode::Wrap).as_slice().unwrap(), &[2, 3, 1, 2, 3, 1, 2]);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum PadMode<T> {
     /// A constant.
@@ -45,6 +56,16 @@ pub enum PadMode<T> {
 }
 
 /// What `map_overlap` puts beyond the array's edges (dask's `boundary`).
+///
+/// ```
+/// use chunked_array::{Array, Boundary, Overlap};
+/// let x = Array::from_vec(&[4], vec![1, 2, 3, 4], 2).unwrap(); // blocks [1, 2] and [3, 4]
+/// let halo = |b| x.overlap(&Overlap::new(&[1], b)).unwrap().compute().unwrap();
+/// // dask: da.overlap.overlap(x, depth=1, boundary="reflect"), "periodic", "none"
+/// assert_eq!(halo(Boundary::Reflect).as_slice().unwrap(), &[1, 1, 2, 3, 2, 3, 4, 4]);
+/// assert_eq!(halo(Boundary::Periodic).as_slice().unwrap(), &[4, 1, 2, 3, 2, 3, 4, 1]);
+/// assert_eq!(halo(Boundary::None).as_slice().unwrap(), &[1, 2, 3, 2, 3, 4]);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Boundary<T> {
     /// Nothing: edge blocks are not extended outward.

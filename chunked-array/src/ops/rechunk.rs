@@ -156,6 +156,16 @@ impl<T: Element> Array<T> {
 
     /// [`Array::rechunk`] with options.
     ///
+    /// ```
+    /// use chunked_array::{Array, BlockSizeOptions};
+    /// let x = Array::<f64>::from_fn(&[4, 4], [4, 1], |i| (i[0] * 4 + i[1]) as f64).unwrap();
+    /// // dask: x.rechunk((1, 4), block_size_limit=64); here no task holds over 64 bytes
+    /// let opts = BlockSizeOptions { block_size_limit: 64 };
+    /// let y = (&x + 0.0).rechunk_with([1, 4], &opts).unwrap();
+    /// assert_eq!(y.chunks().lengths(), &[vec![1; 4], vec![4]]);
+    /// assert_eq!(y.compute().unwrap(), x.compute().unwrap());
+    /// ```
+    ///
     /// # Errors
     /// As [`Array::rechunk`].
     pub fn rechunk_with(&self, chunks: impl Into<ChunkSpec>, options: &BlockSizeOptions) -> Result<Array<T>> {

@@ -89,6 +89,15 @@ impl<T: Element> Array<T> {
     /// [`Array::repeat`] with the block-size limit (bytes) that each input
     /// block's repeated image is cut under (one repeat gives the array itself).
     ///
+    /// ```
+    /// use chunked_array::{Array, BlockSizeOptions};
+    /// let x = Array::from_vec(&[2], vec![1, 2], 2).unwrap();
+    /// // Each element 4 times, in blocks of at most 8 bytes (two i32).
+    /// let r = x.repeat_with(4, 0, &BlockSizeOptions { block_size_limit: 8 }).unwrap();
+    /// assert_eq!(r.chunks().lengths()[0], vec![2, 2, 2, 2]);
+    /// assert_eq!(r.compute().unwrap().as_slice().unwrap(), &[1, 1, 1, 1, 2, 2, 2, 2]);
+    /// ```
+    ///
     /// # Errors
     /// As [`Array::repeat`]; [`Error::InvalidArgument`] when the output's size
     /// overflows or it would have more blocks than a grid may.
@@ -158,6 +167,14 @@ impl<T: Element> Array<T> {
     /// more `reps` than axes the array gains leading length-1 axes; with fewer,
     /// the leading axes are repeated once. Every copy shares the input's
     /// blocks.
+    ///
+    /// ```
+    /// use chunked_array::{Array, ndarray::array};
+    /// let x = Array::from_vec(&[2], vec![1, 2], 1).unwrap();
+    /// // NumPy: np.tile(x, 2) and np.tile(x, (2, 1))
+    /// assert_eq!(x.tile(&[2]).unwrap().compute().unwrap().as_slice().unwrap(), &[1, 2, 1, 2]);
+    /// assert_eq!(x.tile(&[2, 1]).unwrap().compute().unwrap(), array![[1, 2], [1, 2]].into_dyn());
+    /// ```
     ///
     /// # Errors
     /// [`Error::InvalidArgument`] when the result's size overflows or it would

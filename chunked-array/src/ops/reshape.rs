@@ -120,6 +120,15 @@ impl<T: Element> Array<T> {
     /// [`Array::reshape`] with the block-size limit (bytes) that input blocks
     /// enlarged by the reshape are kept under where they can be.
     ///
+    /// ```
+    /// use chunked_array::{Array, BlockSizeOptions};
+    /// let x = Array::<f64>::from_fn(&[6, 4], [2, 2], |i| (i[0] * 4 + i[1]) as f64).unwrap();
+    /// // Whole rows per block (4 f64 = 32 bytes), kept under 32 bytes: one row each.
+    /// let y = x.reshape_with(&[24], &BlockSizeOptions { block_size_limit: 32 }).unwrap();
+    /// assert_eq!(y.chunks().lengths()[0], vec![4; 6]);
+    /// assert_eq!(y.compute().unwrap().as_slice().unwrap(), (0..24).map(f64::from).collect::<Vec<_>>().as_slice());
+    /// ```
+    ///
     /// # Errors
     /// As [`Array::reshape`].
     pub fn reshape_with(&self, shape: &[isize], options: &BlockSizeOptions) -> Result<Array<T>> {

@@ -65,6 +65,17 @@ impl<T: Element> Array<T> {
     /// with the index given as a list, `[index]`, which inserts the values as
     /// they are), or one axis fewer for a single slab (NumPy's scalar index).
     ///
+    /// ```
+    /// use chunked_array::{Array, ndarray::array};
+    /// let x = Array::from_vec(&[4], vec![1, 2, 3, 4], 2).unwrap();
+    /// let v = Array::from_vec(&[2], vec![8, 9], 2).unwrap();
+    /// // NumPy: np.insert(x, [1], v)
+    /// assert_eq!(x.insert(1, &v, 0).unwrap().compute().unwrap().as_slice().unwrap(), &[1, 8, 9, 2, 3, 4]);
+    /// let m = Array::from_vec(&[2, 2], vec![1, 2, 3, 4], 1).unwrap();
+    /// // NumPy: np.insert(m, 1, v, axis=0), a single row of one axis fewer
+    /// assert_eq!(m.insert(1, &v, 0).unwrap().compute().unwrap(), array![[1, 2], [8, 9], [3, 4]].into_dyn());
+    /// ```
+    ///
     /// # Errors
     /// [`Error::BadAxis`]; [`Error::InvalidArgument`] for an index outside
     /// `-n..=n`; [`Error::ShapeMismatch`] when `values` does not fit.
@@ -88,6 +99,14 @@ impl<T: Element> Array<T> {
 
     /// `values` joined after the end along `axis` (NumPy's `append` with an
     /// axis); `values` as for [`Array::insert`].
+    ///
+    /// ```
+    /// use chunked_array::{Array, ndarray::array};
+    /// let m = Array::from_vec(&[2, 2], vec![1, 2, 3, 4], 1).unwrap();
+    /// let col = Array::from_vec(&[2], vec![5, 6], 2).unwrap();
+    /// // NumPy: np.append(m, col[:, None], axis=1)
+    /// assert_eq!(m.append(&col, 1).unwrap().compute().unwrap(), array![[1, 2, 5], [3, 4, 6]].into_dyn());
+    /// ```
     ///
     /// # Errors
     /// [`Error::BadAxis`]; [`Error::ShapeMismatch`] when `values` does not fit.

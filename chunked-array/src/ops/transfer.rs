@@ -99,6 +99,15 @@ impl<T: Element> Array<T> {
     }
 
     /// This array with its blocks in host memory (`cupy.asnumpy` per block).
+    ///
+    /// ```
+    /// use chunked_array::{device::Device, Array};
+    /// let dev = Device::emulated(1 << 20);
+    /// let x = Array::<f64>::ones(&[4], 2).unwrap().to_device(&dev);
+    /// let back = x.to_host();
+    /// assert!(x.device().is_some() && back.device().is_none());
+    /// assert_eq!(back.compute().unwrap().as_slice().unwrap(), &[1.0; 4]);
+    /// ```
     pub fn to_host(&self) -> Array<T> {
         Array::from_node(move_to_host(&self.node))
     }
@@ -123,11 +132,28 @@ impl<T: Element> Array<T> {
     }
 
     /// The device the array's (first) block lives on (`None`: host memory).
+    ///
+    /// ```
+    /// use chunked_array::{device::Device, Array};
+    /// let dev = Device::emulated(1 << 20);
+    /// let x = Array::<f64>::ones(&[4], 2).unwrap();
+    /// assert!(x.device().is_none()); // host memory
+    /// assert!(x.to_device(&dev).device().unwrap().same(&dev));
+    /// ```
     pub fn device(&self) -> Option<Device> {
         self.node.device.as_ref().map(|p| p.device_of(0).clone())
     }
 
     /// The devices the array's blocks live on, in turn (empty: host memory).
+    ///
+    /// ```
+    /// use chunked_array::{device::Device, Array};
+    /// let gpus = [Device::emulated(1 << 20), Device::emulated(1 << 20)];
+    /// let x = Array::<f64>::ones(&[4], 1).unwrap();
+    /// assert!(x.devices().is_empty()); // host memory
+    /// let spread = x.to_devices(&gpus).devices();
+    /// assert!(spread.len() == 2 && spread[0].same(&gpus[0]) && spread[1].same(&gpus[1]));
+    /// ```
     pub fn devices(&self) -> Vec<Device> {
         self.node.device.as_ref().map_or_else(Vec::new, |p| p.devices().to_vec())
     }

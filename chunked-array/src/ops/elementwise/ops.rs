@@ -17,6 +17,17 @@ use crate::ops::elementwise::build;
 use crate::ops::elementwise::expr::{Binary, Const, Expr, Ternary, Unary, leaf};
 
 /// An operand of an elementwise operation: an array or a scalar.
+///
+/// ```
+/// use chunked_array::{Array, Operand};
+/// let x = Array::from_vec(&[3], vec![1, 5, 3], 2).unwrap();
+/// let y = Array::from_vec(&[3], vec![4, 4, 4], 2).unwrap();
+/// // Arrays and scalars both convert into an operand.
+/// let a = x.maximum(&y).unwrap();
+/// let b = x.maximum(Operand::Scalar(4)).unwrap();
+/// assert_eq!(a.compute().unwrap(), b.compute().unwrap());
+/// assert_eq!(b.compute().unwrap().as_slice().unwrap(), &[4, 5, 4]);
+/// ```
 pub enum Operand<'a, T> {
     /// A borrowed array.
     Array(&'a Array<T>),
@@ -138,6 +149,14 @@ pub fn where_<'a, 'b, T: Element>(
 
 impl<T: Element> Array<T> {
     /// Converts every element with NumPy `astype` rules (see [`Element::cast`]).
+    ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let x = Array::from_slice(&[3], &[1.7, -1.7, 2.0], 2).unwrap();
+    /// // NumPy: x.astype(np.int64) truncates towards zero
+    /// let y = x.astype::<i64>();
+    /// assert_eq!(y.compute().unwrap().as_slice().unwrap(), &[1, -1, 2]);
+    /// ```
     pub fn astype<U: Element>(&self) -> Array<U> {
         unary(self, "astype", |x: T| x.cast::<U>())
     }
@@ -157,12 +176,28 @@ impl<T: Element> Array<T> {
 
     /// Elementwise `==`.
     ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let x = Array::from_vec(&[3], vec![1, 2, 3], 2).unwrap();
+    /// let y = Array::from_vec(&[3], vec![1, 0, 3], 2).unwrap();
+    /// // NumPy: x == y
+    /// assert_eq!(x.eq(&y).unwrap().compute().unwrap().as_slice().unwrap(), &[true, false, true]);
+    /// assert_eq!(x.eq(2).unwrap().compute().unwrap().as_slice().unwrap(), &[false, true, false]);
+    /// ```
+    ///
     /// # Errors
     /// [`crate::Error::ShapeMismatch`] when the shapes do not broadcast.
     pub fn eq<'a>(&self, other: impl Into<Operand<'a, T>>) -> Result<Array<bool>> {
         binary("eq", self, other, |a: T, b: T| a == b)
     }
     /// Elementwise `!=`.
+    ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let x = Array::from_vec(&[3], vec![1, 2, 3], 2).unwrap();
+    /// // NumPy: x != 2
+    /// assert_eq!(x.ne(2).unwrap().compute().unwrap().as_slice().unwrap(), &[true, false, true]);
+    /// ```
     ///
     /// # Errors
     /// As [`Array::eq`].
@@ -171,12 +206,26 @@ impl<T: Element> Array<T> {
     }
     /// Elementwise `<`.
     ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let x = Array::from_vec(&[3], vec![1, 2, 3], 2).unwrap();
+    /// // NumPy: x < 2
+    /// assert_eq!(x.lt(2).unwrap().compute().unwrap().as_slice().unwrap(), &[true, false, false]);
+    /// ```
+    ///
     /// # Errors
     /// As [`Array::eq`].
     pub fn lt<'a>(&self, other: impl Into<Operand<'a, T>>) -> Result<Array<bool>> {
         binary("lt", self, other, |a: T, b: T| a < b)
     }
     /// Elementwise `<=`.
+    ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let x = Array::from_vec(&[3], vec![1, 2, 3], 2).unwrap();
+    /// // NumPy: x <= 2
+    /// assert_eq!(x.le(2).unwrap().compute().unwrap().as_slice().unwrap(), &[true, true, false]);
+    /// ```
     ///
     /// # Errors
     /// As [`Array::eq`].
@@ -185,12 +234,27 @@ impl<T: Element> Array<T> {
     }
     /// Elementwise `>`.
     ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let x = Array::from_vec(&[3], vec![1, 2, 3], 2).unwrap();
+    /// let y = Array::from_vec(&[3], vec![3, 2, 1], 1).unwrap();
+    /// // NumPy: x > y
+    /// assert_eq!(x.gt(&y).unwrap().compute().unwrap().as_slice().unwrap(), &[false, false, true]);
+    /// ```
+    ///
     /// # Errors
     /// As [`Array::eq`].
     pub fn gt<'a>(&self, other: impl Into<Operand<'a, T>>) -> Result<Array<bool>> {
         binary("gt", self, other, |a: T, b: T| a > b)
     }
     /// Elementwise `>=`.
+    ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let x = Array::from_vec(&[3], vec![1, 2, 3], 2).unwrap();
+    /// // NumPy: x >= 2
+    /// assert_eq!(x.ge(2).unwrap().compute().unwrap().as_slice().unwrap(), &[false, true, true]);
+    /// ```
     ///
     /// # Errors
     /// As [`Array::eq`].
@@ -201,11 +265,26 @@ impl<T: Element> Array<T> {
 
 impl<T: Number> Array<T> {
     /// Absolute value.
+    ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let x = Array::from_vec(&[3], vec![-2, 0, 3], 2).unwrap();
+    /// // NumPy: np.abs(x)
+    /// assert_eq!(x.abs().compute().unwrap().as_slice().unwrap(), &[2, 0, 3]);
+    /// ```
     pub fn abs(&self) -> Array<T> {
         unary(self, "abs", T::abs)
     }
 
     /// `self ** exponent`, elementwise (see [`Number::pow`] for integers).
+    ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let x = Array::from_slice(&[3], &[1.0, 2.0, 3.0], 2).unwrap();
+    /// // NumPy: x ** 2 and x ** x
+    /// assert_eq!(x.pow(2.0).unwrap().compute().unwrap().as_slice().unwrap(), &[1.0, 4.0, 9.0]);
+    /// assert_eq!(x.pow(&x).unwrap().compute().unwrap().as_slice().unwrap(), &[1.0, 4.0, 27.0]);
+    /// ```
     ///
     /// # Errors
     /// [`crate::Error::ShapeMismatch`] when the shapes do not broadcast.
@@ -222,6 +301,15 @@ impl<T: Number> Array<T> {
 
     /// Elementwise maximum; NaN propagates (NumPy's `maximum`).
     ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let x = Array::from_slice(&[3], &[1.0, f64::NAN, 3.0], 2).unwrap();
+    /// // NumPy: np.maximum(x, 2.0)
+    /// let m = x.maximum(2.0).unwrap().compute().unwrap();
+    /// assert_eq!((m[0], m[2]), (2.0, 3.0));
+    /// assert!(m[1].is_nan());
+    /// ```
+    ///
     /// # Errors
     /// [`crate::Error::ShapeMismatch`] when the shapes do not broadcast.
     pub fn maximum<'a>(&self, other: impl Into<Operand<'a, T>>) -> Result<Array<T>> {
@@ -230,6 +318,14 @@ impl<T: Number> Array<T> {
 
     /// Elementwise minimum; NaN propagates (NumPy's `minimum`).
     ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let x = Array::from_vec(&[3], vec![1, 5, 3], 2).unwrap();
+    /// let y = Array::from_vec(&[3], vec![2, 2, 2], 1).unwrap();
+    /// // NumPy: np.minimum(x, y)
+    /// assert_eq!(x.minimum(&y).unwrap().compute().unwrap().as_slice().unwrap(), &[1, 2, 2]);
+    /// ```
+    ///
     /// # Errors
     /// [`crate::Error::ShapeMismatch`] when the shapes do not broadcast.
     pub fn minimum<'a>(&self, other: impl Into<Operand<'a, T>>) -> Result<Array<T>> {
@@ -237,6 +333,13 @@ impl<T: Number> Array<T> {
     }
 
     /// Limits values to `[low, high]` (NumPy's `clip`; NaN stays NaN).
+    ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let x = Array::from_vec(&[4], vec![-5, 0, 5, 10], 2).unwrap();
+    /// // NumPy: np.clip(x, 0, 6)
+    /// assert_eq!(x.clip(0, 6).compute().unwrap().as_slice().unwrap(), &[0, 0, 5, 6]);
+    /// ```
     pub fn clip(&self, low: T, high: T) -> Array<T> {
         unary_with(
             self,
@@ -257,30 +360,89 @@ impl<T: Number> Array<T> {
 
 impl<T: Float> Array<T> {
     /// Square root.
+    ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let x = Array::from_slice(&[3], &[1.0, 4.0, 9.0], 2).unwrap();
+    /// // NumPy: np.sqrt(x)
+    /// assert_eq!(x.sqrt().compute().unwrap().as_slice().unwrap(), &[1.0, 2.0, 3.0]);
+    /// ```
     pub fn sqrt(&self) -> Array<T> {
         unary(self, "sqrt", T::sqrt)
     }
     /// e^x.
+    ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let x = Array::from_slice(&[2], &[0.0, 1.0], 1).unwrap();
+    /// // NumPy: np.exp(x)
+    /// let y = x.exp().compute().unwrap();
+    /// assert_eq!(y[0], 1.0);
+    /// assert!((y[1] - std::f64::consts::E).abs() < 1e-12);
+    /// ```
     pub fn exp(&self) -> Array<T> {
         unary(self, "exp", T::exp)
     }
     /// Natural logarithm (NumPy's `log`).
+    ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let x = Array::from_slice(&[2], &[1.0, std::f64::consts::E], 1).unwrap();
+    /// // NumPy: np.log(x)
+    /// let y = x.log().compute().unwrap();
+    /// assert_eq!(y[0], 0.0);
+    /// assert!((y[1] - 1.0).abs() < 1e-12);
+    /// ```
     pub fn log(&self) -> Array<T> {
         unary(self, "log", T::ln)
     }
     /// Sine.
+    ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let x = Array::from_slice(&[2], &[0.0, std::f64::consts::FRAC_PI_2], 1).unwrap();
+    /// // NumPy: np.sin(x)
+    /// let y = x.sin().compute().unwrap();
+    /// assert_eq!(y[0], 0.0);
+    /// assert!((y[1] - 1.0).abs() < 1e-12);
+    /// ```
     pub fn sin(&self) -> Array<T> {
         unary(self, "sin", T::sin)
     }
     /// Cosine.
+    ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let x = Array::from_slice(&[2], &[0.0, std::f64::consts::PI], 1).unwrap();
+    /// // NumPy: np.cos(x)
+    /// let y = x.cos().compute().unwrap();
+    /// assert_eq!(y[0], 1.0);
+    /// assert!((y[1] + 1.0).abs() < 1e-12);
+    /// ```
     pub fn cos(&self) -> Array<T> {
         unary(self, "cos", T::cos)
     }
     /// Hyperbolic tangent.
+    ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let x = Array::from_slice(&[3], &[-50.0, 0.0, 0.5], 2).unwrap();
+    /// // NumPy: np.tanh(x)
+    /// let y = x.tanh().compute().unwrap();
+    /// assert_eq!((y[0], y[1]), (-1.0, 0.0));
+    /// assert!((y[2] - 0.5f64.tanh()).abs() < 1e-12);
+    /// ```
     pub fn tanh(&self) -> Array<T> {
         unary(self, "tanh", T::tanh)
     }
     /// Whether each element is NaN.
+    ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let x = Array::from_slice(&[3], &[1.0, f64::NAN, 0.0], 2).unwrap();
+    /// // NumPy: np.isnan(x)
+    /// assert_eq!(x.isnan().compute().unwrap().as_slice().unwrap(), &[false, true, false]);
+    /// ```
     pub fn isnan(&self) -> Array<bool> {
         unary(self, "isnan", |x: T| x.is_nan())
     }

@@ -7,6 +7,16 @@ use crate::element::{Element, Float};
 use crate::ops::random::philox::{BATCH, Words, philox_batch, philox4x32_10};
 
 /// The distribution of a random array (shared with the device kernels).
+///
+/// ```
+/// use chunked_array::random::{fill, Distribution, RandomState};
+/// // Elements 0..4 of seed 5, stream 0: what RandomState::new(5).integers draws.
+/// let dist = Distribution::Integers { low: 0, high: 10 };
+/// let mut v = [0i64; 4];
+/// fill(5, 0, &dist, 0, &mut v);
+/// let x = RandomState::new(5).integers::<i64>(0, 10, &[4], 2).unwrap();
+/// assert_eq!(x.compute().unwrap().as_slice().unwrap(), &v);
+/// ```
 pub use chunked_gpu::philox::Distribution;
 
 /// `[0, 1)` from 52 random bits: the bits become the mantissa of a number in
@@ -40,8 +50,30 @@ pub(crate) fn bounded(hi: u32, lo: u32, low: i64, high: i64) -> i64 {
 }
 
 /// Element types that random arrays can hold.
+///
+/// ```
+/// use chunked_array::{Array, Result, random::{RandomElement, RandomState}};
+/// // Any element type random integers can fill.
+/// fn dice<T: RandomElement>(n: usize) -> Result<Array<T>> {
+///     RandomState::new(0).integers(1, 7, &[n], 4)
+/// }
+/// let rolls = dice::<i32>(20).unwrap().compute().unwrap();
+/// assert!(rolls.iter().all(|r| (1..=6).contains(r)));
+/// ```
 pub trait RandomElement: Element + chunked_gpu::DeviceElement {
     /// Writes elements `first..first + out.len()` of stream `(key, stream)` to `out`.
+    ///
+    /// ```
+    /// use std::mem::MaybeUninit;
+    /// use chunked_array::random::{fill, Distribution, RandomElement};
+    /// let dist = Distribution::Integers { low: 0, high: 100 };
+    /// let mut raw = [MaybeUninit::<i64>::uninit(); 3];
+    /// // Seed 7 is the key [7, 0] (low word first); stream 0 is [0, 0].
+    /// i64::fill_stream([7, 0], [0, 0], &dist, 0, &mut raw);
+    /// let mut v = [0i64; 3];
+    /// fill(7, 0, &dist, 0, &mut v);
+    /// assert_eq!(raw.map(|m| unsafe { m.assume_init() }), v);
+    /// ```
     fn fill_stream(key: [u32; 2], stream: [u32; 2], dist: &Distribution, first: u64, out: &mut [MaybeUninit<Self>]);
 }
 
@@ -206,11 +238,31 @@ random_int!(i32);
 random_int!(i64);
 
 /// Floating-point types with uniform and normal draws.
+///
+/// ```
+/// use chunked_array::{Array, Result, random::{RandomFloat, RandomState}};
+/// // Any float type uniform and normal draws can fill: f32 and f64.
+/// fn noise<T: RandomFloat>(n: usize) -> Result<Array<T>> {
+///     RandomState::new(3).standard_normal(&[n], 4)
+/// }
+/// assert_eq!(noise::<f32>(8).unwrap().shape(), vec![8]);
+/// assert_eq!(noise::<f64>(8).unwrap().compute().unwrap().len(), 8);
+/// ```
 pub trait RandomFloat: RandomElement + Float {}
 impl RandomFloat for f32 {}
 impl RandomFloat for f64 {}
 
 /// Fills `out` with elements `first..` of stream `(seed, stream)` of `dist`.
+///
+/// ```
+/// use chunked_array::random::{fill, Distribution};
+/// let mut all = [0.0f64; 4];
+/// fill(1, 0, &Distribution::Uniform, 0, &mut all);
+/// let mut tail = [0.0f64; 2];
+/// fill(1, 0, &Distribution::Uniform, 2, &mut tail); // elements 2 and 3 alone
+/// assert_eq!(tail, all[2..]);
+/// assert!(all.iter().all(|u| (0.0..1.0).contains(u)));
+/// ```
 pub fn fill<T: RandomElement>(seed: u64, stream: u64, dist: &Distribution, first: u64, out: &mut [T]) {
     // SAFETY: MaybeUninit<T> has T's layout, and fill_stream only writes valid values.
     let out = unsafe { &mut *(out as *mut [T] as *mut [MaybeUninit<T>]) };

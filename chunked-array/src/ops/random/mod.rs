@@ -1,4 +1,6 @@
-//! Counter-based random arrays (Philox4x32-10).
+//! Counter-based random arrays (Philox4x32-10): dask's `da.random.RandomState`
+//! and `default_rng`, with `random` (here [`RandomState::uniform`]),
+//! `standard_normal`, `normal` and `randint` / `integers`.
 //!
 //! Element `i` (global flat index, C order) of an array drawn with seed `s` and
 //! stream `k` is a pure function of `(s, k, i)`: the same numbers for every
@@ -149,11 +151,27 @@ pub struct RandomState {
 
 impl RandomState {
     /// Stream 0 of `seed`.
+    ///
+    /// ```
+    /// use chunked_array::random::RandomState;
+    /// // dask: da.random.RandomState(42)
+    /// let a = RandomState::new(42).uniform::<f64>(&[6], 2).unwrap().compute().unwrap();
+    /// let b = RandomState::new(42).uniform::<f64>(&[6], 3).unwrap().compute().unwrap();
+    /// assert_eq!(a, b); // the same seed gives the same numbers, whatever the chunks
+    /// assert_ne!(a, RandomState::new(43).uniform::<f64>(&[6], 2).unwrap().compute().unwrap());
+    /// ```
     pub fn new(seed: u64) -> Self {
         RandomState { seed, stream: 0, devices: Vec::new() }
     }
 
     /// An independent stream of the same seed.
+    ///
+    /// ```
+    /// use chunked_array::random::RandomState;
+    /// let draw = |rng: RandomState| rng.uniform::<f64>(&[4], 2).unwrap().compute().unwrap();
+    /// assert_eq!(draw(RandomState::new(1).with_stream(0)), draw(RandomState::new(1)));
+    /// assert_ne!(draw(RandomState::new(1).with_stream(1)), draw(RandomState::new(1)));
+    /// ```
     pub fn with_stream(self, stream: u64) -> Self {
         RandomState { stream, ..self }
     }
@@ -175,6 +193,14 @@ impl RandomState {
 
     /// The same generator making its arrays' blocks on `devices` in turn
     /// (see [`Array::to_devices`]); none: host memory.
+    ///
+    /// ```
+    /// use chunked_array::{device::Device, random::RandomState};
+    /// let gpus = [Device::emulated(1 << 20), Device::emulated(1 << 20)];
+    /// let x = RandomState::new(7).on_devices(&gpus).uniform::<f64>(&[8], 2).unwrap();
+    /// assert_eq!(x.devices().len(), 2);
+    /// assert_eq!(x.compute().unwrap(), RandomState::new(7).uniform::<f64>(&[8], 2).unwrap().compute().unwrap());
+    /// ```
     pub fn on_devices(self, devices: &[crate::device::Device]) -> Self {
         RandomState { devices: devices.to_vec(), ..self }
     }
@@ -194,6 +220,14 @@ impl RandomState {
 
     /// Uniform on `[0, 1)` (dask's `random`).
     ///
+    /// ```
+    /// use chunked_array::random::RandomState;
+    /// // dask: da.random.RandomState(0).random(1000, chunks=250)
+    /// let x = RandomState::new(0).uniform::<f64>(&[1000], 250).unwrap().compute().unwrap();
+    /// assert!(x.iter().all(|u| (0.0..1.0).contains(u)));
+    /// assert!((x.mean().unwrap() - 0.5).abs() < 0.05);
+    /// ```
+    ///
     /// # Errors
     /// [`Error::BadChunks`] when the chunk spec does not fit the shape.
     pub fn uniform<T: RandomFloat>(&self, shape: &[usize], chunks: impl Into<ChunkSpec>) -> Result<Array<T>> {
@@ -202,6 +236,13 @@ impl RandomState {
 
     /// Standard normal.
     ///
+    /// ```
+    /// use chunked_array::random::RandomState;
+    /// let x = RandomState::new(0).standard_normal::<f64>(&[10_000], 2_500).unwrap().compute().unwrap();
+    /// assert!(x.mean().unwrap().abs() < 0.05);
+    /// assert!((x.std(0.0) - 1.0).abs() < 0.05);
+    /// ```
+    ///
     /// # Errors
     /// [`Error::BadChunks`] when the chunk spec does not fit the shape.
     pub fn standard_normal<T: RandomFloat>(&self, shape: &[usize], chunks: impl Into<ChunkSpec>) -> Result<Array<T>> {
@@ -209,6 +250,15 @@ impl RandomState {
     }
 
     /// Normal with mean `mean` and standard deviation `std`.
+    ///
+    /// ```
+    /// use chunked_array::random::RandomState;
+    /// let rng = RandomState::new(0);
+    /// // dask: rng.normal(5.0, 2.0, size=10_000, chunks=2_500)
+    /// let x = rng.normal::<f64>(5.0, 2.0, &[10_000], 2_500).unwrap().compute().unwrap();
+    /// assert!((x.mean().unwrap() - 5.0).abs() < 0.1 && (x.std(0.0) - 2.0).abs() < 0.1);
+    /// assert!(rng.normal::<f64>(0.0, -1.0, &[4], 2).is_err());
+    /// ```
     ///
     /// # Errors
     /// [`Error::InvalidArgument`] for a negative or non-finite `std` or non-finite
@@ -230,6 +280,15 @@ impl RandomState {
     }
 
     /// Uniform integers on `[low, high)`.
+    ///
+    /// ```
+    /// use chunked_array::random::RandomState;
+    /// let rng = RandomState::new(0);
+    /// // dask: rng.randint(1, 7, size=100, chunks=25)
+    /// let x = rng.integers::<i64>(1, 7, &[100], 25).unwrap().compute().unwrap();
+    /// assert!(x.iter().all(|v| (1..7).contains(v)));
+    /// assert!(rng.integers::<i32>(0, 1 << 40, &[4], 2).is_err()); // does not fit i32
+    /// ```
     ///
     /// # Errors
     /// [`Error::InvalidArgument`] when `high <= low` or the range does not fit `T`.

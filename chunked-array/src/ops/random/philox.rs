@@ -8,6 +8,12 @@ const W0: u32 = 0x9E37_79B9;
 const W1: u32 = 0xBB67_AE85;
 
 /// Philox4x32 with 10 rounds (Salmon et al., SC'11), as in Random123 and cuRAND.
+///
+/// ```
+/// use chunked_array::random::philox4x32_10;
+/// // Random123's known-answer vector for a zero counter and key.
+/// assert_eq!(philox4x32_10([0; 4], [0; 2]), [0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8]);
+/// ```
 #[inline(always)]
 pub fn philox4x32_10(ctr: [u32; 4], key: [u32; 2]) -> [u32; 4] {
     let mut c = ctr;

@@ -38,19 +38,56 @@ impl Default for ReduceOptions {
 
 impl ReduceOptions {
     /// Reduce over every axis.
+    ///
+    /// ```
+    /// use chunked_array::{Array, ReduceOptions};
+    /// let x = Array::<i32>::from_vec(&[2, 3], vec![1, 2, 3, 4, 5, 6], [1, 2]).unwrap();
+    /// // NumPy: x.sum(keepdims=True)
+    /// let s = x.sum(ReduceOptions::all().keepdims(true)).unwrap();
+    /// assert_eq!(s.shape(), vec![1, 1]);
+    /// assert_eq!(s.compute_scalar().unwrap(), 21);
+    /// ```
     pub fn all() -> Self {
         Self::default()
     }
     /// Reduce over the given axes.
+    ///
+    /// ```
+    /// use chunked_array::{Array, ReduceOptions};
+    /// let x = Array::<i32>::from_vec(&[2, 3], vec![1, 2, 3, 4, 5, 6], [1, 2]).unwrap();
+    /// // NumPy: x.sum(axis=-1) and x.sum(axis=(0, 1))
+    /// let rows = x.sum(ReduceOptions::axes([-1])).unwrap();
+    /// assert_eq!(rows.compute().unwrap().as_slice().unwrap(), &[6, 15]);
+    /// assert_eq!(x.sum(ReduceOptions::axes([0, 1])).unwrap().compute_scalar().unwrap(), 21);
+    /// ```
     pub fn axes(axes: impl AsRef<[isize]>) -> Self {
         ReduceOptions { axes: Some(axes.as_ref().to_vec()), ..Self::default() }
     }
     /// Keep reduced axes as length 1.
+    ///
+    /// ```
+    /// use chunked_array::{Array, ReduceOptions, ndarray::array};
+    /// let x = Array::<i32>::from_vec(&[2, 3], vec![1, 2, 3, 4, 5, 6], [1, 2]).unwrap();
+    /// // NumPy: x.mean(axis=1, keepdims=True)
+    /// let m = x.mean(ReduceOptions::axes([1]).keepdims(true)).unwrap();
+    /// assert_eq!(m.compute().unwrap(), array![[2.0], [5.0]].into_dyn());
+    /// ```
     pub fn keepdims(mut self, keep: bool) -> Self {
         self.keepdims = keep;
         self
     }
     /// Partials merged per tree node.
+    ///
+    /// ```
+    /// use chunked_array::{Array, ReduceOptions};
+    /// let x = Array::<f64>::ones(&[16], 1).unwrap(); // 16 blocks
+    /// // dask: x.sum(split_every=2): a deeper tree of smaller merges
+    /// let binary = x.sum(ReduceOptions::all().split_every(2)).unwrap();
+    /// let wide = x.sum(ReduceOptions::all().split_every(16)).unwrap();
+    /// assert_eq!(binary.compute_scalar().unwrap(), 16.0);
+    /// assert_eq!(wide.compute_scalar().unwrap(), 16.0);
+    /// assert!(binary.num_tasks() > wide.num_tasks());
+    /// ```
     pub fn split_every(mut self, n: usize) -> Self {
         self.split_every = n;
         self
@@ -108,6 +145,15 @@ impl<T: Element> Array<T> {
 
     /// Sum (integers and bools accumulate in `i64`, as NumPy).
     ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let x = Array::<i32>::from_vec(&[2, 3], vec![1, 2, 3, 4, 5, 6], [1, 2]).unwrap();
+    /// // NumPy: x.sum(), x.sum(axis=0), x.sum(axis=-1)
+    /// assert_eq!(x.sum(None).unwrap().compute_scalar().unwrap(), 21);
+    /// assert_eq!(x.sum(0).unwrap().compute().unwrap().as_slice().unwrap(), &[5, 7, 9]);
+    /// assert_eq!(x.sum(-1).unwrap().compute().unwrap().as_slice().unwrap(), &[6, 15]);
+    /// ```
+    ///
     /// # Errors
     /// [`crate::Error::BadAxis`] for axes out of range or repeated.
     pub fn sum(&self, axes: impl Into<ReduceOptions>) -> Result<Array<T::Sum>> {
@@ -115,6 +161,14 @@ impl<T: Element> Array<T> {
     }
 
     /// Sum ignoring NaNs.
+    ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let x = Array::<f64>::from_slice(&[3], &[1.0, f64::NAN, 2.0], 2).unwrap();
+    /// // NumPy: np.nansum(x)
+    /// assert_eq!(x.nansum(None).unwrap().compute_scalar().unwrap(), 3.0);
+    /// assert!(x.sum(None).unwrap().compute_scalar().unwrap().is_nan());
+    /// ```
     ///
     /// # Errors
     /// As [`Array::sum`].
@@ -124,6 +178,14 @@ impl<T: Element> Array<T> {
 
     /// Product (in `i64` for integers).
     ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let x = Array::<i32>::from_vec(&[2, 2], vec![1, 2, 3, 4], 1).unwrap();
+    /// // NumPy: x.prod() and x.prod(axis=0)
+    /// assert_eq!(x.prod(None).unwrap().compute_scalar().unwrap(), 24);
+    /// assert_eq!(x.prod(0).unwrap().compute().unwrap().as_slice().unwrap(), &[3, 8]);
+    /// ```
+    ///
     /// # Errors
     /// As [`Array::sum`].
     pub fn prod(&self, axes: impl Into<ReduceOptions>) -> Result<Array<T::Sum>> {
@@ -131,6 +193,14 @@ impl<T: Element> Array<T> {
     }
 
     /// Arithmetic mean (in `f64` for integers). The mean of nothing is NaN.
+    ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let x = Array::<i32>::from_vec(&[2, 3], vec![1, 2, 3, 4, 5, 6], [1, 2]).unwrap();
+    /// // NumPy: x.mean() and x.mean(axis=1), in float64
+    /// assert_eq!(x.mean(None).unwrap().compute_scalar().unwrap(), 3.5);
+    /// assert_eq!(x.mean(1).unwrap().compute().unwrap().as_slice().unwrap(), &[2.0, 5.0]);
+    /// ```
     ///
     /// # Errors
     /// As [`Array::sum`].
@@ -146,6 +216,13 @@ impl<T: Element> Array<T> {
 
     /// Mean of the non-NaN elements (NaN where there are none).
     ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let x = Array::<f64>::from_slice(&[3], &[1.0, f64::NAN, 3.0], 2).unwrap();
+    /// // NumPy: np.nanmean(x)
+    /// assert_eq!(x.nanmean(None).unwrap().compute_scalar().unwrap(), 2.0);
+    /// ```
+    ///
     /// # Errors
     /// As [`Array::sum`].
     pub fn nanmean(&self, axes: impl Into<ReduceOptions>) -> Result<Array<T::Mean>> {
@@ -153,6 +230,14 @@ impl<T: Element> Array<T> {
     }
 
     /// Variance with `ddof` delta degrees of freedom (`ddof = 0`: population).
+    ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let x = Array::<f64>::from_slice(&[4], &[1.0, 2.0, 3.0, 4.0], 2).unwrap();
+    /// // NumPy: x.var() and x.var(ddof=1): squared deviations sum to 5
+    /// assert!((x.var(None, 0).unwrap().compute_scalar().unwrap() - 5.0 / 4.0).abs() < 1e-12);
+    /// assert!((x.var(None, 1).unwrap().compute_scalar().unwrap() - 5.0 / 3.0).abs() < 1e-12);
+    /// ```
     ///
     /// # Errors
     /// As [`Array::sum`].
@@ -191,6 +276,13 @@ impl<T: Element> Array<T> {
 
     /// Standard deviation with `ddof`.
     ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let x = Array::<f64>::from_slice(&[8], &[2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0], 3).unwrap();
+    /// // NumPy: x.std(): mean 5, squared deviations sum to 32, sqrt(32 / 8) = 2
+    /// assert!((x.std(None, 0).unwrap().compute_scalar().unwrap() - 2.0).abs() < 1e-12);
+    /// ```
+    ///
     /// # Errors
     /// As [`Array::sum`].
     pub fn std(&self, axes: impl Into<ReduceOptions>, ddof: usize) -> Result<Array<T::Mean>> {
@@ -203,6 +295,14 @@ impl<T: Element> Array<T> {
 
     /// Whether any element is non-zero / true.
     ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let x = Array::<i32>::from_vec(&[2, 2], vec![0, 1, 0, 0], 1).unwrap();
+    /// // NumPy: x.any() and x.any(axis=1)
+    /// assert!(x.any(None).unwrap().compute_scalar().unwrap());
+    /// assert_eq!(x.any(1).unwrap().compute().unwrap().as_slice().unwrap(), &[true, false]);
+    /// ```
+    ///
     /// # Errors
     /// As [`Array::sum`].
     pub fn any(&self, axes: impl Into<ReduceOptions>) -> Result<Array<bool>> {
@@ -210,6 +310,14 @@ impl<T: Element> Array<T> {
     }
 
     /// Whether every element is non-zero / true.
+    ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let x = Array::<i32>::from_vec(&[2, 2], vec![1, 1, 0, 1], 1).unwrap();
+    /// // NumPy: x.all() and x.all(axis=1)
+    /// assert!(!x.all(None).unwrap().compute_scalar().unwrap());
+    /// assert_eq!(x.all(1).unwrap().compute().unwrap().as_slice().unwrap(), &[true, false]);
+    /// ```
     ///
     /// # Errors
     /// As [`Array::sum`].
@@ -229,6 +337,14 @@ impl<T: Element> Array<T> {
 impl<T: Number> Array<T> {
     /// Minimum; NaN propagates.
     ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let x = Array::<i32>::from_vec(&[2, 3], vec![4, 2, 6, 1, 5, 3], [1, 2]).unwrap();
+    /// // NumPy: x.min() and x.min(axis=0)
+    /// assert_eq!(x.min(None).unwrap().compute_scalar().unwrap(), 1);
+    /// assert_eq!(x.min(0).unwrap().compute().unwrap().as_slice().unwrap(), &[1, 2, 3]);
+    /// ```
+    ///
     /// # Errors
     /// As [`Array::sum`], and [`crate::Error::InvalidArgument`] when a reduced axis is empty.
     pub fn min(&self, axes: impl Into<ReduceOptions>) -> Result<Array<T>> {
@@ -236,6 +352,14 @@ impl<T: Number> Array<T> {
     }
 
     /// Maximum; NaN propagates.
+    ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let x = Array::<f64>::from_slice(&[3], &[1.0, 3.0, f64::NAN], 2).unwrap();
+    /// // NumPy: x[:2].max() is 3, and NaN propagates through x.max()
+    /// assert_eq!(x.slice(&[chunked_array::Idx::range(0, 2)]).unwrap().max(None).unwrap().compute_scalar().unwrap(), 3.0);
+    /// assert!(x.max(None).unwrap().compute_scalar().unwrap().is_nan());
+    /// ```
     ///
     /// # Errors
     /// As [`Array::min`].
@@ -245,6 +369,13 @@ impl<T: Number> Array<T> {
 
     /// Minimum ignoring NaNs (NaN where all are NaN).
     ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let x = Array::<f64>::from_slice(&[3], &[3.0, f64::NAN, 1.0], 2).unwrap();
+    /// // NumPy: np.nanmin(x)
+    /// assert_eq!(x.nanmin(None).unwrap().compute_scalar().unwrap(), 1.0);
+    /// ```
+    ///
     /// # Errors
     /// As [`Array::min`].
     pub fn nanmin(&self, axes: impl Into<ReduceOptions>) -> Result<Array<T>> {
@@ -252,6 +383,13 @@ impl<T: Number> Array<T> {
     }
 
     /// Maximum ignoring NaNs (NaN where all are NaN).
+    ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let x = Array::<f64>::from_slice(&[3], &[3.0, f64::NAN, 1.0], 2).unwrap();
+    /// // NumPy: np.nanmax(x)
+    /// assert_eq!(x.nanmax(None).unwrap().compute_scalar().unwrap(), 3.0);
+    /// ```
     ///
     /// # Errors
     /// As [`Array::min`].
@@ -262,6 +400,14 @@ impl<T: Number> Array<T> {
     /// Index of the minimum along `axis`, or in the flattened array for `None`.
     /// The first occurrence wins; a NaN counts as the minimum (NumPy's rules).
     ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let x = Array::<i32>::from_vec(&[2, 3], vec![1, 5, 2, 7, 0, 3], [1, 2]).unwrap();
+    /// // NumPy: x.argmin() (flat index) and x.argmin(axis=0)
+    /// assert_eq!(x.argmin(None).unwrap().compute_scalar().unwrap(), 4);
+    /// assert_eq!(x.argmin(Some(0)).unwrap().compute().unwrap().as_slice().unwrap(), &[0, 1, 0]);
+    /// ```
+    ///
     /// # Errors
     /// [`crate::Error::BadAxis`]; [`crate::Error::InvalidArgument`] when empty.
     pub fn argmin(&self, axis: Option<isize>) -> Result<Array<i64>> {
@@ -269,6 +415,14 @@ impl<T: Number> Array<T> {
     }
 
     /// Index of the maximum along `axis`, or in the flattened array for `None`.
+    ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let x = Array::<i32>::from_vec(&[2, 3], vec![1, 5, 5, 7, 0, 3], [1, 2]).unwrap();
+    /// // NumPy: x.argmax(axis=1); the first of equal maxima wins
+    /// assert_eq!(x.argmax(Some(1)).unwrap().compute().unwrap().as_slice().unwrap(), &[1, 0]);
+    /// assert_eq!(x.argmax(None).unwrap().compute_scalar().unwrap(), 3);
+    /// ```
     ///
     /// # Errors
     /// As [`Array::argmin`].

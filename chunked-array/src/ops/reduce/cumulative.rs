@@ -157,6 +157,13 @@ impl<T: Element> Array<T> {
 
     /// Cumulative product along `axis` (in `i64` for integers).
     ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let x = Array::<i32>::from_vec(&[4], vec![1, 2, 3, 4], 3).unwrap();
+    /// // NumPy: np.cumprod(x)
+    /// assert_eq!(x.cumprod(0).unwrap().compute().unwrap().as_slice().unwrap(), &[1, 2, 6, 24]);
+    /// ```
+    ///
     /// # Errors
     /// As [`Array::cumsum`].
     pub fn cumprod(&self, axis: isize) -> Result<Array<T::Sum>> {
