@@ -57,7 +57,18 @@ unsafe impl Send for UniverseHandle {}
 unsafe impl Sync for UniverseHandle {}
 
 /// This process's place in the MPI job, and the contexts that run graphs over
-/// all its ranks.
+/// all its ranks. The examples on it are `no_run`: MPI initializes once per
+/// process, and they are meant to run under `mpirun -np N`.
+///
+/// ```no_run
+/// use chunked_array::Array;
+/// use chunked_distributed::Mpi;
+/// let mpi = Mpi::init().unwrap();
+/// let x = Array::<f64>::ones(&[1000], 100).unwrap();
+/// // Every rank gets the sum (Gather::All); each computed its own blocks.
+/// let total = x.sum(None).unwrap().compute_on(&mpi.context_gather_all()).unwrap()[[]];
+/// assert_eq!(total, 1000.0);
+/// ```
 pub struct Mpi {
     universe: Arc<UniverseHandle>,
     rank: usize,
@@ -76,6 +87,12 @@ impl Mpi {
     /// Initializes MPI (with `MPI_THREAD_MULTIPLE`) and installs the panic hook
     /// that aborts the job when a rank panics outside a task. Also works without
     /// `mpirun`, as a job of one rank.
+    ///
+    /// ```no_run
+    /// let mpi = chunked_distributed::Mpi::init().unwrap();
+    /// assert!(mpi.rank() < mpi.size());
+    /// assert!(chunked_distributed::Mpi::init().is_err()); // once per process
+    /// ```
     ///
     /// # Errors
     /// [`Error::InvalidArgument`] when MPI was already initialized in this
@@ -96,21 +113,46 @@ impl Mpi {
     }
 
     /// This process's rank.
+    ///
+    /// ```no_run
+    /// let mpi = chunked_distributed::Mpi::init().unwrap();
+    /// println!("rank {} of {}", mpi.rank(), mpi.size());
+    /// assert!(mpi.rank() < mpi.size());
+    /// ```
     pub fn rank(&self) -> usize {
         self.rank
     }
 
     /// Number of ranks in the job.
+    ///
+    /// ```no_run
+    /// let mpi = chunked_distributed::Mpi::init().unwrap();
+    /// assert!(mpi.size() >= 1); // `mpirun -np 4`: 4
+    /// assert!(mpi.local_ranks() <= mpi.size());
+    /// ```
     pub fn size(&self) -> usize {
         self.size
     }
 
     /// Whether this is rank 0 (the one that prints, and receives results).
+    ///
+    /// ```no_run
+    /// let mpi = chunked_distributed::Mpi::init().unwrap();
+    /// assert_eq!(mpi.is_root(), mpi.rank() == 0);
+    /// if mpi.is_root() {
+    ///     println!("{} ranks", mpi.size());
+    /// }
+    /// ```
     pub fn is_root(&self) -> bool {
         self.rank == 0
     }
 
     /// Ranks on this process's node.
+    ///
+    /// ```no_run
+    /// let mpi = chunked_distributed::Mpi::init().unwrap();
+    /// assert!((1..=mpi.size()).contains(&mpi.local_ranks()));
+    /// ```
     pub fn local_ranks(&self) -> usize {
         self.local_ranks
     }
@@ -118,6 +160,11 @@ impl Mpi {
     /// This process's number among the ranks on its node (0..local_ranks):
     /// with one GPU per rank, the device this rank uses (as dask-cuda gives one
     /// worker per visible GPU).
+    ///
+    /// ```no_run
+    /// let mpi = chunked_distributed::Mpi::init().unwrap();
+    /// assert!(mpi.local_rank() < mpi.local_ranks());
+    /// ```
     pub fn local_rank(&self) -> usize {
         self.local_rank
     }
@@ -129,6 +176,14 @@ impl Mpi {
     /// memory, and each rank's device tier spills under its own
     /// `device_memory_limit`.
     ///
+    /// ```no_run
+    /// // Needs a CUDA device on each node.
+    /// let mpi = chunked_distributed::Mpi::init().unwrap();
+    /// let gpu = mpi.device().unwrap();
+    /// assert!(!gpu.is_emulated());
+    /// println!("rank {} on {}", mpi.rank(), gpu.describe());
+    /// ```
+    ///
     /// # Errors
     /// [`chunked_array::Error::Device`] with no CUDA driver or device.
     pub fn device(&self) -> Result<chunked_array::device::Device, chunked_array::Error> {
@@ -136,11 +191,24 @@ impl Mpi {
     }
 
     /// The world communicator, for the program's own MPI calls.
+    ///
+    /// ```no_run
+    /// use mpi::traits::*;
+    /// let mpi = chunked_distributed::Mpi::init().unwrap();
+    /// let world = mpi.world();
+    /// assert_eq!((world.rank() as usize, world.size() as usize), (mpi.rank(), mpi.size()));
+    /// ```
     pub fn world(&self) -> SimpleCommunicator {
         SimpleCommunicator::world()
     }
 
     /// Waits until every rank gets here.
+    ///
+    /// ```no_run
+    /// let mpi = chunked_distributed::Mpi::init().unwrap();
+    /// // ... rank 0 writes a file ...
+    /// mpi.barrier(); // now every rank may read it
+    /// ```
     pub fn barrier(&self) {
         self.world().barrier();
     }
@@ -151,16 +219,42 @@ impl Mpi {
     ///
     /// `threads` worker threads run this rank's tasks; 0: the node's cores
     /// shared among the ranks on it (one rank per node uses every core).
+    ///
+    /// ```no_run
+    /// use chunked_array::{Array, Context};
+    /// use chunked_distributed::{Gather, Mpi};
+    /// let mpi = Mpi::init().unwrap();
+    /// let scheduler = mpi.scheduler(Gather::All, 2);
+    /// assert_eq!((scheduler.gather(), scheduler.threads()), (Gather::All, 2));
+    /// let x = Array::<i64>::arange(0, 10, 1, 5).unwrap();
+    /// assert_eq!(x.compute_on(&Context::with_scheduler(scheduler)).unwrap().len(), 10);
+    /// ```
     pub fn scheduler(&self, gather: Gather, threads: usize) -> Arc<MpiScheduler> {
         Arc::new(MpiScheduler::new(self.world().duplicate(), self.local_ranks, gather, threads, self.universe.clone()))
     }
 
     /// A context that runs graphs over every rank and gathers results on rank 0.
+    ///
+    /// ```no_run
+    /// use chunked_array::Array;
+    /// let mpi = chunked_distributed::Mpi::init().unwrap();
+    /// let x = Array::<i64>::arange(0, 10, 1, 5).unwrap();
+    /// let got = x.compute_root(&mpi.context()).unwrap(); // Some on rank 0, None elsewhere
+    /// assert_eq!(got.is_some(), mpi.is_root());
+    /// ```
     pub fn context(&self) -> Context {
         Context::with_scheduler(self.scheduler(Gather::Root, 0))
     }
 
     /// A context that runs graphs over every rank and gives results to every rank.
+    ///
+    /// ```no_run
+    /// use chunked_array::Array;
+    /// let mpi = chunked_distributed::Mpi::init().unwrap();
+    /// let x = Array::<i64>::arange(0, 10, 1, 5).unwrap();
+    /// let sum = x.sum(None).unwrap().compute_on(&mpi.context_gather_all()).unwrap()[[]];
+    /// assert_eq!(sum, 45); // on every rank
+    /// ```
     pub fn context_gather_all(&self) -> Context {
         Context::with_scheduler(self.scheduler(Gather::All, 0))
     }

@@ -9,6 +9,16 @@ use std::ops::Range;
 use chunked_array::runtime::{Deliver, TaskGraph};
 
 /// Where [`Deliver::Result`] runs (`compute`) gather their output blocks.
+///
+/// ```
+/// use chunked_array::{custom::Layer, runtime::Deliver, Array};
+/// use chunked_distributed::{plan_run, Gather};
+/// assert_eq!(Gather::default(), Gather::Root);
+/// let g = Layer::task_graph(&[Array::<f64>::ones(&[8], 2).unwrap().layer()]).unwrap();
+/// let out = g.output_tasks()[0][0] as usize;
+/// assert_eq!(plan_run(&g, 3, Deliver::Result, Gather::Root).delivered[out], vec![0]);
+/// assert_eq!(plan_run(&g, 3, Deliver::Result, Gather::All).delivered[out], vec![0, 1, 2]);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Gather {
     /// On rank 0 only (default): the other ranks' `compute_root` gives `None`.
@@ -19,6 +29,15 @@ pub enum Gather {
 }
 
 /// What the last run sent from this rank (for benchmarks and the cost model).
+///
+/// ```
+/// use chunked_array::{custom::Layer, runtime::Deliver, Array};
+/// use chunked_distributed::{traffic, Gather, TransferStats};
+/// let g = Layer::task_graph(&[Array::<f64>::ones(&[8], 2).unwrap().layer()]).unwrap();
+/// // Rank 1 makes blocks 2 and 3 (16 bytes each) and sends them to rank 0.
+/// let per_rank = traffic(&g, 2, Deliver::Result, Gather::Root);
+/// assert_eq!(per_rank[1], TransferStats { tasks: 2, messages: 2, bytes: 32 });
+/// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct TransferStats {
     /// Tasks this rank ran.
@@ -51,6 +70,13 @@ pub fn owned_range(blocks: usize, ranks: usize, rank: usize) -> Range<usize> {
 /// The rank that owns block `block` of `blocks` over `ranks` (the inverse of
 /// [`owned_range`]).
 ///
+/// ```
+/// use chunked_distributed::owner_of;
+/// // 10 blocks over 3 ranks: 0..4, 4..7, 7..10.
+/// let owners: Vec<usize> = (0..10).map(|b| owner_of(b, 10, 3)).collect();
+/// assert_eq!(owners, [0, 0, 0, 0, 1, 1, 1, 2, 2, 2]);
+/// ```
+///
 /// # Panics
 /// When `ranks` is 0 or `block >= blocks`.
 pub fn owner_of(block: usize, blocks: usize, ranks: usize) -> usize {
@@ -74,6 +100,18 @@ pub fn owner_of(block: usize, blocks: usize, ranks: usize) -> usize {
 /// - Tasks tied by blocks that cannot travel (intermediate values of a custom
 ///   layer without a [`chunked_array::runtime::Wire`]) run on one rank: the rank the
 ///   first of them gets. Every built-in layer's blocks travel.
+///
+/// ```
+/// use chunked_array::{custom::Layer, runtime::Deliver, Array};
+/// use chunked_distributed::{owner_of, place_tasks};
+/// let x = Array::<f64>::ones(&[8], 2).unwrap(); // 4 source blocks
+/// let g = Layer::task_graph(&[x.layer()]).unwrap();
+/// let owner = place_tasks(&g, 2);
+/// for t in 0..g.len() {
+///     let (_, block) = g.task_layer_block(t);
+///     assert_eq!(owner[t] as usize, owner_of(block, 4, 2)); // blocks 0, 1 on rank 0
+/// }
+/// ```
 pub fn place_tasks(graph: &TaskGraph, ranks: usize) -> Vec<u32> {
     let n = graph.len();
     let mut groups = UnionFind::new(n);
@@ -152,6 +190,18 @@ impl UnionFind {
 }
 
 /// Where every block of a run goes, as every rank computes it.
+///
+/// ```
+/// use chunked_array::{custom::Layer, runtime::Deliver, Array};
+/// use chunked_distributed::{plan_run, Gather};
+/// let g = Layer::task_graph(&[Array::<f64>::ones(&[8], 2).unwrap().layer()]).unwrap();
+/// let plan = plan_run(&g, 2, Deliver::Result, Gather::Root);
+/// for t in 0..g.len() {
+///     // Rank 1's blocks go to rank 0, which gathers the result.
+///     let to: Vec<u32> = if plan.owner[t] == 1 { vec![0] } else { vec![] };
+///     assert_eq!(plan.destinations[t], to);
+/// }
+/// ```
 #[derive(Debug, Clone)]
 pub struct RunPlan {
     /// Per task, the rank that runs it ([`place_tasks`]).
@@ -165,6 +215,16 @@ pub struct RunPlan {
 
 /// The plan of a run of `graph` over `ranks` ranks (see [`chunked_array::runtime::Deliver`]
 /// and [`Gather`] for where outputs go).
+///
+/// ```
+/// use chunked_array::{custom::Layer, runtime::Deliver, Array};
+/// use chunked_distributed::{plan_run, Gather};
+/// let g = Layer::task_graph(&[Array::<f64>::ones(&[8], 2).unwrap().layer()]).unwrap();
+/// // persist: each output block stays with its owner, so nothing travels.
+/// let plan = plan_run(&g, 2, Deliver::Owners, Gather::Root);
+/// assert!(plan.destinations.iter().all(|d| d.is_empty()));
+/// assert_eq!(plan.owner.iter().filter(|&&r| r == 1).count(), 2);
+/// ```
 pub fn plan_run(graph: &TaskGraph, ranks: usize, deliver: Deliver, gather: Gather) -> RunPlan {
     let n = graph.len();
     let owner = place_tasks(graph, ranks);
@@ -198,6 +258,16 @@ pub fn plan_run(graph: &TaskGraph, ranks: usize, deliver: Deliver, gather: Gathe
 /// from the plan alone (blocks sized by their layers' estimates; closing
 /// messages left out): the communication volume of a job too large to run
 /// where it is planned.
+///
+/// ```
+/// use chunked_array::{custom::Layer, runtime::Deliver, Array};
+/// use chunked_distributed::{traffic, Gather};
+/// let x = Array::<f64>::ones(&[8], 2).unwrap(); // 4 blocks of 16 bytes
+/// let g = Layer::task_graph(&[x.layer()]).unwrap();
+/// // Gathering on every rank of 2: each rank sends its 2 blocks to the other.
+/// let per_rank = traffic(&g, 2, Deliver::Result, Gather::All);
+/// assert!(per_rank.iter().all(|r| (r.tasks, r.messages, r.bytes) == (2, 2, 32)));
+/// ```
 pub fn traffic(graph: &TaskGraph, ranks: usize, deliver: Deliver, gather: Gather) -> Vec<TransferStats> {
     let plan = plan_run(graph, ranks, deliver, gather);
     let mut per_rank = vec![TransferStats::default(); ranks];

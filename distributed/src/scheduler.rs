@@ -24,7 +24,18 @@ use crate::transport::{Outbox, run_tag};
 
 /// Runs task graphs over the ranks of an MPI communicator (see the module notes).
 /// Made by [`crate::Mpi::scheduler`]; every rank must run the same computations
-/// in the same order, as in any SPMD program.
+/// in the same order, as in any SPMD program. Its examples are `no_run` (see
+/// [`crate::Mpi`]).
+///
+/// ```no_run
+/// use chunked_array::{Array, Context};
+/// use chunked_distributed::{Gather, Mpi};
+/// let mpi = Mpi::init().unwrap();
+/// let scheduler = mpi.scheduler(Gather::Root, 0);
+/// let x = Array::<f64>::ones(&[100], 10).unwrap();
+/// x.sum(None).unwrap().compute_root(&Context::with_scheduler(scheduler.clone())).unwrap();
+/// println!("rank {} ran {} tasks", mpi.rank(), scheduler.last_transfers().tasks);
+/// ```
 pub struct MpiScheduler {
     comm: Mutex<Comm>,
     rank: usize,
@@ -74,16 +85,40 @@ impl MpiScheduler {
     }
 
     /// Where `compute` gathers results.
+    ///
+    /// ```no_run
+    /// use chunked_distributed::{Gather, Mpi};
+    /// let mpi = Mpi::init().unwrap();
+    /// assert_eq!(mpi.scheduler(Gather::All, 0).gather(), Gather::All);
+    /// ```
     pub fn gather(&self) -> Gather {
         self.gather
     }
 
     /// Worker threads running this rank's tasks.
+    ///
+    /// ```no_run
+    /// use chunked_distributed::{Gather, Mpi};
+    /// let mpi = Mpi::init().unwrap();
+    /// assert_eq!(mpi.scheduler(Gather::Root, 3).threads(), 3);
+    /// assert!(mpi.scheduler(Gather::Root, 0).threads() >= 1); // the node's cores over its ranks
+    /// ```
     pub fn threads(&self) -> usize {
         self.threads
     }
 
     /// What this rank sent in the last run.
+    ///
+    /// ```no_run
+    /// use chunked_array::{Array, Context};
+    /// use chunked_distributed::{Gather, Mpi};
+    /// let mpi = Mpi::init().unwrap();
+    /// let scheduler = mpi.scheduler(Gather::Root, 0);
+    /// let x = Array::<f64>::ones(&[100], 10).unwrap();
+    /// x.sum(None).unwrap().compute_root(&Context::with_scheduler(scheduler.clone())).unwrap();
+    /// let sent = scheduler.last_transfers();
+    /// println!("rank {}: {} messages, {} bytes", mpi.rank(), sent.messages, sent.bytes);
+    /// ```
     pub fn last_transfers(&self) -> TransferStats {
         *self.last.lock().unwrap_or_else(|p| p.into_inner())
     }

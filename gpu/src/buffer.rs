@@ -15,7 +15,16 @@ pub(crate) enum Storage<T: DeviceElement> {
     Cuda(CudaSlice<T>),
 }
 
-/// `len` elements of `T` on a device.
+/// `len` elements of `T` on a device, counted against the device's capacity
+/// until dropped.
+///
+/// ```
+/// use chunked_gpu::Device;
+/// let dev = Device::emulated(1 << 10);
+/// let buf = dev.upload(&[1u8, 2, 3]).unwrap();
+/// assert_eq!((buf.len(), dev.in_use()), (3, 3));
+/// assert_eq!(buf.download().unwrap(), vec![1, 2, 3]);
+/// ```
 pub struct DeviceBuffer<T: DeviceElement> {
     pub(crate) device: Device,
     pub(crate) len: usize,
@@ -24,27 +33,55 @@ pub struct DeviceBuffer<T: DeviceElement> {
 
 impl<T: DeviceElement> DeviceBuffer<T> {
     /// Number of elements.
+    ///
+    /// ```
+    /// let dev = chunked_gpu::Device::emulated(1 << 10);
+    /// assert_eq!(dev.zeros::<f64>(7).unwrap().len(), 7);
+    /// ```
     pub fn len(&self) -> usize {
         self.len
     }
 
     /// Whether it holds no elements.
+    ///
+    /// ```
+    /// let dev = chunked_gpu::Device::emulated(1 << 10);
+    /// assert!(dev.zeros::<f64>(0).unwrap().is_empty());
+    /// assert!(!dev.zeros::<f64>(1).unwrap().is_empty());
+    /// ```
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
 
     /// Bytes it takes on the device.
+    ///
+    /// ```
+    /// let dev = chunked_gpu::Device::emulated(1 << 10);
+    /// assert_eq!(dev.zeros::<i32>(5).unwrap().nbytes(), 20);
+    /// ```
     pub fn nbytes(&self) -> usize {
         self.len * size_of::<T>()
     }
 
     /// The device it lives on.
+    ///
+    /// ```
+    /// let dev = chunked_gpu::Device::emulated(1 << 10);
+    /// let buf = dev.zeros::<f64>(2).unwrap();
+    /// assert!(buf.device().same(&dev));
+    /// ```
     pub fn device(&self) -> &Device {
         &self.device
     }
 
     /// The elements, on an emulated device (whose memory is the host's); `None`
     /// on a CUDA device.
+    ///
+    /// ```
+    /// let dev = chunked_gpu::Device::emulated(1 << 10);
+    /// let buf = dev.upload(&[1.5f64, 2.5]).unwrap();
+    /// assert_eq!(buf.host(), Some(&[1.5, 2.5][..]));
+    /// ```
     pub fn host(&self) -> Option<&[T]> {
         match &self.storage {
             Storage::Host(v) => Some(v),
@@ -53,6 +90,13 @@ impl<T: DeviceElement> DeviceBuffer<T> {
     }
 
     /// The elements, writable, on an emulated device; `None` on a CUDA device.
+    ///
+    /// ```
+    /// let dev = chunked_gpu::Device::emulated(1 << 10);
+    /// let mut buf = dev.zeros::<i64>(3).unwrap();
+    /// buf.host_mut().unwrap()[1] = 7; // a CPU kernel writing the emulated device's memory
+    /// assert_eq!(buf.download().unwrap(), vec![0, 7, 0]);
+    /// ```
     pub fn host_mut(&mut self) -> Option<&mut [T]> {
         match &mut self.storage {
             Storage::Host(v) => Some(v),
@@ -77,6 +121,15 @@ impl<T: DeviceElement> DeviceBuffer<T> {
     /// Copies the elements into `out` (of the same length), waiting for the
     /// device's queued work first.
     ///
+    /// ```
+    /// let dev = chunked_gpu::Device::emulated(1 << 10);
+    /// let buf = dev.upload(&[4i32, 5]).unwrap();
+    /// let mut out = [0; 2];
+    /// buf.download_into(&mut out).unwrap();
+    /// assert_eq!(out, [4, 5]);
+    /// assert!(buf.download_into(&mut [0; 3]).is_err()); // lengths differ
+    /// ```
+    ///
     /// # Errors
     /// [`crate::Error::Unsupported`] when the lengths differ; [`crate::Error::Cuda`].
     pub fn download_into(&self, out: &mut [T]) -> Result<()> {
@@ -100,6 +153,12 @@ impl<T: DeviceElement> DeviceBuffer<T> {
 
     /// The elements as a host vector.
     ///
+    /// ```
+    /// let dev = chunked_gpu::Device::emulated(1 << 10);
+    /// let buf = dev.upload(&[1.0f32, -1.0]).unwrap();
+    /// assert_eq!(buf.download().unwrap(), vec![1.0, -1.0]);
+    /// ```
+    ///
     /// # Errors
     /// As [`DeviceBuffer::download_into`].
     pub fn download(&self) -> Result<Vec<T>> {
@@ -113,6 +172,13 @@ impl<T: DeviceElement> DeviceBuffer<T> {
     }
 
     /// The elements as a host vector, without a copy on an emulated device.
+    ///
+    /// ```
+    /// let dev = chunked_gpu::Device::emulated(1 << 10);
+    /// let buf = dev.upload_vec(vec![1u64, 2, 3]).unwrap();
+    /// assert_eq!(buf.into_host().unwrap(), vec![1, 2, 3]);
+    /// assert_eq!(dev.in_use(), 0); // the buffer is gone
+    /// ```
     ///
     /// # Errors
     /// As [`DeviceBuffer::download_into`].
@@ -134,6 +200,13 @@ impl<T: DeviceElement> DeviceBuffer<T> {
 impl Device {
     /// A buffer of `len` zeros.
     ///
+    /// ```
+    /// use chunked_gpu::Device;
+    /// let dev = Device::emulated(64);
+    /// assert_eq!(dev.zeros::<f64>(3).unwrap().download().unwrap(), vec![0.0; 3]);
+    /// assert!(dev.zeros::<f64>(9).is_err()); // 72 bytes do not fit 64
+    /// ```
+    ///
     /// # Errors
     /// [`crate::Error::OutOfMemory`] past the device's capacity; [`crate::Error::Cuda`].
     pub fn zeros<T: DeviceElement>(&self, len: usize) -> Result<DeviceBuffer<T>> {
@@ -150,6 +223,13 @@ impl Device {
 
     /// A copy of `host` on the device.
     ///
+    /// ```
+    /// let dev = chunked_gpu::Device::emulated(1 << 10);
+    /// let host = [3i32, 1, 2];
+    /// let buf = dev.upload(&host).unwrap();
+    /// assert_eq!((buf.download().unwrap(), dev.in_use()), (host.to_vec(), 12));
+    /// ```
+    ///
     /// # Errors
     /// As [`Device::zeros`].
     pub fn upload<T: DeviceElement>(&self, host: &[T]) -> Result<DeviceBuffer<T>> {
@@ -164,6 +244,12 @@ impl Device {
     }
 
     /// `host` moved onto the device: an emulated device keeps the vector itself.
+    ///
+    /// ```
+    /// let dev = chunked_gpu::Device::emulated(1 << 10);
+    /// let buf = dev.upload_vec(vec![0.5f64; 4]).unwrap();
+    /// assert_eq!((buf.len(), dev.in_use()), (4, 32));
+    /// ```
     ///
     /// # Errors
     /// As [`Device::zeros`].

@@ -12,6 +12,14 @@ use crate::cuda::CudaState;
 use crate::{Error, Result};
 
 /// What runs a device's kernels.
+///
+/// ```
+/// use chunked_gpu::{Backend, Device};
+/// assert_eq!(Device::emulated(1 << 20).backend(), Backend::Emulated);
+/// if let Ok(gpu) = Device::cuda(0) {
+///     assert_eq!(gpu.backend(), Backend::Cuda);
+/// }
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Backend {
     /// A CUDA GPU through the driver, NVRTC and cuBLAS.
@@ -60,6 +68,13 @@ static NEXT_ID: AtomicU64 = AtomicU64::new(0);
 impl Device {
     /// An emulated device of `capacity` bytes: host memory behind the device
     /// interface, so that device code paths run without a GPU.
+    ///
+    /// ```
+    /// use chunked_gpu::Device;
+    /// let dev = Device::emulated(1 << 20);
+    /// assert!(dev.is_emulated());
+    /// assert_eq!((dev.capacity(), dev.in_use()), (1 << 20, 0));
+    /// ```
     pub fn emulated(capacity: usize) -> Device {
         let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
         Device::new(id, Kind::Emulated, 0, format!("emulated device {id}"), capacity)
@@ -67,6 +82,14 @@ impl Device {
 
     /// CUDA device `ordinal` among the visible ones (`CUDA_VISIBLE_DEVICES`
     /// applies, as the driver numbers them).
+    ///
+    /// ```
+    /// use chunked_gpu::{Device, Error};
+    /// match Device::cuda(0) {
+    ///     Ok(gpu) => assert!(gpu.same(&Device::cuda(0).unwrap())), // one handle per ordinal
+    ///     Err(e) => assert!(matches!(e, Error::NoDevice { .. })), // no CUDA here
+    /// }
+    /// ```
     ///
     /// # Errors
     /// [`Error::NoDevice`] without a driver or when `ordinal` is not a visible
@@ -96,6 +119,14 @@ impl Device {
     /// spread over all of them (`Array::to_devices`), as dask-cuda's
     /// `LocalCUDACluster` starts one worker per visible GPU.
     ///
+    /// ```
+    /// use chunked_gpu::Device;
+    /// match Device::visible() {
+    ///     Ok(all) => assert_eq!(all.len(), chunked_gpu::device_count().unwrap()),
+    ///     Err(_) => assert!(chunked_gpu::device_count().is_err()), // no CUDA here
+    /// }
+    /// ```
+    ///
     /// # Errors
     /// As [`Device::cuda`].
     pub fn visible() -> Result<Vec<Device>> {
@@ -104,6 +135,16 @@ impl Device {
 
     /// The device of an MPI rank (or any process) by its rank on its node: the
     /// visible devices in turn, as dask-cuda gives one worker per GPU.
+    ///
+    /// ```
+    /// use chunked_gpu::Device;
+    /// if let Ok(n) = chunked_gpu::device_count() {
+    ///     // Local rank n wraps around to the first device.
+    ///     assert_eq!(Device::for_local_rank(n).unwrap().ordinal(), 0);
+    /// } else {
+    ///     assert!(Device::for_local_rank(0).is_err());
+    /// }
+    /// ```
     ///
     /// # Errors
     /// As [`Device::cuda`].
@@ -127,6 +168,11 @@ impl Device {
     }
 
     /// What runs its kernels.
+    ///
+    /// ```
+    /// use chunked_gpu::{Backend, Device};
+    /// assert_eq!(Device::emulated(64).backend(), Backend::Emulated);
+    /// ```
     pub fn backend(&self) -> Backend {
         match self.inner.kind {
             Kind::Emulated => Backend::Emulated,
@@ -135,21 +181,39 @@ impl Device {
     }
 
     /// Whether this is an emulated device.
+    ///
+    /// ```
+    /// assert!(chunked_gpu::Device::emulated(64).is_emulated());
+    /// ```
     pub fn is_emulated(&self) -> bool {
         self.backend() == Backend::Emulated
     }
 
     /// Ordinal among the visible CUDA devices (0 for an emulated one).
+    ///
+    /// ```
+    /// assert_eq!(chunked_gpu::Device::emulated(64).ordinal(), 0);
+    /// ```
     pub fn ordinal(&self) -> usize {
         self.inner.ordinal
     }
 
     /// The device's name ("NVIDIA H100 80GB HBM3", "emulated device 3").
+    ///
+    /// ```
+    /// let dev = chunked_gpu::Device::emulated(64);
+    /// assert!(dev.name().starts_with("emulated device "));
+    /// ```
     pub fn name(&self) -> &str {
         &self.inner.name
     }
 
     /// How errors and reports name it: `cuda:0 (NVIDIA H100 …)` or `emulated device 3`.
+    ///
+    /// ```
+    /// let dev = chunked_gpu::Device::emulated(64);
+    /// assert_eq!(dev.describe(), dev.name()); // an emulated device goes by its name
+    /// ```
     pub fn describe(&self) -> String {
         match self.inner.kind {
             Kind::Emulated => self.inner.name.clone(),
@@ -158,16 +222,35 @@ impl Device {
     }
 
     /// Bytes of memory the device has.
+    ///
+    /// ```
+    /// assert_eq!(chunked_gpu::Device::emulated(4096).capacity(), 4096);
+    /// ```
     pub fn capacity(&self) -> usize {
         self.inner.capacity
     }
 
     /// Bytes of the buffers alive on it.
+    ///
+    /// ```
+    /// let dev = chunked_gpu::Device::emulated(4096);
+    /// let buf = dev.zeros::<f32>(10).unwrap();
+    /// assert_eq!(dev.in_use(), 40);
+    /// drop(buf);
+    /// assert_eq!(dev.in_use(), 0);
+    /// ```
     pub fn in_use(&self) -> usize {
         self.inner.in_use.load(Ordering::Relaxed)
     }
 
     /// Most bytes alive on it at once so far.
+    ///
+    /// ```
+    /// let dev = chunked_gpu::Device::emulated(4096);
+    /// drop(dev.zeros::<f64>(100).unwrap());
+    /// let _small = dev.zeros::<f64>(10).unwrap();
+    /// assert_eq!((dev.in_use(), dev.peak()), (80, 800));
+    /// ```
     pub fn peak(&self) -> usize {
         self.inner.peak.load(Ordering::Relaxed)
     }
@@ -176,11 +259,26 @@ impl Device {
     /// copied down for ops without device kernels, blocks moved to host
     /// memory past the device memory limit. On an emulated device, the bytes
     /// such copies would move.
+    ///
+    /// ```
+    /// let dev = chunked_gpu::Device::emulated(4096);
+    /// let buf = dev.upload(&[1i64, 2, 3]).unwrap();
+    /// assert_eq!(dev.downloaded_bytes(), 0);
+    /// buf.download().unwrap();
+    /// assert_eq!(dev.downloaded_bytes(), 24);
+    /// ```
     pub fn downloaded_bytes(&self) -> u64 {
         self.inner.downloaded.load(Ordering::Relaxed)
     }
 
     /// Whether `other` is the same device (the same handle, or a clone of it).
+    ///
+    /// ```
+    /// use chunked_gpu::Device;
+    /// let a = Device::emulated(64);
+    /// assert!(a.same(&a.clone()));
+    /// assert!(!a.same(&Device::emulated(64))); // another device of the same size
+    /// ```
     pub fn same(&self, other: &Device) -> bool {
         self.inner.id == other.inner.id
     }
@@ -226,6 +324,11 @@ impl Device {
     }
 
     /// Waits for the device's queued work.
+    ///
+    /// ```
+    /// let dev = chunked_gpu::Device::emulated(64);
+    /// dev.synchronize().unwrap(); // an emulated device has no queue: returns at once
+    /// ```
     ///
     /// # Errors
     /// [`Error::Cuda`] when the driver reports a failure of that work.

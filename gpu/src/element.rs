@@ -8,7 +8,18 @@ mod sealed {
     pub trait Sealed {}
 }
 
-/// Element types a device buffer holds.
+/// Element types a device buffer holds: `f64`, `f32`, `i64`, `i32`, `u8`
+/// and `u64` (sealed).
+///
+/// ```
+/// use chunked_gpu::{Device, DeviceElement};
+/// fn ones<T: DeviceElement>(dev: &Device, n: usize) -> chunked_gpu::Result<Vec<T>> {
+///     dev.upload(&vec![T::MUL_IDENTITY; n])?.download()
+/// }
+/// let dev = Device::emulated(1 << 10);
+/// assert_eq!(ones::<i32>(&dev, 3).unwrap(), vec![1, 1, 1]);
+/// assert_eq!(<f32 as DeviceElement>::C_NAME, "f32");
+/// ```
 pub trait DeviceElement:
     DeviceRepr + ValidAsZeroBits + Copy + Default + PartialEq + Send + Sync + fmt::Debug + 'static + sealed::Sealed
 {

@@ -18,6 +18,21 @@ impl Device {
     /// operand is a matrix inside its buffer ([`Operand`]): `a` is `m x k`
     /// (`k x m` stored when transposed), `b` `k x n` (`n x k` when transposed).
     ///
+    /// ```
+    /// use chunked_gpu::{Device, Error, Operand};
+    /// # fn main() -> chunked_gpu::Result<()> {
+    /// // A CUDA device where there is one; an emulated device has no cuBLAS and refuses.
+    /// let dev = Device::cuda(0).unwrap_or_else(|_| Device::emulated(1 << 20));
+    /// let a = dev.upload(&[1.0f64, 2.0, 3.0, 4.0, 5.0, 6.0])?; // 2 x 3
+    /// let b = dev.upload(&[1.0f64, 0.0, 0.0, 1.0, 1.0, 1.0])?; // 3 x 2
+    /// let mut c = dev.zeros::<f64>(4)?;
+    /// match dev.gemm((2, 2, 3), 1.0, Operand::whole(&a, 3), Operand::whole(&b, 2), 0.0, &mut c) {
+    ///     Ok(()) => assert_eq!(c.download()?, vec![4.0, 5.0, 10.0, 11.0]),
+    ///     Err(e) => assert!(dev.is_emulated() && matches!(e, Error::Unsupported { .. }), "{e}"),
+    /// }
+    /// # Ok(()) }
+    /// ```
+    ///
     /// # Errors
     /// [`Error::Unsupported`] on an emulated device, for an element type cuBLAS
     /// has no gemm for, for buffers of another device or operands that do not
@@ -62,6 +77,14 @@ impl Device {
 
 /// A row-major matrix inside a device buffer, for [`Device::gemm`]: element
 /// `(i, j)` of the stored matrix is at `offset + i * ld + j`.
+///
+/// ```
+/// use chunked_gpu::{Device, Operand};
+/// let dev = Device::emulated(1 << 10);
+/// let buf = dev.upload(&[1.0f64, 2.0, 3.0, 4.0, 5.0, 6.0]).unwrap(); // 2 x 3
+/// let row1 = Operand::rows(&buf, 3, 1);
+/// assert_eq!(buf.host().unwrap()[row1.offset + 2], 6.0); // (1, 2)
+/// ```
 #[derive(Debug, Clone, Copy)]
 pub struct Operand<'a, T: DeviceElement> {
     /// The buffer holding it.
@@ -76,21 +99,49 @@ pub struct Operand<'a, T: DeviceElement> {
 
 impl<'a, T: DeviceElement> Operand<'a, T> {
     /// The whole buffer as a matrix of `cols` columns.
+    ///
+    /// ```
+    /// use chunked_gpu::{Device, Operand};
+    /// let buf = Device::emulated(1 << 10).zeros::<f64>(6).unwrap();
+    /// let op = Operand::whole(&buf, 3);
+    /// assert_eq!((op.offset, op.ld, op.transpose), (0, 3, false));
+    /// ```
     pub fn whole(buffer: &'a DeviceBuffer<T>, cols: usize) -> Self {
         Operand { buffer, offset: 0, ld: cols, transpose: false }
     }
 
     /// The columns `first..` of a matrix of `cols` columns stored in `buffer`.
+    ///
+    /// ```
+    /// use chunked_gpu::{Device, Operand};
+    /// let buf = Device::emulated(1 << 10).zeros::<f64>(8).unwrap(); // 2 x 4
+    /// let op = Operand::columns(&buf, 4, 1); // columns 1..
+    /// assert_eq!((op.offset, op.ld), (1, 4));
+    /// ```
     pub fn columns(buffer: &'a DeviceBuffer<T>, cols: usize, first: usize) -> Self {
         Operand { buffer, offset: first, ld: cols, transpose: false }
     }
 
     /// The rows `first..` of a matrix of `cols` columns stored in `buffer`.
+    ///
+    /// ```
+    /// use chunked_gpu::{Device, Operand};
+    /// let buf = Device::emulated(1 << 10).zeros::<f64>(12).unwrap(); // 4 x 3
+    /// let op = Operand::rows(&buf, 3, 2); // rows 2..
+    /// assert_eq!((op.offset, op.ld), (6, 3));
+    /// ```
     pub fn rows(buffer: &'a DeviceBuffer<T>, cols: usize, first: usize) -> Self {
         Operand { buffer, offset: first * cols, ld: cols, transpose: false }
     }
 
     /// The same matrix, read transposed.
+    ///
+    /// ```
+    /// use chunked_gpu::{Device, Operand};
+    /// let buf = Device::emulated(1 << 10).zeros::<f64>(6).unwrap();
+    /// let t = Operand::whole(&buf, 3).transposed();
+    /// assert!(t.transpose && !t.transposed().transpose);
+    /// ```
     pub fn transposed(self) -> Self {
         Operand { transpose: !self.transpose, ..self }
     }

@@ -33,11 +33,26 @@ template <typename T> __device__ inline T clip_to(T lo, T hi, T x) { return x < 
 "#;
 
 /// A device buffer of any element type, as a kernel argument.
+///
+/// ```
+/// use chunked_gpu::kernels::KernelInput;
+/// let dev = chunked_gpu::Device::emulated(1 << 10);
+/// let (x, n) = (dev.zeros::<f64>(2).unwrap(), dev.zeros::<i32>(2).unwrap());
+/// let inputs: [&dyn KernelInput; 2] = [&x, &n]; // mixed element types
+/// assert!(inputs.iter().all(|i| i.device().same(&dev)));
+/// ```
 pub trait KernelInput: Sync {
     /// Pushes the buffer as the launch's next argument.
     #[doc(hidden)]
     fn push<'a>(&'a self, args: &mut LaunchArgs<'a>);
     /// The device it lives on.
+    ///
+    /// ```
+    /// use chunked_gpu::kernels::KernelInput;
+    /// let dev = chunked_gpu::Device::emulated(1 << 10);
+    /// let buf = dev.zeros::<u8>(4).unwrap();
+    /// assert!(KernelInput::device(&buf).same(&dev));
+    /// ```
     fn device(&self) -> &Device;
 }
 
@@ -52,6 +67,26 @@ impl<T: DeviceElement> KernelInput for DeviceBuffer<T> {
 
 /// Runs the generated elementwise kernel `source` (starting with
 /// [`ELEMENTWISE_HELPERS`]) over `out`'s elements.
+///
+/// ```
+/// use chunked_gpu::kernels::{launch_elementwise, ELEMENTWISE_ENTRY, ELEMENTWISE_HELPERS};
+/// use chunked_gpu::{Device, Error};
+/// # fn main() -> chunked_gpu::Result<()> {
+/// let source = format!(r#"{ELEMENTWISE_HELPERS}
+/// extern "C" __global__ void {ELEMENTWISE_ENTRY}(double* out, unsigned long long n, int ndim,
+///         const long long* meta, int contiguous, const double* x0) {{
+///     for (unsigned long long i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+///         out[i] = sq(x0[i]);
+/// }}"#);
+/// let dev = Device::cuda(0).unwrap_or_else(|_| Device::emulated(1 << 20)); // emulated: no NVRTC
+/// let (x, mut out) = (dev.upload(&[1.0f64, 2.0, 3.0])?, dev.zeros::<f64>(3)?);
+/// // 1-d block of 3; the input starts at element 0 with stride 1.
+/// match launch_elementwise(&source, &mut out, 1, &[3, 0, 1], true, &[&x]) {
+///     Ok(()) => assert_eq!(out.download()?, vec![1.0, 4.0, 9.0]),
+///     Err(e) => assert!(dev.is_emulated() && matches!(e, Error::Unsupported { .. }), "{e}"),
+/// }
+/// # Ok(()) }
+/// ```
 ///
 /// # Errors
 /// [`crate::Error::Unsupported`] on an emulated device or with inputs on

@@ -1,5 +1,6 @@
-//! GPU support for chunked, through cudarc with dynamic loading: this crate builds
-//! and its tests pass on machines with no CUDA at all.
+//! GPU support for chunked (what CuPy is to dask arrays), through cudarc with
+//! dynamic loading: this crate builds and its tests pass on machines with no
+//! CUDA at all.
 //!
 //! - [`Device`]: a CUDA device, or an *emulated* one (host memory behind the same
 //!   interface, with its own capacity) so that dispatch, memory accounting and
@@ -42,6 +43,13 @@ pub use solver::{SOLVER_SOURCE, SolverElement, SvdFactors};
 use cudarc::driver::CudaContext;
 
 /// Errors of the GPU layer.
+///
+/// ```
+/// use chunked_gpu::{Device, Error};
+/// let dev = Device::emulated(16);
+/// let e = dev.zeros::<f64>(4).unwrap_err(); // 32 bytes into 16
+/// assert!(matches!(e, Error::OutOfMemory { requested: 32, in_use: 0, capacity: 16, .. }));
+/// ```
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
@@ -86,6 +94,14 @@ pub enum Error {
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// A visible CUDA device (after `CUDA_VISIBLE_DEVICES`, which the driver applies).
+///
+/// ```
+/// // Empty on a machine without CUDA.
+/// for (i, info) in chunked_gpu::devices().unwrap_or_default().iter().enumerate() {
+///     assert_eq!(info.ordinal, i);
+///     assert!(info.total_memory > 0 && info.compute_capability.0 >= 1);
+/// }
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DeviceInfo {
     /// Ordinal among the visible devices.
@@ -99,6 +115,13 @@ pub struct DeviceInfo {
 }
 
 /// Whether the CUDA driver library can be loaded on this machine.
+///
+/// ```
+/// if !chunked_gpu::driver_present() {
+///     assert!(chunked_gpu::device_count().is_err());
+///     assert!(chunked_gpu::Device::cuda(0).is_err());
+/// }
+/// ```
 pub fn driver_present() -> bool {
     // SAFETY: only tries to dlopen the driver library by its usual names.
     unsafe { cudarc::driver::sys::is_culib_present() }
@@ -109,6 +132,14 @@ pub(crate) fn cuda_error(call: &str) -> impl Fn(cudarc::driver::DriverError) -> 
 }
 
 /// Number of visible CUDA devices.
+///
+/// ```
+/// use chunked_gpu::Error;
+/// match chunked_gpu::device_count() {
+///     Ok(n) => assert_eq!(chunked_gpu::devices().unwrap().len(), n),
+///     Err(e) => assert!(matches!(e, Error::NoDevice { .. })),
+/// }
+/// ```
 ///
 /// # Errors
 /// [`Error::NoDevice`] without a driver library, when `cuInit` fails or with no device.

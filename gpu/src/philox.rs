@@ -25,6 +25,13 @@ use crate::{Result, cuda_error};
 
 /// The distribution of a random array (re-exported as
 /// `chunked_array::random::Distribution`).
+///
+/// ```
+/// use chunked_gpu::philox::Distribution;
+/// let dice = Distribution::Integers { low: 1, high: 7 };
+/// assert_ne!(dice, Distribution::Uniform);
+/// assert!(matches!(Distribution::Normal { mean: 0.0, std: 1.0 }, Distribution::Normal { std, .. } if std == 1.0));
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Distribution {
     /// Uniform on `[0, 1)` (floating-point types only).
@@ -135,6 +142,11 @@ PHILOX_KERNEL(philox_i32, int, 2,
 "#;
 
 /// Elements per Philox counter for `T` (as the CPU generator lays them out).
+///
+/// ```
+/// use chunked_gpu::philox::per_counter;
+/// assert_eq!((per_counter::<f64>(), per_counter::<f32>(), per_counter::<i64>()), (2, 4, 2));
+/// ```
 pub fn per_counter<T: DeviceElement>() -> u64 {
     if T::C_NAME == "f32" { 4 } else { 2 }
 }
@@ -142,6 +154,20 @@ pub fn per_counter<T: DeviceElement>() -> u64 {
 /// Fills `out` with the draws of elements `run_starts[r] .. run_starts[r] + run_len`
 /// for each run `r` in turn (flat indices of the whole array), from stream
 /// `stream` of `seed`: what the CPU generator gives for the same block.
+///
+/// ```
+/// use chunked_gpu::philox::{fill, Distribution};
+/// use chunked_gpu::{Device, Error};
+/// # fn main() -> chunked_gpu::Result<()> {
+/// let dev = Device::cuda(0).unwrap_or_else(|_| Device::emulated(1 << 20)); // emulated: no NVRTC
+/// let mut out = dev.zeros::<i64>(6)?;
+/// // Two runs of 3: elements 0..3 and 10..13 of the whole array.
+/// match fill(&mut out, 42, 0, Distribution::Integers { low: 0, high: 10 }, &[0, 10], 3) {
+///     Ok(()) => assert!(out.download()?.iter().all(|v| (0..10).contains(v))),
+///     Err(e) => assert!(dev.is_emulated() && matches!(e, Error::Unsupported { .. }), "{e}"),
+/// }
+/// # Ok(()) }
+/// ```
 ///
 /// # Errors
 /// [`crate::Error::Unsupported`] on an emulated device (run the CPU generator on

@@ -21,6 +21,13 @@ enum PinnedStorage<T> {
 /// `len` elements of `T` in page-locked host memory, copied from a device
 /// buffer ([`DeviceBuffer::download_pinned`]). Host memory: not counted
 /// against the device's capacity.
+///
+/// ```
+/// let dev = chunked_gpu::Device::emulated(1 << 10);
+/// let pinned = dev.upload(&[1.0f64, 2.0]).unwrap().download_pinned().unwrap();
+/// assert_eq!(dev.in_use(), 0); // the device buffer is dropped; the copy is host memory
+/// assert_eq!(pinned.as_slice().unwrap(), &[1.0, 2.0]);
+/// ```
 pub struct PinnedBuffer<T: DeviceElement> {
     device: Device,
     storage: PinnedStorage<T>,
@@ -28,6 +35,12 @@ pub struct PinnedBuffer<T: DeviceElement> {
 
 impl<T: DeviceElement> PinnedBuffer<T> {
     /// Number of elements.
+    ///
+    /// ```
+    /// let dev = chunked_gpu::Device::emulated(1 << 10);
+    /// let pinned = dev.upload(&[1u8, 2, 3]).unwrap().download_pinned().unwrap();
+    /// assert_eq!(pinned.len(), 3);
+    /// ```
     pub fn len(&self) -> usize {
         match &self.storage {
             PinnedStorage::Host(v) => v.len(),
@@ -36,27 +49,57 @@ impl<T: DeviceElement> PinnedBuffer<T> {
     }
 
     /// Whether it holds no elements.
+    ///
+    /// ```
+    /// let dev = chunked_gpu::Device::emulated(1 << 10);
+    /// let pinned = dev.zeros::<f32>(0).unwrap().download_pinned().unwrap();
+    /// assert!(pinned.is_empty());
+    /// ```
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
     /// Bytes it holds.
+    ///
+    /// ```
+    /// let dev = chunked_gpu::Device::emulated(1 << 10);
+    /// let pinned = dev.zeros::<f64>(4).unwrap().download_pinned().unwrap();
+    /// assert_eq!(pinned.nbytes(), 32);
+    /// ```
     pub fn nbytes(&self) -> usize {
         self.len() * size_of::<T>()
     }
 
     /// The device it was copied from (and whose context pinned it).
+    ///
+    /// ```
+    /// let dev = chunked_gpu::Device::emulated(1 << 10);
+    /// let pinned = dev.zeros::<f64>(1).unwrap().download_pinned().unwrap();
+    /// assert!(pinned.device().same(&dev));
+    /// ```
     pub fn device(&self) -> &Device {
         &self.device
     }
 
     /// Whether the memory is really page-locked (on a CUDA device), rather
     /// than an emulated device's vector.
+    ///
+    /// ```
+    /// let dev = chunked_gpu::Device::emulated(1 << 10);
+    /// let pinned = dev.zeros::<f64>(1).unwrap().download_pinned().unwrap();
+    /// assert!(!pinned.is_page_locked());
+    /// ```
     pub fn is_page_locked(&self) -> bool {
         matches!(self.storage, PinnedStorage::Cuda(_))
     }
 
     /// The elements.
+    ///
+    /// ```
+    /// let dev = chunked_gpu::Device::emulated(1 << 10);
+    /// let pinned = dev.upload(&[7i64, 8]).unwrap().download_pinned().unwrap();
+    /// assert_eq!(pinned.as_slice().unwrap(), &[7, 8]);
+    /// ```
     ///
     /// # Errors
     /// [`crate::Error::Cuda`] when the driver reports a failure of the copy.
@@ -71,6 +114,13 @@ impl<T: DeviceElement> PinnedBuffer<T> {
 impl<T: DeviceElement> DeviceBuffer<T> {
     /// A copy of the elements in page-locked host memory (on an emulated
     /// device, a vector), complete when this returns.
+    ///
+    /// ```
+    /// let dev = chunked_gpu::Device::emulated(1 << 10);
+    /// let buf = dev.upload(&[1i32, 2]).unwrap();
+    /// let pinned = buf.download_pinned().unwrap();
+    /// assert_eq!((pinned.as_slice().unwrap(), dev.downloaded_bytes()), (&[1, 2][..], 8));
+    /// ```
     ///
     /// # Errors
     /// [`crate::Error::Cuda`] when the driver cannot pin that much memory or
@@ -108,6 +158,14 @@ impl<T: DeviceElement> DeviceBuffer<T> {
 impl Device {
     /// A copy of `host` on this device, by DMA from the page-locked memory,
     /// complete when this returns (so `host` may go).
+    ///
+    /// ```
+    /// let dev = chunked_gpu::Device::emulated(1 << 10);
+    /// let pinned = dev.upload(&[1.0f64, 2.0]).unwrap().download_pinned().unwrap();
+    /// let back = dev.upload_pinned(&pinned).unwrap();
+    /// drop(pinned);
+    /// assert_eq!(back.download().unwrap(), vec![1.0, 2.0]);
+    /// ```
     ///
     /// # Errors
     /// As [`Device::upload`].

@@ -28,6 +28,13 @@ pub const PIECES_ENTRY: &str = "chunked_reduce_pieces";
 pub const FINISH_ENTRY: &str = "chunked_reduce_finish";
 
 /// What a block reduction computes.
+///
+/// ```
+/// use chunked_gpu::reduce::{source, ReduceOp};
+/// let max = source::<f64>(ReduceOp::Max, "double");
+/// assert!(max.contains("max_nan(a, v)")); // NaN propagates
+/// assert!(source::<f64>(ReduceOp::NanSum, "double").contains("isnan(v) ? a : a + v"));
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ReduceOp {
     /// Sum.
@@ -45,6 +52,13 @@ pub enum ReduceOp {
 /// A block's axes as the kernels walk them: adjacent axes of the same kind
 /// (kept or reduced) merged, length-1 axes dropped, each group with its
 /// element stride in the C-order block.
+///
+/// ```
+/// use chunked_gpu::reduce::ReduceLayout;
+/// // (4, 1, 5, 6) summed over its last two axes: the length-1 axis goes.
+/// let l = ReduceLayout::new(&[4, 1, 5, 6], &[false, false, true, true]);
+/// assert_eq!((l.kept, l.reduced), (vec![(4, 30)], vec![(30, 1)]));
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ReduceLayout {
     /// Kept groups (length, stride), outer first: output elements in C order.
@@ -55,6 +69,13 @@ pub struct ReduceLayout {
 
 impl ReduceLayout {
     /// The layout of a C-order block of `shape` reduced over the axes marked in `reduced`.
+    ///
+    /// ```
+    /// use chunked_gpu::reduce::ReduceLayout;
+    /// // (3, 4, 5) over axis 1: kept groups around the reduced one.
+    /// let l = ReduceLayout::new(&[3, 4, 5], &[false, true, false]);
+    /// assert_eq!((l.kept, l.reduced), (vec![(3, 20), (5, 1)], vec![(4, 5)]));
+    /// ```
     pub fn new(shape: &[usize], reduced: &[bool]) -> ReduceLayout {
         let mut layout = ReduceLayout { kept: Vec::new(), reduced: Vec::new() };
         let mut stride = 1usize;
@@ -80,29 +101,56 @@ impl ReduceLayout {
     }
 
     /// Output elements.
+    ///
+    /// ```
+    /// let l = chunked_gpu::reduce::ReduceLayout::new(&[3, 4, 5], &[false, true, false]);
+    /// assert_eq!(l.outputs(), 15);
+    /// ```
     pub fn outputs(&self) -> usize {
         self.kept.iter().map(|g| g.0).product()
     }
 
     /// Reduced elements per output element.
+    ///
+    /// ```
+    /// let l = chunked_gpu::reduce::ReduceLayout::new(&[3, 4, 5], &[false, true, true]);
+    /// assert_eq!(l.reduced_len(), 20);
+    /// ```
     pub fn reduced_len(&self) -> usize {
         self.reduced.iter().map(|g| g.0).product()
     }
 
     /// Whether the innermost axis is reduced (then a thread's pieces of one
     /// output are neighbours, otherwise the threads of one piece are).
+    ///
+    /// ```
+    /// use chunked_gpu::reduce::ReduceLayout;
+    /// assert!(ReduceLayout::new(&[3, 4], &[false, true]).reduced_inner());
+    /// assert!(!ReduceLayout::new(&[3, 4], &[true, false]).reduced_inner());
+    /// ```
     pub fn reduced_inner(&self) -> bool {
         self.reduced.last().is_some_and(|g| g.1 == 1)
     }
 
     /// Threads per output element: about 64Ki threads in all (enough to fill
     /// a GPU), at most one per reduced element.
+    ///
+    /// ```
+    /// use chunked_gpu::reduce::ReduceLayout;
+    /// assert_eq!(ReduceLayout::new(&[7, 8], &[true, true]).pieces(), 56); // one per element
+    /// assert_eq!(ReduceLayout::new(&[1 << 20], &[true]).pieces(), 65536);
+    /// ```
     pub fn pieces(&self) -> usize {
         (65536 / self.outputs().max(1)).clamp(1, self.reduced_len().max(1))
     }
 
     /// The kernels' `meta`: kept lengths, kept strides, reduced lengths,
     /// reduced strides.
+    ///
+    /// ```
+    /// let l = chunked_gpu::reduce::ReduceLayout::new(&[3, 4, 5], &[false, true, false]);
+    /// assert_eq!(l.meta(), vec![3, 5, 20, 1, 4, 5]);
+    /// ```
     pub fn meta(&self) -> Vec<i64> {
         let k = self.kept.iter();
         let r = self.reduced.iter();
@@ -130,6 +178,14 @@ fn c_type(c_name: &str) -> &'static str {
 /// The kernels' source for `op` over input elements of C type `input_c`
 /// (`"double"`, `"int"`, ...) accumulating in `A`, after
 /// [`crate::kernels::ELEMENTWISE_HELPERS`].
+///
+/// ```
+/// use chunked_gpu::kernels::ELEMENTWISE_HELPERS;
+/// use chunked_gpu::reduce::{source, ReduceOp, FINISH_ENTRY, PIECES_ENTRY};
+/// let s = source::<i64>(ReduceOp::Sum, "int"); // i32 elements summed in i64
+/// assert!(s.starts_with(ELEMENTWISE_HELPERS) && s.contains("typedef long long acc_t;"));
+/// assert!(s.contains(PIECES_ENTRY) && s.contains(FINISH_ENTRY));
+/// ```
 pub fn source<A: DeviceElement>(op: ReduceOp, input_c: &str) -> String {
     let acc = c_type(A::C_NAME);
     let float = matches!(A::C_NAME, "f64" | "f32");
@@ -206,6 +262,21 @@ extern "C" __global__ void {FINISH_ENTRY}(const acc_t* partial, acc_t* out, unsi
 /// Reduces the C-order block in `input` as `layout` says into `out` (one
 /// element per output element, C order), by the kernels of `source` (from
 /// [`source`] for `out`'s element type).
+///
+/// ```
+/// use chunked_gpu::reduce::{launch_reduce, source, ReduceLayout, ReduceOp};
+/// use chunked_gpu::{Device, Error};
+/// # fn main() -> chunked_gpu::Result<()> {
+/// let dev = Device::cuda(0).unwrap_or_else(|_| Device::emulated(1 << 20)); // emulated: no NVRTC
+/// let x = dev.upload(&[1.0f64, 2.0, 3.0, 4.0, 5.0, 6.0])?; // 2 x 3
+/// let layout = ReduceLayout::new(&[2, 3], &[false, true]); // row sums
+/// let mut out = dev.zeros::<f64>(2)?;
+/// match launch_reduce(&source::<f64>(ReduceOp::Sum, "double"), &x, &layout, &mut out) {
+///     Ok(()) => assert_eq!(out.download()?, vec![6.0, 15.0]),
+///     Err(e) => assert!(dev.is_emulated() && matches!(e, Error::Unsupported { .. }), "{e}"),
+/// }
+/// # Ok(()) }
+/// ```
 ///
 /// # Errors
 /// [`crate::Error::Unsupported`] on an emulated device, for an input on

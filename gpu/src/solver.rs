@@ -191,6 +191,15 @@ macro_rules! routines {
 }
 
 /// Element types cuSOLVER factors: `f32` and `f64`.
+///
+/// ```
+/// use chunked_gpu::{Device, SolverElement};
+/// fn singular_values<T: SolverElement>(dev: &Device, a: &[T], m: usize, n: usize) -> chunked_gpu::Result<Vec<T>> {
+///     dev.svd(&dev.upload(a)?, (m, n))?.s.download()
+/// }
+/// let dev = Device::emulated(1 << 10);
+/// assert!(singular_values(&dev, &[1.0f32, 0.0, 0.0, 1.0], 2, 2).is_err()); // cuSOLVER only
+/// ```
 pub trait SolverElement: DeviceElement + sealed::Routines {}
 
 routines!(
@@ -255,6 +264,18 @@ extern "C" __global__ void col_to_row_f32(const float* src, long long ld, long l
 "#;
 
 /// The thin SVD of a row-major wide or square matrix: `a = u diag(s) vt`.
+///
+/// ```
+/// use chunked_gpu::{Device, Error};
+/// # fn main() -> chunked_gpu::Result<()> {
+/// let dev = Device::cuda(0).unwrap_or_else(|_| Device::emulated(1 << 20)); // emulated: no cuSOLVER
+/// let a = dev.upload(&[1.0f64, 2.0, 3.0, 4.0, 5.0, 6.0])?; // 2 x 3
+/// match dev.svd(&a, (2, 3)) {
+///     Ok(f) => assert_eq!((f.u.len(), f.s.len(), f.vt.len()), (4, 2, 6)),
+///     Err(e) => assert!(dev.is_emulated() && matches!(e, Error::Unsupported { .. }), "{e}"),
+/// }
+/// # Ok(()) }
+/// ```
 pub struct SvdFactors<T: DeviceElement> {
     /// `m x m` left singular vectors, row-major.
     pub u: DeviceBuffer<T>,
@@ -307,6 +328,14 @@ impl Device {
     /// other (a block's sub-matrix of whole rows, R factors stacked). Works on
     /// every device.
     ///
+    /// ```
+    /// let dev = chunked_gpu::Device::emulated(1 << 10);
+    /// let a = dev.upload(&[1i32, 2, 3, 4]).unwrap();
+    /// let b = dev.upload(&[5i32, 6]).unwrap();
+    /// let g = dev.gather(&[(&a, 2..4), (&b, 0..1)]).unwrap();
+    /// assert_eq!(g.download().unwrap(), vec![3, 4, 5]);
+    /// ```
+    ///
     /// # Errors
     /// [`Error::Unsupported`] for a part on another device or a range outside
     /// its buffer; [`Error::OutOfMemory`]; [`Error::Cuda`].
@@ -346,6 +375,21 @@ impl Device {
     /// buffer: `q` (`m x k`, orthonormal columns) then `r` (`k x n`, upper
     /// triangular), both row-major, k = min(m, n). One buffer, so that a QR
     /// holds its input, a column-major copy and its result, nothing more.
+    ///
+    /// ```
+    /// use chunked_gpu::{Device, Error};
+    /// # fn main() -> chunked_gpu::Result<()> {
+    /// let dev = Device::cuda(0).unwrap_or_else(|_| Device::emulated(1 << 20)); // emulated: no cuSOLVER
+    /// let a = dev.upload(&[2.0f64, 0.0, 0.0, 3.0, 0.0, 0.0])?; // 3 x 2
+    /// match dev.qr_packed(&a, (3, 2)) {
+    ///     Ok(packed) => {
+    ///         let r = &packed.download()?[6..]; // after q (3 x 2): r (2 x 2)
+    ///         assert!((r[0].abs() - 2.0).abs() < 1e-12 && (r[3].abs() - 3.0).abs() < 1e-12 && r[2] == 0.0);
+    ///     }
+    ///     Err(e) => assert!(dev.is_emulated() && matches!(e, Error::Unsupported { .. }), "{e}"),
+    /// }
+    /// # Ok(()) }
+    /// ```
     ///
     /// # Errors
     /// [`Error::Unsupported`] on an emulated device, for a buffer of another
@@ -405,6 +449,21 @@ impl Device {
     /// gesvd (for a tall matrix take the SVD of its transpose, or its TSQR's R).
     /// Signs are deterministic: the entry of largest magnitude of every row of
     /// `vt` is positive (dask's `svd_flip`, as chunked's host SVD).
+    ///
+    /// ```
+    /// use chunked_gpu::{Device, Error};
+    /// # fn main() -> chunked_gpu::Result<()> {
+    /// let dev = Device::cuda(0).unwrap_or_else(|_| Device::emulated(1 << 20)); // emulated: no cuSOLVER
+    /// let a = dev.upload(&[0.0f64, 3.0, 2.0, 0.0])?; // 2 x 2
+    /// match dev.svd(&a, (2, 2)) {
+    ///     Ok(f) => {
+    ///         let s = f.s.download()?;
+    ///         assert!((s[0] - 3.0).abs() < 1e-12 && (s[1] - 2.0).abs() < 1e-12);
+    ///     }
+    ///     Err(e) => assert!(dev.is_emulated() && matches!(e, Error::Unsupported { .. }), "{e}"),
+    /// }
+    /// # Ok(()) }
+    /// ```
     ///
     /// # Errors
     /// [`Error::Unsupported`] on an emulated device, for `m > n`, a buffer of

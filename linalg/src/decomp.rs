@@ -191,6 +191,15 @@ impl<T: Scalar> LayerOp for SfqrPart<T> {
 /// (m × m) and the rest of r is qᵀ times the other column blocks. `a` is
 /// rechunked to one row of blocks whose first block has at least m columns.
 ///
+/// ```
+/// use chunked_array::random::RandomState;
+/// let a = RandomState::new(3).standard_normal::<f64>(&[10, 40], [10, 20]).unwrap();
+/// let (q, r) = chunked_linalg::sfqr(&a).unwrap();
+/// assert_eq!((q.shape(), r.shape()), (vec![10, 10], vec![10, 40]));
+/// let err = (&q.matmul(&r).unwrap() - &a).abs().max(None).unwrap().compute_scalar().unwrap();
+/// assert!(err < 1e-12);
+/// ```
+///
 /// # Errors
 /// [`Error::BadInput`] when `a` is not 2-d, is taller than wide, or has too
 /// many rows for an m × m block.

@@ -1,6 +1,7 @@
-//! Linear algebra on chunked arrays: direct TSQR and the QR and SVD built on it,
-//! randomized SVD, least squares, Cholesky, LU with partial pivoting, triangular
-//! and general solves, inverses and norms. Every routine builds lazy block graphs
+//! Linear algebra on chunked arrays (dask's `dask.array.linalg`, with NumPy's
+//! `numpy.linalg` names): direct TSQR and the QR and SVD built on it, randomized
+//! SVD, least squares, Cholesky, LU with partial pivoting, triangular and
+//! general solves, inverses and norms. Every routine builds lazy block graphs
 //! (dense per-block kernels by faer) that run on any scheduler.
 
 mod decomp;

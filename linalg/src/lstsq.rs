@@ -15,6 +15,17 @@ use crate::kernels::{gemm, row_major_block, view};
 use crate::{Error, Result, Scalar};
 
 /// The result of [`lstsq`], as lazy arrays (NumPy's tuple).
+///
+/// ```
+/// use chunked_array::Array;
+/// let a = Array::<f64>::from_vec(&[3, 2], vec![1.0, 0.0, 0.0, 2.0, 0.0, 0.0], [3, 2]).unwrap();
+/// let b = Array::<f64>::from_vec(&[3], vec![1.0, 4.0, 3.0], 3).unwrap();
+/// let fit = chunked_linalg::lstsq(&a, &b, None).unwrap();
+/// assert!((fit.residuals.compute_scalar().unwrap() - 9.0).abs() < 1e-12); // the 3 left over
+/// assert_eq!(fit.rank.compute_scalar().unwrap(), 2);
+/// let s = fit.s.compute().unwrap();
+/// assert!((s[0] - 2.0).abs() < 1e-12 && (s[1] - 1.0).abs() < 1e-12);
+/// ```
 #[derive(Clone)]
 pub struct Lstsq<T> {
     /// The solution, n (× k when `b` is 2-d).

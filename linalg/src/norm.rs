@@ -37,7 +37,18 @@ pub fn vector_norm<T: Float + Element<Sum = T>>(x: &Array<T>, ord: f64) -> Resul
     })
 }
 
-/// Which matrix norm [`matrix_norm`] computes.
+/// Which matrix norm [`matrix_norm`] computes (NumPy's `ord` of
+/// `linalg.norm` for 2-d arrays: `'fro'`, `1`, `inf`, `2`).
+///
+/// ```
+/// use chunked_array::Array;
+/// use chunked_linalg::{matrix_norm, MatrixNorm};
+/// let x = Array::<f64>::from_vec(&[2, 2], vec![1.0, -2.0, 3.0, 4.0], 1).unwrap();
+/// let norm = |ord| matrix_norm(&x, ord).unwrap().compute_scalar().unwrap();
+/// assert_eq!(norm(MatrixNorm::One), 6.0); // column sums of |x|: 4, 6
+/// assert_eq!(norm(MatrixNorm::Inf), 7.0); // row sums of |x|: 3, 7
+/// assert_eq!(norm(MatrixNorm::Frobenius), 30f64.sqrt());
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MatrixNorm {
     /// sqrt(Σ x²)
@@ -52,6 +63,14 @@ pub enum MatrixNorm {
 }
 
 /// Norm of a 2-d array. Returns a lazy 0-d array.
+///
+/// ```
+/// use chunked_array::Array;
+/// use chunked_linalg::{matrix_norm, MatrixNorm};
+/// let x = Array::<f64>::from_vec(&[2, 2], vec![3.0, 0.0, 0.0, -4.0], 2).unwrap();
+/// let two = matrix_norm(&x, MatrixNorm::Two).unwrap().compute_scalar().unwrap();
+/// assert!((two - 4.0).abs() < 1e-12); // the largest singular value
+/// ```
 ///
 /// # Errors
 /// [`Error::BadInput`] when `x` is not 2-d, and as [`crate::svd`] for

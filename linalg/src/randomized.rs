@@ -10,6 +10,16 @@ use crate::tsqr::{Svd, TsqrOptions, tsqr};
 use crate::{Error, Result, Scalar};
 
 /// Options of [`svd_compressed`] (dask's defaults).
+///
+/// ```
+/// use chunked_array::Array;
+/// use chunked_linalg::{svd_compressed, CompressedOptions};
+/// let options = CompressedOptions { n_power_iter: 1, ..CompressedOptions::default() };
+/// assert_eq!((options.n_oversamples, options.seed), (10, 0));
+/// let a = Array::<f64>::ones(&[20, 10], 5).unwrap(); // rank 1, singular value sqrt(200)
+/// let s = svd_compressed(&a, 1, &options).unwrap().s.compute().unwrap();
+/// assert!((s[0] - 200f64.sqrt()).abs() < 1e-10);
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CompressedOptions {
     /// Extra sketch columns beyond k (the sketch has k + n_oversamples columns).

@@ -1,6 +1,7 @@
-//! HDF5 through the `hdf5-metno` crate and the system libhdf5 (feature `hdf5`):
-//! chunked and contiguous datasets read with one hyperslab per block; chunked
-//! datasets written block by block.
+//! HDF5 through the `hdf5-metno` crate and the system libhdf5 (feature `hdf5`;
+//! dask's `da.from_array` of an h5py dataset and `da.to_hdf5`): chunked and
+//! contiguous datasets read with one hyperslab per block; chunked datasets
+//! written block by block.
 //!
 //! ```
 //! use chunked_array::io::hdf5::{from_hdf5, Hdf5WriteOptions};
@@ -41,6 +42,19 @@ use crate::io::store::{ChunkWriter, Completion, Store, StoreReport, WriteMode, s
 use crate::ops::custom::block_array;
 
 /// How [`Array::to_hdf5`] writes.
+///
+/// ```
+/// use chunked_array::io::hdf5::{from_hdf5, Hdf5WriteOptions};
+/// use chunked_array::io::WriteMode;
+/// use chunked_array::Array;
+/// let path = std::env::temp_dir().join(format!("chunked-doc-hdf5-write-options-{}.h5", std::process::id()));
+/// let x = Array::<f64>::ones(&[8, 8], 8).unwrap();
+/// let options = Hdf5WriteOptions { deflate: Some(4), chunks: Some(vec![4, 4]), ..Default::default() };
+/// assert_eq!(x.to_hdf5(&path, "x", &options).unwrap().chunks_written, 4); // rechunked to 4 x 4
+/// let resume = Hdf5WriteOptions { mode: WriteMode::Resume, ..Default::default() };
+/// assert!(x.to_hdf5(&path, "y", &resume).is_err()); // HDF5 stores do not resume
+/// std::fs::remove_file(&path).unwrap();
+/// ```
 #[derive(Debug, Clone, Default)]
 pub struct Hdf5WriteOptions {
     /// What to do when the dataset exists ([`WriteMode::Resume`] is refused).
@@ -55,6 +69,18 @@ pub struct Hdf5WriteOptions {
 /// Reads dataset `dataset` of the HDF5 file `file` lazily. Blocks: for a chunked
 /// dataset, the automatic block size (128 MiB) rounded up to whole stored chunks;
 /// for a contiguous one, the automatic block size.
+///
+/// ```
+/// use chunked_array::io::hdf5::{from_hdf5, Hdf5WriteOptions};
+/// use chunked_array::Array;
+/// let path = std::env::temp_dir().join(format!("chunked-doc-from-hdf5-{}.h5", std::process::id()));
+/// Array::<i64>::arange(0, 10, 1, 5).unwrap().to_hdf5(&path, "a", &Hdf5WriteOptions::default()).unwrap();
+/// let a = from_hdf5::<i64>(&path, "a").unwrap();
+/// assert_eq!(a.sum(None).unwrap().compute_scalar().unwrap(), 45);
+/// assert!(from_hdf5::<i64>(&path, "missing").is_err());
+/// assert!(from_hdf5::<f32>(&path, "a").is_err()); // stored as i64
+/// std::fs::remove_file(&path).unwrap();
+/// ```
 ///
 /// # Errors
 /// [`Error::Io`] naming the file and dataset when either is missing or unreadable;
@@ -80,6 +106,16 @@ pub fn from_hdf5<T: Element>(file: impl AsRef<Path>, dataset: &str) -> Result<Ar
 }
 
 /// How [`from_hdf5_with`] reads.
+///
+/// ```
+/// use chunked_array::io::hdf5::{from_hdf5_with, Hdf5ReadOptions, Hdf5WriteOptions};
+/// use chunked_array::Array;
+/// let path = std::env::temp_dir().join(format!("chunked-doc-hdf5-read-options-{}.h5", std::process::id()));
+/// Array::<f32>::zeros(&[12], 12).unwrap().to_hdf5(&path, "z", &Hdf5WriteOptions::default()).unwrap();
+/// let options = Hdf5ReadOptions { chunks: Some(4.into()) };
+/// assert_eq!(from_hdf5_with::<f32>(&path, "z", &options).unwrap().num_blocks(), 3);
+/// std::fs::remove_file(&path).unwrap();
+/// ```
 #[derive(Debug, Clone, Default)]
 pub struct Hdf5ReadOptions {
     /// The blocks; `None` (the default): as [`from_hdf5`] picks them.
@@ -87,6 +123,18 @@ pub struct Hdf5ReadOptions {
 }
 
 /// [`from_hdf5`] with options (other blocks).
+///
+/// ```
+/// use chunked_array::io::hdf5::{from_hdf5_with, Hdf5ReadOptions, Hdf5WriteOptions};
+/// use chunked_array::Array;
+/// let path = std::env::temp_dir().join(format!("chunked-doc-from-hdf5-with-{}.h5", std::process::id()));
+/// let x = Array::<f64>::from_fn(&[4, 4], 4, |i| (4 * i[0] + i[1]) as f64).unwrap();
+/// x.to_hdf5(&path, "x", &Hdf5WriteOptions::default()).unwrap();
+/// let options = Hdf5ReadOptions { chunks: Some(vec![2, 4].into()) };
+/// let y = from_hdf5_with::<f64>(&path, "x", &options).unwrap();
+/// assert_eq!((y.num_blocks(), y.compute().unwrap()), (2, x.compute().unwrap()));
+/// std::fs::remove_file(&path).unwrap();
+/// ```
 ///
 /// # Errors
 /// As [`from_hdf5`], and [`Error::BadChunks`] for a chunk spec that does not fit.
@@ -177,6 +225,18 @@ impl<T: Element> Array<T> {
     /// of the HDF5 file `file` (created when absent), each block as it is
     /// computed, with the default scheduler.
     ///
+    /// ```
+    /// use chunked_array::io::hdf5::{from_hdf5, Hdf5WriteOptions};
+    /// use chunked_array::Array;
+    /// let path = std::env::temp_dir().join(format!("chunked-doc-to-hdf5-{}.h5", std::process::id()));
+    /// let x = Array::<f64>::linspace(0.0, 1.0, 6, true, 3).unwrap();
+    /// let report = x.to_hdf5(&path, "/data/x", &Hdf5WriteOptions::default()).unwrap();
+    /// assert_eq!(report.chunks_written, 2);
+    /// assert!(x.to_hdf5(&path, "/data/x", &Hdf5WriteOptions::default()).is_err()); // exists
+    /// assert_eq!(from_hdf5::<f64>(&path, "data/x").unwrap().compute().unwrap(), x.compute().unwrap());
+    /// std::fs::remove_file(&path).unwrap();
+    /// ```
+    ///
     /// # Errors
     /// [`Error::Io`] naming the file and dataset when the dataset exists in
     /// [`WriteMode::Create`] or a write fails; [`Error::InvalidArgument`] for
@@ -186,6 +246,16 @@ impl<T: Element> Array<T> {
     }
 
     /// [`Array::to_hdf5`] run on the given context.
+    ///
+    /// ```
+    /// use chunked_array::io::hdf5::Hdf5WriteOptions;
+    /// use chunked_array::{Array, Context};
+    /// let path = std::env::temp_dir().join(format!("chunked-doc-to-hdf5-on-{}.h5", std::process::id()));
+    /// let x = Array::<i32>::ones(&[9], 3).unwrap();
+    /// let report = x.to_hdf5_on(&path, "x", &Hdf5WriteOptions::default(), &Context::sync()).unwrap();
+    /// assert_eq!((report.chunks_written, report.bytes_written), (3, 36));
+    /// std::fs::remove_file(&path).unwrap();
+    /// ```
     ///
     /// # Errors
     /// As [`Array::to_hdf5`].
@@ -205,6 +275,19 @@ impl<T: Element> Array<T> {
 impl Store {
     /// Adds dataset `dataset` of the HDF5 file `file` as a target for `a` (see
     /// [`Array::to_hdf5`]).
+    ///
+    /// ```
+    /// use chunked_array::io::hdf5::{from_hdf5, Hdf5WriteOptions};
+    /// use chunked_array::io::Store;
+    /// use chunked_array::Array;
+    /// let path = std::env::temp_dir().join(format!("chunked-doc-store-hdf5-{}.h5", std::process::id()));
+    /// let (x, options) = (Array::<f64>::ones(&[4], 2).unwrap(), Hdf5WriteOptions::default());
+    /// let mut store = Store::new();
+    /// store.hdf5(&x, &path, "x", &options).unwrap().hdf5(&(&x + 1.0), &path, "y", &options).unwrap();
+    /// store.run().unwrap(); // two datasets of one file
+    /// assert_eq!(from_hdf5::<f64>(&path, "y").unwrap().compute().unwrap().sum(), 8.0);
+    /// std::fs::remove_file(&path).unwrap();
+    /// ```
     ///
     /// # Errors
     /// As [`Array::to_hdf5`], for what can be checked before computing.

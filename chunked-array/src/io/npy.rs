@@ -1,4 +1,5 @@
-//! NumPy's `.npy` format (versions 1.0 to 3.0): lazy chunked reads, each block
+//! NumPy's `.npy` format (versions 1.0 to 3.0; NumPy's `np.load` with
+//! `mmap_mode` and `np.save`, chunked): lazy chunked reads, each block
 //! reading only its own byte ranges, and streaming writes, each block written at
 //! its place in the file as soon as it is computed.
 //!
@@ -42,6 +43,17 @@ use crate::ops::custom::block_array;
 const MAGIC: &[u8; 6] = b"\x93NUMPY";
 
 /// What a `.npy` header says.
+///
+/// ```
+/// use chunked_array::io::{npy, WriteMode};
+/// use chunked_array::{Array, DType};
+/// let path = std::env::temp_dir().join(format!("chunked-doc-npy-header-{}.npy", std::process::id()));
+/// Array::<f32>::ones(&[2, 5], 2).unwrap().to_npy(&path, WriteMode::Create).unwrap();
+/// let h = npy::read_header(&path).unwrap();
+/// assert_eq!((h.dtype, h.shape.clone(), h.big_endian, h.fortran_order), (DType::F32, vec![2, 5], false, false));
+/// assert_eq!(std::fs::metadata(&path).unwrap().len(), h.data_offset + 40); // 10 f32 after the header
+/// std::fs::remove_file(&path).unwrap();
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NpyHeader {
     /// The element type.
@@ -57,6 +69,17 @@ pub struct NpyHeader {
 }
 
 /// Reads the header of the `.npy` file at `path`.
+///
+/// ```
+/// use chunked_array::io::{npy, WriteMode};
+/// use chunked_array::{Array, DType};
+/// let path = std::env::temp_dir().join(format!("chunked-doc-read-header-{}.npy", std::process::id()));
+/// Array::<i64>::zeros(&[3, 4], 2).unwrap().to_npy(&path, WriteMode::Create).unwrap();
+/// let header = npy::read_header(&path).unwrap();
+/// assert_eq!((header.dtype, header.shape), (DType::I64, vec![3, 4]));
+/// assert_eq!(header.data_offset % 64, 0); // written 64-byte aligned
+/// std::fs::remove_file(&path).unwrap();
+/// ```
 ///
 /// # Errors
 /// [`Error::Io`] naming the file when it is missing, not a `.npy` file, holds a
@@ -239,6 +262,18 @@ impl NpyElement for bool {
 /// Reads the `.npy` file at `path` as a lazy array with blocks `chunks`: each
 /// block reads only its own byte ranges.
 ///
+/// ```
+/// use chunked_array::io::{npy, WriteMode};
+/// use chunked_array::Array;
+/// let path = std::env::temp_dir().join(format!("chunked-doc-from-npy-{}.npy", std::process::id()));
+/// let x = Array::<f64>::from_fn(&[4, 3], 4, |i| (3 * i[0] + i[1]) as f64).unwrap();
+/// x.to_npy(&path, WriteMode::Create).unwrap();
+/// let y = npy::from_npy::<f64>(&path, [2, 3]).unwrap(); // blocks of 2 rows
+/// assert_eq!((y.num_blocks(), y.compute().unwrap()), (2, x.compute().unwrap()));
+/// assert!(npy::from_npy::<i64>(&path, 2).is_err()); // the file holds f64
+/// std::fs::remove_file(&path).unwrap();
+/// ```
+///
 /// # Errors
 /// As [`read_header`]; [`Error::DtypeMismatch`] when the file does not hold `T`;
 /// [`Error::BadChunks`] for a chunk spec that does not fit the shape.
@@ -381,6 +416,17 @@ impl<T: Element> Array<T> {
     /// Writes the array to a `.npy` file at `path`, each block as it is computed,
     /// with the default scheduler.
     ///
+    /// ```
+    /// use chunked_array::io::{npy, WriteMode};
+    /// use chunked_array::Array;
+    /// let path = std::env::temp_dir().join(format!("chunked-doc-to-npy-{}.npy", std::process::id()));
+    /// let x = Array::<u8>::from_fn(&[6], 4, |i| i[0] as u8 * 10).unwrap(); // blocks of 4 and 2
+    /// let report = x.to_npy(&path, WriteMode::Create).unwrap();
+    /// assert_eq!((report.chunks_written, report.bytes_written), (2, 6));
+    /// assert_eq!(npy::from_npy::<u8>(&path, 6).unwrap().compute().unwrap(), x.compute().unwrap());
+    /// std::fs::remove_file(&path).unwrap();
+    /// ```
+    ///
     /// # Errors
     /// [`Error::Io`] naming the file when it exists in [`WriteMode::Create`] or a
     /// write fails (the file is then not created); [`Error::InvalidArgument`] for
@@ -390,6 +436,16 @@ impl<T: Element> Array<T> {
     }
 
     /// [`Array::to_npy`] with the given context.
+    ///
+    /// ```
+    /// use chunked_array::io::WriteMode;
+    /// use chunked_array::{Array, Context};
+    /// let path = std::env::temp_dir().join(format!("chunked-doc-to-npy-on-{}.npy", std::process::id()));
+    /// let x = Array::<f64>::ones(&[10], 5).unwrap();
+    /// let report = x.to_npy_on(&path, WriteMode::Create, &Context::threads(2)).unwrap();
+    /// assert_eq!(report.chunks_written, 2);
+    /// std::fs::remove_file(&path).unwrap();
+    /// ```
     ///
     /// # Errors
     /// As [`Array::to_npy`].
@@ -402,6 +458,18 @@ impl<T: Element> Array<T> {
 
 impl Store {
     /// Adds the `.npy` file `path` as a target for `a` (see [`Array::to_npy`]).
+    ///
+    /// ```
+    /// use chunked_array::io::{npy, Store, WriteMode};
+    /// use chunked_array::Array;
+    /// let path = std::env::temp_dir().join(format!("chunked-doc-store-npy-{}.npy", std::process::id()));
+    /// let mut store = Store::new();
+    /// store.npy(&Array::<i32>::arange(0, 5, 1, 2).unwrap(), &path, WriteMode::Create).unwrap();
+    /// assert!(!path.exists()); // the file appears when the store has run
+    /// store.run().unwrap();
+    /// assert_eq!(npy::read_header(&path).unwrap().shape, vec![5]);
+    /// std::fs::remove_file(&path).unwrap();
+    /// ```
     ///
     /// # Errors
     /// As [`Array::to_npy`], for what can be checked before computing.

@@ -15,6 +15,18 @@ use crate::graph::{BlockOp, Node};
 use crate::schedule::RunStats;
 
 /// What a store does when its target already exists.
+///
+/// ```
+/// use chunked_array::io::WriteMode;
+/// use chunked_array::Array;
+/// let path = std::env::temp_dir().join(format!("chunked-doc-write-mode-{}.npy", std::process::id()));
+/// let x = Array::<i32>::ones(&[4], 2).unwrap();
+/// x.to_npy(&path, WriteMode::Create).unwrap();
+/// assert!(x.to_npy(&path, WriteMode::Create).is_err()); // never replaced by accident
+/// x.to_npy(&path, WriteMode::Overwrite).unwrap();
+/// assert!(x.to_npy(&path, WriteMode::Resume).is_err()); // Zarr only
+/// std::fs::remove_file(&path).unwrap();
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum WriteMode {
     /// Fail when the target exists (the default: data is never replaced by accident).
@@ -30,6 +42,21 @@ pub enum WriteMode {
 }
 
 /// What a store did.
+///
+/// ```
+/// use chunked_array::io::zarr::ZarrWriteOptions;
+/// use chunked_array::io::WriteMode;
+/// use chunked_array::Array;
+/// let dir = std::env::temp_dir().join(format!("chunked-doc-store-report-{}", std::process::id()));
+/// let x = Array::<f64>::ones(&[10, 10], 5).unwrap();
+/// let first = x.to_zarr(&dir, "x", &ZarrWriteOptions::default()).unwrap();
+/// assert_eq!((first.chunks_written, first.chunks_skipped), (4, 0));
+/// // Resuming a complete store finds every chunk written and skips it.
+/// let resume = ZarrWriteOptions { mode: WriteMode::Resume, ..Default::default() };
+/// let again = x.to_zarr(&dir, "x", &resume).unwrap();
+/// assert_eq!((again.chunks_written, again.chunks_skipped, again.bytes_written), (0, 4, 0));
+/// std::fs::remove_dir_all(&dir).unwrap();
+/// ```
 #[derive(Debug, Clone, Default)]
 pub struct StoreReport {
     /// Chunks computed and written by this run.
@@ -165,16 +192,49 @@ impl std::fmt::Debug for Store {
 
 impl Store {
     /// A store with no targets.
+    ///
+    /// ```
+    /// use chunked_array::io::Store;
+    /// let store = Store::new();
+    /// assert!(store.is_empty());
+    /// assert!(store.run().unwrap().is_empty()); // nothing to write
+    /// ```
     pub fn new() -> Store {
         Store::default()
     }
 
     /// Number of targets added.
+    ///
+    /// ```
+    /// use chunked_array::io::{Store, WriteMode};
+    /// use chunked_array::Array;
+    /// let dir = std::env::temp_dir().join(format!("chunked-doc-store-len-{}", std::process::id()));
+    /// std::fs::create_dir_all(&dir).unwrap();
+    /// let x = Array::<u8>::zeros(&[4], 2).unwrap();
+    /// let mut store = Store::new();
+    /// store.npy(&x, dir.join("a.npy"), WriteMode::Create).unwrap().npy(&x, dir.join("b.npy"), WriteMode::Create).unwrap();
+    /// assert_eq!(store.len(), 2);
+    /// drop(store); // never run: no file is left behind
+    /// assert!(!dir.join("a.npy").exists());
+    /// std::fs::remove_dir_all(&dir).unwrap();
+    /// ```
     pub fn len(&self) -> usize {
         self.targets.len()
     }
 
     /// Whether no target was added.
+    ///
+    /// ```
+    /// use chunked_array::io::{Store, WriteMode};
+    /// use chunked_array::Array;
+    /// let path = std::env::temp_dir().join(format!("chunked-doc-store-is-empty-{}.npy", std::process::id()));
+    /// let mut store = Store::new();
+    /// assert!(store.is_empty());
+    /// store.npy(&Array::<f64>::ones(&[3], 3).unwrap(), &path, WriteMode::Create).unwrap();
+    /// assert!(!store.is_empty());
+    /// store.run().unwrap();
+    /// std::fs::remove_file(&path).unwrap();
+    /// ```
     pub fn is_empty(&self) -> bool {
         self.targets.is_empty()
     }
@@ -201,6 +261,22 @@ impl Store {
     /// Computes and writes every target with the default (threaded) scheduler;
     /// one report per target, in the order they were added.
     ///
+    /// ```
+    /// use chunked_array::io::{npy, Store, WriteMode};
+    /// use chunked_array::Array;
+    /// let dir = std::env::temp_dir().join(format!("chunked-doc-store-run-{}", std::process::id()));
+    /// std::fs::create_dir_all(&dir).unwrap();
+    /// let x = Array::<f64>::arange(0.0, 6.0, 1.0, 2).unwrap();
+    /// let mut store = Store::new();
+    /// store.npy(&x, dir.join("x.npy"), WriteMode::Create).unwrap();
+    /// store.npy(&(&x * 2.0), dir.join("2x.npy"), WriteMode::Create).unwrap();
+    /// let reports = store.run().unwrap();
+    /// assert_eq!((reports[0].chunks_written, reports[1].chunks_written), (3, 3));
+    /// let twice = npy::from_npy::<f64>(dir.join("2x.npy"), 6).unwrap().compute().unwrap();
+    /// assert_eq!(twice.as_slice().unwrap(), &[0.0, 2.0, 4.0, 6.0, 8.0, 10.0]);
+    /// std::fs::remove_dir_all(&dir).unwrap();
+    /// ```
+    ///
     /// # Errors
     /// The first task or write error ([`Error::Io`](crate::error::Error::Io) names the
     /// file or chunk). Targets are then left as their formats document: Zarr
@@ -211,6 +287,17 @@ impl Store {
     }
 
     /// [`Store::run`] with the given context.
+    ///
+    /// ```
+    /// use chunked_array::io::{Store, WriteMode};
+    /// use chunked_array::{Array, Context};
+    /// let path = std::env::temp_dir().join(format!("chunked-doc-store-run-on-{}.npy", std::process::id()));
+    /// let mut store = Store::new();
+    /// store.npy(&Array::<i64>::arange(0, 10, 1, 5).unwrap(), &path, WriteMode::Create).unwrap();
+    /// let reports = store.run_on(&Context::sync()).unwrap(); // one thread
+    /// assert_eq!(reports[0].chunks_written, 2);
+    /// std::fs::remove_file(&path).unwrap();
+    /// ```
     ///
     /// # Errors
     /// As [`Store::run`].

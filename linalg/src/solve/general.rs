@@ -68,6 +68,14 @@ pub fn solve<T: Scalar>(a: &Array<T>, b: &Array<T>) -> Result<Array<T>> {
 
 /// The inverse of a square matrix with square blocks, as `solve(a, I)`.
 ///
+/// ```
+/// use chunked_array::Array;
+/// let a = Array::<f64>::from_vec(&[2, 2], vec![4.0, 7.0, 2.0, 6.0], 1).unwrap();
+/// let ai = chunked_linalg::inv(&a).unwrap().compute().unwrap();
+/// let want = [0.6, -0.7, -0.2, 0.4]; // [[6, -7], [-2, 4]] / det 10
+/// assert!(ai.iter().zip(want).all(|(x, w)| (x - w).abs() < 1e-12));
+/// ```
+///
 /// # Errors
 /// As [`solve`].
 pub fn inv<T: Scalar>(a: &Array<T>) -> Result<Array<T>> {

@@ -48,6 +48,17 @@ use layers::{Down, LeafOut, LeafR, Plan, PlanOf, RofFactor, RootR, StackQr, SvdO
 use tree::{LEAF_ROWS, Tree};
 
 /// Options of [`tsqr`].
+///
+/// ```
+/// use chunked_array::random::RandomState;
+/// use chunked_linalg::{tsqr, TsqrOptions};
+/// assert_eq!(TsqrOptions::default().arity, 2);
+/// let a = RandomState::new(4).uniform::<f64>(&[80, 5], [10, 5]).unwrap();
+/// // Groups of 4 triangles, always through the Householder factors.
+/// let f = tsqr(&a, &TsqrOptions { arity: 4, max_direct_condition: 0.0, ..TsqrOptions::default() }).unwrap();
+/// let err = (&f.q.matmul(&f.r).unwrap() - &a).abs().max(None).unwrap().compute_scalar().unwrap();
+/// assert!(err < 1e-12);
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct TsqrOptions {
     /// How many stacked R factors one tree node factors (at least 2). The
@@ -80,6 +91,15 @@ impl Default for TsqrOptions {
 }
 
 /// The thin SVD of a chunked matrix as lazy arrays: `a = u · diag(s) · vt`.
+///
+/// ```
+/// use chunked_array::Array;
+/// let a = Array::<f64>::from_vec(&[3, 2], vec![3.0, 0.0, 0.0, -2.0, 0.0, 0.0], 3).unwrap();
+/// let f = chunked_linalg::svd(&a).unwrap();
+/// assert_eq!((f.u.shape(), f.vt.shape()), (vec![3, 2], vec![2, 2]));
+/// let s = f.s.compute().unwrap();
+/// assert!((s[0] - 3.0).abs() < 1e-12 && (s[1] - 2.0).abs() < 1e-12);
+/// ```
 #[derive(Clone)]
 pub struct Svd<T> {
     /// Left singular vectors, m × k, chunked along rows like the input.
@@ -91,6 +111,16 @@ pub struct Svd<T> {
 }
 
 /// The result of [`tsqr`]: lazy arrays, computed only when asked for.
+///
+/// ```
+/// use chunked_array::random::RandomState;
+/// use chunked_linalg::{tsqr, TsqrOptions};
+/// let a = RandomState::new(1).uniform::<f64>(&[60, 4], [20, 4]).unwrap();
+/// let f = tsqr(&a, &TsqrOptions { compute_svd: true, ..TsqrOptions::default() }).unwrap();
+/// assert_eq!((f.q.shape(), f.r.shape()), (vec![60, 4], vec![4, 4]));
+/// assert_eq!(f.r.compute().unwrap()[[3, 0]], 0.0); // upper triangular
+/// assert_eq!(f.svd.unwrap().s.shape(), vec![4]);
+/// ```
 #[derive(Clone)]
 pub struct Tsqr<T> {
     /// Orthonormal columns, m × k (k = min(m, n)), chunked along rows like the input.

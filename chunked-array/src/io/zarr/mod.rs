@@ -1,7 +1,8 @@
-//! Zarr on the file system, through the `zarrs` crate: reads v3 and v2 arrays as
-//! zarr-python 2.x and 3.x write them (blosc, zstd, gzip/zlib or no compression;
-//! C and F order; "." and "/" chunk key separators; little- and big-endian), and
-//! writes v3 arrays block by block.
+//! Zarr on the file system (dask's `da.from_zarr` and `Array.to_zarr`), through
+//! the `zarrs` crate: reads v3 and v2 arrays as zarr-python 2.x and 3.x write
+//! them (blosc, zstd, gzip/zlib or no compression; C and F order; "." and "/"
+//! chunk key separators; little- and big-endian), and writes v3 arrays block by
+//! block.
 //!
 //! ```
 //! use chunked_array::io::zarr::{from_zarr, ZarrWriteOptions};
@@ -30,15 +31,34 @@
 //! name ([`PENDING_METADATA`]) until every chunk is written: other Zarr clients
 //! (zarr-python) find no array there, rather than one with missing chunks read
 //! as the fill value. Our readers refuse such an array (unless told otherwise)
-//! and [`WriteMode::Resume`] continues it. Chunks reach the operating
-//! system when they are renamed, so they survive a killed process; durability
-//! across a power cut would need an `fsync` per chunk, which this does not do.
+//! and [`WriteMode::Resume`](crate::io::WriteMode::Resume) continues it.
+//! Chunks reach the operating system when they are renamed, so they survive a
+//! killed process; durability across a power cut would need an `fsync` per
+//! chunk, which this does not do.
 
 use std::path::Path;
 use std::sync::Arc;
 
+// JSON attributes (`ZarrWriteOptions::attributes`): serde_json's types, documented there.
+#[doc(no_inline)]
 pub use serde_json::{Map, Value};
-pub use zarrs::array::codec::{BloscCompressor, BloscShuffleMode};
+/// The compressor inside [`Compression::Blosc`] (zarrs' type).
+///
+/// ```
+/// use chunked_array::io::zarr::{BloscCompressor, BloscShuffleMode, Compression};
+/// let blosc = Compression::Blosc { compressor: BloscCompressor::Zstd, level: 5, shuffle: BloscShuffleMode::BitShuffle };
+/// assert_ne!(blosc, Compression::default());
+/// ```
+pub use zarrs::array::codec::BloscCompressor;
+/// The shuffle before [`Compression::Blosc`]'s compressor (zarrs' type).
+///
+/// ```
+/// use chunked_array::io::zarr::{BloscCompressor, BloscShuffleMode, Compression};
+/// // zarr-python 2's default: lz4 at level 5 after a byte shuffle.
+/// let zarr2 = Compression::Blosc { compressor: BloscCompressor::LZ4, level: 5, shuffle: BloscShuffleMode::Shuffle };
+/// assert!(matches!(zarr2, Compression::Blosc { shuffle: BloscShuffleMode::Shuffle, .. }));
+/// ```
+pub use zarrs::array::codec::BloscShuffleMode;
 
 mod location;
 mod options;
@@ -61,6 +81,18 @@ use write::{ZarrChunkWriter, build_array, prepare_target, share_plan};
 /// store at `path`, with blocks equal to the stored chunks. Lazy: nothing is read
 /// until a compute, and then only the chunks the requested blocks touch.
 ///
+/// ```
+/// use chunked_array::io::zarr::{from_zarr, ZarrWriteOptions};
+/// use chunked_array::Array;
+/// let dir = std::env::temp_dir().join(format!("chunked-doc-from-zarr-{}", std::process::id()));
+/// Array::<i32>::arange(0, 10, 1, 4).unwrap().to_zarr(&dir, "group/a", &ZarrWriteOptions::default()).unwrap();
+/// let a = from_zarr::<i32>(&dir, "group/a").unwrap(); // lazy: reads nothing yet
+/// assert_eq!(a.chunks().lengths()[0], vec![4, 4, 2]); // the stored chunks
+/// assert_eq!(a.sum(None).unwrap().compute_scalar().unwrap(), 45);
+/// assert!(from_zarr::<f64>(&dir, "group/a").is_err()); // stored as i32
+/// std::fs::remove_dir_all(&dir).unwrap();
+/// ```
+///
 /// # Errors
 /// [`Error::Io`] naming the path when it is missing, holds no Zarr array, or holds
 /// an interrupted store; [`Error::DtypeMismatch`] when the stored data type is not
@@ -71,6 +103,18 @@ pub fn from_zarr<T: Element>(path: impl AsRef<Path>, array: &str) -> Result<Arra
 }
 
 /// [`from_zarr`] with options (other blocks, reading an incomplete store).
+///
+/// ```
+/// use chunked_array::io::zarr::{from_zarr_with, ZarrReadOptions, ZarrWriteOptions};
+/// use chunked_array::Array;
+/// let dir = std::env::temp_dir().join(format!("chunked-doc-from-zarr-with-{}", std::process::id()));
+/// let x = Array::<f64>::ones(&[6, 6], 2).unwrap();
+/// x.to_zarr(&dir, "", &ZarrWriteOptions::default()).unwrap(); // the array at the root
+/// let options = ZarrReadOptions { chunks: Some(vec![3, 6].into()), ..Default::default() };
+/// let y = from_zarr_with::<f64>(&dir, "", &options).unwrap(); // each block reads 3 chunks
+/// assert_eq!((y.num_blocks(), y.compute().unwrap()), (2, x.compute().unwrap()));
+/// std::fs::remove_dir_all(&dir).unwrap();
+/// ```
 ///
 /// # Errors
 /// As [`from_zarr`], and [`Error::BadChunks`] for a chunk spec that does not fit.
@@ -111,16 +155,39 @@ impl<T: Element> Array<T> {
     /// the root) of the store at `path`, each block as it is computed, with the
     /// default (threaded) scheduler. See the [module docs](crate::io::zarr).
     ///
+    /// ```
+    /// use chunked_array::io::zarr::{from_zarr, ZarrWriteOptions};
+    /// use chunked_array::Array;
+    /// let dir = std::env::temp_dir().join(format!("chunked-doc-to-zarr-{}", std::process::id()));
+    /// let x = Array::<f64>::linspace(0.0, 1.0, 9, true, 3).unwrap();
+    /// let report = x.to_zarr(&dir, "x", &ZarrWriteOptions::default()).unwrap();
+    /// assert_eq!(report.chunks_written, 3); // one chunk per block
+    /// assert!(x.to_zarr(&dir, "x", &ZarrWriteOptions::default()).is_err()); // exists
+    /// assert_eq!(from_zarr::<f64>(&dir, "x").unwrap().compute().unwrap(), x.compute().unwrap());
+    /// std::fs::remove_dir_all(&dir).unwrap();
+    /// ```
+    ///
     /// # Errors
     /// [`Error::Io`] naming the path or chunk file when the target exists (in
-    /// [`WriteMode::Create`]), holds something that is not a Zarr array, does not
-    /// match in [`WriteMode::Resume`], or when a write fails (a full disk); the
+    /// [`WriteMode::Create`](crate::io::WriteMode::Create)), holds something that
+    /// is not a Zarr array, does not match in
+    /// [`WriteMode::Resume`](crate::io::WriteMode::Resume), or when a write fails (a full disk); the
     /// array is then left marked incomplete. Task errors of the computation.
     pub fn to_zarr(&self, path: impl AsRef<Path>, array: &str, options: &ZarrWriteOptions) -> Result<StoreReport> {
         self.to_zarr_on(path, array, options, &Context::default())
     }
 
     /// [`Array::to_zarr`] with the given context.
+    ///
+    /// ```
+    /// use chunked_array::io::zarr::ZarrWriteOptions;
+    /// use chunked_array::{Array, Context};
+    /// let dir = std::env::temp_dir().join(format!("chunked-doc-to-zarr-on-{}", std::process::id()));
+    /// let x = Array::<i64>::arange(0, 12, 1, 5).unwrap();
+    /// let report = x.to_zarr_on(&dir, "x", &ZarrWriteOptions::default(), &Context::sync()).unwrap();
+    /// assert_eq!((report.chunks_written, report.chunks_skipped), (3, 0));
+    /// std::fs::remove_dir_all(&dir).unwrap();
+    /// ```
     ///
     /// # Errors
     /// As [`Array::to_zarr`].
@@ -146,6 +213,20 @@ impl Store {
     /// Adds Zarr v3 array `array` of the store at `path` as a target for `a` (see
     /// [`Array::to_zarr`]).
     ///
+    /// ```
+    /// use chunked_array::io::zarr::{from_zarr, ZarrWriteOptions};
+    /// use chunked_array::io::Store;
+    /// use chunked_array::Array;
+    /// let dir = std::env::temp_dir().join(format!("chunked-doc-store-zarr-{}", std::process::id()));
+    /// let x = Array::<f64>::linspace(0.0, 1.0, 8, true, 4).unwrap();
+    /// let options = ZarrWriteOptions::default();
+    /// let mut store = Store::new();
+    /// store.zarr(&x, &dir, "x", &options).unwrap().zarr(&x.sin(), &dir, "sin", &options).unwrap();
+    /// assert_eq!(store.run().unwrap().len(), 2); // x is made once for both
+    /// assert_eq!(from_zarr::<f64>(&dir, "sin").unwrap().compute().unwrap(), x.sin().compute().unwrap());
+    /// std::fs::remove_dir_all(&dir).unwrap();
+    /// ```
+    ///
     /// # Errors
     /// As [`Array::to_zarr`], for what can be checked before computing.
     pub fn zarr<T: Element>(
@@ -161,6 +242,19 @@ impl Store {
     /// [`Store::zarr`] for a store that runs with `ctx`: with several processes
     /// (MPI), rank 0 prepares the target and shares the plan (see
     /// [`Array::to_zarr_on`]); every rank must make the same call.
+    ///
+    /// ```
+    /// use chunked_array::io::zarr::ZarrWriteOptions;
+    /// use chunked_array::io::Store;
+    /// use chunked_array::{Array, Context};
+    /// let dir = std::env::temp_dir().join(format!("chunked-doc-store-zarr-on-{}", std::process::id()));
+    /// let ctx = Context::threads(2);
+    /// let x = Array::<f32>::ones(&[10], 5).unwrap();
+    /// let mut store = Store::new();
+    /// store.zarr_on(&x, &dir, "x", &ZarrWriteOptions::default(), &ctx).unwrap();
+    /// assert_eq!(store.run_on(&ctx).unwrap()[0].chunks_written, 2);
+    /// std::fs::remove_dir_all(&dir).unwrap();
+    /// ```
     ///
     /// # Errors
     /// As [`Store::zarr`]; on the other ranks, rank 0's error.

@@ -8,6 +8,16 @@ use crate::chunks::ChunkSpec;
 use crate::io::store::WriteMode;
 
 /// How [`super::from_zarr_with`] reads.
+///
+/// ```
+/// use chunked_array::io::zarr::{from_zarr_with, ZarrReadOptions, ZarrWriteOptions};
+/// use chunked_array::Array;
+/// let dir = std::env::temp_dir().join(format!("chunked-doc-read-options-{}", std::process::id()));
+/// Array::<u8>::zeros(&[100], 10).unwrap().to_zarr(&dir, "x", &ZarrWriteOptions::default()).unwrap();
+/// let options = ZarrReadOptions { chunks: Some(50.into()), ..ZarrReadOptions::default() };
+/// assert_eq!(from_zarr_with::<u8>(&dir, "x", &options).unwrap().num_blocks(), 2);
+/// std::fs::remove_dir_all(&dir).unwrap();
+/// ```
 #[derive(Debug, Clone, Default)]
 pub struct ZarrReadOptions {
     /// The array's blocks; `None` (the default) gives the stored chunks.
@@ -21,6 +31,18 @@ pub struct ZarrReadOptions {
 }
 
 /// The compression of written chunks.
+///
+/// ```
+/// use chunked_array::io::zarr::{Compression, ZarrWriteOptions};
+/// use chunked_array::Array;
+/// let dir = std::env::temp_dir().join(format!("chunked-doc-compression-{}", std::process::id()));
+/// let x = Array::<f64>::zeros(&[100], 50).unwrap();
+/// let raw = ZarrWriteOptions { compression: Compression::None, ..Default::default() };
+/// assert_eq!(x.to_zarr(&dir, "raw", &raw).unwrap().bytes_written, 800);
+/// let gzip = ZarrWriteOptions { compression: Compression::Gzip { level: 6 }, ..Default::default() };
+/// assert!(x.to_zarr(&dir, "gzip", &gzip).unwrap().bytes_written < 100); // zeros compress well
+/// std::fs::remove_dir_all(&dir).unwrap();
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Compression {
     /// Raw bytes.
@@ -55,6 +77,22 @@ impl Default for Compression {
 }
 
 /// How [`crate::Array::to_zarr`] writes.
+///
+/// ```
+/// use chunked_array::io::zarr::{from_zarr, Value, ZarrWriteOptions};
+/// use chunked_array::io::WriteMode;
+/// use chunked_array::Array;
+/// let dir = std::env::temp_dir().join(format!("chunked-doc-write-options-{}", std::process::id()));
+/// let mut options = ZarrWriteOptions { chunks: Some(vec![2, 3]), checksum: true, ..Default::default() };
+/// options.attributes.insert("units".into(), Value::from("m/s"));
+/// options.dimension_names = Some(vec!["y".into(), "x".into()]);
+/// let x = Array::<f64>::ones(&[4, 6], 4).unwrap();
+/// assert_eq!(x.to_zarr(&dir, "v", &options).unwrap().chunks_written, 4); // rechunked to 2 x 3
+/// options.mode = WriteMode::Overwrite;
+/// x.to_zarr(&dir, "v", &options).unwrap(); // replaced
+/// assert_eq!(from_zarr::<f64>(&dir, "v").unwrap().chunks().lengths()[1], vec![3, 3]);
+/// std::fs::remove_dir_all(&dir).unwrap();
+/// ```
 #[derive(Debug, Clone, Default)]
 pub struct ZarrWriteOptions {
     /// What to do when the array exists (default [`WriteMode::Create`]).
