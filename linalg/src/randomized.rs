@@ -91,8 +91,8 @@ pub fn svd_compressed<T: Scalar + RandomFloat>(a: &Array<T>, k: usize, options: 
     let b = q.t().matmul(a)?;
     let small = svd(&b)?;
     let keep = [Idx::range(0, k as isize), Idx::stepped(None, None, 1)];
-    let u = q.matmul(&small.u)?.slice(&[Idx::stepped(None, None, 1), Idx::range(0, k as isize)])?;
+    let u = q.matmul(&small.u)?.slice([Idx::stepped(None, None, 1), Idx::range(0, k as isize)])?;
     let s = small.s.slice(&keep[..1])?;
-    let vt = small.vt.slice(&keep)?;
+    let vt = small.vt.slice(keep)?;
     Ok(Svd { u, s, vt })
 }

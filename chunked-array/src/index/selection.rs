@@ -392,7 +392,7 @@ impl<T: Element> Array<T> {
         if nd == 0 {
             // NumPy: a 0-d array has one position and no coordinates.
             let rows = self.expand_dims(0)?.argwhere_with(opts, ctx)?;
-            return rows.slice(&[Idx::FULL, Idx::range(0, 0)]);
+            return rows.slice([Idx::FULL, Idx::range(0, 0)]);
         }
         let nonzero = self.ne(crate::ops::elementwise::Operand::Scalar(T::default()))?;
         let bytes = nd * std::mem::size_of::<i64>();
@@ -441,6 +441,6 @@ impl<T: Element> Array<T> {
             return Err(Error::invalid("array shape", self.shape(), "nonzero needs at least one axis"));
         }
         let rows = self.argwhere_with(opts, ctx)?;
-        (0..self.ndim() as isize).map(|a| rows.slice(&[Idx::FULL, Idx::Index(a)])).collect()
+        (0..self.ndim() as isize).map(|a| rows.slice([Idx::FULL, Idx::Index(a)])).collect()
     }
 }

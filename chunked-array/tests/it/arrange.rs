@@ -218,7 +218,7 @@ fn argument_errors_name_the_values() {
         // The corner holding the vector: [[1, 0], [0, 2]] at (0, k) or (-k, 0).
         let (r, c) = if k > 0 { (0, k) } else { (-k, 0) };
         let corner = d
-            .slice(&[chunked_array::Idx::range(r - 1, r + 2), chunked_array::Idx::range(c - 1, c + 2)].map(
+            .slice([chunked_array::Idx::range(r - 1, r + 2), chunked_array::Idx::range(c - 1, c + 2)].map(
                 |i| match i {
                     chunked_array::Idx::Slice { start: Some(s), stop, step } => {
                         chunked_array::Idx::Slice { start: Some(s.max(0)), stop, step }

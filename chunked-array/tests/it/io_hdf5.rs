@@ -71,7 +71,7 @@ fn reads_datasets_libhdf5_wrote() {
     assert_eq!(k.compute().unwrap(), want);
     let part = from_hdf5_with::<i64>(&file, "chunked", &Hdf5ReadOptions { chunks: Some([8, 16].into()) })
         .unwrap()
-        .slice(&[(3..20).into(), (5..29).into()])
+        .slice([(3..20).into(), (5..29).into()])
         .unwrap();
     assert_eq!(part.compute().unwrap(), want.slice(ndarray::s![3..20, 5..29]).into_dyn());
 }
@@ -154,5 +154,5 @@ fn a_corrupt_chunk_fails_its_block_only() {
     );
     // The intact chunk still reads.
     let rows = [chunked_array::Idx::range(0, 4)];
-    assert_eq!(y.slice(&rows).unwrap().compute().unwrap(), x.slice(&rows).unwrap().compute().unwrap());
+    assert_eq!(y.slice(rows).unwrap().compute().unwrap(), x.slice(rows).unwrap().compute().unwrap());
 }

@@ -118,8 +118,8 @@ fn a_slice_reads_only_its_bytes() {
     let f = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
     let y = from_npy::<f64>(&path, [10, 8]).unwrap();
     f.set_len(h.data_offset + 20 * 8 * 8).unwrap();
-    let head = y.slice(&[Idx::range(0, 20)]).unwrap().compute().unwrap();
-    assert_eq!(head, x.slice(&[Idx::range(0, 20)]).unwrap().compute().unwrap());
+    let head = y.slice([Idx::range(0, 20)]).unwrap().compute().unwrap();
+    assert_eq!(head, x.slice([Idx::range(0, 20)]).unwrap().compute().unwrap());
     let err = y.compute().unwrap_err();
     assert!(matches!(&err, Error::Io { path: p, .. } if p.ends_with("x.npy")), "{err}");
 }

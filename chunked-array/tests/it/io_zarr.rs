@@ -154,7 +154,7 @@ fn a_slice_reads_only_the_chunks_it_touches() {
         }
     }
     let y = from_zarr::<f64>(dir.path(), "x").unwrap();
-    let part = y.slice(&[Idx::range(1, 3), Idx::range(0, 2)]).unwrap().compute().unwrap();
+    let part = y.slice([Idx::range(1, 3), Idx::range(0, 2)]).unwrap().compute().unwrap();
     let want = x.compute().unwrap();
     assert_eq!(part, want.slice(ndarray::s![1..3, 0..2]).into_dyn());
     // And reading a corrupted chunk names it.

@@ -87,18 +87,18 @@ fn slices_read_only_the_blocks_they_touch() {
         i[0] as f64
     })
     .unwrap();
-    let head = x.slice(&[Idx::range(0, 10)]).unwrap();
+    let head = x.slice([Idx::range(0, 10)]).unwrap();
     assert_eq!(head.compute().unwrap().shape(), &[10, 50]);
     assert_eq!(calls.load(Ordering::Relaxed), 100 * 50, "only the first block is generated");
-    assert_eq!(x.slice(&[Idx::Index(-1), Idx::Index(3)]).unwrap().compute_scalar().unwrap(), 999.0);
+    assert_eq!(x.slice([Idx::Index(-1), Idx::Index(3)]).unwrap().compute_scalar().unwrap(), 999.0);
     // A random source: the head of a 100-block array runs one generation task
     // and one slice, and gives the first rows of the whole array.
     let r = chunked_array::random::RandomState::new(4).uniform::<f64>(&[10_000, 50], [100, 50]).unwrap();
-    let (head, stats) = r.slice(&[Idx::range(0, 10)]).unwrap().compute_stats(&chunked_array::Context::sync()).unwrap();
+    let (head, stats) = r.slice([Idx::range(0, 10)]).unwrap().compute_stats(&chunked_array::Context::sync()).unwrap();
     assert!(stats.tasks <= 2, "{stats:?}");
     assert_eq!(head, r.compute().unwrap().slice_move(ndarray::s![..10, ..]).into_dyn());
     let (tail, stats) = r
-        .slice(&[Idx::stepped(Some(-1), Some(-251), -50)])
+        .slice([Idx::stepped(Some(-1), Some(-251), -50)])
         .unwrap()
         .compute_stats(&chunked_array::Context::sync())
         .unwrap();
@@ -109,19 +109,19 @@ fn slices_read_only_the_blocks_they_touch() {
 #[test]
 fn bad_indices_are_errors() {
     let x = Array::<f64>::zeros(&[4, 5], 2).unwrap();
-    let e = x.slice(&[Idx::Index(4)]).unwrap_err().to_string();
+    let e = x.slice([Idx::Index(4)]).unwrap_err().to_string();
     assert!(e.contains("out of range for axis 0 of length 4"), "{e}");
-    assert!(x.slice(&[Idx::FULL, Idx::stepped(None, None, 0)]).unwrap_err().to_string().contains("axis 1"));
-    assert!(x.slice(&[Idx::Ellipsis, Idx::Ellipsis]).is_err());
-    assert!(x.slice(&[Idx::FULL, Idx::FULL, Idx::FULL]).is_err());
-    assert_eq!(x.slice(&[Idx::Ellipsis, Idx::NewAxis]).unwrap().shape(), vec![4, 5, 1]);
+    assert!(x.slice([Idx::FULL, Idx::stepped(None, None, 0)]).unwrap_err().to_string().contains("axis 1"));
+    assert!(x.slice([Idx::Ellipsis, Idx::Ellipsis]).is_err());
+    assert!(x.slice([Idx::FULL, Idx::FULL, Idx::FULL]).is_err());
+    assert_eq!(x.slice([Idx::Ellipsis, Idx::NewAxis]).unwrap().shape(), vec![4, 5, 1]);
 }
 
 #[test]
 fn extreme_steps() {
     let x = Array::<i64>::arange(0, 10, 1, 3).unwrap();
-    let big = x.slice(&[Idx::stepped(Some(0), None, isize::MAX)]).unwrap();
+    let big = x.slice([Idx::stepped(Some(0), None, isize::MAX)]).unwrap();
     assert_eq!(big.compute().unwrap().iter().cloned().collect::<Vec<_>>(), vec![0]);
-    let neg = x.slice(&[Idx::stepped(None, None, isize::MIN)]).unwrap();
+    let neg = x.slice([Idx::stepped(None, None, isize::MIN)]).unwrap();
     assert_eq!(neg.compute().unwrap().iter().cloned().collect::<Vec<_>>(), vec![9]);
 }

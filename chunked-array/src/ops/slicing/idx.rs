@@ -219,7 +219,12 @@ macro_rules! s {
         $crate::s!(@acc [$($done,)* $crate::Idx::NewAxis] $($($rest)*)?)
     };
     (@acc [$($done:expr),*] $range:expr ; $step:expr $(, $($rest:tt)*)?) => {
-        $crate::s!(@acc [$($done,)* $crate::Idx::with_step($range, $step)] $($($rest)*)?)
+        $crate::s!(@acc [$($done,)* {
+            // With a negative step, `5..1` runs down from 5: not an empty range.
+            #[allow(clippy::reversed_empty_ranges)]
+            let range = $range;
+            $crate::Idx::with_step(range, $step)
+        }] $($($rest)*)?)
     };
     (@acc [$($done:expr),*] $index:expr $(, $($rest:tt)*)?) => {
         $crate::s!(@acc [$($done,)* <$crate::Idx as ::core::convert::From<_>>::from($index)] $($($rest)*)?)
