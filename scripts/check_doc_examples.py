@@ -32,11 +32,12 @@ def region(html, start_id, end_markers):
 
 def methods_without_example(html):
     # Inherent methods: before the trait implementations. A trait's own
-    # required and provided methods: before its implementors.
+    # required and provided methods: before its implementations (on foreign
+    # types, then the implementors), whose methods the trait's docs cover.
     parts = [
         region(html, "implementations-list", ['id="trait-implementations"', 'id="synthetic-implementations"']),
-        region(html, "required-methods", ['id="provided-methods"', 'id="implementors"', 'id="dyn-compatibility"']),
-        region(html, "provided-methods", ['id="implementors"', 'id="dyn-compatibility"']),
+        region(html, "required-methods", ['id="provided-methods"', 'id="foreign-impls"', 'id="implementors"', 'id="dyn-compatibility"']),
+        region(html, "provided-methods", ['id="foreign-impls"', 'id="implementors"', 'id="dyn-compatibility"']),
     ]
     missing = []
     for part in parts:

@@ -189,6 +189,12 @@ impl<T: Element> Array<T> {
 
     /// An array with every element equal to `value`.
     ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let x = Array::full(&[2, 3], 7i64, [1, 3]).unwrap();
+    /// assert_eq!(x.sum(None).unwrap().compute_scalar().unwrap(), 42);
+    /// ```
+    ///
     /// # Errors
     /// [`Error::BadChunks`] when the chunk spec does not fit the shape.
     pub fn full(shape: &[usize], value: T, chunks: impl Into<ChunkSpec>) -> Result<Self> {
@@ -197,6 +203,12 @@ impl<T: Element> Array<T> {
     }
 
     /// An array of `T::default()` (0, or false).
+    ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let x = Array::<f64>::zeros(&[3], 2).unwrap();
+    /// assert_eq!(x.compute().unwrap().as_slice().unwrap(), &[0.0; 3]);
+    /// ```
     ///
     /// # Errors
     /// [`Error::BadChunks`] when the chunk spec does not fit the shape.
@@ -228,6 +240,12 @@ impl<T: Element> Array<T> {
 impl<T: Number> Array<T> {
     /// An array of ones.
     ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let x = Array::<i32>::ones(&[2, 2], 1).unwrap();
+    /// assert_eq!(x.sum(None).unwrap().compute_scalar().unwrap(), 4);
+    /// ```
+    ///
     /// # Errors
     /// [`Error::BadChunks`] when the chunk spec does not fit the shape.
     pub fn ones(shape: &[usize], chunks: impl Into<ChunkSpec>) -> Result<Self> {
@@ -237,6 +255,13 @@ impl<T: Number> Array<T> {
 
     /// Values from `start` up to (excluding) `stop` by `step`, NumPy's `arange`:
     /// `ceil((stop - start) / step)` elements, element `i` = `start + i * step`.
+    ///
+    /// ```
+    /// use chunked_array::Array;
+    /// // NumPy: np.arange(1.0, 2.0, 0.25)
+    /// let x = Array::<f64>::arange(1.0, 2.0, 0.25, 2).unwrap();
+    /// assert_eq!(x.compute().unwrap().as_slice().unwrap(), &[1.0, 1.25, 1.5, 1.75]);
+    /// ```
     ///
     /// # Errors
     /// [`Error::InvalidArgument`] for a zero or NaN step; [`Error::BadChunks`].
@@ -276,6 +301,13 @@ impl<T: Number> Array<T> {
     }
 
     /// The `n x m` identity-like matrix with ones on diagonal `k` (NumPy's `eye`).
+    ///
+    /// ```
+    /// use chunked_array::Array;
+    /// // NumPy: np.eye(2, 3, k=1)
+    /// let x = Array::<f64>::eye(2, Some(3), 1, 2).unwrap();
+    /// assert_eq!(x.compute().unwrap().as_slice().unwrap(), &[0.0, 1.0, 0.0, 0.0, 0.0, 1.0]);
+    /// ```
     ///
     /// # Errors
     /// [`Error::BadChunks`] when the chunk spec does not fit the shape.

@@ -97,7 +97,7 @@ fn run(o: &Options) -> JobResult {
     least_squares_fits(o)
 }
 
-/// Cells [4]-[9] (and [10]-[14] with more rows): a random matrix persisted on
+/// Cells 4-9 (and 10-14 with more rows): a random matrix persisted on
 /// the devices, its SVD, `u` persisted, `u[:5, :5]`.
 fn random_svd(o: &Options, gpus: &[Device], ctx: &Context, profiler: &Profiler, rows: usize, cells: &str) -> JobResult {
     let start = Instant::now();
@@ -125,7 +125,7 @@ fn random_svd(o: &Options, gpus: &[Device], ctx: &Context, profiler: &Profiler, 
     Ok(())
 }
 
-/// Cells [23]-[31]: one least-squares fit `y ~ x_i + x_j + 1` per pair of the
+/// Cells 23-31: one least-squares fit `y ~ x_i + x_j + 1` per pair of the
 /// feature columns (1225 fits of 50 features). dask runs one delayed task per
 /// fit, each reading the whole frame; here one chunked pass computes the
 /// Gram matrix `[X 1]ᵀ[X 1]`, after which every fit is a 3 x 3 solve of the

@@ -153,7 +153,7 @@ impl<'g> BlockStore<'g> {
         Ok(moved)
     }
 
-    /// Runs task `t` on `inputs` (as [`TaskGraph::run_task`]). When its
+    /// Runs task `t` on `inputs` (as [`TaskGraph::run_task`](crate::graph::task::TaskGraph::run_task)). When its
     /// device runs out of memory (the device memory limit counts blocks
     /// between tasks, not what kernels allocate while they run), idle blocks
     /// of that device move to host memory until twice the allocation fits,
@@ -173,7 +173,7 @@ impl<'g> BlockStore<'g> {
     /// ```
     ///
     /// # Errors
-    /// As [`TaskGraph::run_task`]; [`Error::Device`] when the device is still
+    /// As [`TaskGraph::run_task`](crate::graph::task::TaskGraph::run_task); [`Error::Device`] when the device is still
     /// out of memory with nothing idle left to move.
     pub fn run_task(&self, t: usize, inputs: &[&Block]) -> Result<Block> {
         const RETRIES: usize = 8;

@@ -97,6 +97,12 @@ impl Idx {
 }
 
 /// How a Rust range ends (see [`SliceRange::bounds`]).
+///
+/// ```
+/// use chunked_array::{RangeEnd, SliceRange};
+/// assert_eq!((..=3).bounds().1, Some(RangeEnd::Inclusive(3)));
+/// assert_eq!((..3).bounds().1, Some(RangeEnd::Exclusive(3)));
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RangeEnd {
     /// `..b`: `b` is not taken.
@@ -115,6 +121,12 @@ pub enum RangeEnd {
 /// ```
 pub trait SliceRange {
     /// The start (`None`: NumPy's default) and the end.
+    ///
+    /// ```
+    /// use chunked_array::{RangeEnd, SliceRange};
+    /// assert_eq!((-3..).bounds(), (Some(-3), None));
+    /// assert_eq!((1usize..4).bounds(), (Some(1), Some(RangeEnd::Exclusive(4))));
+    /// ```
     fn bounds(self) -> (Option<isize>, Option<RangeEnd>);
 }
 
@@ -126,6 +138,12 @@ impl SliceRange for RangeFull {
 
 /// An index as `isize`; a `usize` past `isize::MAX` saturates, so it is out of
 /// range for every axis and reported as such instead of wrapping negative.
+///
+/// ```
+/// use chunked_array::{Idx, IndexValue};
+/// let i: usize = 3;
+/// assert_eq!(Idx::from(i), Idx::Index(i.to_index()));
+/// ```
 pub trait IndexValue: Copy {
     /// The value as a NumPy index.
     ///

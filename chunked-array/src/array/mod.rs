@@ -11,10 +11,13 @@ use crate::chunks::Chunks;
 use crate::diagnostics::graphviz;
 use crate::element::{DType, Element};
 use crate::error::{Error, Result};
-use crate::exec::{Assemble, Collector, Context, Hold, run, run_blocks};
+use crate::exec::{Assemble, Context, Hold, run, run_blocks};
 use crate::graph::{BlockOp, Node, post_order};
 use crate::schedule::{Deliver, RunStats};
 use crate::units::human_bytes;
+
+mod computable;
+pub use computable::{Computable, compute};
 
 /// A lazy n-dimensional array of `T`, split into blocks.
 ///
@@ -69,6 +72,13 @@ impl<T: Element> Array<T> {
     /// The error this array carries, if it was built from invalid input by an
     /// operator such as `&a + &b`.
     ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let a = Array::<f64>::ones(&[2, 3], 2).unwrap();
+    /// assert!(a.check().is_ok());
+    /// assert!((&a + &Array::<f64>::ones(&[4], 2).unwrap()).check().is_err()); // shapes (2, 3) and (4,)
+    /// ```
+    ///
     /// # Errors
     /// The deferred error.
     pub fn check(&self) -> Result<()> {
@@ -76,56 +86,118 @@ impl<T: Element> Array<T> {
     }
 
     /// The shape.
+    ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let x = Array::<f64>::zeros(&[4, 6], [2, 3]).unwrap();
+    /// assert_eq!(x.shape(), vec![4, 6]);
+    /// ```
     pub fn shape(&self) -> Vec<usize> {
         self.node.shape()
     }
 
     /// Number of dimensions.
+    ///
+    /// ```
+    /// use chunked_array::Array;
+    /// assert_eq!(Array::<f64>::zeros(&[4, 6, 2], 2).unwrap().ndim(), 3);
+    /// ```
     pub fn ndim(&self) -> usize {
         self.node.chunks.ndim()
     }
 
     /// Number of elements.
+    ///
+    /// ```
+    /// use chunked_array::Array;
+    /// assert_eq!(Array::<i32>::zeros(&[4, 6], 2).unwrap().len(), 24); // NumPy's x.size
+    /// ```
     pub fn len(&self) -> usize {
         self.shape().iter().product()
     }
 
     /// Whether the array has no elements.
+    ///
+    /// ```
+    /// use chunked_array::Array;
+    /// assert!(Array::<i32>::zeros(&[4, 0], 2).unwrap().is_empty());
+    /// assert!(!Array::<i32>::zeros(&[1], 1).unwrap().is_empty());
+    /// ```
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
     /// Block lengths per axis (dask's `.chunks`).
+    ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let x = Array::<f64>::zeros(&[5, 6], [2, 3]).unwrap();
+    /// assert_eq!(x.chunks().lengths(), &[vec![2, 2, 1], vec![3, 3]]);
+    /// ```
     pub fn chunks(&self) -> &Chunks {
         &self.node.chunks
     }
 
     /// The element type.
+    ///
+    /// ```
+    /// use chunked_array::{Array, DType};
+    /// assert_eq!(Array::<u8>::zeros(&[3], 3).unwrap().dtype(), DType::U8);
+    /// ```
     pub fn dtype(&self) -> DType {
         T::DTYPE
     }
 
     /// Bytes of the whole array.
+    ///
+    /// ```
+    /// use chunked_array::Array;
+    /// assert_eq!(Array::<f32>::zeros(&[10, 10], 5).unwrap().nbytes(), 400);
+    /// ```
     pub fn nbytes(&self) -> usize {
         self.len() * std::mem::size_of::<T>()
     }
 
     /// Number of blocks.
+    ///
+    /// ```
+    /// use chunked_array::Array;
+    /// assert_eq!(Array::<f64>::zeros(&[5, 6], [2, 3]).unwrap().num_blocks(), 6); // 3 x 2 blocks
+    /// ```
     pub fn num_blocks(&self) -> usize {
         self.node.chunks.num_blocks()
     }
 
     /// The layer's name, e.g. `random_uniform-3`.
+    ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let x = Array::<f64>::ones(&[4], 2).unwrap();
+    /// assert!(x.name().starts_with("ones-"));
+    /// ```
     pub fn name(&self) -> String {
         self.node.label()
     }
 
     /// Number of tasks in the unoptimized graph that computes every block.
+    ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let x = Array::<f64>::ones(&[4], 2).unwrap(); // 2 tasks
+    /// assert_eq!((&x + 1.0).num_tasks(), 4); // and 2 more for the addition
+    /// ```
     pub fn num_tasks(&self) -> usize {
         post_order(std::slice::from_ref(&self.node)).iter().map(|n| n.chunks.num_blocks()).sum()
     }
 
     /// Computes the whole array with the default (threaded) scheduler.
+    ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let x = Array::<i64>::arange(0, 6, 1, 4).unwrap();
+    /// let y = (&x * 10).compute().unwrap(); // an ndarray::ArrayD
+    /// assert_eq!(y.as_slice().unwrap(), &[0, 10, 20, 30, 40, 50]);
+    /// ```
     ///
     /// # Errors
     /// Deferred build errors, and task errors naming the failing task.
@@ -134,6 +206,13 @@ impl<T: Element> Array<T> {
     }
 
     /// Computes the whole array with the given context.
+    ///
+    /// ```
+    /// use chunked_array::{Array, Context};
+    /// let x = Array::<f64>::ones(&[4], 2).unwrap();
+    /// let y = x.compute_on(&Context::sync()).unwrap(); // dask's scheduler="synchronous"
+    /// assert_eq!(y.sum(), 4.0);
+    /// ```
     ///
     /// # Errors
     /// As [`Array::compute`].
@@ -151,6 +230,13 @@ impl<T: Element> Array<T> {
     /// (every one, except in an MPI run gathering on rank 0, where the other
     /// ranks compute their share and get `None`).
     ///
+    /// ```
+    /// use chunked_array::{Array, Context};
+    /// // Outside MPI every process receives the result.
+    /// let x = Array::<f64>::ones(&[4], 2).unwrap();
+    /// assert_eq!(x.compute_root(&Context::default()).unwrap().unwrap().len(), 4);
+    /// ```
+    ///
     /// # Errors
     /// As [`Array::compute`].
     pub fn compute_root(&self, ctx: &Context) -> Result<Option<ArrayD<T>>> {
@@ -159,6 +245,14 @@ impl<T: Element> Array<T> {
 
     /// Computes the whole array and also returns what the run did (tasks, peak bytes
     /// held in blocks, time).
+    ///
+    /// ```
+    /// use chunked_array::{Array, Context};
+    /// let x = Array::<f64>::ones(&[4], 2).unwrap().sum(None).unwrap();
+    /// let (total, stats) = x.compute_stats(&Context::default()).unwrap();
+    /// assert_eq!(total[[]], 4.0);
+    /// assert!(stats.tasks >= 3 && stats.tiers.spilled == 0);
+    /// ```
     ///
     /// # Errors
     /// As [`Array::compute`].
@@ -235,6 +329,14 @@ impl<T: Element> Array<T> {
     /// Computes every block and returns an array backed by the held blocks (dask's
     /// `persist`): later computations start from them.
     ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let x = Array::<f64>::ones(&[4], 2).unwrap().map(|v| v * 3.0);
+    /// let held = x.persist().unwrap(); // computed once, blocks kept
+    /// assert_eq!(held.num_tasks(), 2);
+    /// assert_eq!(held.sum(None).unwrap().compute_scalar().unwrap(), 12.0);
+    /// ```
+    ///
     /// # Errors
     /// As [`Array::compute`].
     pub fn persist(&self) -> Result<Array<T>> {
@@ -242,6 +344,12 @@ impl<T: Element> Array<T> {
     }
 
     /// [`Array::persist`] with the given context.
+    ///
+    /// ```
+    /// use chunked_array::{Array, Context};
+    /// let x = Array::<f64>::ones(&[4], 2).unwrap().persist_on(&Context::sync()).unwrap();
+    /// assert_eq!(x.compute().unwrap().sum(), 4.0);
+    /// ```
     ///
     /// # Errors
     /// As [`Array::compute`].
@@ -280,6 +388,13 @@ impl<T: Element> Array<T> {
     /// The block with multi-index `index`, as a one-block array (dask's
     /// `x.blocks[i, j]`). Computing it runs only what that block needs.
     ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let x = Array::<i64>::arange(0, 10, 1, 4).unwrap(); // blocks 0..4, 4..8, 8..10
+    /// assert_eq!(x.block(&[2]).unwrap().compute().unwrap().as_slice().unwrap(), &[8, 9]);
+    /// assert!(x.block(&[3]).is_err());
+    /// ```
+    ///
     /// # Errors
     /// [`Error::BadBlockIndex`] when `index` is outside the grid.
     pub fn block(&self, index: &[usize]) -> Result<Array<T>> {
@@ -300,11 +415,28 @@ impl<T: Element> Array<T> {
     }
 
     /// The expression layers as a Graphviz DOT digraph (one vertex per layer).
+    ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let x = Array::<f64>::ones(&[4], 2).unwrap();
+    /// let dot = (&x + 1.0).to_dot();
+    /// assert!(dot.starts_with("digraph") && dot.contains("ones"));
+    /// ```
     pub fn to_dot(&self) -> String {
         graphviz::layers_dot(std::slice::from_ref(&self.node))
     }
 
     /// The expression layers as an SVG picture, drawn by Graphviz's `dot`.
+    ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let x = Array::<f64>::ones(&[4], 2).unwrap();
+    /// // Needs Graphviz's `dot` on the PATH; without it, an error says so.
+    /// match x.to_svg() {
+    ///     Ok(svg) => assert!(svg.contains("<svg")),
+    ///     Err(e) => assert!(e.to_string().contains("dot")),
+    /// }
+    /// ```
     ///
     /// # Errors
     /// [`Error::InvalidArgument`] when `dot` is not installed or fails.
@@ -313,6 +445,14 @@ impl<T: Element> Array<T> {
     }
 
     /// The task graph as an SVG picture (see [`Array::task_graph_dot`]).
+    ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let x = Array::<f64>::ones(&[4], 2).unwrap();
+    /// if let Ok(svg) = (&x * 2.0).task_graph_svg(10) {
+    ///     assert!(svg.contains("<svg")); // Graphviz's `dot` was found
+    /// }
+    /// ```
     ///
     /// # Errors
     /// As [`Array::to_svg`].
@@ -323,6 +463,13 @@ impl<T: Element> Array<T> {
     /// The task graph (after optimization) as a Graphviz DOT digraph, one vertex
     /// per task; layers with more than `max_tasks_per_layer` tasks are collapsed
     /// into one vertex.
+    ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let x = Array::<f64>::ones(&[4], 2).unwrap();
+    /// let dot = (&x * 2.0).task_graph_dot(10).unwrap(); // one vertex per task
+    /// assert!(dot.starts_with("digraph"));
+    /// ```
     ///
     /// # Errors
     /// Deferred build errors.
@@ -398,29 +545,6 @@ impl BlockOp for SelectBlock {
     }
 }
 
-/// Several arrays computed together, sharing their common subgraph
-/// (`dask.compute(u, s, v)`); see [`compute`].
-pub trait Computable {
-    /// The computed results.
-    type Output;
-    /// Computes everything in one graph with the given context.
-    ///
-    /// # Errors
-    /// Deferred build errors, and task errors naming the failing task.
-    fn compute_on(self, ctx: &Context) -> Result<Self::Output>;
-    /// Computes everything; `Some` where results are received (see
-    /// [`Array::compute_root`]), `None` on the other ranks of an MPI run.
-    ///
-    /// # Errors
-    /// As [`Computable::compute_on`].
-    fn compute_root(self, ctx: &Context) -> Result<Option<Self::Output>>
-    where
-        Self: Sized,
-    {
-        received_here(self.compute_on(ctx))
-    }
-}
-
 /// A result as the processes that do not receive it see it: `None` instead of
 /// [`Error::ResultElsewhere`].
 fn received_here<T>(result: Result<T>) -> Result<Option<T>> {
@@ -428,52 +552,5 @@ fn received_here<T>(result: Result<T>) -> Result<Option<T>> {
         Ok(out) => Ok(Some(out)),
         Err(Error::ResultElsewhere { .. }) => Ok(None),
         Err(e) => Err(e),
-    }
-}
-
-/// Computes several arrays in one run, each shared intermediate once.
-///
-/// ```
-/// use chunked_array::{compute, Array};
-/// let x = Array::<f64>::ones(&[6], 2).unwrap();
-/// let s = x.sum(None).unwrap();
-/// let m = x.mean(None).unwrap();
-/// let (s, m) = compute((&s, &m)).unwrap();
-/// assert_eq!((s[[]], m[[]]), (6.0, 1.0));
-/// ```
-///
-/// # Errors
-/// As [`Array::compute`].
-pub fn compute<C: Computable>(arrays: C) -> Result<C::Output> {
-    arrays.compute_on(&Context::default())
-}
-
-macro_rules! computable_tuple {
-    ($($t:ident $a:ident $i:tt),+) => {
-        impl<'a, $($t: Element),+> Computable for ($(&'a Array<$t>,)+) {
-            type Output = ($(ArrayD<$t>,)+);
-            fn compute_on(self, ctx: &Context) -> Result<Self::Output> {
-                $(let $a = Assemble::<$t>::new(&self.$i.node.chunks);)+
-                let nodes = [$(self.$i.node.clone()),+];
-                run(&nodes, ctx, &[$(&$a),+])?;
-                Ok(($($a.finish()?,)+))
-            }
-        }
-    };
-}
-computable_tuple!(A a 0);
-computable_tuple!(A a 0, B b 1);
-computable_tuple!(A a 0, B b 1, C c 2);
-computable_tuple!(A a 0, B b 1, C c 2, D d 3);
-computable_tuple!(A a 0, B b 1, C c 2, D d 3, E e 4);
-computable_tuple!(A a 0, B b 1, C c 2, D d 3, E e 4, F f 5);
-
-impl<T: Element> Computable for &[Array<T>] {
-    type Output = Vec<ArrayD<T>>;
-    fn compute_on(self, ctx: &Context) -> Result<Self::Output> {
-        let outs: Vec<Assemble<T>> = self.iter().map(|a| Assemble::new(&a.node.chunks)).collect();
-        let refs: Vec<&dyn Collector> = outs.iter().map(|o| o as &dyn Collector).collect();
-        run(&self.iter().map(|a| a.node.clone()).collect::<Vec<_>>(), ctx, &refs)?;
-        outs.into_iter().map(Assemble::finish).collect()
     }
 }
