@@ -285,8 +285,8 @@ impl<T: Element> Array<T> {
     /// [`Array::compute_as`] with the given context.
     ///
     /// ```
-    /// use chunked_array::{Array, Context, SyncScheduler, ndarray::Ix1};
-    /// let ctx = Context::new(SyncScheduler);
+    /// use chunked_array::{Array, Context, ndarray::Ix1};
+    /// let ctx = Context::sync();
     /// let v = Array::<i64>::arange(0, 4, 1, 2).unwrap().compute_as_on::<Ix1>(&ctx).unwrap();
     /// assert_eq!(v.to_vec(), vec![0, 1, 2, 3]);
     /// ```

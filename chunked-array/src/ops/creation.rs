@@ -158,7 +158,7 @@ impl<T: Element> Array<T> {
     ///
     /// ```
     /// use chunked_array::Array;
-    /// let x = Array::from_vec(&[2, 3], vec![1, 2, 3, 4, 5, 6], [1, 3]).unwrap();
+    /// let x = Array::from_vec(&[2, 3], vec![1i64, 2, 3, 4, 5, 6], [1, 3]).unwrap();
     /// assert_eq!(x.sum(Some(0)).unwrap().compute().unwrap().as_slice().unwrap(), &[5, 7, 9]);
     /// assert!(Array::from_vec(&[2, 2], vec![1, 2, 3], 2).is_err());
     /// ```
