@@ -7,9 +7,11 @@
 //!
 //! Options: `--rows N` (100000) `--big-rows N` (300000) `--cols N` (1000)
 //! `--chunk N` (1000) `--ols-rows N` (1000000) `--features N` (50) `--seed S`
-//! (12) `--device-memory-limit BYTES` (4GiB, dask's units). Without a CUDA
-//! device, the arrays live on an emulated device (host memory behind the same
-//! interface), so the device memory limit and its spilling still apply.
+//! (12) `--device-memory-limit BYTES` (4GiB, dask's units) `--device
+//! auto|emulated`: `auto` (the default) puts the arrays on every visible CUDA
+//! device, or keeps them in host memory where there is none; `emulated` puts
+//! them on an emulated device (host memory behind the device interface), where
+//! the device memory limit and its spilling apply without a GPU.
 
 use std::process::ExitCode;
 use std::time::Instant;
@@ -31,9 +33,10 @@ struct Options {
     features: usize,
     seed: u64,
     device_memory_limit: usize,
+    emulated: bool,
 }
 
-const USAGE: &str = "usage: notebook_001 [--rows N] [--big-rows N] [--cols N] [--chunk N] [--ols-rows N] [--features N] [--seed S] [--device-memory-limit BYTES]";
+const USAGE: &str = "usage: notebook_001 [--rows N] [--big-rows N] [--cols N] [--chunk N] [--ols-rows N] [--features N] [--seed S] [--device-memory-limit BYTES] [--device auto|emulated]";
 
 fn parse() -> Result<Options, String> {
     let mut o = Options {
@@ -45,6 +48,7 @@ fn parse() -> Result<Options, String> {
         features: 50,
         seed: 12,
         device_memory_limit: 4 << 30,
+        emulated: false,
     };
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
@@ -62,6 +66,13 @@ fn parse() -> Result<Options, String> {
             "--features" => o.features = num()?,
             "--seed" => o.seed = num()? as u64,
             "--device-memory-limit" => o.device_memory_limit = parse_bytes(&value).map_err(|e| e.to_string())?,
+            "--device" => {
+                o.emulated = match value.as_str() {
+                    "auto" => false,
+                    "emulated" => true,
+                    other => return Err(format!("--device {other}: expected auto or emulated")),
+                }
+            }
             other => return Err(format!("unknown option {other}\n{USAGE}")),
         }
     }
@@ -80,12 +91,18 @@ fn run(o: &Options) -> JobResult {
     //                                    device_memory_limit=parse_bytes("4GiB"), rmm_pool_size=...)
     // One worker per visible GPU is one device per visible GPU here; the pool
     // (rmm_pool_size, In [2]'s allocator) has no counterpart yet.
-    let gpus = match Device::visible() {
-        Ok(gpus) if !gpus.is_empty() => gpus,
+    let gpus = if o.emulated {
         // Host memory stands in for the device; only the limit below bounds it.
-        _ => vec![Device::emulated(chunked_array::runtime::physical_memory().map_or(usize::MAX, |b| b as usize))],
+        vec![Device::emulated(chunked_array::runtime::physical_memory().map_or(usize::MAX, |b| b as usize))]
+    } else {
+        Device::visible().unwrap_or_default()
     };
-    println!("In [1]: {} device(s): {}", gpus.len(), gpus.iter().map(Device::describe).collect::<Vec<_>>().join(", "));
+    let names: Vec<String> = gpus.iter().map(Device::describe).collect();
+    println!(
+        "In [1]: {} device(s){}",
+        gpus.len(),
+        if names.is_empty() { ": host memory".into() } else { format!(": {}", names.join(", ")) }
+    );
     // The profiler records every block moved between memory tiers (the
     // dashboard's spill counts; a live dashboard is not there yet).
     let profiler = Profiler::new();

@@ -19,7 +19,7 @@ fn figure(stdout: &str, label: &str) -> f64 {
 fn notebook_cells_run_and_check_themselves() {
     let out = Command::new(env!("CARGO_BIN_EXE_notebook_001"))
         .args(["--rows", "3000", "--big-rows", "6000", "--cols", "100", "--chunk", "100"])
-        .args(["--ols-rows", "4000", "--features", "6", "--device-memory-limit", "2MiB"])
+        .args(["--ols-rows", "4000", "--features", "6", "--device", "emulated", "--device-memory-limit", "2MiB"])
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -46,7 +46,9 @@ fn notebook_cells_run_and_check_themselves() {
 
 #[test]
 fn notebook_refuses_bad_options() {
-    let out = Command::new(env!("CARGO_BIN_EXE_notebook_001")).args(["--features", "1"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("--features 1"));
+    for (args, message) in [(["--features", "1"], "--features 1"), (["--device", "tpu"], "--device tpu")] {
+        let out = Command::new(env!("CARGO_BIN_EXE_notebook_001")).args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        assert!(String::from_utf8_lossy(&out.stderr).contains(message));
+    }
 }
