@@ -302,10 +302,11 @@ impl<T: Element> Array<T> {
                 format!("was asked of an array of {} dimensions (shape {:?})", self.ndim(), self.shape()),
             ));
         }
-        let shape = self.shape();
+        // The dimension agrees (or `D` is dynamic), so ndarray's conversion
+        // cannot fail; its error is passed on rather than unwrapped.
         self.compute_on(ctx)?
             .into_dimensionality::<D>()
-            .map_err(|e| Error::invalid("dimension", D::NDIM, format!("does not fit shape {shape:?}: {e}")))
+            .map_err(|e| Error::invalid("dimension", D::NDIM, e.to_string()))
     }
 
     /// Computes a 0-d (or one-element) array and returns its value.
