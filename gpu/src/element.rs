@@ -8,8 +8,8 @@ mod sealed {
     pub trait Sealed {}
 }
 
-/// Element types a device buffer holds: `f64`, `f32`, `i64`, `i32`, `u8`
-/// and `u64` (sealed).
+/// Element types a device buffer holds: `f64`, `f32` and the integers of
+/// every width (sealed).
 ///
 /// ```
 /// use chunked_gpu::{Device, DeviceElement};
@@ -39,4 +39,4 @@ macro_rules! device_element {
         }
     )*};
 }
-device_element!(f64 => "f64", 1.0; f32 => "f32", 1.0; i64 => "i64", 1; i32 => "i32", 1; u8 => "u8", 1; u64 => "u64", 1);
+device_element!(f64 => "f64", 1.0; f32 => "f32", 1.0; i64 => "i64", 1; i32 => "i32", 1; i16 => "i16", 1; i8 => "i8", 1; u8 => "u8", 1; u16 => "u16", 1; u32 => "u32", 1; u64 => "u64", 1);

@@ -180,11 +180,16 @@ macro_rules! for_device_types {
         $mac!(i64);
         $mac!(i32);
         $mac!(u8);
+        $mac!(i8);
+        $mac!(i16);
+        $mac!(u16);
+        $mac!(u32);
+        $mac!(u64);
     };
 }
 
-/// Calls `$f::<T>(args)` with `T` the device element type of `$dtype` (f64,
-/// f32, i64, i32 or u8), for kernels that make device blocks of a layer's
+/// Calls `$f::<T>(args)` with `T` the device element type of `$dtype` (the
+/// real numbers; see [`is_device_dtype`]), for kernels that make device blocks of a layer's
 /// dtype; bool and intermediate layers have no device form (a caller's bug).
 macro_rules! dispatch_device_dtype {
     ($dtype:expr, $f:ident :: <_> ( $($arg:expr),* )) => {
@@ -194,11 +199,26 @@ macro_rules! dispatch_device_dtype {
             crate::element::DType::I64 => $f::<i64>($($arg),*),
             crate::element::DType::I32 => $f::<i32>($($arg),*),
             crate::element::DType::U8 => $f::<u8>($($arg),*),
-            other @ (crate::element::DType::Bool | crate::element::DType::Intermediate) => unreachable!("{other} has no device element type"),
+            crate::element::DType::I8 => $f::<i8>($($arg),*),
+            crate::element::DType::I16 => $f::<i16>($($arg),*),
+            crate::element::DType::U16 => $f::<u16>($($arg),*),
+            crate::element::DType::U32 => $f::<u32>($($arg),*),
+            crate::element::DType::U64 => $f::<u64>($($arg),*),
+            other @ (crate::element::DType::Bool
+            | crate::element::DType::Complex64
+            | crate::element::DType::Complex128
+            | crate::element::DType::Intermediate) => unreachable!("{other} has no device element type"),
         }
     };
 }
 pub(crate) use dispatch_device_dtype;
+
+/// Whether a device holds elements of `dtype`: the real numbers (bool and
+/// complex blocks stay on the host).
+pub(crate) fn is_device_dtype(dtype: crate::element::DType) -> bool {
+    use crate::element::DType;
+    !matches!(dtype, DType::Bool | DType::Complex64 | DType::Complex128 | DType::Intermediate)
+}
 
 /// The dtype of a device block's elements; `None` for other blocks.
 pub(crate) fn device_dtype(block: &Block) -> Option<crate::element::DType> {

@@ -188,34 +188,34 @@ impl<T: Send + Sync + 'static> BlockValue for ArrayD<T> {
 
 /// The element type of a block of elements ([`DType::Intermediate`] otherwise).
 pub(crate) fn block_dtype(block: &Block) -> DType {
-    let any = block.as_any();
-    if any.is::<ArrayD<f64>>() {
-        DType::F64
-    } else if any.is::<ArrayD<f32>>() {
-        DType::F32
-    } else if any.is::<ArrayD<i64>>() {
-        DType::I64
-    } else if any.is::<ArrayD<i32>>() {
-        DType::I32
-    } else if any.is::<ArrayD<u8>>() {
-        DType::U8
-    } else if any.is::<ArrayD<bool>>() {
-        DType::Bool
-    } else {
-        DType::Intermediate
+    macro_rules! is {
+        ($($t:ty),*) => {$(
+            if block.as_any().is::<ArrayD<$t>>() {
+                return <$t as crate::element::Element>::DTYPE;
+            }
+        )*};
     }
+    is!(f64, f32, i64, i32, u8, bool, i8, i16, u16, u32, u64, crate::element::Complex32, crate::element::Complex64);
+    DType::Intermediate
 }
 
 /// Calls `$f::<U>(args)` with `U` the Rust type of `$dtype` (None for intermediates).
 macro_rules! dispatch_dtype {
     ($dtype:expr, $f:ident :: <_> ( $($arg:expr),* )) => {
         match $dtype {
-            crate::element::DType::F32 => $f::<f32>($($arg),*),
-            crate::element::DType::F64 => $f::<f64>($($arg),*),
+            crate::element::DType::Bool => $f::<bool>($($arg),*),
+            crate::element::DType::I8 => $f::<i8>($($arg),*),
+            crate::element::DType::I16 => $f::<i16>($($arg),*),
             crate::element::DType::I32 => $f::<i32>($($arg),*),
             crate::element::DType::I64 => $f::<i64>($($arg),*),
             crate::element::DType::U8 => $f::<u8>($($arg),*),
-            crate::element::DType::Bool => $f::<bool>($($arg),*),
+            crate::element::DType::U16 => $f::<u16>($($arg),*),
+            crate::element::DType::U32 => $f::<u32>($($arg),*),
+            crate::element::DType::U64 => $f::<u64>($($arg),*),
+            crate::element::DType::F32 => $f::<f32>($($arg),*),
+            crate::element::DType::F64 => $f::<f64>($($arg),*),
+            crate::element::DType::Complex64 => $f::<crate::element::Complex32>($($arg),*),
+            crate::element::DType::Complex128 => $f::<crate::element::Complex64>($($arg),*),
             crate::element::DType::Intermediate => None,
         }
     };

@@ -1,14 +1,15 @@
-//! `Element`, `Number` and `Float` for each element type.
+//! `Element` and the numeric traits for the real element types and bool.
 
-use super::{DType, Element, Float, Number};
+use super::{DType, Element, Float, Inexact, Integer, Number, Real};
 
 macro_rules! float_element {
-    ($t:ty, $dt:expr, $mean:ty) => {
+    ($t:ty, $dt:expr) => {
         impl Element for $t {
             const DTYPE: DType = $dt;
             const IS_FLOAT: bool = true;
             type Sum = $t;
-            type Mean = $mean;
+            type Mean = $t;
+            type Quotient = $t;
             #[inline]
             fn to_f64(self) -> f64 {
                 self as f64
@@ -31,10 +32,9 @@ macro_rules! float_element {
             }
         }
         impl Number for $t {
+            type RealPart = $t;
             const ZERO: Self = 0.0;
             const ONE: Self = 1.0;
-            const MIN: Self = <$t>::NEG_INFINITY;
-            const MAX: Self = <$t>::INFINITY;
             #[inline]
             fn add(self, b: Self) -> Self {
                 self + b
@@ -52,10 +52,6 @@ macro_rules! float_element {
                 self / b
             }
             #[inline]
-            fn rem(self, b: Self) -> Self {
-                self % b
-            }
-            #[inline]
             fn neg(self) -> Self {
                 -self
             }
@@ -66,6 +62,26 @@ macro_rules! float_element {
             #[inline]
             fn pow(self, b: Self) -> Self {
                 self.powf(b)
+            }
+            #[inline]
+            fn re(self) -> Self {
+                self
+            }
+            #[inline]
+            fn im(self) -> Self {
+                0.0
+            }
+            #[inline]
+            fn conj(self) -> Self {
+                self
+            }
+        }
+        impl Real for $t {
+            const MIN: Self = <$t>::NEG_INFINITY;
+            const MAX: Self = <$t>::INFINITY;
+            #[inline]
+            fn rem(self, b: Self) -> Self {
+                self % b
             }
             #[inline]
             fn min_nan(self, b: Self) -> Self {
@@ -88,45 +104,26 @@ macro_rules! float_element {
                 }
             }
         }
+        impl Inexact for $t {}
         impl Float for $t {
             const NAN: Self = <$t>::NAN;
-            #[inline]
-            fn sqrt(self) -> Self {
-                <$t>::sqrt(self)
-            }
-            #[inline]
-            fn exp(self) -> Self {
-                <$t>::exp(self)
-            }
-            #[inline]
-            fn ln(self) -> Self {
-                <$t>::ln(self)
-            }
-            #[inline]
-            fn sin(self) -> Self {
-                <$t>::sin(self)
-            }
-            #[inline]
-            fn cos(self) -> Self {
-                <$t>::cos(self)
-            }
-            #[inline]
-            fn tanh(self) -> Self {
-                <$t>::tanh(self)
-            }
+            const INFINITY: Self = <$t>::INFINITY;
+            const MAX_FINITE: Self = <$t>::MAX;
+            const EPSILON: Self = <$t>::EPSILON;
         }
     };
 }
-float_element!(f32, DType::F32, f32);
-float_element!(f64, DType::F64, f64);
+float_element!(f32, DType::F32);
+float_element!(f64, DType::F64);
 
 macro_rules! int_element {
-    ($t:ty, $dt:expr, signed = $signed:expr) => {
+    ($t:ty, $dt:expr, sum = $sum:ty, signed = $signed:expr) => {
         impl Element for $t {
             const DTYPE: DType = $dt;
             const IS_FLOAT: bool = false;
-            type Sum = i64;
+            type Sum = $sum;
             type Mean = f64;
+            type Quotient = f64;
             #[inline]
             fn to_f64(self) -> f64 {
                 self as f64
@@ -145,10 +142,9 @@ macro_rules! int_element {
             }
         }
         impl Number for $t {
+            type RealPart = $t;
             const ZERO: Self = 0;
             const ONE: Self = 1;
-            const MIN: Self = <$t>::MIN;
-            const MAX: Self = <$t>::MAX;
             #[inline]
             fn add(self, b: Self) -> Self {
                 self.wrapping_add(b)
@@ -166,10 +162,6 @@ macro_rules! int_element {
                 if b == 0 { 0 } else { self.wrapping_div(b) }
             }
             #[inline]
-            fn rem(self, b: Self) -> Self {
-                if b == 0 { 0 } else { self.wrapping_rem(b) }
-            }
-            #[inline]
             fn neg(self) -> Self {
                 self.wrapping_neg()
             }
@@ -179,7 +171,7 @@ macro_rules! int_element {
             }
             #[inline]
             fn pow(self, b: Self) -> Self {
-                if (b as i64) < 0 {
+                if (b as i64) < 0 && $signed {
                     match self as i64 {
                         1 => 1,
                         -1 => {
@@ -196,6 +188,26 @@ macro_rules! int_element {
                 }
             }
             #[inline]
+            fn re(self) -> Self {
+                self
+            }
+            #[inline]
+            fn im(self) -> Self {
+                0
+            }
+            #[inline]
+            fn conj(self) -> Self {
+                self
+            }
+        }
+        impl Real for $t {
+            const MIN: Self = <$t>::MIN;
+            const MAX: Self = <$t>::MAX;
+            #[inline]
+            fn rem(self, b: Self) -> Self {
+                if b == 0 { 0 } else { self.wrapping_rem(b) }
+            }
+            #[inline]
             fn min_nan(self, b: Self) -> Self {
                 Ord::min(self, b)
             }
@@ -204,17 +216,27 @@ macro_rules! int_element {
                 Ord::max(self, b)
             }
         }
+        impl Integer for $t {
+            const BITS: u32 = <$t>::BITS;
+            const SIGNED: bool = $signed;
+        }
     };
 }
-int_element!(i32, DType::I32, signed = true);
-int_element!(i64, DType::I64, signed = true);
-int_element!(u8, DType::U8, signed = false);
+int_element!(i8, DType::I8, sum = i64, signed = true);
+int_element!(i16, DType::I16, sum = i64, signed = true);
+int_element!(i32, DType::I32, sum = i64, signed = true);
+int_element!(i64, DType::I64, sum = i64, signed = true);
+int_element!(u8, DType::U8, sum = u64, signed = false);
+int_element!(u16, DType::U16, sum = u64, signed = false);
+int_element!(u32, DType::U32, sum = u64, signed = false);
+int_element!(u64, DType::U64, sum = u64, signed = false);
 
 impl Element for bool {
     const DTYPE: DType = DType::Bool;
     const IS_FLOAT: bool = false;
     type Sum = i64;
     type Mean = f64;
+    type Quotient = f64;
     #[inline]
     fn to_f64(self) -> f64 {
         if self { 1.0 } else { 0.0 }

@@ -1,13 +1,33 @@
 //! Element types an [`Array`](crate::Array) can hold, and the per-element arithmetic
-//! they share.
+//! they share: NumPy's bool, int8..int64, uint8..uint64, float32, float64,
+//! complex64 and complex128.
+//!
+//! The traits follow NumPy's type hierarchy: [`Element`] (every type),
+//! [`Number`] (arithmetic: all but bool), [`Real`] (ordered numbers: all but
+//! complex), [`Integer`], [`Float`] and [`ComplexFloat`]. An array operation
+//! is defined for the types whose trait it names, so an operation without a
+//! meaning for a type (bitwise on floats, ordering of complex) does not compile.
 //!
 //! Integer arithmetic follows Rust's wrapping semantics and never panics: `x / 0`
 //! and `x % 0` give `0` (NumPy gives 0 with a warning), overflow wraps.
+//!
+//! `float16` is not an element type: NumPy computes it through `float32`, Rust
+//! has no native arithmetic for it (the `half` crate converts to `f32` for
+//! every operation), and neither faer nor cuBLAS's generic paths take it; read
+//! such data with `astype` after loading it as `f32`.
 
 use std::fmt::{Debug, Display};
 
+pub use num_complex::{Complex, Complex32, Complex64};
+
+mod complex;
 mod impls;
+pub(crate) mod math;
+mod number;
+mod promote;
 mod wire;
+pub use number::{ComplexFloat, Float, Inexact, Integer, Number, Real};
+pub use promote::Promote;
 pub use wire::WireValue;
 
 /// The element type of an array, as a value (dask's `dtype`).
@@ -18,26 +38,64 @@ pub use wire::WireValue;
 /// assert_eq!(a.dtype(), DType::I32);
 /// assert_eq!(<f32 as Element>::DTYPE, DType::F32);
 /// assert_eq!(DType::F64.to_string(), "float64");
+/// assert_eq!(DType::Complex128.size(), 16);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum DType {
-    /// `f32`
-    F32,
-    /// `f64`
-    F64,
+    /// `bool`
+    Bool,
+    /// `i8`
+    I8,
+    /// `i16`
+    I16,
     /// `i32`
     I32,
     /// `i64`
     I64,
     /// `u8`
     U8,
-    /// `bool`
-    Bool,
+    /// `u16`
+    U16,
+    /// `u32`
+    U32,
+    /// `u64`
+    U64,
+    /// `f32`
+    F32,
+    /// `f64`
+    F64,
+    /// NumPy's `complex64`: [`Complex32`], two `f32`.
+    Complex64,
+    /// NumPy's `complex128`: [`Complex64`], two `f64`.
+    Complex128,
     /// A reduction's intermediate (never the dtype of a user-visible array).
     Intermediate,
 }
 
 impl DType {
+    /// Every element type (not intermediates), in NumPy's order of kinds.
+    ///
+    /// ```
+    /// use chunked_array::DType;
+    /// assert_eq!(DType::ALL.len(), 13);
+    /// assert!(DType::ALL.iter().all(|d| d.size() > 0));
+    /// ```
+    pub const ALL: [DType; 13] = [
+        DType::Bool,
+        DType::I8,
+        DType::I16,
+        DType::I32,
+        DType::I64,
+        DType::U8,
+        DType::U16,
+        DType::U32,
+        DType::U64,
+        DType::F32,
+        DType::F64,
+        DType::Complex64,
+        DType::Complex128,
+    ];
+
     /// Bytes per element (0 for intermediates, whose size is not fixed).
     ///
     /// ```
@@ -45,12 +103,15 @@ impl DType {
     /// assert_eq!(DType::F64.size(), 8);
     /// assert_eq!(DType::I32.size(), 4);
     /// assert_eq!(DType::Bool.size(), 1);
+    /// assert_eq!(DType::Complex64.size(), 8);
     /// ```
     pub fn size(self) -> usize {
         match self {
-            DType::F32 | DType::I32 => 4,
-            DType::F64 | DType::I64 => 8,
-            DType::U8 | DType::Bool => 1,
+            DType::Bool | DType::I8 | DType::U8 => 1,
+            DType::I16 | DType::U16 => 2,
+            DType::F32 | DType::I32 | DType::U32 => 4,
+            DType::F64 | DType::I64 | DType::U64 | DType::Complex64 => 8,
+            DType::Complex128 => 16,
             DType::Intermediate => 0,
         }
     }
@@ -61,17 +122,53 @@ impl DType {
     /// use chunked_array::DType;
     /// assert_eq!(DType::F32.name(), "float32");
     /// assert_eq!(DType::U8.name(), "uint8");
+    /// assert_eq!(DType::Complex128.name(), "complex128");
     /// ```
     pub fn name(self) -> &'static str {
         match self {
-            DType::F32 => "float32",
-            DType::F64 => "float64",
+            DType::Bool => "bool",
+            DType::I8 => "int8",
+            DType::I16 => "int16",
             DType::I32 => "int32",
             DType::I64 => "int64",
             DType::U8 => "uint8",
-            DType::Bool => "bool",
+            DType::U16 => "uint16",
+            DType::U32 => "uint32",
+            DType::U64 => "uint64",
+            DType::F32 => "float32",
+            DType::F64 => "float64",
+            DType::Complex64 => "complex64",
+            DType::Complex128 => "complex128",
             DType::Intermediate => "intermediate",
         }
+    }
+
+    /// The type with NumPy's name `name` (`"float64"`, `"uint16"`, ...).
+    ///
+    /// ```
+    /// use chunked_array::DType;
+    /// assert_eq!(DType::from_name("int16").unwrap(), DType::I16);
+    /// assert!(DType::from_name("float16").is_err());
+    /// ```
+    ///
+    /// # Errors
+    /// [`crate::Error::BadInput`] naming `name` when no element type has it.
+    pub fn from_name(name: &str) -> crate::error::Result<DType> {
+        DType::ALL.into_iter().find(|d| d.name() == name).ok_or_else(|| crate::error::Error::BadInput {
+            routine: format!("dtype {name:?}"),
+            needs: format!("one of {}", DType::ALL.map(|d| d.name()).join(", ")),
+            shape: Vec::new(),
+        })
+    }
+
+    /// Whether the type is complex.
+    ///
+    /// ```
+    /// use chunked_array::DType;
+    /// assert!(DType::Complex64.is_complex() && !DType::F64.is_complex());
+    /// ```
+    pub fn is_complex(self) -> bool {
+        matches!(self, DType::Complex64 | DType::Complex128)
     }
 }
 
@@ -83,15 +180,14 @@ impl Display for DType {
 
 mod sealed {
     pub trait Sealed {}
-    impl Sealed for f32 {}
-    impl Sealed for f64 {}
-    impl Sealed for i32 {}
-    impl Sealed for i64 {}
-    impl Sealed for u8 {}
-    impl Sealed for bool {}
+    macro_rules! sealed {
+        ($($t:ty),*) => {$(impl Sealed for $t {})*};
+    }
+    sealed!(bool, i8, i16, i32, i64, u8, u16, u32, u64, f32, f64, super::Complex32, super::Complex64);
 }
 
-/// A type an array can hold: `f32`, `f64`, `i32`, `i64`, `u8` or `bool`.
+/// A type an array can hold: `bool`, `i8`, `i16`, `i32`, `i64`, `u8`, `u16`,
+/// `u32`, `u64`, `f32`, `f64`, [`Complex32`] or [`Complex64`].
 ///
 /// Generic code over arrays bounds its element type by `Element`:
 ///
@@ -104,18 +200,23 @@ mod sealed {
 /// assert!(<f64 as Element>::IS_FLOAT && !<i64 as Element>::IS_FLOAT);
 /// ```
 pub trait Element:
-    sealed::Sealed + WireValue + Copy + Send + Sync + Default + PartialEq + PartialOrd + Debug + Display + 'static
+    sealed::Sealed + WireValue + Copy + Send + Sync + Default + PartialEq + Debug + Display + 'static
 {
     /// The dtype value of this type.
     const DTYPE: DType;
-    /// Whether the type is a floating-point type.
+    /// Whether the type is a real floating-point type.
     const IS_FLOAT: bool;
-    /// Type that `sum`/`prod`/`cumsum` accumulate into (NumPy's rules: integers and
-    /// bools widen to `i64`).
+    /// Whether the type is complex.
+    const IS_COMPLEX: bool = false;
+    /// Type that `sum`/`prod`/`cumsum` accumulate into (NumPy's rules: signed
+    /// integers and bools widen to `i64`, unsigned integers to `u64`).
     type Sum: Number;
-    /// Type of `mean`, `var` and `std` (`f32` for `f32`, `f64` otherwise).
-    type Mean: Float;
-    /// Converts to `f64` (`true` is 1).
+    /// Type of `mean` (`f32` for `f32`, complex for complex, `f64` otherwise).
+    type Mean: Number;
+    /// Type of true division `/` (NumPy's `true_divide`: `f64` for integers
+    /// and bools, the type itself for floats and complex).
+    type Quotient: Number;
+    /// Converts to `f64` (`true` is 1; complex: the real part).
     ///
     /// ```
     /// use chunked_array::Element;
@@ -149,18 +250,48 @@ pub trait Element:
     /// assert_eq!(<f64 as Element>::from_i64(-3), -3.0);
     /// ```
     fn from_i64(v: i64) -> Self;
-    /// Converts to another element type with NumPy `astype` semantics (integer to
-    /// integer wraps; float to integer truncates).
+    /// Converts to a complex value (real types: imaginary part 0).
     ///
     /// ```
-    /// use chunked_array::Element;
+    /// use chunked_array::{Complex64, Element};
+    /// assert_eq!(2i8.to_complex(), Complex64::new(2.0, 0.0));
+    /// ```
+    #[inline]
+    fn to_complex(self) -> Complex64 {
+        Complex64::new(self.to_f64(), 0.0)
+    }
+    /// Converts from a complex value (real types: the real part, as NumPy's
+    /// `astype` with its `ComplexWarning`).
+    ///
+    /// ```
+    /// use chunked_array::{Complex64, Element};
+    /// assert_eq!(<f32 as Element>::from_complex(Complex64::new(1.5, 9.0)), 1.5);
+    /// ```
+    #[inline]
+    fn from_complex(v: Complex64) -> Self {
+        Self::from_f64(v.re)
+    }
+    /// Converts to another element type with NumPy `astype` semantics (integer to
+    /// integer wraps; float to integer truncates; complex to real drops the
+    /// imaginary part).
+    ///
+    /// ```
+    /// use chunked_array::{Complex32, Element};
     /// assert_eq!(300i32.cast::<u8>(), 44);
     /// assert_eq!(2.9f64.cast::<i64>(), 2);
     /// assert_eq!(1u8.cast::<bool>(), true);
+    /// assert_eq!((-1i16).cast::<u64>(), u64::MAX);
+    /// assert_eq!(0.5f64.cast::<Complex32>(), Complex32::new(0.5, 0.0));
     /// ```
     #[inline]
     fn cast<U: Element>(self) -> U {
-        if Self::IS_FLOAT || U::IS_FLOAT { U::from_f64(self.to_f64()) } else { U::from_i64(self.to_i64()) }
+        if Self::IS_COMPLEX || U::IS_COMPLEX {
+            U::from_complex(self.to_complex())
+        } else if Self::IS_FLOAT || U::IS_FLOAT {
+            U::from_f64(self.to_f64())
+        } else {
+            U::from_i64(self.to_i64())
+        }
     }
     /// Whether the value is NaN (always false for integers and bools).
     ///
@@ -178,7 +309,7 @@ pub trait Element:
     ///
     /// ```
     /// use chunked_array::Element;
-    /// let s: i64 = 200u8.to_sum();
+    /// let s: u64 = 200u8.to_sum();
     /// assert_eq!(s, 200);
     /// let t: f32 = 1.5f32.to_sum();
     /// assert_eq!(t, 1.5);
@@ -200,173 +331,4 @@ pub trait Element:
     fn to_mean(self) -> Self::Mean {
         self.cast()
     }
-}
-
-/// Element types with arithmetic (all but `bool`).
-///
-/// ```
-/// use chunked_array::Number;
-/// fn dot<T: Number>(a: &[T], b: &[T]) -> T {
-///     a.iter().zip(b).fold(T::ZERO, |acc, (&x, &y)| acc.add(x.mul(y)))
-/// }
-/// assert_eq!(dot(&[1i64, 2, 3], &[4, 5, 6]), 32);
-/// assert_eq!(dot(&[0.5f64, 2.0], &[2.0, 0.25]), 1.5);
-/// ```
-pub trait Number: Element {
-    /// 0
-    const ZERO: Self;
-    /// 1
-    const ONE: Self;
-    /// Smallest value (−∞ for floats).
-    const MIN: Self;
-    /// Largest value (+∞ for floats).
-    const MAX: Self;
-    /// `a + b` (wrapping for integers).
-    ///
-    /// ```
-    /// use chunked_array::Number;
-    /// assert_eq!(Number::add(2i32, 3), 5);
-    /// assert_eq!(Number::add(u8::MAX, 1), 0);
-    /// ```
-    fn add(self, b: Self) -> Self;
-    /// `a - b` (wrapping for integers).
-    ///
-    /// ```
-    /// use chunked_array::Number;
-    /// assert_eq!(Number::sub(5.5f64, 2.0), 3.5);
-    /// assert_eq!(Number::sub(0u8, 1), 255);
-    /// ```
-    fn sub(self, b: Self) -> Self;
-    /// `a * b` (wrapping for integers).
-    ///
-    /// ```
-    /// use chunked_array::Number;
-    /// assert_eq!(Number::mul(6i64, 7), 42);
-    /// assert_eq!(Number::mul(16u8, 16), 0);
-    /// ```
-    fn mul(self, b: Self) -> Self;
-    /// `a / b` (integers: truncating, `x / 0 == 0`).
-    ///
-    /// ```
-    /// use chunked_array::Number;
-    /// assert_eq!(Number::div(-7i32, 2), -3);
-    /// assert_eq!(Number::div(5i32, 0), 0);
-    /// assert_eq!(Number::div(1.0f64, 4.0), 0.25);
-    /// ```
-    fn div(self, b: Self) -> Self;
-    /// `a % b` with the sign of `a` (Rust's `%`; integers: `x % 0 == 0`).
-    ///
-    /// ```
-    /// use chunked_array::Number;
-    /// assert_eq!(Number::rem(-7i32, 3), -1);
-    /// assert_eq!(Number::rem(7i64, 0), 0);
-    /// assert_eq!(Number::rem(5.5f64, 2.0), 1.5);
-    /// ```
-    fn rem(self, b: Self) -> Self;
-    /// `-a` (wrapping for integers).
-    ///
-    /// ```
-    /// use chunked_array::Number;
-    /// assert_eq!(Number::neg(3i32), -3);
-    /// assert_eq!(Number::neg(i32::MIN), i32::MIN);
-    /// ```
-    fn neg(self) -> Self;
-    /// `|a|` (wrapping for `MIN`).
-    ///
-    /// ```
-    /// use chunked_array::Number;
-    /// assert_eq!(Number::abs(-4i64), 4);
-    /// assert_eq!(Number::abs(-1.5f32), 1.5);
-    /// assert_eq!(Number::abs(i64::MIN), i64::MIN);
-    /// ```
-    fn abs(self) -> Self;
-    /// `a ** b`. Integers: a negative exponent gives `0` unless `|a| == 1`.
-    ///
-    /// ```
-    /// use chunked_array::Number;
-    /// assert_eq!(Number::pow(2i32, 10), 1024);
-    /// assert_eq!(Number::pow(2i32, -1), 0);
-    /// assert_eq!(Number::pow(-1i32, -3), -1);
-    /// assert_eq!(Number::pow(4.0f64, 0.5), 2.0);
-    /// ```
-    fn pow(self, b: Self) -> Self;
-    /// The smaller of two values; NaN propagates.
-    ///
-    /// ```
-    /// use chunked_array::Number;
-    /// assert_eq!(Number::min_nan(3i32, -2), -2);
-    /// assert!(Number::min_nan(1.0f64, f64::NAN).is_nan());
-    /// ```
-    fn min_nan(self, b: Self) -> Self;
-    /// The larger of two values; NaN propagates.
-    ///
-    /// ```
-    /// use chunked_array::Number;
-    /// assert_eq!(Number::max_nan(3u8, 9), 9);
-    /// assert!(Number::max_nan(f32::NAN, 1.0).is_nan());
-    /// ```
-    fn max_nan(self, b: Self) -> Self;
-}
-
-/// Floating-point element types (`f32`, `f64`).
-///
-/// ```
-/// use chunked_array::Float;
-/// fn hypot<T: Float>(a: T, b: T) -> T {
-///     a.mul(a).add(b.mul(b)).sqrt()
-/// }
-/// assert_eq!(hypot(3.0f64, 4.0), 5.0);
-/// assert!(<f32 as Float>::NAN.is_nan());
-/// ```
-pub trait Float: Number {
-    /// NaN
-    const NAN: Self;
-    /// Square root.
-    ///
-    /// ```
-    /// use chunked_array::Float;
-    /// assert_eq!(Float::sqrt(9.0f64), 3.0);
-    /// assert!(Float::sqrt(-1.0f32).is_nan());
-    /// ```
-    fn sqrt(self) -> Self;
-    /// e^x
-    ///
-    /// ```
-    /// use chunked_array::Float;
-    /// assert_eq!(Float::exp(0.0f64), 1.0);
-    /// assert!((Float::exp(1.0f64) - std::f64::consts::E).abs() < 1e-15);
-    /// ```
-    fn exp(self) -> Self;
-    /// Natural logarithm.
-    ///
-    /// ```
-    /// use chunked_array::Float;
-    /// assert_eq!(Float::ln(1.0f32), 0.0);
-    /// assert!((Float::ln(std::f64::consts::E) - 1.0).abs() < 1e-15);
-    /// ```
-    fn ln(self) -> Self;
-    /// Sine.
-    ///
-    /// ```
-    /// use chunked_array::Float;
-    /// assert_eq!(Float::sin(0.0f64), 0.0);
-    /// assert!((Float::sin(std::f64::consts::FRAC_PI_2) - 1.0).abs() < 1e-15);
-    /// ```
-    fn sin(self) -> Self;
-    /// Cosine.
-    ///
-    /// ```
-    /// use chunked_array::Float;
-    /// assert_eq!(Float::cos(0.0f32), 1.0);
-    /// assert!((Float::cos(std::f64::consts::PI) + 1.0).abs() < 1e-15);
-    /// ```
-    fn cos(self) -> Self;
-    /// Hyperbolic tangent.
-    ///
-    /// ```
-    /// use chunked_array::Float;
-    /// assert_eq!(Float::tanh(0.0f64), 0.0);
-    /// assert!((Float::tanh(50.0f64) - 1.0).abs() < 1e-15);
-    /// ```
-    fn tanh(self) -> Self;
 }

@@ -46,7 +46,7 @@ macro_rules! wire_number {
         }
     )*};
 }
-wire_number!(f32, f64, i32, i64, u8, u64);
+wire_number!(f32, f64, i8, i16, i32, i64, u8, u16, u32, u64);
 
 impl WireValue for bool {
     const SIZE: usize = 1;
@@ -70,5 +70,19 @@ impl<A: WireValue, B: WireValue> WireValue for (A, B) {
     }
     fn get(bytes: &[u8]) -> Option<Self> {
         Some((A::get(&bytes[..A::SIZE])?, B::get(&bytes[A::SIZE..])?))
+    }
+}
+
+impl<F: WireValue> WireValue for num_complex::Complex<F> {
+    const SIZE: usize = 2 * F::SIZE;
+    fn put(&self, out: &mut Vec<u8>) {
+        self.re.put(out);
+        self.im.put(out);
+    }
+    fn get(bytes: &[u8]) -> Option<Self> {
+        if bytes.len() != Self::SIZE {
+            return None;
+        }
+        Some(num_complex::Complex::new(F::get(&bytes[..F::SIZE])?, F::get(&bytes[F::SIZE..])?))
     }
 }

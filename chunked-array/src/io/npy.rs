@@ -32,7 +32,7 @@ use ndarray::{ArrayD, IxDyn};
 use crate::array::Array;
 use crate::block::Block;
 use crate::chunks::{ChunkSpec, Chunks};
-use crate::element::{DType, Element};
+use crate::element::{Complex, DType, Element};
 use crate::error::{Error, Result};
 use crate::exec::Context;
 use crate::graph::{BlockOp, Node};
@@ -176,12 +176,19 @@ fn parse_descr(descr: &str) -> Option<(bool, DType)> {
         _ => return None,
     };
     let dtype = match chars.as_str() {
-        "f4" => DType::F32,
-        "f8" => DType::F64,
+        "b1" => DType::Bool,
+        "i1" => DType::I8,
+        "i2" => DType::I16,
         "i4" => DType::I32,
         "i8" => DType::I64,
         "u1" => DType::U8,
-        "b1" => DType::Bool,
+        "u2" => DType::U16,
+        "u4" => DType::U32,
+        "u8" => DType::U64,
+        "f4" => DType::F32,
+        "f8" => DType::F64,
+        "c8" => DType::Complex64,
+        "c16" => DType::Complex128,
         _ => return None,
     };
     Some((big, dtype))
@@ -189,11 +196,18 @@ fn parse_descr(descr: &str) -> Option<(bool, DType)> {
 
 fn descr(dtype: DType) -> &'static str {
     match dtype {
-        DType::F32 => "<f4",
-        DType::F64 => "<f8",
+        DType::I8 => "|i1",
+        DType::I16 => "<i2",
         DType::I32 => "<i4",
         DType::I64 => "<i8",
         DType::U8 => "|u1",
+        DType::U16 => "<u2",
+        DType::U32 => "<u4",
+        DType::U64 => "<u8",
+        DType::F32 => "<f4",
+        DType::F64 => "<f8",
+        DType::Complex64 => "<c8",
+        DType::Complex128 => "<c16",
         DType::Bool | DType::Intermediate => "|b1",
     }
 }
@@ -248,7 +262,22 @@ macro_rules! npy_number {
         }
     )*};
 }
-npy_number!(f32, f64, i32, i64, u8);
+npy_number!(f32, f64, i8, i16, i32, i64, u8, u16, u32, u64);
+
+impl<F: NpyElement> NpyElement for Complex<F>
+where
+    Complex<F>: Element,
+{
+    /// A complex value is its real then its imaginary part, each as `F` is stored.
+    fn decode(bytes: &[u8], big_endian: bool, out: &mut Vec<Self>) {
+        let mut parts = Vec::with_capacity(bytes.len() / std::mem::size_of::<F>());
+        F::decode(bytes, big_endian, &mut parts);
+        out.extend(parts.chunks_exact(2).map(|p| Complex::new(p[0], p[1])));
+    }
+    fn encode_le(values: impl Iterator<Item = Self>, out: &mut Vec<u8>) {
+        F::encode_le(values.flat_map(|z| [z.re, z.im]), out);
+    }
+}
 
 impl NpyElement for bool {
     fn decode(bytes: &[u8], _: bool, out: &mut Vec<Self>) {

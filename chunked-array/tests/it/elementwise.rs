@@ -27,7 +27,10 @@ proptest! {
         prop_assert_eq!((&x - &y).compute().unwrap(), zip2(&a, &b, |p, q| p - q));
         prop_assert_eq!((&y * &x).compute().unwrap(), zip2(&b, &a, |p, q| p * q));
         prop_assert_eq!((&x / &y).compute().unwrap().mapv(f64::to_bits), zip2(&a, &b, |p, q| (p / q).to_bits()));
-        prop_assert_eq!((&x % &y).compute().unwrap().mapv(f64::to_bits), zip2(&a, &b, |p, q| (p % q).to_bits()));
+        prop_assert_eq!(x.fmod(&y).unwrap().compute().unwrap().mapv(f64::to_bits), zip2(&a, &b, |p, q| (p % q).to_bits()));
+        // `%` is NumPy's remainder: the sign of the divisor.
+        let py_mod = |p: f64, q: f64| { let r = p % q; if r != 0.0 && (r < 0.0) != (q < 0.0) { r + q } else if r == 0.0 { 0f64.copysign(q) } else { r } };
+        prop_assert_eq!((&x % &y).compute().unwrap().mapv(f64::to_bits), zip2(&a, &b, |p, q| py_mod(p, q).to_bits()));
     }
 
     #[test]
@@ -83,10 +86,16 @@ proptest! {
         let a = ArrayD::from_shape_fn(ndarray::IxDyn(&shape), |i: ndarray::IxDyn| (i.as_array_view().iter().sum::<usize>() as i64 * 7 + seed as i64) % 11 - 5);
         let b = a.mapv(|v| (v * 3) % 4);
         let (x, y) = (chunked(&a, &chunks), chunked(&b, &chunks));
-        let want = ndarray::Zip::from(&a).and(&b).map_collect(|&p, &q| if q == 0 { 0 } else { p / q });
-        prop_assert_eq!((&x / &y).compute().unwrap(), want);
-        let want = ndarray::Zip::from(&a).and(&b).map_collect(|&p, &q| if q == 0 { 0 } else { p % q });
+        // `/` is true division (f64, as NumPy); `floor_divide` and `%` keep
+        // integers, with Python's signs and 0 for a zero divisor.
+        let want = ndarray::Zip::from(&a).and(&b).map_collect(|&p, &q| (p as f64 / q as f64).to_bits());
+        prop_assert_eq!((&x / &y).compute().unwrap().mapv(f64::to_bits), want);
+        let want = ndarray::Zip::from(&a).and(&b).map_collect(|&p, &q| if q == 0 { 0 } else { p.div_euclid(q) - i64::from(q < 0 && p.rem_euclid(q) != 0) });
+        prop_assert_eq!(x.floor_divide(&y).unwrap().compute().unwrap(), want);
+        let want = ndarray::Zip::from(&a).and(&b).map_collect(|&p, &q| if q == 0 { 0 } else { let r = p % q; if r != 0 && (r < 0) != (q < 0) { r + q } else { r } });
         prop_assert_eq!((&x % &y).compute().unwrap(), want);
+        let want = ndarray::Zip::from(&a).and(&b).map_collect(|&p, &q| if q == 0 { 0 } else { p % q });
+        prop_assert_eq!(x.fmod(&y).unwrap().compute().unwrap(), want);
         prop_assert_eq!((&x * i64::MAX).compute().unwrap(), a.mapv(|v| v.wrapping_mul(i64::MAX)));
     }
 }

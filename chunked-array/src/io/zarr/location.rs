@@ -109,11 +109,18 @@ pub(super) fn codec_options() -> CodecOptions {
 pub(super) fn zarr_data_type(dtype: DType) -> DataType {
     use zarrs::array::data_type as dt;
     match dtype {
-        DType::F32 => dt::float32(),
-        DType::F64 => dt::float64(),
+        DType::I8 => dt::int8(),
+        DType::I16 => dt::int16(),
         DType::I32 => dt::int32(),
         DType::I64 => dt::int64(),
         DType::U8 => dt::uint8(),
+        DType::U16 => dt::uint16(),
+        DType::U32 => dt::uint32(),
+        DType::U64 => dt::uint64(),
+        DType::F32 => dt::float32(),
+        DType::F64 => dt::float64(),
+        DType::Complex64 => dt::complex64(),
+        DType::Complex128 => dt::complex128(),
         DType::Bool | DType::Intermediate => dt::bool(),
     }
 }

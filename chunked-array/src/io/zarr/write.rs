@@ -163,11 +163,18 @@ pub(super) fn location_ndim(builder: &ArrayBuilder) -> usize {
 /// The zero of `T` as a zarr fill value.
 pub(super) fn fill_value<T: Element>() -> zarrs::array::FillValue {
     match T::DTYPE {
-        DType::F32 => 0f32.into(),
-        DType::F64 => 0f64.into(),
+        DType::I8 => 0i8.into(),
+        DType::I16 => 0i16.into(),
         DType::I32 => 0i32.into(),
         DType::I64 => 0i64.into(),
         DType::U8 => 0u8.into(),
+        DType::U16 => 0u16.into(),
+        DType::U32 => 0u32.into(),
+        DType::U64 => 0u64.into(),
+        DType::F32 => 0f32.into(),
+        DType::F64 => 0f64.into(),
+        DType::Complex64 => crate::element::Complex32::new(0.0, 0.0).into(),
+        DType::Complex128 => crate::element::Complex64::new(0.0, 0.0).into(),
         DType::Bool | DType::Intermediate => false.into(),
     }
 }

@@ -38,9 +38,14 @@ pub(crate) fn c_type(dtype: DType) -> Option<&'static str> {
         DType::F32 => "float",
         DType::I64 => "long long",
         DType::I32 => "int",
+        DType::I16 => "short",
+        DType::I8 => "signed char",
+        DType::U64 => "unsigned long long",
+        DType::U32 => "unsigned int",
+        DType::U16 => "unsigned short",
         DType::U8 => "unsigned char",
         DType::Bool => "bool",
-        DType::Intermediate => return None,
+        DType::Complex64 | DType::Complex128 | DType::Intermediate => return None,
     })
 }
 

@@ -3,10 +3,13 @@
 
 pub(crate) mod cuda;
 pub(crate) mod expr;
+mod arith;
 mod ops;
+pub(crate) mod ufunc;
 mod stream;
 
 pub(crate) use ops::unary;
+pub use ufunc::CloseOptions;
 pub use ops::{Operand, where_};
 pub(crate) use stream::{TileStream, stream};
 
@@ -233,7 +236,8 @@ impl<T: Element> ElementwiseOp<T> {
         self.cuda_source
             .get_or_init(|| {
                 let dtypes: Vec<DType> = node.inputs.iter().map(|n| n.dtype).collect();
-                if T::DTYPE == DType::Bool || dtypes.contains(&DType::Bool) {
+                let on_device = crate::block::device::is_device_dtype;
+                if !on_device(T::DTYPE) || !dtypes.iter().all(|&d| on_device(d)) {
                     return None;
                 }
                 cuda::kernel_source(T::DTYPE, &dtypes, &self.expr.cuda()?)

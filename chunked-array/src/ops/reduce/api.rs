@@ -3,7 +3,7 @@
 use std::marker::PhantomData;
 
 use crate::array::Array;
-use crate::element::{Element, Number};
+use crate::element::{Element, Number, Real};
 use crate::error::Result;
 use crate::ops::reduce::reducers::{Arg, Extreme, NanExtreme, NanMean, Prod, Sum, Truth, Var};
 use crate::ops::reduce::{DEFAULT_SPLIT_EVERY, reduction};
@@ -214,6 +214,48 @@ impl<T: Element> Array<T> {
         }))
     }
 
+    /// Whether any element is non-zero / true.
+    ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let x = Array::<i32>::from_vec(&[2, 2], vec![0, 1, 0, 0], 1).unwrap();
+    /// // NumPy: x.any() and x.any(axis=1)
+    /// assert!(x.any(None).unwrap().compute_scalar().unwrap());
+    /// assert_eq!(x.any(1).unwrap().compute().unwrap().as_slice().unwrap(), &[true, false]);
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Array::sum`].
+    pub fn any(&self, axes: impl Into<ReduceOptions>) -> Result<Array<bool>> {
+        self.reduce_with("any", Truth::<T> { all: false, _t: PhantomData }, axes.into())
+    }
+
+    /// Whether every element is non-zero / true.
+    ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let x = Array::<i32>::from_vec(&[2, 2], vec![1, 1, 0, 1], 1).unwrap();
+    /// // NumPy: x.all() and x.all(axis=1)
+    /// assert!(!x.all(None).unwrap().compute_scalar().unwrap());
+    /// assert_eq!(x.all(1).unwrap().compute().unwrap().as_slice().unwrap(), &[true, false]);
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Array::sum`].
+    pub fn all(&self, axes: impl Into<ReduceOptions>) -> Result<Array<bool>> {
+        self.reduce_with("all", Truth::<T> { all: true, _t: PhantomData }, axes.into())
+    }
+
+    fn reduced_count(&self, o: &ReduceOptions) -> Result<usize> {
+        let shape = self.shape();
+        Ok(match &o.axes {
+            None => shape.iter().product(),
+            Some(a) => crate::ops::reduce::normalize_axes(a, shape.len())?.iter().map(|&i| shape[i]).product(),
+        })
+    }
+}
+
+impl<T: Real> Array<T> {
     /// Mean of the non-NaN elements (NaN where there are none).
     ///
     /// ```
@@ -293,48 +335,6 @@ impl<T: Element> Array<T> {
         self.reduce_with("std", Var::<T> { ddof: ddof as f64, sqrt: true, _t: PhantomData }, o)
     }
 
-    /// Whether any element is non-zero / true.
-    ///
-    /// ```
-    /// use chunked_array::Array;
-    /// let x = Array::<i32>::from_vec(&[2, 2], vec![0, 1, 0, 0], 1).unwrap();
-    /// // NumPy: x.any() and x.any(axis=1)
-    /// assert!(x.any(None).unwrap().compute_scalar().unwrap());
-    /// assert_eq!(x.any(1).unwrap().compute().unwrap().as_slice().unwrap(), &[true, false]);
-    /// ```
-    ///
-    /// # Errors
-    /// As [`Array::sum`].
-    pub fn any(&self, axes: impl Into<ReduceOptions>) -> Result<Array<bool>> {
-        self.reduce_with("any", Truth::<T> { all: false, _t: PhantomData }, axes.into())
-    }
-
-    /// Whether every element is non-zero / true.
-    ///
-    /// ```
-    /// use chunked_array::Array;
-    /// let x = Array::<i32>::from_vec(&[2, 2], vec![1, 1, 0, 1], 1).unwrap();
-    /// // NumPy: x.all() and x.all(axis=1)
-    /// assert!(!x.all(None).unwrap().compute_scalar().unwrap());
-    /// assert_eq!(x.all(1).unwrap().compute().unwrap().as_slice().unwrap(), &[true, false]);
-    /// ```
-    ///
-    /// # Errors
-    /// As [`Array::sum`].
-    pub fn all(&self, axes: impl Into<ReduceOptions>) -> Result<Array<bool>> {
-        self.reduce_with("all", Truth::<T> { all: true, _t: PhantomData }, axes.into())
-    }
-
-    fn reduced_count(&self, o: &ReduceOptions) -> Result<usize> {
-        let shape = self.shape();
-        Ok(match &o.axes {
-            None => shape.iter().product(),
-            Some(a) => crate::ops::reduce::normalize_axes(a, shape.len())?.iter().map(|&i| shape[i]).product(),
-        })
-    }
-}
-
-impl<T: Number> Array<T> {
     /// Minimum; NaN propagates.
     ///
     /// ```

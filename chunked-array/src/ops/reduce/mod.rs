@@ -254,8 +254,8 @@ impl<R: Reducer> Partial<R> {
     fn on_cuda(&self, node: &Node) -> bool {
         self.r.device_op().is_some()
             && self.fused.is_none()
-            && R::In::DTYPE != DType::Bool
-            && R::Out::DTYPE != DType::Bool
+            && crate::block::device::is_device_dtype(R::In::DTYPE)
+            && crate::block::device::is_device_dtype(R::Out::DTYPE)
             && node.device.as_ref().is_some_and(|p| p.is_cuda())
     }
 

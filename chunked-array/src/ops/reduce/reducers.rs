@@ -4,7 +4,7 @@ use std::marker::PhantomData;
 
 use chunked_gpu::reduce::ReduceOp;
 
-use crate::element::{Element, Number};
+use crate::element::{Element, Number, Real};
 use crate::ops::reduce::{IndexMode, Reducer};
 
 /// Sum of a lane with eight independent accumulators (vectorizes; also more
@@ -108,7 +108,7 @@ pub(crate) struct Extreme<T> {
 /// The extreme of `init` and a lane: eight independent accumulators and a
 /// separate NaN flag, so that the loop vectorizes (NaN still propagates).
 #[inline]
-fn extreme_lane<T: Number, const MAX: bool>(init: T, lane: &[T]) -> T {
+fn extreme_lane<T: Real, const MAX: bool>(init: T, lane: &[T]) -> T {
     let pick = |m: T, x: T| if (MAX && x > m) || (!MAX && x < m) { x } else { m };
     let mut m = [init; 8];
     let mut nan = false;
@@ -130,7 +130,7 @@ fn extreme_lane<T: Number, const MAX: bool>(init: T, lane: &[T]) -> T {
     m.iter().fold(init, |a, &x| merge(a, x))
 }
 
-impl<T: Number> Reducer for Extreme<T> {
+impl<T: Real> Reducer for Extreme<T> {
     type In = T;
     type Acc = T;
     type Out = T;
@@ -171,7 +171,7 @@ pub(crate) struct NanExtreme<T> {
     pub _t: PhantomData<fn() -> T>,
 }
 
-impl<T: Number> NanExtreme<T> {
+impl<T: Real> NanExtreme<T> {
     #[inline]
     fn step(&self, a: &mut (T, bool), x: T) {
         if !x.is_nan() {
@@ -187,7 +187,7 @@ impl<T: Number> NanExtreme<T> {
     }
 }
 
-impl<T: Number> Reducer for NanExtreme<T> {
+impl<T: Real> Reducer for NanExtreme<T> {
     type In = T;
     type Acc = (T, bool);
     type Out = T;
@@ -218,7 +218,7 @@ impl<T: Number> Reducer for NanExtreme<T> {
 /// `nanmean`: sum and count of the non-NaN elements.
 pub(crate) struct NanMean<T>(pub PhantomData<fn() -> T>);
 
-impl<T: Element> Reducer for NanMean<T> {
+impl<T: Real> Reducer for NanMean<T> {
     type In = T;
     type Acc = (f64, u64);
     type Out = T::Mean;
@@ -291,7 +291,7 @@ pub(crate) struct Var<T> {
     pub _t: PhantomData<fn() -> T>,
 }
 
-impl<T: Element> Reducer for Var<T> {
+impl<T: Real> Reducer for Var<T> {
     type In = T;
     type Acc = Moments;
     type Out = T::Mean;
@@ -372,7 +372,7 @@ pub(crate) struct Arg<T, const FLAT: bool> {
     pub _t: PhantomData<fn() -> T>,
 }
 
-impl<T: Number, const FLAT: bool> Arg<T, FLAT> {
+impl<T: Real, const FLAT: bool> Arg<T, FLAT> {
     #[inline]
     fn better(&self, cur: &(T, i64), v: T, i: i64) -> bool {
         if cur.1 < 0 {
@@ -389,7 +389,7 @@ impl<T: Number, const FLAT: bool> Arg<T, FLAT> {
     }
 }
 
-impl<T: Number, const FLAT: bool> Reducer for Arg<T, FLAT> {
+impl<T: Real, const FLAT: bool> Reducer for Arg<T, FLAT> {
     type In = T;
     type Acc = (T, i64);
     type Out = i64;

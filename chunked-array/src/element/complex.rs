@@ -1,0 +1,129 @@
+//! `Element` and `Number` for the complex types (NumPy's `complex64` and
+//! `complex128`), with NumPy's division and power.
+
+use super::{Complex, Complex64, DType, Element, Inexact, Number};
+
+macro_rules! complex_element {
+    ($f:ident, $dt:expr) => {
+        impl Element for Complex<$f> {
+            const DTYPE: DType = $dt;
+            const IS_FLOAT: bool = false;
+            const IS_COMPLEX: bool = true;
+            type Sum = Self;
+            type Mean = Self;
+            type Quotient = Self;
+            #[inline]
+            fn to_f64(self) -> f64 {
+                self.re as f64
+            }
+            #[inline]
+            fn to_i64(self) -> i64 {
+                self.re as i64
+            }
+            #[inline]
+            fn from_f64(v: f64) -> Self {
+                Complex::new(v as $f, 0.0)
+            }
+            #[inline]
+            fn from_i64(v: i64) -> Self {
+                Complex::new(v as $f, 0.0)
+            }
+            #[inline]
+            fn to_complex(self) -> Complex64 {
+                Complex64::new(self.re as f64, self.im as f64)
+            }
+            #[inline]
+            fn from_complex(v: Complex64) -> Self {
+                Complex::new(v.re as $f, v.im as $f)
+            }
+            #[inline]
+            fn is_nan(self) -> bool {
+                self.re.is_nan() || self.im.is_nan()
+            }
+        }
+        impl Number for Complex<$f> {
+            type RealPart = $f;
+            const ZERO: Self = Complex::new(0.0, 0.0);
+            const ONE: Self = Complex::new(1.0, 0.0);
+            #[inline]
+            fn add(self, b: Self) -> Self {
+                self + b
+            }
+            #[inline]
+            fn sub(self, b: Self) -> Self {
+                self - b
+            }
+            #[inline]
+            fn mul(self, b: Self) -> Self {
+                self * b
+            }
+            /// Smith's algorithm, as NumPy divides: no overflow of `|b|²`.
+            #[inline]
+            fn div(self, b: Self) -> Self {
+                let (ar, ai, br, bi) = (self.re, self.im, b.re, b.im);
+                if br.abs() >= bi.abs() {
+                    if br == 0.0 && bi == 0.0 {
+                        return Complex::new(ar / br.abs(), ai / br.abs());
+                    }
+                    let rat = bi / br;
+                    let scl = 1.0 / (br + bi * rat);
+                    Complex::new((ar + ai * rat) * scl, (ai - ar * rat) * scl)
+                } else {
+                    let rat = br / bi;
+                    let scl = 1.0 / (bi + br * rat);
+                    Complex::new((ar * rat + ai) * scl, (ai * rat - ar) * scl)
+                }
+            }
+            #[inline]
+            fn neg(self) -> Self {
+                -self
+            }
+            #[inline]
+            fn abs(self) -> $f {
+                self.re.hypot(self.im)
+            }
+            /// NumPy's `npy_cpow`: exact for small integer exponents.
+            #[inline]
+            fn pow(self, b: Self) -> Self {
+                if b.re == 0.0 && b.im == 0.0 {
+                    return Self::ONE;
+                }
+                if self.re == 0.0 && self.im == 0.0 {
+                    return if b.re > 0.0 && b.im == 0.0 {
+                        Self::ZERO
+                    } else {
+                        Complex::new($f::NAN, $f::NAN)
+                    };
+                }
+                if b.im == 0.0 && b.re == b.re.trunc() && b.re.abs() < 100.0 {
+                    let n = b.re.abs() as u32;
+                    let (mut acc, mut base, mut k) = (Self::ONE, self, n);
+                    while k > 0 {
+                        if k & 1 == 1 {
+                            acc = acc * base;
+                        }
+                        base = base * base;
+                        k >>= 1;
+                    }
+                    return if b.re < 0.0 { Self::ONE.div(acc) } else { acc };
+                }
+                self.powc(b)
+            }
+            #[inline]
+            fn re(self) -> $f {
+                self.re
+            }
+            #[inline]
+            fn im(self) -> $f {
+                self.im
+            }
+            #[inline]
+            fn conj(self) -> Self {
+                Complex::new(self.re, -self.im)
+            }
+        }
+        impl Inexact for Complex<$f> {}
+    };
+}
+complex_element!(f32, DType::Complex64);
+complex_element!(f64, DType::Complex128);

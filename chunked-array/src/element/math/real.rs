@@ -1,0 +1,420 @@
+//! The kernels for integers and real floats.
+
+use super::{FloatMath, InexactMath, IntegerMath, NumberMath, RealMath};
+
+macro_rules! float_math {
+    ($t:ident) => {
+        impl NumberMath for $t {
+            #[inline]
+            fn square(self) -> Self {
+                self * self
+            }
+            #[inline]
+            fn reciprocal(self) -> Self {
+                1.0 / self
+            }
+            #[inline]
+            fn sign(self) -> Self {
+                if self > 0.0 {
+                    1.0
+                } else if self < 0.0 {
+                    -1.0
+                } else if self == 0.0 {
+                    0.0
+                } else {
+                    self
+                }
+            }
+            #[inline]
+            fn is_finite(self) -> bool {
+                $t::is_finite(self)
+            }
+            #[inline]
+            fn is_inf(self) -> bool {
+                $t::is_infinite(self)
+            }
+        }
+        impl RealMath for $t {
+            /// NumPy's `npy_divmod`: the floor of the exact quotient, from
+            /// `fmod` so that `a == b * q + r` holds as closely as it can.
+            #[inline]
+            fn floor_div(self, b: Self) -> Self {
+                let (a, m) = (self, self % b);
+                if b == 0.0 {
+                    return a / b;
+                }
+                let mut div = (a - m) / b;
+                if m != 0.0 && ((b < 0.0) != (m < 0.0)) {
+                    div -= 1.0;
+                }
+                if div != 0.0 {
+                    let f = div.floor();
+                    if div - f > 0.5 { f + 1.0 } else { f }
+                } else {
+                    (0.0 as $t).copysign(a / b)
+                }
+            }
+            #[inline]
+            fn modulo(self, b: Self) -> Self {
+                let m = self % b;
+                if b == 0.0 {
+                    m
+                } else if m != 0.0 {
+                    if (b < 0.0) != (m < 0.0) { m + b } else { m }
+                } else {
+                    (0.0 as $t).copysign(b)
+                }
+            }
+            #[inline]
+            fn fmax(self, b: Self) -> Self {
+                $t::max(self, b)
+            }
+            #[inline]
+            fn fmin(self, b: Self) -> Self {
+                $t::min(self, b)
+            }
+            #[inline]
+            fn signbit(self) -> bool {
+                self.is_sign_negative()
+            }
+        }
+        impl InexactMath for $t {
+            #[inline]
+            fn sqrt(self) -> Self {
+                $t::sqrt(self)
+            }
+            #[inline]
+            fn exp(self) -> Self {
+                $t::exp(self)
+            }
+            #[inline]
+            fn exp2(self) -> Self {
+                $t::exp2(self)
+            }
+            #[inline]
+            fn expm1(self) -> Self {
+                $t::exp_m1(self)
+            }
+            #[inline]
+            fn ln(self) -> Self {
+                $t::ln(self)
+            }
+            #[inline]
+            fn log2(self) -> Self {
+                $t::log2(self)
+            }
+            #[inline]
+            fn log10(self) -> Self {
+                $t::log10(self)
+            }
+            #[inline]
+            fn log1p(self) -> Self {
+                $t::ln_1p(self)
+            }
+            #[inline]
+            fn sin(self) -> Self {
+                $t::sin(self)
+            }
+            #[inline]
+            fn cos(self) -> Self {
+                $t::cos(self)
+            }
+            #[inline]
+            fn tan(self) -> Self {
+                $t::tan(self)
+            }
+            #[inline]
+            fn asin(self) -> Self {
+                $t::asin(self)
+            }
+            #[inline]
+            fn acos(self) -> Self {
+                $t::acos(self)
+            }
+            #[inline]
+            fn atan(self) -> Self {
+                $t::atan(self)
+            }
+            #[inline]
+            fn sinh(self) -> Self {
+                $t::sinh(self)
+            }
+            #[inline]
+            fn cosh(self) -> Self {
+                $t::cosh(self)
+            }
+            #[inline]
+            fn tanh(self) -> Self {
+                $t::tanh(self)
+            }
+            #[inline]
+            fn asinh(self) -> Self {
+                $t::asinh(self)
+            }
+            #[inline]
+            fn acosh(self) -> Self {
+                $t::acosh(self)
+            }
+            #[inline]
+            fn atanh(self) -> Self {
+                $t::atanh(self)
+            }
+        }
+        impl FloatMath for $t {
+            #[inline]
+            fn floor(self) -> Self {
+                $t::floor(self)
+            }
+            #[inline]
+            fn ceil(self) -> Self {
+                $t::ceil(self)
+            }
+            #[inline]
+            fn trunc(self) -> Self {
+                $t::trunc(self)
+            }
+            #[inline]
+            fn rint(self) -> Self {
+                $t::round_ties_even(self)
+            }
+            #[inline]
+            fn round_to(self, decimals: i32) -> Self {
+                // NumPy's: scale by a power of ten, round half to even, scale back.
+                let scale = (10.0 as $t).powi(decimals.abs());
+                if decimals >= 0 {
+                    (self * scale).round_ties_even() / scale
+                } else {
+                    (self / scale).round_ties_even() * scale
+                }
+            }
+            #[inline]
+            fn cbrt(self) -> Self {
+                $t::cbrt(self)
+            }
+            #[inline]
+            fn hypot(self, b: Self) -> Self {
+                $t::hypot(self, b)
+            }
+            #[inline]
+            fn atan2(self, b: Self) -> Self {
+                $t::atan2(self, b)
+            }
+            #[inline]
+            fn copysign(self, b: Self) -> Self {
+                $t::copysign(self, b)
+            }
+            #[inline]
+            fn nextafter(self, b: Self) -> Self {
+                if self.is_nan() || b.is_nan() {
+                    self + b
+                } else if self == b {
+                    b
+                } else if b > self {
+                    self.next_up()
+                } else {
+                    self.next_down()
+                }
+            }
+            #[inline]
+            fn logaddexp(self, b: Self) -> Self {
+                // NumPy's: equal values (equal infinities included) take the
+                // shortcut; a NaN difference propagates.
+                if self == b {
+                    return self + std::$t::consts::LN_2;
+                }
+                let d = self - b;
+                if d > 0.0 {
+                    self + (-d).exp().ln_1p()
+                } else if d <= 0.0 {
+                    b + d.exp().ln_1p()
+                } else {
+                    d
+                }
+            }
+            #[inline]
+            fn logaddexp2(self, b: Self) -> Self {
+                if self == b {
+                    return self + 1.0;
+                }
+                let d = self - b;
+                if d > 0.0 {
+                    self + (-d).exp2().ln_1p() * std::$t::consts::LOG2_E
+                } else if d <= 0.0 {
+                    b + d.exp2().ln_1p() * std::$t::consts::LOG2_E
+                } else {
+                    d
+                }
+            }
+            #[inline]
+            fn heaviside(self, h0: Self) -> Self {
+                if self < 0.0 {
+                    0.0
+                } else if self > 0.0 {
+                    1.0
+                } else if self == 0.0 {
+                    h0
+                } else {
+                    self
+                }
+            }
+            #[inline]
+            fn to_degrees(self) -> Self {
+                self * (180.0 / std::$t::consts::PI)
+            }
+            #[inline]
+            fn to_radians(self) -> Self {
+                self * (std::$t::consts::PI / 180.0)
+            }
+            #[inline]
+            fn fmod(self, b: Self) -> Self {
+                self % b
+            }
+            #[inline]
+            fn clamp_finite(self) -> Self {
+                if self == $t::INFINITY {
+                    $t::MAX
+                } else if self == $t::NEG_INFINITY {
+                    $t::MIN
+                } else {
+                    self
+                }
+            }
+        }
+    };
+}
+float_math!(f32);
+float_math!(f64);
+
+macro_rules! int_math {
+    ($t:ident, $u:ident, signed = $signed:expr) => {
+        impl NumberMath for $t {
+            #[inline]
+            fn square(self) -> Self {
+                self.wrapping_mul(self)
+            }
+            #[inline]
+            fn reciprocal(self) -> Self {
+                if self == 0 { 0 } else { (1 as $t).wrapping_div(self) }
+            }
+            #[inline]
+            #[allow(unused_comparisons)]
+            fn sign(self) -> Self {
+                if self > 0 {
+                    1
+                } else if self < 0 {
+                    (0 as $t).wrapping_sub(1)
+                } else {
+                    0
+                }
+            }
+            #[inline]
+            fn is_finite(self) -> bool {
+                true
+            }
+            #[inline]
+            fn is_inf(self) -> bool {
+                false
+            }
+        }
+        impl RealMath for $t {
+            #[inline]
+            #[allow(unused_comparisons)]
+            fn floor_div(self, b: Self) -> Self {
+                if b == 0 {
+                    return 0;
+                }
+                let q = self.wrapping_div(b);
+                if self.wrapping_rem(b) != 0 && ((self < 0) != (b < 0)) { q.wrapping_sub(1) } else { q }
+            }
+            #[inline]
+            #[allow(unused_comparisons)]
+            fn modulo(self, b: Self) -> Self {
+                if b == 0 {
+                    return 0;
+                }
+                let r = self.wrapping_rem(b);
+                if r != 0 && ((r < 0) != (b < 0)) { r.wrapping_add(b) } else { r }
+            }
+            #[inline]
+            fn fmax(self, b: Self) -> Self {
+                Ord::max(self, b)
+            }
+            #[inline]
+            fn fmin(self, b: Self) -> Self {
+                Ord::min(self, b)
+            }
+            #[inline]
+            #[allow(unused_comparisons)]
+            fn signbit(self) -> bool {
+                self < 0
+            }
+        }
+        impl IntegerMath for $t {
+            #[inline]
+            fn bit_and(self, b: Self) -> Self {
+                self & b
+            }
+            #[inline]
+            fn bit_or(self, b: Self) -> Self {
+                self | b
+            }
+            #[inline]
+            fn bit_xor(self, b: Self) -> Self {
+                self ^ b
+            }
+            #[inline]
+            fn bit_not(self) -> Self {
+                !self
+            }
+            #[inline]
+            fn shl(self, b: Self) -> Self {
+                // NumPy casts the count to unsigned: a negative one is a huge shift.
+                if (b as $u) < <$t>::BITS as $u { self << (b as u32) } else { 0 }
+            }
+            #[inline]
+            #[allow(unused_comparisons)]
+            fn shr(self, b: Self) -> Self {
+                if (b as $u) < <$t>::BITS as $u {
+                    self >> (b as u32)
+                } else if self < 0 {
+                    !0
+                } else {
+                    0
+                }
+            }
+            #[inline]
+            fn gcd(self, b: Self) -> Self {
+                let (mut x, mut y) = (widen_abs!(self, $signed), widen_abs!(b, $signed));
+                while y != 0 {
+                    (x, y) = (y, x % y);
+                }
+                x as $t
+            }
+            #[inline]
+            fn lcm(self, b: Self) -> Self {
+                let g = self.gcd(b);
+                if g == 0 {
+                    return 0;
+                }
+                let l = self.wrapping_div(g).wrapping_mul(b);
+                widen_abs!(l, $signed) as $t
+            }
+        }
+    };
+}
+
+/// `|x|` as the unsigned 64-bit magnitude (so that `|MIN|` is exact).
+macro_rules! widen_abs {
+    ($x:expr, $signed:expr) => {
+        if $signed { ($x as i64).unsigned_abs() } else { $x as u64 }
+    };
+}
+
+int_math!(i8, u8, signed = true);
+int_math!(i16, u16, signed = true);
+int_math!(i32, u32, signed = true);
+int_math!(i64, u64, signed = true);
+int_math!(u8, u8, signed = false);
+int_math!(u16, u16, signed = false);
+int_math!(u32, u32, signed = false);
+int_math!(u64, u64, signed = false);
