@@ -99,7 +99,9 @@ pub use ndarray;
 pub use array::{Array, Computable, compute};
 pub use chunks::{AxisChunks, BlockSizeOptions, ChunkSpec, Chunks, DEFAULT_AUTO_BYTES, MAX_BLOCKS};
 pub use diagnostics::{Profiler, Progress};
-pub use element::{Complex, Complex32, Complex64, ComplexFloat, DType, Element, Float, Inexact, Integer, Number, Promote, Real};
+pub use element::{
+    Complex, Complex32, Complex64, ComplexFloat, DType, Element, Float, Inexact, Integer, Number, Promote, Real,
+};
 pub use error::{Error, Result};
 pub use exec::Context;
 pub use index::selection::SelectOptions;

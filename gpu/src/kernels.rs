@@ -27,8 +27,8 @@ pub use crate::cuda::CUDA_PRELUDE;
 pub const ELEMENTWISE_HELPERS: &str = r#"
 template <typename T> __device__ inline T sq(T x) { return x * x; }
 template <typename T> __device__ inline T cube(T x) { return x * x * x; }
-template <typename T> __device__ inline T max_nan(T a, T b) { return (isnan(a) || isnan(b)) ? nan_of(a) : (b > a ? b : a); }
-template <typename T> __device__ inline T min_nan(T a, T b) { return (isnan(a) || isnan(b)) ? nan_of(a) : (b < a ? b : a); }
+template <typename T> __device__ inline T max_nan(T a, T b) { return (isnan(a) || isnan(b)) ? nan_of(a) : (a > b ? a : b); }
+template <typename T> __device__ inline T min_nan(T a, T b) { return (isnan(a) || isnan(b)) ? nan_of(a) : (a < b ? a : b); }
 template <typename T> __device__ inline T clip_to(T lo, T hi, T x) { return x < lo ? lo : (x > hi ? hi : x); }
 "#;
 

@@ -89,18 +89,14 @@ macro_rules! complex_element {
                     return Self::ONE;
                 }
                 if self.re == 0.0 && self.im == 0.0 {
-                    return if b.re > 0.0 && b.im == 0.0 {
-                        Self::ZERO
-                    } else {
-                        Complex::new($f::NAN, $f::NAN)
-                    };
+                    return if b.re > 0.0 && b.im == 0.0 { Self::ZERO } else { Complex::new($f::NAN, $f::NAN) };
                 }
                 if b.im == 0.0 && b.re == b.re.trunc() && b.re.abs() < 100.0 {
                     let n = b.re.abs() as u32;
                     let (mut acc, mut base, mut k) = (Self::ONE, self, n);
                     while k > 0 {
                         if k & 1 == 1 {
-                            acc = acc * base;
+                            acc *= base;
                         }
                         base = base * base;
                         k >>= 1;

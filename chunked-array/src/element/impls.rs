@@ -87,20 +87,20 @@ macro_rules! float_element {
             fn min_nan(self, b: Self) -> Self {
                 if self.is_nan() || b.is_nan() {
                     <$t>::NAN
-                } else if b < self {
-                    b
-                } else {
+                } else if self < b {
                     self
+                } else {
+                    b
                 }
             }
             #[inline]
             fn max_nan(self, b: Self) -> Self {
                 if self.is_nan() || b.is_nan() {
                     <$t>::NAN
-                } else if b > self {
-                    b
-                } else {
+                } else if self > b {
                     self
+                } else {
+                    b
                 }
             }
         }

@@ -143,24 +143,6 @@ impl DType {
         }
     }
 
-    /// The type with NumPy's name `name` (`"float64"`, `"uint16"`, ...).
-    ///
-    /// ```
-    /// use chunked_array::DType;
-    /// assert_eq!(DType::from_name("int16").unwrap(), DType::I16);
-    /// assert!(DType::from_name("float16").is_err());
-    /// ```
-    ///
-    /// # Errors
-    /// [`crate::Error::BadInput`] naming `name` when no element type has it.
-    pub fn from_name(name: &str) -> crate::error::Result<DType> {
-        DType::ALL.into_iter().find(|d| d.name() == name).ok_or_else(|| crate::error::Error::BadInput {
-            routine: format!("dtype {name:?}"),
-            needs: format!("one of {}", DType::ALL.map(|d| d.name()).join(", ")),
-            shape: Vec::new(),
-        })
-    }
-
     /// Whether the type is complex.
     ///
     /// ```

@@ -279,7 +279,7 @@ fn generated_elementwise_kernels_compute_what_the_cpu_does() {
     // functions, scalars on either side, fmod, clip, maximum, where, astype.
     let chain = where_(
         &x.gt(&y).unwrap(),
-        ((&x * 2.0 + 1.0).sin() - &y).abs().maximum(&(&y % 0.3)).unwrap(),
+        ((&x * 2.0 + 1.0).sin() - &y).abs().maximum(y.fmod(0.3).unwrap()).unwrap(),
         &(1.5 - &y.clip(-0.5, 2.0)).exp().tanh() / 3.0,
     )
     .unwrap()

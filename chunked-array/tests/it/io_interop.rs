@@ -36,7 +36,7 @@ fn workspace() -> PathBuf {
 
 /// The Python to use: `$var`, else the venv the test command made, else python3.
 /// None (the test skips) only when no Python runs at all.
-fn python(var: &str, venv: &str) -> Option<PathBuf> {
+pub(crate) fn python(var: &str, venv: &str) -> Option<PathBuf> {
     let candidates = [
         std::env::var_os(var).map(PathBuf::from),
         Some(workspace().join(venv).join("bin/python")),
@@ -48,7 +48,7 @@ fn python(var: &str, venv: &str) -> Option<PathBuf> {
         .find(|p| Command::new(p).arg("--version").output().is_ok_and(|o| o.status.success()))
 }
 
-fn run_python(python: &Path, args: &[&Path]) {
+pub(crate) fn run_python(python: &Path, args: &[&Path]) {
     let script_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/interop");
     let out = Command::new(python).args(args).current_dir(&script_dir).output().unwrap();
     assert!(

@@ -147,13 +147,15 @@ macro_rules! float_math {
             fn tanh(self) -> Self {
                 $t::tanh(self)
             }
+            /// std's, except where `x²` overflows: there `ln(2|x|)`, as libm.
             #[inline]
             fn asinh(self) -> Self {
-                $t::asinh(self)
+                let a = self.abs();
+                if a > 1.0 / $t::EPSILON { (a.ln() + std::$t::consts::LN_2).copysign(self) } else { $t::asinh(self) }
             }
             #[inline]
             fn acosh(self) -> Self {
-                $t::acosh(self)
+                if self > 1.0 / $t::EPSILON { self.ln() + std::$t::consts::LN_2 } else { $t::acosh(self) }
             }
             #[inline]
             fn atanh(self) -> Self {
@@ -384,23 +386,26 @@ macro_rules! int_math {
             }
             #[inline]
             fn gcd(self, b: Self) -> Self {
-                let (mut x, mut y) = (widen_abs!(self, $signed), widen_abs!(b, $signed));
-                while y != 0 {
-                    (x, y) = (y, x % y);
-                }
-                x as $t
+                gcd_u64(widen_abs!(self, $signed), widen_abs!(b, $signed)) as $t
             }
+            /// NumPy's `|a| / gcd * |b|`, wrapping in the type's width.
             #[inline]
             fn lcm(self, b: Self) -> Self {
-                let g = self.gcd(b);
-                if g == 0 {
-                    return 0;
-                }
-                let l = self.wrapping_div(g).wrapping_mul(b);
-                widen_abs!(l, $signed) as $t
+                let (x, y) = (widen_abs!(self, $signed), widen_abs!(b, $signed));
+                let g = gcd_u64(x, y);
+                if g == 0 { 0 } else { (x / g).wrapping_mul(y) as $t }
             }
         }
     };
+}
+
+/// Euclid's algorithm on magnitudes.
+#[inline]
+fn gcd_u64(mut x: u64, mut y: u64) -> u64 {
+    while y != 0 {
+        (x, y) = (y, x % y);
+    }
+    x
 }
 
 /// `|x|` as the unsigned 64-bit magnitude (so that `|MIN|` is exact).

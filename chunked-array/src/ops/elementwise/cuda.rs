@@ -124,7 +124,7 @@ pub(crate) fn binary_expr<A: Element, B: Element>(name: &str, a: &str, b: &str) 
         "sub" if float => infix("-"),
         "mul" if float => infix("*"),
         "div" if float => infix("/"),
-        "rem" if float => Some(format!("fmod({a}, {b})")),
+        "rem" | "fmod" if float => Some(format!("fmod({a}, {b})")),
         "pow" if float => Some(format!("pow({a}, {b})")),
         "maximum" if float => Some(format!("max_nan({a}, {b})")),
         "minimum" if float => Some(format!("min_nan({a}, {b})")),

@@ -9,9 +9,9 @@ pub(crate) mod ufunc;
 mod stream;
 
 pub(crate) use ops::unary;
-pub use ufunc::CloseOptions;
 pub use ops::{Operand, where_};
 pub(crate) use stream::{TileStream, stream};
+pub use ufunc::CloseOptions;
 
 use std::any::Any;
 use std::sync::Arc;

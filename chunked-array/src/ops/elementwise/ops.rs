@@ -15,7 +15,6 @@ use crate::graph::Node;
 use crate::ops::elementwise::build;
 use crate::ops::elementwise::expr::{Binary, Const, Expr, Ternary, Unary, leaf};
 
-
 /// An operand of an elementwise operation: an array or a scalar.
 ///
 /// ```

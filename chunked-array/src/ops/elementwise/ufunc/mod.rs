@@ -67,7 +67,7 @@ macro_rules! binary_ufuncs {
                 "// NumPy: np.", stringify!($name), "(x, z)\n",
                 "let y = x.", stringify!($name), "(&z).unwrap().compute().unwrap();\n",
                 "assert_eq!(y.as_slice().unwrap(), &[", stringify!($($y),*), "]);\n",
-                "```\n\n# Errors\n[`crate::Error::ShapeMismatch`] when the shapes do not broadcast."
+                "```\n\n# Errors\n`Error::ShapeMismatch` when the shapes do not broadcast."
             )]
             pub fn $name<'a>(&self, other: impl Into<$crate::ops::elementwise::Operand<'a, T>>) -> $crate::error::Result<Array<$out>> {
                 $crate::ops::elementwise::ops::binary(stringify!($name), self, other, $kernel)

@@ -75,7 +75,12 @@ impl<T: Real> Array<T> {
     /// assert_eq!(x.clip(0, 6).compute().unwrap().as_slice().unwrap(), &[0, 0, 5, 6]);
     /// ```
     pub fn clip(&self, low: T, high: T) -> Array<T> {
-        unary_with(self, "clip", move |x: T| clip_one(x, low, high), crate::ops::elementwise::cuda::clip_form(low, high))
+        unary_with(
+            self,
+            "clip",
+            move |x: T| clip_one(x, low, high),
+            crate::ops::elementwise::cuda::clip_form(low, high),
+        )
     }
 
     /// NumPy's `mod`: [`Array::remainder`].
@@ -140,7 +145,8 @@ impl<T: Real> Array<T> {
         let lo = low.into().expr(&mut leaves);
         let hi = high.into().expr(&mut leaves);
         let f = |x: T, lo: T, hi: T| clip_one(x, lo, hi);
-        let e: Expr<T> = Arc::new(Ternary { name: "clip", a: x, b: lo, c: hi, f: Arc::new(f), _t: std::marker::PhantomData });
+        let e: Expr<T> =
+            Arc::new(Ternary { name: "clip", a: x, b: lo, c: hi, f: Arc::new(f), _t: std::marker::PhantomData });
         Array::built(build("clip", leaves, e)?)
     }
 }

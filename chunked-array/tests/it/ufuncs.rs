@@ -1,0 +1,261 @@
+//! The ufunc table against NumPy's own values on edge cases (NaN, infinities,
+//! signed zeros, subnormals, integer extremes, zero divisors), and against
+//! std applied element by element over drawn shapes, chunkings and values.
+
+use crate::common::{chunked, shape_chunks};
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::Command;
+
+use chunked_array::{Array, Element};
+use ndarray::ArrayD;
+use proptest::prelude::*;
+
+/// (ufunc, dtype) -> its cases: (a, b, result) as printed.
+type Cases = BTreeMap<(String, String), Vec<(String, String, String)>>;
+
+/// NumPy's cases, grouped by ufunc and dtype.
+fn numpy_cases() -> Option<Cases> {
+    let py = crate::io_interop::python("CHUNKED_PYTHON", "target/pyenv")?;
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/interop/ufuncs.py");
+    let out = Command::new(py).arg(script).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let mut cases: BTreeMap<_, Vec<_>> = BTreeMap::new();
+    for line in String::from_utf8(out.stdout).unwrap().lines() {
+        let f: Vec<&str> = line.split(' ').collect();
+        cases.entry((f[0].to_string(), f[1].to_string())).or_default().push((f[2].into(), f[3].into(), f[4].into()));
+    }
+    Some(cases)
+}
+
+fn f64_of(hex: &str) -> f64 {
+    f64::from_bits(u64::from_str_radix(hex, 16).unwrap())
+}
+
+fn show_f64(v: f64) -> String {
+    format!("{:016x}", v.to_bits())
+}
+
+/// The unary float ufunc `name` of `x`, as text per element.
+fn unary_f64(name: &str, x: &Array<f64>) -> Vec<String> {
+    let f = |a: Array<f64>| a.compute().unwrap().iter().map(|&v| show_f64(v)).collect();
+    let b = |a: Array<bool>| a.compute().unwrap().iter().map(|v| v.to_string()).collect();
+    match name {
+        "floor" => f(x.floor()),
+        "ceil" => f(x.ceil()),
+        "trunc" => f(x.trunc()),
+        "rint" => f(x.rint()),
+        "sign" => f(x.sign()),
+        "reciprocal" => f(x.reciprocal()),
+        "square" => f(x.square()),
+        "cbrt" => f(x.cbrt()),
+        "exp2" => f(x.exp2()),
+        "expm1" => f(x.expm1()),
+        "log2" => f(x.log2()),
+        "log10" => f(x.log10()),
+        "log1p" => f(x.log1p()),
+        "degrees" => f(x.degrees()),
+        "radians" => f(x.radians()),
+        "sqrt" => f(x.sqrt()),
+        "arcsinh" => f(x.arcsinh()),
+        "isfinite" => b(x.isfinite()),
+        "isinf" => b(x.isinf()),
+        "signbit" => b(x.signbit()),
+        other => panic!("no mapping for {other}"),
+    }
+}
+
+fn binary_f64(name: &str, x: &Array<f64>, y: &Array<f64>) -> Vec<String> {
+    let r = match name {
+        "floor_divide" => x.floor_divide(y),
+        "remainder" => Ok(x % y),
+        "fmod" => x.fmod(y),
+        "logaddexp" => x.logaddexp(y),
+        "logaddexp2" => x.logaddexp2(y),
+        "hypot" => x.hypot(y),
+        "arctan2" => x.arctan2(y),
+        "copysign" => x.copysign(y),
+        "nextafter" => x.nextafter(y),
+        "fmax" => x.fmax(y),
+        "fmin" => x.fmin(y),
+        "heaviside" => x.heaviside(y),
+        "maximum" => x.maximum(y),
+        "minimum" => x.minimum(y),
+        other => panic!("no mapping for {other}"),
+    };
+    r.unwrap().compute().unwrap().iter().map(|&v| show_f64(v)).collect()
+}
+
+/// Integer ufuncs of `T`, parsed from and shown as decimal text.
+fn ints<T: chunked_array::Integer + std::str::FromStr>(name: &str, a: &[String], b: &[String]) -> Vec<String>
+where
+    T::Err: std::fmt::Debug,
+{
+    let parse = |v: &[String]| v.iter().map(|s| s.parse::<T>().unwrap()).collect::<Vec<T>>();
+    let x = Array::from_vec(&[a.len()], parse(a), 3).unwrap();
+    let show = |r: Array<T>| r.compute().unwrap().iter().map(|v| v.to_string()).collect();
+    if b[0] == "-" {
+        return match name {
+            "negative" => show(-&x),
+            "absolute" => show(x.abs()),
+            "sign" => show(x.sign()),
+            "square" => show(x.square()),
+            "invert" => show(x.invert()),
+            other => panic!("no mapping for {other}"),
+        };
+    }
+    let y = Array::from_vec(&[b.len()], parse(b), 2).unwrap();
+    show(match name {
+        "floor_divide" => x.floor_divide(&y).unwrap(),
+        "remainder" => &x % &y,
+        "fmod" => x.fmod(&y).unwrap(),
+        "left_shift" => x.left_shift(&y).unwrap(),
+        "right_shift" => x.right_shift(&y).unwrap(),
+        "gcd" => x.gcd(&y).unwrap(),
+        "lcm" => x.lcm(&y).unwrap(),
+        "bitwise_and" => x.bitwise_and(&y).unwrap(),
+        "bitwise_xor" => x.bitwise_xor(&y).unwrap(),
+        "add" => &x + &y,
+        "multiply" => &x * &y,
+        "subtract" => &x - &y,
+        other => panic!("no mapping for {other}"),
+    })
+}
+
+#[test]
+fn ufuncs_give_numpys_values_on_edge_cases() {
+    let Some(cases) = numpy_cases() else {
+        eprintln!("skipped: no Python interpreter found (set CHUNKED_PYTHON or run scripts/setup_python.sh)");
+        return;
+    };
+    let mut checked = 0;
+    for ((name, dtype), rows) in &cases {
+        let a: Vec<String> = rows.iter().map(|r| r.0.clone()).collect();
+        let b: Vec<String> = rows.iter().map(|r| r.1.clone()).collect();
+        let want: Vec<String> = rows.iter().map(|r| r.2.clone()).collect();
+        let got = match dtype.as_str() {
+            "float64" => {
+                let x = Array::from_vec(&[a.len()], a.iter().map(|s| f64_of(s)).collect(), 5).unwrap();
+                if b[0] == "-" {
+                    unary_f64(name, &x)
+                } else {
+                    let y = Array::from_vec(&[b.len()], b.iter().map(|s| f64_of(s)).collect(), 4).unwrap();
+                    binary_f64(name, &x, &y)
+                }
+            }
+            "int8" => ints::<i8>(name, &a, &b),
+            "int64" => ints::<i64>(name, &a, &b),
+            "uint8" => ints::<u8>(name, &a, &b),
+            other => panic!("dtype {other}"),
+        };
+        // Transcendental functions may differ from NumPy's libm in the last
+        // bit; everything else is exact.
+        let ulps = if ["cbrt", "expm1", "log1p", "logaddexp", "logaddexp2", "arcsinh", "exp2", "log2", "log10", "power"]
+            .contains(&name.as_str())
+        {
+            2
+        } else {
+            0
+        };
+        for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+            let same = g == w
+                || (dtype == "float64" && g.len() == 16 && w.len() == 16 && {
+                    let (g, w) = (f64_of(g), f64_of(w));
+                    (g.is_nan() && w.is_nan())
+                        || (g.to_bits() as i64).wrapping_sub(w.to_bits() as i64).unsigned_abs() <= ulps
+                });
+            assert!(same, "np.{name}({}, {}) as {dtype}: numpy {w}, chunked {g}", a[i], b[i]);
+            checked += 1;
+        }
+    }
+    assert!(checked > 5000, "{checked} cases");
+}
+
+fn edge_f64() -> impl Strategy<Value = f64> {
+    prop_oneof![
+        4 => -1e3..1e3f64,
+        1 => prop::sample::select(vec![f64::NAN, f64::INFINITY, f64::NEG_INFINITY, 0.0, -0.0, 5e-324, -1e-310, 1e308]),
+    ]
+}
+
+fn values<T: std::fmt::Debug + Clone>(
+    shape: Vec<usize>,
+    s: impl Strategy<Value = T>,
+) -> impl Strategy<Value = ArrayD<T>> {
+    prop::collection::vec(s, shape.iter().product::<usize>())
+        .prop_map(move |v| ArrayD::from_shape_vec(ndarray::IxDyn(&shape), v).unwrap())
+}
+
+fn float_case() -> impl Strategy<Value = (ArrayD<f64>, ArrayD<f64>, Vec<Vec<usize>>)> {
+    shape_chunks(3, 7)
+        .prop_flat_map(|(shape, chunks)| (values(shape.clone(), edge_f64()), values(shape, edge_f64()), Just(chunks)))
+}
+
+fn bits(a: ArrayD<f64>) -> ArrayD<u64> {
+    a.mapv(|v| if v.is_nan() { u64::MAX } else { v.to_bits() })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// A fused chain of five ufuncs on drawn blocks, against the same chain
+    /// of std's functions element by element.
+    #[test]
+    fn fused_float_chain_is_std_element_by_element((a, b, chunks) in float_case()) {
+        let (x, y) = (chunked(&a, &chunks), chunked(&b, &chunks));
+        let got = x.hypot(&y).unwrap().log1p().arctan2(x.floor()).unwrap().copysign(&y).unwrap().cbrt();
+        let want = ndarray::Zip::from(&a).and(&b).map_collect(|&p, &q| p.hypot(q).ln_1p().atan2(p.floor()).copysign(q).cbrt());
+        prop_assert_eq!(bits(got.compute().unwrap()), bits(want));
+        let t = x.tan().sinh().exp2().nan_to_num(None, None, None).trunc();
+        let want = a.mapv(|p| { let v = p.tan().sinh().exp2(); if v.is_nan() { 0.0 } else if v == f64::INFINITY { f64::MAX } else if v == f64::NEG_INFINITY { f64::MIN } else { v } }.trunc());
+        prop_assert_eq!(bits(t.compute().unwrap()), bits(want));
+    }
+
+    #[test]
+    fn integer_ufuncs_wrap_as_numpy((shape, chunks) in shape_chunks(2, 6), seed in any::<u64>()) {
+        let n: usize = shape.iter().product();
+        let draw = |k: usize| { let v = seed.wrapping_mul(6364136223846793005).wrapping_add((k as u64).wrapping_mul(1442695040888963407)); [i64::MIN, i64::MAX, -1, 0, 1, (v >> 3) as i64][(v % 6) as usize] };
+        let a = ArrayD::from_shape_vec(ndarray::IxDyn(&shape), (0..n).map(draw).collect()).unwrap();
+        let b = a.mapv(|v| v.rotate_left(7) % 67);
+        let (x, y) = (chunked(&a, &chunks), chunked(&b, &chunks));
+        // i128 arithmetic, then wrapped: an oracle independent of the kernels.
+        let floor = |p: i64, q: i64| if q == 0 { 0 } else { (p as i128).div_euclid(q as i128) as i64 - i64::from(q < 0 && (p as i128).rem_euclid(q as i128) != 0) };
+        prop_assert_eq!(x.floor_divide(&y).unwrap().compute().unwrap(), ndarray::Zip::from(&a).and(&b).map_collect(|&p, &q| floor(p, q)));
+        prop_assert_eq!((&x * &y).compute().unwrap(), ndarray::Zip::from(&a).and(&b).map_collect(|&p, &q| (p as i128 * q as i128) as i64));
+        prop_assert_eq!(x.square().compute().unwrap(), a.mapv(|p| (p as i128 * p as i128) as i64));
+        prop_assert_eq!(x.abs().compute().unwrap(), a.mapv(|p| (p as i128).abs() as i64));
+        let shifts = y.abs().remainder(70).unwrap();
+        let want = ndarray::Zip::from(&a).and(&b).map_collect(|&p, &q| { let s = ((q as i128).abs() % 70) as u32; if s >= 64 { 0 } else { p << s } });
+        prop_assert_eq!(x.left_shift(&shifts).unwrap().compute().unwrap(), want);
+    }
+}
+
+#[test]
+fn complex_ufuncs_are_num_complex_element_by_element() {
+    use chunked_array::Complex64;
+    let z: Vec<Complex64> =
+        (0..40).map(|k| Complex64::new((k as f64 - 20.0) * 0.37, (k as f64 * 0.71).sin() * 3.0)).collect();
+    let x = Array::from_vec(&[40], z.clone(), 7).unwrap();
+    let each = |f: fn(Complex64) -> Complex64| z.iter().map(|&v| f(v)).collect::<Vec<_>>();
+    let got = |a: Array<Complex64>| a.compute().unwrap().into_raw_vec_and_offset().0;
+    assert_eq!(got(x.sqrt()), each(|v| v.sqrt()));
+    assert_eq!(got(x.exp()), each(|v| v.exp()));
+    assert_eq!(got(x.log()), each(|v| v.ln()));
+    assert_eq!(got(x.sin()), each(|v| v.sin()));
+    assert_eq!(got(x.arctanh()), each(|v| v.atanh()));
+    assert_eq!(got(x.conj()), each(|v| v.conj()));
+    assert_eq!(got(x.square()), each(|v| v * v));
+    let abs: Vec<f64> = x.abs().compute().unwrap().iter().copied().collect();
+    assert_eq!(abs, z.iter().map(|v| v.norm()).collect::<Vec<_>>());
+    let angle: Vec<f64> = x.angle().compute().unwrap().iter().copied().collect();
+    assert_eq!(angle, z.iter().map(|v| v.arg()).collect::<Vec<_>>());
+    let re: Vec<f64> = x.real().compute().unwrap().iter().copied().collect();
+    let im: Vec<f64> = x.imag().compute().unwrap().iter().copied().collect();
+    assert_eq!((re, im), (z.iter().map(|v| v.re).collect(), z.iter().map(|v| v.im).collect()));
+    // Division: Smith's algorithm stays finite where |b|² overflows.
+    let big = Array::from_vec(&[1], vec![Complex64::new(1e300, 1e300)], 1).unwrap();
+    let q = (&big / &big).compute().unwrap()[0];
+    assert_eq!(q, Complex64::new(1.0, 0.0));
+    let _ = <Complex64 as Element>::DTYPE;
+}
