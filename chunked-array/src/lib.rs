@@ -99,14 +99,16 @@ pub use ndarray;
 pub use array::{Array, Computable, compute};
 pub use chunks::{AxisChunks, BlockSizeOptions, ChunkSpec, Chunks, DEFAULT_AUTO_BYTES, MAX_BLOCKS};
 pub use diagnostics::{Profiler, Progress};
-pub use element::{
-    Complex, Complex32, Complex64, ComplexFloat, DType, Element, Float, Inexact, Integer, Number, Promote, Real,
-};
+pub use element::{ComplexFloat, DType, Element, Float, Inexact, Integer, Number, Promote, Real};
 pub use error::{Error, Result};
 pub use exec::Context;
 pub use index::selection::SelectOptions;
 pub use index::vindex::VIdx;
 pub use memory::TierStats;
+/// num-complex's complex types, the element types of NumPy's `complex64`
+/// ([`Complex32`]) and `complex128` ([`Complex64`]).
+#[doc(no_inline)]
+pub use num_complex::{Complex, Complex32, Complex64};
 pub use ops::blockwise::{BlockInfo, Indexed, blockwise};
 pub use ops::contract::{Gemm, MatmulOptions};
 pub use ops::einsum::{EinsumOptions, EinsumOrder, einsum, einsum_with};
