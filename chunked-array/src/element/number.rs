@@ -126,26 +126,26 @@ pub trait Real: Number<RealPart = Self> + PartialOrd + RealMath {
     /// `a % b` with the sign of `a` (Rust's `%`; integers: `x % 0 == 0`).
     ///
     /// ```
-    /// use chunked_array::Number;
-    /// assert_eq!(Number::rem(-7i32, 3), -1);
-    /// assert_eq!(Number::rem(7i64, 0), 0);
-    /// assert_eq!(Number::rem(5.5f64, 2.0), 1.5);
+    /// use chunked_array::Real;
+    /// assert_eq!(Real::rem(-7i32, 3), -1);
+    /// assert_eq!(Real::rem(7i64, 0), 0);
+    /// assert_eq!(Real::rem(5.5f64, 2.0), 1.5);
     /// ```
     fn rem(self, b: Self) -> Self;
     /// The smaller of two values; NaN propagates.
     ///
     /// ```
-    /// use chunked_array::Number;
-    /// assert_eq!(Number::min_nan(3i32, -2), -2);
-    /// assert!(Number::min_nan(1.0f64, f64::NAN).is_nan());
+    /// use chunked_array::Real;
+    /// assert_eq!(Real::min_nan(3i32, -2), -2);
+    /// assert!(Real::min_nan(1.0f64, f64::NAN).is_nan());
     /// ```
     fn min_nan(self, b: Self) -> Self;
     /// The larger of two values; NaN propagates.
     ///
     /// ```
-    /// use chunked_array::Number;
-    /// assert_eq!(Number::max_nan(3u8, 9), 9);
-    /// assert!(Number::max_nan(f32::NAN, 1.0).is_nan());
+    /// use chunked_array::Real;
+    /// assert_eq!(Real::max_nan(3u8, 9), 9);
+    /// assert!(Real::max_nan(f32::NAN, 1.0).is_nan());
     /// ```
     fn max_nan(self, b: Self) -> Self;
 }
@@ -154,9 +154,9 @@ pub trait Real: Number<RealPart = Self> + PartialOrd + RealMath {
 /// `gcd` and `lcm` are theirs.
 ///
 /// ```
-/// use chunked_array::{Array, Integer};
+/// use chunked_array::{Array, Integer, Operand};
 /// fn low_bits<T: Integer>(a: &Array<T>, mask: T) -> Array<T> {
-///     a.bitwise_and(mask).unwrap()
+///     a.bitwise_and(Operand::Scalar(mask)).unwrap()
 /// }
 /// let x = Array::from_vec(&[3], vec![0xF1u16, 0x0F, 0x30], 2).unwrap();
 /// assert_eq!(low_bits(&x, 0x0F).compute().unwrap().as_slice().unwrap(), &[1, 15, 0]);
