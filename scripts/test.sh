@@ -54,6 +54,11 @@ python3 scripts/check_doc_examples.py target/doc
 # Every test: unit, integration (one binary per crate), property (256 cases per
 # operation) and doc tests, with the optional HDF5 support and the MPI example
 # jobs on. One build, in the test profile.
+# NVRTC from the Python environment, so that every generated CUDA kernel is
+# compiled (no GPU needed); the test that compiles them fails without it.
+NVRTC_LIB=$(target/pyenv/bin/python -c 'import os, nvidia.cuda_nvrtc as m; print(os.path.join(list(m.__path__)[0], "lib"))')
+export LD_LIBRARY_PATH="$NVRTC_LIB${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export CHUNKED_REQUIRE_NVRTC=1
 cargo test --workspace --features "$FEATURES"
 
 # The MPI tests again, built against and launched by MPICH (the build above uses

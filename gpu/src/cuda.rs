@@ -76,26 +76,7 @@ impl CudaState {
         let module = match modules.get(source) {
             Some(m) => m.clone(),
             None => {
-                // SAFETY: only dlopens NVRTC by its usual names.
-                if !unsafe { cudarc::nvrtc::sys::is_culib_present() } {
-                    return Err(Error::NoDevice {
-                        reason: "NVRTC (libnvrtc) is not installed: kernels cannot be compiled".into(),
-                    });
-                }
-                // No fused multiply-add contraction, IEEE division and square
-                // root: arithmetic rounds as the CPU's does.
-                let options = cudarc::nvrtc::CompileOptions {
-                    fmad: Some(false),
-                    prec_div: Some(true),
-                    prec_sqrt: Some(true),
-                    ftz: Some(false),
-                    ..Default::default()
-                };
-                let full = format!("{}{source}", CUDA_PRELUDE);
-                let ptx = cudarc::nvrtc::compile_ptx_with_opts(full, options).map_err(|e| Error::Cuda {
-                    call: format!("nvrtc compile of {module}"),
-                    message: format!("{e:?}"),
-                })?;
+                let ptx = compile_ptx(module, source)?;
                 let loaded = self.ctx.load_module(ptx).map_err(cuda_error("cuModuleLoadData"))?;
                 modules.insert(source.to_string(), loaded.clone());
                 loaded
@@ -117,4 +98,25 @@ impl CudaState {
             .as_ref()
             .map_err(Clone::clone)
     }
+}
+
+/// PTX of [`CUDA_PRELUDE`] followed by `source`, by NVRTC (which needs no
+/// GPU; `module` names the source in errors).
+pub(crate) fn compile_ptx(module: &str, source: &str) -> Result<cudarc::nvrtc::Ptx> {
+    // SAFETY: only dlopens NVRTC by its usual names.
+    if !unsafe { cudarc::nvrtc::sys::is_culib_present() } {
+        return Err(Error::NoDevice { reason: "NVRTC (libnvrtc) is not installed: kernels cannot be compiled".into() });
+    }
+    // No fused multiply-add contraction, IEEE division and square root:
+    // arithmetic rounds as the CPU's does.
+    let options = cudarc::nvrtc::CompileOptions {
+        fmad: Some(false),
+        prec_div: Some(true),
+        prec_sqrt: Some(true),
+        ftz: Some(false),
+        ..Default::default()
+    };
+    let full = format!("{}{source}", CUDA_PRELUDE);
+    cudarc::nvrtc::compile_ptx_with_opts(full, options)
+        .map_err(|e| Error::Cuda { call: format!("nvrtc compile of {module}"), message: format!("{e:?}") })
 }

@@ -29,8 +29,65 @@ template <typename T> __device__ inline T sq(T x) { return x * x; }
 template <typename T> __device__ inline T cube(T x) { return x * x * x; }
 template <typename T> __device__ inline T max_nan(T a, T b) { return (isnan(a) || isnan(b)) ? nan_of(a) : (a > b ? a : b); }
 template <typename T> __device__ inline T min_nan(T a, T b) { return (isnan(a) || isnan(b)) ? nan_of(a) : (a < b ? a : b); }
+template <typename T> __device__ inline T max_of(T a, T b) { return a > b ? a : b; }
+template <typename T> __device__ inline T min_of(T a, T b) { return a < b ? a : b; }
 template <typename T> __device__ inline T clip_to(T lo, T hi, T x) { return x < lo ? lo : (x > hi ? hi : x); }
+template <typename T> __device__ inline T sign_of(T x) { return x > 0 ? (T)1 : (x < 0 ? (T)-1 : (x == 0 ? (T)0 : x)); }
+template <typename T> __device__ inline T heaviside_of(T x, T h0) { return x < 0 ? (T)0 : (x > 0 ? (T)1 : (x == 0 ? h0 : x)); }
+template <typename T> __device__ inline T floor_div(T a, T b) {
+    T m = fmod(a, b);
+    if (b == 0) return a / b;
+    T div = (a - m) / b;
+    if (m != 0 && ((b < 0) != (m < 0))) div -= 1;
+    if (div != 0) { T f = floor(div); return div - f > (T)0.5 ? f + 1 : f; }
+    return copysign((T)0, a / b);
+}
+template <typename T> __device__ inline T py_mod(T a, T b) {
+    T m = fmod(a, b);
+    if (b == 0) return m;
+    if (m != 0) return ((b < 0) != (m < 0)) ? m + b : m;
+    return copysign((T)0, b);
+}
+__device__ inline double ln2_of(double) { return bits_f64(0x3FE62E42FEFA39EFull); }
+__device__ inline float ln2_of(float) { return bits_f32(0x3F317218u); }
+__device__ inline double log2e_of(double) { return bits_f64(0x3FF71547652B82FEull); }
+__device__ inline float log2e_of(float) { return bits_f32(0x3FB8AA3Bu); }
+template <typename T> __device__ inline T logaddexp_of(T a, T b) {
+    if (a == b) return a + ln2_of(a);
+    T d = a - b;
+    if (d > 0) return a + log1p(exp(-d));
+    if (d <= 0) return b + log1p(exp(d));
+    return d;
+}
+template <typename T> __device__ inline T logaddexp2_of(T a, T b) {
+    if (a == b) return a + (T)1;
+    T d = a - b;
+    if (d > 0) return a + log1p(exp2(-d)) * log2e_of(a);
+    if (d <= 0) return b + log1p(exp2(d)) * log2e_of(a);
+    return d;
+}
 "#;
+
+/// Compiles a generated kernel `source` (after [`CUDA_PRELUDE`]) with NVRTC,
+/// without a GPU: a check that the source is valid CUDA C++.
+///
+/// ```
+/// use chunked_gpu::kernels::check_compiles;
+/// let source = "extern \"C\" __global__ void k(double* x) { x[0] = sq(2.0); }";
+/// let helpers = format!("{}{source}", chunked_gpu::kernels::ELEMENTWISE_HELPERS);
+/// match check_compiles(&helpers) {
+///     Ok(()) => {}
+///     Err(chunked_gpu::Error::NoDevice { reason }) => assert!(reason.contains("NVRTC")),
+///     Err(e) => panic!("{e}"),
+/// }
+/// ```
+///
+/// # Errors
+/// [`crate::Error::NoDevice`] when NVRTC is not installed;
+/// [`crate::Error::Cuda`] with NVRTC's log when the source does not compile.
+pub fn check_compiles(source: &str) -> Result<()> {
+    crate::cuda::compile_ptx("a generated kernel", source).map(|_| ())
+}
 
 /// A device buffer of any element type, as a kernel argument.
 ///

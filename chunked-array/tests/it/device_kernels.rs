@@ -26,7 +26,11 @@ const HOST_PRELUDE: &str = r#"
 struct Dim3 { unsigned x; };
 static Dim3 blockIdx, threadIdx, blockDim, gridDim;
 using std::cos; using std::exp; using std::fabs; using std::fmod; using std::isnan; using std::log;
-using std::pow; using std::sin; using std::sqrt; using std::tanh;
+using std::pow; using std::sin; using std::sqrt; using std::tanh; using std::floor; using std::ceil;
+using std::trunc; using std::rint; using std::cbrt; using std::exp2; using std::expm1; using std::log2;
+using std::log10; using std::log1p; using std::tan; using std::sinh; using std::cosh; using std::atan2;
+using std::hypot; using std::copysign; using std::nextafter; using std::fmax; using std::fmin;
+using std::isfinite; using std::isinf; using std::signbit; using std::asin; using std::acos; using std::atan;
 // sincos: glibc's (a GNU extension C++ compilers enable), as CUDA has one.
 static inline double bits_f64(unsigned long long x) { double d; std::memcpy(&d, &x, 8); return d; }
 static inline float bits_f32(unsigned x) { float f; std::memcpy(&f, &x, 4); return f; }
@@ -201,7 +205,9 @@ fn run_elementwise(
     contiguous: bool,
 ) -> Option<Vec<f64>> {
     let cxx = compiler()?;
-    let dir = std::env::temp_dir().join(format!("chunked-ew-host-{}-{}", std::process::id(), n * 1000 + meta.len()));
+    static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let run = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("chunked-ew-host-{}-{run}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let args: String = (0..inputs.len()).map(|k| format!(", x{k}.data()")).collect();
     let loads: String = inputs
@@ -349,7 +355,8 @@ fn generated_elementwise_kernels_compute_what_the_cpu_does() {
     // What has no exact device form says so.
     assert!(x.map(|v| v * 3.0).cuda_kernel_source().is_none(), "a closure");
     let small = Array::<i64>::arange(0, 10, 1, 5).unwrap();
-    assert!((&small * 3).cuda_kernel_source().is_none(), "integer arithmetic wraps in Rust, not in C");
+    assert!((&small / &small).cuda_kernel_source().is_none(), "C's x / 0 is undefined, chunked's 0");
+    assert!(small.left_shift(70).unwrap().cuda_kernel_source().is_none(), "C's long shifts are undefined");
     assert!(x.sum(None).unwrap().cuda_kernel_source().is_none(), "not an elementwise layer");
 }
 
@@ -581,4 +588,50 @@ fn the_reduction_kernels_compute_what_the_cpu_reductions_do() {
     for exe in built {
         let _ = std::fs::remove_dir_all(exe.parent().unwrap());
     }
+}
+
+#[test]
+fn generated_ufunc_kernels_compute_what_the_cpu_does() {
+    use chunked_array::Array;
+    use ndarray::ArrayD;
+    if compiler().is_none() {
+        return println!("skipping: no host C++ compiler to build the generated kernels with");
+    }
+    let xs = ArrayD::from_shape_fn(vec![6, 5], |i| (i[0] as f64 - 2.5) * 1.7 + i[1] as f64 * 0.31);
+    let ys = ArrayD::from_shape_fn(vec![6, 5], |i| ((i[0] * 5 + i[1]) as f64).sqrt() - 2.2);
+    let x = Array::from_ndarray(xs.clone(), [6, 5]).unwrap();
+    let y = Array::from_ndarray(ys.clone(), [6, 5]).unwrap();
+    let inputs = [f64s(xs.as_slice().unwrap()), f64s(ys.as_slice().unwrap())];
+    let meta = [6, 5, 0, 5, 1, 0, 5, 1];
+    // NumPy's division family, the log-sum helpers, rounding and signs, fused:
+    // each as the CPU computes it.
+    let chain = {
+        let ln = y.log1p();
+        let e = x.expm1().arctan2(&ln).unwrap();
+        let c = &(&(&x.floor_divide(&y).unwrap() + &(&x % &y)) * &y.heaviside(0.5).unwrap())
+            + &(&x.logaddexp(&y).unwrap() - &x.logaddexp2(&y).unwrap());
+        let c = &(&c + &x.hypot(&y).unwrap().cbrt()) + &x.copysign(&y).unwrap().fmax(&y.rint()).unwrap();
+        let c = &(&c + &x.degrees().sign()) + &e;
+        (&c + &x.trunc().nextafter(&y.ceil()).unwrap().reciprocal().square()).floor_divide(3.0).unwrap()
+    };
+    let source = chain.cuda_kernel_source().expect("the chain has a device form");
+    let expected = chain.compute().unwrap();
+    let got = run_elementwise(&source, &inputs, 30, 2, &meta, true).unwrap();
+    assert_eq!(bits(&got), bits(expected.as_slice().unwrap()), "{source}");
+
+    // Integer arithmetic wraps in C as on the CPU: i64 extremes through
+    // + - *, bitwise logic, extrema and comparisons, then converted.
+    let ai = ArrayD::from_shape_fn(vec![6, 5], |i| [i64::MIN, i64::MAX, -7, 0, 3][(i[0] + i[1]) % 5] ^ (i[0] as i64));
+    let bi = ArrayD::from_shape_fn(vec![6, 5], |i| [i64::MAX, 2, i64::MIN + 1, -1, 11][(2 * i[0] + i[1]) % 5]);
+    let a = Array::from_ndarray(ai.clone(), [6, 5]).unwrap();
+    let b = Array::from_ndarray(bi.clone(), [6, 5]).unwrap();
+    let ints = &(&(&a * &b) - &(&a + &b)).bitwise_xor(&b).unwrap().maximum(&-&a).unwrap() + 1;
+    let ints = chunked_array::where_(&a.gt(&b).unwrap(), &ints, &a.square().invert()).unwrap().astype::<f64>();
+    let source = ints.cuda_kernel_source().expect("integer chains have a device form");
+    let expected = ints.compute().unwrap();
+    let i64s = |v: &[i64]| Input("long long", v.iter().flat_map(|x| x.to_ne_bytes()).collect());
+    let got =
+        run_elementwise(&source, &[i64s(ai.as_slice().unwrap()), i64s(bi.as_slice().unwrap())], 30, 2, &meta, true)
+            .unwrap();
+    assert_eq!(bits(&got), bits(expected.as_slice().unwrap()), "{source}");
 }

@@ -7,6 +7,7 @@ mod support;
 mod arrange;
 mod device;
 mod device_kernels;
+mod device_sources;
 mod diagnostics;
 mod dtypes;
 mod einsum;

@@ -3,12 +3,16 @@
 //! kernel (see [`chunked_gpu::kernels`] for its signature).
 //!
 //! Only what has the CPU's exact semantics in C is translated: floating-point
-//! arithmetic, comparisons, math functions, boolean logic, `where`, and
-//! conversions to floating point. Integer arithmetic (Rust wraps, C overflow is
-//! undefined; Rust's `x / 0` is 0 here) and user closures (`map`) are not: a
-//! layer with any of them runs through host copies instead. CUDA's math
-//! functions (`sin`, `exp`, `pow`, ...) are within a few ulp of glibc's; plain
-//! arithmetic, comparisons and conversions are exact.
+//! arithmetic, comparisons, math functions and the float ufuncs (NumPy's
+//! `floor_divide`, `remainder`, `logaddexp`, ... as helpers that repeat the
+//! CPU's steps), boolean logic, `where`, conversions to floating point and
+//! between integers, and the integer operations that wrap (`+ - *` in
+//! unsigned arithmetic, which wraps in C as in Rust; bitwise logic;
+//! comparisons). Integer division (Rust's `x / 0` is 0 here, C's is
+//! undefined), shifts and user closures (`map`) are not: a layer with any of
+//! them runs through host copies instead. Complex types have no device form.
+//! CUDA's math functions (`sin`, `exp`, `pow`, ...) are within a few ulp of
+//! glibc's; plain arithmetic, comparisons and conversions are exact.
 
 use std::fmt::Write;
 
@@ -56,51 +60,101 @@ pub(crate) fn literal<T: Element>(v: T) -> Option<String> {
         DType::F64 => Some(format!("bits_f64(0x{:016X}ull)", v.to_f64().to_bits())),
         DType::F32 => Some(format!("bits_f32(0x{:08X}u)", (v.to_f64() as f32).to_bits())),
         DType::Bool => Some(if v.to_f64() != 0.0 { "true" } else { "false" }.to_string()),
+        // Integers by their two's-complement bits: no literal overflows.
+        d if is_integer(d) => Some(format!("(({})0x{:X}ull)", c_type(d)?, v.to_i64() as u64)),
         _ => None,
     }
+}
+
+fn is_integer(d: DType) -> bool {
+    matches!(d, DType::I8 | DType::I16 | DType::I32 | DType::I64 | DType::U8 | DType::U16 | DType::U32 | DType::U64)
+}
+
+/// The unsigned type integer arithmetic of `d` wraps in (at least `unsigned
+/// int`, so that C's promotion to `int` cannot overflow).
+fn wrapping_type(d: DType) -> &'static str {
+    if d.size() == 8 { "unsigned long long" } else { "unsigned int" }
+}
+
+/// C's function for a float ufunc whose C function has the CPU kernel's
+/// semantics (to a few ulp for the transcendental ones).
+fn c_function(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "sqrt" | "exp" | "log" | "sin" | "cos" | "tanh" | "floor" | "ceil" | "trunc" | "rint" | "cbrt" | "exp2"
+        | "expm1" | "log2" | "log10" | "log1p" | "tan" | "sinh" | "cosh" => [
+            "sqrt", "exp", "log", "sin", "cos", "tanh", "floor", "ceil", "trunc", "rint", "cbrt", "exp2", "expm1",
+            "log2", "log10", "log1p", "tan", "sinh", "cosh",
+        ]
+        .into_iter()
+        .find(|f| *f == name)?,
+        "arcsin" => "asin",
+        "arccos" => "acos",
+        "arctan" => "atan",
+        "arcsinh" => "asinh",
+        "arccosh" => "acosh",
+        "arctanh" => "atanh",
+        "sign" => "sign_of",
+        _ => return None,
+    })
+}
+
+/// `x * c` with `c` the CPU's constant `180 / π` or `π / 180` in `T`.
+fn angle_form<T: Element>(to_degrees: bool) -> Option<CudaForm> {
+    let c = match (T::DTYPE, to_degrees) {
+        (DType::F64, true) => 180.0 / std::f64::consts::PI,
+        (DType::F64, false) => std::f64::consts::PI / 180.0,
+        (DType::F32, true) => (180.0 / std::f32::consts::PI) as f64,
+        (DType::F32, false) => (std::f32::consts::PI / 180.0) as f64,
+        _ => return None,
+    };
+    CudaForm::new("(", format!(" * {})", literal(T::from_f64(c))?))
 }
 
 /// The C form of the named unary operation from `A` to `O`.
 pub(crate) fn unary_form<A: Element, O: Element>(name: &str) -> Option<CudaForm> {
     let float = A::IS_FLOAT && A::DTYPE == O::DTYPE;
+    let int = is_integer(A::DTYPE) && A::DTYPE == O::DTYPE;
+    let (t, u) = (c_type(O::DTYPE)?, wrapping_type(O::DTYPE));
     match name {
         "neg" if float => CudaForm::new("(-", ")"),
+        "neg" if int => CudaForm::new(format!("(({t})(0u - ({u})("), ")))"),
+        "square" if int => CudaForm::new(format!("(({t})sq(({u})("), ")))"),
+        "invert" if int => CudaForm::new(format!("(({t})~("), "))"),
         "abs" if float => CudaForm::new("fabs(", ")"),
-        "sqrt" | "exp" | "log" | "sin" | "cos" | "tanh" if float => CudaForm::new(format!("{name}("), ")"),
+        "degrees" if float => angle_form::<A>(true),
+        "radians" if float => angle_form::<A>(false),
+        "reciprocal" if float => CudaForm::new(format!("(({t})1 / ("), "))"),
+        "real" | "conj" if float => CudaForm::new("(", ")"),
+        "isfinite" | "isinf" | "signbit" if A::IS_FLOAT => CudaForm::new(format!("{name}("), ")"),
+        _ if float && c_function(name).is_some() => CudaForm::new(format!("{}(", c_function(name)?), ")"),
         "square" if float => CudaForm::new("sq(", ")"),
         "cube" if float => CudaForm::new("cube(", ")"),
         "pow" if float => CudaForm::new("(", ")"), // x ** 1
         "isnan" if A::IS_FLOAT => CudaForm::new("isnan(", ")"),
-        "not" if A::DTYPE == DType::Bool => CudaForm::new("(!", ")"),
+        "not" | "logical_not" if A::DTYPE == DType::Bool => CudaForm::new("(!", ")"),
         // Conversions to floating point go through double, as the CPU's do
         // (`from_f64(to_f64(x))`: an i64 above 2^53 rounds twice on the way
         // to f32), rounding to nearest; bool is 0 or 1.
         "astype" if O::IS_FLOAT => CudaForm::new(format!("(({})((double)(", c_type(O::DTYPE)?), ")))"),
+        // Between integers (and from bool): the low bits, as Rust's `as`.
+        "astype" if is_integer(O::DTYPE) && (is_integer(A::DTYPE) || A::DTYPE == DType::Bool) => {
+            CudaForm::new(format!("(({t})("), "))")
+        }
+        "astype" if O::DTYPE == DType::Bool && c_type(A::DTYPE).is_some() => CudaForm::new("((", ") != 0)"),
         _ => None,
     }
 }
 
-/// The C form of `x op scalar` (or `scalar op x` when `scalar_first`).
+/// The C form of `x op scalar` (or `scalar op x` when `scalar_first`): the
+/// binary form with the literal in place of one operand.
 pub(crate) fn scalar_form<T: Element>(name: &str, scalar: T, scalar_first: bool) -> Option<CudaForm> {
-    if !T::IS_FLOAT {
-        return None;
-    }
+    const HOLE: &str = "\u{1}";
     let lit = literal(scalar)?;
-    let op = match name {
-        "add" => "+",
-        "sub" => "-",
-        "mul" => "*",
-        "div" => "/",
-        "rem" => {
-            return if scalar_first {
-                CudaForm::new(format!("fmod({lit}, "), ")")
-            } else {
-                CudaForm::new("fmod(", format!(", {lit})"))
-            };
-        }
-        _ => return None,
-    };
-    if scalar_first { CudaForm::new(format!("({lit} {op} "), ")") } else { CudaForm::new("(", format!(" {op} {lit})")) }
+    let name = if name == "rem" && T::IS_FLOAT { "fmod" } else { name };
+    let expr =
+        if scalar_first { binary_expr::<T, T>(name, &lit, HOLE)? } else { binary_expr::<T, T>(name, HOLE, &lit)? };
+    let (prefix, suffix) = expr.split_once(HOLE)?;
+    CudaForm::new(prefix, suffix)
 }
 
 /// The C form of `clip(x, low, high)` (NaN stays NaN, as on the CPU).
@@ -118,8 +172,38 @@ pub(crate) fn binary_expr<A: Element, B: Element>(name: &str, a: &str, b: &str) 
     let same = A::DTYPE == B::DTYPE;
     let float = same && A::IS_FLOAT;
     let boolean = same && A::DTYPE == DType::Bool;
+    let int = same && is_integer(A::DTYPE);
     let infix = |op: &str| Some(format!("({a} {op} {b})"));
+    let wrap = |op: &str| {
+        let (t, u) = (c_type(A::DTYPE)?, wrapping_type(A::DTYPE));
+        Some(format!("(({t})(({u})({a}) {op} ({u})({b})))"))
+    };
+    let call = |f: &str| Some(format!("{f}({a}, {b})"));
     match name {
+        "add" if int => wrap("+"),
+        "sub" if int => wrap("-"),
+        "mul" if int => wrap("*"),
+        "bitwise_and" if int => wrap("&"),
+        "bitwise_or" if int => wrap("|"),
+        "bitwise_xor" if int => wrap("^"),
+        "maximum" | "fmax" if int => call("max_of"),
+        "minimum" | "fmin" if int => call("min_of"),
+        "eq" if int => infix("=="),
+        "ne" if int => infix("!="),
+        "lt" if int => infix("<"),
+        "le" if int => infix("<="),
+        "gt" if int => infix(">"),
+        "ge" if int => infix(">="),
+        "hypot" | "copysign" | "nextafter" | "fmax" | "fmin" if float => call(name),
+        "arctan2" if float => call("atan2"),
+        "floor_divide" if float => call("floor_div"),
+        "remainder" if float => call("py_mod"),
+        "logaddexp" if float => call("logaddexp_of"),
+        "logaddexp2" if float => call("logaddexp2_of"),
+        "heaviside" if float => call("heaviside_of"),
+        "logical_and" if boolean => infix("&&"),
+        "logical_or" if boolean => infix("||"),
+        "logical_xor" if boolean => infix("!="),
         "add" if float => infix("+"),
         "sub" if float => infix("-"),
         "mul" if float => infix("*"),

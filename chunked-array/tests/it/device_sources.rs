@@ -1,0 +1,132 @@
+//! Every generated CUDA kernel source, for every ufunc with a device form and
+//! every device element type, compiles with NVRTC (which needs no GPU). The
+//! test command installs NVRTC from PyPI (`nvidia-cuda-nvrtc-cu12`) and sets
+//! `CHUNKED_REQUIRE_NVRTC=1`; without NVRTC and that variable the test says
+//! why it skips.
+
+use chunked_array::{Array, Float, Integer, Operand};
+
+/// (what, its kernel source) for the float ufuncs of `T`; every one must
+/// have a device form.
+fn float_sources<T: Float>() -> Vec<(String, Option<String>)> {
+    let x = Array::<T>::ones(&[4, 3], 2).unwrap();
+    let y = &x + &x;
+    let one = |name: &str, a: Array<T>| (format!("{name} {}", T::DTYPE), a.cuda_kernel_source());
+    let mut out = vec![
+        one("floor", x.floor()),
+        one("ceil", x.ceil()),
+        one("trunc", x.trunc()),
+        one("rint", x.rint()),
+        one("sign", x.sign()),
+        one("reciprocal", x.reciprocal()),
+        one("square", x.square()),
+        one("cbrt", x.cbrt()),
+        one("exp2", x.exp2()),
+        one("expm1", x.expm1()),
+        one("log2", x.log2()),
+        one("log10", x.log10()),
+        one("log1p", x.log1p()),
+        one("tan", x.tan()),
+        one("arcsin", x.arcsin()),
+        one("arccos", x.arccos()),
+        one("arctan", x.arctan()),
+        one("sinh", x.sinh()),
+        one("cosh", x.cosh()),
+        one("arcsinh", x.arcsinh()),
+        one("arccosh", x.arccosh()),
+        one("arctanh", x.arctanh()),
+        one("degrees", x.degrees()),
+        one("radians", x.radians()),
+        one("real", x.real()),
+        one("conj", x.conj()),
+    ];
+    for (name, r) in [
+        ("hypot", x.hypot(&y)),
+        ("arctan2", x.arctan2(&y)),
+        ("copysign", x.copysign(&y)),
+        ("nextafter", x.nextafter(&y)),
+        ("logaddexp", x.logaddexp(&y)),
+        ("logaddexp2", x.logaddexp2(&y)),
+        ("heaviside", x.heaviside(&y)),
+        ("fmax", x.fmax(&y)),
+        ("fmin", x.fmin(&y)),
+        ("floor_divide", x.floor_divide(&y)),
+        ("remainder", x.remainder(&y)),
+        ("fmod", x.fmod(&y)),
+        ("remainder by a scalar", x.remainder(Operand::Scalar(T::ONE))),
+    ] {
+        out.push(one(name, r.unwrap()));
+    }
+    let mask = x.isfinite().logical_and(&x.isinf().logical_not()).unwrap().logical_or(&x.signbit()).unwrap();
+    out.push(one("where over isfinite, isinf, signbit", chunked_array::where_(&mask, &x, &y).unwrap()));
+    out
+}
+
+/// The same for the integer operations of `T` that wrap exactly in C.
+fn integer_sources<T: Integer>() -> Vec<(String, Option<String>)> {
+    let x = Array::<T>::ones(&[4, 3], 2).unwrap();
+    let y = &x + &x;
+    let one = |name: &str, a: Array<T>| (format!("{name} {}", T::DTYPE), a.cuda_kernel_source());
+    vec![
+        one("add, sub, mul", &(&x * &y) - &(&x + &y)),
+        one("neg", -&x),
+        one("square", x.square()),
+        one("invert", x.invert()),
+        one("bitwise", x.bitwise_and(&y).unwrap().bitwise_or(&x).unwrap().bitwise_xor(&y).unwrap()),
+        one("maximum, minimum", x.maximum(&y).unwrap().minimum(&x).unwrap()),
+        one("where over comparisons", chunked_array::where_(&x.lt(&y).unwrap(), &x, &y).unwrap()),
+        one("to f64 and back", x.astype::<f64>().floor().astype::<i64>().astype::<T>()),
+        one("from u8", x.astype::<u8>().astype::<T>()),
+    ]
+}
+
+fn all_sources() -> Vec<(String, Option<String>)> {
+    let mut all = float_sources::<f32>();
+    all.extend(float_sources::<f64>());
+    all.extend(integer_sources::<i8>());
+    all.extend(integer_sources::<i16>());
+    all.extend(integer_sources::<i32>());
+    all.extend(integer_sources::<i64>());
+    all.extend(integer_sources::<u8>());
+    all.extend(integer_sources::<u16>());
+    all.extend(integer_sources::<u32>());
+    all.extend(integer_sources::<u64>());
+    all
+}
+
+#[test]
+fn every_ufunc_with_a_device_form_has_one() {
+    let missing: Vec<String> = all_sources().into_iter().filter(|(_, s)| s.is_none()).map(|(w, _)| w).collect();
+    // A float-to-int conversion saturates on the CPU and is undefined in C:
+    // that chain alone runs on the host.
+    let expected: Vec<String> = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]
+        .iter()
+        .map(|t| format!("to f64 and back {t}"))
+        .collect();
+    assert_eq!(missing, expected);
+}
+
+#[test]
+fn every_generated_kernel_compiles_with_nvrtc() {
+    let required = std::env::var_os("CHUNKED_REQUIRE_NVRTC").is_some_and(|v| v == "1");
+    let sources: Vec<(String, String)> = all_sources().into_iter().filter_map(|(w, s)| Some((w, s?))).collect();
+    assert!(sources.len() > 100, "{} sources", sources.len());
+    let mut failures = Vec::new();
+    for (what, source) in &sources {
+        match chunked_gpu::kernels::check_compiles(source) {
+            Ok(()) => {}
+            Err(chunked_gpu::Error::NoDevice { reason }) if !required => {
+                println!("skipping: {reason} (the test command installs it and sets CHUNKED_REQUIRE_NVRTC=1)");
+                return;
+            }
+            Err(e) => failures.push(format!("{what}: {e}\n{source}")),
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} kernels do not compile:\n{}",
+        failures.len(),
+        sources.len(),
+        failures.join("\n\n")
+    );
+}
