@@ -33,7 +33,10 @@ pub use tsqr::{DEFAULT_MAX_DIRECT_CONDITION, Svd, Tsqr, TsqrOptions, tsqr};
 /// let a = Array::<f32>::from_vec(&[2, 2], vec![0.0, 2.0, 1.0, 0.0], 2).unwrap();
 /// assert!((largest_singular_value(&a).unwrap() - 2.0).abs() < 1e-6);
 /// ```
-pub trait Scalar: chunked_array::Gemm + faer::traits::RealField + chunked_gpu::SolverElement {}
+pub trait Scalar:
+    chunked_array::Gemm + chunked_array::Float + faer::traits::RealField + chunked_gpu::SolverElement
+{
+}
 impl Scalar for f32 {}
 impl Scalar for f64 {}
 

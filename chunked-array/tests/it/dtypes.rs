@@ -212,3 +212,27 @@ fn every_type_to_and_from_numpy_zarr_python_and_h5py() {
     each_type!(write_ours, dir.path());
     crate::io_interop::run_python(&py, &[Path::new("dtypes.py"), Path::new("check"), dir.path()]);
 }
+
+#[test]
+fn complex_products_match_ndarray() {
+    use chunked_array::einsum;
+    let a = ArrayD::from_shape_fn(IxDyn(&[9, 7]), |i| Complex64::new(i[0] as f64 - 4.0, 0.5 * i[1] as f64));
+    let b = ArrayD::from_shape_fn(IxDyn(&[7, 5]), |i| Complex64::new((i[0] * i[1]) as f64 * 0.25, 1.0 - i[0] as f64));
+    let want = a
+        .view()
+        .into_dimensionality::<ndarray::Ix2>()
+        .unwrap()
+        .dot(&b.view().into_dimensionality::<ndarray::Ix2>().unwrap());
+    let x = Array::from_ndarray(a.clone(), [4, 3]).unwrap();
+    let y = Array::from_ndarray(b.clone(), [3, 2]).unwrap();
+    let close =
+        |got: ArrayD<Complex64>| got.iter().zip(want.iter()).all(|(g, w)| (g - w).norm() <= 1e-12 * (1.0 + w.norm()));
+    assert!(close(x.matmul(&y).unwrap().compute().unwrap()), "matmul");
+    assert!(close(x.tensordot(&y, (&[1], &[0])).unwrap().compute().unwrap()), "tensordot");
+    assert!(close(einsum("ij,jk->ik", &[&x, &y]).unwrap().compute().unwrap()), "einsum");
+    // complex64: the same product in single precision.
+    let x32 = x.astype::<Complex32>();
+    let y32 = y.astype::<Complex32>();
+    let got = x32.matmul(&y32).unwrap().compute().unwrap();
+    assert!(got.iter().zip(want.iter()).all(|(g, w)| (g.to_complex() - w).norm() <= 1e-4 * (1.0 + w.norm())));
+}

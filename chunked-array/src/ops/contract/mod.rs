@@ -28,7 +28,7 @@ use crate::array::Array;
 use crate::block::Block;
 use crate::block::device::to_device_block;
 use crate::chunks::{Chunks, DEFAULT_AUTO_BYTES, refine};
-use crate::element::{Element, Float, Number};
+use crate::element::{Element, Number};
 use crate::error::{Error, Result};
 use crate::graph::{BlockOp, Node};
 use crate::ops::reduce::DEFAULT_SPLIT_EVERY;
@@ -62,11 +62,13 @@ impl Default for MatmulOptions {
     }
 }
 
-/// Floats faer multiplies (their sums stay in the same type).
+/// The types faer multiplies, whose sums stay in the same type: `f32`, `f64`
+/// and the complex types (on a CUDA device cuBLAS multiplies the real ones;
+/// complex products run on the host).
 ///
 /// ```
 /// use chunked_array::{Array, Gemm, Result, ndarray::array};
-/// // The element types of matmul, tensordot and einsum: f32 and f64.
+/// // The element types of matmul, tensordot and einsum.
 /// fn gram<T: Gemm>(x: &Array<T>) -> Result<Array<T>> {
 ///     x.t().matmul(x)
 /// }
@@ -74,7 +76,7 @@ impl Default for MatmulOptions {
 /// // NumPy: x.T @ x
 /// assert_eq!(gram(&x).unwrap().compute().unwrap(), array![[10.0f32, 14.0], [14.0, 20.0]].into_dyn());
 /// ```
-pub trait Gemm: Float + Element<Sum = Self> + chunked_gpu::DeviceElement {
+pub trait Gemm: Number + Element<Sum = Self> {
     /// `c (+)= a · b` for row-major `c`.
     ///
     /// ```
@@ -106,13 +108,15 @@ macro_rules! gemm_impl {
                 let dst = MatMut::from_row_major_slice_mut(c, rows, cols);
                 let accum = if accumulate { Accum::Add } else { Accum::Replace };
                 // One thread per task: the scheduler runs blocks in parallel.
-                matmul(dst, accum, a, b, 1.0, Par::Seq);
+                matmul(dst, accum, a, b, <$t as Number>::ONE, Par::Seq);
             }
         }
     };
 }
 gemm_impl!(f32);
 gemm_impl!(f64);
+gemm_impl!(crate::element::Complex32);
+gemm_impl!(crate::element::Complex64);
 
 impl<T: Gemm> Array<T> {
     /// Matrix product (NumPy's `a @ b`). Two-axis operands are matrices; a 1-d

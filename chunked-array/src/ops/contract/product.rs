@@ -10,6 +10,7 @@ use ndarray::{ArrayD, IxDyn};
 use crate::block::Block;
 use crate::block::device::to_device_block;
 use crate::device::DeviceBlock;
+use crate::element::{DType, Element, Number};
 use crate::error::{Error, Result};
 use crate::graph::{BlockOp, Node, block_as};
 
@@ -73,9 +74,17 @@ impl<T: Gemm> BlockOp for Product<T> {
     fn run(&self, node: &Node, idx: &[usize], inputs: &[&Block]) -> Result<Block> {
         let shape = node.chunks.block_shape(idx);
         let nb = self.batch_axes();
-        match node.device_at(idx) {
-            Some(device) if !device.is_emulated() && nb == 0 => return self.run_cuda(node, idx, inputs, device),
-            _ => {}
+        if let Some(device) = node.device_at(idx)
+            && !device.is_emulated()
+            && nb == 0
+        {
+            // cuBLAS multiplies the real floats; complex blocks stay on the host.
+            let pieces = self.group(idx);
+            match T::DTYPE {
+                DType::F64 => return cuda_product::<f64>(pieces, node, idx, inputs, device),
+                DType::F32 => return cuda_product::<f32>(pieces, node, idx, inputs, device),
+                _ => {}
+            }
         }
         let (rows, cols) = (shape[nb], shape[nb + 1]);
         let len: usize = shape.iter().product();
@@ -116,33 +125,62 @@ impl<T: Gemm> BlockOp for Product<T> {
     }
 }
 
-impl<T: Gemm> Product<T> {
-    /// The block product by cuBLAS: one gemm per piece of the contracted axis,
-    /// accumulating into the output (beta = 1 after the first).
-    fn run_cuda(&self, node: &Node, idx: &[usize], inputs: &[&Block], device: &Device) -> Result<Block> {
-        let shape = node.chunks.block_shape(idx);
-        let (rows, cols) = (shape[0], shape[1]);
-        let mut c = device.zeros::<T>(rows * cols)?;
-        for (k, p) in self.group(idx).iter().enumerate() {
-            let a = to_device_block(inputs[2 * k].clone(), device)?;
-            let b = to_device_block(inputs[2 * k + 1].clone(), device)?;
-            let (Some(a), Some(b)) =
-                (a.as_any().downcast_ref::<DeviceBlock<T>>(), b.as_any().downcast_ref::<DeviceBlock<T>>())
-            else {
-                return Err(Error::DtypeMismatch {
-                    key: format!("matmul input of {}", node.label()),
-                    expected: T::DTYPE.to_string(),
-                    found: "another type".into(),
-                });
-            };
-            // Two-axis blocks only (stacks are multiplied on the host).
-            let a_op = Operand::columns(&a.buffer, a.shape[1], p.a_offset);
-            let b_op = Operand::rows(&b.buffer, b.shape[1], p.b_offset);
-            let beta = if k > 0 { T::ONE } else { T::ZERO };
-            device.gemm((rows, cols, p.len), T::ONE, a_op, b_op, beta, &mut c)?;
-        }
-        Ok(Arc::new(DeviceBlock { buffer: c, shape }))
+/// The block product by cuBLAS: one gemm per piece of the contracted axis,
+/// accumulating into the output (beta = 1 after the first).
+fn cuda_product<T: Number + chunked_gpu::DeviceElement>(
+    pieces: &[Piece],
+    node: &Node,
+    idx: &[usize],
+    inputs: &[&Block],
+    device: &Device,
+) -> Result<Block> {
+    let shape = node.chunks.block_shape(idx);
+    let (rows, cols) = (shape[0], shape[1]);
+    let mut c = device.zeros::<T>(rows * cols)?;
+    for (k, p) in pieces.iter().enumerate() {
+        let a = to_device_block(inputs[2 * k].clone(), device)?;
+        let b = to_device_block(inputs[2 * k + 1].clone(), device)?;
+        let (Some(a), Some(b)) =
+            (a.as_any().downcast_ref::<DeviceBlock<T>>(), b.as_any().downcast_ref::<DeviceBlock<T>>())
+        else {
+            return Err(Error::DtypeMismatch {
+                key: format!("matmul input of {}", node.label()),
+                expected: T::DTYPE.to_string(),
+                found: "another type".into(),
+            });
+        };
+        // Two-axis blocks only (stacks are multiplied on the host).
+        let a_op = Operand::columns(&a.buffer, a.shape[1], p.a_offset);
+        let b_op = Operand::rows(&b.buffer, b.shape[1], p.b_offset);
+        let beta = if k > 0 { T::ONE } else { T::ZERO };
+        device.gemm((rows, cols, p.len), T::ONE, a_op, b_op, beta, &mut c)?;
     }
+    Ok(Arc::new(DeviceBlock { buffer: c, shape }))
+}
+
+/// The elements of a device or pinned block of `U` (which is `T`: the
+/// caller matched their dtypes) and its shape, borrowed where the memory is
+/// the host's; `None` for other blocks.
+type Elements<'a, T> = Option<(std::borrow::Cow<'a, [T]>, Vec<usize>)>;
+
+fn device_elements<'a, U: chunked_gpu::DeviceElement + Element, T: Element>(
+    block: &'a Block,
+) -> Result<Elements<'a, T>> {
+    assert_eq!(U::DTYPE, T::DTYPE, "device_elements is called with T's own device type");
+    // SAFETY: equal dtypes are the same Rust type (`Element` is sealed, one
+    // type per dtype), so the slice is reinterpreted as itself.
+    let same = |s: &'a [U]| unsafe { std::slice::from_raw_parts(s.as_ptr() as *const T, s.len()) };
+    if let Some(d) = block.as_any().downcast_ref::<DeviceBlock<U>>() {
+        let data = match d.buffer.host() {
+            Some(s) => std::borrow::Cow::Borrowed(same(s)),
+            None => std::borrow::Cow::Owned(d.buffer.download()?.into_iter().map(|x| x.cast::<T>()).collect()),
+        };
+        return Ok(Some((data, d.shape.clone())));
+    }
+    if let Some(p) = block.as_any().downcast_ref::<crate::device::PinnedBlock<U>>() {
+        return Ok(Some((std::borrow::Cow::Borrowed(same(p.buffer.as_slice()?)), p.shape.clone())));
+    }
+    Ok(None)
 }
 
 /// A block's elements in host memory, row-major: borrowed from a host array in
@@ -155,15 +193,13 @@ pub(super) struct HostMatrix<'a, T: Gemm> {
 
 impl<'a, T: Gemm> HostMatrix<'a, T> {
     pub(super) fn of(block: &'a Block, node: &Node, what: &str) -> Result<Self> {
-        if let Some(d) = block.as_any().downcast_ref::<DeviceBlock<T>>() {
-            let data = match d.buffer.host() {
-                Some(s) => std::borrow::Cow::Borrowed(s),
-                None => std::borrow::Cow::Owned(d.buffer.download()?),
-            };
-            return HostMatrix::new(data, d.shape.clone(), node, what);
-        }
-        if let Some(p) = block.as_any().downcast_ref::<crate::device::PinnedBlock<T>>() {
-            return HostMatrix::new(std::borrow::Cow::Borrowed(p.buffer.as_slice()?), p.shape.clone(), node, what);
+        let on_device = match T::DTYPE {
+            DType::F64 => device_elements::<f64, T>(block)?,
+            DType::F32 => device_elements::<f32, T>(block)?,
+            _ => None,
+        };
+        if let Some((data, shape)) = on_device {
+            return HostMatrix::new(data, shape, node, what);
         }
         let a = block_as::<T>(block, node, what)?;
         let data = match a.as_slice() {
