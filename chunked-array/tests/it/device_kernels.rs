@@ -610,9 +610,9 @@ fn generated_ufunc_kernels_compute_what_the_cpu_does() {
         let e = x.expm1().arctan2(&ln).unwrap();
         let c = &(&(&x.floor_divide(&y).unwrap() + &(&x % &y)) * &y.heaviside(0.5).unwrap())
             + &(&x.logaddexp(&y).unwrap() - &x.logaddexp2(&y).unwrap());
-        let c = &(&c + &x.hypot(&y).unwrap().cbrt()) + &x.copysign(&y).unwrap().fmax(&y.rint()).unwrap();
+        let c = &(&c + &x.hypot(&y).unwrap().cbrt()) + &x.copysign(&y).unwrap().fmax(y.rint()).unwrap();
         let c = &(&c + &x.degrees().sign()) + &e;
-        (&c + &x.trunc().nextafter(&y.ceil()).unwrap().reciprocal().square()).floor_divide(3.0).unwrap()
+        (&c + &x.trunc().nextafter(y.ceil()).unwrap().reciprocal().square()).floor_divide(3.0).unwrap()
     };
     let source = chain.cuda_kernel_source().expect("the chain has a device form");
     let expected = chain.compute().unwrap();
@@ -626,7 +626,7 @@ fn generated_ufunc_kernels_compute_what_the_cpu_does() {
     let a = Array::from_ndarray(ai.clone(), [6, 5]).unwrap();
     let b = Array::from_ndarray(bi.clone(), [6, 5]).unwrap();
     let ints = &(&(&a * &b) - &(&a + &b)).bitwise_xor(&b).unwrap().maximum(&-&a).unwrap() + 1;
-    let ints = chunked_array::where_(&a.gt(&b).unwrap(), &ints, &a.square().invert()).unwrap().astype::<f64>();
+    let ints = chunked_array::where_(&a.gt(&b).unwrap(), &ints, a.square().invert()).unwrap().astype::<f64>();
     let source = ints.cuda_kernel_source().expect("integer chains have a device form");
     let expected = ints.compute().unwrap();
     let i64s = |v: &[i64]| Input("long long", v.iter().flat_map(|x| x.to_ne_bytes()).collect());

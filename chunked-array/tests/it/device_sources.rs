@@ -57,7 +57,7 @@ fn float_sources<T: Float>() -> Vec<(String, Option<String>)> {
     ] {
         out.push(one(name, r.unwrap()));
     }
-    let mask = x.isfinite().logical_and(&x.isinf().logical_not()).unwrap().logical_or(&x.signbit()).unwrap();
+    let mask = x.isfinite().logical_and(x.isinf().logical_not()).unwrap().logical_or(x.signbit()).unwrap();
     out.push(one("where over isfinite, isinf, signbit", chunked_array::where_(&mask, &x, &y).unwrap()));
     out
 }

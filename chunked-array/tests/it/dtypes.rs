@@ -111,13 +111,21 @@ fn through_operations<T: Element>() {
     assert_eq!(x.rechunk([7, 5]).unwrap().compute().unwrap(), want);
     assert_eq!(x.t().compute().unwrap(), want.t().into_owned(), "{}", T::DTYPE);
     // Tall blocks to wide ones under a limit that forces blocks to disk.
-    let bytes = want.len() * T::DTYPE.size();
+    let big_values = ArrayD::from_shape_fn(IxDyn(&[400, 64]), |i| value::<T>(i[0] * 64 + i[1]));
+    let big = Array::from_ndarray(big_values.clone(), [50, 64]).unwrap();
+    let bytes = big_values.len() * T::DTYPE.size();
     let spill = TempDir::new("dtype-spill");
     let ctx = Context::threads(2).with_memory_limit(bytes / 3).with_spill_dir(spill.path());
-    let wide = x.rechunk_with([37, 1], &RechunkOptions { block_size_limit: bytes / 8 }).unwrap();
-    let (got, stats) = wide.rechunk([2, 5]).unwrap().compute_stats(&ctx).unwrap();
-    assert_eq!(got, want, "{} through the disk tier", T::DTYPE);
-    let _ = stats;
+    // (Through a layer: a source block is re-read rather than spilled.)
+    let wide = big.map(|v| v).rechunk_with([400, 8], &RechunkOptions { block_size_limit: bytes / 8 }).unwrap();
+    let (got, stats) = wide.compute_stats(&ctx).unwrap();
+    assert_eq!(got, big_values, "{} through the disk tier", T::DTYPE);
+    assert!(stats.tiers.spilled > 0, "{}: {stats:?}", T::DTYPE);
+    // Between processes (MPI), a block travels as its dtype, shape and bytes.
+    let wire = chunked_array::runtime::Wire::elements::<T>();
+    let block: chunked_array::runtime::Block = std::sync::Arc::new(want.clone());
+    let back = (wire.decode)(&(wire.encode)(&block).unwrap()).unwrap();
+    assert_eq!(back.as_any().downcast_ref::<ArrayD<T>>(), Some(&want), "{} over the wire", T::DTYPE);
 }
 
 #[test]

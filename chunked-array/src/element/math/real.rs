@@ -48,7 +48,7 @@ macro_rules! float_math {
                     div -= 1.0;
                 }
                 if div != 0.0 {
-                    let f = div.floor();
+                    let f = FloatMath::floor(div);
                     if div - f > 0.5 { f + 1.0 } else { f }
                 } else {
                     (0.0 as $t).copysign(a / b)
@@ -163,30 +163,39 @@ macro_rules! float_math {
             }
         }
         impl FloatMath for $t {
+            // The rounding functions without a libm call (x86-64's baseline has
+            // no rounding instruction): adding and subtracting 2^(mantissa
+            // bits) rounds to an integer, ties to even, exactly; values that
+            // large (and NaN, ±inf) are integers already. The loops over them
+            // vectorize.
+            #[inline]
+            fn rint(self) -> Self {
+                let big = (2.0 as $t).powi(<$t>::MANTISSA_DIGITS as i32 - 1);
+                let a = self.abs();
+                if a < big { ((a + big) - big).copysign(self) } else { self }
+            }
             #[inline]
             fn floor(self) -> Self {
-                $t::floor(self)
+                let r = self.rint();
+                if r > self { r - 1.0 } else { r }
             }
             #[inline]
             fn ceil(self) -> Self {
-                $t::ceil(self)
+                let r = self.rint();
+                if r < self { r + 1.0 } else { r }
             }
             #[inline]
             fn trunc(self) -> Self {
-                $t::trunc(self)
-            }
-            #[inline]
-            fn rint(self) -> Self {
-                $t::round_ties_even(self)
+                FloatMath::floor(self.abs()).copysign(self)
             }
             #[inline]
             fn round_to(self, decimals: i32) -> Self {
                 // NumPy's: scale by a power of ten, round half to even, scale back.
                 let scale = (10.0 as $t).powi(decimals.abs());
                 if decimals >= 0 {
-                    (self * scale).round_ties_even() / scale
+                    FloatMath::rint(self * scale) / scale
                 } else {
-                    (self / scale).round_ties_even() * scale
+                    FloatMath::rint(self / scale) * scale
                 }
             }
             #[inline]

@@ -1,0 +1,81 @@
+"""The ufunc chains and complex matmul of ufunc_report in dask and numpy, next
+to chunked, in one run on one machine.
+
+Usage: python benches/python/compare_ufuncs.py [--quick]
+Needs dask[array] and numpy; builds and runs chunked's ufunc_report. The inputs
+are generated and held in memory first (dask: persisted); the times are of the
+chains reduced to a sum (median of three after a warm-up). Prints a markdown
+table with the ratios.
+"""
+import json
+import os
+import subprocess
+import sys
+import time
+
+import dask
+import dask.array as da
+import numpy as np
+
+QUICK = "--quick" in sys.argv
+N, NC, NM = (4000, 2000, 1000) if QUICK else (20000, 10000, 4000)
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def median_time(f, runs=3):
+    f()
+    times = []
+    for _ in range(runs):
+        t = time.perf_counter()
+        f()
+        times.append(time.perf_counter() - t)
+    return sorted(times)[len(times) // 2]
+
+
+def cheap(m, x):
+    return m.heaviside(m.fmax(m.copysign(m.square(m.floor(x)), x), 0.25), 0.5).sum()
+
+
+def trig(m, x):
+    return m.cbrt(m.log1p(m.hypot(m.expm1(m.rint(x)), x))).sum()
+
+
+def complex_chain(m, z):
+    return m.abs(m.log1p(m.square(m.conj(z))) * m.reciprocal(z)).sum()
+
+
+def main():
+    dask.config.set(scheduler="threads")
+    rows = {}
+    x = da.random.random((N, N), chunks=(2000, 2000)).persist()
+    z = (da.random.random((NC, NC), chunks=(2000, 2000)) + 1j * da.random.random((NC, NC), chunks=(2000, 2000))).persist()
+    a = z[:NM, :NM].rechunk((NM // 2, NM // 2)).persist()
+    rows[f"f64 cheap chain {N}²"] = {"dask": median_time(lambda: cheap(np, x).compute())}
+    rows[f"f64 transcendental chain {N}²"] = {"dask": median_time(lambda: trig(np, x).compute())}
+    rows[f"complex128 chain {NC}²"] = {"dask": median_time(lambda: complex_chain(np, z).compute())}
+    rows[f"complex128 matmul {NM}²"] = {"dask": median_time(lambda: (a @ a).sum().compute())}
+    xn = x.compute()
+    del x
+    rows[f"f64 cheap chain {N}²"]["numpy"] = median_time(lambda: cheap(np, xn))
+    rows[f"f64 transcendental chain {N}²"]["numpy"] = median_time(lambda: trig(np, xn))
+    del xn
+    zn, an = z.compute(), a.compute()
+    del z
+    rows[f"complex128 chain {NC}²"]["numpy"] = median_time(lambda: complex_chain(np, zn))
+    rows[f"complex128 matmul {NM}²"]["numpy"] = median_time(lambda: (an @ an).sum())
+    del zn
+    args = ["cargo", "run", "--release", "-q", "-p", "chunked-benches", "--bin", "ufunc_report", "--", "--json"]
+    if QUICK:
+        args.append("--quick")
+    out = subprocess.run(args, cwd=ROOT, check=True, capture_output=True, text=True)
+    sys.stderr.write(out.stderr)
+    ours = json.loads(out.stdout)
+    print("| workload | chunked s | dask s | numpy s | chunked/dask | chunked/numpy | note |")
+    print("|---|---|---|---|---|---|---|")
+    for name, r in rows.items():
+        c = ours[name]["chunked"]
+        print(f"| {name} | {c:.3f} | {r['dask']:.3f} | {r['numpy']:.3f} | {c / r['dask']:.2f} | {c / r['numpy']:.2f} | {ours[name]['note']} |")
+
+
+if __name__ == "__main__":
+    main()
