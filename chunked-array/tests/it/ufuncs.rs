@@ -259,3 +259,139 @@ fn complex_ufuncs_are_num_complex_element_by_element() {
     assert_eq!(q, Complex64::new(1.0, 0.0));
     let _ = <Complex64 as Element>::DTYPE;
 }
+
+/// A unary float ufunc: its name, the array method, and the scalar oracle.
+type UnaryCase = (&'static str, fn(&Array<f64>) -> Array<f64>, fn(f64) -> f64);
+
+/// Every unary float ufunc against std's function of one element (or, where
+/// NumPy defines the value, that definition written out).
+const UNARY: &[UnaryCase] = &[
+    ("floor", |x| x.floor(), f64::floor),
+    ("ceil", |x| x.ceil(), f64::ceil),
+    ("trunc", |x| x.trunc(), f64::trunc),
+    ("rint", |x| x.rint(), f64::round_ties_even),
+    (
+        "sign",
+        |x| x.sign(),
+        |v| {
+            if v > 0.0 {
+                1.0
+            } else if v < 0.0 {
+                -1.0
+            } else if v == 0.0 {
+                0.0
+            } else {
+                v
+            }
+        },
+    ),
+    ("reciprocal", |x| x.reciprocal(), |v| 1.0 / v),
+    ("square", |x| x.square(), |v| v * v),
+    ("cbrt", |x| x.cbrt(), f64::cbrt),
+    ("exp2", |x| x.exp2(), f64::exp2),
+    ("expm1", |x| x.expm1(), f64::exp_m1),
+    ("log2", |x| x.log2(), f64::log2),
+    ("log10", |x| x.log10(), f64::log10),
+    ("log1p", |x| x.log1p(), f64::ln_1p),
+    ("tan", |x| x.tan(), f64::tan),
+    ("arcsin", |x| x.arcsin(), f64::asin),
+    ("arccos", |x| x.arccos(), f64::acos),
+    ("arctan", |x| x.arctan(), f64::atan),
+    ("sinh", |x| x.sinh(), f64::sinh),
+    ("cosh", |x| x.cosh(), f64::cosh),
+    ("arctanh", |x| x.arctanh(), f64::atanh),
+    ("degrees", |x| x.degrees(), |v| v * (180.0 / std::f64::consts::PI)),
+    ("radians", |x| x.radians(), |v| v * (std::f64::consts::PI / 180.0)),
+    ("round(2)", |x| x.round(2), |v| (v * 100.0).round_ties_even() / 100.0),
+];
+
+/// A binary float ufunc: its name, the array method, and the scalar oracle.
+type BinaryCase = (&'static str, fn(&Array<f64>, &Array<f64>) -> Array<f64>, fn(f64, f64) -> f64);
+
+const BINARY: &[BinaryCase] = &[
+    ("hypot", |x, y| x.hypot(y).unwrap(), f64::hypot),
+    ("arctan2", |x, y| x.arctan2(y).unwrap(), f64::atan2),
+    ("copysign", |x, y| x.copysign(y).unwrap(), f64::copysign),
+    ("fmax", |x, y| x.fmax(y).unwrap(), f64::max),
+    ("fmin", |x, y| x.fmin(y).unwrap(), f64::min),
+    ("fmod", |x, y| x.fmod(y).unwrap(), |a, b| a % b),
+    (
+        "heaviside",
+        |x, y| x.heaviside(y).unwrap(),
+        |a, b| {
+            if a < 0.0 {
+                0.0
+            } else if a > 0.0 {
+                1.0
+            } else if a == 0.0 {
+                b
+            } else {
+                a
+            }
+        },
+    ),
+    (
+        "nextafter",
+        |x, y| x.nextafter(y).unwrap(),
+        |a, b| {
+            if a.is_nan() || b.is_nan() {
+                f64::NAN
+            } else if a == b {
+                b
+            } else if b > a {
+                a.next_up()
+            } else {
+                a.next_down()
+            }
+        },
+    ),
+];
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    /// Each float ufunc over drawn shapes, chunkings and edge values, against
+    /// its oracle element by element (NaN compared as NaN).
+    #[test]
+    fn every_float_ufunc_is_its_oracle_element_by_element((a, b, chunks) in float_case()) {
+        let (x, y) = (chunked(&a, &chunks), chunked(&b, &chunks));
+        for (name, method, oracle) in UNARY {
+            prop_assert_eq!(bits(method(&x).compute().unwrap()), bits(a.mapv(oracle)), "{}", name);
+        }
+        for (name, method, oracle) in BINARY {
+            let want = ndarray::Zip::from(&a).and(&b).map_collect(|&p, &q| oracle(p, q));
+            prop_assert_eq!(bits(method(&x, &y).compute().unwrap()), bits(want), "{}", name);
+        }
+    }
+
+    /// The integer ufuncs of i8 and u16 over their whole ranges, against i128
+    /// arithmetic wrapped back (NumPy's results for these widths).
+    #[test]
+    fn small_integer_ufuncs_are_i128_arithmetic_wrapped((shape, chunks) in shape_chunks(2, 6), seed in any::<u64>()) {
+        let n: usize = shape.iter().product();
+        let raw: Vec<u64> = (0..n as u64).map(|k| seed.rotate_left(k as u32 % 64).wrapping_mul(0x9E37_79B9_7F4A_7C15).wrapping_add(k)).collect();
+        let a8 = ArrayD::from_shape_vec(ndarray::IxDyn(&shape), raw.iter().map(|&v| v as i8).collect()).unwrap();
+        let b8 = a8.mapv(|v| v.rotate_right(3));
+        let (x, y) = (chunked(&a8, &chunks), chunked(&b8, &chunks));
+        let w = |v: i128| v as i8;
+        let zip = |f: fn(i128, i128) -> i128| ndarray::Zip::from(&a8).and(&b8).map_collect(move |&p, &q| w(f(p as i128, q as i128)));
+        prop_assert_eq!(x.floor_divide(&y).unwrap().compute().unwrap(), zip(|p, q| if q == 0 { 0 } else { p.div_euclid(q) - i128::from(q < 0 && p.rem_euclid(q) != 0) }));
+        prop_assert_eq!((&x % &y).compute().unwrap(), zip(|p, q| if q == 0 { 0 } else { let r = p % q; if r != 0 && (r < 0) != (q < 0) { r + q } else { r } }));
+        prop_assert_eq!(x.fmod(&y).unwrap().compute().unwrap(), zip(|p, q| if q == 0 { 0 } else { p % q }));
+        prop_assert_eq!(x.gcd(&y).unwrap().compute().unwrap(), zip(|p, q| { let (mut u, mut v) = (p.abs(), q.abs()); while v != 0 { (u, v) = (v, u % v); } u }));
+        prop_assert_eq!(x.lcm(&y).unwrap().compute().unwrap(), zip(|p, q| { let (mut u, mut v) = (p.abs(), q.abs()); while v != 0 { (u, v) = (v, u % v); } if u == 0 { 0 } else { p.abs() / u * q.abs() } }));
+        prop_assert_eq!((&x * &y).compute().unwrap(), zip(|p, q| p * q));
+        prop_assert_eq!(x.sign().compute().unwrap(), a8.mapv(|v| v.signum()));
+        let s = y.bitwise_and(7).unwrap();
+        prop_assert_eq!(x.left_shift(&s).unwrap().compute().unwrap(), zip(|p, q| p << (q & 7)));
+        prop_assert_eq!(x.right_shift(&s).unwrap().compute().unwrap(), zip(|p, q| p >> (q & 7)));
+        let a16 = a8.mapv(|v| (v as i16 as u16).wrapping_mul(257));
+        let b16 = a16.mapv(|v| v.rotate_left(5));
+        let (u, v) = (chunked(&a16, &chunks), chunked(&b16, &chunks));
+        let zip16 = |f: fn(i128, i128) -> i128| ndarray::Zip::from(&a16).and(&b16).map_collect(move |&p, &q| f(p as i128, q as i128) as u16);
+        prop_assert_eq!(u.floor_divide(&v).unwrap().compute().unwrap(), zip16(|p, q| if q == 0 { 0 } else { p / q }));
+        prop_assert_eq!((&u - &v).compute().unwrap(), zip16(|p, q| p - q));
+        prop_assert_eq!(u.invert().compute().unwrap(), a16.mapv(|p| !p));
+        prop_assert_eq!(u.reciprocal().compute().unwrap(), a16.mapv(|p| if p == 1 { 1 } else { 0 }));
+    }
+}
