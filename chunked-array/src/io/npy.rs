@@ -83,8 +83,8 @@ pub struct NpyHeader {
 ///
 /// # Errors
 /// [`Error::Io`] naming the file when it is missing, not a `.npy` file, holds a
-/// data type other than f32, f64, i32, i64, u8 or bool, or is shorter than its
-/// header says.
+/// data type that is no element type (`float16`, strings, records, ...), or is
+/// shorter than its header says.
 pub fn read_header(path: impl AsRef<Path>) -> Result<NpyHeader> {
     let path = path.as_ref();
     let file = File::open(path).map_err(|e| Error::io(path.display(), e))?;
