@@ -26,11 +26,19 @@ pub trait NumberMath: Copy {
 
 /// Kernels of ordered numbers (integers and real floats).
 pub trait RealMath: Copy {
-    /// `floor(a / b)` (NumPy's `floor_divide`; integers: `x // 0` is 0 and
-    /// `MIN // -1` wraps to `MIN`).
-    fn floor_div(self, b: Self) -> Self;
+    /// `(floor(a / b), the remainder with the sign of b)`, as NumPy's `divmod`
+    /// (integers: `x // 0` and `x % 0` are 0, `MIN // -1` wraps to `MIN`).
+    fn divmod(self, b: Self) -> (Self, Self);
+    /// `floor(a / b)` (NumPy's `floor_divide`).
+    #[inline]
+    fn floor_div(self, b: Self) -> Self {
+        self.divmod(b).0
+    }
     /// The remainder with the sign of `b` (NumPy's `remainder`, Python's `%`).
-    fn modulo(self, b: Self) -> Self;
+    #[inline]
+    fn modulo(self, b: Self) -> Self {
+        self.divmod(b).1
+    }
     /// The larger, ignoring a NaN (NumPy's `fmax`).
     fn fmax(self, b: Self) -> Self;
     /// The smaller, ignoring a NaN (NumPy's `fmin`).

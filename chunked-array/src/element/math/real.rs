@@ -38,32 +38,28 @@ macro_rules! float_math {
             /// NumPy's `npy_divmod`: the floor of the exact quotient, from
             /// `fmod` so that `a == b * q + r` holds as closely as it can.
             #[inline]
-            fn floor_div(self, b: Self) -> Self {
-                let (a, m) = (self, self % b);
+            fn divmod(self, b: Self) -> (Self, Self) {
+                let (a, mut m) = (self, self % b);
                 if b == 0.0 {
-                    return a / b;
+                    return (a / b, m);
                 }
-                let mut div = (a - m) / b;
-                if m != 0.0 && ((b < 0.0) != (m < 0.0)) {
-                    div -= 1.0;
-                }
-                if div != 0.0 {
+                let div = (a - m) / b;
+                let div = if m == 0.0 {
+                    m = (0.0 as $t).copysign(b);
+                    div
+                } else if (b < 0.0) != (m < 0.0) {
+                    m += b;
+                    div - 1.0
+                } else {
+                    div
+                };
+                let q = if div != 0.0 {
                     let f = FloatMath::floor(div);
                     if div - f > 0.5 { f + 1.0 } else { f }
                 } else {
                     (0.0 as $t).copysign(a / b)
-                }
-            }
-            #[inline]
-            fn modulo(self, b: Self) -> Self {
-                let m = self % b;
-                if b == 0.0 {
-                    m
-                } else if m != 0.0 {
-                    if (b < 0.0) != (m < 0.0) { m + b } else { m }
-                } else {
-                    (0.0 as $t).copysign(b)
-                }
+                };
+                (q, m)
             }
             #[inline]
             fn fmax(self, b: Self) -> Self {
@@ -330,21 +326,12 @@ macro_rules! int_math {
         impl RealMath for $t {
             #[inline]
             #[allow(unused_comparisons)]
-            fn floor_div(self, b: Self) -> Self {
+            fn divmod(self, b: Self) -> (Self, Self) {
                 if b == 0 {
-                    return 0;
+                    return (0, 0);
                 }
-                let q = self.wrapping_div(b);
-                if self.wrapping_rem(b) != 0 && ((self < 0) != (b < 0)) { q.wrapping_sub(1) } else { q }
-            }
-            #[inline]
-            #[allow(unused_comparisons)]
-            fn modulo(self, b: Self) -> Self {
-                if b == 0 {
-                    return 0;
-                }
-                let r = self.wrapping_rem(b);
-                if r != 0 && ((r < 0) != (b < 0)) { r.wrapping_add(b) } else { r }
+                let (q, r) = (self.wrapping_div(b), self.wrapping_rem(b));
+                if r != 0 && ((r < 0) != (b < 0)) { (q.wrapping_sub(1), r.wrapping_add(b)) } else { (q, r) }
             }
             #[inline]
             fn fmax(self, b: Self) -> Self {

@@ -79,14 +79,14 @@ fn wrapping_type(d: DType) -> &'static str {
 /// C's function for a float ufunc whose C function has the CPU kernel's
 /// semantics (to a few ulp for the transcendental ones).
 fn c_function(name: &str) -> Option<&'static str> {
+    const SAME_NAME: [&str; 19] = [
+        "sqrt", "exp", "log", "sin", "cos", "tanh", "floor", "ceil", "trunc", "rint", "cbrt", "exp2", "expm1", "log2",
+        "log10", "log1p", "tan", "sinh", "cosh",
+    ];
+    if let Some(&f) = SAME_NAME.iter().find(|&&f| f == name) {
+        return Some(f);
+    }
     Some(match name {
-        "sqrt" | "exp" | "log" | "sin" | "cos" | "tanh" | "floor" | "ceil" | "trunc" | "rint" | "cbrt" | "exp2"
-        | "expm1" | "log2" | "log10" | "log1p" | "tan" | "sinh" | "cosh" => [
-            "sqrt", "exp", "log", "sin", "cos", "tanh", "floor", "ceil", "trunc", "rint", "cbrt", "exp2", "expm1",
-            "log2", "log10", "log1p", "tan", "sinh", "cosh",
-        ]
-        .into_iter()
-        .find(|f| *f == name)?,
         "arcsin" => "asin",
         "arccos" => "acos",
         "arctan" => "atan",

@@ -1,9 +1,7 @@
-//! The elementwise API: arithmetic operators, math functions, comparisons,
-//! `where`, `astype` and user closures. All broadcast like NumPy.
-//!
-//! Operators (`&a + &b`) cannot return `Result`; on mismatched shapes they return
-//! an array that carries the error, which `compute()` (or any method returning
-//! `Result`) reports. The named methods (`a.maximum(&b)?`) report it at once.
+//! The elementwise API's building blocks (operands, the unary and binary layer
+//! builders the operators and ufuncs use), comparisons, `where`, `astype` and
+//! user closures. All broadcast like NumPy; the named methods (`a.eq(&b)?`)
+//! report mismatched shapes at once.
 
 use std::marker::PhantomData;
 use std::sync::Arc;
