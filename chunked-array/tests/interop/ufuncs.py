@@ -9,9 +9,11 @@ import numpy as np
 
 warnings.simplefilter("ignore")
 
-FLOATS = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 5e-324, -2.5e-310, 0.5, -1.5, 2.5, 7.0, -7.0, 1e308, -3.25])
+FLOATS = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 5e-324, -2.5e-310, 0.5, -1.5, 2.5, 7.0, -7.0, 1e308, -3.25,
+                   1.0, -1.0, -0.914, 0.9999999])
 UNARY_F = ["floor", "ceil", "trunc", "rint", "sign", "reciprocal", "square", "cbrt", "exp2", "expm1", "log2",
-           "log10", "log1p", "degrees", "radians", "isfinite", "isinf", "signbit", "sqrt", "arcsinh"]
+           "log10", "log1p", "degrees", "radians", "isfinite", "isinf", "signbit", "sqrt", "arcsinh",
+           "arctanh"]
 BINARY_F = ["floor_divide", "remainder", "fmod", "logaddexp", "logaddexp2", "hypot", "arctan2", "copysign",
             "nextafter", "fmax", "fmin", "heaviside", "maximum", "minimum"]
 INTS = {

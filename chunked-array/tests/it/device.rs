@@ -335,3 +335,84 @@ per_backend!(empty_blocks_on_the_device, |device: Option<&Device>| {
     assert_eq!(x.matmul(&y).unwrap().compute().unwrap().into_dimensionality::<Ix2>().unwrap(), expected);
     assert_eq!(x.rechunk(vec![vec![30, 0, 30], vec![45]]).unwrap().compute().unwrap(), a);
 });
+
+/// Whether `got` is within `ulps` units in the last place of `want` (NaN
+/// matching NaN, infinities exactly).
+fn within_ulps(got: f64, want: f64, ulps: u64) -> bool {
+    (got.is_nan() && want.is_nan())
+        || got == want
+        || (got.is_finite() && want.is_finite() && (got.to_bits() as i64).abs_diff(want.to_bits() as i64) <= ulps)
+}
+
+per_backend!(ufuncs_on_the_device_match_the_host, |device: Option<&Device>| {
+    let xs = ArrayD::from_shape_fn(vec![30, 20], |i| (i[0] as f64 - 14.5) * 0.37 + i[1] as f64 * 0.011);
+    let ys = ArrayD::from_shape_fn(vec![30, 20], |i| ((i[0] * 20 + i[1]) as f64).sqrt() * 0.1 - 1.3);
+    let (hx, hy) = (Array::from_ndarray(xs, [7, 6]).unwrap(), Array::from_ndarray(ys, [7, 6]).unwrap());
+    let (x, y) = (place(&hx, device), place(&hy, device));
+    // Rounding, NumPy's division family and sign handling are exact on every
+    // backend: bit for bit.
+    let exact = |x: &Array<f64>, y: &Array<f64>| {
+        let q = &x.floor_divide(y).unwrap() + &(x % y);
+        let q = &(&q * &y.heaviside(0.5).unwrap()) + &x.copysign(y).unwrap().fmax(y.rint()).unwrap();
+        &(&q + &x.trunc().nextafter(y.ceil()).unwrap()) + &(&x.floor().sign() * &x.square())
+    };
+    let (got, want) = (exact(&x, &y).compute().unwrap(), exact(&hx, &hy).compute().unwrap());
+    assert_eq!(got.mapv(f64::to_bits), want.mapv(f64::to_bits), "exact ufuncs differ");
+    // Transcendentals: CUDA's libdevice and the host's libm agree within a
+    // few units in the last place, each ufunc alone.
+    type Unary = fn(&Array<f64>) -> Array<f64>;
+    let unary: [(&str, Unary); 20] = [
+        ("exp", |a| a.exp()),
+        ("exp2", |a| a.exp2()),
+        ("expm1", |a| a.expm1()),
+        ("log", |a| a.abs().log()),
+        ("log2", |a| a.abs().log2()),
+        ("log10", |a| a.abs().log10()),
+        ("log1p", |a| a.log1p()),
+        ("sin", |a| a.sin()),
+        ("cos", |a| a.cos()),
+        ("tan", |a| a.tan()),
+        ("arcsin", |a| a.arcsin()),
+        ("arccos", |a| a.arccos()),
+        ("arctan", |a| a.arctan()),
+        ("sinh", |a| a.sinh()),
+        ("cosh", |a| a.cosh()),
+        ("tanh", |a| a.tanh()),
+        ("arcsinh", |a| a.arcsinh()),
+        ("arccosh", |a| a.arccosh()),
+        ("arctanh", |a| a.arctanh()),
+        ("cbrt", |a| a.cbrt()),
+    ];
+    for (name, f) in unary {
+        let (got, want) = (f(&x).compute().unwrap(), f(&hx).compute().unwrap());
+        for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+            assert!(within_ulps(*g, *w, 4), "{name} at {i}: device {g:e}, host {w:e}");
+        }
+    }
+    let binary = [
+        ("arctan2", x.arctan2(&y).unwrap(), hx.arctan2(&hy).unwrap()),
+        ("hypot", x.hypot(&y).unwrap(), hx.hypot(&hy).unwrap()),
+        ("logaddexp", x.logaddexp(&y).unwrap(), hx.logaddexp(&hy).unwrap()),
+        ("logaddexp2", x.logaddexp2(&y).unwrap(), hx.logaddexp2(&hy).unwrap()),
+        ("power", x.abs().pow(&y).unwrap(), hx.abs().pow(&hy).unwrap()),
+    ];
+    // logaddexp of two negatives cancels to a small result: there the two
+    // agree to a few ulps of the inputs' size, not of the result's.
+    let (xv, yv) = (hx.compute().unwrap(), hy.compute().unwrap());
+    for (name, d, h) in binary {
+        let (got, want) = (d.compute().unwrap(), h.compute().unwrap());
+        for (i, ((g, w), (a, b))) in got.iter().zip(&want).zip(xv.iter().zip(&yv)).enumerate() {
+            let scale = a.abs().max(b.abs()).max(w.abs());
+            let close = within_ulps(*g, *w, 4) || (g - w).abs() <= 4.0 * f64::EPSILON * scale;
+            assert!(close, "{name} at {i}: device {g:e}, host {w:e}");
+        }
+    }
+    // Integer arithmetic wraps on the device as on the host.
+    let ai = ArrayD::from_shape_fn(vec![12, 10], |i| [i64::MIN, i64::MAX, -7, 0, 3][(i[0] + i[1]) % 5] ^ i[0] as i64);
+    let bi = ArrayD::from_shape_fn(vec![12, 10], |i| [i64::MAX, 2, i64::MIN + 1, -1, 11][(2 * i[0] + i[1]) % 5]);
+    let (ha, hb) = (Array::from_ndarray(ai, [5, 4]).unwrap(), Array::from_ndarray(bi, [5, 4]).unwrap());
+    let ints =
+        |a: &Array<i64>, b: &Array<i64>| &(&(a * b) - &(a + b)).bitwise_xor(b).unwrap().maximum(&-a).unwrap() + 1;
+    let got = ints(&place(&ha, device), &place(&hb, device)).compute().unwrap();
+    assert_eq!(got, ints(&ha, &hb).compute().unwrap());
+});
