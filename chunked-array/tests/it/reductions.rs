@@ -179,3 +179,52 @@ fn deep_tree_over_many_blocks() {
     assert_eq!(r.compute_scalar().unwrap(), 10_000);
     assert_eq!(x.cumsum(0).unwrap().compute().unwrap()[9_999], 10_000);
 }
+
+/// NumPy's complex moments by a plain loop over one axis of a 2-d array:
+/// var/std are real (mean squared modulus of the deviations); nanmean skips
+/// elements with a NaN part.
+#[test]
+fn complex_moments_against_a_loop() {
+    use chunked_array::{Complex32, Complex64};
+    let (rows, cols) = (9, 7);
+    let data = ndarray::Array2::from_shape_fn((rows, cols), |(i, j)| {
+        let z = Complex64::new((i * 3 + j) as f64 * 0.37 - 4.0, (i as f64 - j as f64 * 1.5).sin() * 10.0);
+        if (i + 2 * j) % 11 == 0 { Complex64::new(z.re, f64::NAN) } else { z }
+    });
+    let lane = |axis: usize, k: usize| -> Vec<Complex64> {
+        if axis == 0 { data.column(k).to_vec() } else { data.row(k).to_vec() }
+    };
+    let moments = |v: &[Complex64], ddof: usize| {
+        let mean = v.iter().sum::<Complex64>() / v.len() as f64;
+        let m2: f64 = v.iter().map(|z| (z - mean).norm_sqr()).sum();
+        m2 / (v.len() - ddof) as f64
+    };
+    let close = |a: f64, b: f64| (a.is_nan() && b.is_nan()) || (a - b).abs() <= 1e-12 * (1.0 + b.abs());
+    for chunks in [[9, 7], [4, 3], [1, 2]] {
+        let z = Array::from_ndarray(data.clone().into_dyn(), chunks).unwrap();
+        for axis in [0usize, 1] {
+            let n = if axis == 0 { cols } else { rows };
+            for ddof in [0usize, 1] {
+                let var = z.var(axis as isize, ddof).unwrap().compute().unwrap();
+                let std = z.std(axis as isize, ddof).unwrap().compute().unwrap();
+                for k in 0..n {
+                    let want = moments(&lane(axis, k), ddof);
+                    assert!(close(var[k], want), "var axis {axis} lane {k} ddof {ddof}: {} vs {want}", var[k]);
+                    assert!(close(std[k], want.sqrt()), "std axis {axis} lane {k}");
+                }
+            }
+            let nanmean = z.nanmean(axis as isize).unwrap().compute().unwrap();
+            for k in 0..n {
+                let kept: Vec<Complex64> = lane(axis, k).into_iter().filter(|z| !z.is_nan()).collect();
+                let want = kept.iter().sum::<Complex64>() / kept.len() as f64;
+                assert!((nanmean[k] - want).norm() <= 1e-12 * (1.0 + want.norm()), "nanmean lane {k}");
+            }
+        }
+    }
+    // All-NaN lanes give NaN; complex64 gives float32 moments.
+    let all_nan = Array::from_vec(&[2], vec![Complex64::new(f64::NAN, 1.0); 2], 1).unwrap();
+    assert!(all_nan.nanmean(None).unwrap().compute_scalar().unwrap().is_nan());
+    let small = Array::from_vec(&[2], vec![Complex32::new(1.0, 1.0), Complex32::new(3.0, -1.0)], 1).unwrap();
+    let v: f32 = small.var(None, 0).unwrap().compute_scalar().unwrap();
+    assert_eq!(v, 2.0);
+}

@@ -3,6 +3,7 @@
 //! finishing into the result type.
 
 mod api;
+mod complex;
 mod cumulative;
 mod reducers;
 
