@@ -65,6 +65,16 @@ pub enum Error {
         /// Why it is rejected.
         reason: String,
     },
+    /// An operation with no meaning for an element type known only at run
+    /// time (an [`crate::AnyArray`]): `arctan2` of complex, bitwise logic on
+    /// floats, ordering of complex numbers.
+    #[error("{op} is not defined for {dtype}")]
+    UnsupportedDtype {
+        /// The operation (NumPy's ufunc name).
+        op: String,
+        /// NumPy's name for the element type.
+        dtype: String,
+    },
     /// A block reached a kernel with a different element type than expected.
     #[error("block {key} has element type {found}, expected {expected}")]
     DtypeMismatch {

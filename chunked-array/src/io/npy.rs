@@ -39,6 +39,7 @@ use crate::graph::{BlockOp, Node};
 use crate::io::atomic::temporary_beside;
 use crate::io::store::{ChunkWriter, Completion, Store, StoreReport, WriteMode, store_one};
 use crate::ops::custom::block_array;
+use crate::ops::dynamic::{AnyArray, with_dtype};
 
 const MAGIC: &[u8; 6] = b"\x93NUMPY";
 
@@ -319,6 +320,29 @@ pub fn from_npy<T: Element>(path: impl AsRef<Path>, chunks: impl Into<ChunkSpec>
     let chunks = chunks.into().resolve(&header.shape, T::DTYPE)?;
     let file = File::open(path).map_err(|e| Error::io(path.display(), e))?;
     Ok(Array::source("from_npy", chunks, NpySource { file: Arc::new(file), path: path.to_path_buf(), header }))
+}
+
+/// Reads the `.npy` file at `path` whatever its element type: the
+/// [`AnyArray`] of the type its header names (`np.load` without knowing the
+/// dtype ahead).
+///
+/// ```
+/// use chunked_array::io::{npy, WriteMode};
+/// use chunked_array::{Array, DType};
+/// let path = std::env::temp_dir().join(format!("chunked-doc-from-npy-any-{}.npy", std::process::id()));
+/// Array::<u16>::ones(&[3, 2], 2).unwrap().to_npy(&path, WriteMode::Create).unwrap();
+/// let x = npy::from_npy_any(&path, 2).unwrap();
+/// assert_eq!((x.dtype(), x.shape()), (DType::U16, vec![3, 2]));
+/// assert!(x.unary("sqrt").is_ok() && x.unary("floor").is_err()); // no rounding for uint16
+/// std::fs::remove_file(&path).unwrap();
+/// ```
+///
+/// # Errors
+/// As [`from_npy`].
+pub fn from_npy_any(path: impl AsRef<Path>, chunks: impl Into<ChunkSpec>) -> Result<AnyArray> {
+    let (path, chunks) = (path.as_ref(), chunks.into());
+    let dtype = read_header(path)?.dtype;
+    with_dtype!(dtype, "from_npy_any", T => from_npy::<T>(path, chunks).map(AnyArray::from))
 }
 
 struct NpySource {

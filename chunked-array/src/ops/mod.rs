@@ -7,6 +7,7 @@ pub(crate) mod broadcast;
 pub mod contract;
 pub(crate) mod creation;
 pub mod custom;
+pub(crate) mod dynamic;
 pub(crate) mod diagonal;
 pub(crate) mod einsum;
 pub mod elementwise;

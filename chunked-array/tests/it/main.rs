@@ -10,6 +10,7 @@ mod device_kernels;
 mod device_sources;
 mod diagnostics;
 mod dtypes;
+mod dynamic;
 mod einsum;
 mod elementwise;
 mod ergonomics;

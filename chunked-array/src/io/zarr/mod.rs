@@ -69,10 +69,11 @@ pub use location::{INCOMPLETE_MARKER, PENDING_METADATA};
 pub use options::{Compression, ZarrReadOptions, ZarrWriteOptions};
 
 use crate::array::Array;
-use crate::element::Element;
+use crate::element::{DType, Element};
 use crate::error::{Error, Result};
 use crate::exec::Context;
 use crate::io::store::{Completion, Store, StoreReport, store_one};
+use crate::ops::dynamic::{AnyArray, with_dtype};
 use location::{Location, codec_options, stored_chunks, zarr_data_type};
 use read::ZarrSource;
 use write::{ZarrChunkWriter, build_array, prepare_target, share_plan};
@@ -148,6 +149,41 @@ pub fn from_zarr_with<T: Element>(path: impl AsRef<Path>, array: &str, options: 
     let aligned = chunks == stored;
     let source = ZarrSource { array: Arc::new(za), location, aligned, options: codec_options() };
     Ok(Array::source("from_zarr", chunks, source))
+}
+
+/// Reads Zarr array `array` of the store at `path` whatever its element
+/// type: the [`AnyArray`] of the type it stores.
+///
+/// ```
+/// use chunked_array::io::zarr::{from_zarr_any, ZarrWriteOptions};
+/// use chunked_array::{Array, Complex64, DType};
+/// let dir = std::env::temp_dir().join(format!("chunked-doc-from-zarr-any-{}", std::process::id()));
+/// let z = Array::from_vec(&[2], vec![Complex64::new(1.0, -1.0); 2], 1).unwrap();
+/// z.to_zarr(&dir, "z", &ZarrWriteOptions::default()).unwrap();
+/// let any = from_zarr_any(&dir, "z").unwrap();
+/// assert_eq!(any.dtype(), DType::Complex128);
+/// assert!(any.binary("arctan2", &any).is_err()); // arctan2 has no complex form
+/// std::fs::remove_dir_all(&dir).unwrap();
+/// ```
+///
+/// # Errors
+/// As [`from_zarr`]; [`Error::DtypeMismatch`] for a data type that no
+/// element type stores.
+pub fn from_zarr_any(path: impl AsRef<Path>, array: &str) -> Result<AnyArray> {
+    let root = path.as_ref();
+    let location = Location::new(root, array)?;
+    if !root.exists() {
+        return Err(Error::io(root.display(), "no such file or directory"));
+    }
+    let stored = location.open(false, true)?.data_type().clone();
+    let Some(dtype) = DType::ALL.into_iter().find(|&d| zarr_data_type(d) == stored) else {
+        return Err(Error::DtypeMismatch {
+            key: location.dir.display().to_string(),
+            expected: "a numeric or bool data type".into(),
+            found: format!("{stored} (zarr data type)"),
+        });
+    };
+    with_dtype!(dtype, "from_zarr_any", T => from_zarr::<T>(root, array).map(AnyArray::from))
 }
 
 impl<T: Element> Array<T> {
