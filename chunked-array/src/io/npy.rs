@@ -333,7 +333,7 @@ pub fn from_npy<T: Element>(path: impl AsRef<Path>, chunks: impl Into<ChunkSpec>
 /// Array::<u16>::ones(&[3, 2], 2).unwrap().to_npy(&path, WriteMode::Create).unwrap();
 /// let x = npy::from_npy_any(&path, 2).unwrap();
 /// assert_eq!((x.dtype(), x.shape()), (DType::U16, vec![3, 2]));
-/// assert!(x.unary("sqrt").is_ok() && x.unary("floor").is_err()); // no rounding for uint16
+/// assert!(x.unary("invert").is_ok() && x.unary("sqrt").is_err()); // sqrt asks for a float: astype first
 /// std::fs::remove_file(&path).unwrap();
 /// ```
 ///

@@ -246,7 +246,7 @@ fn files_of_unknown_type_read_as_their_type() {
     let bad = dir.path().join("bad.npy");
     // A valid header naming float16, which chunked does not hold.
     let mut dict = "{'descr': '<f2', 'fortran_order': False, 'shape': (2,), }".to_string();
-    while (10 + dict.len() + 1) % 64 != 0 {
+    while !(10 + dict.len() + 1).is_multiple_of(64) {
         dict.push(' ');
     }
     dict.push('\n');

@@ -4,7 +4,7 @@
 //! [`Error::UnsupportedDtype`]; a name no table holds at all,
 //! [`Error::InvalidArgument`].
 
-use super::{AnyArray, on_each};
+use super::AnyArray;
 use crate::array::Array;
 use crate::element::{DType, Element, Float, Inexact, Integer, Number, Real};
 use crate::error::{Error, Result};
@@ -219,15 +219,5 @@ impl AnyArray {
         }
         let (a, b) = (self.astype(dtype)?, other.astype(dtype)?);
         by_kind!(binary_kinds, &a, x, &b, y; name).unwrap_or_else(|| Err(not_found(name, dtype, &tables)))
-    }
-
-    /// The number of elements.
-    ///
-    /// ```
-    /// use chunked_array::{AnyArray, Array};
-    /// assert_eq!(AnyArray::from(Array::<i8>::zeros(&[3, 4], 2).unwrap()).len(), 12);
-    /// ```
-    pub fn len(&self) -> usize {
-        on_each!(self, a => a.len())
     }
 }

@@ -64,7 +64,6 @@ macro_rules! on_each {
         }
     };
 }
-pub(crate) use on_each;
 
 /// `$body` with the type alias `$t` naming the element type of `$dtype` (an
 /// `Err` naming `$op` for [`DType::Intermediate`]).
@@ -129,6 +128,27 @@ impl AnyArray {
     /// ```
     pub fn shape(&self) -> Vec<usize> {
         on_each!(self, a => a.shape())
+    }
+
+    /// The number of elements.
+    ///
+    /// ```
+    /// use chunked_array::{AnyArray, Array};
+    /// let x = AnyArray::from(Array::<i8>::zeros(&[3, 4], 2).unwrap());
+    /// assert_eq!((x.len(), x.is_empty()), (12, false));
+    /// ```
+    pub fn len(&self) -> usize {
+        self.shape().iter().product()
+    }
+
+    /// Whether it has no elements.
+    ///
+    /// ```
+    /// use chunked_array::{AnyArray, Array};
+    /// assert!(AnyArray::from(Array::<u8>::zeros(&[0, 4], 2).unwrap()).is_empty());
+    /// ```
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
     }
 
     /// The typed array, when it holds `T`.
