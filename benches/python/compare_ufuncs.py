@@ -7,9 +7,6 @@ are generated and held in memory first (dask: persisted); the times are of the
 chains reduced to a sum (median of three after a warm-up). Prints a markdown
 table with the ratios.
 """
-import json
-import os
-import subprocess
 import sys
 import time
 
@@ -17,9 +14,10 @@ import dask
 import dask.array as da
 import numpy as np
 
+from suite import chunked_report, markdown_table
+
 QUICK = "--quick" in sys.argv
 N, NC, NM = (4000, 2000, 1000) if QUICK else (20000, 10000, 4000)
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def median_time(f, runs=3):
@@ -64,17 +62,14 @@ def main():
     rows[f"complex128 chain {NC}²"]["numpy"] = median_time(lambda: complex_chain(np, zn))
     rows[f"complex128 matmul {NM}²"]["numpy"] = median_time(lambda: (an @ an).sum())
     del zn
-    args = ["cargo", "run", "--release", "-q", "-p", "chunked-benches", "--bin", "ufunc_report", "--", "--json"]
-    if QUICK:
-        args.append("--quick")
-    out = subprocess.run(args, cwd=ROOT, check=True, capture_output=True, text=True)
-    sys.stderr.write(out.stderr)
-    ours = json.loads(out.stdout)
-    print("| workload | chunked s | dask s | numpy s | chunked/dask | chunked/numpy | note |")
-    print("|---|---|---|---|---|---|---|")
+    ours = chunked_report("ufunc_report", *(["--quick"] if QUICK else []))
+    columns = ["workload", "chunked s", "dask s", "numpy s", "chunked/dask", "chunked/numpy", "note"]
+    table = []
     for name, r in rows.items():
         c = ours[name]["chunked"]
-        print(f"| {name} | {c:.3f} | {r['dask']:.3f} | {r['numpy']:.3f} | {c / r['dask']:.2f} | {c / r['numpy']:.2f} | {ours[name]['note']} |")
+        d, n = r["dask"], r["numpy"]
+        table.append([name, f"{c:.3f}", f"{d:.3f}", f"{n:.3f}", f"{c / d:.2f}", f"{c / n:.2f}", ours[name]["note"]])
+    markdown_table(columns, table)
 
 
 if __name__ == "__main__":

@@ -240,6 +240,22 @@ def setup(lib, name, scale, work_dir):
     return None
 
 
+def chunked_report(binary, *flags):
+    """The rows chunked's report `binary` prints with --json (built in release), by name."""
+    args = ["cargo", "run", "--release", "-q", "-p", "chunked-benches", "--bin", binary, "--", "--json", *flags]
+    out = subprocess.run(args, cwd=ROOT, check=True, capture_output=True, text=True)
+    sys.stderr.write(out.stderr)
+    return json.loads(out.stdout)
+
+
+def markdown_table(columns, rows):
+    """A markdown table of `columns` and `rows` (lists of cells)."""
+    print("| " + " | ".join(columns) + " |")
+    print("|" + "---|" * len(columns))
+    for row in rows:
+        print("| " + " | ".join(str(c) for c in row) + " |")
+
+
 def timed(run, repeat):
     """Seconds of `repeat` runs of `run` after one warm-up run."""
     run()

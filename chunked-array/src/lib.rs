@@ -90,13 +90,14 @@ mod exec;
 mod array;
 pub mod device;
 mod ops;
+pub mod delayed;
 mod index;
 pub mod io;
 
 /// The ndarray version this crate is built with, for results and inputs.
 pub use ndarray;
 
-pub use array::{Array, Computable, compute};
+pub use array::{Array, Computable, ComputePart, compute};
 pub use chunks::{AxisChunks, BlockSizeOptions, ChunkSpec, Chunks, DEFAULT_AUTO_BYTES, MAX_BLOCKS};
 pub use diagnostics::{Profiler, Progress};
 pub use element::{ComplexFloat, DType, Element, Float, Inexact, Integer, Number, Promote, Real};

@@ -1,12 +1,16 @@
 //! Several arrays computed in one run (`dask.compute(a, b)`): [`Computable`]
-//! for tuples of arrays and slices of them, and [`compute`].
+//! for tuples of arrays (and other [`ComputePart`]s) and slices of them, and
+//! [`compute`].
+
+use std::sync::Arc;
 
 use ndarray::ArrayD;
 
 use super::{Array, received_here};
 use crate::element::Element;
 use crate::error::Result;
-use crate::exec::{Assemble, Collector, Context, run};
+use crate::exec::{Assemble, Collector, Context, run, run_selected};
+use crate::graph::Node;
 
 /// Several arrays computed together, sharing their common subgraph
 /// (`dask.compute(u, s, v)`); see [`compute`].
@@ -69,15 +73,62 @@ pub fn compute<C: Computable>(arrays: C) -> Result<C::Output> {
     arrays.compute_on(&Context::default())
 }
 
+/// One item of a tuple given to [`compute`]: an array, or a lazy value of
+/// another kind (a `Delayed`), with how its computed blocks are collected.
+/// Implemented by `&Array<T>` and `&Delayed<T>`; a tuple of them computes in
+/// one run, each shared task once.
+///
+/// ```
+/// use chunked_array::{compute, Array};
+/// let x = Array::<f64>::ones(&[4], 2).unwrap();
+/// let t = x.sum(None).unwrap().to_delayed().remove(0).map("twice", |s| 2.0 * s[[]]);
+/// let (s, t) = compute((&x.sum(None).unwrap(), &t)).unwrap();
+/// assert_eq!((s[[]], t), (4.0, 8.0));
+/// ```
+pub trait ComputePart {
+    /// The computed value.
+    type Output;
+    /// Gathers the computed blocks.
+    #[doc(hidden)]
+    type Collect: Collector;
+    /// The layer and the blocks (C-order numbers) of it that make the value.
+    #[doc(hidden)]
+    fn layer_blocks(&self) -> LayerBlocks;
+    /// A collector for those blocks.
+    #[doc(hidden)]
+    fn collector(&self) -> Self::Collect;
+    /// The value from the collected blocks.
+    #[doc(hidden)]
+    fn finish(collected: Self::Collect) -> Result<Self::Output>;
+}
+
+impl<T: Element> ComputePart for &Array<T> {
+    type Output = ArrayD<T>;
+    type Collect = Assemble<T>;
+    fn layer_blocks(&self) -> LayerBlocks {
+        LayerBlocks(self.node.clone(), (0..self.node.chunks.num_blocks()).collect())
+    }
+    fn collector(&self) -> Assemble<T> {
+        Assemble::new(&self.node.chunks)
+    }
+    fn finish(collected: Assemble<T>) -> Result<ArrayD<T>> {
+        collected.finish()
+    }
+}
+
+/// A layer and the blocks of it that one [`ComputePart`] needs.
+#[doc(hidden)]
+pub struct LayerBlocks(pub(crate) Arc<Node>, pub(crate) Vec<usize>);
+
 macro_rules! computable_tuple {
     ($($t:ident $a:ident $i:tt),+) => {
-        impl<'a, $($t: Element),+> Computable for ($(&'a Array<$t>,)+) {
-            type Output = ($(ArrayD<$t>,)+);
+        impl<$($t: ComputePart),+> Computable for ($($t,)+) {
+            type Output = ($($t::Output,)+);
             fn compute_on(self, ctx: &Context) -> Result<Self::Output> {
-                $(let $a = Assemble::<$t>::new(&self.$i.node.chunks);)+
-                let nodes = [$(self.$i.node.clone()),+];
-                run(&nodes, ctx, &[$(&$a),+])?;
-                Ok(($($a.finish()?,)+))
+                $(let $a = self.$i.collector();)+
+                let (nodes, blocks): (Vec<_>, Vec<_>) = [$(self.$i.layer_blocks()),+].into_iter().map(|p| (p.0, p.1)).unzip();
+                run_selected(&nodes, &blocks, ctx, &[$(&$a),+])?;
+                Ok(($($t::finish($a)?,)+))
             }
         }
     };

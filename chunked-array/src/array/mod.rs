@@ -17,7 +17,8 @@ use crate::schedule::{Deliver, RunStats};
 use crate::units::human_bytes;
 
 mod computable;
-pub use computable::{Computable, compute};
+pub(crate) use computable::LayerBlocks;
+pub use computable::{Computable, ComputePart, compute};
 
 /// A lazy n-dimensional array of `T`, split into blocks.
 ///

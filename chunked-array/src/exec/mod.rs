@@ -6,4 +6,4 @@ mod run;
 
 pub use context::Context;
 pub(crate) use context::shared_from_root;
-pub(crate) use run::{Assemble, Collector, Hold, run, run_blocks};
+pub(crate) use run::{Assemble, Collector, Hold, run, run_blocks, run_selected};

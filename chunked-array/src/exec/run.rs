@@ -20,7 +20,7 @@ use crate::memory::check_plan;
 use crate::schedule::{Deliver, Run, RunStats, Scheduler};
 
 /// Receives computed blocks of one output.
-pub(crate) trait Collector: Sync {
+pub trait Collector: Sync {
     fn accept(&self, lin: usize, block: &Block) -> Result<()>;
 }
 
@@ -30,7 +30,18 @@ pub(crate) trait Collector: Sync {
 /// part and then gets [`Error::ResultElsewhere`].
 pub(crate) fn run(nodes: &[Arc<Node>], ctx: &Context, collectors: &[&dyn Collector]) -> Result<RunStats> {
     let all: Vec<Vec<usize>> = nodes.iter().map(|n| (0..n.chunks.num_blocks()).collect()).collect();
-    let stats = run_blocks(nodes, &all, ctx, Deliver::Result, collectors)?;
+    run_selected(nodes, &all, ctx, collectors)
+}
+
+/// [`run`] for the listed blocks of each node (C-order numbers), as
+/// [`run_blocks`] numbers them for the collectors.
+pub(crate) fn run_selected(
+    nodes: &[Arc<Node>],
+    blocks: &[Vec<usize>],
+    ctx: &Context,
+    collectors: &[&dyn Collector],
+) -> Result<RunStats> {
+    let stats = run_blocks(nodes, blocks, ctx, Deliver::Result, collectors)?;
     let scheduler = ctx.scheduler();
     if !scheduler.receives_result() {
         return Err(Error::ResultElsewhere {
@@ -83,7 +94,7 @@ pub(crate) fn run_blocks(
 }
 
 /// Writes output blocks into one `ArrayD` as they arrive.
-pub(crate) struct Assemble<T> {
+pub struct Assemble<T> {
     chunks: Chunks,
     state: Mutex<AssembleState<T>>,
 }

@@ -9,6 +9,7 @@ mod device;
 mod device_kernels;
 mod device_sources;
 mod diagnostics;
+mod delayed;
 mod dtypes;
 mod dynamic;
 mod einsum;

@@ -81,9 +81,9 @@ macro_rules! with_dtype {
             DType::U64 => with_dtype!(@as $t = u64, $body),
             DType::F32 => with_dtype!(@as $t = f32, $body),
             DType::F64 => with_dtype!(@as $t = f64, $body),
-            DType::Complex64 => with_dtype!(@as $t = $crate::Complex32, $body),
-            DType::Complex128 => with_dtype!(@as $t = $crate::Complex64, $body),
-            DType::Intermediate => Err($crate::Error::UnsupportedDtype {
+            DType::Complex64 => with_dtype!(@as $t = $crate::element::Complex32, $body),
+            DType::Complex128 => with_dtype!(@as $t = $crate::element::Complex64, $body),
+            DType::Intermediate => Err($crate::error::Error::UnsupportedDtype {
                 op: $op.to_string(),
                 dtype: DType::Intermediate.to_string(),
             }),
