@@ -132,9 +132,10 @@ impl<T: Send + Sync + 'static> Delayed<T> {
         Self::new(label, move || v.clone())
     }
 
-    /// The same value reporting `nbytes(&value)` bytes to the memory
-    /// accounting (by default a value reports `size_of::<T>()`, which says
-    /// nothing of what a `Vec` holds on the heap).
+    /// A task holding a copy of the value that reports `nbytes(&value)`
+    /// bytes to the memory accounting (by default a value reports
+    /// `size_of::<T>()`, which says nothing of what a `Vec` holds on the
+    /// heap).
     ///
     /// ```
     /// use chunked_array::delayed::Delayed;
