@@ -9,6 +9,9 @@ Workloads (sizes scale with S):
     random_sum  random (100000, 1000) in (1000, 1000) blocks, made on the GPU, summed
     matmul      x @ x of a random 10000^2 in 2000^2 blocks, summed
     seed_svd    the seed SVD of a random (100000, 1000) in (1000, 1000) blocks (u, s, v)
+    ufunc_cheap, ufunc_trig
+                the ufunc issue's two five-ufunc chains over that random array,
+                persisted on the GPU, summed
 
 chunked's side is `target/release/gpu_report --suite` (JSON on stdout). Each
 time is the median of R runs after a warm-up. Without CuPy or a GPU the script
@@ -25,7 +28,7 @@ from suite import timed
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 REPORT = os.path.join(ROOT, "target", "release", "gpu_report")
-WORKLOADS = ["random_sum", "matmul", "seed_svd"]
+WORKLOADS = ["random_sum", "matmul", "seed_svd", "ufunc_cheap", "ufunc_trig"]
 
 
 def arg(name, default):
@@ -38,6 +41,7 @@ def dask_cupy(scale, repeat):
         import cupy as cp
         import dask
         import dask.array as da
+        import numpy as np
 
         cp.cuda.runtime.getDeviceCount()
     except Exception as e:  # no CuPy, or no device for it
@@ -57,6 +61,13 @@ def dask_cupy(scale, repeat):
         ),
         "seed_svd": lambda: sync(dask.compute(*da.linalg.svd(rs.random((rows, 1000), chunks=(1000, 1000))))),
     }
+    # The ufunc issue's chains over an array persisted on the GPU; NumPy's
+    # ufuncs dispatch to CuPy's on CuPy-backed blocks.
+    xs = rs.random((rows, 1000), chunks=(1000, 1000)).persist()
+    work["ufunc_cheap"] = lambda: sync(
+        np.heaviside(np.fmax(np.copysign(np.square(np.floor(xs)), xs), 0.25), 0.5).sum().compute()
+    )
+    work["ufunc_trig"] = lambda: sync(np.cbrt(np.log1p(np.hypot(np.expm1(np.rint(xs)), xs))).sum().compute())
     out = {}
     for name, run in work.items():
         out[name] = statistics.median(timed(run, repeat))

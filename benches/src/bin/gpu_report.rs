@@ -31,8 +31,10 @@
 //! the CUDA device (results copied to the host), for `benches/python/gpu_suite.py`
 //! to set beside dask + CuPy: `random_sum` (random (100000F, 1000) in
 //! (1000, 1000) blocks, summed), `matmul` (`(x @ x).sum()` of a random
-//! 10000F^(1/3)-sided square in 2000^2 blocks) and `seed_svd` (u, s and vt of
-//! the seed's matrix); or `{"skipped": why}` without a CUDA device.
+//! 10000F^(1/3)-sided square in 2000^2 blocks), `seed_svd` (u, s and vt of
+//! the seed's matrix) and `ufunc_cheap`/`ufunc_trig` (the ufunc issue's two
+//! five-ufunc chains over the random array persisted on the device, summed);
+//! or `{"skipped": why}` without a CUDA device.
 
 use chunked_array::device::Device;
 use chunked_array::random::RandomState;
@@ -202,10 +204,26 @@ fn suite_rows(device: &Device, f: f64, repeat: usize) {
     let matmul = time(repeat, || drop(product.compute_on(&ctx).expect("matmul")));
     let svd = chunked_linalg::svd(&x).expect("svd");
     let seed_svd = time(repeat, || drop(chunked_array::compute((&svd.u, &svd.s, &svd.vt)).expect("svd")));
+    let (ufunc_cheap, ufunc_trig) = ufunc_chains(&x, &ctx, repeat);
     println!(
-        "{{\"device\": \"{}\", \"random_sum\": {random_sum}, \"matmul\": {matmul}, \"seed_svd\": {seed_svd}}}",
+        "{{\"device\": \"{}\", \"random_sum\": {random_sum}, \"matmul\": {matmul}, \"seed_svd\": {seed_svd}, \"ufunc_cheap\": {ufunc_cheap}, \"ufunc_trig\": {ufunc_trig}}}",
         device.describe().replace('"', "'")
     );
+}
+
+/// Seconds of the ufunc issue's two chains (cheap, transcendental), each
+/// reduced to a sum, over `x` persisted on its device: one fused kernel per
+/// block and the reduction kernels.
+fn ufunc_chains(x: &Array<f64>, ctx: &Context, repeat: usize) -> (f64, f64) {
+    let x = x.persist().expect("persist on the device");
+    let cheap = || -> chunked_array::Result<Array<f64>> {
+        x.floor().square().copysign(&x)?.fmax(0.25)?.heaviside(0.5)?.sum(None)
+    };
+    let trig = || -> chunked_array::Result<Array<f64>> { x.rint().expm1().hypot(&x)?.log1p().cbrt().sum(None) };
+    let (cheap, trig) = (cheap().expect("chain"), trig().expect("chain"));
+    let t_cheap = time(repeat, || drop(cheap.compute_on(ctx).expect("cheap chain")));
+    let t_trig = time(repeat, || drop(trig.compute_on(ctx).expect("transcendental chain")));
+    (t_cheap, t_trig)
 }
 
 fn emulated_rows(f: f64, repeat: usize) {
