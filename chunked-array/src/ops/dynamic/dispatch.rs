@@ -4,7 +4,7 @@
 //! [`Error::UnsupportedDtype`]; a name no table holds at all,
 //! [`Error::InvalidArgument`].
 
-use super::AnyArray;
+use super::{AnyArray, on_each};
 use crate::array::Array;
 use crate::element::{DType, Element, Float, Inexact, Integer, Number, Real};
 use crate::error::{Error, Result};
@@ -212,12 +212,10 @@ impl AnyArray {
     pub fn binary(&self, name: &str, other: &AnyArray) -> Result<AnyArray> {
         let tables = [ELEMENT_BINARY, NUMBER_BINARY, QUOTIENT_BINARY, REAL_BINARY, FLOAT_BINARY, INTEGER_BINARY];
         let dtype = self.dtype().result_type(other.dtype()).expect("arrays never hold the intermediate type");
-        // Checked here: the arithmetic operators defer a shape error to compute.
-        let (left, right) = (self.shape(), other.shape());
-        if !left.iter().rev().zip(right.iter().rev()).all(|(&x, &y)| x == y || x == 1 || y == 1) {
-            return Err(Error::shape(name, &left, &right));
-        }
         let (a, b) = (self.astype(dtype)?, other.astype(dtype)?);
-        by_kind!(binary_kinds, &a, x, &b, y; name).unwrap_or_else(|| Err(not_found(name, dtype, &tables)))
+        let out = by_kind!(binary_kinds, &a, x, &b, y; name).unwrap_or_else(|| Err(not_found(name, dtype, &tables)))?;
+        // The arithmetic operators carry a shape error in the array they return.
+        on_each!(&out, r => r.check())?;
+        Ok(out)
     }
 }

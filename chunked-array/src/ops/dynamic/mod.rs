@@ -64,6 +64,7 @@ macro_rules! on_each {
         }
     };
 }
+pub(crate) use on_each;
 
 /// `$body` with the type alias `$t` naming the element type of `$dtype` (an
 /// `Err` naming `$op` for [`DType::Intermediate`]).
