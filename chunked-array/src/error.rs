@@ -114,6 +114,13 @@ pub enum Error {
         /// Where the result went and how to get it here.
         how: String,
     },
+    /// The run was cancelled (a [`crate::futures::Future`] cancelled by its
+    /// client) before task `key` started; tasks already running finished.
+    #[error("cancelled before task {key} started")]
+    Cancelled {
+        /// The first task that did not start.
+        key: String,
+    },
     /// A device (GPU or emulated) failed: no device, out of its memory, a CUDA error.
     #[error("device error: {0}")]
     Device(#[from] chunked_gpu::Error),

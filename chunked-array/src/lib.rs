@@ -91,13 +91,14 @@ mod array;
 pub mod device;
 mod ops;
 pub mod delayed;
+pub mod futures;
 mod index;
 pub mod io;
 
 /// The ndarray version this crate is built with, for results and inputs.
 pub use ndarray;
 
-pub use array::{Array, Computable, ComputePart, compute};
+pub use array::{Array, Computable, ComputePart, PersistPart, Persistable, compute, persist};
 pub use chunks::{AxisChunks, BlockSizeOptions, ChunkSpec, Chunks, DEFAULT_AUTO_BYTES, MAX_BLOCKS};
 pub use diagnostics::{Profiler, Progress};
 pub use element::{ComplexFloat, DType, Element, Float, Inexact, Integer, Number, Promote, Real};

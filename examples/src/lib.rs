@@ -124,3 +124,102 @@ pub fn mpi_main<O>(
         }
     }
 }
+
+/// `--scheduler threads|sync|mpi`: where a program runs its graphs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SchedulerChoice {
+    /// Every core of this process (`--threads N` to choose).
+    Threads,
+    /// One thread, in a deterministic order.
+    Sync,
+    /// The ranks of an `mpirun` job (built with `--features mpi`).
+    Mpi,
+}
+
+/// The context a program runs with, whether this process prints (rank 0),
+/// and what keeps MPI initialized (finalized when dropped).
+pub type ProgramContext = (chunked_array::Context, bool, Option<Box<dyn std::any::Any>>);
+
+impl SchedulerChoice {
+    /// The choice `--scheduler value` names.
+    ///
+    /// ```
+    /// use chunked_examples::SchedulerChoice;
+    /// assert_eq!(SchedulerChoice::parse("sync"), Ok(SchedulerChoice::Sync));
+    /// assert!(SchedulerChoice::parse("dask").unwrap_err().contains("dask"));
+    /// ```
+    ///
+    /// # Errors
+    /// A message naming the value when it is none of the three.
+    pub fn parse(value: &str) -> Result<SchedulerChoice, String> {
+        match value {
+            "sync" => Ok(SchedulerChoice::Sync),
+            "threads" => Ok(SchedulerChoice::Threads),
+            "mpi" => Ok(SchedulerChoice::Mpi),
+            other => Err(format!("--scheduler {other}: expected threads, sync or mpi")),
+        }
+    }
+
+    /// The context for this choice (`threads` workers for `Threads`, 0: every
+    /// core), whether this process prints, and the MPI guard.
+    ///
+    /// ```
+    /// use chunked_examples::SchedulerChoice;
+    /// let (ctx, prints, _guard) = SchedulerChoice::Threads.context(2).unwrap();
+    /// assert_eq!((ctx.scheduler().name(), prints), ("threads", true));
+    /// ```
+    ///
+    /// # Errors
+    /// MPI's initialization failing, or `Mpi` in a build without the `mpi`
+    /// feature.
+    pub fn context(self, threads: usize) -> Result<ProgramContext, Box<dyn std::error::Error>> {
+        use chunked_array::Context;
+        Ok(match self {
+            SchedulerChoice::Sync => (Context::sync(), true, None),
+            SchedulerChoice::Threads => (Context::threads(threads), true, None),
+            #[cfg(feature = "mpi")]
+            SchedulerChoice::Mpi => {
+                let mpi = chunked_distributed::Mpi::init()?;
+                (mpi.context(), mpi.is_root(), Some(Box::new(mpi)))
+            }
+            #[cfg(not(feature = "mpi"))]
+            SchedulerChoice::Mpi => {
+                return Err("built without MPI: cargo build --release -p chunked-examples --features mpi".into());
+            }
+        })
+    }
+}
+
+/// `x` with `a x = b` for a 3 x 3 system, by Gaussian elimination with
+/// partial pivoting (the normal equations of a two-feature least-squares fit
+/// with an intercept); `None` when it is singular.
+///
+/// ```
+/// let x = chunked_examples::solve3([[2.0, 0.0, 0.0], [0.0, 0.0, 1.0], [0.0, 4.0, 0.0]], [2.0, 3.0, 8.0]).unwrap();
+/// assert_eq!(x, [1.0, 2.0, 3.0]);
+/// assert!(chunked_examples::solve3([[1.0, 2.0, 0.0], [2.0, 4.0, 0.0], [0.0, 0.0, 1.0]], [1.0; 3]).is_none());
+/// ```
+pub fn solve3(mut a: [[f64; 3]; 3], mut b: [f64; 3]) -> Option<[f64; 3]> {
+    for col in 0..3 {
+        let pivot = (col..3).max_by(|&p, &q| a[p][col].abs().total_cmp(&a[q][col].abs()))?;
+        if a[pivot][col] == 0.0 {
+            return None;
+        }
+        a.swap(col, pivot);
+        b.swap(col, pivot);
+        for row in col + 1..3 {
+            let factor = a[row][col] / a[col][col];
+            let pivot_row = a[col];
+            for (v, p) in a[row].iter_mut().zip(pivot_row).skip(col) {
+                *v -= factor * p;
+            }
+            b[row] -= factor * b[col];
+        }
+    }
+    let mut x = [0.0; 3];
+    for row in (0..3).rev() {
+        let tail: f64 = (row + 1..3).map(|k| a[row][k] * x[k]).sum();
+        x[row] = (b[row] - tail) / a[row][row];
+    }
+    Some(x)
+}

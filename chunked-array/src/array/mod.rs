@@ -11,14 +11,17 @@ use crate::chunks::Chunks;
 use crate::diagnostics::graphviz;
 use crate::element::{DType, Element};
 use crate::error::{Error, Result};
-use crate::exec::{Assemble, Context, Hold, run, run_blocks};
+use crate::exec::{Assemble, Context, run};
 use crate::graph::{BlockOp, Node, post_order};
-use crate::schedule::{Deliver, RunStats};
+use crate::schedule::RunStats;
 use crate::units::human_bytes;
 
 mod computable;
+mod persist;
 pub(crate) use computable::LayerBlocks;
 pub use computable::{Computable, ComputePart, compute};
+use persist::Persisted;
+pub use persist::{PersistPart, Persistable, persist};
 
 /// A lazy n-dimensional array of `T`, split into blocks.
 ///
@@ -328,58 +331,6 @@ impl<T: Element> Array<T> {
         Ok(*a.iter().next().expect("one element"))
     }
 
-    /// Computes every block and returns an array backed by the held blocks (dask's
-    /// `persist`): later computations start from them.
-    ///
-    /// ```
-    /// use chunked_array::Array;
-    /// let x = Array::<f64>::ones(&[4], 2).unwrap().map(|v| v * 3.0);
-    /// let held = x.persist().unwrap(); // computed once, blocks kept
-    /// assert_eq!(held.num_tasks(), 2);
-    /// assert_eq!(held.sum(None).unwrap().compute_scalar().unwrap(), 12.0);
-    /// ```
-    ///
-    /// # Errors
-    /// As [`Array::compute`].
-    pub fn persist(&self) -> Result<Array<T>> {
-        self.persist_on(&Context::default())
-    }
-
-    /// [`Array::persist`] with the given context.
-    ///
-    /// ```
-    /// use chunked_array::{Array, Context};
-    /// let x = Array::<f64>::ones(&[4], 2).unwrap().persist_on(&Context::sync()).unwrap();
-    /// assert_eq!(x.compute().unwrap().sum(), 4.0);
-    /// ```
-    ///
-    /// # Errors
-    /// As [`Array::compute`].
-    ///
-    /// In a run over several processes (MPI), each process keeps the blocks it
-    /// owns (an even spread of the block numbers over the ranks), and later runs
-    /// place the tasks that read them on their owners.
-    pub fn persist_on(&self, ctx: &Context) -> Result<Array<T>> {
-        let held = Hold::new(self.num_blocks());
-        run_blocks(
-            std::slice::from_ref(&self.node),
-            &[(0..self.num_blocks()).collect()],
-            ctx,
-            Deliver::Owners,
-            &[&held],
-        )?;
-        let blocks = held.finish(ctx.scheduler())?;
-        // Blocks persisted on a device stay there, and so does the array.
-        Self::built(Node::placed(
-            self.node.name.clone(),
-            T::DTYPE,
-            self.node.chunks.clone(),
-            vec![],
-            Arc::new(Persisted { blocks }),
-            self.node.device.clone(),
-        ))
-    }
-
     /// An array over blocks already computed (every block present, on the
     /// host), as [`Array::persist`] leaves one.
     pub(crate) fn from_computed(name: &str, chunks: Chunks, blocks: Vec<Block>) -> Self {
@@ -511,26 +462,6 @@ fn tuple(v: &[usize]) -> String {
     match v.len() {
         1 => format!("({},)", v[0]),
         _ => format!("({})", v.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(", ")),
-    }
-}
-
-/// A source backed by blocks already computed.
-///
-/// In a multi-process run each process holds only the blocks it owns (`None`
-/// for the others); the MPI placement runs each block's task on its owner.
-struct Persisted {
-    blocks: Vec<Option<Block>>,
-}
-impl BlockOp for Persisted {
-    fn deps(&self, _: &Node, _: &[usize], _: &mut Vec<(usize, usize)>) {}
-    fn run(&self, node: &Node, idx: &[usize], _: &[&Block]) -> Result<Block> {
-        self.blocks[node.chunks.linear(idx)].clone().ok_or_else(|| {
-            Error::invalid(
-                "persisted block",
-                format!("{idx:?}"),
-                "is held by another process of the run that persisted it (run the graph with the same scheduler)",
-            )
-        })
     }
 }
 

@@ -30,7 +30,7 @@ impl<T: Element> Array<T> {
     /// ```
     pub fn to_delayed(&self) -> Vec<Delayed<ArrayD<T>>> {
         (0..self.node.chunks.num_blocks())
-            .map(|block| Delayed { node: self.node.clone(), block, _t: PhantomData })
+            .map(|block| Delayed { node: self.node.clone(), block, call: None, _t: PhantomData })
             .collect()
     }
 

@@ -18,19 +18,24 @@
 //! ```
 
 mod bridge;
+mod encode;
 mod task;
 
 use std::marker::PhantomData;
 use std::sync::Arc;
 
+pub use encode::Encode;
+pub(crate) use task::{Measure, Value, value_of};
+
 use crate::array::{ComputePart, LayerBlocks};
+use crate::block::Block;
 use crate::chunks::Chunks;
 use crate::element::DType;
 use crate::error::Result;
 use crate::exec::{Context, run_selected};
 use crate::graph::Node;
 
-use task::{Body, Call, TakeValue, task_error, value_of};
+use task::{Call, TakeValue, into_value, task_error};
 
 /// A lazy value of type `T`: one task of a graph (dask's `Delayed`). Cheap
 /// to clone (a shared handle); computed by [`Delayed::compute`] or with
@@ -47,12 +52,15 @@ pub struct Delayed<T> {
     /// Which block of `node` holds the value (0 for a delayed task's own
     /// layer; an array's block for [`crate::Array::to_delayed`]).
     block: usize,
+    /// The task's closure, to remake it measured otherwise ([`Delayed::sized`],
+    /// [`Delayed::encoded`]); `None` for an array's block.
+    call: Option<Arc<Call<T>>>,
     _t: PhantomData<fn() -> T>,
 }
 
 impl<T> Clone for Delayed<T> {
     fn clone(&self) -> Self {
-        Delayed { node: self.node.clone(), block: self.block, _t: PhantomData }
+        Delayed { node: self.node.clone(), block: self.block, call: self.call.clone(), _t: PhantomData }
     }
 }
 
@@ -62,14 +70,27 @@ impl<T> std::fmt::Debug for Delayed<T> {
     }
 }
 
-/// The bytes a value of `T` reports when it has no better measure: its size.
-fn size_of_value<T>(_: &T) -> usize {
-    std::mem::size_of::<T>()
-}
-
 impl<T: Send + Sync + 'static> Delayed<T> {
-    /// A task running `body` over the values of `inputs`, taken in order.
-    fn call(label: &str, inputs: &[(&Arc<Node>, usize)], nbytes: fn(&T) -> usize, body: Body<T>) -> Delayed<T> {
+    /// A task computing `f` over the values of `inputs`, taken in order.
+    fn call<I: Send + Sync + 'static>(
+        label: &str,
+        inputs: &[(&Arc<Node>, usize)],
+        f: impl Fn(&[&I]) -> Result<T> + Send + Sync + 'static,
+    ) -> Delayed<T> {
+        let what = format!("input of {label}");
+        Self::call_blocks(label, inputs, move |blocks| {
+            let values = blocks.iter().map(|b| value_of::<I>(b, &what)).collect::<Result<Vec<_>>>()?;
+            f(&values)
+        })
+    }
+
+    /// A task computing `body` over the blocks of `inputs`, each input layer
+    /// listed once.
+    fn call_blocks(
+        label: &str,
+        inputs: &[(&Arc<Node>, usize)],
+        body: impl Fn(&[&Block]) -> Result<T> + Send + Sync + 'static,
+    ) -> Delayed<T> {
         let mut nodes: Vec<Arc<Node>> = Vec::new();
         let deps = inputs
             .iter()
@@ -81,9 +102,44 @@ impl<T: Send + Sync + 'static> Delayed<T> {
                 (pos, *block)
             })
             .collect();
-        let op = Call { body, deps, nbytes };
-        let node = Node::placed(label, DType::Intermediate, Chunks::from_lengths(vec![]), nodes, Arc::new(op), None);
-        Delayed { node, block: 0, _t: PhantomData }
+        Self::from_call(label, nodes, Call { body: Arc::new(body), deps, measure: Measure::of_size() })
+    }
+
+    /// The value of block `block` of `node`'s layer.
+    pub(crate) fn from_node(node: Arc<Node>, block: usize) -> Delayed<T> {
+        Delayed { node, block, call: None, _t: PhantomData }
+    }
+
+    /// Its task's name.
+    pub(crate) fn label(&self) -> String {
+        self.node.label()
+    }
+
+    /// Computes it into the block holding its value.
+    pub(crate) fn compute_block_on(&self, ctx: &Context) -> Result<Block> {
+        let take = TakeValue::<T>::new();
+        run_selected(std::slice::from_ref(&self.node), &[vec![self.block]], ctx, &[&take])?;
+        take.finish_block()
+    }
+
+    /// The delayed value of `call`'s layer over `inputs`.
+    fn from_call(label: &str, inputs: Vec<Arc<Node>>, call: Call<T>) -> Delayed<T> {
+        let call = Arc::new(call);
+        let chunks = Chunks::from_lengths(vec![]);
+        let node = Node::placed(label, DType::Intermediate, chunks, inputs, call.clone(), None);
+        Delayed { node, block: 0, call: Some(call), _t: PhantomData }
+    }
+
+    /// The same task, its value measured by `measure`.
+    fn remeasured(&self, measure: impl FnOnce(Measure<T>) -> Measure<T>) -> Delayed<T> {
+        match &self.call {
+            Some(call) => {
+                let call = Call { measure: measure(call.measure), ..(**call).clone() };
+                Self::from_call(&self.node.name, self.node.inputs.clone(), call)
+            }
+            // An array's block: measured and encoded as the array's blocks are.
+            None => self.clone(),
+        }
     }
 
     /// A task computing `f()` (dask's `delayed(f)()`). A panic in `f` is the
@@ -97,7 +153,7 @@ impl<T: Send + Sync + 'static> Delayed<T> {
     /// assert!(bad.compute().unwrap_err().to_string().contains("fails"));
     /// ```
     pub fn new(label: &str, f: impl Fn() -> T + Send + Sync + 'static) -> Delayed<T> {
-        Self::call(label, &[], size_of_value, Box::new(move |_| Ok(f())))
+        Self::call::<()>(label, &[], move |_| Ok(f()))
     }
 
     /// A task computing `f()` that can fail: an `Err` is the task's error,
@@ -114,7 +170,7 @@ impl<T: Send + Sync + 'static> Delayed<T> {
         f: impl Fn() -> std::result::Result<T, E> + Send + Sync + 'static,
     ) -> Delayed<T> {
         let name = label.to_string();
-        Self::call(label, &[], size_of_value, Box::new(move |_| f().map_err(|e| task_error(&name, e))))
+        Self::call::<()>(label, &[], move |_| f().map_err(|e| task_error(&name, e)))
     }
 
     /// A value known now, as a task (dask's `delayed(obj)`), so that tasks
@@ -132,27 +188,40 @@ impl<T: Send + Sync + 'static> Delayed<T> {
         Self::new(label, move || v.clone())
     }
 
-    /// A task holding a copy of the value that reports `nbytes(&value)`
-    /// bytes to the memory accounting (by default a value reports
-    /// `size_of::<T>()`, which says nothing of what a `Vec` holds on the
-    /// heap).
+    /// The same task, its value reporting `nbytes(&value)` bytes to the
+    /// memory accounting (by default a value reports `size_of::<T>()`,
+    /// which says nothing of what a `Vec` holds on the heap). An array's
+    /// block ([`crate::Array::to_delayed`]) already reports its bytes and
+    /// stays as it is.
     ///
     /// ```
     /// use chunked_array::delayed::Delayed;
     /// let v = Delayed::new("big", || vec![0u8; 1 << 20]).sized(|v| v.len());
     /// assert_eq!(v.compute().unwrap().len(), 1 << 20);
     /// ```
-    pub fn sized(&self, nbytes: fn(&T) -> usize) -> Delayed<T>
+    pub fn sized(&self, nbytes: fn(&T) -> usize) -> Delayed<T> {
+        self.remeasured(|m| Measure { nbytes, ..m })
+    }
+
+    /// The same task, its value encoded by [`Encode`] when it must leave
+    /// memory: it spills to disk when memory is over the limit (otherwise
+    /// it stays in memory), and travels to consumers on other MPI ranks
+    /// (otherwise they run where it is made).
+    ///
+    /// ```
+    /// use chunked_array::{delayed::Delayed, Context};
+    /// let parts: Vec<_> = (0..4)
+    ///     .map(|i| Delayed::new("part", move || vec![i as f64; 1000]).sized(|v| 8 * v.len()).encoded())
+    ///     .collect();
+    /// let total = chunked_array::delayed::fan_in("total", &parts, |ps| ps.iter().map(|p| p.iter().sum::<f64>()).sum::<f64>());
+    /// let ctx = Context::sync().with_memory_limit(10_000); // two parts at a time; the others spill
+    /// assert_eq!(total.compute_on(&ctx).unwrap(), 6000.0);
+    /// ```
+    pub fn encoded(&self) -> Delayed<T>
     where
-        T: Clone,
+        T: Encode,
     {
-        let label = self.node.name.clone();
-        Delayed::call(
-            &label,
-            &[(&self.node, self.block)],
-            nbytes,
-            Box::new(|inputs| Ok(value_of::<T>(inputs[0], "sized input")?.clone())),
-        )
+        self.remeasured(Measure::encoded)
     }
 
     /// A task computing `f(&value)` (dask's `delayed(f)(d)`).
@@ -167,13 +236,7 @@ impl<T: Send + Sync + 'static> Delayed<T> {
         label: &str,
         f: impl Fn(&T) -> U + Send + Sync + 'static,
     ) -> Delayed<U> {
-        let what = format!("input of {label}");
-        Delayed::call(
-            label,
-            &[(&self.node, self.block)],
-            size_of_value,
-            Box::new(move |inputs| Ok(f(value_of::<T>(inputs[0], &what)?))),
-        )
+        Delayed::call(label, &[(&self.node, self.block)], move |v: &[&T]| Ok(f(v[0])))
     }
 
     /// A task computing `f(&value)` that can fail (an `Err` is the task's
@@ -190,13 +253,8 @@ impl<T: Send + Sync + 'static> Delayed<T> {
         label: &str,
         f: impl Fn(&T) -> std::result::Result<U, E> + Send + Sync + 'static,
     ) -> Delayed<U> {
-        let (what, name) = (format!("input of {label}"), label.to_string());
-        Delayed::call(
-            label,
-            &[(&self.node, self.block)],
-            size_of_value,
-            Box::new(move |inputs| f(value_of::<T>(inputs[0], &what)?).map_err(|e| task_error(&name, e))),
-        )
+        let name = label.to_string();
+        Delayed::call(label, &[(&self.node, self.block)], move |v: &[&T]| f(v[0]).map_err(|e| task_error(&name, e)))
     }
 
     /// A task computing `f(&self, &other)`.
@@ -213,12 +271,9 @@ impl<T: Send + Sync + 'static> Delayed<T> {
         f: impl Fn(&T, &U) -> V + Send + Sync + 'static,
     ) -> Delayed<V> {
         let what = format!("input of {label}");
-        Delayed::call(
-            label,
-            &[(&self.node, self.block), (&other.node, other.block)],
-            size_of_value,
-            Box::new(move |inputs| Ok(f(value_of::<T>(inputs[0], &what)?, value_of::<U>(inputs[1], &what)?))),
-        )
+        Delayed::call_blocks(label, &[(&self.node, self.block), (&other.node, other.block)], move |blocks| {
+            Ok(f(value_of::<T>(blocks[0], &what)?, value_of::<U>(blocks[1], &what)?))
+        })
     }
 
     /// The value, computed with the default context.
@@ -253,9 +308,7 @@ impl<T: Send + Sync + 'static> Delayed<T> {
     where
         T: Clone,
     {
-        let take = TakeValue::<T>::new();
-        run_selected(std::slice::from_ref(&self.node), &[vec![self.block]], ctx, &[&take])?;
-        take.finish()
+        into_value(self.compute_block_on(ctx)?, "delayed result")
     }
 }
 
@@ -273,16 +326,27 @@ pub fn fan_in<T: Send + Sync + 'static, U: Send + Sync + 'static>(
     f: impl Fn(&[&T]) -> U + Send + Sync + 'static,
 ) -> Delayed<U> {
     let inputs: Vec<(&Arc<Node>, usize)> = items.iter().map(|d| (&d.node, d.block)).collect();
-    let what = format!("input of {label}");
-    Delayed::call(
-        label,
-        &inputs,
-        size_of_value,
-        Box::new(move |blocks| {
-            let values = blocks.iter().map(|b| value_of::<T>(b, &what)).collect::<Result<Vec<_>>>()?;
-            Ok(f(&values))
-        }),
-    )
+    Delayed::call(label, &inputs, move |values: &[&T]| Ok(f(values)))
+}
+
+/// [`fan_in`] with a closure that can fail: an `Err` is the task's error,
+/// naming `label`.
+///
+/// ```
+/// use chunked_array::delayed::{Delayed, try_fan_in};
+/// let parts: Vec<_> = ["1", "2", "x"].into_iter().map(|s| Delayed::value("text", s.to_string())).collect();
+/// let total = try_fan_in("parse all", &parts, |v| v.iter().map(|s| s.parse::<i32>()).sum::<Result<i32, _>>());
+/// let e = total.compute().unwrap_err().to_string();
+/// assert!(e.contains("parse all") && e.contains("invalid digit"), "{e}");
+/// ```
+pub fn try_fan_in<T: Send + Sync + 'static, U: Send + Sync + 'static, E: std::fmt::Display>(
+    label: &str,
+    items: &[Delayed<T>],
+    f: impl Fn(&[&T]) -> std::result::Result<U, E> + Send + Sync + 'static,
+) -> Delayed<U> {
+    let inputs: Vec<(&Arc<Node>, usize)> = items.iter().map(|d| (&d.node, d.block)).collect();
+    let name = label.to_string();
+    Delayed::call(label, &inputs, move |values: &[&T]| f(values).map_err(|e| task_error(&name, e)))
 }
 
 impl<T: Clone + Send + Sync + 'static> ComputePart for &Delayed<T> {

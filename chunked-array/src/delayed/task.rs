@@ -7,15 +7,63 @@ use std::fmt::Display;
 use std::marker::PhantomData;
 use std::sync::{Arc, Mutex};
 
-use crate::block::{Block, BlockValue};
+use super::encode::{Encode, from_bytes, to_bytes};
+use crate::block::{Block, BlockValue, Rebuild, SpillImage};
 use crate::error::{Error, Result};
 use crate::exec::Collector;
+use crate::graph::wire::Wire;
 use crate::graph::{BlockOp, Node};
 
-/// The block a delayed task makes: its value and the bytes it reports.
+/// How a delayed task's value is measured and stored: the bytes it reports
+/// to the memory accounting, and its encoding, if it has one (then it can
+/// spill to disk and travel between processes).
+pub(crate) struct Measure<T> {
+    pub nbytes: fn(&T) -> usize,
+    pub codec: Option<Codec<T>>,
+}
+
+/// A value's encoding, and the function that rebuilds its block.
+pub(crate) type Codec<T> = (fn(&T) -> Vec<u8>, Rebuild);
+
+impl<T> Clone for Measure<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T> Copy for Measure<T> {}
+
+impl<T: Send + Sync + 'static> Measure<T> {
+    /// A value reporting its own size (what a `Vec` holds on the heap is
+    /// not seen), with no encoding.
+    pub fn of_size() -> Self {
+        Measure { nbytes: |_| std::mem::size_of::<T>(), codec: None }
+    }
+
+    /// Encoded with [`Encode`].
+    pub fn encoded(self) -> Self
+    where
+        T: Encode,
+    {
+        fn rebuild<T: Encode + Send + Sync + 'static>(bytes: &[u8]) -> Option<Block> {
+            let value = from_bytes::<T>(bytes)?;
+            Some(Value::block(value, Measure::<T>::of_size().encoded()))
+        }
+        Measure { codec: Some((to_bytes::<T>, rebuild::<T>)), ..self }
+    }
+}
+
+/// The block a delayed task makes: its value and how it is measured.
 pub(crate) struct Value<T> {
     pub value: T,
-    pub nbytes: usize,
+    nbytes: usize,
+    codec: Option<Codec<T>>,
+}
+
+impl<T: Send + Sync + 'static> Value<T> {
+    pub(crate) fn block(value: T, measure: Measure<T>) -> Block {
+        let nbytes = (measure.nbytes)(&value);
+        Arc::new(Value { value, nbytes, codec: measure.codec })
+    }
 }
 
 impl<T: Send + Sync + 'static> BlockValue for Value<T> {
@@ -28,30 +76,41 @@ impl<T: Send + Sync + 'static> BlockValue for Value<T> {
     fn into_any(self: Arc<Self>) -> Arc<dyn Any + Send + Sync> {
         self
     }
+    fn spill_image(&self) -> Option<SpillImage> {
+        self.codec.map(|(encode, rebuild)| SpillImage { bytes: encode(&self.value), rebuild })
+    }
 }
 
 /// The value of type `T` a block holds: a delayed task's [`Value`], or the
 /// block itself (an array's block, `T` an `ArrayD`).
 pub(crate) fn value_of<'a, T: 'static>(block: &'a Block, what: &str) -> Result<&'a T> {
     let any = block.as_any();
-    any.downcast_ref::<Value<T>>().map(|v| &v.value).or_else(|| any.downcast_ref::<T>()).ok_or_else(|| {
-        Error::DtypeMismatch {
-            key: what.to_string(),
-            expected: std::any::type_name::<T>().to_string(),
-            found: "a value of another type".into(),
-        }
-    })
+    any.downcast_ref::<Value<T>>().map(|v| &v.value).or_else(|| any.downcast_ref::<T>()).ok_or_else(|| not_a::<T>(what))
+}
+
+/// The error for a block that holds no `T`.
+fn not_a<T>(what: &str) -> Error {
+    Error::DtypeMismatch {
+        key: what.to_string(),
+        expected: std::any::type_name::<T>().to_string(),
+        found: "a value of another type".into(),
+    }
 }
 
 /// A closure of the input blocks' values, as the layer runs it.
-pub(crate) type Body<T> = Box<dyn Fn(&[&Block]) -> Result<T> + Send + Sync>;
+pub(crate) type Body<T> = Arc<dyn Fn(&[&Block]) -> Result<T> + Send + Sync>;
 
 /// A layer of one block: `body` over the blocks `deps` names.
 pub(crate) struct Call<T> {
     pub body: Body<T>,
     pub deps: Vec<(usize, usize)>,
-    /// The bytes of the value, measured once it is made.
-    pub nbytes: fn(&T) -> usize,
+    pub measure: Measure<T>,
+}
+
+impl<T> Clone for Call<T> {
+    fn clone(&self) -> Self {
+        Call { body: self.body.clone(), deps: self.deps.clone(), measure: self.measure }
+    }
 }
 
 impl<T: Send + Sync + 'static> BlockOp for Call<T> {
@@ -59,9 +118,10 @@ impl<T: Send + Sync + 'static> BlockOp for Call<T> {
         out.extend_from_slice(&self.deps);
     }
     fn run(&self, _: &Node, _: &[usize], inputs: &[&Block]) -> Result<Block> {
-        let value = (self.body)(inputs)?;
-        let nbytes = (self.nbytes)(&value);
-        Ok(Arc::new(Value { value, nbytes }))
+        Ok(Value::block((self.body)(inputs)?, self.measure))
+    }
+    fn wire(&self) -> Option<Wire> {
+        self.measure.codec.map(|(_, rebuild)| Wire::spill_image(rebuild))
     }
 }
 
@@ -76,16 +136,32 @@ pub struct TakeValue<T> {
     _t: PhantomData<fn() -> T>,
 }
 
-impl<T: Clone + 'static> TakeValue<T> {
+impl<T: Clone + Send + Sync + 'static> TakeValue<T> {
+    pub(crate) fn finish(self) -> Result<T> {
+        into_value(self.finish_block()?, "delayed result")
+    }
+}
+
+impl<T> TakeValue<T> {
     pub(crate) fn new() -> Self {
         TakeValue { block: Mutex::new(None), _t: PhantomData }
     }
 
-    pub(crate) fn finish(self) -> Result<T> {
+    /// The block holding the value.
+    pub(crate) fn finish_block(self) -> Result<Block> {
         let block = self.block.into_inner().unwrap_or_else(|p| p.into_inner());
-        let block =
-            block.ok_or_else(|| Error::Task { key: "delayed value".into(), message: "never computed".into() })?;
-        value_of::<T>(&block, "delayed result").cloned()
+        block.ok_or_else(|| Error::Task { key: "delayed value".into(), message: "never computed".into() })
+    }
+}
+
+/// The value `block` holds, moved out when no one else holds the block.
+pub(crate) fn into_value<T: Clone + Send + Sync + 'static>(block: Block, what: &str) -> Result<T> {
+    match block.into_any().downcast::<Value<T>>() {
+        Ok(v) => Ok(Arc::try_unwrap(v).map(|v| v.value).unwrap_or_else(|shared| shared.value.clone())),
+        Err(any) => match any.downcast::<T>() {
+            Ok(v) => Ok(Arc::try_unwrap(v).unwrap_or_else(|shared| (*shared).clone())),
+            Err(_) => Err(not_a::<T>(what)),
+        },
     }
 }
 

@@ -1,6 +1,7 @@
 //! [`Context`]: the scheduler, memory limits and observers a run uses.
 
 use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 
 use crate::diagnostics::{Profiler, Progress};
 use crate::events::Observer;
@@ -24,6 +25,8 @@ pub struct Context {
     /// [`Context::with_progress`] replaces it.
     progress: Arc<dyn Observer>,
     observers: Vec<Arc<dyn Observer>>,
+    /// Set to cancel the runs of this context (a client's future).
+    cancel: Option<Arc<AtomicBool>>,
 }
 
 impl Context {
@@ -44,6 +47,7 @@ impl Context {
             memory: MemoryConfig::default(),
             progress: Arc::new(Progress::Auto),
             observers: Vec::new(),
+            cancel: None,
         }
     }
 
@@ -205,6 +209,23 @@ impl Context {
     /// ```
     pub fn threads(threads: usize) -> Self {
         Self::with_scheduler(Arc::new(ThreadedScheduler::new(threads)))
+    }
+
+    /// This context, its runs cancelled when `flag` is set (tasks not yet
+    /// started fail with [`crate::Error::Cancelled`]).
+    pub(crate) fn cancelled_by(mut self, flag: Arc<AtomicBool>) -> Self {
+        self.cancel = Some(flag);
+        self
+    }
+
+    /// This context with another scheduler.
+    pub(crate) fn on_scheduler(mut self, scheduler: Arc<dyn Scheduler>) -> Self {
+        self.scheduler = scheduler;
+        self
+    }
+
+    pub(crate) fn cancel_flag(&self) -> Option<Arc<AtomicBool>> {
+        self.cancel.clone()
     }
 
     /// The scheduler in use.

@@ -70,7 +70,8 @@ pub(crate) fn run_blocks(
     }
     let optimized = optimize(nodes);
     let outputs: Vec<(Arc<Node>, Vec<usize>)> = optimized.into_iter().zip(blocks.iter().cloned()).collect();
-    let graph = TaskGraph::build(&outputs)?;
+    let mut graph = TaskGraph::build(&outputs)?;
+    graph.cancel_with(ctx.cancel_flag());
     // (task, output number, block number), sorted by task for lookup from the sink.
     let mut routes: Vec<(u32, u32, usize)> = Vec::new();
     for (o, tasks) in graph.output_tasks().iter().enumerate() {

@@ -177,6 +177,18 @@ pub trait Scheduler: Send + Sync {
     /// task's own `Io`, `Device` or numerical error), sink error or
     /// [`crate::Error::ResourcesExhausted`]; the run stops without hanging.
     fn execute(&self, run: &Run<'_>) -> Result<RunStats>;
+    /// Threads that run tasks in this process (1 unless the scheduler runs
+    /// tasks in parallel): how many single-task runs a
+    /// [`crate::futures::Client`] keeps going at once.
+    ///
+    /// ```
+    /// use chunked_array::{Scheduler, SyncScheduler, ThreadedScheduler};
+    /// assert_eq!(SyncScheduler.workers(), 1);
+    /// assert_eq!(ThreadedScheduler::new(3).workers(), 3);
+    /// ```
+    fn workers(&self) -> usize {
+        1
+    }
     /// This process's number among the processes that run each graph together
     /// (the MPI rank; 0 for one-process schedulers).
     ///

@@ -252,6 +252,10 @@ impl Scheduler for ThreadedScheduler {
         "threads"
     }
 
+    fn workers(&self) -> usize {
+        self.threads()
+    }
+
     fn execute(&self, run: &Run<'_>) -> Result<RunStats> {
         let Run { graph, sink, observer, memory, .. } = *run;
         crate::block::alloc::tune_allocator();

@@ -14,6 +14,7 @@ mod dtypes;
 mod dynamic;
 mod einsum;
 mod elementwise;
+mod futures;
 mod ergonomics;
 mod graph;
 mod halo;

@@ -22,7 +22,7 @@ use chunked_array::ndarray::{Array1, Array2, Ix1, Ix2};
 use chunked_array::random::RandomState;
 use chunked_array::runtime::TierEventKind;
 use chunked_array::{Array, Context, compute, concatenate, parse_bytes, s};
-use chunked_examples::{JobResult, main_with};
+use chunked_examples::{JobResult, main_with, solve3};
 
 struct Options {
     rows: usize,
@@ -187,31 +187,4 @@ fn fit_pair(gram: &Array2<f64>, sums: &Array1<f64>, n: f64, i: usize, j: usize, 
     let a = [[gram[[i, i]], gram[[i, j]], sums[i]], [gram[[j, i]], gram[[j, j]], sums[j]], [sums[i], sums[j], n]];
     let b = [gram[[i, y]], gram[[j, y]], sums[y]];
     solve3(a, b).ok_or_else(|| format!("the design matrix of (x{i}, x{j}) is singular"))
-}
-
-/// Gaussian elimination with partial pivoting on a 3 x 3 system; `None` when
-/// it is singular.
-fn solve3(mut a: [[f64; 3]; 3], mut b: [f64; 3]) -> Option<[f64; 3]> {
-    for col in 0..3 {
-        let pivot = (col..3).max_by(|&p, &q| a[p][col].abs().total_cmp(&a[q][col].abs()))?;
-        if a[pivot][col] == 0.0 {
-            return None;
-        }
-        a.swap(col, pivot);
-        b.swap(col, pivot);
-        for row in col + 1..3 {
-            let factor = a[row][col] / a[col][col];
-            let pivot_row = a[col];
-            for (v, p) in a[row].iter_mut().zip(pivot_row).skip(col) {
-                *v -= factor * p;
-            }
-            b[row] -= factor * b[col];
-        }
-    }
-    let mut x = [0.0; 3];
-    for row in (0..3).rev() {
-        let tail: f64 = (row + 1..3).map(|k| a[row][k] * x[k]).sum();
-        x[row] = (b[row] - tail) / a[row][row];
-    }
-    Some(x)
 }

@@ -21,19 +21,12 @@ use std::time::Instant;
 use chunked_array::diagnostics::{Profiler, Progress};
 use chunked_array::random::RandomState;
 use chunked_array::{Array, Computable, Context};
-use chunked_examples::MatrixOptions;
+use chunked_examples::{MatrixOptions, SchedulerChoice};
 use ndarray::{Axis, Ix1, Ix2, s};
-
-#[derive(PartialEq)]
-enum Scheduler {
-    Threads,
-    Sync,
-    Mpi,
-}
 
 struct Options {
     matrix: MatrixOptions,
-    scheduler: Scheduler,
+    scheduler: SchedulerChoice,
     threads: usize,
     profile: Option<std::path::PathBuf>,
     progress: bool,
@@ -44,7 +37,7 @@ struct Options {
 fn parse() -> Result<Options, String> {
     let mut o = Options {
         matrix: MatrixOptions { rows: 100_000, cols: 1000, chunks: (1000, 1000), seed: 42 },
-        scheduler: Scheduler::Threads,
+        scheduler: SchedulerChoice::Threads,
         threads: 0,
         profile: None,
         progress: false,
@@ -64,12 +57,7 @@ fn parse() -> Result<Options, String> {
         let num = |v: &str| v.parse::<usize>().map_err(|e| format!("{flag} {v}: {e}"));
         match flag.as_str() {
             _ if o.matrix.take(&flag, &value)? => {}
-            "--scheduler" => match value.as_str() {
-                "sync" => o.scheduler = Scheduler::Sync,
-                "threads" => o.scheduler = Scheduler::Threads,
-                "mpi" => o.scheduler = Scheduler::Mpi,
-                other => return Err(format!("--scheduler {other}: expected threads, sync or mpi")),
-            },
+            "--scheduler" => o.scheduler = SchedulerChoice::parse(&value)?,
             "--threads" => o.threads = num(&value)?,
             "--profile" => o.profile = Some(value.into()),
             "--memory-limit" => {
@@ -85,31 +73,8 @@ fn parse() -> Result<Options, String> {
     Ok(o)
 }
 
-/// What keeps MPI initialized while the job runs (finalized when dropped).
-type Guard = Option<Box<dyn std::any::Any>>;
-
-/// The context for `--scheduler`, whether this process prints (rank 0), and
-/// the MPI guard.
-fn context(o: &Options) -> Result<(Context, bool, Guard), Box<dyn std::error::Error>> {
-    Ok(match o.scheduler {
-        Scheduler::Sync => (Context::sync(), true, None),
-        Scheduler::Threads => (Context::threads(o.threads), true, None),
-        #[cfg(feature = "mpi")]
-        Scheduler::Mpi => {
-            let mpi = chunked_distributed::Mpi::init()?;
-            (mpi.context(), mpi.is_root(), Some(Box::new(mpi)))
-        }
-        #[cfg(not(feature = "mpi"))]
-        Scheduler::Mpi => {
-            return Err(
-                "this seed was built without MPI: cargo build --release -p chunked-examples --features mpi".into()
-            );
-        }
-    })
-}
-
 fn run(o: &Options) -> Result<(), Box<dyn std::error::Error>> {
-    let (mut ctx, root, _mpi) = context(o)?;
+    let (mut ctx, root, _mpi) = o.scheduler.context(o.threads)?;
     if let Some(limit) = o.memory_limit {
         ctx = ctx.with_memory_limit(limit);
     }

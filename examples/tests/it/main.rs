@@ -3,4 +3,5 @@
 mod gpu_svd;
 mod mpi_jobs;
 mod notebook_001;
+mod pair_regressions;
 mod seed;

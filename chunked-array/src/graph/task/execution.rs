@@ -309,6 +309,9 @@ impl TaskGraph {
     /// # Errors
     /// [`Error::Task`] naming the task's key when the kernel fails or panics.
     pub fn run_task(&self, t: usize, inputs: &[&Block]) -> Result<Block> {
+        if self.is_cancelled() {
+            return Err(Error::Cancelled { key: self.key(t).to_string() });
+        }
         let node = &self.nodes[self.task_node[t] as usize];
         let mut idx = Vec::with_capacity(node.chunks.ndim());
         node.chunks.unravel_into(self.task_block[t], &mut idx);
@@ -319,6 +322,7 @@ impl TaskGraph {
             // match on them.
             Ok(Err(
                 e @ (Error::Task { .. }
+                | Error::Cancelled { .. }
                 | Error::Io { .. }
                 | Error::Device(_)
                 | Error::NotPositiveDefinite { .. }

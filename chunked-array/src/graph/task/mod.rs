@@ -13,6 +13,7 @@
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::error::{Error, Result};
 use crate::graph::order::{Rows, memory_order};
@@ -76,6 +77,9 @@ pub struct TaskGraph {
     outputs: Vec<Vec<u32>>,
     order: Vec<u32>,
     rank: Vec<u32>,
+    /// Set when the run is cancelled: tasks not yet started fail with
+    /// [`Error::Cancelled`].
+    cancel: Option<Arc<AtomicBool>>,
 }
 
 /// The tasks found by walking the layers from the requested blocks, before
@@ -205,7 +209,18 @@ impl TaskGraph {
             outputs: output_tasks,
             order,
             rank,
+            cancel: None,
         })
+    }
+
+    /// Tasks that start after `flag` is set fail with [`Error::Cancelled`].
+    pub(crate) fn cancel_with(&mut self, flag: Option<Arc<AtomicBool>>) {
+        self.cancel = flag;
+    }
+
+    /// Whether the run was cancelled.
+    pub(crate) fn is_cancelled(&self) -> bool {
+        self.cancel.as_ref().is_some_and(|f| f.load(Ordering::Relaxed))
     }
 
     /// Every task, in the static memory-aware order (a topological order).
