@@ -98,8 +98,10 @@ pub fn owner_of(block: usize, blocks: usize, ranks: usize) -> usize {
 ///   its first input), so elementwise chains and the first levels of reduction
 ///   and TSQR trees stay on one rank and only partials and R factors travel.
 /// - Tasks tied by blocks that cannot travel (intermediate values of a custom
-///   layer without a [`chunked_array::runtime::Wire`]) run on one rank: the rank the
-///   first of them gets. Every built-in layer's blocks travel.
+///   layer without a [`chunked_array::runtime::Wire`], delayed values not
+///   `encoded()`) run on one rank: the rank the first of them gets, or rank 0
+///   (which receives results) when one of them is an output. Every built-in
+///   array layer's blocks travel.
 ///
 /// ```
 /// use chunked_array::{custom::Layer, runtime::Deliver, Array};
@@ -124,6 +126,11 @@ pub fn place_tasks(graph: &TaskGraph, ranks: usize) -> Vec<u32> {
     }
     const UNSET: u32 = u32::MAX;
     let mut group_owner = vec![UNSET; n];
+    // A result that cannot travel is made where results are received.
+    for t in (0..n).filter(|&t| graph.is_output(t) && !graph.can_travel(t)) {
+        let root = groups.find(t);
+        group_owner[root] = 0;
+    }
     let mut owner = vec![0u32; n];
     let mut bytes_at: Vec<(u32, usize)> = Vec::new();
     for &t in graph.order() {

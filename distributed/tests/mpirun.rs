@@ -2,7 +2,8 @@
 //! computations run in one process by the sync scheduler (and ndarray where a
 //! whole-array oracle is simple).
 //!
-//! This file is both the launcher and the MPI program (`harness = false`): run by
+//! This binary is both the launcher (`mpirun/launcher.rs`) and the MPI program
+//! (`harness = false`): run by
 //! `cargo test`, it starts itself under `mpirun` with the checks to run, and
 //! fails when a job fails, prints a failed check, or hangs past its time limit.
 //! Without `mpirun` on the machine it prints why and skips (the test command
@@ -15,8 +16,8 @@
 //! come out identical.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitCode, Stdio};
-use std::time::{Duration, Instant};
+use std::process::ExitCode;
+use std::time::Duration;
 
 use chunked_array::io::WriteMode;
 use chunked_array::io::zarr::{ZarrWriteOptions, from_zarr};
@@ -36,155 +37,9 @@ fn main() -> ExitCode {
     }
 }
 
-// ---------------------------------------------------------------- launcher
-
-/// A launcher: the program, its leading arguments and the environment it needs.
-type Launcher = (String, Vec<String>, Vec<(String, String)>);
-
-/// The MPI launcher (`CHUNKED_MPIRUN`, default `mpirun`: the one matching the
-/// MPI library this test was built against) and the environment it needs, or
-/// why there is none.
-fn mpirun() -> Result<Launcher, String> {
-    let launcher = std::env::var("CHUNKED_MPIRUN").unwrap_or_else(|_| "mpirun".into());
-    let version = Command::new(&launcher).arg("--version").output().map_err(|e| format!("no {launcher} ({e})"))?;
-    let text = String::from_utf8_lossy(&version.stdout).to_string() + &String::from_utf8_lossy(&version.stderr);
-    if text.contains("Open MPI") || text.contains("OpenRTE") {
-        // As root, and with more ranks than the CI machine's 2 cores.
-        let env = [
-            ("OMPI_ALLOW_RUN_AS_ROOT", "1"),
-            ("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1"),
-            ("OMPI_MCA_rmaps_base_oversubscribe", "1"),
-        ];
-        Ok((
-            launcher,
-            vec!["--oversubscribe".into()],
-            env.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
-        ))
-    } else {
-        // MPICH's hydra needs neither.
-        Ok((launcher, Vec::new(), Vec::new()))
-    }
-}
-
-struct Job {
-    code: Option<i32>,
-    output: String,
-    elapsed: Duration,
-    timed_out: bool,
-}
-
-fn run_job(np: usize, args: &[&str], limit: Duration) -> Job {
-    let (launcher, flags, env) = mpirun().expect("checked before");
-    let exe = std::env::current_exe().expect("own path");
-    let out_path = std::env::temp_dir().join(format!(
-        "chunked-mpirun-{}-{np}-{}.log",
-        std::process::id(),
-        args[0].trim_start_matches('-')
-    ));
-    let log = std::fs::File::create(&out_path).expect("log file");
-    let start = Instant::now();
-    let mut child = Command::new(launcher)
-        .args(&flags)
-        .args(["-np", &np.to_string()])
-        .arg(&exe)
-        .args(args)
-        .envs(env)
-        // The checks panic on purpose inside tasks: keep the log short.
-        .env("RUST_BACKTRACE", "0")
-        .stdin(Stdio::null())
-        .stdout(log.try_clone().expect("log"))
-        .stderr(log)
-        .spawn()
-        .expect("start mpirun");
-    let (code, timed_out) = loop {
-        if let Some(status) = child.try_wait().expect("wait") {
-            break (status.code(), false);
-        }
-        if start.elapsed() > limit {
-            let _ = child.kill();
-            let _ = child.wait();
-            break (None, true);
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    };
-    let output = std::fs::read_to_string(&out_path).unwrap_or_default();
-    let _ = std::fs::remove_file(&out_path);
-    Job { code, output, elapsed: start.elapsed(), timed_out }
-}
-
-fn launch() -> ExitCode {
-    if let Err(why) = mpirun() {
-        println!("skipping the MPI tests: {why}; the test command (scripts/test.sh) installs Open MPI");
-        return ExitCode::SUCCESS;
-    }
-    let mut failures = Vec::new();
-    for np in 1..=4 {
-        let dir = std::env::temp_dir().join(format!("chunked-mpi-checks-{}-{np}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("scratch dir");
-        let job = run_job(np, &["--rank-checks", dir.to_str().expect("utf-8 temp dir")], Duration::from_secs(180));
-        let _ = std::fs::remove_dir_all(&dir);
-        let oks = (0..np).filter(|r| job.output.contains(&format!("rank {r}: all checks passed"))).count();
-        println!(
-            "mpirun -np {np}: exit {:?} in {:.1} s, {oks} of {np} ranks passed",
-            job.code,
-            job.elapsed.as_secs_f64()
-        );
-        if job.code != Some(0) || oks != np || job.timed_out {
-            failures.push(format!("-np {np} (exit {:?}, timed out: {}):\n{}", job.code, job.timed_out, job.output));
-        }
-    }
-    // Rank 0's progress bar counts every rank's tasks.
-    let job = run_job(2, &["--rank-progress"], Duration::from_secs(120));
-    // mpirun forwards stdout and stderr (where the bar draws) as they come, so
-    // the line may not start with it.
-    let total = job.output.lines().find_map(|l| {
-        let rest = &l[l.find("tasks in the graph: ")? + "tasks in the graph: ".len()..];
-        Some(rest.chars().take_while(char::is_ascii_digit).collect::<String>())
-    });
-    match &total {
-        Some(n) if job.code == Some(0) && job.output.contains(&format!("{n}/{n} tasks")) => {
-            println!("progress on rank 0: {n}/{n} tasks")
-        }
-        _ => failures
-            .push(format!("rank 0's bar did not reach every rank's task count (exit {:?}):\n{}", job.code, job.output)),
-    }
-    // And its profile holds every rank's tasks.
-    match &total {
-        Some(n)
-            if job
-                .output
-                .contains(&format!("rank 0: {n} spans from ranks {{0, 1}}, ordered true, rows named by rank true")) =>
-        {
-            println!("profile on rank 0: {n} spans from ranks 0 and 1")
-        }
-        _ => failures.push(format!("rank 0's profile does not hold every rank's tasks:\n{}", job.output)),
-    }
-    // A rank killed in the middle of a compute, and a rank panicking outside a
-    // task: the job must end with an error, within a bounded time, never hang.
-    for (what, flag) in [("killed rank", "--rank-kill"), ("panicking rank", "--rank-panic")] {
-        let job = run_job(3, &[flag], Duration::from_secs(120));
-        println!("{what}: exit {:?} after {:.1} s", job.code, job.elapsed.as_secs_f64());
-        if job.timed_out || job.code == Some(0) {
-            failures.push(format!(
-                "{what}: the job did not end with an error (exit {:?}, timed out: {}):\n{}",
-                job.code, job.timed_out, job.output
-            ));
-        }
-        if job.elapsed > Duration::from_secs(60) {
-            failures.push(format!("{what}: the job took {:.1} s to end", job.elapsed.as_secs_f64()));
-        }
-    }
-    if failures.is_empty() {
-        println!("MPI tests passed");
-        ExitCode::SUCCESS
-    } else {
-        for f in &failures {
-            eprintln!("FAILED {f}");
-        }
-        ExitCode::FAILURE
-    }
-}
+#[path = "mpirun/launcher.rs"]
+mod launcher;
+use launcher::launch;
 
 // ---------------------------------------------------------------- on each rank
 
@@ -192,7 +47,7 @@ fn launch() -> ExitCode {
 fn rank_checks(dir: &Path) -> ExitCode {
     let mpi = Mpi::init().expect("MPI");
     let mut failed = Vec::new();
-    let checks: [(&str, RankCheck); 14] = [
+    let checks: [(&str, RankCheck); 15] = [
         ("random and elementwise, bit-identical", check_elementwise),
         ("reductions", check_reductions),
         ("rechunk and transpose", check_rechunk),
@@ -207,6 +62,7 @@ fn rank_checks(dir: &Path) -> ExitCode {
         ("interrupted store resumes", check_resume),
         ("each rank spills past its own memory limit", check_spill),
         ("device arrays, one device per rank", check_device),
+        ("delayed values and a client's futures over the ranks", check_delayed),
     ];
     for (name, check) in checks {
         if let Err(why) = check(&mpi, dir) {
@@ -354,6 +210,40 @@ fn check_persist(mpi: &Mpi, _: &Path) -> Result<(), String> {
         "sum of a persisted array",
     )?;
     same(&held.compute_on(&ctx).map_err(err)?, &x.compute_on(&Context::sync()).map_err(err)?, "persisted blocks")
+}
+
+/// A delayed graph whose values travel between ranks (encoded), a chain of
+/// unencoded values (run where they are made), and a client's futures (every
+/// rank making the same calls, each a collective run), against plain loops.
+fn check_delayed(mpi: &Mpi, _: &Path) -> Result<(), String> {
+    use chunked_array::delayed::{Delayed, fan_in};
+    use chunked_array::futures::Client;
+    let all = mpi.context_gather_all();
+    let leaves: Vec<Delayed<Vec<u64>>> =
+        (0..40u64).map(|i| Delayed::new("leaf", move || vec![i, i * i]).encoded()).collect();
+    let total = fan_in("total", &leaves, |v| v.iter().map(|p| p[1]).sum::<u64>()).encoded();
+    let want: u64 = (0..40u64).map(|i| i * i).sum();
+    let got = total.compute_on(&all).map_err(err)?;
+    if got != want {
+        return Err(format!("encoded fan-in: {got} against {want}"));
+    }
+    let chain = (0..10).fold(Delayed::new("start", || 1u64), |d, _| d.map("double", |v| v * 2)).encoded();
+    if chain.compute_on(&all).map_err(err)? != 1024 {
+        return Err("a chain of unencoded values".into());
+    }
+    // Values that cannot travel are made on rank 0, which receives them.
+    let root_client = Client::new(mpi.context());
+    let squares = root_client.map("square", 0..30u64, |i| i * i);
+    match (mpi.is_root(), root_client.gather(&squares)) {
+        (true, Ok(got)) if got == (0..30u64).map(|i| i * i).collect::<Vec<_>>() => {}
+        (false, Err(Error::ResultElsewhere { .. })) => {}
+        (root, got) => return Err(format!("client.map/gather on rank 0 ({root}): {got:?}")),
+    }
+    let client = Client::new(all);
+    let x = RandomState::new(5).standard_normal::<f64>(&[200, 20], [50, 20]).map_err(err)?;
+    let (doubled, sum) = client.persist(((&x * 2.0), x.sum(None).map_err(err)?)).result().map_err(err)?;
+    let again = doubled.sum(None).map_err(err)?.compute_on(&mpi.context_gather_all()).map_err(err)?;
+    close(&(&sum.compute_on(&mpi.context_gather_all()).map_err(err)? * 2.0), &again, "persisted through a client")
 }
 
 fn check_gather_root(mpi: &Mpi, _: &Path) -> Result<(), String> {

@@ -35,7 +35,7 @@ use crate::error::Result;
 use crate::exec::{Context, run_selected};
 use crate::graph::Node;
 
-use task::{Call, TakeValue, into_value, task_error};
+use task::{Call, Kept, TakeValue, into_value, task_error};
 
 /// A lazy value of type `T`: one task of a graph (dask's `Delayed`). Cheap
 /// to clone (a shared handle); computed by [`Delayed::compute`] or with
@@ -274,6 +274,82 @@ impl<T: Send + Sync + 'static> Delayed<T> {
         Delayed::call_blocks(label, &[(&self.node, self.block), (&other.node, other.block)], move |blocks| {
             Ok(f(value_of::<T>(blocks[0], &what)?, value_of::<U>(blocks[1], &what)?))
         })
+    }
+
+    /// [`Delayed::persist_on`] with the default context.
+    ///
+    /// ```
+    /// use chunked_array::delayed::Delayed;
+    /// let d = Delayed::new("table", || vec![1, 2, 3]).persist().unwrap();
+    /// assert_eq!(d.map("len", |t| t.len()).compute().unwrap(), 3);
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Delayed::compute`].
+    pub fn persist(&self) -> Result<Delayed<T>> {
+        self.persist_on(&Context::default())
+    }
+
+    /// Computes the value now and returns a delayed value holding it (dask's
+    /// `d.persist()`): graphs built on it start from the value instead of
+    /// running its tasks again.
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// use std::sync::Arc;
+    /// use chunked_array::{delayed::Delayed, Context};
+    /// let runs = Arc::new(AtomicUsize::new(0));
+    /// let r = runs.clone();
+    /// let d = Delayed::new("expensive", move || { r.fetch_add(1, Ordering::SeqCst); 21 }).persist_on(&Context::sync()).unwrap();
+    /// assert_eq!(d.map("double", |v| v * 2).compute().unwrap(), 42);
+    /// assert_eq!(d.compute().unwrap(), 21);
+    /// assert_eq!(runs.load(Ordering::SeqCst), 1);
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Delayed::compute`]; under MPI, the ranks that do not receive the
+    /// result get [`crate::Error::ResultElsewhere`].
+    pub fn persist_on(&self, ctx: &Context) -> Result<Delayed<T>> {
+        let block = self.compute_block_on(ctx)?;
+        let node = Node::placed(
+            &self.node.name,
+            DType::Intermediate,
+            Chunks::from_lengths(vec![]),
+            vec![],
+            Arc::new(Kept(block)),
+            None,
+        );
+        Ok(Delayed { node, block: 0, call: None, _t: PhantomData })
+    }
+
+    /// Its task graph's layers in Graphviz's dot language (dask's
+    /// `d.visualize()`, as text): one node per task, named by its label.
+    ///
+    /// ```
+    /// use chunked_array::delayed::Delayed;
+    /// let d = Delayed::new("load", || 2).map("square", |v| v * v);
+    /// let dot = d.to_dot();
+    /// assert!(dot.starts_with("digraph") && dot.contains("load") && dot.contains("square"));
+    /// ```
+    pub fn to_dot(&self) -> String {
+        crate::diagnostics::graphviz::layers_dot(std::slice::from_ref(&self.node))
+    }
+
+    /// [`Delayed::to_dot`] drawn as SVG by Graphviz's `dot` (dask's
+    /// `d.visualize()`).
+    ///
+    /// ```
+    /// use chunked_array::delayed::Delayed;
+    /// match Delayed::new("load", || 2).to_svg() {
+    ///     Ok(svg) => assert!(svg.contains("<svg")),
+    ///     Err(e) => assert!(e.to_string().contains("dot")), // Graphviz missing
+    /// }
+    /// ```
+    ///
+    /// # Errors
+    /// [`crate::Error::Io`] when Graphviz's `dot` is missing or fails.
+    pub fn to_svg(&self) -> Result<String> {
+        crate::diagnostics::graphviz::svg(&self.to_dot())
     }
 
     /// The value, computed with the default context.

@@ -125,6 +125,16 @@ impl<T: Send + Sync + 'static> BlockOp for Call<T> {
     }
 }
 
+/// The layer of a persisted delayed value: the block computed before.
+pub(crate) struct Kept(pub Block);
+
+impl BlockOp for Kept {
+    fn deps(&self, _: &Node, _: &[usize], _: &mut Vec<(usize, usize)>) {}
+    fn run(&self, _: &Node, _: &[usize], _: &[&Block]) -> Result<Block> {
+        Ok(self.0.clone())
+    }
+}
+
 /// A user closure's error as the task's error.
 pub(crate) fn task_error(label: &str, e: impl Display) -> Error {
     Error::Task { key: label.to_string(), message: e.to_string() }

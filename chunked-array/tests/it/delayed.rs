@@ -94,3 +94,27 @@ fn blocks_go_out_and_come_back() {
     let err = wrong.compute().unwrap_err().to_string();
     assert!(err.contains("[1, 3]") && err.contains("[3, 1]"), "{err}");
 }
+
+#[test]
+fn profiles_name_the_closures_and_persist_runs_once() {
+    let profiler = chunked_array::diagnostics::Profiler::new();
+    let ctx = Context::threads(2).with_profiler(&profiler);
+    let calls = Arc::new(AtomicUsize::new(0));
+    let c = calls.clone();
+    let loaded = Delayed::new("load table", move || {
+        c.fetch_add(1, Ordering::SeqCst);
+        vec![2u32, 3, 5]
+    });
+    let kept = loaded.persist_on(&ctx).unwrap();
+    let product = kept.map("product", |t| t.iter().product::<u32>());
+    let sum = kept.map("sum", |t| t.iter().sum::<u32>());
+    assert_eq!(compute((&product, &sum)).unwrap(), (30, 10));
+    assert_eq!(product.compute_on(&ctx).unwrap(), 30);
+    assert_eq!(calls.load(Ordering::SeqCst), 1, "the persisted value is not made again");
+    let layers: Vec<String> = profiler.spans().iter().map(|s| s.layer.clone()).collect();
+    for label in ["load table", "product"] {
+        assert!(layers.iter().any(|l| l.starts_with(label)), "{label} in {layers:?}");
+    }
+    let dot = product.to_dot();
+    assert!(dot.contains("product") && dot.contains("load table"), "{dot}");
+}

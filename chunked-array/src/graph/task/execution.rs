@@ -254,7 +254,7 @@ impl TaskGraph {
         let bytes = self.wire(t).and_then(|wire| (wire.encode)(block));
         bytes.ok_or_else(|| Error::Task {
             key: self.key(t).to_string(),
-            message: "its block cannot be sent to another process".into(),
+            message: "its block cannot be sent to another process (a delayed value travels once `encoded()`)".into(),
         })
     }
 

@@ -1,0 +1,153 @@
+//! The launcher side of `mpirun.rs`: starts this test binary under `mpirun`
+//! with 1 to 4 ranks and reads what every rank reported.
+
+use std::process::{Command, ExitCode, Stdio};
+use std::time::{Duration, Instant};
+
+/// A launcher: the program, its leading arguments and the environment it needs.
+type Launcher = (String, Vec<String>, Vec<(String, String)>);
+
+/// The MPI launcher (`CHUNKED_MPIRUN`, default `mpirun`: the one matching the
+/// MPI library this test was built against) and the environment it needs, or
+/// why there is none.
+fn mpirun() -> Result<Launcher, String> {
+    let launcher = std::env::var("CHUNKED_MPIRUN").unwrap_or_else(|_| "mpirun".into());
+    let version = Command::new(&launcher).arg("--version").output().map_err(|e| format!("no {launcher} ({e})"))?;
+    let text = String::from_utf8_lossy(&version.stdout).to_string() + &String::from_utf8_lossy(&version.stderr);
+    if text.contains("Open MPI") || text.contains("OpenRTE") {
+        // As root, and with more ranks than the CI machine's 2 cores.
+        let env = [
+            ("OMPI_ALLOW_RUN_AS_ROOT", "1"),
+            ("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1"),
+            ("OMPI_MCA_rmaps_base_oversubscribe", "1"),
+        ];
+        Ok((
+            launcher,
+            vec!["--oversubscribe".into()],
+            env.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+        ))
+    } else {
+        // MPICH's hydra needs neither.
+        Ok((launcher, Vec::new(), Vec::new()))
+    }
+}
+
+struct Job {
+    code: Option<i32>,
+    output: String,
+    elapsed: Duration,
+    timed_out: bool,
+}
+
+fn run_job(np: usize, args: &[&str], limit: Duration) -> Job {
+    let (launcher, flags, env) = mpirun().expect("checked before");
+    let exe = std::env::current_exe().expect("own path");
+    let out_path = std::env::temp_dir().join(format!(
+        "chunked-mpirun-{}-{np}-{}.log",
+        std::process::id(),
+        args[0].trim_start_matches('-')
+    ));
+    let log = std::fs::File::create(&out_path).expect("log file");
+    let start = Instant::now();
+    let mut child = Command::new(launcher)
+        .args(&flags)
+        .args(["-np", &np.to_string()])
+        .arg(&exe)
+        .args(args)
+        .envs(env)
+        // The checks panic on purpose inside tasks: keep the log short.
+        .env("RUST_BACKTRACE", "0")
+        .stdin(Stdio::null())
+        .stdout(log.try_clone().expect("log"))
+        .stderr(log)
+        .spawn()
+        .expect("start mpirun");
+    let (code, timed_out) = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break (status.code(), false);
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            break (None, true);
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let output = std::fs::read_to_string(&out_path).unwrap_or_default();
+    let _ = std::fs::remove_file(&out_path);
+    Job { code, output, elapsed: start.elapsed(), timed_out }
+}
+
+pub fn launch() -> ExitCode {
+    if let Err(why) = mpirun() {
+        println!("skipping the MPI tests: {why}; the test command (scripts/test.sh) installs Open MPI");
+        return ExitCode::SUCCESS;
+    }
+    let mut failures = Vec::new();
+    for np in 1..=4 {
+        let dir = std::env::temp_dir().join(format!("chunked-mpi-checks-{}-{np}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("scratch dir");
+        let job = run_job(np, &["--rank-checks", dir.to_str().expect("utf-8 temp dir")], Duration::from_secs(180));
+        let _ = std::fs::remove_dir_all(&dir);
+        let oks = (0..np).filter(|r| job.output.contains(&format!("rank {r}: all checks passed"))).count();
+        println!(
+            "mpirun -np {np}: exit {:?} in {:.1} s, {oks} of {np} ranks passed",
+            job.code,
+            job.elapsed.as_secs_f64()
+        );
+        if job.code != Some(0) || oks != np || job.timed_out {
+            failures.push(format!("-np {np} (exit {:?}, timed out: {}):\n{}", job.code, job.timed_out, job.output));
+        }
+    }
+    // Rank 0's progress bar counts every rank's tasks.
+    let job = run_job(2, &["--rank-progress"], Duration::from_secs(120));
+    // mpirun forwards stdout and stderr (where the bar draws) as they come, so
+    // the line may not start with it.
+    let total = job.output.lines().find_map(|l| {
+        let rest = &l[l.find("tasks in the graph: ")? + "tasks in the graph: ".len()..];
+        Some(rest.chars().take_while(char::is_ascii_digit).collect::<String>())
+    });
+    match &total {
+        Some(n) if job.code == Some(0) && job.output.contains(&format!("{n}/{n} tasks")) => {
+            println!("progress on rank 0: {n}/{n} tasks")
+        }
+        _ => failures
+            .push(format!("rank 0's bar did not reach every rank's task count (exit {:?}):\n{}", job.code, job.output)),
+    }
+    // And its profile holds every rank's tasks.
+    match &total {
+        Some(n)
+            if job
+                .output
+                .contains(&format!("rank 0: {n} spans from ranks {{0, 1}}, ordered true, rows named by rank true")) =>
+        {
+            println!("profile on rank 0: {n} spans from ranks 0 and 1")
+        }
+        _ => failures.push(format!("rank 0's profile does not hold every rank's tasks:\n{}", job.output)),
+    }
+    // A rank killed in the middle of a compute, and a rank panicking outside a
+    // task: the job must end with an error, within a bounded time, never hang.
+    for (what, flag) in [("killed rank", "--rank-kill"), ("panicking rank", "--rank-panic")] {
+        let job = run_job(3, &[flag], Duration::from_secs(120));
+        println!("{what}: exit {:?} after {:.1} s", job.code, job.elapsed.as_secs_f64());
+        if job.timed_out || job.code == Some(0) {
+            failures.push(format!(
+                "{what}: the job did not end with an error (exit {:?}, timed out: {}):\n{}",
+                job.code, job.timed_out, job.output
+            ));
+        }
+        if job.elapsed > Duration::from_secs(60) {
+            failures.push(format!("{what}: the job took {:.1} s to end", job.elapsed.as_secs_f64()));
+        }
+    }
+    if failures.is_empty() {
+        println!("MPI tests passed");
+        ExitCode::SUCCESS
+    } else {
+        for f in &failures {
+            eprintln!("FAILED {f}");
+        }
+        ExitCode::FAILURE
+    }
+}
