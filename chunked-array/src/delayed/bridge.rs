@@ -51,25 +51,68 @@ impl<T: Element> Array<T> {
     /// holds; when computed, [`Error::ShapeMismatch`] if the value's shape is
     /// not `shape`.
     pub fn from_delayed(value: &Delayed<ArrayD<T>>, shape: &[usize]) -> Result<Array<T>> {
-        let chunks = Chunks::from_lengths(shape.iter().map(|&n| vec![n]).collect());
-        let op = FromDelayed::<T> { block: value.block, _t: PhantomData };
-        Array::built(Node::new("from_delayed", T::DTYPE, chunks, vec![value.node.clone()], op))
+        let one_block: Vec<Vec<usize>> = shape.iter().map(|&n| vec![n]).collect();
+        Self::from_delayed_blocks(std::slice::from_ref(value), &one_block)
+    }
+
+    /// An array whose blocks are the ndarrays `blocks` make, in C order of
+    /// the block grid that `chunks` (the block lengths along each axis, as
+    /// dask's `chunks=((2, 2), (3,))`) describes: dask's
+    /// `da.block([[da.from_delayed(..), ..], ..])`.
+    ///
+    /// ```
+    /// use chunked_array::{delayed::Delayed, Array};
+    /// use chunked_array::ndarray::ArrayD;
+    /// // Two files of two rows each, loaded by closures.
+    /// let part = |k: f64| Delayed::new("load", move || ArrayD::from_elem(vec![2, 3], k));
+    /// let x = Array::from_delayed_blocks(&[part(1.0), part(2.0)], &[vec![2, 2], vec![3]]).unwrap();
+    /// assert_eq!(x.shape(), &[4, 3]);
+    /// assert_eq!(x.sum(None).unwrap().compute_scalar().unwrap(), 18.0);
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] when the number of blocks is not the
+    /// grid's, or for a shape with more elements than memory holds; when computed,
+    /// [`Error::ShapeMismatch`] naming a block whose value has another shape.
+    pub fn from_delayed_blocks(blocks: &[Delayed<ArrayD<T>>], chunks: &[Vec<usize>]) -> Result<Array<T>> {
+        let grid: usize = chunks.iter().map(Vec::len).product();
+        if grid != blocks.len() {
+            return Err(Error::invalid(
+                "blocks",
+                blocks.len(),
+                format!("the block grid of {chunks:?} has {grid} blocks: one delayed value per block"),
+            ));
+        }
+        let mut inputs: Vec<Arc<Node>> = Vec::new();
+        let sources = blocks
+            .iter()
+            .map(|d| {
+                let pos = inputs.iter().position(|n| Arc::ptr_eq(n, &d.node)).unwrap_or_else(|| {
+                    inputs.push(d.node.clone());
+                    inputs.len() - 1
+                });
+                (pos, d.block)
+            })
+            .collect();
+        let chunks = Chunks::from_lengths(chunks.to_vec());
+        Array::built(Node::new("from_delayed", T::DTYPE, chunks, inputs, FromDelayed::<T> { sources, _t: PhantomData }))
     }
 }
 
-/// The layer of [`Array::from_delayed`]: the delayed ndarray as its one block.
+/// The layer of [`Array::from_delayed`] and [`Array::from_delayed_blocks`]:
+/// block `b` is the delayed ndarray `sources[b]` (input, block of it).
 struct FromDelayed<T> {
-    block: usize,
+    sources: Vec<(usize, usize)>,
     _t: PhantomData<fn() -> T>,
 }
 
 impl<T: Element> BlockOp for FromDelayed<T> {
-    fn deps(&self, _: &Node, _: &[usize], out: &mut Vec<(usize, usize)>) {
-        out.push((0, self.block));
+    fn deps(&self, node: &Node, idx: &[usize], out: &mut Vec<(usize, usize)>) {
+        out.push(self.sources[node.chunks.linear(idx)]);
     }
-    fn run(&self, node: &Node, _: &[usize], inputs: &[&Block]) -> Result<Block> {
+    fn run(&self, node: &Node, idx: &[usize], inputs: &[&Block]) -> Result<Block> {
         let value = value_of::<ArrayD<T>>(inputs[0], "from_delayed input")?;
-        let shape = node.shape();
+        let shape = node.chunks.block_shape(idx);
         if value.shape() != shape.as_slice() {
             return Err(Error::shape("from_delayed", &shape, value.shape()));
         }

@@ -204,9 +204,11 @@ impl<T: Send + Sync + 'static> Delayed<T> {
     }
 
     /// The same task, its value encoded by [`Encode`] when it must leave
-    /// memory: it spills to disk when memory is over the limit (otherwise
-    /// it stays in memory), and travels to consumers on other MPI ranks
-    /// (otherwise they run where it is made).
+    /// memory: it spills to disk when memory is over the limit, and travels
+    /// to consumers on other MPI ranks. Without it a value stays in memory
+    /// (a run whose idle values that cannot spill hold more than the memory
+    /// limit by themselves ends with [`crate::Error::ResourcesExhausted`]
+    /// naming one of them), and its consumers run on the rank that made it.
     ///
     /// ```
     /// use chunked_array::{delayed::Delayed, Context};

@@ -118,3 +118,33 @@ fn profiles_name_the_closures_and_persist_runs_once() {
     let dot = product.to_dot();
     assert!(dot.contains("product") && dot.contains("load table"), "{dot}");
 }
+
+#[test]
+fn a_grid_of_delayed_blocks_is_one_array() {
+    // Six "files", a 3 x 2 grid of blocks of rows 2, 3, 1 and columns 4, 1.
+    let (rows, cols) = (vec![2usize, 3, 1], vec![4usize, 1]);
+    let whole = ArrayD::from_shape_fn(IxDyn(&[6, 5]), |i| (i[0] * 5 + i[1]) as i32);
+    let mut blocks = Vec::new();
+    let mut r0 = 0;
+    for &r in &rows {
+        let mut c0 = 0;
+        for &c in &cols {
+            let part = whole.slice(ndarray::s![r0..r0 + r, c0..c0 + c]).to_owned().into_dyn();
+            blocks.push(Delayed::new("read part", move || part.clone()));
+            c0 += c;
+        }
+        r0 += r;
+    }
+    let x = Array::from_delayed_blocks(&blocks, &[rows.clone(), cols.clone()]).unwrap();
+    assert_eq!(x.num_blocks(), 6);
+    assert_eq!(x.compute().unwrap(), whole);
+    let column_sums = whole.mapv(i64::from).sum_axis(ndarray::Axis(0)).into_dyn(); // NumPy: int32 sums to int64
+    assert_eq!(x.sum(0).unwrap().compute().unwrap(), column_sums);
+    // The grid needs one value per block, and each value the block's shape.
+    let err = Array::from_delayed_blocks(&blocks[..5], &[rows.clone(), cols.clone()]).unwrap_err().to_string();
+    assert!(err.contains('5') && err.contains('6'), "{err}");
+    let mut swapped = blocks.clone();
+    swapped.swap(0, 1);
+    let err = Array::from_delayed_blocks(&swapped, &[rows, cols]).unwrap().compute().unwrap_err().to_string();
+    assert!(err.contains("[2, 4]") && err.contains("[2, 1]"), "{err}");
+}

@@ -56,8 +56,9 @@ impl<'g> BlockStore<'g> {
     ///
     /// # Errors
     /// [`Error::ResourcesExhausted`] when a block must spill and the disk tier
-    /// is full (its cap) or unwritable; [`Error::Device`] when a copy from the
-    /// device fails.
+    /// is full (its cap) or unwritable, or when idle values that cannot spill
+    /// (delayed values not `encoded()`) hold more than the limit by
+    /// themselves; [`Error::Device`] when a copy from the device fails.
     pub fn make_room(&self) -> Result<()> {
         if self.held() <= self.limit && !self.device.over() {
             return Ok(());
@@ -72,6 +73,9 @@ impl<'g> BlockStore<'g> {
         if self.held() <= self.limit {
             return Ok(());
         }
+        // Idle blocks that can neither spill nor be made again: the first
+        // one's task, and their bytes.
+        let mut stuck: (Option<usize>, usize) = (None, 0);
         for t in self.idle_blocks(None) {
             if self.held() <= self.low_water {
                 break;
@@ -107,13 +111,23 @@ impl<'g> BlockStore<'g> {
                     self.spilled_bytes.fetch_add(bytes as u64, Ordering::Relaxed);
                     self.report(t, TierEventKind::Spill, bytes);
                 }
-                Ok(None) => {}
+                Ok(None) => stuck = (stuck.0.or(Some(t)), stuck.1 + bytes),
                 Err(e) => {
                     return Err(self.exhausted(bytes, format!("spill directory {}: {e}", self.disk.parent().display())));
                 }
             }
         }
-        Ok(())
+        match stuck {
+            // Values that cannot leave memory hold more than the limit alone.
+            (Some(t), bytes) if bytes > self.limit => Err(self.exhausted(
+                bytes,
+                format!(
+                    "{bytes} bytes of idle values cannot spill, among them task {}'s (a delayed value spills once `encoded()`)",
+                    self.graph.key(t)
+                ),
+            )),
+            _ => Ok(()),
+        }
     }
 
     /// Moves idle blocks of `device` to host memory, least recently used
