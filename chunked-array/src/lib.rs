@@ -120,7 +120,7 @@ pub use ops::manip::{concatenate, dstack, hstack, stack, vstack};
 pub use ops::overlap::{Overlap, map_overlap_arrays};
 pub use ops::pad::{Boundary, PadMode};
 pub use ops::rechunk::RechunkOptions;
-pub use ops::reduce::ReduceOptions;
+pub use ops::reduce::{QuantileMethod, QuantileOptions, ReduceOptions};
 pub use ops::slicing::{Idx, IndexValue, RangeEnd, SliceRange};
 pub use ops::{custom, random};
 pub use schedule::{RunStats, Scheduler, SyncScheduler, ThreadedScheduler};

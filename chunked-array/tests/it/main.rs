@@ -36,5 +36,6 @@ mod rechunk;
 mod reductions;
 mod reshape;
 mod slicing;
+mod statistics;
 mod ufuncs;
 mod vindex;

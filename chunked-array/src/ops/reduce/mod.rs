@@ -5,9 +5,11 @@
 mod api;
 mod complex;
 mod cumulative;
+mod quantile;
 mod reducers;
 
 pub use api::ReduceOptions;
+pub use quantile::{QuantileMethod, QuantileOptions};
 
 use std::sync::Arc;
 

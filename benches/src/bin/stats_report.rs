@@ -1,0 +1,38 @@
+//! Order statistics: the median along axis 0 of a random n x n f64 matrix
+//! (n = 20000 by default) made in (1000, 1000) blocks, and the same matrix's
+//! sum (what making it costs), medians of three, as
+//! `benches/python/compare_statistics.py` measures dask and numpy.
+//!
+//! `cargo run --release -p chunked-benches --bin stats_report [-- --json] [--n N]`
+
+use chunked_array::random::RandomState;
+use chunked_array::{Context, Result};
+use chunked_benches::{median, print_rows, secs};
+
+fn main() -> Result<()> {
+    let args: Vec<String> = std::env::args().collect();
+    let json = args.iter().any(|a| a == "--json");
+    let n: usize = args.iter().position(|a| a == "--n").and_then(|i| args.get(i + 1)?.parse().ok()).unwrap_or(20_000);
+    let ctx = Context::default();
+    let x = RandomState::new(42).uniform::<f64>(&[n, n], [1000, 1000])?;
+    let bytes = (n * n * 8) as f64;
+    let mut rows = Vec::new();
+    let times: Vec<f64> = (0..3).map(|_| secs(|| x.sum(None)?.compute_on(&ctx)).0).collect();
+    let make = median(times);
+    rows.push((format!("random {n}^2 f64, sum"), make, format!("{:.1} GB/s made", bytes / make / 1e9)));
+    let mut times = Vec::new();
+    for _ in 0..3 {
+        let (t, m) = secs(|| x.median(Some(0))?.compute_on(&ctx));
+        let m = m?;
+        assert_eq!(m.len(), n);
+        times.push(t);
+    }
+    let t = median(times);
+    rows.push((
+        format!("random {n}^2 f64, median axis 0"),
+        t,
+        format!("{:.2} ns per element", t / (n * n) as f64 * 1e9),
+    ));
+    print_rows(&rows, json);
+    Ok(())
+}

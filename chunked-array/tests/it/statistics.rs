@@ -1,0 +1,172 @@
+//! Order statistics against a sorted copy of each lane (the textbook
+//! definition of NumPy's five methods, written out here apart from the
+//! library's selection), over shapes and irregular chunkings with ties, NaN
+//! and signed zeros, and against values NumPy printed.
+
+use chunked_array::ndarray::{ArrayD, Axis, IxDyn};
+use chunked_array::{Array, Error, QuantileMethod, QuantileOptions};
+
+const METHODS: [QuantileMethod; 5] = [
+    QuantileMethod::Linear,
+    QuantileMethod::Lower,
+    QuantileMethod::Higher,
+    QuantileMethod::Nearest,
+    QuantileMethod::Midpoint,
+];
+
+/// The quantile of sorted `v` by the definition of `method`.
+fn by_definition(v: &[f64], q: f64, method: QuantileMethod) -> f64 {
+    let h = (v.len() - 1) as f64 * q;
+    let (lo, hi) = (h.floor() as usize, (h.ceil() as usize).min(v.len() - 1));
+    match method {
+        QuantileMethod::Lower => v[lo],
+        QuantileMethod::Higher => v[hi],
+        QuantileMethod::Nearest => v[h.round_ties_even() as usize],
+        QuantileMethod::Midpoint if lo == hi => v[lo],
+        QuantileMethod::Midpoint => lerp(v[lo], v[lo + 1], 0.5),
+        QuantileMethod::Linear if lo + 1 >= v.len() => v[lo],
+        QuantileMethod::Linear => lerp(v[lo], v[lo + 1], h - h.floor()),
+    }
+}
+
+/// NumPy's interpolation: from the nearer end.
+fn lerp(a: f64, b: f64, t: f64) -> f64 {
+    if t >= 0.5 { b - (b - a) * (1.0 - t) } else { a + (b - a) * t }
+}
+
+/// The quantile of one lane: NaN if it holds one (unless skipped) or is empty.
+fn lane_oracle(lane: &[f64], q: f64, method: QuantileMethod, skip_nan: bool) -> f64 {
+    if !skip_nan && lane.iter().any(|v| v.is_nan()) {
+        return f64::NAN;
+    }
+    let mut v: Vec<f64> = lane.iter().copied().filter(|v| !v.is_nan()).collect();
+    if v.is_empty() {
+        return f64::NAN;
+    }
+    v.sort_by(f64::total_cmp);
+    by_definition(&v, q, method)
+}
+
+fn same(a: f64, b: f64) -> bool {
+    a == b || (a.is_nan() && b.is_nan())
+}
+
+/// Values with ties, signed zeros and (every `nan_every`-th) NaN.
+fn values(n: usize, seed: u64, nan_every: usize) -> Vec<f64> {
+    let mut s = seed;
+    (0..n)
+        .map(|i| {
+            s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let r = (s >> 33) % 23;
+            if nan_every > 0 && i % nan_every == nan_every - 1 {
+                f64::NAN
+            } else if r == 0 {
+                -0.0
+            } else {
+                (r as f64 - 11.0) * 0.75
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn every_method_equals_a_sorted_copy_along_each_axis_and_over_all() {
+    let qs = [0.0, 0.1, 0.25, 1.0 / 3.0, 0.5, 0.77, 0.999, 1.0];
+    // Irregular chunkings, empty blocks among them.
+    let cases: [(Vec<usize>, Vec<Vec<usize>>, usize); 3] = [
+        (vec![37], vec![vec![10, 0, 20, 7]], 0),
+        (vec![9, 14], vec![vec![4, 5], vec![3, 0, 11]], 5),
+        (vec![5, 6, 7], vec![vec![2, 3], vec![6], vec![1, 4, 0, 2]], 11),
+    ];
+    for (shape, chunks, nan_every) in cases {
+        let data = ArrayD::from_shape_vec(IxDyn(&shape), values(shape.iter().product(), 3, nan_every)).unwrap();
+        let x = Array::from_ndarray(data.clone(), chunks.clone()).unwrap();
+        for skip_nan in [false, true] {
+            for method in METHODS {
+                for axis in (0..shape.len()).map(Some).chain([None]) {
+                    let opts = QuantileOptions { axis: axis.map(|a| a as isize), method, skip_nan };
+                    let got = x.quantile_with(&qs, &opts).unwrap().compute().unwrap();
+                    for (k, &q) in qs.iter().enumerate() {
+                        let want: ArrayD<f64> = match axis {
+                            Some(a) => data.map_axis(Axis(a), |l| lane_oracle(&l.to_vec(), q, method, skip_nan)),
+                            None => ArrayD::from_elem(
+                                IxDyn(&[]),
+                                lane_oracle(&data.iter().copied().collect::<Vec<_>>(), q, method, skip_nan),
+                            ),
+                        };
+                        let got_q = got.index_axis(Axis(0), k);
+                        assert_eq!(got_q.shape(), want.shape());
+                        for (g, w) in got_q.iter().zip(want.iter()) {
+                            assert!(
+                                same(*g, *w),
+                                "{shape:?} {chunks:?} {method:?} axis {axis:?} q {q} skip {skip_nan}: {g} against {w}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn numpy_prints_the_same_values() {
+    // np.quantile(x, qs, method=m) for this x, printed by NumPy 2.4.
+    let x = [3.5, -1.0, 2.25, 7.0, 0.0, -0.0, 2.25, 9.5, -4.75, 1.0, 5.5];
+    let qs = [0.0, 0.1, 0.25, 1.0 / 3.0, 0.5, 0.7, 0.95, 1.0];
+    let numpy: [(QuantileMethod, [f64; 8]); 5] = [
+        (QuantileMethod::Linear, [-4.75, -1.0, 0.0, 0.33333333333333304, 2.25, 3.5, 8.25, 9.5]),
+        (QuantileMethod::Lower, [-4.75, -1.0, 0.0, -0.0, 2.25, 3.5, 7.0, 9.5]),
+        (QuantileMethod::Higher, [-4.75, -1.0, -0.0, 1.0, 2.25, 3.5, 9.5, 9.5]),
+        (QuantileMethod::Nearest, [-4.75, -1.0, 0.0, -0.0, 2.25, 3.5, 9.5, 9.5]),
+        (QuantileMethod::Midpoint, [-4.75, -1.0, 0.0, 0.5, 2.25, 3.5, 8.25, 9.5]),
+    ];
+    let a = Array::from_vec(&[x.len()], x.to_vec(), 4).unwrap();
+    for (method, want) in numpy {
+        let got = a.quantile_with(&qs, &QuantileOptions { method, ..Default::default() }).unwrap().compute().unwrap();
+        assert_eq!(got.as_slice().unwrap(), &want, "{method:?}");
+    }
+    // np.percentile(x, [12.5, 33.3, 99.9])
+    let p = a.percentile_with(&[12.5, 33.3, 99.9], &QuantileOptions::default()).unwrap().compute().unwrap();
+    assert_eq!(p.as_slice().unwrap(), &[-0.75, 0.3299999999999996, 9.475000000000005]);
+    // f32 lanes are computed in f32: NumPy's float64 values to f32 precision.
+    let a32 = Array::from_vec(&[x.len()], x.iter().map(|&v| v as f32).collect(), 3).unwrap();
+    let got = a32.quantile_with(&[0.1, 0.3, 0.77], &QuantileOptions::default()).unwrap().compute().unwrap();
+    for (g, w) in got.iter().zip([-1.0f64, 0.0, 4.9]) {
+        assert!((*g as f64 - w).abs() < 1e-6, "{g} against {w}");
+    }
+}
+
+#[test]
+fn medians_and_nan_variants() {
+    let x = Array::from_vec(
+        &[3, 4],
+        vec![4.0, f64::NAN, 1.0, 3.0, 2.0, 2.0, 8.0, -1.0, f64::NAN, f64::NAN, f64::NAN, f64::NAN],
+        2,
+    )
+    .unwrap();
+    let rows = |a: Array<f64>| a.compute().unwrap().iter().copied().collect::<Vec<_>>();
+    let median = rows(x.median(Some(1)).unwrap());
+    assert!(median[0].is_nan() && median[1] == 2.0 && median[2].is_nan(), "{median:?}");
+    let nanmedian = rows(x.nanmedian(Some(-1)).unwrap());
+    assert!(nanmedian[0] == 3.0 && nanmedian[1] == 2.0 && nanmedian[2].is_nan(), "{nanmedian:?}");
+    assert_eq!(rows(x.nanpercentile(100.0, Some(0)).unwrap())[..3], [4.0, 2.0, 8.0]);
+    assert_eq!(x.nanquantile(0.0, None).unwrap().compute_scalar().unwrap(), -1.0);
+}
+
+#[test]
+fn bad_quantiles_and_axes_are_errors_naming_them() {
+    let x = Array::<f64>::ones(&[4, 3], 2).unwrap();
+    for (result, value) in [
+        (x.quantile(1.5, None), "1.5"),
+        (x.quantile(f64::NAN, None), "NaN"),
+        (x.percentile(-3.0, Some(0)), "-3.0"),
+        (x.quantile_with(&[], &QuantileOptions::default()), "[]"),
+    ] {
+        match result {
+            Err(Error::InvalidArgument { value: v, .. }) => assert_eq!(v, value),
+            other => panic!("{other:?}"),
+        }
+    }
+    assert!(matches!(x.median(Some(2)), Err(Error::BadAxis { axis: 2, .. })));
+}
