@@ -267,7 +267,7 @@ pub(crate) fn order_statistic<T: Float>(values: &mut [T], q: f64, method: Quanti
 }
 
 fn is_nan<T: Float>(v: T) -> bool {
-    v != v
+    v.partial_cmp(&v).is_none()
 }
 
 /// The order of values without NaN (equal values in any order).
