@@ -113,6 +113,7 @@ pub use memory::TierStats;
 pub use num_complex::{Complex, Complex32, Complex64};
 pub use ops::blockwise::{BlockInfo, Indexed, blockwise};
 pub use ops::contract::{Gemm, MatmulOptions};
+pub use ops::counting::{Bins, HistogramOptions};
 pub use ops::dynamic::AnyArray;
 pub use ops::einsum::{EinsumOptions, EinsumOrder, einsum, einsum_with};
 pub use ops::elementwise::{CloseOptions, Operand, where_};

@@ -5,6 +5,7 @@
 pub mod blockwise;
 pub(crate) mod broadcast;
 pub mod contract;
+pub(crate) mod counting;
 pub(crate) mod creation;
 pub mod custom;
 pub(crate) mod dynamic;

@@ -17,6 +17,7 @@ mod elementwise;
 mod futures;
 mod ergonomics;
 mod graph;
+mod counting;
 mod halo;
 mod indexing;
 mod io_hdf5;

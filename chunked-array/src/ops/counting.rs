@@ -1,0 +1,348 @@
+//! Counting: `histogram` (NumPy's bin rules), `digitize`, `isin` and
+//! `count_nonzero`. A histogram is a tree reduction: each block counts into
+//! the bins, and the per-block counts are summed.
+
+use ndarray::{ArrayD, ArrayViewD, IxDyn};
+
+use crate::array::Array;
+use crate::element::{Element, Number, Real};
+use crate::error::{Error, Result};
+use crate::ops::manip::stack;
+
+/// The bins of [`Array::histogram`]: a count of equal bins over a range, or
+/// the edges (increasing; the last bin includes its right edge).
+///
+/// ```
+/// use chunked_array::Bins;
+/// assert_eq!(Bins::from(4), Bins::Count(4));
+/// assert_eq!(Bins::from(vec![0.0, 1.0, 10.0]), Bins::Edges(vec![0.0, 1.0, 10.0]));
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub enum Bins {
+    /// This many equal bins over the range.
+    Count(usize),
+    /// The bin edges.
+    Edges(Vec<f64>),
+}
+
+impl From<usize> for Bins {
+    fn from(n: usize) -> Bins {
+        Bins::Count(n)
+    }
+}
+
+impl From<Vec<f64>> for Bins {
+    fn from(edges: Vec<f64>) -> Bins {
+        Bins::Edges(edges)
+    }
+}
+
+impl From<&[f64]> for Bins {
+    fn from(edges: &[f64]) -> Bins {
+        Bins::Edges(edges.to_vec())
+    }
+}
+
+/// Options of [`Array::histogram_with`].
+///
+/// ```
+/// use chunked_array::{Array, HistogramOptions};
+/// let x = Array::<f64>::from_vec(&[4], vec![0.5, 1.5, 1.5, 3.0], 2).unwrap();
+/// let w = Array::<f64>::from_vec(&[4], vec![1.0, 2.0, 0.5, 4.0], 2).unwrap();
+/// let opts = HistogramOptions { range: Some((0.0, 4.0)), weights: Some(&w), density: false };
+/// let (h, edges) = x.histogram_with(2, &opts).unwrap();
+/// assert_eq!(h.compute().unwrap().as_slice().unwrap(), &[3.5, 4.0]);
+/// assert_eq!(edges, [0.0, 2.0, 4.0]);
+/// ```
+#[derive(Debug, Clone, Copy, Default)]
+pub struct HistogramOptions<'a> {
+    /// The range of equal bins (values outside are not counted); needed
+    /// with a count of bins, since the data's own range would take a pass
+    /// before the graph is built (dask asks for it too).
+    pub range: Option<(f64, f64)>,
+    /// A weight per element (same shape), summed instead of counting ones.
+    pub weights: Option<&'a Array<f64>>,
+    /// Divide by the total and the bin widths, so that the histogram
+    /// integrates to 1 over the range.
+    pub density: bool,
+}
+
+/// Where values fall: the edges and, for equal bins, NumPy's fast index.
+#[derive(Clone)]
+struct Binning {
+    edges: Vec<f64>,
+    uniform: bool,
+}
+
+impl Binning {
+    /// The edges of `bins` over `range`, checked as NumPy checks them.
+    fn new(bins: Bins, range: Option<(f64, f64)>) -> Result<Binning> {
+        match bins {
+            Bins::Count(0) => Err(Error::invalid("bins", 0, "a histogram needs at least one bin")),
+            Bins::Count(n) => {
+                let (mut lo, mut hi) = range
+                    .ok_or_else(|| Error::invalid("range", "None", "a count of bins needs the range to divide"))?;
+                if !(lo.is_finite() && hi.is_finite()) || lo > hi {
+                    return Err(Error::invalid("range", (lo, hi), "must be finite with min <= max"));
+                }
+                if lo == hi {
+                    (lo, hi) = (lo - 0.5, hi + 0.5); // NumPy widens an empty range
+                }
+                // NumPy's `linspace(lo, hi, n + 1)`: lo + i * step, the last edge exact.
+                let step = (hi - lo) / n as f64;
+                let mut edges: Vec<f64> = (0..=n).map(|i| lo + i as f64 * step).collect();
+                edges[n] = hi;
+                Ok(Binning { edges, uniform: true })
+            }
+            Bins::Edges(edges) => {
+                if edges.len() < 2 {
+                    return Err(Error::invalid("bins", &edges, "at least two edges are needed"));
+                }
+                if !increasing(&edges) {
+                    return Err(Error::invalid("bins", &edges, "bins must increase monotonically"));
+                }
+                Ok(Binning { edges, uniform: false })
+            }
+        }
+    }
+
+    fn bins(&self) -> usize {
+        self.edges.len() - 1
+    }
+
+    /// The bin of `v`, or `None` outside the edges (NaN included).
+    fn bin(&self, v: f64) -> Option<usize> {
+        let (first, last, n) = (self.edges[0], self.edges[self.bins()], self.bins());
+        if !(v >= first && v <= last) {
+            return None;
+        }
+        if self.uniform {
+            // NumPy's index from the scaled offset, then moved by one where
+            // rounding put it on the wrong side of an edge.
+            let mut i = (((v - first) / (last - first) * n as f64) as usize).min(n - 1);
+            if v < self.edges[i] {
+                i -= 1;
+            } else if i + 1 < n && v >= self.edges[i + 1] {
+                i += 1;
+            }
+            return Some(i);
+        }
+        // Bin i holds edges[i] <= v < edges[i + 1]; the last also v == edge.
+        let i = self.edges.partition_point(|&e| e <= v);
+        Some(i.saturating_sub(1).min(n - 1))
+    }
+}
+
+/// Whether `edges` never decrease (and hold no NaN).
+fn increasing(edges: &[f64]) -> bool {
+    edges
+        .windows(2)
+        .all(|w| matches!(w[0].partial_cmp(&w[1]), Some(std::cmp::Ordering::Less | std::cmp::Ordering::Equal)))
+}
+
+impl<T: Real> Array<T> {
+    /// The counts of values in `bins` over `range` (NumPy's
+    /// `np.histogram(x, bins, range)`), lazily, with the bin edges. Values
+    /// outside the edges, and NaN, are not counted.
+    ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let x = Array::<f64>::from_vec(&[6], vec![0.0, 0.5, 1.0, 2.5, 3.0, 7.0], 4).unwrap();
+    /// let (counts, edges) = x.histogram(3, Some((0.0, 3.0))).unwrap();
+    /// assert_eq!(counts.compute().unwrap().as_slice().unwrap(), &[2, 1, 2]); // 3.0 in the last bin
+    /// assert_eq!(edges, [0.0, 1.0, 2.0, 3.0]);
+    /// let (counts, _) = x.histogram(vec![0.0, 1.0, 10.0], None).unwrap();
+    /// assert_eq!(counts.compute().unwrap().as_slice().unwrap(), &[2, 4]);
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] for no bins, a count of bins without a
+    /// range, a range that is not finite or has min > max, or edges that do
+    /// not increase.
+    pub fn histogram(&self, bins: impl Into<Bins>, range: Option<(f64, f64)>) -> Result<(Array<i64>, Vec<f64>)> {
+        let binning = Binning::new(bins.into(), range)?;
+        let edges = binning.edges.clone();
+        let counts = bin_blocks(&self.ravel()?, binning, |binning, block: ArrayViewD<'_, T>, counts: &mut [i64]| {
+            for &v in block.iter() {
+                if let Some(i) = binning.bin(v.cast()) {
+                    counts[i] += 1;
+                }
+            }
+        })?;
+        Ok((counts, edges))
+    }
+
+    /// [`Array::histogram`] with weights and density (NumPy's `weights=`,
+    /// `density=`): the sums of the weights in each bin, as `f64`.
+    ///
+    /// ```
+    /// use chunked_array::{Array, HistogramOptions};
+    /// let x = Array::<i32>::from_vec(&[5], vec![1, 2, 2, 3, 9], 2).unwrap();
+    /// let opts = HistogramOptions { range: Some((0.0, 4.0)), density: true, ..Default::default() };
+    /// let (d, _) = x.histogram_with(2, &opts).unwrap();
+    /// assert_eq!(d.compute().unwrap().as_slice().unwrap(), &[0.125, 0.375]); // 9 is outside
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Array::histogram`], and [`Error::ShapeMismatch`] for weights of
+    /// another shape.
+    pub fn histogram_with(&self, bins: impl Into<Bins>, opts: &HistogramOptions<'_>) -> Result<(Array<f64>, Vec<f64>)> {
+        let binning = Binning::new(bins.into(), opts.range)?;
+        let edges = binning.edges.clone();
+        let sums = match opts.weights {
+            None => self.histogram(Bins::Edges(edges.clone()), None)?.0.astype::<f64>(),
+            Some(w) => {
+                if w.shape() != self.shape() {
+                    return Err(Error::shape("histogram weights", &self.shape(), &w.shape()));
+                }
+                let pairs = values_and_weights(&self.astype::<f64>(), w)?;
+                bin_blocks(&pairs, binning, |binning, block: ArrayViewD<'_, f64>, sums: &mut [f64]| {
+                    for pair in block.rows() {
+                        if let Some(i) = binning.bin(pair[0]) {
+                            sums[i] += pair[1];
+                        }
+                    }
+                })?
+            }
+        };
+        if !opts.density {
+            return Ok((sums, edges));
+        }
+        // NumPy's n / db / n.sum().
+        let widths: Vec<f64> = edges.windows(2).map(|w| w[1] - w[0]).collect();
+        let widths = Array::from_vec(&[widths.len()], widths, edges.len())?;
+        Ok((&(&sums / &widths) / &sums.sum(None)?, edges))
+    }
+}
+
+/// Counts into the bins per block of `x` (one block per row block: `x` is
+/// 1-D, or 2-D with the columns in one block), then sums the blocks' counts.
+fn bin_blocks<T: Element, C: Number<Sum = C>>(
+    x: &Array<T>,
+    binning: Binning,
+    count: fn(&Binning, ArrayViewD<'_, T>, &mut [C]),
+) -> Result<Array<C>> {
+    let n = binning.bins();
+    let blocks = x.chunks().grid()[0];
+    let mut out_chunks = vec![vec![n; blocks]];
+    out_chunks.extend((1..x.ndim()).map(|_| vec![1]));
+    let out_shape = out_chunks.iter().map(|l| l[0]).collect::<Vec<_>>();
+    let per_block = x.map_blocks(
+        move |block: ArrayViewD<'_, T>, _| {
+            let mut counts = vec![C::ZERO; n];
+            count(&binning, block, &mut counts);
+            ArrayD::from_shape_vec(IxDyn(&out_shape), counts).expect("n counts")
+        },
+        Some(out_chunks.into()),
+    )?;
+    per_block.reshape(&[blocks as isize, n as isize])?.sum(0)
+}
+
+/// Values and weights side by side, shape `[len, 2]`, each row block one
+/// block (the weights rechunked like the values).
+fn values_and_weights(values: &Array<f64>, weights: &Array<f64>) -> Result<Array<f64>> {
+    let v = values.ravel()?;
+    let w = weights.ravel()?.rechunk(v.chunks())?;
+    stack(&[&v, &w], 1)?.rechunk(vec![v.chunks().lengths()[0].clone(), vec![2]])
+}
+
+impl<T: Real> Array<T> {
+    /// The index of the bin of each value (NumPy's `np.digitize(x, bins,
+    /// right)`): for increasing `bins`, `i` with `bins[i-1] <= x < bins[i]`
+    /// (`right`: `bins[i-1] < x <= bins[i]`); 0 below, `len` above; NaN
+    /// beyond every edge.
+    ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let x = Array::<f64>::from_vec(&[5], vec![-1.0, 0.0, 0.5, 1.0, 9.0], 2).unwrap();
+    /// let i = x.digitize(&[0.0, 1.0, 2.0], false).unwrap();
+    /// assert_eq!(i.compute().unwrap().as_slice().unwrap(), &[0, 1, 1, 2, 3]);
+    /// let i = x.digitize(&[0.0, 1.0, 2.0], true).unwrap();
+    /// assert_eq!(i.compute().unwrap().as_slice().unwrap(), &[0, 0, 1, 1, 3]);
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] for bins that are not increasing (NumPy
+    /// also takes decreasing bins; reverse them and subtract from the count).
+    pub fn digitize(&self, bins: &[f64], right: bool) -> Result<Array<i64>> {
+        if !increasing(bins) {
+            return Err(Error::invalid("bins", bins, "bins must increase monotonically"));
+        }
+        let bins = bins.to_vec();
+        self.map_blocks(
+            move |block: ArrayViewD<'_, T>, _| {
+                block.mapv(|v| {
+                    let v: f64 = v.cast();
+                    if v.is_nan() {
+                        return bins.len() as i64;
+                    }
+                    let i = if right { bins.partition_point(|&e| e < v) } else { bins.partition_point(|&e| e <= v) };
+                    i as i64
+                })
+            },
+            None,
+        )
+    }
+
+    /// Whether each value is among `test` (NumPy's `np.isin`; `==`, so NaN is
+    /// never found and -0.0 finds 0.0).
+    ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let x = Array::<i32>::from_vec(&[5], vec![1, 2, 3, 4, 5], 2).unwrap();
+    /// let found = x.isin(&[2, 5, 7]).unwrap();
+    /// assert_eq!(found.compute().unwrap().as_slice().unwrap(), &[false, true, false, false, true]);
+    /// ```
+    ///
+    /// # Errors
+    /// Deferred errors of `self`.
+    pub fn isin(&self, test: &[T]) -> Result<Array<bool>> {
+        let mut sorted: Vec<T> = test.iter().copied().filter(|v| v.partial_cmp(v).is_some()).collect();
+        sorted.sort_by(|a, b| a.partial_cmp(b).expect("NaN removed"));
+        self.map_blocks(
+            move |block: ArrayViewD<'_, T>, _| {
+                block.mapv(|v| {
+                    sorted.binary_search_by(|t| t.partial_cmp(&v).unwrap_or(std::cmp::Ordering::Less)).is_ok()
+                })
+            },
+            None,
+        )
+    }
+}
+
+impl<T: Element> Array<T> {
+    /// The count of values that are not zero (`false`, `0`, `0.0`, `-0.0`)
+    /// along `axes` (NumPy's `np.count_nonzero`; NaN counts).
+    ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let x = Array::<f64>::from_vec(&[2, 3], vec![0.0, 1.0, f64::NAN, -0.0, 2.0, 0.0], 1).unwrap();
+    /// assert_eq!(x.count_nonzero(None).unwrap().compute_scalar().unwrap(), 3);
+    /// assert_eq!(x.count_nonzero(1).unwrap().compute().unwrap().as_slice().unwrap(), &[2, 1]);
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::BadAxis`] for an axis out of range.
+    pub fn count_nonzero(&self, axes: impl Into<crate::ops::reduce::ReduceOptions>) -> Result<Array<i64>> {
+        let zero = T::default();
+        let ones = self.map_blocks(move |block: ArrayViewD<'_, T>, _| block.mapv(|v| i64::from(v != zero)), None)?;
+        ones.sum(axes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numpy_bin_rules() {
+        let b = Binning::new(Bins::Count(10), Some((0.0, 1.0))).unwrap();
+        // Edge 3 is 3 * 0.1 = 0.30000000000000004, above 0.3.
+        assert_eq!((b.bin(0.3), b.bin(0.30000000000000004)), (Some(2), Some(3)));
+        assert_eq!(b.bin(1.0), Some(9));
+        assert_eq!((b.bin(-0.0), b.bin(1.0 + 1e-16), b.bin(f64::NAN)), (Some(0), Some(9), None));
+        assert_eq!(b.bin(1.0000001), None);
+        let e = Binning::new(Bins::Edges(vec![0.0, 1.0, 1.0, 4.0]), None).unwrap();
+        assert_eq!((e.bin(1.0), e.bin(4.0), e.bin(0.999)), (Some(2), Some(2), Some(0)));
+    }
+}
