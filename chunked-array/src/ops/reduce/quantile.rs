@@ -29,7 +29,7 @@ use crate::ops::reduce::normalize_axes;
 /// assert_eq!(at(QuantileMethod::Linear), 2.5);
 /// assert_eq!(at(QuantileMethod::Lower), 2.0);
 /// assert_eq!(at(QuantileMethod::Higher), 3.0);
-/// assert_eq!(at(QuantileMethod::Nearest), 2.0); // index 1.5 rounds half to even
+/// assert_eq!(at(QuantileMethod::Nearest), 3.0); // index 1.5 rounds half to even: 2
 /// assert_eq!(at(QuantileMethod::Midpoint), 2.5);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
