@@ -7,7 +7,12 @@ and dask make the matrix in the same graph; the sum of the matrix (the cost
 of making and reading it) is timed apart for both. chunked: medians of three;
 dask and numpy: one run each.
 
-Usage: python benches/python/compare_statistics.py [--n N]
+The histogram: 100 bins over [0, 1) of --hist M (2e8) random f64 already in
+memory (persisted for chunked and dask), `da.histogram(x, 100, range=(0, 1))`
+and `np.histogram`; the limit is the values' bytes at the streaming-read rate
+chunked measures in the same run.
+
+Usage: python benches/python/compare_statistics.py [--n N] [--hist M]
 Needs dask and numpy; builds chunked's stats_report. Prints a markdown table.
 """
 import argparse
@@ -29,9 +34,10 @@ def timed(run):
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--n", type=int, default=20000)
+    p.add_argument("--hist", type=int, default=200_000_000)
     a = p.parse_args()
-    n = a.n
-    ours = chunked_report("stats_report", "--n", str(n))
+    n, m = a.n, a.hist
+    ours = chunked_report("stats_report", "--n", str(n), "--hist", str(m))
     x = da.random.random((n, n), chunks=(1000, 1000))
     dask_sum, _ = timed(lambda: x.sum().compute())
     dask_median, dm = timed(lambda: da.median(x.rechunk({0: -1, 1: "auto"}), axis=0).compute())
@@ -39,16 +45,26 @@ def main():
     data = np.random.default_rng(42).random((n, n))
     numpy_median, _ = timed(lambda: np.median(data, axis=0))
     del data
+    v = da.random.random(m, chunks=1 << 24).persist()
+    dask_hist, _ = timed(lambda: da.histogram(v, bins=100, range=(0, 1))[0].compute())
+    del v
+    values = np.random.default_rng(7).random(m)
+    numpy_hist, _ = timed(lambda: np.histogram(values, bins=100, range=(0, 1)))
+    del values
     print(f"dask {dask.__version__}, numpy {np.__version__}; {n}^2 f64 ({n * n * 8 / 1e9:.1f} GB)")
     columns = ["workload", "chunked s", "dask s", "numpy s", "dask / chunked", "numpy / chunked"]
     s = ours[f"random {n}^2 f64, sum"]["chunked"]
-    m = ours[f"random {n}^2 f64, median axis 0"]["chunked"]
+    med = ours[f"random {n}^2 f64, median axis 0"]["chunked"]
     rows = [
         ["random matrix, sum (making it)", f"{s:.3f}", f"{dask_sum:.3f}", "", f"{dask_sum / s:.1f}", ""],
-        ["random matrix, median axis 0", f"{m:.3f}", f"{dask_median:.3f}", f"{numpy_median:.3f}",
-         f"{dask_median / m:.1f}", f"{numpy_median / m:.1f}"],
+        ["random matrix, median axis 0", f"{med:.3f}", f"{dask_median:.3f}", f"{numpy_median:.3f}",
+         f"{dask_median / med:.1f}", f"{numpy_median / med:.1f}"],
     ]
+    h = ours[f"histogram of {m} f64, 100 bins"]
+    rows.append([f"histogram of {m:.0e} f64, 100 bins", f"{h['chunked']:.3f}", f"{dask_hist:.3f}", f"{numpy_hist:.3f}",
+                 f"{dask_hist / h['chunked']:.1f}", f"{numpy_hist / h['chunked']:.1f}"])
     markdown_table(columns, rows)
+    print(f"chunked's histogram: {h['note']}")
 
 
 if __name__ == "__main__":

@@ -1,9 +1,11 @@
-//! Order statistics: the median along axis 0 of a random n x n f64 matrix
-//! (n = 20000 by default) made in (1000, 1000) blocks, and the same matrix's
-//! sum (what making it costs), medians of three, as
-//! `benches/python/compare_statistics.py` measures dask and numpy.
+//! Statistics: the median along axis 0 of a random n x n f64 matrix (n =
+//! 20000 by default) made in (1000, 1000) blocks, and the same matrix's sum
+//! (what making it costs); a 100-bin histogram of `--hist M` (2e8) random
+//! values persisted in memory, with the streaming-read rate of its bytes.
+//! Medians of three, as `benches/python/compare_statistics.py` measures dask
+//! and numpy.
 //!
-//! `cargo run --release -p chunked-benches --bin stats_report [-- --json] [--n N]`
+//! `cargo run --release -p chunked-benches --bin stats_report [-- --json] [--n N] [--hist M]`
 
 use chunked_array::random::RandomState;
 use chunked_array::{Context, Result};
@@ -12,7 +14,10 @@ use chunked_benches::{median, print_rows, secs};
 fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().collect();
     let json = args.iter().any(|a| a == "--json");
-    let n: usize = args.iter().position(|a| a == "--n").and_then(|i| args.get(i + 1)?.parse().ok()).unwrap_or(20_000);
+    let flag = |name: &str, default: usize| {
+        args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)?.parse().ok()).unwrap_or(default)
+    };
+    let (n, m) = (flag("--n", 20_000), flag("--hist", 200_000_000));
     let ctx = Context::default();
     let x = RandomState::new(42).uniform::<f64>(&[n, n], [1000, 1000])?;
     let bytes = (n * n * 8) as f64;
@@ -33,6 +38,20 @@ fn main() -> Result<()> {
         t,
         format!("{:.2} ns per element", t / (n * n) as f64 * 1e9),
     ));
+    let values = RandomState::new(7).uniform::<f64>(&[m], 1 << 24)?.persist_on(&ctx)?;
+    let sums: Vec<f64> = (0..3).map(|_| secs(|| values.sum(None)?.compute_on(&ctx)).0).collect();
+    let sum = median(sums);
+    rows.push((format!("sum of {m} f64 in memory"), sum, format!("{:.1} GB/s", (m * 8) as f64 / sum / 1e9)));
+    let mut times = Vec::new();
+    for _ in 0..3 {
+        let (t, h) = secs(|| values.histogram(100, Some((0.0, 1.0)))?.0.compute_on(&ctx));
+        assert_eq!(h?.sum(), m as i64);
+        times.push(t);
+    }
+    let t = median(times);
+    let read = chunked_benches::streaming_read_gbs(1 << 27, 0);
+    let rate = (m * 8) as f64 / t / 1e9;
+    rows.push((format!("histogram of {m} f64, 100 bins"), t, format!("{rate:.1} GB/s; streaming read {read:.1} GB/s")));
     print_rows(&rows, json);
     Ok(())
 }

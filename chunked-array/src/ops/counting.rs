@@ -72,6 +72,8 @@ pub struct HistogramOptions<'a> {
 struct Binning {
     edges: Vec<f64>,
     uniform: bool,
+    /// Bins per unit, for the first guess of an equal bin.
+    scale: f64,
 }
 
 impl Binning {
@@ -92,7 +94,7 @@ impl Binning {
                 let step = (hi - lo) / n as f64;
                 let mut edges: Vec<f64> = (0..=n).map(|i| lo + i as f64 * step).collect();
                 edges[n] = hi;
-                Ok(Binning { edges, uniform: true })
+                Ok(Binning { edges, uniform: true, scale: n as f64 / (hi - lo) })
             }
             Bins::Edges(edges) => {
                 if edges.len() < 2 {
@@ -101,7 +103,7 @@ impl Binning {
                 if !increasing(&edges) {
                     return Err(Error::invalid("bins", &edges, "bins must increase monotonically"));
                 }
-                Ok(Binning { edges, uniform: false })
+                Ok(Binning { edges, uniform: false, scale: 0.0 })
             }
         }
     }
@@ -117,9 +119,10 @@ impl Binning {
             return None;
         }
         if self.uniform {
-            // NumPy's index from the scaled offset, then moved by one where
-            // rounding put it on the wrong side of an edge.
-            let mut i = (((v - first) / (last - first) * n as f64) as usize).min(n - 1);
+            // A guess from the scaled offset, then moved by one where rounding
+            // put it on the wrong side of an edge (as NumPy does): the bin is
+            // decided by the edges alone.
+            let mut i = (((v - first) * self.scale) as usize).min(n - 1);
             if v < self.edges[i] {
                 i -= 1;
             } else if i + 1 < n && v >= self.edges[i + 1] {
@@ -163,10 +166,14 @@ impl<T: Real> Array<T> {
         let binning = Binning::new(bins.into(), range)?;
         let edges = binning.edges.clone();
         let counts = bin_blocks(&self.ravel()?, binning, |binning, block: ArrayViewD<'_, T>, counts: &mut [i64]| {
-            for &v in block.iter() {
+            let add = |v: &T| {
                 if let Some(i) = binning.bin(v.cast()) {
                     counts[i] += 1;
                 }
+            };
+            match block.as_slice() {
+                Some(values) => values.iter().for_each(add),
+                None => block.iter().for_each(add),
             }
         })?;
         Ok((counts, edges))
