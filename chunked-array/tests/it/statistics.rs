@@ -170,3 +170,50 @@ fn bad_quantiles_and_axes_are_errors_naming_them() {
     }
     assert!(matches!(x.median(Some(2)), Err(Error::BadAxis { axis: 2, .. })));
 }
+
+#[test]
+fn nan_reductions_and_ptp_match_loops_that_leave_nan_out() {
+    let data = values(7 * 9, 5, 4);
+    let whole = ArrayD::from_shape_vec(IxDyn(&[7, 9]), data.clone()).unwrap();
+    let x = Array::from_vec(&[7, 9], data, vec![vec![3, 0, 4], vec![2, 7]]).unwrap();
+    let kept = |l: &[f64]| l.iter().copied().filter(|v| !v.is_nan()).collect::<Vec<f64>>();
+    let var = |l: &[f64], ddof: f64| {
+        let v = kept(l);
+        let m = v.iter().sum::<f64>() / v.len() as f64;
+        v.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / (v.len() as f64 - ddof)
+    };
+    let close = |a: f64, b: f64| (a - b).abs() <= 1e-12 * b.abs().max(1.0) || (a.is_nan() && b.is_nan());
+    for axis in [0usize, 1] {
+        let lanes: Vec<Vec<f64>> = whole.lanes(Axis(axis)).into_iter().map(|l| l.to_vec()).collect();
+        let got_var = x.nanvar(axis as isize, 1).unwrap().compute().unwrap();
+        let got_std = x.nanstd(axis as isize, 0).unwrap().compute().unwrap();
+        let got_prod = x.nanprod(axis as isize).unwrap().compute().unwrap();
+        let got_ptp = x.ptp(axis as isize).unwrap().compute().unwrap();
+        for (k, lane) in lanes.iter().enumerate() {
+            assert!(close(got_var.as_slice().unwrap()[k], var(lane, 1.0)), "nanvar axis {axis} lane {k}");
+            assert!(close(got_std.as_slice().unwrap()[k], var(lane, 0.0).sqrt()), "nanstd axis {axis} lane {k}");
+            assert!(
+                close(got_prod.as_slice().unwrap()[k], kept(lane).iter().product()),
+                "nanprod axis {axis} lane {k}"
+            );
+            let has_nan = lane.iter().any(|v| v.is_nan());
+            let (hi, lo) = kept(lane).iter().fold((f64::MIN, f64::MAX), |(h, l), &v| (h.max(v), l.min(v)));
+            let want_ptp = if has_nan { f64::NAN } else { hi - lo };
+            assert!(close(got_ptp.as_slice().unwrap()[k], want_ptp), "ptp axis {axis} lane {k}");
+        }
+        let cum = x.nancumsum(axis as isize).unwrap().compute().unwrap();
+        let cumprod = x.nancumprod(axis as isize).unwrap().compute().unwrap();
+        for ((lane, got), got_p) in
+            whole.lanes(Axis(axis)).into_iter().zip(cum.lanes(Axis(axis))).zip(cumprod.lanes(Axis(axis)))
+        {
+            let (mut s, mut p) = (0.0, 1.0);
+            for ((v, g), gp) in lane.iter().zip(got.iter()).zip(got_p.iter()) {
+                if !v.is_nan() {
+                    s += v;
+                    p *= v;
+                }
+                assert!(close(*g, s) && close(*gp, p), "nancumsum/nancumprod axis {axis}: {g} {s}, {gp} {p}");
+            }
+        }
+    }
+}

@@ -8,8 +8,8 @@ mod ops;
 pub(crate) mod ufunc;
 mod stream;
 
-pub(crate) use ops::unary;
 pub use ops::{Operand, where_};
+pub(crate) use ops::{binary, unary};
 pub(crate) use stream::{TileStream, stream};
 pub use ufunc::CloseOptions;
 

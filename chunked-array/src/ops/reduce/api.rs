@@ -134,7 +134,7 @@ impl<const N: usize> From<[i32; N]> for ReduceOptions {
 }
 
 impl<T: Element> Array<T> {
-    fn reduce_with<R: crate::ops::reduce::Reducer<In = T>>(
+    pub(crate) fn reduce_with<R: crate::ops::reduce::Reducer<In = T>>(
         &self,
         name: &str,
         r: R,
@@ -288,7 +288,7 @@ impl<T: Real> Array<T> {
         if self.node.device.is_some() {
             return self.var_on_device(o, ddof, false);
         }
-        self.reduce_with("var", Var::<T> { ddof: ddof as f64, sqrt: false, _t: PhantomData }, o)
+        self.reduce_with("var", Var::<T> { ddof: ddof as f64, sqrt: false, skip_nan: false, _t: PhantomData }, o)
     }
 
     /// `var`/`std` of a device array by the device's kernels: the mean, then
@@ -332,7 +332,7 @@ impl<T: Real> Array<T> {
         if self.node.device.is_some() {
             return self.var_on_device(o, ddof, true);
         }
-        self.reduce_with("std", Var::<T> { ddof: ddof as f64, sqrt: true, _t: PhantomData }, o)
+        self.reduce_with("std", Var::<T> { ddof: ddof as f64, sqrt: true, skip_nan: false, _t: PhantomData }, o)
     }
 
     /// Minimum; NaN propagates.

@@ -5,6 +5,7 @@
 mod api;
 mod complex;
 mod cumulative;
+mod nanfuncs;
 mod quantile;
 mod reducers;
 

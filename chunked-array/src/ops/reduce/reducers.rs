@@ -288,6 +288,8 @@ impl Moments {
 pub(crate) struct Var<T> {
     pub ddof: f64,
     pub sqrt: bool,
+    /// Leave NaN out (`nanvar`, `nanstd`).
+    pub skip_nan: bool,
     pub _t: PhantomData<fn() -> T>,
 }
 
@@ -299,6 +301,10 @@ impl<T: Real> Reducer for Var<T> {
         Moments::default()
     }
     fn fold_lane(&self, acc: &mut Moments, lane: &[T], _: i64) {
+        if self.skip_nan && lane.iter().any(|x| x.is_nan()) {
+            let kept: Vec<T> = lane.iter().copied().filter(|x| !x.is_nan()).collect();
+            return Var::<T> { skip_nan: false, ..*self }.fold_lane(acc, &kept, 0);
+        }
         if lane.is_empty() {
             return;
         }
@@ -318,6 +324,9 @@ impl<T: Real> Reducer for Var<T> {
     }
     fn fold_row(&self, accs: &mut [Moments], row: &[T], _: i64) {
         for (a, &x) in accs.iter_mut().zip(row) {
+            if self.skip_nan && x.is_nan() {
+                continue;
+            }
             let x = x.to_f64();
             a.n += 1.0;
             let d = x - a.mean;
