@@ -73,8 +73,8 @@ use crate::element::{DType, Element};
 use crate::error::{Error, Result};
 use crate::exec::Context;
 use crate::io::store::{Completion, Store, StoreReport, store_one};
-use crate::ops::dynamic::{AnyArray, with_dtype};
-use location::{Location, codec_options, stored_chunks, zarr_data_type};
+use crate::ops::dynamic::AnyArray;
+use location::{Location, ZArray, codec_options, stored_chunks, zarr_data_type};
 use read::ZarrSource;
 use write::{ZarrChunkWriter, build_array, prepare_target, share_plan};
 
@@ -120,7 +120,22 @@ pub fn from_zarr<T: Element>(path: impl AsRef<Path>, array: &str) -> Result<Arra
 /// # Errors
 /// As [`from_zarr`], and [`Error::BadChunks`] for a chunk spec that does not fit.
 pub fn from_zarr_with<T: Element>(path: impl AsRef<Path>, array: &str, options: &ZarrReadOptions) -> Result<Array<T>> {
-    let root = path.as_ref();
+    let (location, za) = open_checked(path.as_ref(), array, options)?;
+    let want = zarr_data_type(T::DTYPE);
+    if za.data_type() != &want {
+        return Err(Error::DtypeMismatch {
+            key: location.dir.display().to_string(),
+            expected: T::DTYPE.to_string(),
+            found: format!("{} (zarr data type)", za.data_type()),
+        });
+    }
+    zarr_source(location, za, options)
+}
+
+/// The array `array` of the store at `root`, opened after the checks every
+/// read makes: the store exists, and no interrupted store left it
+/// incomplete (unless `options` allow it).
+fn open_checked(root: &Path, array: &str, options: &ZarrReadOptions) -> Result<(Location, ZArray)> {
     let location = Location::new(root, array)?;
     if !root.exists() {
         return Err(Error::io(root.display(), "no such file or directory"));
@@ -132,14 +147,11 @@ pub fn from_zarr_with<T: Element>(path: impl AsRef<Path>, array: &str, options: 
         ));
     }
     let za = location.open(options.direct_io, options.allow_incomplete)?;
-    let want = zarr_data_type(T::DTYPE);
-    if za.data_type() != &want {
-        return Err(Error::DtypeMismatch {
-            key: location.dir.display().to_string(),
-            expected: T::DTYPE.to_string(),
-            found: format!("{} (zarr data type)", za.data_type()),
-        });
-    }
+    Ok((location, za))
+}
+
+/// The lazy array reading the opened `za` (whose data type is `T`'s).
+fn zarr_source<T: Element>(location: Location, za: ZArray, options: &ZarrReadOptions) -> Result<Array<T>> {
     let shape: Vec<usize> = za.shape().iter().map(|&n| n as usize).collect();
     let stored = stored_chunks(&za, &location)?;
     let chunks = match &options.chunks {
@@ -170,12 +182,15 @@ pub fn from_zarr_with<T: Element>(path: impl AsRef<Path>, array: &str, options: 
 /// As [`from_zarr`]; [`Error::DtypeMismatch`] for a data type that no
 /// element type stores.
 pub fn from_zarr_any(path: impl AsRef<Path>, array: &str) -> Result<AnyArray> {
-    let root = path.as_ref();
-    let location = Location::new(root, array)?;
-    if !root.exists() {
-        return Err(Error::io(root.display(), "no such file or directory"));
+    fn typed<T: Element>(location: Location, za: ZArray, options: &ZarrReadOptions) -> Option<Result<AnyArray>>
+    where
+        AnyArray: From<Array<T>>,
+    {
+        Some(zarr_source::<T>(location, za, options).map(AnyArray::from))
     }
-    let stored = location.open(false, true)?.data_type().clone();
+    let options = ZarrReadOptions::default();
+    let (location, za) = open_checked(path.as_ref(), array, &options)?;
+    let stored = za.data_type().clone();
     let Some(dtype) = DType::ALL.into_iter().find(|&d| zarr_data_type(d) == stored) else {
         return Err(Error::DtypeMismatch {
             key: location.dir.display().to_string(),
@@ -183,7 +198,7 @@ pub fn from_zarr_any(path: impl AsRef<Path>, array: &str) -> Result<AnyArray> {
             found: format!("{stored} (zarr data type)"),
         });
     };
-    with_dtype!(dtype, "from_zarr_any", T => from_zarr::<T>(root, array).map(AnyArray::from))
+    crate::block::dispatch_dtype!(dtype, typed::<_>(location, za, &options)).expect("an element dtype, found above")
 }
 
 impl<T: Element> Array<T> {

@@ -66,37 +66,6 @@ macro_rules! on_each {
 }
 pub(crate) use on_each;
 
-/// `$body` with the type alias `$t` naming the element type of `$dtype` (an
-/// `Err` naming `$op` for [`DType::Intermediate`]).
-macro_rules! with_dtype {
-    ($dtype:expr, $op:expr, $t:ident => $body:expr) => {
-        match $dtype {
-            DType::Bool => with_dtype!(@as $t = bool, $body),
-            DType::I8 => with_dtype!(@as $t = i8, $body),
-            DType::I16 => with_dtype!(@as $t = i16, $body),
-            DType::I32 => with_dtype!(@as $t = i32, $body),
-            DType::I64 => with_dtype!(@as $t = i64, $body),
-            DType::U8 => with_dtype!(@as $t = u8, $body),
-            DType::U16 => with_dtype!(@as $t = u16, $body),
-            DType::U32 => with_dtype!(@as $t = u32, $body),
-            DType::U64 => with_dtype!(@as $t = u64, $body),
-            DType::F32 => with_dtype!(@as $t = f32, $body),
-            DType::F64 => with_dtype!(@as $t = f64, $body),
-            DType::Complex64 => with_dtype!(@as $t = $crate::element::Complex32, $body),
-            DType::Complex128 => with_dtype!(@as $t = $crate::element::Complex64, $body),
-            DType::Intermediate => Err($crate::error::Error::UnsupportedDtype {
-                op: $op.to_string(),
-                dtype: DType::Intermediate.to_string(),
-            }),
-        }
-    };
-    (@as $t:ident = $ty:ty, $body:expr) => {{
-        type $t = $ty;
-        $body
-    }};
-}
-pub(crate) use with_dtype;
-
 macro_rules! from_typed {
     ($($v:ident $t:ty),*) => {$(
         impl From<Array<$t>> for AnyArray {
@@ -198,6 +167,13 @@ impl AnyArray {
     /// # Errors
     /// [`Error::UnsupportedDtype`] for [`DType::Intermediate`], which no array holds.
     pub fn astype(&self, dtype: DType) -> Result<AnyArray> {
-        with_dtype!(dtype, "astype", T => Ok(AnyArray::from(self.cast::<T>())))
+        fn cast_to<T: Element>(a: &AnyArray) -> Option<AnyArray>
+        where
+            AnyArray: From<Array<T>>,
+        {
+            Some(AnyArray::from(a.cast::<T>()))
+        }
+        crate::block::dispatch_dtype!(dtype, cast_to::<_>(self))
+            .ok_or_else(|| Error::UnsupportedDtype { op: "astype".into(), dtype: dtype.to_string() })
     }
 }
