@@ -331,6 +331,15 @@ pub fn as_completed<T: Clone + Send + Sync + 'static>(futures: &[Future<T>]) -> 
 }
 
 /// The iterator of [`as_completed`]: `(position, result)` as each finishes.
+///
+/// ```
+/// use chunked_array::{futures::{as_completed, AsCompleted, Client}, Context};
+/// let client = Client::new(Context::sync());
+/// let fs = client.map("id", 0..3, |i: i32| i);
+/// let pending: AsCompleted<i32> = as_completed(&fs);
+/// assert_eq!(pending.len(), 3);
+/// assert_eq!(pending.map(|(i, r)| i as i32 - r.unwrap()).sum::<i32>(), 0);
+/// ```
 pub struct AsCompleted<T> {
     futures: Vec<Future<T>>,
     rx: Receiver<usize>,
@@ -352,3 +361,5 @@ impl<T: Clone + Send + Sync + 'static> Iterator for AsCompleted<T> {
         (self.left, Some(self.left))
     }
 }
+
+impl<T: Clone + Send + Sync + 'static> ExactSizeIterator for AsCompleted<T> {}
