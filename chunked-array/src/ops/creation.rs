@@ -235,6 +235,39 @@ impl<T: Element> Array<T> {
         let chunks = chunks.into().resolve(shape, T::DTYPE)?;
         Ok(Self::source("from_fn", chunks, FromFn { f, _t: std::marker::PhantomData }))
     }
+
+    /// `value` everywhere, with `like`'s shape and blocks (dask's `full_like`;
+    /// the element type is `T`, so `Array::<f32>::full_like(&x, ..)` changes it).
+    ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let x = Array::<i64>::ones(&[5, 4], [2, 3]).unwrap();
+    /// let y = Array::<f32>::full_like(&x, 0.5).unwrap();
+    /// assert_eq!((y.shape(), y.chunks()), (x.shape(), x.chunks()));
+    /// assert_eq!(y.sum(None).unwrap().compute_scalar().unwrap(), 10.0);
+    /// ```
+    ///
+    /// # Errors
+    /// Deferred errors of `like`.
+    pub fn full_like<U: Element>(like: &Array<U>, value: T) -> Result<Self> {
+        like.check()?;
+        Self::full(&like.shape(), value, like.chunks())
+    }
+
+    /// Zeros with `like`'s shape and blocks (dask's `zeros_like`, and
+    /// `empty_like`: chunked has no uninitialized arrays).
+    ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let x = Array::<f64>::ones(&[3], 2).unwrap();
+    /// assert_eq!(Array::<u8>::zeros_like(&x).unwrap().compute().unwrap().as_slice().unwrap(), &[0, 0, 0]);
+    /// ```
+    ///
+    /// # Errors
+    /// Deferred errors of `like`.
+    pub fn zeros_like<U: Element>(like: &Array<U>) -> Result<Self> {
+        Self::full_like(like, T::default())
+    }
 }
 
 impl<T: Number> Array<T> {
@@ -251,6 +284,20 @@ impl<T: Number> Array<T> {
     pub fn ones(shape: &[usize], chunks: impl Into<ChunkSpec>) -> Result<Self> {
         let chunks = chunks.into().resolve(shape, T::DTYPE)?;
         Ok(Self::source("ones", chunks, Full { value: T::ONE }))
+    }
+
+    /// Ones with `like`'s shape and blocks (dask's `ones_like`).
+    ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let x = Array::<f64>::zeros(&[2, 2], 1).unwrap();
+    /// assert_eq!(Array::<i32>::ones_like(&x).unwrap().sum(None).unwrap().compute_scalar().unwrap(), 4);
+    /// ```
+    ///
+    /// # Errors
+    /// Deferred errors of `like`.
+    pub fn ones_like<U: Element>(like: &Array<U>) -> Result<Self> {
+        Self::full_like(like, T::ONE)
     }
 
     /// Values from `start` up to (excluding) `stop` by `step`, NumPy's `arange`:

@@ -10,6 +10,7 @@ pub(crate) mod creation;
 pub mod custom;
 pub(crate) mod dynamic;
 pub(crate) mod diagonal;
+pub(crate) mod differences;
 pub(crate) mod einsum;
 pub mod elementwise;
 pub(crate) mod manip;

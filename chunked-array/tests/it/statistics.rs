@@ -217,3 +217,52 @@ fn nan_reductions_and_ptp_match_loops_that_leave_nan_out() {
         }
     }
 }
+
+#[test]
+fn diff_trace_and_outer_match_loops() {
+    let whole = ArrayD::from_shape_fn(IxDyn(&[6, 5]), |i| ((i[0] * 7 + i[1] * 3) % 11) as i64 - 5);
+    let x = Array::from_ndarray(whole.clone(), vec![vec![2, 0, 4], vec![3, 2]]).unwrap();
+    for axis in [0usize, 1] {
+        for n in 0..7 {
+            let mut want = whole.clone();
+            for _ in 0..n {
+                let len = want.shape()[axis];
+                if len == 0 {
+                    break;
+                }
+                let hi = want.slice_axis(Axis(axis), (1..len).into()).to_owned();
+                let lo = want.slice_axis(Axis(axis), (0..len - 1).into()).to_owned();
+                want = hi - lo;
+            }
+            assert_eq!(x.diff(n, axis as isize).unwrap().compute().unwrap(), want, "n {n} axis {axis}");
+        }
+    }
+    let edge = Array::from_ndarray(whole.slice_axis(Axis(0), (0..1).into()).to_owned(), 1).unwrap();
+    let with = x.diff_with(1, 0, Some(&edge), Some(&edge)).unwrap().compute().unwrap();
+    assert_eq!(with.shape(), &[7, 5]);
+    assert!(with.index_axis(Axis(0), 0).iter().all(|&v| v == 0), "the first row minus itself");
+    let narrow = Array::<i64>::zeros(&[1, 3], 1).unwrap(); // 3 columns, not 5
+    assert!(matches!(x.diff_with(1, 0, Some(&narrow), None), Err(Error::ShapeMismatch { .. })));
+    let square =
+        Array::from_ndarray(whole.slice_axis(Axis(1), (0..5).into()).slice_axis(Axis(0), (0..5).into()).to_owned(), 2)
+            .unwrap();
+    let sq = square.compute().unwrap();
+    for offset in [-2isize, 0, 1, 4] {
+        let want: i64 = (0..5i64)
+            .filter_map(|i| {
+                let j = i + offset as i64;
+                (0..5).contains(&j).then(|| sq[[i as usize, j as usize]])
+            })
+            .sum();
+        assert_eq!(square.trace(offset).unwrap().compute_scalar().unwrap(), want, "offset {offset}");
+    }
+    let outer = x.outer(&square.diagonal(0, 0, 1).unwrap()).unwrap().compute().unwrap();
+    let flat: Vec<i64> = whole.iter().copied().collect();
+    let diag: Vec<i64> = (0..5).map(|i| sq[[i, i]]).collect();
+    assert_eq!(outer.shape(), &[30, 5]);
+    for (i, a) in flat.iter().enumerate() {
+        for (j, b) in diag.iter().enumerate() {
+            assert_eq!(outer[[i, j]], a * b);
+        }
+    }
+}
