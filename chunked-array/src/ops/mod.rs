@@ -6,6 +6,7 @@ pub mod blockwise;
 pub(crate) mod broadcast;
 pub mod contract;
 pub(crate) mod counting;
+pub(crate) mod covariance;
 pub(crate) mod creation;
 pub mod custom;
 pub(crate) mod dynamic;

@@ -266,3 +266,64 @@ fn diff_trace_and_outer_match_loops() {
         }
     }
 }
+
+#[test]
+fn cov_corrcoef_and_average_match_numpy_and_loops() {
+    let data = vec![0.5, 1.25, -2.0, 3.0, 0.0, 1.0, 0.1, 0.7, -0.3, 2.2, 3.3, -1.1, 0.0, 0.4, 0.9];
+    let x = Array::from_vec(&[3, 5], data.clone(), vec![vec![2, 1], vec![3, 0, 2]]).unwrap();
+    let near = |got: &[f64], want: &[f64]| {
+        assert_eq!(got.len(), want.len());
+        for (g, w) in got.iter().zip(want) {
+            assert!((g - w).abs() <= 1e-14 * w.abs().max(1.0), "{got:?} against {want:?}");
+        }
+    };
+    // np.cov(x), np.corrcoef(x), np.cov(x, rowvar=False, ddof=0)[:6], printed by NumPy 2.4.
+    let cov = x.cov(true, 1).unwrap().compute().unwrap();
+    near(
+        cov.as_slice().unwrap(),
+        &[
+            3.325,
+            -0.9275000000000001,
+            -0.11250000000000007,
+            -0.9275000000000001,
+            0.9230000000000002,
+            0.6150000000000001,
+            -0.11250000000000007,
+            0.6150000000000001,
+            2.6549999999999994,
+        ],
+    );
+    let r = x.corrcoef(true).unwrap().compute().unwrap();
+    near(
+        r.as_slice().unwrap(),
+        &[
+            0.9999999999999999,
+            -0.5294406011762962,
+            -0.037863820700740944,
+            -0.5294406011762962,
+            1.0,
+            0.39286379048599107,
+            -0.037863820700740944,
+            0.39286379048599107,
+            1.0,
+        ],
+    );
+    let cols = x.cov(false, 0).unwrap().compute().unwrap();
+    assert_eq!(cols.shape(), &[5, 5]);
+    near(
+        &cols.as_slice().unwrap()[..6],
+        &[1.4866666666666664, -1.1016666666666666, 0.5933333333333333, -0.8133333333333332, 0.07, -1.1016666666666666],
+    );
+    // np.average(x, axis=1, weights=w)
+    let w =
+        Array::from_vec(&[3, 5], vec![1.0, 2.0, 3.0, 4.0, 5.0, 5.0, 4.0, 3.0, 2.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0], 2)
+            .unwrap();
+    near(x.average(1, Some(&w)).unwrap().compute().unwrap().as_slice().unwrap(), &[0.6, 0.6066666666666668, 0.7]);
+    // A 1-D array is one variable: its variance.
+    let v = Array::from_vec(&[5], data[..5].to_vec(), 2).unwrap();
+    let var = data[..5].iter().map(|a| (a - 0.55) * (a - 0.55)).sum::<f64>() / 4.0;
+    near(v.cov(true, 1).unwrap().compute().unwrap().as_slice().unwrap(), &[var]);
+    assert!(matches!(v.cov(true, 5), Err(Error::InvalidArgument { .. })));
+    let short = Array::<f64>::ones(&[5], 2).unwrap();
+    assert!(matches!(x.average(0, Some(&short)), Err(Error::ShapeMismatch { .. })));
+}
