@@ -23,5 +23,6 @@ pub mod reduce;
 pub(crate) mod repeat;
 pub(crate) mod reshape;
 pub mod slicing;
+pub(crate) mod sorting;
 pub(crate) mod splice;
 pub(crate) mod transfer;

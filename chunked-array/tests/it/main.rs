@@ -37,6 +37,7 @@ mod rechunk;
 mod reductions;
 mod reshape;
 mod slicing;
+mod sorting;
 mod statistics;
 mod ufuncs;
 mod vindex;

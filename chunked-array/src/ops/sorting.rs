@@ -1,0 +1,180 @@
+//! Sorting along an axis: `sort`, `argsort` (stable), and dask's `topk` and
+//! `argtopk`. The array is rechunked so that the axis is whole in every block
+//! (the other axes chunked to the automatic block size), each lane is sorted
+//! (or selected) in its block, and a sorted array is rechunked back to the
+//! input's blocks. NaN sorts last, as NumPy's.
+
+use std::cmp::Ordering;
+
+use ndarray::{ArrayD, ArrayViewD, Axis, IxDyn};
+
+use crate::array::Array;
+use crate::chunks::{AxisChunks, ChunkSpec};
+use crate::element::{Element, Real};
+use crate::error::{Error, Result};
+use crate::ops::reduce::normalize_axes;
+
+/// NumPy's order: numbers ascending, NaN after them (and equal to each other).
+fn nan_last<T: Real>(a: &T, b: &T) -> Ordering {
+    match (a.partial_cmp(b), a.partial_cmp(a).is_none(), b.partial_cmp(b).is_none()) {
+        (Some(o), _, _) => o,
+        (None, true, true) => Ordering::Equal,
+        (None, true, false) => Ordering::Greater,
+        (None, false, _) => Ordering::Less,
+    }
+}
+
+impl<T: Real> Array<T> {
+    /// This array with `axis` whole in every block, and the axis's number.
+    fn axis_whole(&self, axis: isize) -> Result<(Array<T>, usize)> {
+        if self.ndim() == 0 {
+            return Err(Error::invalid("array shape", self.shape(), "sorting needs at least one axis"));
+        }
+        let axis = normalize_axes(&[axis], self.ndim())?[0];
+        let mut spec = vec![AxisChunks::Auto; self.ndim()];
+        spec[axis] = AxisChunks::Whole;
+        Ok((self.rechunk(ChunkSpec::per_axis(spec))?, axis))
+    }
+
+    /// Each lane along `axis` made by `lane_op` from the lane's values, in a
+    /// block with that axis of length `len`.
+    fn per_lane<U: Element>(
+        &self,
+        axis: isize,
+        len: Option<usize>,
+        lane_op: impl Fn(&[T], &mut [U]) + Send + Sync + 'static,
+    ) -> Result<(Array<U>, usize)> {
+        let (whole, axis) = self.axis_whole(axis)?;
+        let mut out_chunks = whole.chunks().lengths().to_vec();
+        let len = len.unwrap_or(whole.shape()[axis]);
+        out_chunks[axis] = vec![len];
+        let out = whole.map_blocks(
+            move |block: ArrayViewD<'_, T>, _| {
+                let mut shape = block.shape().to_vec();
+                shape[axis] = len;
+                let mut out = ArrayD::from_elem(IxDyn(&shape), U::default());
+                let mut values = Vec::with_capacity(block.shape()[axis]);
+                let mut result = vec![U::default(); len];
+                for (lane, mut dest) in block.lanes(Axis(axis)).into_iter().zip(out.lanes_mut(Axis(axis))) {
+                    values.clear();
+                    values.extend(lane.iter().copied());
+                    lane_op(&values, &mut result);
+                    dest.iter_mut().zip(&result).for_each(|(d, r)| *d = *r);
+                }
+                out
+            },
+            Some(out_chunks.into()),
+        )?;
+        Ok((out, axis))
+    }
+
+    /// The array sorted along `axis` (NumPy's `np.sort(x, axis)`; NaN last),
+    /// in the input's blocks.
+    ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let x = Array::<f64>::from_vec(&[2, 4], vec![3.0, f64::NAN, 1.0, 2.0, 0.5, -1.0, 9.0, 4.0], 2).unwrap();
+    /// let s = x.sort(1).unwrap().compute().unwrap();
+    /// assert_eq!(s.as_slice().unwrap()[4..], [-1.0, 0.5, 4.0, 9.0]);
+    /// assert_eq!(s.as_slice().unwrap()[..3], [1.0, 2.0, 3.0]); // then NaN
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::BadAxis`] for an axis out of range; [`Error::InvalidArgument`]
+    /// for a 0-dimensional array.
+    pub fn sort(&self, axis: isize) -> Result<Array<T>> {
+        let (sorted, _) = self.per_lane(axis, None, |values, out: &mut [T]| {
+            out.copy_from_slice(values);
+            out.sort_unstable_by(nan_last);
+        })?;
+        sorted.rechunk(self.chunks())
+    }
+
+    /// The indices that sort each lane along `axis` (NumPy's
+    /// `np.argsort(x, axis, kind="stable")`: equal values keep their order).
+    ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let x = Array::<i32>::from_vec(&[5], vec![3, 1, 3, 0, 1], 2).unwrap();
+    /// assert_eq!(x.argsort(0).unwrap().compute().unwrap().as_slice().unwrap(), &[3, 1, 4, 0, 2]);
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Array::sort`].
+    pub fn argsort(&self, axis: isize) -> Result<Array<i64>> {
+        let (order, _) = self.per_lane(axis, None, |values, out: &mut [i64]| {
+            let mut idx: Vec<usize> = (0..values.len()).collect();
+            idx.sort_by(|&a, &b| nan_last(&values[a], &values[b]));
+            out.iter_mut().zip(idx).for_each(|(o, i)| *o = i as i64);
+        })?;
+        order.rechunk(self.chunks())
+    }
+
+    /// The `k` largest values along `axis`, largest first; `k < 0`: the
+    /// `|k|` smallest, smallest first (dask's `topk`). NaN counts as the
+    /// largest value.
+    ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let x = Array::<i64>::from_vec(&[6], vec![5, 1, 9, 3, 7, 2], 4).unwrap();
+    /// assert_eq!(x.topk(2, -1).unwrap().compute().unwrap().as_slice().unwrap(), &[9, 7]);
+    /// assert_eq!(x.topk(-3, 0).unwrap().compute().unwrap().as_slice().unwrap(), &[1, 2, 3]);
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] for `k = 0` or `|k|` beyond the axis's
+    /// length; as [`Array::sort`].
+    pub fn topk(&self, k: isize, axis: isize) -> Result<Array<T>> {
+        let n = self.check_k(k, axis)?;
+        Ok(self
+            .per_lane(axis, Some(n), move |values, out: &mut [T]| {
+                let idx = top_indices(values, k, n);
+                out.iter_mut().zip(idx).for_each(|(o, i)| *o = values[i]);
+            })?
+            .0)
+    }
+
+    /// The indices of [`Array::topk`]'s values along `axis` (dask's
+    /// `argtopk`); among equal values the first comes first.
+    ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let x = Array::<f64>::from_vec(&[5], vec![0.5, 3.0, -1.0, 3.0, 2.0], 2).unwrap();
+    /// assert_eq!(x.argtopk(3, 0).unwrap().compute().unwrap().as_slice().unwrap(), &[1, 3, 4]);
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Array::topk`].
+    pub fn argtopk(&self, k: isize, axis: isize) -> Result<Array<i64>> {
+        let n = self.check_k(k, axis)?;
+        Ok(self
+            .per_lane(axis, Some(n), move |values, out: &mut [i64]| {
+                let idx = top_indices(values, k, n);
+                out.iter_mut().zip(idx).for_each(|(o, i)| *o = i as i64);
+            })?
+            .0)
+    }
+
+    /// `|k|`, checked against the axis.
+    fn check_k(&self, k: isize, axis: isize) -> Result<usize> {
+        let len = self.shape().get(normalize_axes(&[axis], self.ndim().max(1))?[0]).copied().unwrap_or(0);
+        let n = k.unsigned_abs();
+        if k == 0 || n > len {
+            return Err(Error::invalid("k", k, format!("topk needs 0 < |k| <= {len}, the axis's length")));
+        }
+        Ok(n)
+    }
+}
+
+/// The positions of the `n` largest values (`k > 0`, largest first) or
+/// smallest (`k < 0`, smallest first), ties in order of position.
+fn top_indices<T: Real>(values: &[T], k: isize, n: usize) -> Vec<usize> {
+    let mut idx: Vec<usize> = (0..values.len()).collect();
+    if k > 0 {
+        idx.sort_by(|&a, &b| nan_last(&values[b], &values[a]));
+    } else {
+        idx.sort_by(|&a, &b| nan_last(&values[a], &values[b]));
+    }
+    idx.truncate(n);
+    idx
+}
