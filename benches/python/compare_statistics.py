@@ -12,7 +12,11 @@ memory (persisted for chunked and dask), `da.histogram(x, 100, range=(0, 1))`
 and `np.histogram`; the limit is the values' bytes at the streaming-read rate
 chunked measures in the same run.
 
-Usage: python benches/python/compare_statistics.py [--n N] [--hist M]
+The sort: --sort S (2e7) random f64 in memory, chunked's `sort(0)` (the axis
+made whole, then back in the input's blocks) against `np.sort` (dask has
+no sort).
+
+Usage: python benches/python/compare_statistics.py [--n N] [--hist M] [--sort S]
 Needs dask and numpy; builds chunked's stats_report. Prints a markdown table.
 """
 import argparse
@@ -35,9 +39,10 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("--n", type=int, default=20000)
     p.add_argument("--hist", type=int, default=200_000_000)
+    p.add_argument("--sort", type=int, default=20_000_000)
     a = p.parse_args()
     n, m = a.n, a.hist
-    ours = chunked_report("stats_report", "--n", str(n), "--hist", str(m))
+    ours = chunked_report("stats_report", "--n", str(n), "--hist", str(m), "--sort", str(a.sort))
     x = da.random.random((n, n), chunks=(1000, 1000))
     dask_sum, _ = timed(lambda: x.sum().compute())
     dask_median, dm = timed(lambda: da.median(x.rechunk({0: -1, 1: "auto"}), axis=0).compute())
@@ -63,6 +68,10 @@ def main():
     h = ours[f"histogram of {m} f64, 100 bins"]
     rows.append([f"histogram of {m:.0e} f64, 100 bins", f"{h['chunked']:.3f}", f"{dask_hist:.3f}", f"{numpy_hist:.3f}",
                  f"{dask_hist / h['chunked']:.1f}", f"{numpy_hist / h['chunked']:.1f}"])
+    unsorted = np.random.default_rng(9).random(a.sort)
+    numpy_sort, _ = timed(lambda: np.sort(unsorted))
+    srt = ours[f"sort of {a.sort} f64"]["chunked"]
+    rows.append([f"sort of {a.sort:.0e} f64", f"{srt:.3f}", "", f"{numpy_sort:.3f}", "", f"{numpy_sort / srt:.2f}"])
     markdown_table(columns, rows)
     print(f"chunked's histogram: {h['note']}")
 

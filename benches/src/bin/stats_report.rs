@@ -5,7 +5,9 @@
 //! Medians of three, as `benches/python/compare_statistics.py` measures dask
 //! and numpy.
 //!
-//! `cargo run --release -p chunked-benches --bin stats_report [-- --json] [--n N] [--hist M]`
+//! The sort of `--sort S` (2e7) random f64 in one axis.
+//!
+//! `cargo run --release -p chunked-benches --bin stats_report [-- --json] [--n N] [--hist M] [--sort S]`
 
 use chunked_array::random::RandomState;
 use chunked_array::{Context, Result};
@@ -17,7 +19,7 @@ fn main() -> Result<()> {
     let flag = |name: &str, default: usize| {
         args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)?.parse().ok()).unwrap_or(default)
     };
-    let (n, m) = (flag("--n", 20_000), flag("--hist", 200_000_000));
+    let (n, m, sort_len) = (flag("--n", 20_000), flag("--hist", 200_000_000), flag("--sort", 20_000_000));
     let ctx = Context::default();
     let x = RandomState::new(42).uniform::<f64>(&[n, n], [1000, 1000])?;
     let bytes = (n * n * 8) as f64;
@@ -52,6 +54,16 @@ fn main() -> Result<()> {
     let read = chunked_benches::streaming_read_gbs(1 << 27, 0);
     let rate = (m * 8) as f64 / t / 1e9;
     rows.push((format!("histogram of {m} f64, 100 bins"), t, format!("{rate:.1} GB/s; streaming read {read:.1} GB/s")));
+    let unsorted = RandomState::new(9).uniform::<f64>(&[sort_len], 1 << 22)?.persist_on(&ctx)?;
+    let mut times = Vec::new();
+    for _ in 0..3 {
+        let (t, s) = secs(|| unsorted.sort(0)?.compute_on(&ctx));
+        let s = s?;
+        assert!(s.as_slice().expect("1-D").windows(2).all(|w| w[0] <= w[1]));
+        times.push(t);
+    }
+    let t = median(times);
+    rows.push((format!("sort of {sort_len} f64"), t, format!("{:.1} ns per element", t / sort_len as f64 * 1e9)));
     print_rows(&rows, json);
     Ok(())
 }
