@@ -85,7 +85,19 @@ impl<T: Real> Array<T> {
     pub fn sort(&self, axis: isize) -> Result<Array<T>> {
         let (sorted, _) = self.per_lane(axis, None, |values, out: &mut [T]| {
             out.copy_from_slice(values);
-            out.sort_unstable_by(nan_last);
+            // NaN moved to the end first, so that the rest sorts by a total
+            // order without NaN's cases in every comparison.
+            let mut end = out.len();
+            let mut i = 0;
+            while i < end {
+                if out[i].partial_cmp(&out[i]).is_none() {
+                    end -= 1;
+                    out.swap(i, end);
+                } else {
+                    i += 1;
+                }
+            }
+            out[..end].sort_unstable_by(|a, b| a.partial_cmp(b).unwrap_or(Ordering::Equal));
         })?;
         sorted.rechunk(self.chunks())
     }
