@@ -7,8 +7,8 @@ use std::sync::Arc;
 
 use ndarray::ArrayD;
 
-use super::Delayed;
 use super::task::value_of;
+use super::{Delayed, distinct_inputs};
 use crate::array::Array;
 use crate::block::Block;
 use crate::chunks::Chunks;
@@ -83,17 +83,7 @@ impl<T: Element> Array<T> {
                 format!("the block grid of {chunks:?} has {grid} blocks: one delayed value per block"),
             ));
         }
-        let mut inputs: Vec<Arc<Node>> = Vec::new();
-        let sources = blocks
-            .iter()
-            .map(|d| {
-                let pos = inputs.iter().position(|n| Arc::ptr_eq(n, &d.node)).unwrap_or_else(|| {
-                    inputs.push(d.node.clone());
-                    inputs.len() - 1
-                });
-                (pos, d.block)
-            })
-            .collect();
+        let (inputs, sources) = distinct_inputs(blocks.iter().map(|d| (&d.node, d.block)));
         let chunks = Chunks::from_lengths(chunks.to_vec());
         Array::built(Node::new("from_delayed", T::DTYPE, chunks, inputs, FromDelayed::<T> { sources, _t: PhantomData }))
     }

@@ -91,17 +91,7 @@ impl<T: Send + Sync + 'static> Delayed<T> {
         inputs: &[(&Arc<Node>, usize)],
         body: impl Fn(&[&Block]) -> Result<T> + Send + Sync + 'static,
     ) -> Delayed<T> {
-        let mut nodes: Vec<Arc<Node>> = Vec::new();
-        let deps = inputs
-            .iter()
-            .map(|(node, block)| {
-                let pos = nodes.iter().position(|n| Arc::ptr_eq(n, node)).unwrap_or_else(|| {
-                    nodes.push((*node).clone());
-                    nodes.len() - 1
-                });
-                (pos, *block)
-            })
-            .collect();
+        let (nodes, deps) = distinct_inputs(inputs.iter().map(|(node, block)| (*node, *block)));
         Self::from_call(label, nodes, Call { body: Arc::new(body), deps, measure: Measure::of_size() })
     }
 
@@ -388,6 +378,24 @@ impl<T: Send + Sync + 'static> Delayed<T> {
     {
         into_value(self.compute_block_on(ctx)?, "delayed result")
     }
+}
+
+/// The layers of `blocks` (layer, block number), each listed once, and each
+/// block as (position in that list, block number): a layer's inputs and deps.
+pub(crate) fn distinct_inputs<'a>(
+    blocks: impl Iterator<Item = (&'a Arc<Node>, usize)>,
+) -> (Vec<Arc<Node>>, Vec<(usize, usize)>) {
+    let mut nodes: Vec<Arc<Node>> = Vec::new();
+    let deps = blocks
+        .map(|(node, block)| {
+            let pos = nodes.iter().position(|n| Arc::ptr_eq(n, node)).unwrap_or_else(|| {
+                nodes.push(node.clone());
+                nodes.len() - 1
+            });
+            (pos, block)
+        })
+        .collect();
+    (nodes, deps)
 }
 
 /// A task computing `f` of every value of `items`, in order (a fan-in:

@@ -165,7 +165,12 @@ impl<T: Real> Array<T> {
     pub fn histogram(&self, bins: impl Into<Bins>, range: Option<(f64, f64)>) -> Result<(Array<i64>, Vec<f64>)> {
         let binning = Binning::new(bins.into(), range)?;
         let edges = binning.edges.clone();
-        let counts = bin_blocks(&self.ravel()?, binning, |binning, block: ArrayViewD<'_, T>, counts: &mut [i64]| {
+        Ok((self.counts(binning)?, edges))
+    }
+
+    /// The count of values in each bin of `binning`.
+    fn counts(&self, binning: Binning) -> Result<Array<i64>> {
+        bin_blocks(&self.ravel()?, binning, |binning, block: ArrayViewD<'_, T>, counts: &mut [i64]| {
             let add = |v: &T| {
                 if let Some(i) = binning.bin(v.cast()) {
                     counts[i] += 1;
@@ -175,8 +180,7 @@ impl<T: Real> Array<T> {
                 Some(values) => values.iter().for_each(add),
                 None => block.iter().for_each(add),
             }
-        })?;
-        Ok((counts, edges))
+        })
     }
 
     /// [`Array::histogram`] with weights and density (NumPy's `weights=`,
@@ -197,7 +201,7 @@ impl<T: Real> Array<T> {
         let binning = Binning::new(bins.into(), opts.range)?;
         let edges = binning.edges.clone();
         let sums = match opts.weights {
-            None => self.histogram(Bins::Edges(edges.clone()), None)?.0.astype::<f64>(),
+            None => self.counts(binning)?.astype::<f64>(),
             Some(w) => {
                 if w.shape() != self.shape() {
                     return Err(Error::shape("histogram weights", &self.shape(), &w.shape()));
