@@ -16,7 +16,15 @@ The sort: --sort S (2e7) random f64 in memory, chunked's `sort(0)` (the axis
 made whole, then back in the input's blocks) against `np.sort` (dask has
 no sort).
 
-Usage: python benches/python/compare_statistics.py [--n N] [--hist M] [--sort S]
+The percentiles: the 1st, 50th and 99th of --pct P (1e9) random f64 in
+[0, 1) (8 GB), made in 2**24-element blocks: chunked's exact radix selection
+under a 2 GB memory limit against dask's `da.percentile` (approximate: per
+block percentiles merged); numpy would need the 8 GB in memory. The two
+draw different values, so each is compared with the distribution's own
+percentile (q / 100): chunked's difference is the sample's, dask's adds its
+approximation.
+
+Usage: python benches/python/compare_statistics.py [--n N] [--hist M] [--sort S] [--pct P]
 Needs dask and numpy; builds chunked's stats_report. Prints a markdown table.
 """
 import argparse
@@ -40,9 +48,10 @@ def main():
     p.add_argument("--n", type=int, default=20000)
     p.add_argument("--hist", type=int, default=200_000_000)
     p.add_argument("--sort", type=int, default=20_000_000)
+    p.add_argument("--pct", type=int, default=1_000_000_000)
     a = p.parse_args()
     n, m = a.n, a.hist
-    ours = chunked_report("stats_report", "--n", str(n), "--hist", str(m), "--sort", str(a.sort))
+    ours = chunked_report("stats_report", "--n", str(n), "--hist", str(m), "--sort", str(a.sort), "--pct", str(a.pct))
     x = da.random.random((n, n), chunks=(1000, 1000))
     dask_sum, _ = timed(lambda: x.sum().compute())
     dask_median, dm = timed(lambda: da.median(x.rechunk({0: -1, 1: "auto"}), axis=0).compute())
@@ -72,8 +81,24 @@ def main():
     numpy_sort, _ = timed(lambda: np.sort(unsorted))
     srt = ours[f"sort of {a.sort} f64"]["chunked"]
     rows.append([f"sort of {a.sort:.0e} f64", f"{srt:.3f}", "", f"{numpy_sort:.3f}", "", f"{numpy_sort / srt:.2f}"])
+    rows.append(percentile_row(ours, a.pct))
     markdown_table(columns, rows)
     print(f"chunked's histogram: {h['note']}")
+    print(f"chunked's percentiles: {ours[f'percentiles of {a.pct} uniform f64, 2 GB limit']['note']}")
+
+
+def percentile_row(ours, count):
+    """The percentiles row, with each one's largest distance from q / 100."""
+    qs = [1.0, 50.0, 99.0]
+    x = da.random.random(count, chunks=1 << 24)
+    dask_t, got = timed(lambda: da.percentile(x, qs).compute())
+    dask_err = max(abs(g - q / 100) for g, q in zip(got, qs))
+    row = ours[f"percentiles of {count} uniform f64, 2 GB limit"]
+    exact = [float(v) for v in row["note"].split(";")[0].split()[1::2]]
+    our_err = max(abs(g - q / 100) for g, q in zip(exact, qs))
+    t = row["chunked"]
+    print(f"percentiles, largest |value - q/100|: chunked {our_err:.2e} (exact), dask {dask_err:.2e}")
+    return [f"percentiles 1/50/99 of {count:.0e} f64", f"{t:.3f}", f"{dask_t:.3f}", "", f"{dask_t / t:.1f}", ""]
 
 
 if __name__ == "__main__":

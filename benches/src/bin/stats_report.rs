@@ -7,7 +7,11 @@
 //!
 //! The sort of `--sort S` (2e7) random f64 in one axis.
 //!
-//! `cargo run --release -p chunked-benches --bin stats_report [-- --json] [--n N] [--hist M] [--sort S]`
+//! The 1st, 50th and 99th percentiles of `--pct P` (1e9) standard uniform f64
+//! under a 2 GB memory limit (one run), with the sum of the same values (one
+//! pass of making them) and the peak bytes held.
+//!
+//! `cargo run --release -p chunked-benches --bin stats_report [-- --json] [--n N] [--hist M] [--sort S] [--pct P]`
 
 use chunked_array::random::RandomState;
 use chunked_array::{Context, Result};
@@ -64,6 +68,32 @@ fn main() -> Result<()> {
     }
     let t = median(times);
     rows.push((format!("sort of {sort_len} f64"), t, format!("{:.1} ns per element", t / sort_len as f64 * 1e9)));
+    if flag("--pct", 1_000_000_000) > 0 {
+        percentile_rows(flag("--pct", 1_000_000_000), &mut rows)?;
+    }
     print_rows(&rows, json);
+    Ok(())
+}
+
+/// Percentiles of `n` uniform values under a 2 GB memory limit.
+fn percentile_rows(n: usize, rows: &mut Vec<(String, f64, String)>) -> Result<()> {
+    let ctx = Context::default().with_memory_limit(2 << 30);
+    let x = RandomState::new(5).uniform::<f64>(&[n], 1 << 24)?;
+    let (make, _) = secs(|| x.sum(None)?.compute_on(&ctx));
+    rows.push((format!("sum of {n} uniform f64"), make, format!("{:.1} GB/s made", (n * 8) as f64 / make / 1e9)));
+    let (t, out) = secs(|| x.percentile_with(&[1.0, 50.0, 99.0], &Default::default())?.compute_stats(&ctx));
+    let (p, stats) = out?;
+    rows.push((
+        format!("percentiles of {n} uniform f64, 2 GB limit"),
+        t,
+        format!(
+            "p1 {:.9} p50 {:.9} p99 {:.9}; peak {} MB, {} blocks made again",
+            p[[0]],
+            p[[1]],
+            p[[2]],
+            stats.tiers.peak_bytes >> 20,
+            stats.tiers.regenerated
+        ),
+    ));
     Ok(())
 }

@@ -22,10 +22,10 @@ fn by_definition(v: &[f64], q: f64, method: QuantileMethod) -> f64 {
         QuantileMethod::Lower => v[lo],
         QuantileMethod::Higher => v[hi],
         QuantileMethod::Nearest => v[h.round_ties_even() as usize],
-        QuantileMethod::Midpoint if lo == hi => v[lo],
-        QuantileMethod::Midpoint => lerp(v[lo], v[lo + 1], 0.5),
-        QuantileMethod::Linear if lo + 1 >= v.len() => v[lo],
-        QuantileMethod::Linear => lerp(v[lo], v[lo + 1], h - h.floor()),
+        // NumPy interpolates between the point and the next (itself at the
+        // end) even at weight 0: an infinite end gives NaN.
+        QuantileMethod::Midpoint => lerp(v[lo], v[(lo + 1).min(v.len() - 1)], if lo == hi { 0.0 } else { 0.5 }),
+        QuantileMethod::Linear => lerp(v[lo], v[(lo + 1).min(v.len() - 1)], h - h.floor()),
     }
 }
 
@@ -125,6 +125,19 @@ fn numpy_prints_the_same_values() {
     for (method, want) in numpy {
         let got = a.quantile_with(&qs, &QuantileOptions { method, ..Default::default() }).unwrap().compute().unwrap();
         assert_eq!(got.as_slice().unwrap(), &want, "{method:?}");
+    }
+    // Infinite ends: NumPy interpolates with weight 0 there, and gives NaN.
+    let ends = Array::from_vec(&[4], vec![f64::NEG_INFINITY, 1.0, 2.0, f64::INFINITY], 3).unwrap();
+    let numpy: [(QuantileMethod, [f64; 3]); 4] = [
+        (QuantileMethod::Linear, [f64::NAN, 1.5, f64::NAN]),
+        (QuantileMethod::Midpoint, [f64::NAN, 1.5, f64::NAN]),
+        (QuantileMethod::Lower, [f64::NEG_INFINITY, 1.0, f64::INFINITY]),
+        (QuantileMethod::Nearest, [f64::NEG_INFINITY, 2.0, f64::INFINITY]),
+    ];
+    for (method, want) in numpy {
+        let opts = QuantileOptions { method, ..Default::default() };
+        let got = ends.quantile_with(&[0.0, 0.5, 1.0], &opts).unwrap().compute().unwrap();
+        assert!(got.iter().zip(want).all(|(g, w)| same(*g, w)), "{method:?}: {got}");
     }
     // np.percentile(x, [12.5, 33.3, 99.9])
     let p = a.percentile_with(&[12.5, 33.3, 99.9], &QuantileOptions::default()).unwrap().compute().unwrap();
@@ -326,4 +339,65 @@ fn cov_corrcoef_and_average_match_numpy_and_loops() {
     assert!(matches!(v.cov(true, 5), Err(Error::InvalidArgument { .. })));
     let short = Array::<f64>::ones(&[5], 2).unwrap();
     assert!(matches!(x.average(0, Some(&short)), Err(Error::ShapeMismatch { .. })));
+}
+
+/// The quantiles of all of `data` by the definition (NaN: as NumPy).
+fn all_oracle(data: &[f64], qs: &[f64], method: QuantileMethod, skip_nan: bool) -> Vec<f64> {
+    let mut v: Vec<f64> = data.iter().copied().filter(|v| !v.is_nan()).collect();
+    if v.is_empty() || (!skip_nan && v.len() < data.len()) {
+        return vec![f64::NAN; qs.len()];
+    }
+    v.sort_by(f64::total_cmp);
+    qs.iter().map(|&q| by_definition(&v, q, method)).collect()
+}
+
+#[test]
+fn over_all_axes_a_large_array_takes_the_radix_passes_with_the_same_values() {
+    // Above the one-block size (16 MiB): counting passes, in irregular blocks.
+    let n = 2_200_000;
+    let qs = [0.0, 1e-6, 0.25, 0.5, 0.77, 0.999_999, 1.0];
+    let mut wide: Vec<f64> = (0..n).map(|i| (i as f64 * 0.6180).sin() * 10f64.powi((i % 17) as i32 - 8)).collect();
+    (wide[5], wide[77]) = (f64::INFINITY, f64::NEG_INFINITY);
+    for data in [values(n, 7, 0), values(n, 9, 1000), wide] {
+        let x = Array::from_vec(&[n], data.clone(), vec![vec![700_000, 0, 1_000_000, 499_999, 1]]).unwrap();
+        for skip_nan in [false, true] {
+            for method in METHODS {
+                let opts = QuantileOptions { axis: None, method, skip_nan };
+                let got = x.quantile_with(&qs, &opts).unwrap().compute().unwrap();
+                let want = all_oracle(&data, &qs, method, skip_nan);
+                for ((g, w), q) in got.iter().zip(&want).zip(qs) {
+                    assert!(same(*g, *w), "{method:?} q {q} skip {skip_nan}: {g} against {w}");
+                }
+            }
+        }
+    }
+    // f32 keys take two passes; a 2-D array in 2-D blocks.
+    let data: Vec<f32> = (0..4_400_000).map(|i| ((i as f32) * 0.37).cos() * (i % 1000) as f32).collect();
+    let x = Array::from_vec(&[2200, 2000], data.clone(), [700, 900]).unwrap();
+    let wide: Vec<f64> = data.iter().map(|&v| v as f64).collect();
+    for method in [QuantileMethod::Lower, QuantileMethod::Nearest] {
+        let got = x.quantile_with(&qs, &QuantileOptions { method, ..Default::default() }).unwrap().compute().unwrap();
+        let want = all_oracle(&wide, &qs, method, false);
+        assert_eq!(got.iter().map(|&v| v as f64).collect::<Vec<_>>(), want, "{method:?}");
+    }
+    let median = x.median(None).unwrap().compute_scalar().unwrap();
+    let want = all_oracle(&wide, &[0.5], QuantileMethod::Higher, false)[0] as f32;
+    let below = all_oracle(&wide, &[0.5], QuantileMethod::Lower, false)[0] as f32;
+    assert_eq!(median, below + (want - below) * 0.5, "median between the two middle values, in f32");
+}
+
+#[test]
+fn the_radix_selection_holds_less_than_the_array() {
+    // 32 MB of random values under a 16 MB limit: the median is exact.
+    let x: Array<f64> = chunked_array::random::RandomState::new(11).standard_normal(&[4_000_000], 250_000).unwrap();
+    let data = x.compute().unwrap().into_raw_vec_and_offset().0;
+    let limit = 16 << 20;
+    let ctx = chunked_array::Context::threads(2).with_memory_limit(limit);
+    let (median, stats) = x.median(None).unwrap().compute_stats(&ctx).unwrap();
+    assert_eq!(median[[]], all_oracle(&data, &[0.5], QuantileMethod::Linear, false)[0]);
+    // The blocks running tasks hold can take the store over the limit for a
+    // moment; far from the array's 32 MB. The source's blocks are dropped and
+    // made again, the small counts spill.
+    assert!(stats.tiers.peak_bytes <= 24 << 20, "{stats:?}");
+    assert!(stats.tiers.regenerated > 0 && stats.tiers.spilled_bytes < 8 << 20, "{stats:?}");
 }

@@ -5,9 +5,11 @@
 //! block (dask's `da.median` asks the user to do it), the other axes chunked
 //! to the automatic block size; each lane then gives its order statistics by
 //! selection (`select_nth_unstable`, linear time) with NumPy's virtual index
-//! and interpolation, so the values equal NumPy's bit for bit. Over all axes
-//! the array is one lane: it must fit in one block (the memory limit's plan
-//! check refuses it otherwise).
+//! and interpolation, so the values equal NumPy's bit for bit. Over all axes,
+//! an array of at most [`ONE_BLOCK_BYTES`] is one lane in one block; a larger
+//! one goes through a radix selection ([`radix`]): a few counting passes
+//! over the blocks (4 for f64, 2 for f32) whose memory is bounded by the
+//! block size whatever the array's size, with the same exact values.
 
 use ndarray::{ArrayD, ArrayViewD, Axis, IxDyn};
 
@@ -16,6 +18,12 @@ use crate::chunks::{AxisChunks, ChunkSpec};
 use crate::element::{Element, Float};
 use crate::error::{Error, Result};
 use crate::ops::reduce::normalize_axes;
+
+mod radix;
+
+/// The largest array whose quantiles over all axes are taken in one block
+/// (one selection); larger ones take the radix selection's passes.
+const ONE_BLOCK_BYTES: usize = 16 << 20;
 
 /// How a quantile between two data points is chosen (NumPy's `method`).
 ///
@@ -106,6 +114,7 @@ impl<T: Float> Array<T> {
         self.check()?;
         let (lanes, axis) = match opts.axis {
             Some(axis) => (self.clone(), normalize_axes(&[axis], self.ndim())?[0]),
+            None if self.nbytes() > ONE_BLOCK_BYTES => return radix::radix_quantiles(self, qs, opts),
             None => (self.reshape(&[-1])?, 0),
         };
         let mut whole = vec![AxisChunks::Auto; lanes.ndim()];
@@ -244,26 +253,44 @@ fn lane_quantiles<T: Float>(
     out
 }
 
-/// The `q`-th quantile of `values` (no NaN) by NumPy's rules, reordering them.
-pub(crate) fn order_statistic<T: Float>(values: &mut [T], q: f64, method: QuantileMethod) -> T {
-    let last = values.len() - 1;
+/// Which order statistics a quantile takes, among `n` (> 0) sorted values.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Pick {
+    /// The value of rank `k`.
+    At(usize),
+    /// Interpolated between ranks `k` and `k + 1` (`k` itself at the last
+    /// rank) with weight `gamma`.
+    Between(usize, f64),
+}
+
+/// NumPy's rule for the `q`-th quantile of `n` values by `method`.
+pub(crate) fn pick(n: usize, q: f64, method: QuantileMethod) -> Pick {
+    let last = n - 1;
     let index = last as f64 * q;
-    let at = |values: &mut [T], k: usize| -> T { *values.select_nth_unstable_by(k, order).1 };
     let (below, gamma) = match method {
-        QuantileMethod::Lower => return at(values, index.floor() as usize),
-        QuantileMethod::Higher => return at(values, index.ceil() as usize),
-        QuantileMethod::Nearest => return at(values, index.round_ties_even() as usize),
+        QuantileMethod::Lower => return Pick::At(index.floor() as usize),
+        QuantileMethod::Higher => return Pick::At(index.ceil() as usize),
+        QuantileMethod::Nearest => return Pick::At(index.round_ties_even() as usize),
         QuantileMethod::Linear => (index.floor(), index - index.floor()),
         QuantileMethod::Midpoint => (index.floor(), if index.fract() == 0.0 { 0.0 } else { 0.5 }),
     };
-    if below as usize >= last {
-        return at(values, last);
+    // NumPy interpolates even at the last point (with itself), so that an
+    // infinite end gives NaN there as it does in NumPy.
+    Pick::Between((below as usize).min(last), gamma)
+}
+
+/// The `q`-th quantile of `values` (no NaN) by NumPy's rules, reordering them.
+pub(crate) fn order_statistic<T: Float>(values: &mut [T], q: f64, method: QuantileMethod) -> T {
+    let at = |values: &mut [T], k: usize| -> T { *values.select_nth_unstable_by(k, order).1 };
+    match pick(values.len(), q, method) {
+        Pick::At(k) => at(values, k),
+        Pick::Between(k, gamma) => {
+            let a = at(values, k);
+            // After the selection, the next order statistic is the least value above.
+            let b = values[k + 1..].iter().copied().reduce(|m, v| if v < m { v } else { m }).unwrap_or(a);
+            lerp(a, b, gamma)
+        }
     }
-    let k = below as usize;
-    let a = at(values, k);
-    // After the selection, the next order statistic is the least value above.
-    let b = values[k + 1..].iter().copied().fold(T::INFINITY, |m, v| if v < m { v } else { m });
-    lerp(a, b, gamma)
 }
 
 fn is_nan<T: Float>(v: T) -> bool {
