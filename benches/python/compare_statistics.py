@@ -17,7 +17,7 @@ made whole, then back in the input's blocks) against `np.sort` (dask has
 no sort).
 
 The percentiles: the 1st, 50th and 99th of --pct P (1e9) random f64 in
-[0, 1) (8 GB), made in 2**24-element blocks: chunked's exact radix selection
+[0, 1) (8 GB), made in 2**21-element (16 MiB) blocks: chunked's exact radix selection
 under a 2 GB memory limit against dask's `da.percentile` (approximate: per
 block percentiles merged); numpy would need the 8 GB in memory. The two
 draw different values, so each is compared with the distribution's own
@@ -90,7 +90,7 @@ def main():
 def percentile_row(ours, count):
     """The percentiles row, with each one's largest distance from q / 100."""
     qs = [1.0, 50.0, 99.0]
-    x = da.random.random(count, chunks=1 << 24)
+    x = da.random.random(count, chunks=1 << 21)
     dask_t, got = timed(lambda: da.percentile(x, qs).compute())
     dask_err = max(abs(g - q / 100) for g, q in zip(got, qs))
     row = ours[f"percentiles of {count} uniform f64, 2 GB limit"]

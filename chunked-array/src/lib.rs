@@ -105,6 +105,7 @@ pub use element::{ComplexFloat, DType, Element, Float, Inexact, Integer, Number,
 pub use error::{Error, Result};
 pub use exec::Context;
 pub use index::selection::SelectOptions;
+pub use index::unique::{Unique, UniqueOptions};
 pub use index::vindex::VIdx;
 pub use memory::TierStats;
 /// num-complex's complex types, the element types of NumPy's `complex64`

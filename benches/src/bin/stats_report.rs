@@ -78,7 +78,7 @@ fn main() -> Result<()> {
 /// Percentiles of `n` uniform values under a 2 GB memory limit.
 fn percentile_rows(n: usize, rows: &mut Vec<(String, f64, String)>) -> Result<()> {
     let ctx = Context::default().with_memory_limit(2 << 30);
-    let x = RandomState::new(5).uniform::<f64>(&[n], 1 << 24)?;
+    let x = RandomState::new(5).uniform::<f64>(&[n], 1 << 21)?;
     let (make, _) = secs(|| x.sum(None)?.compute_on(&ctx));
     rows.push((format!("sum of {n} uniform f64"), make, format!("{:.1} GB/s made", (n * 8) as f64 / make / 1e9)));
     let (t, out) = secs(|| x.percentile_with(&[1.0, 50.0, 99.0], &Default::default())?.compute_stats(&ctx));

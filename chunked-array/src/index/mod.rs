@@ -5,4 +5,5 @@
 
 pub(crate) mod selection;
 pub(crate) mod take;
+pub(crate) mod unique;
 pub(crate) mod vindex;

@@ -1,11 +1,11 @@
-//! Counting: `histogram` (NumPy's bin rules), `digitize`, `isin` and
-//! `count_nonzero`. A histogram is a tree reduction: each block counts into
+//! Counting: `histogram` (NumPy's bin rules), `bincount`, `digitize`, `isin`
+//! and `count_nonzero`. A histogram is a tree reduction: each block counts into
 //! the bins, and the per-block counts are summed.
 
 use ndarray::{ArrayD, ArrayViewD, IxDyn};
 
 use crate::array::Array;
-use crate::element::{Element, Number, Real};
+use crate::element::{Element, Integer, Number, Real};
 use crate::error::{Error, Result};
 use crate::ops::manip::stack;
 
@@ -170,7 +170,8 @@ impl<T: Real> Array<T> {
 
     /// The count of values in each bin of `binning`.
     fn counts(&self, binning: Binning) -> Result<Array<i64>> {
-        bin_blocks(&self.ravel()?, binning, |binning, block: ArrayViewD<'_, T>, counts: &mut [i64]| {
+        let n = binning.bins();
+        bin_blocks(&self.ravel()?, binning, n, |binning, block: ArrayViewD<'_, T>, counts: &mut [i64]| {
             let add = |v: &T| {
                 if let Some(i) = binning.bin(v.cast()) {
                     counts[i] += 1;
@@ -207,7 +208,8 @@ impl<T: Real> Array<T> {
                     return Err(Error::shape("histogram weights", &self.shape(), &w.shape()));
                 }
                 let pairs = values_and_weights(&self.astype::<f64>(), w)?;
-                bin_blocks(&pairs, binning, |binning, block: ArrayViewD<'_, f64>, sums: &mut [f64]| {
+                let n = binning.bins();
+                bin_blocks(&pairs, binning, n, |binning, block: ArrayViewD<'_, f64>, sums: &mut [f64]| {
                     for pair in block.rows() {
                         if let Some(i) = binning.bin(pair[0]) {
                             sums[i] += pair[1];
@@ -226,14 +228,15 @@ impl<T: Real> Array<T> {
     }
 }
 
-/// Counts into the bins per block of `x` (one block per row block: `x` is
-/// 1-D, or 2-D with the columns in one block), then sums the blocks' counts.
-fn bin_blocks<T: Element, C: Number<Sum = C>>(
+/// Counts into the `n` bins of `binning` per block of `x` (one block per row
+/// block: `x` is 1-D, or 2-D with the columns in one block), then sums the
+/// blocks' counts.
+fn bin_blocks<T: Element, C: Number<Sum = C>, B: Send + Sync + 'static>(
     x: &Array<T>,
-    binning: Binning,
-    count: fn(&Binning, ArrayViewD<'_, T>, &mut [C]),
+    binning: B,
+    n: usize,
+    count: fn(&B, ArrayViewD<'_, T>, &mut [C]),
 ) -> Result<Array<C>> {
-    let n = binning.bins();
     let blocks = x.chunks().grid()[0];
     let mut out_chunks = vec![vec![n; blocks]];
     out_chunks.extend((1..x.ndim()).map(|_| vec![1]));
@@ -318,6 +321,85 @@ impl<T: Real> Array<T> {
             },
             None,
         )
+    }
+}
+
+/// The most bins [`Array::bincount`] makes: each block's counts are a
+/// vector of that length, which must stay far below a block.
+const MAX_BINCOUNT_BINS: usize = 1 << 24;
+
+impl<T: Integer> Array<T> {
+    /// How many times each value `0..len` occurs (NumPy's `np.bincount(x,
+    /// minlength)`): `len` is the largest value plus one, at least
+    /// `minlength`. The values' range is computed when called (dask leaves
+    /// the length unknown instead), with the default context.
+    ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let x = Array::<i32>::from_vec(&[6], vec![0, 1, 1, 3, 1, 0], 4).unwrap();
+    /// assert_eq!(x.bincount(0).unwrap().compute().unwrap().as_slice().unwrap(), &[2, 3, 0, 1]);
+    /// assert_eq!(x.bincount(6).unwrap().shape(), vec![6]);
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] for a negative value or more than 2^24
+    /// bins; the compute errors of `self`.
+    pub fn bincount(&self, minlength: usize) -> Result<Array<i64>> {
+        let len = self.bincount_len(minlength)?;
+        bin_blocks(&self.ravel()?, (), len, |_, block: ArrayViewD<'_, T>, counts: &mut [i64]| {
+            block.iter().for_each(|v| counts[v.cast::<i64>() as usize] += 1);
+        })
+    }
+
+    /// The sums of `weights` per value (NumPy's `np.bincount(x, weights,
+    /// minlength)`), as `f64`.
+    ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let x = Array::<u8>::from_vec(&[4], vec![2, 0, 2, 2], 3).unwrap();
+    /// let w = Array::<f64>::from_vec(&[4], vec![0.5, 1.0, 0.25, 2.0], 2).unwrap();
+    /// assert_eq!(x.bincount_weighted(&w, 0).unwrap().compute().unwrap().as_slice().unwrap(), &[1.0, 0.0, 2.75]);
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Array::bincount`], and [`Error::ShapeMismatch`] for weights of
+    /// another shape.
+    pub fn bincount_weighted(&self, weights: &Array<f64>, minlength: usize) -> Result<Array<f64>> {
+        if weights.shape() != self.shape() {
+            return Err(Error::shape("bincount weights", &self.shape(), &weights.shape()));
+        }
+        let len = self.bincount_len(minlength)?;
+        let pairs = values_and_weights(&self.astype::<f64>(), weights)?;
+        bin_blocks(&pairs, (), len, |_, block: ArrayViewD<'_, f64>, sums: &mut [f64]| {
+            block.rows().into_iter().for_each(|pair| sums[pair[0] as usize] += pair[1]);
+        })
+    }
+
+    /// The bins of a bincount: the largest value plus one, at least
+    /// `minlength`, the values checked non-negative.
+    fn bincount_len(&self, minlength: usize) -> Result<usize> {
+        let len = if self.is_empty() {
+            minlength
+        } else {
+            let (lo, hi) = crate::array::compute((&self.min(None)?, &self.max(None)?))?;
+            let (lo, hi): (f64, f64) = (lo[[]].cast(), hi[[]].cast());
+            if lo < 0.0 {
+                return Err(Error::invalid("x", lo, "bincount counts non-negative integers"));
+            }
+            // Checked before the cast, so that no value wraps.
+            if hi >= MAX_BINCOUNT_BINS as f64 {
+                return Err(Error::invalid(
+                    "bins",
+                    hi + 1.0,
+                    format!("bincount makes at most {MAX_BINCOUNT_BINS} bins"),
+                ));
+            }
+            minlength.max(hi as usize + 1)
+        };
+        if len > MAX_BINCOUNT_BINS {
+            return Err(Error::invalid("bins", len, format!("bincount makes at most {MAX_BINCOUNT_BINS} bins")));
+        }
+        Ok(len)
     }
 }
 

@@ -18,6 +18,7 @@ mod futures;
 mod ergonomics;
 mod graph;
 mod counting;
+mod distinct;
 mod halo;
 mod indexing;
 mod io_hdf5;

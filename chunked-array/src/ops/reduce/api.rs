@@ -411,7 +411,7 @@ impl<T: Real> Array<T> {
     /// # Errors
     /// [`crate::Error::BadAxis`]; [`crate::Error::InvalidArgument`] when empty.
     pub fn argmin(&self, axis: Option<isize>) -> Result<Array<i64>> {
-        self.arg(axis, false)
+        self.arg(axis, false, false)
     }
 
     /// Index of the maximum along `axis`, or in the flattened array for `None`.
@@ -427,14 +427,23 @@ impl<T: Real> Array<T> {
     /// # Errors
     /// As [`Array::argmin`].
     pub fn argmax(&self, axis: Option<isize>) -> Result<Array<i64>> {
-        self.arg(axis, true)
+        self.arg(axis, true, false)
     }
 
-    fn arg(&self, axis: Option<isize>, max: bool) -> Result<Array<i64>> {
-        let name = if max { "argmax" } else { "argmin" };
+    /// The index of the extreme along `axis` (all: the flat index), NaN
+    /// winning or, with `skip_nan`, skipped.
+    pub(crate) fn arg(&self, axis: Option<isize>, max: bool, skip_nan: bool) -> Result<Array<i64>> {
+        let name = match (skip_nan, max) {
+            (false, true) => "argmax",
+            (false, false) => "argmin",
+            (true, true) => "nanargmax",
+            (true, false) => "nanargmin",
+        };
         match axis {
-            Some(a) => self.reduce_with(name, Arg::<T, false> { max, _t: PhantomData }, ReduceOptions::axes([a])),
-            None => self.reduce_with(name, Arg::<T, true> { max, _t: PhantomData }, ReduceOptions::all()),
+            Some(a) => {
+                self.reduce_with(name, Arg::<T, false> { max, skip_nan, _t: PhantomData }, ReduceOptions::axes([a]))
+            }
+            None => self.reduce_with(name, Arg::<T, true> { max, skip_nan, _t: PhantomData }, ReduceOptions::all()),
         }
     }
 }

@@ -1,12 +1,14 @@
 //! NumPy's NaN-ignoring reductions beyond `nansum`, `nanmean`, `nanmin` and
-//! `nanmax`: `nanprod`, `nanvar`, `nanstd`, `nancumsum`, `nancumprod`, and
-//! `ptp`.
+//! `nanmax`: `nanprod`, `nanvar`, `nanstd`, `nancumsum`, `nancumprod`,
+//! `nanargmin`, `nanargmax`, and `ptp`.
 
 use std::marker::PhantomData;
 
 use crate::array::Array;
+use crate::block::Block;
 use crate::element::{Element, Number, Real};
-use crate::error::Result;
+use crate::error::{Error, Result};
+use crate::graph::{BlockOp, Node, block_as};
 use crate::ops::elementwise::binary;
 use crate::ops::reduce::ReduceOptions;
 use crate::ops::reduce::reducers::Var;
@@ -111,5 +113,63 @@ impl<T: Real> Array<T> {
         let axes = axes.into();
         let (hi, lo) = (self.max(axes.clone())?, self.min(axes)?);
         binary("ptp", &hi, &lo, |a: T, b: T| a.sub(b))
+    }
+}
+
+impl<T: Real> Array<T> {
+    /// The index of the minimum ignoring NaN, along `axis` or in the
+    /// flattened array for `None` (`np.nanargmin`; the first of equal minima).
+    ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let x = Array::<f64>::from_vec(&[2, 3], vec![f64::NAN, 2.0, 1.0, f64::NAN, f64::NAN, 4.0], 2).unwrap();
+    /// assert_eq!(x.nanargmin(None).unwrap().compute_scalar().unwrap(), 2);
+    /// assert_eq!(x.nanargmin(Some(1)).unwrap().compute().unwrap().as_slice().unwrap(), &[2, 2]);
+    /// assert!(x.nanargmin(Some(0)).unwrap().compute().is_err()); // column 0 is all NaN
+    /// ```
+    ///
+    /// # Errors
+    /// [`crate::Error::BadAxis`] for an axis out of range; when computed,
+    /// [`crate::Error::InvalidArgument`] for a lane of NaN only (NumPy's
+    /// "All-NaN slice encountered").
+    pub fn nanargmin(&self, axis: Option<isize>) -> Result<Array<i64>> {
+        all_nan_is_error(self.arg(axis, false, true)?, "nanargmin")
+    }
+
+    /// The index of the maximum ignoring NaN (`np.nanargmax`).
+    ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let x = Array::<f32>::from_vec(&[4], vec![1.0, f32::NAN, 7.0, 7.0], 3).unwrap();
+    /// assert_eq!(x.nanargmax(None).unwrap().compute_scalar().unwrap(), 2);
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Array::nanargmin`].
+    pub fn nanargmax(&self, axis: Option<isize>) -> Result<Array<i64>> {
+        all_nan_is_error(self.arg(axis, true, true)?, "nanargmax")
+    }
+}
+
+/// `index` with a task error where a lane had no value but NaN (index -1).
+fn all_nan_is_error(index: Array<i64>, name: &'static str) -> Result<Array<i64>> {
+    let chunks = index.chunks().clone();
+    let node = Node::new(name, crate::element::DType::I64, chunks, vec![index.node.clone()], AllNanCheck(name));
+    Array::built(node)
+}
+
+/// Passes an index block on, or fails on a lane that was all NaN.
+struct AllNanCheck(&'static str);
+
+impl BlockOp for AllNanCheck {
+    fn deps(&self, node: &Node, idx: &[usize], out: &mut Vec<(usize, usize)>) {
+        out.push((0, node.inputs[0].chunks.linear(idx)));
+    }
+
+    fn run(&self, node: &Node, _: &[usize], inputs: &[&Block]) -> Result<Block> {
+        if block_as::<i64>(inputs[0], node, self.0)?.iter().any(|&i| i < 0) {
+            return Err(Error::invalid(self.0, "a lane of NaN only", "All-NaN slice encountered: it has no index"));
+        }
+        Ok(inputs[0].clone())
     }
 }

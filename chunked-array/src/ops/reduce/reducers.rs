@@ -375,15 +375,20 @@ impl<T: Element> Reducer for Truth<T> {
 }
 
 /// `argmin` / `argmax` along one axis (`FLAT = false`) or over the flattened array.
-/// Ties and NaNs follow NumPy: the first occurrence wins, and NaN beats numbers.
+/// Ties and NaNs follow NumPy: the first occurrence wins, and NaN beats numbers
+/// (or, with `skip_nan`, never wins: `nanargmin`; a lane of NaN only gives -1).
 pub(crate) struct Arg<T, const FLAT: bool> {
     pub max: bool,
+    pub skip_nan: bool,
     pub _t: PhantomData<fn() -> T>,
 }
 
 impl<T: Real, const FLAT: bool> Arg<T, FLAT> {
     #[inline]
     fn better(&self, cur: &(T, i64), v: T, i: i64) -> bool {
+        if self.skip_nan && v.is_nan() {
+            return false;
+        }
         if cur.1 < 0 {
             return true;
         }

@@ -141,8 +141,8 @@ impl Plan {
     /// The count of values and where each wanted rank stands after the passes
     /// whose summed counts are `counts`; `None` when the answer is NaN (no
     /// values, or a NaN that is not skipped).
-    fn locate(&self, counts: &[Vec<i64>]) -> Option<(usize, Vec<Rank>)> {
-        let first = &counts[0];
+    fn locate(&self, counts: &[&[i64]]) -> Option<(usize, Vec<Rank>)> {
+        let first = counts[0];
         let n: i64 = first[..RADIX].iter().sum();
         if n == 0 || (!self.opts.skip_nan && first[RADIX] > 0) {
             return None;
@@ -258,8 +258,15 @@ fn count_block(block: &dyn Any, ranks: Option<&[Rank]>, pass: u32, counts: &mut 
 }
 
 /// The summed counts of earlier passes, as the inputs of a task.
-fn summed_counts(node: &Node, inputs: &[&Block]) -> Result<Vec<Vec<i64>>> {
-    inputs.iter().map(|b| block_as::<i64>(b, node, "summed counts").map(|a| a.iter().copied().collect())).collect()
+fn summed_counts<'a>(node: &Node, inputs: &[&'a Block]) -> Result<Vec<&'a [i64]>> {
+    inputs
+        .iter()
+        .map(|b| {
+            block_as::<i64>(b, node, "summed counts")?
+                .as_slice()
+                .ok_or_else(|| Error::invalid("summed counts", "strided", "a sum's block is contiguous"))
+        })
+        .collect()
 }
 
 /// The layer of one pass: a task per group of input blocks, each making one
