@@ -24,7 +24,11 @@ draw different values, so each is compared with the distribution's own
 percentile (q / 100): chunked's difference is the sample's, dask's adds its
 approximation.
 
-Usage: python benches/python/compare_statistics.py [--n N] [--hist M] [--sort S] [--pct P]
+The distinct values: np.unique / da.unique (with counts) of --unique U (1e8)
+random int64 in [0, 1000) already in memory (persisted for dask), in
+2**21-element blocks.
+
+Usage: python benches/python/compare_statistics.py [--n N] [--hist M] [--sort S] [--pct P] [--unique U]
 Needs dask and numpy; builds chunked's stats_report. Prints a markdown table.
 """
 import argparse
@@ -49,9 +53,11 @@ def main():
     p.add_argument("--hist", type=int, default=200_000_000)
     p.add_argument("--sort", type=int, default=20_000_000)
     p.add_argument("--pct", type=int, default=1_000_000_000)
+    p.add_argument("--unique", type=int, default=100_000_000)
     a = p.parse_args()
     n, m = a.n, a.hist
-    ours = chunked_report("stats_report", "--n", str(n), "--hist", str(m), "--sort", str(a.sort), "--pct", str(a.pct))
+    ours = chunked_report("stats_report", "--n", str(n), "--hist", str(m), "--sort", str(a.sort), "--pct", str(a.pct),
+                          "--unique", str(a.unique))
     x = da.random.random((n, n), chunks=(1000, 1000))
     dask_sum, _ = timed(lambda: x.sum().compute())
     dask_median, dm = timed(lambda: da.median(x.rechunk({0: -1, 1: "auto"}), axis=0).compute())
@@ -81,10 +87,24 @@ def main():
     numpy_sort, _ = timed(lambda: np.sort(unsorted))
     srt = ours[f"sort of {a.sort} f64"]["chunked"]
     rows.append([f"sort of {a.sort:.0e} f64", f"{srt:.3f}", "", f"{numpy_sort:.3f}", "", f"{numpy_sort / srt:.2f}"])
+    rows.append(unique_row(ours, a.unique))
     rows.append(percentile_row(ours, a.pct))
     markdown_table(columns, rows)
     print(f"chunked's histogram: {h['note']}")
     print(f"chunked's percentiles: {ours[f'percentiles of {a.pct} uniform f64, 2 GB limit']['note']}")
+
+
+def unique_row(ours, count):
+    """The row of the distinct values (and counts) of `count` int64."""
+    x = da.random.randint(0, 1000, count, chunks=1 << 21).persist()
+    dask_t, (values, _) = timed(lambda: dask.compute(*da.unique(x, return_counts=True)))
+    assert len(values) == 1000
+    del x
+    data = np.random.default_rng(3).integers(0, 1000, count)
+    numpy_t, _ = timed(lambda: np.unique(data, return_counts=True))
+    t = ours[f"unique of {count} int64, 1000 values"]["chunked"]
+    return [f"unique of {count:.0e} int64 (1000 values)", f"{t:.3f}", f"{dask_t:.3f}", f"{numpy_t:.3f}",
+            f"{dask_t / t:.1f}", f"{numpy_t / t:.1f}"]
 
 
 def percentile_row(ours, count):

@@ -11,10 +11,13 @@
 //! under a 2 GB memory limit (one run), with the sum of the same values (one
 //! pass of making them) and the peak bytes held.
 //!
-//! `cargo run --release -p chunked-benches --bin stats_report [-- --json] [--n N] [--hist M] [--sort S] [--pct P]`
+//! The distinct values (with their counts) of `--unique U` (1e8) random int64
+//! in [0, 1000) in memory.
+//!
+//! `cargo run --release -p chunked-benches --bin stats_report [-- --json] [--n N] [--hist M] [--sort S] [--pct P] [--unique U]`
 
 use chunked_array::random::RandomState;
-use chunked_array::{Context, Result};
+use chunked_array::{Context, Result, UniqueOptions};
 use chunked_benches::{median, print_rows, secs};
 
 fn main() -> Result<()> {
@@ -68,10 +71,26 @@ fn main() -> Result<()> {
     }
     let t = median(times);
     rows.push((format!("sort of {sort_len} f64"), t, format!("{:.1} ns per element", t / sort_len as f64 * 1e9)));
+    unique_rows(flag("--unique", 100_000_000), &ctx, &mut rows)?;
     if flag("--pct", 1_000_000_000) > 0 {
         percentile_rows(flag("--pct", 1_000_000_000), &mut rows)?;
     }
     print_rows(&rows, json);
+    Ok(())
+}
+
+/// The distinct values and counts of `n` random int64 in [0, 1000), in memory.
+fn unique_rows(n: usize, ctx: &Context, rows: &mut Vec<(String, f64, String)>) -> Result<()> {
+    let x = RandomState::new(3).integers::<i64>(0, 1000, &[n], 1 << 21)?.persist_on(ctx)?;
+    let opts = UniqueOptions { return_counts: true, ..Default::default() };
+    let mut times = Vec::new();
+    for _ in 0..3 {
+        let (t, u) = secs(|| x.unique_with(&opts, ctx));
+        assert_eq!(u?.counts.expect("asked").sum(None)?.compute_scalar()?, n as i64);
+        times.push(t);
+    }
+    let t = median(times);
+    rows.push((format!("unique of {n} int64, 1000 values"), t, format!("{:.2} ns per element", t / n as f64 * 1e9)));
     Ok(())
 }
 

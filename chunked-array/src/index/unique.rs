@@ -81,8 +81,7 @@ impl<T: Real> Table<T> {
     /// has flat index `flat(p)`; first indices only `with_first`.
     fn of_block(block: ArrayViewD<'_, T>, flat: impl Fn(usize) -> i64, with_first: bool) -> Table<T> {
         let mut sorted: Vec<T> = block.iter().copied().collect();
-        // Stable: among equal values (0.0 and -0.0) the first one stays first.
-        sorted.sort_by(nan_last);
+        sorted.sort_unstable_by(nan_last);
         let mut table = Table { values: Vec::new(), counts: Vec::new(), first: Vec::new() };
         for v in sorted {
             match table.values.last() {
@@ -97,7 +96,11 @@ impl<T: Real> Table<T> {
         if with_first {
             for (p, v) in block.iter().enumerate() {
                 let i = table.values.binary_search_by(|t| nan_last(t, v)).expect("every value is in the table");
-                table.first[i] = table.first[i].min(flat(p));
+                let at = flat(p);
+                if at < table.first[i] {
+                    // The value that occurs first stands for its equals (0.0 or -0.0).
+                    (table.first[i], table.values[i]) = (at, *v);
+                }
             }
         }
         table

@@ -5,6 +5,7 @@ mod common;
 mod support;
 
 mod arrange;
+mod assignment;
 mod device;
 mod device_kernels;
 mod device_sources;

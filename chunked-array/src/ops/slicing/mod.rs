@@ -21,13 +21,13 @@ pub use idx::{Idx, IndexValue, RangeEnd, SliceRange};
 
 /// A normalized slice of one axis: `len` elements `start, start + step, ...`.
 #[derive(Debug, Clone, Copy)]
-struct AxisSlice {
-    start: isize,
-    len: usize,
+pub(crate) struct AxisSlice {
+    pub start: isize,
+    pub len: usize,
 }
 
 /// NumPy's `slice.indices(n)` followed by the element count.
-fn normalize(start: Option<isize>, stop: Option<isize>, step: isize, n: usize) -> AxisSlice {
+pub(crate) fn normalize(start: Option<isize>, stop: Option<isize>, step: isize, n: usize) -> AxisSlice {
     let n = n as isize;
     let clamp = |v: isize, lo: isize, hi: isize| v.max(lo).min(hi);
     let fix = |v: isize| if v < 0 { v + n } else { v };
@@ -45,6 +45,46 @@ fn normalize(start: Option<isize>, stop: Option<isize>, step: isize, n: usize) -
         0
     };
     AxisSlice { start, len }
+}
+
+/// `index` with its ellipsis (or the missing trailing axes) expanded into
+/// full slices, for an array of `ndim` axes.
+pub(crate) fn expand_index(index: &[Idx], ndim: usize) -> Result<Vec<Idx>> {
+    let consuming = index.iter().filter(|i| !matches!(i, Idx::NewAxis | Idx::Ellipsis)).count();
+    let ellipses = index.iter().filter(|i| matches!(i, Idx::Ellipsis)).count();
+    if ellipses > 1 {
+        return Err(Error::invalid("index", index, "has more than one ellipsis"));
+    }
+    if consuming > ndim {
+        return Err(Error::invalid(
+            "index",
+            index,
+            format!("has {consuming} indices for an array of {ndim} dimensions"),
+        ));
+    }
+    let mut full: Vec<Idx> = Vec::with_capacity(index.len() + ndim);
+    for &i in index {
+        if i == Idx::Ellipsis {
+            full.extend(std::iter::repeat_n(Idx::FULL, ndim - consuming));
+        } else {
+            full.push(i);
+        }
+    }
+    if ellipses == 0 {
+        full.extend(std::iter::repeat_n(Idx::FULL, ndim - consuming));
+    }
+    Ok(full)
+}
+
+/// The position of integer index `k` on an axis of length `n` (negative
+/// from the end).
+pub(crate) fn index_position(k: isize, n: usize, axis: usize) -> Result<usize> {
+    let n = n as isize;
+    let pos = if k < 0 { k + n } else { k };
+    if pos < 0 || pos >= n {
+        return Err(Error::invalid("index", k, format!("is out of range for axis {axis} of length {n}")));
+    }
+    Ok(pos as usize)
 }
 
 /// Per output axis, where its values come from.
@@ -144,34 +184,10 @@ impl<T: Element> Array<T> {
     /// [`Error::InvalidArgument`] for an integer index out of range, a zero step,
     /// more than one ellipsis, or more indices than axes.
     pub fn slice(&self, index: impl AsRef<[Idx]>) -> Result<Array<T>> {
-        let index = index.as_ref();
         self.check()?;
         let shape = self.shape();
         let chunks = self.chunks();
-        let consuming = index.iter().filter(|i| !matches!(i, Idx::NewAxis | Idx::Ellipsis)).count();
-        let ellipses = index.iter().filter(|i| matches!(i, Idx::Ellipsis)).count();
-        if ellipses > 1 {
-            return Err(Error::invalid("index", index, "has more than one ellipsis"));
-        }
-        if consuming > shape.len() {
-            return Err(Error::invalid(
-                "index",
-                index,
-                format!("has {consuming} indices for an array of {} dimensions", shape.len()),
-            ));
-        }
-        // Expand the ellipsis (or pad at the end) with full slices.
-        let mut full: Vec<Idx> = Vec::with_capacity(index.len() + shape.len());
-        for &i in index {
-            if i == Idx::Ellipsis {
-                full.extend(std::iter::repeat_n(Idx::FULL, shape.len() - consuming));
-            } else {
-                full.push(i);
-            }
-        }
-        if ellipses == 0 {
-            full.extend(std::iter::repeat_n(Idx::FULL, shape.len() - consuming));
-        }
+        let full = expand_index(index.as_ref(), shape.len())?;
         let mut out = Vec::new();
         let mut out_lengths = Vec::new();
         let mut picked = Vec::new();
@@ -183,17 +199,9 @@ impl<T: Element> Array<T> {
                     out_lengths.push(vec![1]);
                 }
                 Idx::Index(k) => {
-                    let n = shape[axis] as isize;
-                    let pos = if k < 0 { k + n } else { k };
-                    if pos < 0 || pos >= n {
-                        return Err(Error::invalid(
-                            "index",
-                            k,
-                            format!("is out of range for axis {axis} of length {n}"),
-                        ));
-                    }
-                    let b = chunks.block_of(axis, pos as usize);
-                    picked.push((axis, b, pos as usize - chunks.offset(axis, b)));
+                    let pos = index_position(k, shape[axis], axis)?;
+                    let b = chunks.block_of(axis, pos);
+                    picked.push((axis, b, pos - chunks.offset(axis, b)));
                     axis += 1;
                 }
                 Idx::Slice { start, stop, step } => {
