@@ -113,12 +113,14 @@ pub use memory::TierStats;
 #[doc(no_inline)]
 pub use num_complex::{Complex, Complex32, Complex64};
 pub use ops::blockwise::{BlockInfo, Indexed, blockwise};
+pub use ops::choices::{Piece, choose, select};
 pub use ops::contract::{Gemm, MatmulOptions};
 pub use ops::counting::{Bins, HistogramOptions};
 pub use ops::dynamic::AnyArray;
 pub use ops::einsum::{EinsumOptions, EinsumOrder, einsum, einsum_with};
 pub use ops::elementwise::{CloseOptions, Operand, where_};
-pub use ops::manip::{concatenate, dstack, hstack, stack, vstack};
+pub use ops::grids::{Indexing, meshgrid};
+pub use ops::manip::{Nested, block, concatenate, dstack, hstack, stack, vstack};
 pub use ops::overlap::{Overlap, map_overlap_arrays};
 pub use ops::pad::{Boundary, PadMode};
 pub use ops::rechunk::RechunkOptions;

@@ -299,3 +299,30 @@ where
     let op = Blockwise::<T, U, F> { follow, f, _t: std::marker::PhantomData };
     Array::built(Node::new("blockwise", U::DTYPE, Chunks::from_lengths(out_lengths), nodes, op))
 }
+
+/// A check of a block's values: `Err` makes the task fail with it.
+type BlockCheck<T> = Arc<dyn Fn(&ArrayD<T>) -> Result<()> + Send + Sync>;
+
+/// `a` with each block passed through `check` (the blocks themselves, not
+/// copies), for errors that only the values show (an index out of range).
+pub(crate) fn checked<T: Element>(
+    a: &Array<T>,
+    name: &str,
+    check: impl Fn(&ArrayD<T>) -> Result<()> + Send + Sync + 'static,
+) -> Result<Array<T>> {
+    let op = Checked::<T>(Arc::new(check));
+    Array::built(Node::new(name, T::DTYPE, a.chunks().clone(), vec![a.node.clone()], op))
+}
+
+struct Checked<T>(BlockCheck<T>);
+
+impl<T: Element> BlockOp for Checked<T> {
+    fn deps(&self, node: &Node, idx: &[usize], out: &mut Vec<(usize, usize)>) {
+        out.push((0, node.inputs[0].chunks.linear(idx)));
+    }
+
+    fn run(&self, node: &Node, _: &[usize], inputs: &[&Block]) -> Result<Block> {
+        (self.0)(block_as::<T>(inputs[0], node, "checked")?)?;
+        Ok(inputs[0].clone())
+    }
+}

@@ -236,6 +236,36 @@ impl<T: Element> Array<T> {
         Ok(Self::source("from_fn", chunks, FromFn { f, _t: std::marker::PhantomData }))
     }
 
+    /// An array of zeros (NumPy's and dask's `empty`: chunked has no
+    /// uninitialized arrays, so its contents are defined).
+    ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let x = Array::<f32>::empty(&[2, 3], 2).unwrap();
+    /// assert_eq!(x.sum(None).unwrap().compute_scalar().unwrap(), 0.0);
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::BadChunks`] when the chunk spec does not fit the shape.
+    pub fn empty(shape: &[usize], chunks: impl Into<ChunkSpec>) -> Result<Self> {
+        Self::zeros(shape, chunks)
+    }
+
+    /// [`Array::empty`] with `like`'s shape and blocks (dask's `empty_like`).
+    ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let x = Array::<f64>::ones(&[4], 3).unwrap();
+    /// let e = Array::<i16>::empty_like(&x).unwrap();
+    /// assert_eq!((e.shape(), e.chunks()), (x.shape(), x.chunks()));
+    /// ```
+    ///
+    /// # Errors
+    /// Deferred errors of `like`.
+    pub fn empty_like<U: Element>(like: &Array<U>) -> Result<Self> {
+        Self::zeros_like(like)
+    }
+
     /// `value` everywhere, with `like`'s shape and blocks (dask's `full_like`;
     /// the element type is `T`, so `Array::<f32>::full_like(&x, ..)` changes it).
     ///

@@ -5,6 +5,7 @@
 pub(crate) mod assign;
 pub mod blockwise;
 pub(crate) mod broadcast;
+pub(crate) mod choices;
 pub mod contract;
 pub(crate) mod counting;
 pub(crate) mod covariance;
@@ -14,6 +15,7 @@ pub(crate) mod dynamic;
 pub(crate) mod diagonal;
 pub(crate) mod differences;
 pub(crate) mod einsum;
+pub(crate) mod grids;
 pub mod elementwise;
 pub(crate) mod manip;
 pub(crate) mod overlap;

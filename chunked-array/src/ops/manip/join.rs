@@ -184,3 +184,105 @@ pub fn dstack<T: Element>(arrays: &[&Array<T>]) -> Result<Array<T>> {
     let arrays: Vec<Array<T>> = arrays.iter().map(|a| a.atleast_3d()).collect::<Result<_>>()?;
     concatenate(&arrays.iter().collect::<Vec<_>>(), 2)
 }
+
+/// A nested list of arrays for [`block`]: an array, or a list of nested
+/// lists (every array at the same depth).
+///
+/// ```
+/// use chunked_array::{Array, Nested};
+/// let a = Array::<f64>::ones(&[2], 2).unwrap();
+/// let row: Nested<'_, f64> = vec![&a, &a].into();
+/// assert!(matches!(row, Nested::List(ref items) if items.len() == 2));
+/// ```
+#[derive(Debug, Clone)]
+pub enum Nested<'a, T: Element> {
+    /// One array.
+    Array(&'a Array<T>),
+    /// A list, joined along the axis its depth names.
+    List(Vec<Nested<'a, T>>),
+}
+
+impl<'a, T: Element> From<&'a Array<T>> for Nested<'a, T> {
+    fn from(a: &'a Array<T>) -> Self {
+        Nested::Array(a)
+    }
+}
+
+impl<'a, T: Element> From<Vec<&'a Array<T>>> for Nested<'a, T> {
+    fn from(list: Vec<&'a Array<T>>) -> Self {
+        Nested::List(list.into_iter().map(Nested::Array).collect())
+    }
+}
+
+impl<'a, T: Element> From<Vec<Vec<&'a Array<T>>>> for Nested<'a, T> {
+    fn from(rows: Vec<Vec<&'a Array<T>>>) -> Self {
+        Nested::List(rows.into_iter().map(Nested::from).collect())
+    }
+}
+
+impl<'a, T: Element> From<Vec<Nested<'a, T>>> for Nested<'a, T> {
+    fn from(list: Vec<Nested<'a, T>>) -> Self {
+        Nested::List(list)
+    }
+}
+
+/// An array assembled from nested lists of blocks (NumPy's and dask's
+/// `block`): the innermost lists are joined along the last axis, the next
+/// along the one before, and so on; arrays with fewer axes than the nesting
+/// depth gain leading axes of length 1.
+///
+/// ```
+/// use chunked_array::{Array, block};
+/// let a = Array::<i64>::full(&[2, 2], 1, 2).unwrap();
+/// let b = Array::<i64>::full(&[2, 1], 2, 2).unwrap();
+/// let c = Array::<i64>::full(&[1, 3], 3, 3).unwrap();
+/// let m = block(vec![vec![&a, &b], vec![&c]]).unwrap(); // [[a, b], [c]]
+/// assert_eq!(m.compute().unwrap().as_slice().unwrap(), &[1, 1, 2, 1, 1, 2, 3, 3, 3]);
+/// ```
+///
+/// # Errors
+/// [`Error::InvalidArgument`] for an empty list or lists nested to
+/// different depths; [`Error::ShapeMismatch`] for blocks that do not fit.
+pub fn block<'a, T: Element>(arrays: impl Into<Nested<'a, T>>) -> Result<Array<T>> {
+    let arrays = arrays.into();
+    let depth = nested_depth(&arrays)?;
+    let ndim = depth.max(max_ndim(&arrays));
+    join_nested(&arrays, depth, 0, ndim)
+}
+
+/// The nesting depth, checked equal for every array.
+fn nested_depth<T: Element>(n: &Nested<'_, T>) -> Result<usize> {
+    match n {
+        Nested::Array(_) => Ok(0),
+        Nested::List(items) if items.is_empty() => Err(Error::invalid("arrays", "[]", "block lists must not be empty")),
+        Nested::List(items) => {
+            let depths = items.iter().map(nested_depth).collect::<Result<Vec<_>>>()?;
+            if depths.iter().any(|&d| d != depths[0]) {
+                return Err(Error::invalid("list depths", &depths, "block needs every array at the same depth"));
+            }
+            Ok(depths[0] + 1)
+        }
+    }
+}
+
+fn max_ndim<T: Element>(n: &Nested<'_, T>) -> usize {
+    match n {
+        Nested::Array(a) => a.ndim(),
+        Nested::List(items) => items.iter().map(max_ndim).max().unwrap_or(0),
+    }
+}
+
+/// The list at `level` (0 outermost) joined along axis `level - depth`.
+fn join_nested<T: Element>(n: &Nested<'_, T>, depth: usize, level: usize, ndim: usize) -> Result<Array<T>> {
+    match n {
+        Nested::Array(a) => {
+            let mut shape: Vec<isize> = vec![1; ndim - a.ndim()];
+            shape.extend(a.shape().iter().map(|&s| s as isize));
+            a.reshape(&shape)
+        }
+        Nested::List(items) => {
+            let parts = items.iter().map(|i| join_nested(i, depth, level + 1, ndim)).collect::<Result<Vec<_>>>()?;
+            concatenate(&parts.iter().collect::<Vec<_>>(), level as isize - depth as isize)
+        }
+    }
+}

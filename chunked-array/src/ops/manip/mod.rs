@@ -13,7 +13,7 @@ use crate::error::{Error, Result};
 use crate::graph::{BlockOp, Node, block_as};
 
 mod join;
-pub use join::{concatenate, dstack, hstack, stack, vstack};
+pub use join::{Nested, block, concatenate, dstack, hstack, stack, vstack};
 
 struct Permute<T> {
     perm: Vec<usize>,

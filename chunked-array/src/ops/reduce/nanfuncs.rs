@@ -5,10 +5,9 @@
 use std::marker::PhantomData;
 
 use crate::array::Array;
-use crate::block::Block;
 use crate::element::{Element, Number, Real};
 use crate::error::{Error, Result};
-use crate::graph::{BlockOp, Node, block_as};
+use crate::ops::blockwise::checked;
 use crate::ops::elementwise::binary;
 use crate::ops::reduce::ReduceOptions;
 use crate::ops::reduce::reducers::Var;
@@ -153,23 +152,8 @@ impl<T: Real> Array<T> {
 
 /// `index` with a task error where a lane had no value but NaN (index -1).
 fn all_nan_is_error(index: Array<i64>, name: &'static str) -> Result<Array<i64>> {
-    let chunks = index.chunks().clone();
-    let node = Node::new(name, crate::element::DType::I64, chunks, vec![index.node.clone()], AllNanCheck(name));
-    Array::built(node)
-}
-
-/// Passes an index block on, or fails on a lane that was all NaN.
-struct AllNanCheck(&'static str);
-
-impl BlockOp for AllNanCheck {
-    fn deps(&self, node: &Node, idx: &[usize], out: &mut Vec<(usize, usize)>) {
-        out.push((0, node.inputs[0].chunks.linear(idx)));
-    }
-
-    fn run(&self, node: &Node, _: &[usize], inputs: &[&Block]) -> Result<Block> {
-        if block_as::<i64>(inputs[0], node, self.0)?.iter().any(|&i| i < 0) {
-            return Err(Error::invalid(self.0, "a lane of NaN only", "All-NaN slice encountered: it has no index"));
-        }
-        Ok(inputs[0].clone())
-    }
+    checked(&index, name, move |block| match block.iter().any(|&i| i < 0) {
+        true => Err(Error::invalid(name, "a lane of NaN only", "All-NaN slice encountered: it has no index")),
+        false => Ok(()),
+    })
 }
