@@ -1,11 +1,11 @@
-//! NumPy's `diff`, `trace` and `outer`, built from slicing, joining,
-//! diagonals, reductions and elementwise products.
+//! NumPy's `diff`, `trace`, `outer` and `cross`, built from slicing,
+//! joining, diagonals, reductions and elementwise products.
 
 use crate::array::Array;
 use crate::element::Number;
 use crate::error::{Error, Result};
 use crate::ops::elementwise::binary;
-use crate::ops::manip::concatenate;
+use crate::ops::manip::{concatenate, stack};
 use crate::ops::reduce::normalize_axes;
 use crate::ops::slicing::Idx;
 
@@ -102,5 +102,47 @@ impl<T: Number> Array<T> {
         let column = self.ravel()?.expand_dims(1)?;
         let row = other.ravel()?.expand_dims(0)?;
         binary("mul", &column, &row, |a: T, b: T| a.mul(b))
+    }
+
+    /// The cross product of vectors along `axis` (NumPy's `np.cross(a, b,
+    /// axis=axis)`): 3-vectors give 3-vectors, 2-vectors their product's
+    /// z-component (the axis dropped). The other axes broadcast.
+    ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let x = Array::<f64>::from_vec(&[2, 3], vec![1.0, 0.0, 0.0, 0.0, 1.0, 0.0], 1).unwrap();
+    /// let y = Array::<f64>::from_vec(&[2, 3], vec![0.0, 1.0, 0.0, 0.0, 0.0, 1.0], 1).unwrap();
+    /// assert_eq!(x.cross(&y, -1).unwrap().compute().unwrap().as_slice().unwrap(), &[0.0, 0.0, 1.0, 1.0, 0.0, 0.0]);
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::BadAxis`]; [`Error::InvalidArgument`] unless both have 2 or
+    /// 3 elements along the axis, the same number; [`Error::ShapeMismatch`]
+    /// when the other axes do not broadcast.
+    pub fn cross(&self, other: &Array<T>, axis: isize) -> Result<Array<T>> {
+        let a_axis = normalize_axes(&[axis], self.ndim())?[0];
+        let b_axis = normalize_axes(&[axis], other.ndim())?[0];
+        let (n, m) = (self.shape()[a_axis], other.shape()[b_axis]);
+        if n != m || !(2..=3).contains(&n) {
+            return Err(Error::invalid("vector lengths", (n, m), "cross takes vectors of 2 or 3 elements, both alike"));
+        }
+        let part = |x: &Array<T>, axis: usize, k: isize| {
+            let mut index = vec![Idx::FULL; x.ndim()];
+            index[axis] = Idx::Index(k);
+            x.slice(&index)
+        };
+        let a: Vec<Array<T>> = (0..n as isize).map(|k| part(self, a_axis, k)).collect::<Result<_>>()?;
+        let b: Vec<Array<T>> = (0..n as isize).map(|k| part(other, b_axis, k)).collect::<Result<_>>()?;
+        let term = |i: usize, j: usize| -> Result<Array<T>> {
+            let plus = binary("mul", &a[i], &b[j], |x: T, y: T| x.mul(y))?;
+            let minus = binary("mul", &a[j], &b[i], |x: T, y: T| x.mul(y))?;
+            binary("sub", &plus, &minus, |x: T, y: T| x.sub(y))
+        };
+        if n == 2 {
+            return term(0, 1);
+        }
+        let parts = [term(1, 2)?, term(2, 0)?, term(0, 1)?];
+        let out_axis = a_axis.min(parts[0].ndim()) as isize;
+        stack(&parts.iter().collect::<Vec<_>>(), out_axis)
     }
 }

@@ -6,6 +6,7 @@ mod support;
 
 mod arrange;
 mod assignment;
+mod calculus;
 mod choosing;
 mod device;
 mod device_kernels;
