@@ -48,7 +48,7 @@ struct MapBlocks<T, U, F> {
 
 impl<T: Element, U: Element, F> BlockOp for MapBlocks<T, U, F>
 where
-    F: Fn(ArrayViewD<'_, T>, &BlockInfo<'_>) -> ArrayD<U> + Send + Sync + 'static,
+    F: Fn(ArrayViewD<'_, T>, &BlockInfo<'_>) -> Result<ArrayD<U>> + Send + Sync + 'static,
 {
     fn deps(&self, node: &Node, idx: &[usize], out: &mut Vec<(usize, usize)>) {
         out.push((0, node.inputs[0].chunks.linear(idx)));
@@ -66,7 +66,7 @@ where
             out_shape: &out_shape,
             halo: &vec![(0, 0); idx.len()],
         };
-        let out = (self.f)(a.view(), &info);
+        let out = (self.f)(a.view(), &info)?;
         if out.shape() != out_shape.as_slice() {
             return Err(Error::shape(
                 "map_blocks result (declared block shape, returned shape)",
@@ -105,6 +105,32 @@ impl<T: Element> Array<T> {
     where
         U: Element,
         F: Fn(ArrayViewD<'_, T>, &BlockInfo<'_>) -> ArrayD<U> + Send + Sync + 'static,
+    {
+        self.try_map_blocks(move |b, info| Ok(f(b, info)), out_chunks)
+    }
+
+    /// [`Array::map_blocks`] with a function that can fail: its `Err` is the
+    /// task's error (naming the block), and the compute returns it.
+    ///
+    /// ```
+    /// use chunked_array::{Array, Error};
+    /// let x = Array::<f64>::from_vec(&[4], vec![1.0, 4.0, -1.0, 9.0], 2).unwrap();
+    /// let roots = x.try_map_blocks(
+    ///     |b, _| match b.iter().find(|v| **v < 0.0) {
+    ///         Some(v) => Err(Error::InvalidArgument { name: "value".into(), value: v.to_string(), reason: "has no real square root".into() }),
+    ///         None => Ok(b.mapv(f64::sqrt)),
+    ///     },
+    ///     None,
+    /// ).unwrap();
+    /// assert!(roots.compute().unwrap_err().to_string().contains("-1"));
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Array::map_blocks`], and `f`'s errors at compute time.
+    pub fn try_map_blocks<U, F>(&self, f: F, out_chunks: Option<ChunkSpec>) -> Result<Array<U>>
+    where
+        U: Element,
+        F: Fn(ArrayViewD<'_, T>, &BlockInfo<'_>) -> Result<ArrayD<U>> + Send + Sync + 'static,
     {
         self.check()?;
         let chunks = match out_chunks {

@@ -2,6 +2,7 @@
 //! [`crate::Array`] and its layers ([`crate::graph::BlockOp`]s) to the graph;
 //! none runs anything until a compute.
 
+pub(crate) mod apply;
 pub(crate) mod assign;
 pub mod blockwise;
 pub(crate) mod broadcast;

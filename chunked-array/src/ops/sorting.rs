@@ -1,5 +1,6 @@
-//! Sorting along an axis: `sort`, `argsort` (stable), and dask's `topk` and
-//! `argtopk`; `searchsorted` in a sorted chunked array. The array is rechunked so that the axis is whole in every block
+//! Sorting along an axis: `sort`, `argsort` (stable), `partition` and
+//! `argpartition`, dask's `topk` and `argtopk`; `searchsorted` in a sorted
+//! chunked array. The array is rechunked so that the axis is whole in every block
 //! (the other axes chunked to the automatic block size), each lane is sorted
 //! (or selected) in its block, and a sorted array is rechunked back to the
 //! input's blocks. NaN sorts last, as NumPy's.
@@ -171,6 +172,70 @@ impl<T: Real> Array<T> {
             .0)
     }
 
+    /// The array partly sorted along `axis` (NumPy's `np.partition(x,
+    /// kth, axis)`): each position in `kth` (negative from the end) holds
+    /// the value a sort would put there, smaller or equal values before it
+    /// and larger or equal after (in no particular order). NaN sorts last.
+    ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let x = Array::<i64>::from_vec(&[6], vec![7, 1, 9, 3, 5, 2], 4).unwrap();
+    /// let p = x.partition(&[2], 0).unwrap().compute().unwrap();
+    /// assert_eq!(p[[2]], 3);
+    /// assert!(p.iter().take(2).all(|v| *v <= 3) && p.iter().skip(3).all(|v| *v >= 3));
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] for a `kth` outside the axis, or a
+    /// 0-dimensional array; [`Error::BadAxis`].
+    pub fn partition(&self, kth: &[isize], axis: isize) -> Result<Array<T>> {
+        let kth = self.check_kth(kth, axis)?;
+        let (out, _) = self.per_lane(axis, None, move |values, out: &mut [T]| {
+            out.copy_from_slice(values);
+            partition_at(out, &kth, |a, b| nan_last(a, b));
+        })?;
+        out.rechunk(self.chunks())
+    }
+
+    /// The indices that partition each lane along `axis` (NumPy's
+    /// `np.argpartition`): `x.take_along_axis(&x.argpartition(kth, axis)?,
+    /// axis)` is a partition.
+    ///
+    /// ```
+    /// use chunked_array::Array;
+    /// let x = Array::<f64>::from_vec(&[5], vec![4.0, 0.5, 3.0, -1.0, 2.0], 2).unwrap();
+    /// let i = x.argpartition(&[0, -1], 0).unwrap().compute().unwrap();
+    /// assert_eq!((i[[0]], i[[4]]), (3, 0)); // the smallest and the largest
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Array::partition`].
+    pub fn argpartition(&self, kth: &[isize], axis: isize) -> Result<Array<i64>> {
+        let kth = self.check_kth(kth, axis)?;
+        let (out, _) = self.per_lane(axis, None, move |values, out: &mut [i64]| {
+            let mut idx: Vec<usize> = (0..values.len()).collect();
+            partition_at(&mut idx, &kth, |&a, &b| nan_last(&values[a], &values[b]));
+            out.iter_mut().zip(idx).for_each(|(o, i)| *o = i as i64);
+        })?;
+        out.rechunk(self.chunks())
+    }
+
+    /// The positions `kth` along `axis`, from the end when negative, sorted.
+    fn check_kth(&self, kth: &[isize], axis: isize) -> Result<Vec<usize>> {
+        let len = self.shape().get(normalize_axes(&[axis], self.ndim().max(1))?[0]).copied().unwrap_or(0);
+        let mut out = Vec::with_capacity(kth.len());
+        for &k in kth {
+            let pos = if k < 0 { k + len as isize } else { k };
+            if pos < 0 || pos >= len as isize {
+                return Err(Error::invalid("kth", k, format!("is out of range for an axis of length {len}")));
+            }
+            out.push(pos as usize);
+        }
+        out.sort_unstable();
+        out.dedup();
+        Ok(out)
+    }
+
     /// `|k|`, checked against the axis.
     fn check_k(&self, k: isize, axis: isize) -> Result<usize> {
         let len = self.shape().get(normalize_axes(&[axis], self.ndim().max(1))?[0]).copied().unwrap_or(0);
@@ -256,5 +321,15 @@ impl<T: Real> BlockOp for SearchCounts<T> {
             sorted.partition_point(before) as i64
         });
         Ok(Arc::new(counts.insert_axis(Axis(0))))
+    }
+}
+
+/// Reorders `values` so that every position of `kth` (sorted) holds the
+/// element a sort by `order` would put there, each between its neighbours.
+fn partition_at<V>(values: &mut [V], kth: &[usize], order: impl Fn(&V, &V) -> Ordering) {
+    let mut from = 0;
+    for &k in kth {
+        values[from..].select_nth_unstable_by(k - from, &order);
+        from = k + 1;
     }
 }

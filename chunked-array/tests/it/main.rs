@@ -44,4 +44,5 @@ mod slicing;
 mod sorting;
 mod statistics;
 mod ufuncs;
+mod user_functions;
 mod vindex;

@@ -80,3 +80,38 @@ fn topk_takes_the_ends_of_the_sorted_lanes() {
     }
     assert!(matches!(x.sort(2), Err(Error::BadAxis { .. })));
 }
+
+#[test]
+fn partition_puts_each_kth_in_its_sorted_place() {
+    let (whole, x) = data();
+    for axis in 0..2 {
+        for kth in [vec![0], vec![-1], vec![2, 5], vec![1, 1, 3]] {
+            let len = whole.shape()[axis] as isize;
+            if kth.iter().any(|&k| k >= len) {
+                continue;
+            }
+            let got = x.partition(&kth, axis as isize).unwrap().compute().unwrap();
+            let order = x.argpartition(&kth, axis as isize).unwrap().compute().unwrap();
+            for (lane, (p, idx)) in
+                whole.lanes(Axis(axis)).into_iter().zip(got.lanes(Axis(axis)).into_iter().zip(order.lanes(Axis(axis))))
+            {
+                let mut sorted = lane.to_vec();
+                sorted.sort_by(numpy_order);
+                let by_index: Vec<f64> = idx.iter().map(|&i| lane[i as usize]).collect();
+                for values in [p.to_vec(), by_index] {
+                    let mut same_values = values.clone();
+                    same_values.sort_by(numpy_order);
+                    assert!(same_values.iter().zip(&sorted).all(|(a, b)| same(*a, *b)), "a permutation");
+                    for &k in &kth {
+                        let k = if k < 0 { (k + len) as usize } else { k as usize };
+                        assert!(same(values[k], sorted[k]), "axis {axis} kth {kth:?}: {values:?}");
+                        assert!(values[..k].iter().all(|v| numpy_order(v, &values[k]).is_le()));
+                        assert!(values[k + 1..].iter().all(|v| numpy_order(v, &values[k]).is_ge()));
+                    }
+                }
+            }
+        }
+    }
+    let e = x.partition(&[9], 0).unwrap_err().to_string();
+    assert!(e.contains('9') && e.contains("length 7"), "{e}");
+}

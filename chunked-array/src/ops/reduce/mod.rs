@@ -8,9 +8,11 @@ mod cumulative;
 mod nanfuncs;
 mod quantile;
 mod reducers;
+pub(crate) mod user;
 
 pub use api::ReduceOptions;
 pub use quantile::{QuantileMethod, QuantileOptions};
+pub use user::ReductionOptions;
 
 use std::sync::Arc;
 
