@@ -116,7 +116,7 @@ pub use ops::blockwise::{BlockInfo, Indexed, blockwise};
 pub use ops::choices::{Piece, choose, select};
 pub use ops::contract::{Gemm, MatmulOptions};
 pub use ops::convolution::ConvolveMode;
-pub use ops::counting::{Bins, HistogramOptions};
+pub use ops::counting::{Bins, HistogramDdOptions, HistogramOptions, histogram2d};
 pub use ops::dynamic::AnyArray;
 pub use ops::einsum::{EinsumOptions, EinsumOrder, einsum, einsum_with};
 pub use ops::elementwise::{CloseOptions, Operand, where_};

@@ -3,7 +3,7 @@
 //! right edge too), and against values NumPy printed.
 
 use chunked_array::ndarray::{ArrayD, Axis, IxDyn};
-use chunked_array::{Array, Error, HistogramOptions};
+use chunked_array::{Array, Bins, Error, HistogramDdOptions, HistogramOptions, histogram2d};
 
 /// Bin counts by the definition, with the edges NumPy's `linspace` makes.
 fn histogram_loop(values: &[f64], edges: &[f64], weights: Option<&[f64]>) -> Vec<f64> {
@@ -134,4 +134,63 @@ fn bad_bins_and_ranges_are_errors_naming_them() {
     // A value on an empty range: NumPy widens it by a half on each side.
     let (h, e) = x.histogram(2, Some((1.0, 1.0))).unwrap();
     assert_eq!((h.compute().unwrap().as_slice().unwrap(), e), (&[0i64, 10][..], vec![0.5, 1.0, 1.5]));
+}
+
+/// The cell of each point by the 1-D definition per dimension.
+fn dd_loop(points: &[[f64; 3]], edges: &[Vec<f64>], weights: Option<&[f64]>) -> Vec<f64> {
+    let sizes: Vec<usize> = edges.iter().map(|e| e.len() - 1).collect();
+    let mut out = vec![0.0; sizes.iter().product()];
+    for (k, p) in points.iter().enumerate() {
+        let mut flat = Some(0);
+        for (d, e) in edges.iter().enumerate() {
+            let n = sizes[d];
+            let i = (0..n).find(|&i| e[i] <= p[d] && (p[d] < e[i + 1] || (i == n - 1 && p[d] == e[n])));
+            flat = flat.zip(i).map(|(f, i)| f * n + i);
+        }
+        if let Some(f) = flat {
+            out[f] += weights.map_or(1.0, |w| w[k]);
+        }
+    }
+    out
+}
+
+#[test]
+fn histogramdd_and_histogram2d_match_loops() {
+    let v = values(3 * 2000, 11);
+    let points: Vec<[f64; 3]> = v.chunks(3).map(|c| [c[0], c[1], c[2]]).collect();
+    let flat: Vec<f64> = points.iter().flatten().copied().collect();
+    let x = Array::from_vec(&[2000, 3], flat, vec![vec![700, 0, 1300], vec![2, 1]]).unwrap();
+    let bins = [Bins::Count(4), Bins::Edges(vec![-0.2, 0.5, 1.0, 3.0]), Bins::Count(2)];
+    let ranges = [(0.0, 3.0), (0.0, 1.0), (-0.5, 3.0)];
+    let (h, edges) = x.histogramdd(&bins, Some(&ranges)).unwrap();
+    let got = h.compute().unwrap();
+    assert_eq!(got.shape(), &[4, 3, 2]);
+    let want = dd_loop(&points, &edges, None);
+    assert_eq!(got.iter().map(|&c| c as f64).collect::<Vec<_>>(), want);
+    let weights: Vec<f64> = (0..2000).map(|i| (i % 5) as f64 * 0.5).collect();
+    let w = Array::from_vec(&[2000], weights.clone(), 300).unwrap();
+    let opts = HistogramDdOptions { ranges: Some(ranges.to_vec()), weights: Some(&w), density: false };
+    let (h, _) = x.histogramdd_with(&bins, &opts).unwrap();
+    let want = dd_loop(&points, &edges, Some(&weights));
+    assert!(h.compute().unwrap().iter().zip(&want).all(|(g, w)| (g - w).abs() < 1e-9));
+    // Density: sums over the total and each cell's volume.
+    let (d, _) = x.histogramdd_with(&bins, &HistogramDdOptions { density: true, ..opts.clone() }).unwrap();
+    let total: f64 = want.iter().sum();
+    let d = d.compute().unwrap();
+    for ((i, g), w) in d.indexed_iter().zip(&want) {
+        let volume: f64 = (0..3).map(|k| edges[k][i[k] + 1] - edges[k][i[k]]).product();
+        assert!((g - w / total / volume).abs() < 1e-12, "{i:?}");
+    }
+    // histogram2d of the first two coordinates.
+    let (a, b) = (x.slice(chunked_array::s![.., 0]).unwrap(), x.slice(chunked_array::s![.., 1]).unwrap());
+    let opts2 = HistogramDdOptions { ranges: Some(ranges[..2].to_vec()), ..Default::default() };
+    let (h2, e2) = histogram2d(&a, &b, &bins[..2], &opts2).unwrap();
+    let pairs: Vec<[f64; 3]> = points.iter().map(|p| [p[0], p[1], 0.0]).collect();
+    let mut e3 = e2.clone();
+    e3.push(vec![-1.0, 1.0]);
+    assert_eq!(h2.compute().unwrap().iter().copied().collect::<Vec<_>>(), dd_loop(&pairs, &e3, None));
+    let e = x.histogramdd(&bins[..2], None).unwrap_err().to_string();
+    assert!(e.contains("one per dimension (3)"), "{e}");
+    let e = x.histogramdd(&[Bins::Count(1000), Bins::Count(1000), Bins::Count(1000)], Some(&ranges)).unwrap_err();
+    assert!(e.to_string().contains("[1000, 1000, 1000]"), "{e}");
 }

@@ -9,6 +9,9 @@ use crate::element::{Element, Integer, Number, Real};
 use crate::error::{Error, Result};
 use crate::ops::manip::stack;
 
+mod multidim;
+pub use multidim::{HistogramDdOptions, histogram2d};
+
 /// The bins of [`Array::histogram`]: a count of equal bins over a range, or
 /// the edges (increasing; the last bin includes its right edge).
 ///
@@ -69,8 +72,8 @@ pub struct HistogramOptions<'a> {
 
 /// Where values fall: the edges and, for equal bins, NumPy's fast index.
 #[derive(Clone)]
-struct Binning {
-    edges: Vec<f64>,
+pub(super) struct Binning {
+    pub(super) edges: Vec<f64>,
     uniform: bool,
     /// Bins per unit, for the first guess of an equal bin.
     scale: f64,
@@ -78,7 +81,7 @@ struct Binning {
 
 impl Binning {
     /// The edges of `bins` over `range`, checked as NumPy checks them.
-    fn new(bins: Bins, range: Option<(f64, f64)>) -> Result<Binning> {
+    pub(super) fn new(bins: Bins, range: Option<(f64, f64)>) -> Result<Binning> {
         match bins {
             Bins::Count(0) => Err(Error::invalid("bins", 0, "a histogram needs at least one bin")),
             Bins::Count(n) => {
@@ -108,12 +111,12 @@ impl Binning {
         }
     }
 
-    fn bins(&self) -> usize {
+    pub(super) fn bins(&self) -> usize {
         self.edges.len() - 1
     }
 
     /// The bin of `v`, or `None` outside the edges (NaN included).
-    fn bin(&self, v: f64) -> Option<usize> {
+    pub(super) fn bin(&self, v: f64) -> Option<usize> {
         let (first, last, n) = (self.edges[0], self.edges[self.bins()], self.bins());
         if !(v >= first && v <= last) {
             return None;
@@ -231,7 +234,7 @@ impl<T: Real> Array<T> {
 /// Counts into the `n` bins of `binning` per block of `x` (one block per row
 /// block: `x` is 1-D, or 2-D with the columns in one block), then sums the
 /// blocks' counts.
-fn bin_blocks<T: Element, C: Number<Sum = C>, B: Send + Sync + 'static>(
+pub(super) fn bin_blocks<T: Element, C: Number<Sum = C>, B: Send + Sync + 'static>(
     x: &Array<T>,
     binning: B,
     n: usize,
