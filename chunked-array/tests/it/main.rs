@@ -10,6 +10,7 @@ mod calculus;
 mod choosing;
 mod device;
 mod device_kernels;
+mod device_linalg_kernels;
 mod device_sources;
 mod diagnostics;
 mod delayed;
