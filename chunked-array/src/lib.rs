@@ -123,6 +123,7 @@ pub use ops::elementwise::{CloseOptions, Operand, where_};
 pub use ops::gradient::{GradientOptions, Spacing};
 pub use ops::grids::{Indexing, meshgrid};
 pub use ops::manip::{Nested, block, concatenate, dstack, hstack, stack, vstack};
+pub use ops::map_many::{map_blocks2, map_blocks3};
 pub use ops::overlap::{Overlap, map_overlap_arrays};
 pub use ops::pad::{Boundary, PadMode};
 pub use ops::rechunk::RechunkOptions;

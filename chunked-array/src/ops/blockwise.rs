@@ -144,7 +144,7 @@ impl<T: Element> Array<T> {
 
 /// Declared output chunks: explicit per-axis lists whose block counts match the
 /// input grid (axes beyond the input's must have one block).
-fn explicit_chunks(spec: ChunkSpec, input: &Chunks, dtype: crate::element::DType) -> Result<Chunks> {
+pub(crate) fn explicit_chunks(spec: ChunkSpec, input: &Chunks, dtype: crate::element::DType) -> Result<Chunks> {
     let lists = spec.explicit_lists().ok_or_else(|| Error::BadChunks {
         axis: usize::MAX,
         message: "map_blocks needs explicit block lengths per axis for its output".into(),

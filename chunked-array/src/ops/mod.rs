@@ -21,6 +21,7 @@ pub(crate) mod gradient;
 pub(crate) mod grids;
 pub mod elementwise;
 pub(crate) mod manip;
+pub(crate) mod map_many;
 pub(crate) mod overlap;
 pub mod pad;
 pub mod random;

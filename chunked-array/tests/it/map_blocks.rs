@@ -176,3 +176,39 @@ fn declared_empty_blocks_are_kept() {
     // Still one declared block per input block.
     assert!(x.map_blocks(|b, _| b.to_owned(), Some(vec![vec![0, 1, 3]].into())).is_err());
 }
+
+#[test]
+fn map_blocks_over_arrays_of_different_types_sees_matching_blocks() {
+    use chunked_array::{map_blocks2, map_blocks3};
+    let x_data = ArrayD::from_shape_fn(IxDyn(&[6, 5]), |i| (i[0] * 5 + i[1]) as f32 * 0.5);
+    let x = Array::from_ndarray(x_data.clone(), vec![vec![2, 0, 4], vec![3, 2]]).unwrap();
+    let n_data = ArrayD::from_shape_fn(IxDyn(&[5]), |i| i[0] as i64 - 2);
+    let n = Array::from_ndarray(n_data.clone(), vec![vec![1, 4]]).unwrap(); // broadcast along rows
+    let got = map_blocks2(
+        |x, n, info| {
+            assert_eq!(x.shape(), n.shape(), "the broadcast blocks match");
+            assert_eq!(info.out_shape, x.shape());
+            ndarray::Zip::from(&x).and(&n).map_collect(|&x, &n| x as f64 * n as f64)
+        },
+        &x,
+        &n.reshape(&[1, 5]).unwrap(),
+        None,
+    )
+    .unwrap();
+    let want = ArrayD::from_shape_fn(IxDyn(&[6, 5]), |i| x_data[&i] as f64 * n_data[[i[1]]] as f64);
+    assert_eq!(got.compute().unwrap(), want);
+    let flags = Array::from_ndarray(x_data.mapv(|v| v > 4.0), 3).unwrap();
+    let got = map_blocks3(
+        |x, n, f, _| ndarray::Zip::from(&x).and(&n).and(&f).map_collect(|&x, &n, &f| if f { n } else { x as i64 }),
+        &x,
+        &n,
+        &flags,
+        None,
+    )
+    .unwrap();
+    let want =
+        ArrayD::from_shape_fn(IxDyn(&[6, 5]), |i| if x_data[&i] > 4.0 { n_data[[i[1]]] } else { x_data[&i] as i64 });
+    assert_eq!(got.compute().unwrap(), want);
+    let wrong = Array::<i64>::zeros(&[4], 2).unwrap();
+    assert!(map_blocks2(|x, _, _| x.to_owned(), &x, &wrong, None).unwrap_err().to_string().contains("[4]"));
+}
