@@ -122,6 +122,7 @@ pub use ops::einsum::{EinsumOptions, EinsumOrder, einsum, einsum_with};
 pub use ops::elementwise::{CloseOptions, Operand, where_};
 pub use ops::gradient::{GradientOptions, Spacing};
 pub use ops::grids::{Indexing, meshgrid};
+pub use ops::gufunc::{GufuncOptions, apply_gufunc};
 pub use ops::manip::{Nested, block, concatenate, dstack, hstack, stack, vstack};
 pub use ops::map_many::{map_blocks2, map_blocks3};
 pub use ops::overlap::{Overlap, map_overlap_arrays};

@@ -19,6 +19,7 @@ pub(crate) mod differences;
 pub(crate) mod einsum;
 pub(crate) mod gradient;
 pub(crate) mod grids;
+pub(crate) mod gufunc;
 pub mod elementwise;
 pub(crate) mod manip;
 pub(crate) mod map_many;

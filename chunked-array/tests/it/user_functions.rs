@@ -111,3 +111,73 @@ fn try_map_blocks_reports_the_functions_error() {
     let e = checked.unwrap().compute().unwrap_err().to_string();
     assert!(e.contains("refused"), "{e}");
 }
+
+#[test]
+fn apply_gufunc_loops_the_core_function_over_broadcast_dimensions() {
+    use chunked_array::ndarray::{ArrayViewD, Ix2};
+    use chunked_array::{GufuncOptions, apply_gufunc};
+    // A stack of 5 (3 x 4) matrices times one (4 x 2) matrix: "(m,n),(n,p)->(m,p)".
+    let a_data = ArrayD::from_shape_fn(IxDyn(&[5, 3, 4]), |i| (i[0] * 12 + i[1] * 4 + i[2]) as f64 * 0.25 - 3.0);
+    let b_data = ArrayD::from_shape_fn(IxDyn(&[4, 2]), |i| (i[0] + 3 * i[1]) as f64 - 2.0);
+    let a = Array::from_ndarray(a_data.clone(), vec![vec![2, 0, 3], vec![2, 1], vec![1, 3]]).unwrap();
+    let b = Array::from_ndarray(b_data.clone(), 1).unwrap();
+    let matmul = |v: &[ArrayViewD<'_, f64>]| {
+        let (x, y) =
+            (v[0].view().into_dimensionality::<Ix2>().unwrap(), v[1].view().into_dimensionality::<Ix2>().unwrap());
+        vec![x.dot(&y).into_dyn()]
+    };
+    let opts = GufuncOptions { vectorize: true, ..Default::default() };
+    let got = apply_gufunc("(m,n),(n,p)->(m,p)", matmul, &[&a, &b], &opts).unwrap();
+    assert_eq!(got.len(), 1);
+    let got = got[0].compute().unwrap();
+    assert_eq!(got.shape(), &[5, 3, 2]);
+    let b2 = b_data.view().into_dimensionality::<Ix2>().unwrap();
+    for k in 0..5 {
+        let want = a_data.index_axis(Axis(0), k).into_dimensionality::<Ix2>().unwrap().dot(&b2);
+        assert_eq!(got.index_axis(Axis(0), k), want.into_dyn(), "matrix {k}");
+    }
+    // Two outputs per block (not vectorized): each row's sum and a new core
+    // dimension "k" of 2 given in output_sizes.
+    let x_data = ArrayD::from_shape_fn(IxDyn(&[6, 4]), |i| (i[0] * 4 + i[1]) as f64);
+    let x = Array::from_ndarray(x_data.clone(), vec![vec![4, 2], vec![3, 1]]).unwrap();
+    let opts = GufuncOptions { vectorize: false, output_sizes: vec![("k".into(), 2)] };
+    let calls = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counter = calls.clone();
+    let two = move |v: &[ArrayViewD<'_, f64>]| {
+        counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let sums = v[0].sum_axis(Axis(1));
+        let pairs = ArrayD::from_shape_fn(IxDyn(&[v[0].shape()[0], 2]), |i| v[0][[i[0], 0]] + i[1] as f64);
+        vec![sums, pairs]
+    };
+    let out = apply_gufunc("(i)->(),(k)", two, &[&x], &opts).unwrap();
+    let (sums, pairs) = chunked_array::compute((&out[0], &out[1])).unwrap();
+    assert_eq!(sums, x_data.sum_axis(Axis(1)));
+    assert_eq!(pairs, ArrayD::from_shape_fn(IxDyn(&[6, 2]), |i| x_data[[i[0], 0]] + i[1] as f64));
+    assert_eq!(calls.load(std::sync::atomic::Ordering::Relaxed), 2, "once per loop block, for both outputs");
+}
+
+#[test]
+fn bad_gufunc_signatures_and_inputs_are_errors_naming_them() {
+    use chunked_array::ndarray::ArrayViewD;
+    use chunked_array::{GufuncOptions, apply_gufunc};
+    let x = Array::<f64>::ones(&[3, 4], 2).unwrap();
+    let y = Array::<f64>::ones(&[3, 5], 2).unwrap();
+    let id = |v: &[ArrayViewD<'_, f64>]| vec![v[0].to_owned()];
+    let opts = GufuncOptions::default();
+    let e = apply_gufunc("(i)>(i)", id, &[&x], &opts).unwrap_err().to_string();
+    assert!(e.contains("(i)>(i)") && e.contains("->"), "{e}");
+    let e = apply_gufunc("(i),(i)->(i)", id, &[&x], &opts).unwrap_err().to_string();
+    assert!(e.contains("takes 2"), "{e}");
+    let e = apply_gufunc("(i),(i)->()", id, &[&x, &y], &opts).unwrap_err().to_string();
+    assert!(e.contains("core dimension") && e.contains('4') && e.contains('5'), "{e}");
+    let e = apply_gufunc("(i)->(k)", id, &[&x], &opts).unwrap_err().to_string();
+    assert!(e.contains("k") && e.contains("output_sizes"), "{e}");
+    let e = apply_gufunc("(i,j,k)->()", id, &[&x], &opts).unwrap_err().to_string();
+    assert!(e.contains("[3, 4]"), "{e}");
+    let z = Array::<f64>::ones(&[2, 4], 2).unwrap();
+    assert!(apply_gufunc("(i),(i)->()", id, &[&x, &z], &opts).is_err(), "loops 3 and 2 do not broadcast");
+    // The function returns a core of the wrong shape: an error when computed.
+    let out = apply_gufunc("(i)->()", id, &[&x], &opts).unwrap();
+    let e = out[0].compute().unwrap_err().to_string();
+    assert!(e.contains("gufunc output"), "{e}");
+}
