@@ -41,32 +41,32 @@ pub struct BlockInfo<'a> {
     pub halo: &'a [(usize, usize)],
 }
 
-struct MapBlocks<T, U, F> {
-    f: F,
-    _t: std::marker::PhantomData<fn(T) -> U>,
+/// The typed body of a `map_blocks` layer: its input blocks to its block.
+pub(crate) type Body<U> = Arc<dyn Fn(&Node, &[&Block], &BlockInfo<'_>) -> Result<ArrayD<U>> + Send + Sync>;
+
+/// `map_blocks` over one or more inputs cut on one grid: block `idx` reads
+/// block `idx` of every input.
+struct MapMany<U> {
+    body: Body<U>,
 }
 
-impl<T: Element, U: Element, F> BlockOp for MapBlocks<T, U, F>
-where
-    F: Fn(ArrayViewD<'_, T>, &BlockInfo<'_>) -> Result<ArrayD<U>> + Send + Sync + 'static,
-{
+impl<U: Element> BlockOp for MapMany<U> {
     fn deps(&self, node: &Node, idx: &[usize], out: &mut Vec<(usize, usize)>) {
-        out.push((0, node.inputs[0].chunks.linear(idx)));
+        out.extend(node.inputs.iter().enumerate().map(|(k, input)| (k, input.chunks.linear(idx))));
     }
 
     fn run(&self, node: &Node, idx: &[usize], inputs: &[&Block]) -> Result<Block> {
-        let input = &node.inputs[0];
-        let a = block_as::<T>(inputs[0], node, "map_blocks")?;
+        let grid = &node.inputs[0].chunks;
         let out_shape = node.chunks.block_shape(idx);
         let info = BlockInfo {
             index: idx,
-            grid: &input.chunks.grid(),
-            start: &input.chunks.block_start(idx),
-            array_shape: &input.shape(),
+            grid: &grid.grid(),
+            start: &grid.block_start(idx),
+            array_shape: &grid.shape(),
             out_shape: &out_shape,
             halo: &vec![(0, 0); idx.len()],
         };
-        let out = (self.f)(a.view(), &info)?;
+        let out = (self.body)(node, inputs, &info)?;
         if out.shape() != out_shape.as_slice() {
             return Err(Error::shape(
                 "map_blocks result (declared block shape, returned shape)",
@@ -76,6 +76,21 @@ where
         }
         Ok(Arc::new(out))
     }
+}
+
+/// The `map_blocks` layer of `body` over `inputs` (cut on `grid`), its
+/// blocks as `out_chunks` declares (default: `grid`).
+pub(crate) fn map_many_layer<U: Element>(
+    body: Body<U>,
+    inputs: Vec<Arc<Node>>,
+    grid: &Chunks,
+    out_chunks: Option<ChunkSpec>,
+) -> Result<Array<U>> {
+    let out = match out_chunks {
+        None => grid.clone(),
+        Some(spec) => explicit_chunks(spec, grid, U::DTYPE)?,
+    };
+    Array::built(Node::new("map_blocks", U::DTYPE, out, inputs, MapMany { body }))
 }
 
 impl<T: Element> Array<T> {
@@ -133,18 +148,15 @@ impl<T: Element> Array<T> {
         F: Fn(ArrayViewD<'_, T>, &BlockInfo<'_>) -> Result<ArrayD<U>> + Send + Sync + 'static,
     {
         self.check()?;
-        let chunks = match out_chunks {
-            None => self.chunks().clone(),
-            Some(spec) => explicit_chunks(spec, self.chunks(), U::DTYPE)?,
-        };
-        let op = MapBlocks::<T, U, F> { f, _t: std::marker::PhantomData };
-        Array::built(Node::new("map_blocks", U::DTYPE, chunks, vec![self.node.clone()], op))
+        let body: Body<U> =
+            Arc::new(move |node, blocks, info| f(block_as::<T>(blocks[0], node, "map_blocks")?.view(), info));
+        map_many_layer(body, vec![self.node.clone()], self.chunks(), out_chunks)
     }
 }
 
 /// Declared output chunks: explicit per-axis lists whose block counts match the
 /// input grid (axes beyond the input's must have one block).
-pub(crate) fn explicit_chunks(spec: ChunkSpec, input: &Chunks, dtype: crate::element::DType) -> Result<Chunks> {
+fn explicit_chunks(spec: ChunkSpec, input: &Chunks, dtype: crate::element::DType) -> Result<Chunks> {
     let lists = spec.explicit_lists().ok_or_else(|| Error::BadChunks {
         axis: usize::MAX,
         message: "map_blocks needs explicit block lengths per axis for its output".into(),

@@ -7,48 +7,12 @@ use std::sync::Arc;
 use ndarray::{ArrayD, ArrayViewD};
 
 use crate::array::Array;
-use crate::block::Block;
 use crate::chunks::{ChunkSpec, Chunks};
 use crate::element::Element;
-use crate::error::{Error, Result};
-use crate::graph::{BlockOp, Node, block_as};
-use crate::ops::blockwise::{BlockInfo, explicit_chunks};
+use crate::error::Result;
+use crate::graph::block_as;
+use crate::ops::blockwise::{BlockInfo, Body, map_many_layer};
 use crate::ops::elementwise::broadcast_chunks;
-
-/// The typed body of a layer over several inputs: their blocks to the block.
-type Body<U> = Arc<dyn Fn(&Node, &[&Block], &BlockInfo<'_>) -> Result<ArrayD<U>> + Send + Sync>;
-
-struct MapMany<U> {
-    body: Body<U>,
-}
-
-impl<U: Element> BlockOp for MapMany<U> {
-    fn deps(&self, node: &Node, idx: &[usize], out: &mut Vec<(usize, usize)>) {
-        out.extend(node.inputs.iter().enumerate().map(|(k, input)| (k, input.chunks.linear(idx))));
-    }
-
-    fn run(&self, node: &Node, idx: &[usize], inputs: &[&Block]) -> Result<Block> {
-        let grid = &node.inputs[0].chunks;
-        let out_shape = node.chunks.block_shape(idx);
-        let info = BlockInfo {
-            index: idx,
-            grid: &grid.grid(),
-            start: &grid.block_start(idx),
-            array_shape: &grid.shape(),
-            out_shape: &out_shape,
-            halo: &vec![(0, 0); idx.len()],
-        };
-        let out = (self.body)(node, inputs, &info)?;
-        if out.shape() != out_shape.as_slice() {
-            return Err(Error::shape(
-                "map_blocks result (declared block shape, returned shape)",
-                &out_shape,
-                out.shape(),
-            ));
-        }
-        Ok(Arc::new(out))
-    }
-}
 
 /// `x` broadcast to `chunks`' shape and cut on its grid.
 fn align<T: Element>(x: &Array<T>, chunks: &Chunks) -> Result<Array<T>> {
@@ -60,21 +24,6 @@ fn align<T: Element>(x: &Array<T>, chunks: &Chunks) -> Result<Array<T>> {
         x.broadcast_to_chunks(&shape, &lengths)?
     };
     x.rechunk(chunks.lengths().to_vec())
-}
-
-/// The layer of `body` over `inputs` (aligned on `chunks`), its blocks as
-/// `out_chunks` declares (default: `chunks`).
-fn build<U: Element>(
-    body: Body<U>,
-    inputs: Vec<Arc<Node>>,
-    chunks: &Chunks,
-    out_chunks: Option<ChunkSpec>,
-) -> Result<Array<U>> {
-    let out = match out_chunks {
-        None => chunks.clone(),
-        Some(spec) => explicit_chunks(spec, chunks, U::DTYPE)?,
-    };
-    Array::built(Node::new("map_blocks", U::DTYPE, out, inputs, MapMany { body }))
 }
 
 /// `f` of the matching blocks of `a` and `b`, arrays of any two element
@@ -112,7 +61,7 @@ where
         let (x, y) = (block_as::<A>(blocks[0], node, "first")?, block_as::<B>(blocks[1], node, "second")?);
         Ok(f(x.view(), y.view(), info))
     });
-    build(body, vec![a.node.clone(), b.node.clone()], &chunks, out_chunks)
+    map_many_layer(body, vec![a.node.clone(), b.node.clone()], &chunks, out_chunks)
 }
 
 /// [`map_blocks2`] over three arrays of any element types.
@@ -156,5 +105,5 @@ where
         let z = block_as::<C>(blocks[2], node, "third")?;
         Ok(f(x.view(), y.view(), z.view(), info))
     });
-    build(body, vec![a.node.clone(), b.node.clone(), c.node.clone()], &chunks, out_chunks)
+    map_many_layer(body, vec![a.node.clone(), b.node.clone(), c.node.clone()], &chunks, out_chunks)
 }

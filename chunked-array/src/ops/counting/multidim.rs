@@ -8,7 +8,7 @@ use ndarray::ArrayViewD;
 use super::{Binning, Bins, bin_blocks};
 use crate::array::Array;
 use crate::chunks::ChunkSpec;
-use crate::element::Real;
+use crate::element::{Number, Real};
 use crate::error::{Error, Result};
 use crate::ops::manip::{concatenate, stack};
 
@@ -163,33 +163,38 @@ fn cell(binnings: &[Binning], point: impl Iterator<Item = f64>) -> Option<usize>
 
 /// Counts of the rows of `points` (`[N, D]`), shaped as the bins.
 fn dd_counts(points: &Array<f64>, binnings: Vec<Binning>) -> Result<Array<i64>> {
-    let shape: Vec<isize> = binnings.iter().map(|b| b.bins() as isize).collect();
-    let cells = shape.iter().product::<isize>() as usize;
-    let rows = points.rechunk(vec![points.chunks().lengths()[0].clone(), vec![points.shape()[1]]])?;
-    let counts = bin_blocks(&rows, binnings, cells, |binnings, block: ArrayViewD<'_, f64>, counts: &mut [i64]| {
+    dd_bins(points, binnings, |binnings, block, counts: &mut [i64]| {
         for row in block.rows() {
             if let Some(c) = cell(binnings, row.iter().copied()) {
                 counts[c] += 1;
             }
         }
-    })?;
-    counts.reshape(&shape)
+    })
 }
 
 /// Sums of the last column of `points` (`[N, D + 1]`) by the cell of the others.
 fn dd_sums(points: &Array<f64>, binnings: Vec<Binning>) -> Result<Array<f64>> {
-    let shape: Vec<isize> = binnings.iter().map(|b| b.bins() as isize).collect();
-    let cells = shape.iter().product::<isize>() as usize;
-    let rows = points.rechunk(vec![points.chunks().lengths()[0].clone(), vec![points.shape()[1]]])?;
-    let sums = bin_blocks(&rows, binnings, cells, |binnings, block: ArrayViewD<'_, f64>, sums: &mut [f64]| {
+    dd_bins(points, binnings, |binnings, block, sums: &mut [f64]| {
         for row in block.rows() {
             let d = row.len() - 1;
             if let Some(c) = cell(binnings, row.iter().take(d).copied()) {
                 sums[c] += row[d];
             }
         }
-    })?;
-    sums.reshape(&shape)
+    })
+}
+
+/// `add` of each block of rows of `points` into the flattened cells, summed
+/// over the blocks and shaped as the bins.
+fn dd_bins<C: Number<Sum = C>>(
+    points: &Array<f64>,
+    binnings: Vec<Binning>,
+    add: fn(&Vec<Binning>, ArrayViewD<'_, f64>, &mut [C]),
+) -> Result<Array<C>> {
+    let shape: Vec<isize> = binnings.iter().map(|b| b.bins() as isize).collect();
+    let cells = shape.iter().product::<isize>() as usize;
+    let rows = points.rechunk(vec![points.chunks().lengths()[0].clone(), vec![points.shape()[1]]])?;
+    bin_blocks(&rows, binnings, cells, add)?.reshape(&shape)
 }
 
 /// The volume of every cell, in C order.
