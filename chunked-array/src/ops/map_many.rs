@@ -43,8 +43,8 @@ fn align<T: Element>(x: &Array<T>, chunks: &Chunks) -> Result<Array<T>> {
 /// ```
 ///
 /// # Errors
-/// [`Error::ShapeMismatch`] when the shapes do not broadcast;
-/// [`Error::BadChunks`] for `out_chunks` with another block count; at
+/// [`crate::Error::ShapeMismatch`] when the shapes do not broadcast;
+/// [`crate::Error::BadChunks`] for `out_chunks` with another block count; at
 /// compute time, a block of another shape than declared.
 pub fn map_blocks2<A, B, U, F>(f: F, a: &Array<A>, b: &Array<B>, out_chunks: Option<ChunkSpec>) -> Result<Array<U>>
 where
