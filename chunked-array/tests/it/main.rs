@@ -42,6 +42,7 @@ mod rechunk;
 mod reductions;
 mod reshape;
 mod slicing;
+mod sample_sort;
 mod sorting;
 mod statistics;
 mod ufuncs;

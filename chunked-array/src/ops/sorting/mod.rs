@@ -1,22 +1,27 @@
 //! Sorting along an axis: `sort`, `argsort` (stable), `partition` and
 //! `argpartition`, dask's `topk` and `argtopk`; `searchsorted` in a sorted
-//! chunked array. The array is rechunked so that the axis is whole in every block
-//! (the other axes chunked to the automatic block size), each lane is sorted
-//! (or selected) in its block, and a sorted array is rechunked back to the
-//! input's blocks. NaN sorts last, as NumPy's.
+//! chunked array. NaN sorts last, as NumPy's.
+//!
+//! A lane that fits a sixteenth of the block-size limit is sorted whole: the
+//! array is rechunked so that the axis is whole in every block, each lane is
+//! sorted (or selected) in its block, and the result is rechunked back to the
+//! input's blocks. Longer lanes on an axis of several blocks go through the
+//! sample sort of [`sample`], whose tasks hold about a block each; `topk` is a
+//! tree reduction ([`top`]) whatever the lane's length.
+
+mod lanes;
+mod sample;
+mod search;
+mod top;
 
 use std::cmp::Ordering;
-
-use std::sync::Arc;
 
 use ndarray::{ArrayD, ArrayViewD, Axis, IxDyn};
 
 use crate::array::Array;
-use crate::block::Block;
-use crate::chunks::{AxisChunks, ChunkSpec, Chunks};
-use crate::element::{DType, Element, Real};
+use crate::chunks::{AxisChunks, BlockSizeOptions, ChunkSpec};
+use crate::element::{Element, Real};
 use crate::error::{Error, Result};
-use crate::graph::{BlockOp, Node, block_as};
 use crate::ops::reduce::normalize_axes;
 
 /// NumPy's order: numbers ascending, NaN after them (and equal to each other).
@@ -41,17 +46,16 @@ impl<T: Real> Array<T> {
         Ok((self.rechunk(ChunkSpec::per_axis(spec))?, axis))
     }
 
-    /// Each lane along `axis` made by `lane_op` from the lane's values, in a
-    /// block with that axis of length `len`.
+    /// Each lane along `axis` made by `lane_op` from the lane's values, in
+    /// blocks with that axis whole.
     fn per_lane<U: Element>(
         &self,
         axis: isize,
-        len: Option<usize>,
         lane_op: impl Fn(&[T], &mut [U]) + Send + Sync + 'static,
     ) -> Result<(Array<U>, usize)> {
         let (whole, axis) = self.axis_whole(axis)?;
         let mut out_chunks = whole.chunks().lengths().to_vec();
-        let len = len.unwrap_or(whole.shape()[axis]);
+        let len = whole.shape()[axis];
         out_chunks[axis] = vec![len];
         let out = whole.map_blocks(
             move |block: ArrayViewD<'_, T>, _| {
@@ -88,23 +92,47 @@ impl<T: Real> Array<T> {
     /// [`Error::BadAxis`] for an axis out of range; [`Error::InvalidArgument`]
     /// for a 0-dimensional array.
     pub fn sort(&self, axis: isize) -> Result<Array<T>> {
-        let (sorted, _) = self.per_lane(axis, None, |values, out: &mut [T]| {
+        self.sort_with(axis, &BlockSizeOptions::default())
+    }
+
+    /// [`Array::sort`] with a block-size limit: a lane longer than a
+    /// sixteenth of `options.block_size_limit`, on an axis of several blocks,
+    /// is sorted by a sample sort across its blocks (see the module's docs),
+    /// whose tasks hold about a block each.
+    ///
+    /// ```
+    /// use chunked_array::{Array, BlockSizeOptions};
+    /// let x = Array::<i64>::from_vec(&[8], vec![5, -1, 7, 3, 3, 0, 9, 2], 3).unwrap();
+    /// let small = BlockSizeOptions { block_size_limit: 16 }; // every lane is long
+    /// let s = x.sort_with(0, &small).unwrap();
+    /// assert_eq!(s.chunks(), x.chunks());
+    /// assert_eq!(s.compute().unwrap().as_slice().unwrap(), &[-1, 0, 2, 3, 3, 5, 7, 9]);
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Array::sort`].
+    pub fn sort_with(&self, axis: isize, options: &BlockSizeOptions) -> Result<Array<T>> {
+        if let Some(axis) = self.long_lanes(axis, options)? {
+            return Array::built(sample::sample_sort(self, axis, false, options.block_size_limit)?)?
+                .rechunk(self.chunks());
+        }
+        let (sorted, _) = self.per_lane(axis, |values, out: &mut [T]| {
             out.copy_from_slice(values);
-            // NaN moved to the end first, so that the rest sorts by a total
-            // order without NaN's cases in every comparison.
-            let mut end = out.len();
-            let mut i = 0;
-            while i < end {
-                if out[i].partial_cmp(&out[i]).is_none() {
-                    end -= 1;
-                    out.swap(i, end);
-                } else {
-                    i += 1;
-                }
-            }
-            out[..end].sort_unstable_by(|a, b| a.partial_cmp(b).unwrap_or(Ordering::Equal));
+            sample::sort_values(out);
         })?;
         sorted.rechunk(self.chunks())
+    }
+
+    /// The axis's number when its lanes are long enough for the sample sort
+    /// (see [`Array::sort_with`]).
+    fn long_lanes(&self, axis: isize, options: &BlockSizeOptions) -> Result<Option<usize>> {
+        if self.ndim() == 0 {
+            return Err(Error::invalid("array shape", self.shape(), "sorting needs at least one axis"));
+        }
+        let axis = normalize_axes(&[axis], self.ndim())?[0];
+        let lane_bytes = self.shape()[axis].saturating_mul(std::mem::size_of::<T>());
+        let blocks = self.chunks().lengths()[axis].len();
+        Ok((blocks > 1 && lane_bytes > options.block_size_limit / 16).then_some(axis))
     }
 
     /// The indices that sort each lane along `axis` (NumPy's
@@ -119,7 +147,27 @@ impl<T: Real> Array<T> {
     /// # Errors
     /// As [`Array::sort`].
     pub fn argsort(&self, axis: isize) -> Result<Array<i64>> {
-        let (order, _) = self.per_lane(axis, None, |values, out: &mut [i64]| {
+        self.argsort_with(axis, &BlockSizeOptions::default())
+    }
+
+    /// [`Array::argsort`] with a block-size limit, as [`Array::sort_with`].
+    ///
+    /// ```
+    /// use chunked_array::{Array, BlockSizeOptions};
+    /// let x = Array::<f64>::from_vec(&[6], vec![2.0, 1.0, 2.0, f64::NAN, 1.0, 0.0], 2).unwrap();
+    /// let small = BlockSizeOptions { block_size_limit: 16 };
+    /// let i = x.argsort_with(0, &small).unwrap().compute().unwrap();
+    /// assert_eq!(i.as_slice().unwrap(), &[5, 1, 4, 0, 2, 3]); // stable, NaN last
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Array::sort`].
+    pub fn argsort_with(&self, axis: isize, options: &BlockSizeOptions) -> Result<Array<i64>> {
+        if let Some(axis) = self.long_lanes(axis, options)? {
+            return Array::built(sample::sample_sort(self, axis, true, options.block_size_limit)?)?
+                .rechunk(self.chunks());
+        }
+        let (order, _) = self.per_lane(axis, |values, out: &mut [i64]| {
             let mut idx: Vec<usize> = (0..values.len()).collect();
             idx.sort_by(|&a, &b| nan_last(&values[a], &values[b]));
             out.iter_mut().zip(idx).for_each(|(o, i)| *o = i as i64);
@@ -143,12 +191,7 @@ impl<T: Real> Array<T> {
     /// length; as [`Array::sort`].
     pub fn topk(&self, k: isize, axis: isize) -> Result<Array<T>> {
         let n = self.check_k(k, axis)?;
-        Ok(self
-            .per_lane(axis, Some(n), move |values, out: &mut [T]| {
-                let idx = top_indices(values, k, n);
-                out.iter_mut().zip(idx).for_each(|(o, i)| *o = values[i]);
-            })?
-            .0)
+        Array::built(top::top(self, k, n, normalize_axes(&[axis], self.ndim())?[0], false)?)
     }
 
     /// The indices of [`Array::topk`]'s values along `axis` (dask's
@@ -164,12 +207,7 @@ impl<T: Real> Array<T> {
     /// As [`Array::topk`].
     pub fn argtopk(&self, k: isize, axis: isize) -> Result<Array<i64>> {
         let n = self.check_k(k, axis)?;
-        Ok(self
-            .per_lane(axis, Some(n), move |values, out: &mut [i64]| {
-                let idx = top_indices(values, k, n);
-                out.iter_mut().zip(idx).for_each(|(o, i)| *o = i as i64);
-            })?
-            .0)
+        Array::built(top::top(self, k, n, normalize_axes(&[axis], self.ndim())?[0], true)?)
     }
 
     /// The array partly sorted along `axis` (NumPy's `np.partition(x,
@@ -190,7 +228,11 @@ impl<T: Real> Array<T> {
     /// 0-dimensional array; [`Error::BadAxis`].
     pub fn partition(&self, kth: &[isize], axis: isize) -> Result<Array<T>> {
         let kth = self.check_kth(kth, axis)?;
-        let (out, _) = self.per_lane(axis, None, move |values, out: &mut [T]| {
+        // A sort is a partition at every position.
+        if self.long_lanes(axis, &BlockSizeOptions::default())?.is_some() {
+            return self.sort(axis);
+        }
+        let (out, _) = self.per_lane(axis, move |values, out: &mut [T]| {
             out.copy_from_slice(values);
             partition_at(out, &kth, |a, b| nan_last(a, b));
         })?;
@@ -212,7 +254,10 @@ impl<T: Real> Array<T> {
     /// As [`Array::partition`].
     pub fn argpartition(&self, kth: &[isize], axis: isize) -> Result<Array<i64>> {
         let kth = self.check_kth(kth, axis)?;
-        let (out, _) = self.per_lane(axis, None, move |values, out: &mut [i64]| {
+        if self.long_lanes(axis, &BlockSizeOptions::default())?.is_some() {
+            return self.argsort(axis);
+        }
+        let (out, _) = self.per_lane(axis, move |values, out: &mut [i64]| {
             let mut idx: Vec<usize> = (0..values.len()).collect();
             partition_at(&mut idx, &kth, |&a, &b| nan_last(&values[a], &values[b]));
             out.iter_mut().zip(idx).for_each(|(o, i)| *o = i as i64);
@@ -244,83 +289,6 @@ impl<T: Real> Array<T> {
             return Err(Error::invalid("k", k, format!("topk needs 0 < |k| <= {len}, the axis's length")));
         }
         Ok(n)
-    }
-}
-
-/// The positions of the `n` largest values (`k > 0`, largest first) or
-/// smallest (`k < 0`, smallest first), ties in order of position.
-fn top_indices<T: Real>(values: &[T], k: isize, n: usize) -> Vec<usize> {
-    let mut idx: Vec<usize> = (0..values.len()).collect();
-    if k > 0 {
-        idx.sort_by(|&a, &b| nan_last(&values[b], &values[a]));
-    } else {
-        idx.sort_by(|&a, &b| nan_last(&values[a], &values[b]));
-    }
-    idx.truncate(n);
-    idx
-}
-
-impl<T: Real> Array<T> {
-    /// Where each of `values` would go in this sorted 1-D array to keep it
-    /// sorted (NumPy's `np.searchsorted(a, v, side)`): the count of elements
-    /// below each value (`right`: not above it), NaN sorting last. The result
-    /// has `values`' shape and blocks; each block of this array counts in
-    /// each block of `values`, and the counts are summed.
-    ///
-    /// ```
-    /// use chunked_array::Array;
-    /// let a = Array::<f64>::from_vec(&[5], vec![1.0, 2.0, 2.0, 3.0, 5.0], 2).unwrap();
-    /// let v = Array::<f64>::from_vec(&[4], vec![0.0, 2.0, 4.0, 9.0], 3).unwrap();
-    /// assert_eq!(a.searchsorted(&v, false).unwrap().compute().unwrap().as_slice().unwrap(), &[0, 1, 4, 5]);
-    /// assert_eq!(a.searchsorted(&v, true).unwrap().compute().unwrap().as_slice().unwrap(), &[0, 3, 4, 5]);
-    /// ```
-    ///
-    /// # Errors
-    /// [`Error::InvalidArgument`] when this array is not 1-D. An array that
-    /// is not sorted gives NumPy's unspecified positions, not an error.
-    pub fn searchsorted(&self, values: &Array<T>, right: bool) -> Result<Array<i64>> {
-        if self.ndim() != 1 {
-            return Err(Error::invalid("array shape", self.shape(), "searchsorted needs a sorted 1-D array"));
-        }
-        values.check()?;
-        let blocks = self.chunks().lengths()[0].len();
-        let mut lengths = vec![vec![1; blocks]];
-        lengths.extend(values.chunks().lengths().iter().cloned());
-        let op = SearchCounts::<T> { right, _t: std::marker::PhantomData };
-        let inputs = vec![self.node.clone(), values.node.clone()];
-        let counts: Array<i64> =
-            Array::built(Node::new("searchsorted", DType::I64, Chunks::from_lengths(lengths), inputs, op))?;
-        counts.sum(0)
-    }
-}
-
-/// Per block of the sorted array and block of values: how many of that
-/// block's elements sort before each value.
-struct SearchCounts<T> {
-    right: bool,
-    _t: std::marker::PhantomData<fn() -> T>,
-}
-
-impl<T: Real> BlockOp for SearchCounts<T> {
-    fn deps(&self, node: &Node, idx: &[usize], out: &mut Vec<(usize, usize)>) {
-        out.push((0, idx[0]));
-        out.push((1, node.inputs[1].chunks.linear(&idx[1..])));
-    }
-
-    fn run(&self, node: &Node, _: &[usize], inputs: &[&Block]) -> Result<Block> {
-        let sorted = block_as::<T>(inputs[0], node, "sorted array")?;
-        let sorted = sorted.as_standard_layout();
-        let sorted = sorted.as_slice().expect("standard layout");
-        let values = block_as::<T>(inputs[1], node, "values")?;
-        let counts = values.mapv(|v| {
-            let before = |a: &T| match nan_last(a, &v) {
-                Ordering::Less => true,
-                Ordering::Equal => self.right,
-                Ordering::Greater => false,
-            };
-            sorted.partition_point(before) as i64
-        });
-        Ok(Arc::new(counts.insert_axis(Axis(0))))
     }
 }
 
