@@ -7,14 +7,16 @@ and dask make the matrix in the same graph; the sum of the matrix (the cost
 of making and reading it) is timed apart for both. chunked: medians of three;
 dask and numpy: one run each.
 
-The histogram: 100 bins over [0, 1) of --hist M (2e8) random f64 already in
+The histogram: 100 bins over [0, 1) of --hist M (1e9) random f64 already in
 memory (persisted for chunked and dask), `da.histogram(x, 100, range=(0, 1))`
 and `np.histogram`; the limit is the values' bytes at the streaming-read rate
 chunked measures in the same run.
 
-The sort: --sort S (2e7) random f64 in memory, chunked's `sort(0)` (the axis
-made whole, then back in the input's blocks) against `np.sort` (dask has
-no sort).
+The sort: --sort S (1e8) random f64 in memory in 2**24-element (128 MiB)
+blocks, chunked's `sort(0)` (a sample sort across the blocks, output in the
+input's blocks) against `np.sort` (dask has no sort). The top 100 of the
+same values: `topk(100)` of chunked and dask (both tree reductions) against
+numpy's `np.partition` and a sort of the 100.
 
 The percentiles: the 1st, 50th and 99th of --pct P (1e9) random f64 in
 [0, 1) (8 GB), made in 2**21-element (16 MiB) blocks: chunked's exact radix selection
@@ -50,8 +52,8 @@ def timed(run):
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--n", type=int, default=20000)
-    p.add_argument("--hist", type=int, default=200_000_000)
-    p.add_argument("--sort", type=int, default=20_000_000)
+    p.add_argument("--hist", type=int, default=1_000_000_000)
+    p.add_argument("--sort", type=int, default=100_000_000)
     p.add_argument("--pct", type=int, default=1_000_000_000)
     p.add_argument("--unique", type=int, default=100_000_000)
     a = p.parse_args()
@@ -83,15 +85,32 @@ def main():
     h = ours[f"histogram of {m} f64, 100 bins"]
     rows.append([f"histogram of {m:.0e} f64, 100 bins", f"{h['chunked']:.3f}", f"{dask_hist:.3f}", f"{numpy_hist:.3f}",
                  f"{dask_hist / h['chunked']:.1f}", f"{numpy_hist / h['chunked']:.1f}"])
-    unsorted = np.random.default_rng(9).random(a.sort)
-    numpy_sort, _ = timed(lambda: np.sort(unsorted))
-    srt = ours[f"sort of {a.sort} f64"]["chunked"]
-    rows.append([f"sort of {a.sort:.0e} f64", f"{srt:.3f}", "", f"{numpy_sort:.3f}", "", f"{numpy_sort / srt:.2f}"])
+    rows.extend(sort_rows(ours, a.sort))
     rows.append(unique_row(ours, a.unique))
     rows.append(percentile_row(ours, a.pct))
     markdown_table(columns, rows)
     print(f"chunked's histogram: {h['note']}")
     print(f"chunked's percentiles: {ours[f'percentiles of {a.pct} uniform f64, 2 GB limit']['note']}")
+
+
+def sort_rows(ours, count):
+    """The rows of the sort and of the top 100 of `count` f64 in memory."""
+    unsorted = np.random.default_rng(9).random(count)
+    numpy_sort, _ = timed(lambda: np.sort(unsorted))
+    numpy_top, _ = timed(lambda: np.sort(np.partition(unsorted, count - 100)[-100:])[::-1])
+    del unsorted
+    x = da.random.random(count, chunks=1 << 24).persist()
+    dask_top, _ = timed(lambda: da.topk(x, 100).compute())
+    del x
+    srt = ours[f"sort of {count} f64"]
+    top = ours[f"top 100 of {count} f64"]["chunked"]
+    print(f"chunked's sort: {srt['note']}")
+    srt = srt["chunked"]
+    return [
+        [f"sort of {count:.0e} f64", f"{srt:.3f}", "", f"{numpy_sort:.3f}", "", f"{numpy_sort / srt:.2f}"],
+        [f"top 100 of {count:.0e} f64", f"{top:.3f}", f"{dask_top:.3f}", f"{numpy_top:.3f}", f"{dask_top / top:.1f}",
+         f"{numpy_top / top:.1f}"],
+    ]
 
 
 def unique_row(ours, count):

@@ -65,7 +65,7 @@ impl<T: Element> LaneSet<T> {
         let counts: Vec<i64> = get_vec(&mut rest)?;
         let ordered = bounds.windows(2).all(|w| w[0] <= w[1]);
         let fits = bounds.first().is_none_or(|&b| b == 0) && bounds.last().is_none_or(|&b| b == values.len() as u64);
-        let index_fits = index.is_empty() || (!values.is_empty() && index.len() % values.len() == 0);
+        let index_fits = index.is_empty() || (!values.is_empty() && index.len().is_multiple_of(values.len()));
         (rest.is_empty() && ordered && fits && index_fits).then_some(LaneSet { bounds, values, index, counts })
     }
 
