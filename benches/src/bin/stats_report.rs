@@ -66,7 +66,11 @@ fn median_rows(n: usize, ctx: &Context, rows: &mut Rows) -> Result<()> {
         times.push(t);
     }
     let t = median(times);
-    rows.push((format!("random {n}^2 f64, median axis 0"), t, format!("{:.2} ns per element", t / (n * n) as f64 * 1e9)));
+    rows.push((
+        format!("random {n}^2 f64, median axis 0"),
+        t,
+        format!("{:.2} ns per element", t / (n * n) as f64 * 1e9),
+    ));
     Ok(())
 }
 

@@ -10,7 +10,9 @@ use crate::error::{Error, Result};
 use crate::ops::manip::stack;
 
 mod multidim;
+mod uniform;
 pub use multidim::{HistogramDdOptions, histogram2d};
+use uniform::Uniform;
 
 /// The bins of [`Array::histogram`]: a count of equal bins over a range, or
 /// the edges (increasing; the last bin includes its right edge).
@@ -74,9 +76,8 @@ pub struct HistogramOptions<'a> {
 #[derive(Clone)]
 pub(super) struct Binning {
     pub(super) edges: Vec<f64>,
-    uniform: bool,
-    /// Bins per unit, for the first guess of an equal bin.
-    scale: f64,
+    /// Equal bins, found from the scaled offset.
+    uniform: Option<Uniform>,
 }
 
 impl Binning {
@@ -97,7 +98,8 @@ impl Binning {
                 let step = (hi - lo) / n as f64;
                 let mut edges: Vec<f64> = (0..=n).map(|i| lo + i as f64 * step).collect();
                 edges[n] = hi;
-                Ok(Binning { edges, uniform: true, scale: n as f64 / (hi - lo) })
+                let uniform = Uniform { lo, hi, step, scale: n as f64 / (hi - lo), n };
+                Ok(Binning { edges, uniform: Some(uniform) })
             }
             Bins::Edges(edges) => {
                 if edges.len() < 2 {
@@ -106,7 +108,7 @@ impl Binning {
                 if !increasing(&edges) {
                     return Err(Error::invalid("bins", &edges, "bins must increase monotonically"));
                 }
-                Ok(Binning { edges, uniform: false, scale: 0.0 })
+                Ok(Binning { edges, uniform: None })
             }
         }
     }
@@ -121,11 +123,11 @@ impl Binning {
         if !(v >= first && v <= last) {
             return None;
         }
-        if self.uniform {
+        if let Some(uniform) = &self.uniform {
             // A guess from the scaled offset, then moved by one where rounding
             // put it on the wrong side of an edge (as NumPy does): the bin is
             // decided by the edges alone.
-            let mut i = (((v - first) * self.scale) as usize).min(n - 1);
+            let mut i = (((v - first) * uniform.scale) as usize).min(n - 1);
             if v < self.edges[i] {
                 i -= 1;
             } else if i + 1 < n && v >= self.edges[i + 1] {
@@ -175,6 +177,11 @@ impl<T: Real> Array<T> {
     fn counts(&self, binning: Binning) -> Result<Array<i64>> {
         let n = binning.bins();
         bin_blocks(&self.ravel()?, binning, n, |binning, block: ArrayViewD<'_, T>, counts: &mut [i64]| {
+            if let (Some(uniform), Some(values)) = (&binning.uniform, block.as_slice_memory_order())
+                && uniform.n < u32::MAX as usize
+            {
+                return uniform.count(values, counts);
+            }
             let add = |v: &T| {
                 if let Some(i) = binning.bin(v.cast()) {
                     counts[i] += 1;

@@ -80,6 +80,13 @@ fn key_cmp<T: Real>(a: (&T, i64, i64), b: (&T, i64, i64)) -> Ordering {
 
 /// Sorts `values` ascending with NaN last.
 pub(super) fn sort_values<T: Real>(values: &mut [T]) {
+    let end = nan_to_end(values);
+    values[..end].sort_unstable_by(|a, b| a.partial_cmp(b).unwrap_or(Ordering::Equal));
+}
+
+/// Moves NaN to the end of `values` (in no order) and returns where they
+/// start.
+fn nan_to_end<T: Real>(values: &mut [T]) -> usize {
     // NaN moved to the end first, so that the rest sorts by a total order
     // without NaN's cases in every comparison.
     let mut end = values.len();
@@ -92,13 +99,33 @@ pub(super) fn sort_values<T: Real>(values: &mut [T]) {
             i += 1;
         }
     }
-    values[..end].sort_unstable_by(|a, b| a.partial_cmp(b).unwrap_or(Ordering::Equal));
+    end
 }
 
-/// Sorts pairs of (value, position) by value with NaN last, equal values by
-/// position.
-fn sort_pairs<T: Real>(pairs: &mut [(T, i64)]) {
-    pairs.sort_unstable_by(|a, b| nan_last(&a.0, &b.0).then(a.1.cmp(&b.1)));
+/// Sorts `values` made of sorted runs, ascending with NaN last: a merge
+/// (std's stable sort finds the runs) by a plain comparison once NaN is out
+/// of the way.
+fn merge_values<T: Real>(values: &mut [T]) {
+    let end = nan_to_end(values);
+    values[..end].sort_by(|a, b| a.partial_cmp(b).unwrap_or(Ordering::Equal));
+}
+
+/// Sorts `values` and their positions `index` by value with NaN last,
+/// equal values by position; `runs`: the pairs are made of sorted runs,
+/// which std's stable sort merges.
+fn sort_pairs<T: Real>(values: &mut [T], index: &mut [i64], runs: bool) {
+    let is_nan = |v: &T| v.partial_cmp(v).is_none();
+    let (mut pairs, mut nan): (Vec<(T, i64)>, Vec<(T, i64)>) =
+        values.iter().copied().zip(index.iter().copied()).partition(|p| !is_nan(&p.0));
+    let order = |a: &(T, i64), b: &(T, i64)| a.0.partial_cmp(&b.0).unwrap_or(Ordering::Equal).then(a.1.cmp(&b.1));
+    if runs {
+        pairs.sort_by(order);
+    } else {
+        pairs.sort_unstable_by(order);
+    }
+    nan.sort_unstable_by_key(|p| p.1);
+    pairs.extend(nan);
+    values.iter_mut().zip(index.iter_mut()).zip(&pairs).for_each(|((v, i), p)| (*v, *i) = *p);
 }
 
 /// Layer 1: each block's lanes sorted.
@@ -117,6 +144,12 @@ impl<T: Real> BlockOp for Runs<T> {
         Some(node.chunks.block_shape(idx).iter().product::<usize>() * per_value)
     }
 
+    /// A lane's (value, position) pairs for `argsort`.
+    fn scratch_bytes(&self, node: &Node, idx: &[usize]) -> usize {
+        let lane_len = node.chunks.block_shape(idx)[self.plan.axis];
+        if self.plan.with_index { lane_len * (std::mem::size_of::<T>() + 8) } else { 0 }
+    }
+
     fn wire(&self) -> Option<Wire> {
         Some(LaneSet::<T>::wire())
     }
@@ -131,13 +164,12 @@ impl<T: Real> BlockOp for Runs<T> {
         if self.plan.with_index {
             let start = self.plan.bounds[idx[axis]] as i64;
             index.reserve(values.len());
-            let mut pairs = Vec::with_capacity(len);
+            let mut lane_index = Vec::with_capacity(len);
             for lane in values.chunks_mut(len.max(1)) {
-                pairs.clear();
-                pairs.extend(lane.iter().enumerate().map(|(i, &v)| (v, start + i as i64)));
-                sort_pairs(&mut pairs);
-                lane.iter_mut().zip(&pairs).for_each(|(v, p)| *v = p.0);
-                index.extend(pairs.iter().map(|p| p.1));
+                lane_index.clear();
+                lane_index.extend((0..lane.len() as i64).map(|i| start + i));
+                sort_pairs(lane, &mut lane_index, false);
+                index.extend_from_slice(&lane_index);
             }
         } else {
             values.chunks_mut(len.max(1)).for_each(sort_values);
@@ -390,6 +422,7 @@ impl<T: Real> BlockOp for Merge<T> {
     }
 
     fn scratch_bytes(&self, node: &Node, idx: &[usize]) -> usize {
+        // The merged pieces (a little over the block) and the merge's buffer.
         let per_value = std::mem::size_of::<T>() + if self.plan.with_index { 8 } else { 0 };
         2 * node.chunks.block_shape(idx).iter().product::<usize>() * per_value
     }
@@ -406,8 +439,8 @@ impl<T: Real> BlockOp for Merge<T> {
         }
         let mut values = Vec::with_capacity(lanes * len);
         let mut index = Vec::with_capacity(if plan.with_index { lanes * len } else { 0 });
-        let mut pairs: Vec<(T, i64)> = Vec::new();
         let mut merged: Vec<T> = Vec::new();
+        let mut merged_index: Vec<i64> = Vec::new();
         for l in 0..lanes {
             let base: i64 = pieces.iter().map(|p| p.counts[l]).sum();
             let total: usize = pieces.iter().map(|p| p.range(l).len()).sum();
@@ -424,21 +457,19 @@ impl<T: Real> BlockOp for Merge<T> {
                 ));
             }
             let keep = skip as usize..skip as usize + len;
+            merged.clear();
+            pieces.iter().for_each(|p| merged.extend_from_slice(p.lane(l)));
             if plan.with_index {
-                pairs.clear();
+                merged_index.clear();
                 for p in &pieces {
-                    let r = p.range(l);
-                    let index = p.index.get(r.clone()).ok_or_else(|| short_run(node, p.index.len()))?;
-                    pairs.extend(p.values[r].iter().copied().zip(index.iter().copied()));
+                    merged_index
+                        .extend_from_slice(p.index.get(p.range(l)).ok_or_else(|| short_run(node, p.index.len()))?);
                 }
-                // Stable: equal values stay in run order, then place order.
-                pairs.sort_by(|a, b| nan_last(&a.0, &b.0));
-                values.extend(pairs[keep.clone()].iter().map(|p| p.0));
-                index.extend(pairs[keep].iter().map(|p| p.1));
+                // Equal values by position: run order, then place order.
+                sort_pairs(&mut merged, &mut merged_index, true);
+                index.extend_from_slice(&merged_index[keep]);
             } else {
-                merged.clear();
-                pieces.iter().for_each(|p| merged.extend_from_slice(p.lane(l)));
-                merged.sort_by(nan_last);
+                merge_values(&mut merged);
                 values.extend_from_slice(&merged[keep]);
             }
         }
