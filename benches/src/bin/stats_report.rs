@@ -25,6 +25,8 @@ use chunked_array::{Context, Result, UniqueOptions};
 use chunked_benches::{median, print_rows, secs};
 
 type Rows = Vec<(String, f64, String)>;
+/// One section of the report: its size, the context, the rows it adds.
+type Section = fn(usize, &Context, &mut Rows) -> Result<()>;
 
 fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().collect();
@@ -41,8 +43,7 @@ fn main() -> Result<()> {
         flag("--unique", 100_000_000),
         flag("--pct", 1_000_000_000),
     ];
-    let sections: [fn(usize, &Context, &mut Rows) -> Result<()>; 5] =
-        [median_rows, histogram_rows, sort_rows, unique_rows, percentile_rows];
+    let sections: [Section; 5] = [median_rows, histogram_rows, sort_rows, unique_rows, percentile_rows];
     for (size, section) in sizes.into_iter().zip(sections) {
         if size > 0 {
             section(size, &ctx, &mut rows)?;

@@ -110,12 +110,15 @@ fn merge_values<T: Real>(values: &mut [T]) {
     values[..end].sort_by(|a, b| a.partial_cmp(b).unwrap_or(Ordering::Equal));
 }
 
+/// A value and its position along the axis.
+type Pair<T> = (T, i64);
+
 /// Sorts `values` and their positions `index` by value with NaN last,
 /// equal values by position; `runs`: the pairs are made of sorted runs,
 /// which std's stable sort merges.
 fn sort_pairs<T: Real>(values: &mut [T], index: &mut [i64], runs: bool) {
     let is_nan = |v: &T| v.partial_cmp(v).is_none();
-    let (mut pairs, mut nan): (Vec<(T, i64)>, Vec<(T, i64)>) =
+    let (mut pairs, mut nan): (Vec<Pair<T>>, Vec<Pair<T>>) =
         values.iter().copied().zip(index.iter().copied()).partition(|p| !is_nan(&p.0));
     let order = |a: &(T, i64), b: &(T, i64)| a.0.partial_cmp(&b.0).unwrap_or(Ordering::Equal).then(a.1.cmp(&b.1));
     if runs {
