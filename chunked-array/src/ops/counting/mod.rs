@@ -96,6 +96,9 @@ impl Binning {
                 }
                 // NumPy's `linspace(lo, hi, n + 1)`: lo + i * step, the last edge exact.
                 let step = (hi - lo) / n as f64;
+                if !step.is_finite() {
+                    return Err(Error::invalid("range", (lo, hi), "its width overflows f64"));
+                }
                 let mut edges: Vec<f64> = (0..=n).map(|i| lo + i as f64 * step).collect();
                 edges[n] = hi;
                 let uniform = Uniform { lo, hi, step, scale: n as f64 / (hi - lo), n };
@@ -445,6 +448,8 @@ mod tests {
         assert_eq!(b.bin(1.0), Some(9));
         assert_eq!((b.bin(-0.0), b.bin(1.0 + 1e-16), b.bin(f64::NAN)), (Some(0), Some(9), None));
         assert_eq!(b.bin(1.0000001), None);
+        // A range whose width is past f64 (NumPy's edges would be NaN).
+        assert!(Binning::new(Bins::Count(2), Some((-1e308, 1e308))).is_err());
         let e = Binning::new(Bins::Edges(vec![0.0, 1.0, 1.0, 4.0]), None).unwrap();
         assert_eq!((e.bin(1.0), e.bin(4.0), e.bin(0.999)), (Some(2), Some(2), Some(0)));
     }

@@ -28,9 +28,9 @@ pub(super) struct Uniform {
 
 impl Uniform {
     /// The bin of each value of `batch` (`n` outside the edges or NaN).
-    /// Bins are whole numbers held in `f64` throughout: adding 2^52 rounds
-    /// one to an integer and leaves it in the low bits, which vectorizes
-    /// where a float-to-integer conversion does not.
+    /// Bins are whole numbers held in `f64` until the end: adding 2^52 then
+    /// leaves one in the low bits, which vectorizes where a float-to-integer
+    /// conversion does not.
     #[inline(always)]
     fn bins<T: Element>(&self, batch: &[T], out: &mut [u32; BATCH]) {
         const ROUND: f64 = 4_503_599_627_370_496.0; // 2^52
@@ -39,10 +39,9 @@ impl Uniform {
         let outside = self.n as f64;
         for (o, x) in out.iter_mut().zip(batch) {
             let v = x.to_f64();
-            // Within one of the bin (rounded rather than truncated); `max`
-            // takes 0 for NaN, which is outside anyway.
-            let guess = ((v - lo) * self.scale - 0.5).max(0.0).min(top);
-            let i = (guess + ROUND) - ROUND;
+            // The scalar rule's guess; `max` takes 0 for NaN, which is
+            // outside anyway.
+            let i = ((v - lo) * self.scale).max(0.0).min(top).floor();
             let next = i + 1.0;
             let upper = if next < outside { lo + next * step } else { f64::INFINITY };
             let bin = if v < lo + i * step {

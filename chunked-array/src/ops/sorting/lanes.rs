@@ -9,6 +9,7 @@ use ndarray::{ArrayD, ArrayViewD, Axis, IxDyn};
 
 use crate::block::{Block, BlockValue, SpillImage};
 use crate::element::{Element, WireValue};
+use crate::error::{Error, Result};
 
 /// Lanes of values: lane `l` is `values[bounds[l]..bounds[l + 1]]`.
 ///
@@ -124,17 +125,28 @@ pub(super) fn lanes_of<T: Element>(block: &ArrayViewD<'_, T>, axis: usize) -> Ve
 
 /// The block of `shape` whose lanes along `axis`, one after another, are
 /// `values` (the inverse of [`lanes_of`]).
-pub(super) fn block_of_lanes<T: Element>(values: Vec<T>, shape: &[usize], axis: usize) -> ArrayD<T> {
+///
+/// # Errors
+/// [`Error::InvalidArgument`] when `values` does not fill the shape (lanes
+/// read back from bytes that disagree with their block).
+pub(super) fn block_of_lanes<T: Element>(values: Vec<T>, shape: &[usize], axis: usize) -> Result<ArrayD<T>> {
     let mut lane_major: Vec<usize> = shape.to_vec();
     let len = lane_major.remove(axis);
     lane_major.push(len);
-    let a = ArrayD::from_shape_vec(IxDyn(&lane_major), values).expect("as many values as the shape holds");
+    let count = values.len();
+    let a = ArrayD::from_shape_vec(IxDyn(&lane_major), values)
+        .map_err(|_| Error::invalid("sorted lanes", count, format!("do not fill a block of shape {shape:?}")))?;
     if axis + 1 == shape.len() {
-        return a;
+        return Ok(a);
     }
     let mut order: Vec<usize> = (0..shape.len() - 1).collect();
     order.insert(axis, shape.len() - 1);
-    a.permuted_axes(IxDyn(&order)).as_standard_layout().into_owned()
+    Ok(a.permuted_axes(IxDyn(&order)).as_standard_layout().into_owned())
+}
+
+/// The number of lanes along `axis` in a block of `shape`.
+pub(super) fn lane_count(shape: &[usize], axis: usize) -> usize {
+    shape.iter().enumerate().filter(|&(a, _)| a != axis).map(|(_, n)| n).product()
 }
 
 #[cfg(test)]
@@ -170,8 +182,9 @@ mod tests {
         let a = ArrayD::from_shape_vec(IxDyn(&[2, 3, 4]), (0..24).collect::<Vec<i64>>()).unwrap();
         for axis in 0..3 {
             let lanes = lanes_of(&a.view(), axis);
-            assert_eq!(block_of_lanes(lanes, &[2, 3, 4], axis), a);
+            assert_eq!(block_of_lanes(lanes, &[2, 3, 4], axis).unwrap(), a);
         }
         assert_eq!(lanes_of(&a.view(), 0)[..4], [0, 12, 1, 13]);
+        assert!(block_of_lanes(vec![1i64; 5], &[2, 3], 1).is_err());
     }
 }

@@ -9,6 +9,7 @@
 //! sample sort of [`sample`], whose tasks hold about a block each; `topk` is a
 //! tree reduction ([`top`]) whatever the lane's length.
 
+mod keys;
 mod lanes;
 mod sample;
 mod search;

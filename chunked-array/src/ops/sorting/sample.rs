@@ -24,12 +24,18 @@
 //!    values lie before the pieces) and keeps its block's length.
 //!
 //! An output block's pieces hold its own values and the values between its
-//! ranks and the cuts' ranks: at most about `2 * len / k` per run.
+//! ranks and the cuts' ranks: at most about `2 * len / k` per run. Where a
+//! group of blocks holds so many lanes that `32 (m + 1)` samples a lane would
+//! pass a quarter of the block-size limit, fewer are taken (down to one a
+//! run), and the pieces grow toward whole lanes: the bound on a task's
+//! memory is for lanes long against their count, the case this sort is for
+//! (short lanes are sorted whole in a block).
 
 use std::cmp::Ordering;
 use std::sync::Arc;
 
-use super::lanes::{LaneSet, block_of_lanes, lanes_of};
+use super::keys;
+use super::lanes::{LaneSet, block_of_lanes, lane_count, lanes_of};
 use super::nan_last;
 use crate::array::Array;
 use crate::block::Block;
@@ -110,6 +116,16 @@ fn merge_values<T: Real>(values: &mut [T]) {
     values[..end].sort_by(|a, b| a.partial_cmp(b).unwrap_or(Ordering::Equal));
 }
 
+/// Sorts each `lane`-long piece of `values` (`runs`: made of sorted runs),
+/// through keys where `T` has them.
+fn sort_lanes<T: Real>(values: Vec<T>, lane: usize, runs: bool) -> Vec<T> {
+    keys::sort_lanes(values, lane, runs).unwrap_or_else(|mut values| {
+        let sort = if runs { merge_values } else { sort_values };
+        values.chunks_mut(lane.max(1)).for_each(sort);
+        values
+    })
+}
+
 /// A value and its position along the axis.
 type Pair<T> = (T, i64);
 
@@ -117,6 +133,9 @@ type Pair<T> = (T, i64);
 /// equal values by position; `runs`: the pairs are made of sorted runs,
 /// which std's stable sort merges.
 fn sort_pairs<T: Real>(values: &mut [T], index: &mut [i64], runs: bool) {
+    if keys::sort_pairs(values, index, runs) {
+        return;
+    }
     let is_nan = |v: &T| v.partial_cmp(v).is_none();
     let (mut pairs, mut nan): (Vec<Pair<T>>, Vec<Pair<T>>) =
         values.iter().copied().zip(index.iter().copied()).partition(|p| !is_nan(&p.0));
@@ -161,7 +180,7 @@ impl<T: Real> BlockOp for Runs<T> {
         let block = block_as::<T>(inputs[0], node, "block")?;
         let axis = self.plan.axis;
         let len = block.shape()[axis];
-        let lanes = block.shape().iter().enumerate().filter(|&(a, _)| a != axis).map(|(_, n)| n).product();
+        let lanes = lane_count(block.shape(), axis);
         let mut values = lanes_of(&block.view(), axis);
         let mut index = Vec::new();
         if self.plan.with_index {
@@ -175,19 +194,24 @@ impl<T: Real> BlockOp for Runs<T> {
                 index.extend_from_slice(&lane_index);
             }
         } else {
-            values.chunks_mut(len.max(1)).for_each(sort_values);
+            values = sort_lanes(values, len, false);
         }
         Ok(Arc::new(LaneSet::uniform(lanes, len, values, index)))
     }
 }
 
-/// The sorted run of `block`, checked.
-fn run_of<'a, T: Real>(block: &'a Block, node: &Node) -> Result<&'a LaneSet<T>> {
-    block.as_any().downcast_ref::<LaneSet<T>>().ok_or_else(|| Error::DtypeMismatch {
+/// The lanes of `block` (a run, a piece or the cuts), checked to carry a
+/// position per value when `with_index` (the cuts carry two).
+fn run_of<'a, T: Real>(block: &'a Block, node: &Node, with_index: bool) -> Result<&'a LaneSet<T>> {
+    let set = block.as_any().downcast_ref::<LaneSet<T>>().ok_or_else(|| Error::DtypeMismatch {
         key: format!("sorted run input of {}", node.label()),
         expected: "sorted lanes".into(),
         found: "another type".into(),
-    })
+    })?;
+    if with_index && set.index.len() != set.values.len() {
+        return Err(Error::invalid("sorted lanes", (set.values.len(), set.index.len()), "need one position per value"));
+    }
+    Ok(set)
 }
 
 /// Layer 2: `k` samples of each sorted lane, an array of elements.
@@ -202,7 +226,11 @@ impl<T: Real> BlockOp for Samples<T> {
     }
 
     fn run(&self, node: &Node, idx: &[usize], inputs: &[&Block]) -> Result<Block> {
-        let run = run_of::<T>(inputs[0], node)?;
+        let run = run_of::<T>(inputs[0], node, self.plan.with_index)?;
+        let shape = node.chunks.block_shape(idx);
+        if run.lanes() != lane_count(&shape, self.plan.axis) {
+            return Err(short_run(node, run.lanes()));
+        }
         let b = idx[self.plan.axis];
         let k = self.plan.ks[b];
         let mut values = Vec::with_capacity(run.lanes() * k);
@@ -213,7 +241,7 @@ impl<T: Real> BlockOp for Samples<T> {
                 values.push(*v);
             }
         }
-        Ok(Arc::new(block_of_lanes(values, &node.chunks.block_shape(idx), self.plan.axis)))
+        Ok(Arc::new(block_of_lanes(values, &shape, self.plan.axis)?))
     }
 }
 
@@ -367,7 +395,7 @@ impl<T: Real> BlockOp for Pieces<T> {
         let lanes: usize = node.chunks.block_shape(idx).iter().product();
         let total = plan.bounds[plan.m].max(1);
         let per_value = std::mem::size_of::<T>() + if plan.with_index { 8 } else { 0 };
-        Some(lanes * (plan.len(b) * plan.len(j)).div_ceil(total) * per_value)
+        Some(lanes.saturating_mul(plan.len(b).saturating_mul(plan.len(j)).div_ceil(total)).saturating_mul(per_value))
     }
 
     fn wire(&self) -> Option<Wire> {
@@ -377,8 +405,8 @@ impl<T: Real> BlockOp for Pieces<T> {
     fn run(&self, node: &Node, idx: &[usize], inputs: &[&Block]) -> Result<Block> {
         let plan = &self.plan;
         let (b, j) = (idx[plan.axis] / plan.m, idx[plan.axis] % plan.m);
-        let run = run_of::<T>(inputs[0], node)?;
-        let cuts = run_of::<T>(inputs[1], node)?;
+        let run = run_of::<T>(inputs[0], node, plan.with_index)?;
+        let cuts = run_of::<T>(inputs[1], node, false)?;
         if cuts.lanes() != run.lanes()
             || cuts.values.len() != cuts.lanes() * 2 * plan.m
             || cuts.index.len() != 2 * cuts.values.len()
@@ -435,8 +463,8 @@ impl<T: Real> BlockOp for Merge<T> {
         let j = idx[plan.axis];
         let shape = node.chunks.block_shape(idx);
         let len = shape[plan.axis];
-        let pieces = inputs.iter().map(|b| run_of::<T>(b, node)).collect::<Result<Vec<_>>>()?;
-        let lanes = pieces[0].lanes();
+        let pieces = inputs.iter().map(|b| run_of::<T>(b, node, plan.with_index)).collect::<Result<Vec<_>>>()?;
+        let lanes = lane_count(&shape, plan.axis);
         if pieces.iter().any(|p| p.lanes() != lanes || p.counts.len() != lanes) {
             return Err(Error::invalid("sort pieces", lanes, format!("disagree on their lanes in {}", node.label())));
         }
@@ -445,9 +473,9 @@ impl<T: Real> BlockOp for Merge<T> {
         let mut merged: Vec<T> = Vec::new();
         let mut merged_index: Vec<i64> = Vec::new();
         for l in 0..lanes {
-            let base: i64 = pieces.iter().map(|p| p.counts[l]).sum();
+            let base = pieces.iter().try_fold(0i64, |sum, p| sum.checked_add(p.counts[l]));
             let total: usize = pieces.iter().map(|p| p.range(l).len()).sum();
-            let skip = plan.bounds[j] as i64 - base;
+            let skip = base.and_then(|base| (plan.bounds[j] as i64).checked_sub(base)).unwrap_or(-1);
             if skip < 0 || skip as usize + len > total {
                 return Err(Error::invalid(
                     "sort pieces",
@@ -472,14 +500,14 @@ impl<T: Real> BlockOp for Merge<T> {
                 sort_pairs(&mut merged, &mut merged_index, true);
                 index.extend_from_slice(&merged_index[keep]);
             } else {
-                merge_values(&mut merged);
+                merged = sort_lanes(std::mem::take(&mut merged), usize::MAX, true);
                 values.extend_from_slice(&merged[keep]);
             }
         }
         if plan.with_index {
-            Ok(Arc::new(block_of_lanes(index, &shape, plan.axis)))
+            Ok(Arc::new(block_of_lanes(index, &shape, plan.axis)?))
         } else {
-            Ok(Arc::new(block_of_lanes(values, &shape, plan.axis)))
+            Ok(Arc::new(block_of_lanes(values, &shape, plan.axis)?))
         }
     }
 }

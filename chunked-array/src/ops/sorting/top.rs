@@ -181,9 +181,9 @@ impl<T: Real> BlockOp for Merge<T> {
         }
         let axis = self.plan.axis;
         Ok(if self.plan.positions {
-            Arc::new(block_of_lanes(set.index, &shape, axis))
+            Arc::new(block_of_lanes(set.index, &shape, axis)?)
         } else {
-            Arc::new(block_of_lanes(set.values, &shape, axis))
+            Arc::new(block_of_lanes(set.values, &shape, axis)?)
         })
     }
 }

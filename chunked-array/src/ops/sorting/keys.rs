@@ -1,0 +1,115 @@
+//! Sorting numbers through order-preserving `u64` keys: std's sorts of
+//! plain integers take cheap comparisons and branch-free small sorts where a
+//! float comparison with NaN's cases does not.
+//!
+//! A float's key flips the sign bit of a positive value and every bit of a
+//! negative one, and every NaN has the largest key (NaN last, as NumPy
+//! sorts); an integer's key flips its sign bit. `f32` goes through `f64`
+//! (exact both ways).
+
+use crate::element::{DType, Real};
+
+/// How a type's values map to keys.
+#[derive(Clone, Copy)]
+enum Kind {
+    Float,
+    Signed,
+}
+
+/// `None` for the types without keys here (`u64`, `bool`): they sort by
+/// comparison.
+fn kind<T: Real>() -> Option<Kind> {
+    match T::DTYPE {
+        DType::F64 | DType::F32 => Some(Kind::Float),
+        DType::I8 | DType::I16 | DType::I32 | DType::I64 | DType::U8 | DType::U16 | DType::U32 => Some(Kind::Signed),
+        _ => None,
+    }
+}
+
+/// The key of `v`; `merge_zeros` gives -0.0 the key of 0.0 (they are equal,
+/// and an order by position among equal values must see them so).
+#[inline]
+fn key<T: Real>(v: T, kind: Kind, merge_zeros: bool) -> u64 {
+    match kind {
+        Kind::Float => {
+            let f = v.to_f64();
+            if f.is_nan() {
+                return u64::MAX;
+            }
+            let b = if merge_zeros && f == 0.0 { 0 } else { f.to_bits() };
+            if b >> 63 == 1 { !b } else { b | 1 << 63 }
+        }
+        Kind::Signed => (v.to_i64() as u64) ^ (1 << 63),
+    }
+}
+
+#[inline]
+fn value<T: Real>(key: u64, kind: Kind) -> T {
+    match kind {
+        Kind::Float if key == u64::MAX => T::from_f64(f64::NAN),
+        Kind::Float => T::from_f64(f64::from_bits(if key >> 63 == 1 { key & !(1 << 63) } else { !key })),
+        Kind::Signed => T::from_i64((key ^ (1 << 63)) as i64),
+    }
+}
+
+/// Sorts each `lane`-long piece of `values` ascending with NaN last
+/// (`runs`: made of sorted runs, which std's stable sort merges); `Err`
+/// gives `values` back when `T` has no keys. Values of 8 bytes become their
+/// keys and back in their own allocation (std's in-place `collect`).
+pub(super) fn sort_lanes<T: Real>(values: Vec<T>, lane: usize, runs: bool) -> Result<Vec<T>, Vec<T>> {
+    let Some(kind) = kind::<T>() else { return Err(values) };
+    let mut keys: Vec<u64> = values.into_iter().map(|v| key(v, kind, false)).collect();
+    for lane in keys.chunks_mut(lane.max(1)) {
+        if runs {
+            lane.sort();
+        } else {
+            lane.sort_unstable();
+        }
+    }
+    Ok(keys.into_iter().map(|k| value(k, kind)).collect())
+}
+
+/// Sorts `values` with their positions `index` by value with NaN last,
+/// equal values (-0.0 and 0.0 among them, whose values come back as 0.0)
+/// by position; `false` when `T` has no keys.
+pub(super) fn sort_pairs<T: Real>(values: &mut [T], index: &mut [i64], runs: bool) -> bool {
+    let Some(kind) = kind::<T>() else { return false };
+    let mut pairs: Vec<(u64, i64)> = values.iter().zip(index.iter()).map(|(&v, &i)| (key(v, kind, true), i)).collect();
+    if runs {
+        pairs.sort();
+    } else {
+        pairs.sort_unstable();
+    }
+    values.iter_mut().zip(index.iter_mut()).zip(&pairs).for_each(|((v, i), &(k, p))| (*v, *i) = (value(k, kind), p));
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ops::sorting::nan_last;
+
+    #[test]
+    fn keys_sort_as_numpy_orders() {
+        let mut floats: Vec<f64> = (0..5000).map(|i| ((i * 7919) % 1013) as f64 * 0.37 - 180.0).collect();
+        floats.extend([f64::NAN, -f64::NAN, f64::INFINITY, f64::NEG_INFINITY, -0.0, 0.0, f64::MIN_POSITIVE, -5e-324]);
+        let mut want = floats.clone();
+        want.sort_by(nan_last);
+        let got = sort_lanes(floats.clone(), floats.len(), false).unwrap();
+        assert!(got.iter().zip(&want).all(|(a, b)| nan_last(a, b).is_eq()));
+        let mut index: Vec<i64> = (0..floats.len() as i64).collect();
+        let mut values = floats.clone();
+        assert!(sort_pairs(&mut values, &mut index, false));
+        let mut want: Vec<usize> = (0..floats.len()).collect();
+        want.sort_by(|&a, &b| nan_last(&floats[a], &floats[b])); // stable
+        assert_eq!(index, want.iter().map(|&i| i as i64).collect::<Vec<_>>());
+        let ints: Vec<i32> = (0..3000).map(|i| ((i * 7919) % 2001) - 1000).chain([i32::MIN, i32::MAX]).collect();
+        let mut want = ints.clone();
+        want.chunks_mut(1000).for_each(|lane| lane.sort());
+        assert_eq!(sort_lanes(ints, 1000, true).unwrap(), want);
+        let small = sort_lanes(vec![3.5f32, -1.25, f32::NAN, 0.0], 4, false).unwrap();
+        assert_eq!(&small[..3], &[-1.25, 0.0, 3.5]);
+        assert!(small[3].is_nan());
+        assert_eq!(sort_lanes(vec![7u64, 1], 2, false), Err(vec![7, 1]));
+    }
+}
