@@ -417,16 +417,28 @@ impl<T: Real> BlockOp for Pieces<T> {
                 format!("do not match the run's {} lanes", run.lanes()),
             ));
         }
-        let mut piece = LaneSet { bounds: vec![0], values: Vec::new(), index: Vec::new(), counts: Vec::new() };
-        for l in 0..run.lanes() {
-            let lane = run.lane(l);
-            let cut = |c: usize| {
-                let at = l * 2 * plan.m + 2 * j + c;
-                (cuts.values[at], cuts.index[2 * at], cuts.index[2 * at + 1])
-            };
-            let lo = self.below(lane, b as i64, cut(0));
-            let hi = self.below(lane, b as i64, cut(1)).max(lo);
-            piece.values.extend_from_slice(&lane[lo..hi]);
+        // Each lane's part first, so that the piece is allocated once.
+        let parts: Vec<(usize, usize)> = (0..run.lanes())
+            .map(|l| {
+                let cut = |c: usize| {
+                    let at = l * 2 * plan.m + 2 * j + c;
+                    (cuts.values[at], cuts.index[2 * at], cuts.index[2 * at + 1])
+                };
+                let lane = run.lane(l);
+                let lo = self.below(lane, b as i64, cut(0));
+                (lo, self.below(lane, b as i64, cut(1)).max(lo))
+            })
+            .collect();
+        let total: usize = parts.iter().map(|(lo, hi)| hi - lo).sum();
+        let mut piece = LaneSet {
+            bounds: Vec::with_capacity(parts.len() + 1),
+            values: Vec::with_capacity(total),
+            index: Vec::with_capacity(if plan.with_index { total } else { 0 }),
+            counts: Vec::with_capacity(parts.len()),
+        };
+        piece.bounds.push(0);
+        for (l, &(lo, hi)) in parts.iter().enumerate() {
+            piece.values.extend_from_slice(&run.lane(l)[lo..hi]);
             if plan.with_index {
                 let start = run.range(l).start;
                 let index = run.index.get(start + lo..start + hi).ok_or_else(|| short_run(node, run.index.len()))?;
@@ -489,9 +501,11 @@ impl<T: Real> BlockOp for Merge<T> {
             }
             let keep = skip as usize..skip as usize + len;
             merged.clear();
+            merged.reserve(total);
             pieces.iter().for_each(|p| merged.extend_from_slice(p.lane(l)));
             if plan.with_index {
                 merged_index.clear();
+                merged_index.reserve(total);
                 for p in &pieces {
                     merged_index
                         .extend_from_slice(p.index.get(p.range(l)).ok_or_else(|| short_run(node, p.index.len()))?);
