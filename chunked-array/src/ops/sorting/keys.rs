@@ -26,6 +26,18 @@ fn kind<T: Real>() -> Option<Kind> {
     }
 }
 
+/// The order-preserving key of a float that is not NaN: the sign bit flipped
+/// for a positive value, every bit for a negative one.
+pub(crate) fn float_key(f: f64) -> u64 {
+    let b = f.to_bits();
+    if b >> 63 == 1 { !b } else { b | 1 << 63 }
+}
+
+/// The float of a key [`float_key`] made.
+pub(crate) fn float_of_key(key: u64) -> f64 {
+    f64::from_bits(if key >> 63 == 1 { key & !(1 << 63) } else { !key })
+}
+
 /// The key of `v`; `merge_zeros` gives -0.0 the key of 0.0 (they are equal,
 /// and an order by position among equal values must see them so).
 #[inline]
@@ -36,8 +48,7 @@ fn key<T: Real>(v: T, kind: Kind, merge_zeros: bool) -> u64 {
             if f.is_nan() {
                 return u64::MAX;
             }
-            let b = if merge_zeros && f == 0.0 { 0 } else { f.to_bits() };
-            if b >> 63 == 1 { !b } else { b | 1 << 63 }
+            float_key(if merge_zeros && f == 0.0 { 0.0 } else { f })
         }
         Kind::Signed => (v.to_i64() as u64) ^ (1 << 63),
     }
@@ -47,7 +58,7 @@ fn key<T: Real>(v: T, kind: Kind, merge_zeros: bool) -> u64 {
 fn value<T: Real>(key: u64, kind: Kind) -> T {
     match kind {
         Kind::Float if key == u64::MAX => T::from_f64(f64::NAN),
-        Kind::Float => T::from_f64(f64::from_bits(if key >> 63 == 1 { key & !(1 << 63) } else { !key })),
+        Kind::Float => T::from_f64(float_of_key(key)),
         Kind::Signed => T::from_i64((key ^ (1 << 63)) as i64),
     }
 }

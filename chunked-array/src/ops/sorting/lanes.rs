@@ -10,6 +10,7 @@ use ndarray::{ArrayD, ArrayViewD, Axis, IxDyn};
 use crate::block::{Block, BlockValue, SpillImage};
 use crate::element::{Element, WireValue};
 use crate::error::{Error, Result};
+use crate::graph::Node;
 
 /// Lanes of values: lane `l` is `values[bounds[l]..bounds[l + 1]]`.
 ///
@@ -72,6 +73,24 @@ impl<T: Element> LaneSet<T> {
 
     fn rebuild(bytes: &[u8]) -> Option<Block> {
         LaneSet::<T>::from_bytes(bytes).map(|set| Arc::new(set) as Block)
+    }
+
+    /// The lane set `block` holds, read by a task of `node`; `with_index`:
+    /// checked to carry a position per value.
+    ///
+    /// # Errors
+    /// [`Error::DtypeMismatch`] for another kind of block,
+    /// [`Error::InvalidArgument`] for positions that do not match the values.
+    pub fn of<'a>(block: &'a Block, node: &Node, with_index: bool) -> Result<&'a LaneSet<T>> {
+        let set = block.as_any().downcast_ref::<LaneSet<T>>().ok_or_else(|| Error::DtypeMismatch {
+            key: format!("lanes input of {}", node.label()),
+            expected: "lanes of values".into(),
+            found: "another type".into(),
+        })?;
+        if with_index && set.index.len() != set.values.len() {
+            return Err(Error::invalid("lanes", (set.values.len(), set.index.len()), "need one position per value"));
+        }
+        Ok(set)
     }
 
     /// How these blocks travel between ranks.

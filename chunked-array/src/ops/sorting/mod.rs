@@ -9,7 +9,7 @@
 //! sample sort of [`sample`], whose tasks hold about a block each; `topk` is a
 //! tree reduction ([`top`]) whatever the lane's length.
 
-mod keys;
+pub(crate) mod keys;
 mod lanes;
 mod sample;
 mod search;
@@ -36,12 +36,17 @@ pub(crate) fn nan_last<T: Real>(a: &T, b: &T) -> Ordering {
 }
 
 impl<T: Real> Array<T> {
-    /// This array with `axis` whole in every block, and the axis's number.
-    fn axis_whole(&self, axis: isize) -> Result<(Array<T>, usize)> {
+    /// The number of the axis to sort along.
+    fn sort_axis(&self, axis: isize) -> Result<usize> {
         if self.ndim() == 0 {
             return Err(Error::invalid("array shape", self.shape(), "sorting needs at least one axis"));
         }
-        let axis = normalize_axes(&[axis], self.ndim())?[0];
+        Ok(normalize_axes(&[axis], self.ndim())?[0])
+    }
+
+    /// This array with `axis` whole in every block, and the axis's number.
+    fn axis_whole(&self, axis: isize) -> Result<(Array<T>, usize)> {
+        let axis = self.sort_axis(axis)?;
         let mut spec = vec![AxisChunks::Auto; self.ndim()];
         spec[axis] = AxisChunks::Whole;
         Ok((self.rechunk(ChunkSpec::per_axis(spec))?, axis))
@@ -53,12 +58,12 @@ impl<T: Real> Array<T> {
         &self,
         axis: isize,
         lane_op: impl Fn(&[T], &mut [U]) + Send + Sync + 'static,
-    ) -> Result<(Array<U>, usize)> {
+    ) -> Result<Array<U>> {
         let (whole, axis) = self.axis_whole(axis)?;
         let mut out_chunks = whole.chunks().lengths().to_vec();
         let len = whole.shape()[axis];
         out_chunks[axis] = vec![len];
-        let out = whole.map_blocks(
+        whole.map_blocks(
             move |block: ArrayViewD<'_, T>, _| {
                 let mut shape = block.shape().to_vec();
                 shape[axis] = len;
@@ -74,8 +79,7 @@ impl<T: Real> Array<T> {
                 out
             },
             Some(out_chunks.into()),
-        )?;
-        Ok((out, axis))
+        )
     }
 
     /// The array sorted along `axis` (NumPy's `np.sort(x, axis)`; NaN last),
@@ -117,7 +121,7 @@ impl<T: Real> Array<T> {
             return Array::built(sample::sample_sort(self, axis, false, options.block_size_limit)?)?
                 .rechunk(self.chunks());
         }
-        let (sorted, _) = self.per_lane(axis, |values, out: &mut [T]| {
+        let sorted = self.per_lane(axis, |values, out: &mut [T]| {
             out.copy_from_slice(values);
             sample::sort_values(out);
         })?;
@@ -127,10 +131,7 @@ impl<T: Real> Array<T> {
     /// The axis's number when its lanes are long enough for the sample sort
     /// (see [`Array::sort_with`]).
     fn long_lanes(&self, axis: isize, options: &BlockSizeOptions) -> Result<Option<usize>> {
-        if self.ndim() == 0 {
-            return Err(Error::invalid("array shape", self.shape(), "sorting needs at least one axis"));
-        }
-        let axis = normalize_axes(&[axis], self.ndim())?[0];
+        let axis = self.sort_axis(axis)?;
         let lane_bytes = self.shape()[axis].saturating_mul(std::mem::size_of::<T>());
         let blocks = self.chunks().lengths()[axis].len();
         Ok((blocks > 1 && lane_bytes > options.block_size_limit / 16).then_some(axis))
@@ -168,7 +169,7 @@ impl<T: Real> Array<T> {
             return Array::built(sample::sample_sort(self, axis, true, options.block_size_limit)?)?
                 .rechunk(self.chunks());
         }
-        let (order, _) = self.per_lane(axis, |values, out: &mut [i64]| {
+        let order = self.per_lane(axis, |values, out: &mut [i64]| {
             let mut idx: Vec<usize> = (0..values.len()).collect();
             idx.sort_by(|&a, &b| nan_last(&values[a], &values[b]));
             out.iter_mut().zip(idx).for_each(|(o, i)| *o = i as i64);
@@ -233,7 +234,7 @@ impl<T: Real> Array<T> {
         if self.long_lanes(axis, &BlockSizeOptions::default())?.is_some() {
             return self.sort(axis);
         }
-        let (out, _) = self.per_lane(axis, move |values, out: &mut [T]| {
+        let out = self.per_lane(axis, move |values, out: &mut [T]| {
             out.copy_from_slice(values);
             partition_at(out, &kth, |a, b| nan_last(a, b));
         })?;
@@ -258,7 +259,7 @@ impl<T: Real> Array<T> {
         if self.long_lanes(axis, &BlockSizeOptions::default())?.is_some() {
             return self.argsort(axis);
         }
-        let (out, _) = self.per_lane(axis, move |values, out: &mut [i64]| {
+        let out = self.per_lane(axis, move |values, out: &mut [i64]| {
             let mut idx: Vec<usize> = (0..values.len()).collect();
             partition_at(&mut idx, &kth, |&a, &b| nan_last(&values[a], &values[b]));
             out.iter_mut().zip(idx).for_each(|(o, i)| *o = i as i64);

@@ -200,20 +200,6 @@ impl<T: Real> BlockOp for Runs<T> {
     }
 }
 
-/// The lanes of `block` (a run, a piece or the cuts), checked to carry a
-/// position per value when `with_index` (the cuts carry two).
-fn run_of<'a, T: Real>(block: &'a Block, node: &Node, with_index: bool) -> Result<&'a LaneSet<T>> {
-    let set = block.as_any().downcast_ref::<LaneSet<T>>().ok_or_else(|| Error::DtypeMismatch {
-        key: format!("sorted run input of {}", node.label()),
-        expected: "sorted lanes".into(),
-        found: "another type".into(),
-    })?;
-    if with_index && set.index.len() != set.values.len() {
-        return Err(Error::invalid("sorted lanes", (set.values.len(), set.index.len()), "need one position per value"));
-    }
-    Ok(set)
-}
-
 /// Layer 2: `k` samples of each sorted lane, an array of elements.
 struct Samples<T> {
     plan: Arc<Plan>,
@@ -226,7 +212,7 @@ impl<T: Real> BlockOp for Samples<T> {
     }
 
     fn run(&self, node: &Node, idx: &[usize], inputs: &[&Block]) -> Result<Block> {
-        let run = run_of::<T>(inputs[0], node, self.plan.with_index)?;
+        let run = LaneSet::<T>::of(inputs[0], node, self.plan.with_index)?;
         let shape = node.chunks.block_shape(idx);
         if run.lanes() != lane_count(&shape, self.plan.axis) {
             return Err(short_run(node, run.lanes()));
@@ -405,8 +391,8 @@ impl<T: Real> BlockOp for Pieces<T> {
     fn run(&self, node: &Node, idx: &[usize], inputs: &[&Block]) -> Result<Block> {
         let plan = &self.plan;
         let (b, j) = (idx[plan.axis] / plan.m, idx[plan.axis] % plan.m);
-        let run = run_of::<T>(inputs[0], node, plan.with_index)?;
-        let cuts = run_of::<T>(inputs[1], node, false)?;
+        let run = LaneSet::<T>::of(inputs[0], node, plan.with_index)?;
+        let cuts = LaneSet::<T>::of(inputs[1], node, false)?;
         if cuts.lanes() != run.lanes()
             || cuts.values.len() != cuts.lanes() * 2 * plan.m
             || cuts.index.len() != 2 * cuts.values.len()
@@ -475,7 +461,7 @@ impl<T: Real> BlockOp for Merge<T> {
         let j = idx[plan.axis];
         let shape = node.chunks.block_shape(idx);
         let len = shape[plan.axis];
-        let pieces = inputs.iter().map(|b| run_of::<T>(b, node, plan.with_index)).collect::<Result<Vec<_>>>()?;
+        let pieces = inputs.iter().map(|b| LaneSet::<T>::of(b, node, plan.with_index)).collect::<Result<Vec<_>>>()?;
         let lanes = lane_count(&shape, plan.axis);
         if pieces.iter().any(|p| p.lanes() != lanes || p.counts.len() != lanes) {
             return Err(Error::invalid("sort pieces", lanes, format!("disagree on their lanes in {}", node.label())));

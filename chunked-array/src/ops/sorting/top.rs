@@ -73,15 +73,6 @@ impl Plan {
     }
 }
 
-/// A partial or merged set of best values, checked.
-fn best_of<'a, T: Real>(block: &'a Block, node: &Node) -> Result<&'a LaneSet<T>> {
-    block.as_any().downcast_ref::<LaneSet<T>>().ok_or_else(|| Error::DtypeMismatch {
-        key: format!("topk partial input of {}", node.label()),
-        expected: "best values per lane".into(),
-        found: "another type".into(),
-    })
-}
-
 /// The leaves: each block's best values a lane.
 struct Leaves<T> {
     plan: Arc<Plan>,
@@ -150,9 +141,9 @@ impl<T: Real> BlockOp for Merge<T> {
     }
 
     fn run(&self, node: &Node, idx: &[usize], inputs: &[&Block]) -> Result<Block> {
-        let parts = inputs.iter().map(|b| best_of::<T>(b, node)).collect::<Result<Vec<_>>>()?;
+        let parts = inputs.iter().map(|b| LaneSet::<T>::of(b, node, true)).collect::<Result<Vec<_>>>()?;
         let lanes = parts[0].lanes();
-        if parts.iter().any(|p| p.lanes() != lanes || p.index.len() != p.values.len()) {
+        if parts.iter().any(|p| p.lanes() != lanes) {
             return Err(Error::invalid("topk partials", lanes, format!("disagree on their lanes in {}", node.label())));
         }
         let mut set = LaneSet { bounds: vec![0], values: Vec::new(), index: Vec::new(), counts: Vec::new() };

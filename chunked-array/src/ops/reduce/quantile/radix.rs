@@ -28,6 +28,7 @@ use crate::chunks::Chunks;
 use crate::element::{DType, Element, Float};
 use crate::error::{Error, Result};
 use crate::graph::{BlockOp, Node, block_as};
+use crate::ops::sorting::keys::{float_key, float_of_key};
 
 const DIGIT: u32 = 16;
 const RADIX: usize = 1 << DIGIT;
@@ -45,11 +46,10 @@ trait Keyed: Copy + 'static {
 impl Keyed for f64 {
     const KEY_BITS: u32 = 64;
     fn key(self) -> Option<u64> {
-        let b = self.to_bits();
-        (!self.is_nan()).then_some(if b >> 63 == 1 { !b } else { b | 1 << 63 })
+        (!self.is_nan()).then(|| float_key(self))
     }
     fn from_key(key: u64) -> f64 {
-        f64::from_bits(if key >> 63 == 1 { key & !(1 << 63) } else { !key })
+        float_of_key(key)
     }
 }
 
