@@ -7,6 +7,10 @@
 //! sorts); an integer's key flips its sign bit. `f32` goes through `f64`
 //! (exact both ways).
 
+use std::mem::MaybeUninit;
+use std::ops::Range;
+
+use crate::block::alloc::block_vec;
 use crate::element::{DType, Real};
 
 /// How a type's values map to keys.
@@ -80,6 +84,59 @@ pub(super) fn sort_lanes<T: Real>(values: Vec<T>, lane: usize, runs: bool) -> Re
     Ok(keys.into_iter().map(|k| value(k, kind)).collect())
 }
 
+/// Merges the sorted `runs` (ascending, NaN last) and appends ranks `keep`
+/// of the merge to `out`; `false` (nothing appended) when `T` has no keys.
+/// The runs' keys merge two at a time, branch-free, between two buffers of
+/// huge-page block memory: about `log2(runs)` passes over the keys, without
+/// the scratch space and run detection of std's stable sort.
+pub(super) fn merge_runs<T: Real>(runs: &[&[T]], keep: Range<usize>, out: &mut Vec<T>) -> bool {
+    let Some(kind) = kind::<T>() else { return false };
+    let total: usize = runs.iter().map(|r| r.len()).sum();
+    let mut from: Vec<u64> = block_vec(total);
+    let mut bounds = vec![0];
+    for run in runs {
+        from.extend(run.iter().map(|&v| key(v, kind, false)));
+        bounds.push(from.len());
+    }
+    let mut to: Vec<u64> = block_vec(total);
+    while bounds.len() > 2 {
+        let spare = &mut to.spare_capacity_mut()[..total];
+        let mut next = vec![0];
+        for r in (0..bounds.len() - 1).step_by(2) {
+            let (start, mid) = (bounds[r], bounds[r + 1]);
+            let end = bounds.get(r + 2).copied().unwrap_or(mid);
+            merge_two(&from[start..mid], &from[mid..end], &mut spare[start..end]);
+            next.push(end);
+        }
+        // SAFETY: the merges wrote every one of the `total` elements.
+        unsafe { to.set_len(total) };
+        std::mem::swap(&mut from, &mut to);
+        to.clear();
+        bounds = next;
+    }
+    out.extend(from[keep].iter().map(|&k| value::<T>(k, kind)));
+    true
+}
+
+/// Writes the merge of sorted `a` and `b` into `out` (`a`'s first among
+/// equal keys), choosing each element without a branch.
+fn merge_two(a: &[u64], b: &[u64], out: &mut [MaybeUninit<u64>]) {
+    assert_eq!(a.len() + b.len(), out.len(), "the merge fills its output");
+    let (mut i, mut j) = (0, 0);
+    for slot in out.iter_mut() {
+        if i == a.len() || j == b.len() {
+            break;
+        }
+        let (x, y) = (a[i], b[j]);
+        let take_b = y < x;
+        slot.write(if take_b { y } else { x });
+        (i, j) = (i + !take_b as usize, j + take_b as usize);
+    }
+    for (slot, &k) in out[i + j..].iter_mut().zip(a[i..].iter().chain(&b[j..])) {
+        slot.write(k);
+    }
+}
+
 /// Sorts `values` with their positions `index` by value with NaN last,
 /// equal values (-0.0 and 0.0 among them, whose values come back as 0.0)
 /// by position; `false` when `T` has no keys.
@@ -122,5 +179,36 @@ mod tests {
         assert_eq!(&small[..3], &[-1.25, 0.0, 3.5]);
         assert!(small[3].is_nan());
         assert_eq!(sort_lanes(vec![7u64, 1], 2, false), Err(vec![7, 1]));
+    }
+
+    #[test]
+    fn merges_match_a_sort_of_the_runs() {
+        let mut state = 7u64;
+        let mut draw = |modulus: u64| {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (state >> 33) % modulus
+        };
+        for (runs, len, modulus) in [(1, 9, 5), (2, 0, 3), (2, 1, 3), (3, 17, 4), (6, 33, 1000), (7, 40, 2), (5, 1, 1)]
+        {
+            let parts: Vec<Vec<f64>> = (0..runs)
+                .map(|r| {
+                    let n = if r % 3 == 1 { len / 2 } else { len };
+                    let mut v: Vec<f64> = (0..n).map(|_| draw(modulus) as f64 - 2.0).collect();
+                    v.extend((0..r % 2).map(|_| f64::NAN));
+                    v.sort_by(nan_last);
+                    v
+                })
+                .collect();
+            let mut want: Vec<f64> = parts.concat();
+            want.sort_by(nan_last);
+            for keep in [0..want.len(), want.len() / 3..want.len() - want.len() / 4] {
+                let mut got = vec![-9.0];
+                let slices: Vec<&[f64]> = parts.iter().map(|p| p.as_slice()).collect();
+                assert!(merge_runs(&slices, keep.clone(), &mut got));
+                assert_eq!(got.len(), 1 + keep.len());
+                assert!(got[1..].iter().zip(&want[keep]).all(|(a, b)| nan_last(a, b).is_eq()), "{parts:?}");
+            }
+        }
+        assert!(!merge_runs::<u64>(&[&[1, 2]], 0..2, &mut Vec::new()));
     }
 }

@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use ndarray::{ArrayD, ArrayViewD, Axis, IxDyn};
 
+use crate::block::alloc::block_vec;
 use crate::block::{Block, BlockValue, SpillImage};
 use crate::element::{Element, WireValue};
 use crate::error::{Error, Result};
@@ -135,9 +136,12 @@ fn get_vec<V: WireValue>(rest: &mut &[u8]) -> Option<Vec<V>> {
 
 /// The lanes of `block` along `axis`, one after another.
 pub(super) fn lanes_of<T: Element>(block: &ArrayViewD<'_, T>, axis: usize) -> Vec<T> {
-    let mut out = Vec::with_capacity(block.len());
+    let mut out = block_vec(block.len());
     for lane in block.lanes(Axis(axis)) {
-        out.extend(lane.iter().copied());
+        match lane.as_slice() {
+            Some(contiguous) => out.extend_from_slice(contiguous),
+            None => out.extend(lane.iter().copied()),
+        }
     }
     out
 }

@@ -39,6 +39,7 @@ use super::lanes::{LaneSet, block_of_lanes, lane_count, lanes_of};
 use super::nan_last;
 use crate::array::Array;
 use crate::block::Block;
+use crate::block::alloc::block_vec;
 use crate::chunks::Chunks;
 use crate::element::{DType, Real};
 use crate::error::{Error, Result};
@@ -418,8 +419,8 @@ impl<T: Real> BlockOp for Pieces<T> {
         let total: usize = parts.iter().map(|(lo, hi)| hi - lo).sum();
         let mut piece = LaneSet {
             bounds: Vec::with_capacity(parts.len() + 1),
-            values: Vec::with_capacity(total),
-            index: Vec::with_capacity(if plan.with_index { total } else { 0 }),
+            values: block_vec(total),
+            index: block_vec(if plan.with_index { total } else { 0 }),
             counts: Vec::with_capacity(parts.len()),
         };
         piece.bounds.push(0);
@@ -466,8 +467,8 @@ impl<T: Real> BlockOp for Merge<T> {
         if pieces.iter().any(|p| p.lanes() != lanes || p.counts.len() != lanes) {
             return Err(Error::invalid("sort pieces", lanes, format!("disagree on their lanes in {}", node.label())));
         }
-        let mut values = Vec::with_capacity(lanes * len);
-        let mut index = Vec::with_capacity(if plan.with_index { lanes * len } else { 0 });
+        let mut values = if plan.with_index { Vec::new() } else { block_vec(lanes * len) };
+        let mut index = if plan.with_index { block_vec(lanes * len) } else { Vec::new() };
         let mut merged: Vec<T> = Vec::new();
         let mut merged_index: Vec<i64> = Vec::new();
         for l in 0..lanes {
@@ -486,9 +487,13 @@ impl<T: Real> BlockOp for Merge<T> {
                 ));
             }
             let keep = skip as usize..skip as usize + len;
+            let runs: Vec<&[T]> = pieces.iter().map(|p| p.lane(l)).collect();
+            if !plan.with_index && keys::merge_runs(&runs, keep.clone(), &mut values) {
+                continue;
+            }
             merged.clear();
             merged.reserve(total);
-            pieces.iter().for_each(|p| merged.extend_from_slice(p.lane(l)));
+            runs.iter().for_each(|run| merged.extend_from_slice(run));
             if plan.with_index {
                 merged_index.clear();
                 merged_index.reserve(total);
