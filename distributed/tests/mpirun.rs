@@ -6,8 +6,8 @@
 //! (`harness = false`): run by
 //! `cargo test`, it starts itself under `mpirun` with the checks to run, and
 //! fails when a job fails, prints a failed check, or hangs past its time limit.
-//! Without `mpirun` on the machine it prints why and skips (the test command
-//! installs Open MPI).
+//! Without `mpirun` on the machine it prints why and skips, or fails where the
+//! tools are required (`CI=true`, or the test command, which installs Open MPI).
 //!
 //! Bit-identical: random generation, elementwise work, rechunking, persisted
 //! blocks, Zarr round trips (every task computes exactly what it computes in one

@@ -84,7 +84,7 @@ pub(super) fn compiler() -> Option<&'static str> {
 
 fn build() -> Option<PathBuf> {
     let Some(cxx) = compiler() else {
-        println!("skipping: no host C++ compiler (c++, g++ or clang++) to build the kernel source with");
+        crate::support::tool_missing("no host C++ compiler (c++, g++ or clang++) to build the kernel source with");
         return None;
     };
     let dir = std::env::temp_dir().join(format!("chunked-philox-host-{}", std::process::id()));
@@ -275,7 +275,7 @@ fn generated_elementwise_kernels_compute_what_the_cpu_does() {
     use chunked_array::{Array, where_};
     use ndarray::ArrayD;
     if compiler().is_none() {
-        return println!("skipping: no host C++ compiler to build the generated kernels with");
+        return crate::support::tool_missing("no host C++ compiler to build the generated kernels with");
     }
     let xs = ArrayD::from_shape_fn(vec![6, 5], |i| (i[0] as f64 - 2.5) * 0.7 + i[1] as f64 * 0.31);
     let ys = ArrayD::from_shape_fn(vec![6, 5], |i| ((i[0] * 5 + i[1]) as f64).sqrt() - 1.2);
@@ -365,7 +365,7 @@ fn generated_ufunc_kernels_compute_what_the_cpu_does() {
     use chunked_array::Array;
     use ndarray::ArrayD;
     if compiler().is_none() {
-        return println!("skipping: no host C++ compiler to build the generated kernels with");
+        return crate::support::tool_missing("no host C++ compiler to build the generated kernels with");
     }
     let xs = ArrayD::from_shape_fn(vec![6, 5], |i| (i[0] as f64 - 2.5) * 1.7 + i[1] as f64 * 0.31);
     let ys = ArrayD::from_shape_fn(vec![6, 5], |i| ((i[0] * 5 + i[1]) as f64).sqrt() - 2.2);

@@ -85,7 +85,7 @@ fn chrome_trace_is_json_that_python_reads() {
             c.wait_with_output()
         })
     else {
-        println!("skipping the JSON check: python3 is not installed");
+        crate::support::tool_missing("the JSON check: python3 is not installed");
         return;
     };
     assert!(out.status.success(), "python could not parse the trace");
@@ -110,7 +110,7 @@ fn html_report_draws_in_a_browser() {
         .into_iter()
         .find(|b| Command::new(b).arg("--version").output().is_ok())
     else {
-        println!("skipping the browser check: no chromium installed (scripts/test.sh installs it)");
+        crate::support::tool_missing("the browser check: no chromium installed (scripts/test.sh installs it)");
         return;
     };
     let out = Command::new(browser)
@@ -178,7 +178,7 @@ print(coloured)
             let coloured: usize = String::from_utf8_lossy(&o.stdout).trim().parse().unwrap();
             assert!(coloured > 2000, "only {coloured} coloured pixels: the charts did not draw");
         }
-        _ => println!("skipping the pixel count: python3 is not installed"),
+        _ => crate::support::tool_missing("the pixel count: python3 is not installed"),
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -195,7 +195,7 @@ fn svg_pictures_when_graphviz_is_installed() {
         }
         Err(e) => {
             assert!(e.to_string().contains("graphviz"), "{e}");
-            println!("skipping the SVG check: {e}");
+            crate::support::tool_missing(&format!("the SVG check: {e}"));
         }
     }
 }

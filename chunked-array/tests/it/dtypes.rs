@@ -211,7 +211,7 @@ macro_rules! each_type {
 #[test]
 fn every_type_to_and_from_numpy_zarr_python_and_h5py() {
     let Some(py) = crate::io_interop::python("CHUNKED_PYTHON", "target/pyenv") else {
-        eprintln!("skipped: no Python interpreter found (set CHUNKED_PYTHON or run scripts/setup_python.sh)");
+        crate::support::tool_missing("no Python interpreter found (set CHUNKED_PYTHON or run scripts/setup_python.sh)");
         return;
     };
     let dir = TempDir::new("dtypes-interop");

@@ -145,7 +145,7 @@ fn result_type_is_numpys_table() {
 #[test]
 fn named_ufuncs_give_numpys_result_types() {
     let Some(py) = crate::io_interop::python("CHUNKED_PYTHON", "target/pyenv") else {
-        eprintln!("skipped: no Python interpreter found (set CHUNKED_PYTHON or run scripts/setup_python.sh)");
+        crate::support::tool_missing("no Python interpreter found (set CHUNKED_PYTHON or run scripts/setup_python.sh)");
         return;
     };
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/interop/dynamic.py");

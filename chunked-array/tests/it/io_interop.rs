@@ -64,7 +64,7 @@ pub(crate) fn run_python(python: &Path, args: &[&Path]) {
 #[test]
 fn reads_what_zarr_python_3_h5py_and_numpy_wrote() {
     let Some(py) = python("CHUNKED_PYTHON", "target/pyenv") else {
-        eprintln!("skipped: no Python interpreter found (set CHUNKED_PYTHON or run scripts/setup_python.sh)");
+        crate::support::tool_missing("no Python interpreter found (set CHUNKED_PYTHON or run scripts/setup_python.sh)");
         return;
     };
     let dir = TempDir::new("interop3");
@@ -120,7 +120,9 @@ fn reads_what_zarr_python_3_h5py_and_numpy_wrote() {
 #[test]
 fn reads_what_zarr_python_2_wrote() {
     let Some(py) = python("CHUNKED_PYTHON_ZARR2", "target/pyenv-zarr2") else {
-        eprintln!("skipped: no Python interpreter found (set CHUNKED_PYTHON_ZARR2 or run scripts/setup_python.sh)");
+        crate::support::tool_missing(
+            "no Python interpreter found (set CHUNKED_PYTHON_ZARR2 or run scripts/setup_python.sh)",
+        );
         return;
     };
     let dir = TempDir::new("interop2");
@@ -144,7 +146,7 @@ fn reads_what_zarr_python_2_wrote() {
 #[test]
 fn zarr_python_h5py_and_numpy_read_what_we_wrote() {
     let Some(py) = python("CHUNKED_PYTHON", "target/pyenv") else {
-        eprintln!("skipped: no Python interpreter found (set CHUNKED_PYTHON or run scripts/setup_python.sh)");
+        crate::support::tool_missing("no Python interpreter found (set CHUNKED_PYTHON or run scripts/setup_python.sh)");
         return;
     };
     let dir = TempDir::new("interop-ours");

@@ -222,7 +222,7 @@ fn status_kib(field: &str) -> usize {
 #[test]
 fn peak_rss_stays_near_the_limit() {
     if !Path::new("/proc/self/status").exists() {
-        eprintln!("skipped: no /proc to read the peak RSS from");
+        crate::support::tool_missing("no /proc to read the peak RSS from");
         return;
     }
     let limit = 8usize << 20;

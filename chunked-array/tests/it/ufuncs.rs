@@ -127,7 +127,7 @@ where
 #[test]
 fn ufuncs_give_numpys_values_on_edge_cases() {
     let Some(cases) = numpy_cases() else {
-        eprintln!("skipped: no Python interpreter found (set CHUNKED_PYTHON or run scripts/setup_python.sh)");
+        crate::support::tool_missing("no Python interpreter found (set CHUNKED_PYTHON or run scripts/setup_python.sh)");
         return;
     };
     let mut checked = 0;

@@ -5,3 +5,4 @@ mod mpi_jobs;
 mod notebook_001;
 mod pair_regressions;
 mod seed;
+mod support;

@@ -31,7 +31,7 @@ fn pipeline_resumes_and_reduce_reads_it() {
     let pipeline = env!("CARGO_BIN_EXE_mpi_pipeline");
     let small = ["--rows", "4000", "--cols", "20", "--chunks", "200,20"];
     let Some(first) = mpirun(2, pipeline, &[&["--output", out, "--fail-at", "13"][..], &small[..]].concat()) else {
-        println!("skipping: no mpirun (scripts/test.sh installs Open MPI)");
+        crate::support::tool_missing("no mpirun (scripts/test.sh installs Open MPI)");
         return;
     };
     assert!(!first.status.success(), "the interrupted run succeeded:\n{}", text(&first));

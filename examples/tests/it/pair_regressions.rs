@@ -84,7 +84,7 @@ fn mpirun_on_one_to_four_ranks_gives_the_same_best_pair() {
     let sync = stdout(&Command::new(env!("CARGO_BIN_EXE_pair_regressions")).args(args("sync")).output().unwrap());
     let want = best(&sync).2;
     if Command::new("mpirun").arg("--version").output().is_err() {
-        println!("skipping: no mpirun (scripts/test.sh installs Open MPI)");
+        crate::support::tool_missing("no mpirun (scripts/test.sh installs Open MPI)");
         return;
     }
     for np in 1..=4 {
