@@ -10,6 +10,7 @@ use zarrs::filesystem::FilesystemStore;
 use crate::chunks::Chunks;
 use crate::element::DType;
 use crate::error::{Error, Result};
+use crate::io::zarr::untrusted::check_metadata_files;
 
 /// The marker a running store leaves in the array directory until it finishes.
 pub const INCOMPLETE_MARKER: &str = ".chunked-incomplete";
@@ -47,6 +48,7 @@ impl Location {
     /// The array, from its `zarr.json` (or `.zarray`), or from an unfinished
     /// store's pending metadata when `pending` allows it.
     pub(super) fn open(&self, direct_io: bool, pending: bool) -> Result<ZArray> {
+        check_metadata_files(&self.dir, &["zarr.json", ".zarray", ".zattrs", PENDING_METADATA])?;
         let mut options = zarrs::filesystem::FilesystemStoreOptions::default();
         options.direct_io(direct_io);
         let store = Arc::new(
@@ -70,7 +72,19 @@ impl Location {
     }
 
     pub(super) fn existing(&self) -> Result<Existing> {
-        if self.dir.join("zarr.json").exists() || self.dir.join(PENDING_METADATA).exists() {
+        check_metadata_files(&self.dir, &["zarr.json", PENDING_METADATA])?;
+        let v3 = self.dir.join("zarr.json");
+        let group = match std::fs::read(&v3) {
+            Ok(text) => serde_json::from_slice::<serde_json::Value>(&text)
+                .map_err(|e| Error::io(v3.display(), e))?
+                .get("node_type")
+                .is_some_and(|t| t == "group"),
+            Err(_) => false,
+        };
+        if group || self.dir.join(".zgroup").exists() {
+            return Ok(Existing::Group);
+        }
+        if v3.exists() || self.dir.join(PENDING_METADATA).exists() {
             return Ok(Existing::ZarrV3);
         }
         if self.dir.join(".zarray").exists() {
@@ -95,7 +109,42 @@ pub(super) enum Existing {
     Nothing,
     ZarrV3,
     ZarrV2,
+    Group,
     Other,
+}
+
+/// Removes an array's files from `dir` for an overwrite: its metadata, its
+/// chunks (`c/` or v2-style numbered keys), and this crate's markers and
+/// temporaries; anything else in the directory makes it an error before
+/// anything is removed, as it is not the array's to lose.
+///
+/// # Errors
+/// [`Error::Io`] naming the first entry that is not the array's, or a failed
+/// removal.
+pub(super) fn clear_array_dir(dir: &Path) -> Result<()> {
+    let owned = |name: &str| {
+        ["zarr.json", ".zarray", ".zattrs", "c", INCOMPLETE_MARKER, PENDING_METADATA].contains(&name)
+            || name.ends_with(crate::io::atomic::TMP_SUFFIX)
+            || (!name.is_empty() && name.bytes().all(|b| b.is_ascii_digit() || b == b'.'))
+    };
+    let io = |e: std::io::Error| Error::io(dir.display(), e);
+    let mut entries = Vec::new();
+    for entry in std::fs::read_dir(dir).map_err(io)? {
+        let entry = entry.map_err(io)?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if !owned(&name) {
+            return Err(Error::io(
+                entry.path().display(),
+                "is not part of the Zarr array being overwritten; nothing was removed",
+            ));
+        }
+        entries.push((entry.path(), entry.file_type().map_err(io)?.is_dir()));
+    }
+    for (path, is_dir) in entries {
+        let removed = if is_dir { std::fs::remove_dir_all(&path) } else { std::fs::remove_file(&path) };
+        removed.map_err(|e| Error::io(path.display(), e))?;
+    }
+    Ok(())
 }
 
 pub(super) fn codec_options() -> CodecOptions {
@@ -129,6 +178,14 @@ pub(super) fn zarr_data_type(dtype: DType) -> DataType {
 /// at the array's edge).
 pub(super) fn stored_chunks(za: &ZArray, location: &Location) -> Result<Chunks> {
     let grid = za.chunk_grid_shape().to_vec();
+    // The grid comes from a file: bounded before a length per block is kept.
+    let blocks = grid.iter().try_fold(1u64, |n, &g| n.checked_mul(g.max(1)));
+    if blocks.is_none_or(|n| n > crate::chunks::MAX_BLOCKS as u64) {
+        return Err(Error::io(
+            location.dir.display(),
+            format!("a chunk grid of {grid:?} is more than the {} blocks an array may have", crate::chunks::MAX_BLOCKS),
+        ));
+    }
     let mut lengths = Vec::with_capacity(grid.len());
     for (axis, &g) in grid.iter().enumerate() {
         if g == 0 {

@@ -63,6 +63,7 @@ pub use zarrs::array::codec::BloscShuffleMode;
 mod location;
 mod options;
 mod read;
+mod untrusted;
 mod write;
 
 pub use location::{INCOMPLETE_MARKER, PENDING_METADATA};

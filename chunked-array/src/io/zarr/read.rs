@@ -11,6 +11,7 @@ use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::graph::{BlockOp, Node};
 use crate::io::zarr::location::*;
+use crate::io::zarr::untrusted::{check_chunk, check_chunks_of};
 
 /// Reads one block per task.
 pub(super) struct ZarrSource {
@@ -36,6 +37,11 @@ impl BlockOp for ZarrSource {
         // through the subset path.
         let whole_chunk = self.aligned
             && self.array.chunk_shape(&chunk).is_ok_and(|c| c.iter().zip(&shape).all(|(c, &n)| c.get() == n as u64));
+        if whole_chunk {
+            check_chunk(&self.array, &self.location.chunk_path(&self.array, &chunk), &chunk)?;
+        } else {
+            check_chunks_of(&self.array, &subset, |idx| self.location.chunk_path(&self.array, idx))?;
+        }
         let read = if whole_chunk {
             crate::block::dispatch_dtype!(node.dtype, read_chunk::<_>(self, &chunk))
         } else {

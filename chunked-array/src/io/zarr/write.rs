@@ -75,6 +75,12 @@ pub(super) fn prepare_target(
                 "already exists (write with WriteMode::Overwrite to replace it)",
             ));
         }
+        (_, Existing::Group) => {
+            return Err(Error::io(
+                location.dir.display(),
+                "holds a Zarr group, which a write never removes (write the array at a path inside it)",
+            ));
+        }
         (_, Existing::Other) => {
             return Err(Error::io(
                 location.dir.display(),
@@ -86,7 +92,7 @@ pub(super) fn prepare_target(
         }
         (WriteMode::Resume, _) => check_same_layout(location, za)?,
         (WriteMode::Overwrite, _) => {
-            std::fs::remove_dir_all(&location.dir).map_err(|e| Error::io(location.dir.display(), e))?;
+            clear_array_dir(&location.dir)?;
         }
     }
 
