@@ -240,7 +240,7 @@ fn hostile_chunk_files_are_errors() {
             write(vec![0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF]),
             "gzip",
         ),
-        ("a blosc header declaring 2 GiB", blosc.clone(), write(blosc_header.clone()), "decompresses (blosc)"),
+        ("a blosc header declaring 2 GiB", blosc, write(blosc_header.clone()), "decompresses (blosc)"),
         ("a 3-byte blosc chunk", blosc, write(vec![2, 1, 1]), ""),
     ];
     for (i, (what, compression, plant, expect)) in cases.into_iter().enumerate() {
