@@ -127,6 +127,7 @@ impl MpiScheduler {
     /// node's memory when several ranks share the node.
     fn rank_memory(&self, memory: &MemoryConfig) -> MemoryConfig {
         let mut mine = memory.clone();
+        mine.rank = self.rank;
         if let Some(total) = physical_memory() {
             let share = (total as f64 * 0.8 / self.local_ranks as f64) as usize;
             mine.memory_limit = mine.memory_limit.min(share);

@@ -6,6 +6,7 @@
 //! moves its least recently used idle blocks one tier down past its limit.
 
 pub(crate) mod spill;
+mod spill_dir;
 pub(crate) mod store;
 
 pub use store::{BlockStore, TierStats};
@@ -35,6 +36,10 @@ pub struct MemoryConfig {
     /// Where spilled blocks go (each run makes and removes its own directory
     /// inside). Default: the system's temporary directory.
     pub spill_dir: PathBuf,
+    /// The rank of the process whose runs these are: 0 in one process, set by
+    /// the MPI scheduler to its own. Spill directories carry it with the host
+    /// name and process id, so ranks sharing a spill directory never collide.
+    pub rank: usize,
     /// Bytes the disk tier may hold at once; past it a run fails with
     /// [`crate::Error::ResourcesExhausted`]. Default: no cap.
     pub spill_limit: u64,
@@ -65,6 +70,7 @@ impl Default for MemoryConfig {
         MemoryConfig {
             memory_limit: physical_memory().map_or(usize::MAX, |m| (m / 5 * 4) as usize),
             spill_dir: std::env::temp_dir(),
+            rank: 0,
             spill_limit: u64::MAX,
             device_memory_limit: None,
         }

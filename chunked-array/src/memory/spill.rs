@@ -6,9 +6,10 @@
 //! unlink each, which dominated runs that spill many small pieces. Records start
 //! on page boundaries; a record read back or released is punched out of the file
 //! (`fallocate(PUNCH_HOLE)`, Linux), so the disk holds only live blocks. Reads
-//! open the file by name, so a spill file deleted under a run is noticed.
+//! go through the file's open handle: a file swapped in under its name is never
+//! read, and one deleted under a run still reads until the run ends.
 //!
-//! A run makes its own directory (`chunked-spill-<pid>-<n>`) inside the configured
+//! A run makes its own private directory ([`SpillDir`]) inside the configured
 //! spill directory on its first spill and removes it when it ends, whether it
 //! succeeded, failed or panicked.
 
@@ -23,6 +24,7 @@ use ndarray::{ArrayD, IxDyn};
 
 use crate::block::Block;
 use crate::element::{DType, Element};
+use crate::memory::spill_dir::SpillDir;
 
 const MAGIC: &[u8; 8] = b"CHKSPIL1";
 
@@ -43,14 +45,13 @@ const PAGE: u64 = 4096;
 /// Dtype byte of an opaque image (see [`crate::block::SpillImage`]).
 const OPAQUE: u8 = 255;
 
-/// The run's spill file and its path.
-type Arena = (PathBuf, File);
-
 /// The spill directory of one run.
 pub(crate) struct DiskTier {
     parent: PathBuf,
+    /// The rank named in the directory's name.
+    rank: usize,
     /// The run's directory and its spill file, made on the first spill.
-    arena: OnceLock<std::io::Result<Arena>>,
+    arena: OnceLock<std::io::Result<SpillDir>>,
     /// Cap on bytes on disk at once (`u64::MAX`: none).
     pub limit: u64,
     pub used: AtomicU64,
@@ -59,8 +60,8 @@ pub(crate) struct DiskTier {
 }
 
 impl DiskTier {
-    pub fn new(parent: PathBuf, limit: u64) -> DiskTier {
-        DiskTier { parent, arena: OnceLock::new(), limit, used: AtomicU64::new(0), end: AtomicU64::new(0) }
+    pub fn new(parent: PathBuf, rank: usize, limit: u64) -> DiskTier {
+        DiskTier { parent, rank, arena: OnceLock::new(), limit, used: AtomicU64::new(0), end: AtomicU64::new(0) }
     }
 
     /// The configured spill directory (for messages).
@@ -68,19 +69,8 @@ impl DiskTier {
         &self.parent
     }
 
-    fn arena(&self) -> std::io::Result<&Arena> {
-        static RUNS: AtomicU64 = AtomicU64::new(0);
-        let made = self.arena.get_or_init(|| {
-            let dir = self.parent.join(format!(
-                "chunked-spill-{}-{}",
-                std::process::id(),
-                RUNS.fetch_add(1, Ordering::Relaxed)
-            ));
-            std::fs::create_dir_all(&dir)?;
-            let path = dir.join("blocks.spill");
-            let file = std::fs::OpenOptions::new().read(true).write(true).create_new(true).open(&path)?;
-            Ok((path, file))
-        });
+    fn arena(&self) -> std::io::Result<&SpillDir> {
+        let made = self.arena.get_or_init(|| SpillDir::create(&self.parent, self.rank));
         made.as_ref().map_err(|e| std::io::Error::new(e.kind(), e.to_string()))
     }
 
@@ -99,7 +89,7 @@ impl DiskTier {
             },
         };
         let nbytes = block.nbytes();
-        let (_, file) = self.arena()?;
+        let file = &self.arena()?.file;
         let mut header = Vec::with_capacity(32 + 8 * shape.len());
         header.extend_from_slice(MAGIC);
         header.push(dtype);
@@ -132,16 +122,14 @@ impl DiskTier {
     /// Reads a spilled block and keeps its record (for recomputing a consumer
     /// while the block's own consumers still need it).
     pub fn peek(&self, spilled: &SpilledBlock) -> std::io::Result<Block> {
-        let (path, _) = self.arena()?;
+        let arena = self.arena()?;
         let bad = |what: &str| {
             std::io::Error::new(
                 std::io::ErrorKind::InvalidData,
-                format!("{} at {}: {what}", path.display(), spilled.offset),
+                format!("{} at {}: {what}", arena.path().display(), spilled.offset),
             )
         };
-        // By name, not through the open handle: a deleted file must read as lost.
-        let file = File::open(path)?;
-        let mut f = At { file: &file, pos: spilled.offset, end: spilled.offset + spilled.len };
+        let mut f = At { file: &arena.file, pos: spilled.offset, end: spilled.offset + spilled.len };
         let mut head = [0u8; 10];
         f.read_exact(&mut head)?;
         if &head[..8] != MAGIC {
@@ -166,15 +154,16 @@ impl DiskTier {
         }
         let mut crc = [0u8; 4];
         f.read_exact(&mut crc)?;
-        crate::block::dispatch_dtype!(dtype, read_array::<_>(&mut f, &shape, u32::from_le_bytes(crc)))
+        let room = spilled.len.saturating_sub(14 + 8 * shape.len() as u64);
+        crate::block::dispatch_dtype!(dtype, read_array::<_>(&mut f, &shape, u32::from_le_bytes(crc), room))
             .ok_or_else(|| bad("not elements"))?
             .map_err(|e| if e.kind() == std::io::ErrorKind::InvalidData { bad(&e.to_string()) } else { e })
     }
 
     /// Frees a spilled block's record (its block was released, or read back).
     pub fn forget(&self, spilled: &SpilledBlock) {
-        if let Some(Ok((_, file))) = self.arena.get() {
-            punch(file, spilled);
+        if let Some(Ok(arena)) = self.arena.get() {
+            punch(&arena.file, spilled);
         }
         self.used.fetch_sub(spilled.nbytes as u64, Ordering::Relaxed);
     }
@@ -216,34 +205,35 @@ impl Read for At<'_> {
     }
 }
 
-impl Drop for DiskTier {
-    fn drop(&mut self) {
-        if let Some(Ok((path, _))) = self.arena.get()
-            && let Some(dir) = path.parent()
-        {
-            let _ = std::fs::remove_dir_all(dir);
-        }
-    }
-}
-
 fn dtype_from_u8(v: u8) -> Option<DType> {
-    [DType::F32, DType::F64, DType::I32, DType::I64, DType::U8, DType::Bool].into_iter().find(|&d| d as u8 == v)
+    DType::ALL.into_iter().find(|&d| d as u8 == v)
 }
 
-fn read_array<T: Element>(f: &mut impl Read, shape: &[usize], crc: u32) -> Option<std::io::Result<Block>> {
-    let len: usize = shape.iter().product();
+/// Reads the elements of a record whose header gave `shape`; `room` is the
+/// bytes the record holds after its header, which the shape must fill exactly
+/// before anything is allocated.
+fn read_array<T: Element>(f: &mut impl Read, shape: &[usize], crc: u32, room: u64) -> Option<std::io::Result<Block>> {
+    let invalid = |what: String| std::io::Error::new(std::io::ErrorKind::InvalidData, what);
+    let len = shape.iter().try_fold(1usize, |n, &d| n.checked_mul(d));
+    let bytes_len = len.and_then(|n| n.checked_mul(std::mem::size_of::<T>()));
+    let (Some(len), Some(bytes_len)) = (len, bytes_len) else {
+        return Some(Err(invalid(format!("a shape of {shape:?} is too large"))));
+    };
+    if bytes_len as u64 != room {
+        return Some(Err(invalid(format!("a shape of {shape:?} does not fill the record's {room} bytes"))));
+    }
     let mut values = crate::block::alloc::block_vec(len);
     values.resize(len, T::default());
-    // SAFETY: every element type is a plain number (or bool) without padding;
-    // the bytes are checked against the checksum of bytes this process wrote
-    // from values of the same type before they are used, so every bool is 0 or 1.
-    let bytes =
-        unsafe { std::slice::from_raw_parts_mut(values.as_mut_ptr().cast::<u8>(), len * std::mem::size_of::<T>()) };
+    // SAFETY: every element type is a plain number (or bool) without padding,
+    // and any bytes are a valid number; bools are checked below before use.
+    let bytes = unsafe { std::slice::from_raw_parts_mut(values.as_mut_ptr().cast::<u8>(), bytes_len) };
     let read = f.read_exact(bytes).and_then(|()| {
-        if crc32c::crc32c(bytes) == crc {
-            Ok(())
+        if crc32c::crc32c(bytes) != crc {
+            Err(invalid("checksum mismatch".into()))
+        } else if T::DTYPE == DType::Bool && bytes.iter().any(|&b| b > 1) {
+            Err(invalid("a bool that is neither 0 nor 1".into()))
         } else {
-            Err(std::io::Error::new(std::io::ErrorKind::InvalidData, "checksum mismatch"))
+            Ok(())
         }
     });
     Some(read.map(|()| Arc::new(ArrayD::from_shape_vec(IxDyn(shape), values).expect("shape")) as Block))
@@ -267,5 +257,61 @@ impl<'a> RawBlock<'a> {
             Some(RawBlock { dtype: T::DTYPE, shape: a.shape().to_vec(), bytes })
         }
         crate::block::dispatch_dtype!(crate::block::block_dtype(block), as_raw::<_>(block))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use num_complex::Complex;
+
+    fn tier() -> (tempfile::TempDir, DiskTier) {
+        let parent = tempfile::tempdir().unwrap();
+        let tier = DiskTier::new(parent.path().to_path_buf(), 0, u64::MAX);
+        (parent, tier)
+    }
+
+    #[test]
+    fn every_element_type_comes_back() {
+        let (_parent, tier) = tier();
+        fn round_trip<T: Element + PartialEq + std::fmt::Debug>(tier: &DiskTier, values: Vec<T>) {
+            let block: Block = Arc::new(ArrayD::from_shape_vec(IxDyn(&[values.len()]), values.clone()).unwrap());
+            let spilled = tier.write(&block).unwrap().expect("elements spill");
+            let back = tier.read(&spilled).unwrap();
+            assert_eq!(back.as_any().downcast_ref::<ArrayD<T>>().unwrap().as_slice().unwrap(), &values[..]);
+        }
+        round_trip(&tier, vec![1u16, 65535]);
+        round_trip(&tier, vec![-3i8, 7]);
+        round_trip(&tier, vec![u64::MAX, 0]);
+        round_trip(&tier, vec![Complex::new(1.5f32, -2.0)]);
+        round_trip(&tier, vec![Complex::new(-0.25f64, 9.0)]);
+        round_trip(&tier, vec![true, false, true]);
+    }
+
+    /// Rewrites the record's bytes at `at` (from the record's start), as a
+    /// forger who knows the format would.
+    fn forge(tier: &DiskTier, spilled: &SpilledBlock, at: u64, bytes: &[u8]) {
+        tier.arena().unwrap().file.write_all_at(bytes, spilled.offset + at).unwrap();
+    }
+
+    #[test]
+    fn forged_records_are_errors_before_any_allocation() {
+        let (_parent, tier) = tier();
+        let block: Block = Arc::new(ArrayD::from_elem(IxDyn(&[4, 2]), 1.5f64));
+        let spilled = tier.write(&block).unwrap().unwrap();
+        forge(&tier, &spilled, 10, &(1u64 << 40).to_le_bytes());
+        let err = tier.peek(&spilled).err().expect("a shape of 2^40 x 2 is refused");
+        assert!(err.to_string().contains("does not fill the record"), "{err}");
+        forge(&tier, &spilled, 10, &u64::MAX.to_le_bytes());
+        let err = tier.peek(&spilled).err().expect("an overflowing shape is refused");
+        assert!(err.to_string().contains("too large"), "{err}");
+        // A bool that is 2, under a checksum made for it.
+        let flags: Block = Arc::new(ArrayD::from_elem(IxDyn(&[3]), true));
+        let spilled = tier.write(&flags).unwrap().unwrap();
+        let data = [1u8, 2, 0];
+        forge(&tier, &spilled, 18, &crc32c::crc32c(&data).to_le_bytes());
+        forge(&tier, &spilled, 22, &data);
+        let err = tier.peek(&spilled).err().expect("a bool of 2 is refused");
+        assert!(err.to_string().contains("neither 0 nor 1"), "{err}");
     }
 }

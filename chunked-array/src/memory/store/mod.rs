@@ -228,7 +228,7 @@ impl<'g> BlockStore<'g> {
             limit: memory.memory_limit,
             low_water: memory.memory_limit / 10 * 9,
             device: DeviceTier::new(graph.devices(), memory),
-            disk: DiskTier::new(memory.spill_dir.clone(), memory.spill_limit),
+            disk: DiskTier::new(memory.spill_dir.clone(), memory.rank, memory.spill_limit),
             spilling: Mutex::new(()),
             over: AtomicBool::new(false),
             spilled: AtomicUsize::new(0),
