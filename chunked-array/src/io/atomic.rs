@@ -6,19 +6,25 @@
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::error::{Error, Result};
 
 /// Suffix of temporary files; [`remove_temporaries`] deletes leftovers of a killed run.
 pub(crate) const TMP_SUFFIX: &str = ".chunked-tmp";
 
-/// A fresh temporary name beside `path` (hidden, unique per process and call).
-pub(crate) fn temporary_beside(path: &Path) -> PathBuf {
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+/// Creates a temporary file beside `path` and returns its name and handle: a
+/// hidden name with a random part, created exclusively and never through a
+/// symlink (`O_CREAT | O_EXCL | O_NOFOLLOW`), so a file or link that someone
+/// else planted in the directory is never written through or truncated.
+pub(crate) fn create_temporary_beside(path: &Path) -> std::io::Result<(PathBuf, fs::File)> {
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let name = path.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-    path.with_file_name(format!(".{name}.{}-{n}{TMP_SUFFIX}", std::process::id()))
+    let made = tempfile::Builder::new().prefix(&format!(".{name}.")).suffix(TMP_SUFFIX).make_in(dir, |p| {
+        use std::os::unix::fs::OpenOptionsExt;
+        fs::OpenOptions::new().read(true).write(true).create_new(true).custom_flags(libc::O_NOFOLLOW).open(p)
+    })?;
+    let (file, tmp) = made.keep().map_err(|e| e.error)?;
+    Ok((tmp, file))
 }
 
 /// Writes `bytes` to `path` atomically, creating parent directories. On error the
@@ -32,27 +38,34 @@ pub(crate) fn write_atomic(path: &Path, bytes: &[u8], direct: bool) -> Result<()
     if let Some(dir) = path.parent() {
         fs::create_dir_all(dir).map_err(|e| Error::io(dir.display(), e))?;
     }
-    let tmp = temporary_beside(path);
-    let written = write_file(&tmp, bytes, direct).and_then(|()| fs::rename(&tmp, path));
+    let (tmp, mut file) = create_temporary_beside(path).map_err(|e| Error::io(path.display(), e))?;
+    let written = write_file(&mut file, bytes, direct).and_then(|()| fs::rename(&tmp, path));
     written.map_err(|e| {
         let _ = fs::remove_file(&tmp);
         Error::io(path.display(), e)
     })
 }
 
-fn write_file(path: &Path, bytes: &[u8], direct: bool) -> std::io::Result<()> {
+fn write_file(file: &mut fs::File, bytes: &[u8], direct: bool) -> std::io::Result<()> {
     #[cfg(target_os = "linux")]
-    if direct && !bytes.is_empty() {
-        use std::os::unix::fs::OpenOptionsExt;
-        match fs::OpenOptions::new().write(true).create(true).truncate(true).custom_flags(libc::O_DIRECT).open(path) {
-            Ok(mut f) => return write_direct(&mut f, bytes),
-            // No direct I/O on this file system: fall through to a buffered write.
-            Err(e) if e.raw_os_error() == Some(libc::EINVAL) => {}
-            Err(e) => return Err(e),
-        }
+    if direct && !bytes.is_empty() && set_direct(file) {
+        return write_direct(file, bytes);
     }
     let _ = direct;
-    fs::File::create(path).and_then(|mut f| f.write_all(bytes))
+    file.write_all(bytes)
+}
+
+/// Turns on `O_DIRECT` for `file`; `false` where its file system has no
+/// direct I/O (tmpfs), which leaves it buffered.
+#[cfg(target_os = "linux")]
+fn set_direct(file: &fs::File) -> bool {
+    use std::os::fd::AsRawFd;
+    let fd = file.as_raw_fd();
+    // SAFETY: fcntl on an open descriptor, reading and setting its status flags.
+    unsafe {
+        let flags = libc::fcntl(fd, libc::F_GETFL);
+        flags >= 0 && libc::fcntl(fd, libc::F_SETFL, flags | libc::O_DIRECT) == 0
+    }
 }
 
 /// Direct I/O wants page-aligned memory and lengths: the bytes are copied into a
@@ -102,4 +115,34 @@ pub(crate) fn remove_temporaries(dir: &Path) -> Result<usize> {
         }
     }
     Ok(removed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn planted_links_are_never_written_through() {
+        let dir = tempfile::tempdir().unwrap();
+        let victim = dir.path().join("victim");
+        fs::write(&victim, "keep me").unwrap();
+        // A symlink at the final name is replaced, not followed.
+        let target = dir.path().join("out.bin");
+        std::os::unix::fs::symlink(&victim, &target).unwrap();
+        write_atomic(&target, b"data", false).unwrap();
+        assert_eq!(fs::read_to_string(&victim).unwrap(), "keep me");
+        assert!(!fs::symlink_metadata(&target).unwrap().file_type().is_symlink());
+        assert_eq!(fs::read(&target).unwrap(), b"data");
+        // Temporaries get fresh random names, so two never collide, and a
+        // link planted under a temporary's pattern is left alone.
+        let planted = dir.path().join(format!(".out.bin.guess{TMP_SUFFIX}"));
+        std::os::unix::fs::symlink(&victim, &planted).unwrap();
+        let (a, _) = create_temporary_beside(&target).unwrap();
+        let (b, _) = create_temporary_beside(&target).unwrap();
+        assert!(a != b && a != planted && b != planted);
+        assert!(a.file_name().unwrap().to_string_lossy().starts_with(".out.bin."));
+        write_atomic(&target, b"again", true).unwrap();
+        assert_eq!(fs::read(&target).unwrap(), b"again");
+        assert_eq!(fs::read_to_string(&victim).unwrap(), "keep me");
+    }
 }

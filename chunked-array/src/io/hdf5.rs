@@ -156,7 +156,7 @@ fn open_dataset<T: Element>(file: &Path, dataset: &str) -> Result<(Dataset, Stri
     if !file.exists() {
         return Err(Error::io(file.display(), "no such file"));
     }
-    let f = File::open(file).map_err(|e| Error::io(file.display(), e))?;
+    let f = close_on_exec(File::open(file), file).map_err(|e| Error::io(file.display(), e))?;
     let ds = f.dataset(dataset).map_err(|e| Error::io(&name, e))?;
     let want = crate::block::dispatch_dtype!(T::DTYPE, descriptor::<_>()).expect("elements");
     let found = ds.dtype().and_then(|d| d.to_descriptor()).map_err(|e| Error::io(&name, e))?;
@@ -210,7 +210,7 @@ fn read_block<T: H5Type + Element>(src: &Hdf5Source, start: &[usize], shape: &[u
     let read = if shape.contains(&0) {
         Ok(ArrayD::<T>::from_elem(IxDyn(shape), T::default()))
     } else {
-        File::open(&src.file)
+        close_on_exec(File::open(&src.file), &src.file)
             .and_then(|f| f.dataset(&src.dataset))
             .and_then(|ds| ds.read_slice::<T, _, IxDyn>(hyperslab(start, shape)))
     };
@@ -312,7 +312,7 @@ impl Store {
             return Err(Error::invalid("dataset", dataset, "needs a name"));
         }
         let (source, chunk_shape) = crate::io::aligned_to_stored_chunks(a, options.chunks.as_deref())?;
-        let f = File::append(file).map_err(|e| Error::io(file.display(), e))?;
+        let f = close_on_exec(File::append(file), file).map_err(|e| Error::io(file.display(), e))?;
         if f.link_exists(&path) && options.mode == WriteMode::Create {
             return Err(Error::io(&name, "already exists (write with WriteMode::Overwrite to replace it)"));
         }
@@ -360,6 +360,40 @@ impl Store {
         );
         Ok(self)
     }
+}
+
+/// Marks an opened file's descriptor close-on-exec. libhdf5 opens files
+/// without `O_CLOEXEC`, so a child process started while the file is open (a
+/// `Command` anywhere in the program) would inherit the descriptor and with it
+/// the file's lock: every later open of the file in this process fails until
+/// the child exits. The descriptor is the one libhdf5's default (sec2) driver
+/// keeps; it is used only when it is an open descriptor of `path` itself.
+fn close_on_exec(opened: hdf5::Result<File>, path: &Path) -> hdf5::Result<File> {
+    use std::os::unix::fs::MetadataExt;
+    unsafe extern "C" {
+        fn H5Fget_vfd_handle(file_id: i64, fapl_id: i64, handle: *mut *mut std::ffi::c_void) -> i32;
+    }
+    let Ok(f) = &opened else { return opened };
+    let Ok(meta) = std::fs::metadata(path) else { return opened };
+    let mut handle: *mut std::ffi::c_void = std::ptr::null_mut();
+    // SAFETY: H5Fget_vfd_handle writes the driver's handle for an open file id
+    // (H5P_DEFAULT, 0, for the access list); for the sec2 driver it points to
+    // the file's descriptor, an int, which is read only after the call succeeds.
+    let fd = unsafe {
+        if H5Fget_vfd_handle(f.id(), 0, &mut handle) < 0 || handle.is_null() {
+            return opened;
+        }
+        *handle.cast::<libc::c_int>()
+    };
+    // SAFETY: fstat and fcntl on a descriptor number only query or set its
+    // flags; a number that is not this file's open descriptor is left alone.
+    unsafe {
+        let mut st: libc::stat = std::mem::zeroed();
+        if libc::fstat(fd, &mut st) == 0 && st.st_ino == meta.ino() && st.st_dev == meta.dev() {
+            libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC);
+        }
+    }
+    opened
 }
 
 fn create_groups(f: &File, path: &str) -> hdf5::Result<()> {

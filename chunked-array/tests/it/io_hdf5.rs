@@ -156,3 +156,41 @@ fn a_corrupt_chunk_fails_its_block_only() {
     let rows = [chunked_array::Idx::range(0, 4)];
     assert_eq!(y.slice(rows).unwrap().compute().unwrap(), x.slice(rows).unwrap().compute().unwrap());
 }
+
+/// The descriptors libhdf5 holds for a store's file are close-on-exec: a child
+/// process started while the file is open (anywhere in the program) inherits
+/// neither the descriptor nor the file's lock, which would make every later
+/// open of the file fail until the child exits.
+#[test]
+fn a_stores_file_descriptors_are_close_on_exec() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let dir = TempDir::new("h5-cloexec");
+    let file = dir.path().join("c.h5");
+    let a = values(&[8, 4], vec![vec![4, 4], vec![4]]);
+    let (seen, leaked) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+    let (target, s, l) = (file.clone(), seen.clone(), leaked.clone());
+    let checking = a
+        .map_blocks(
+            move |b, _| {
+                for entry in std::fs::read_dir("/proc/self/fd").unwrap().flatten() {
+                    if std::fs::read_link(entry.path()).is_ok_and(|p| p == target) {
+                        let fd: i32 = entry.file_name().to_string_lossy().parse().unwrap();
+                        // SAFETY: F_GETFD only reads the descriptor's flags.
+                        let flags = unsafe { libc::fcntl(fd, libc::F_GETFD) };
+                        s.fetch_add(1, Ordering::Relaxed);
+                        if flags >= 0 && flags & libc::FD_CLOEXEC == 0 {
+                            l.fetch_add(1, Ordering::Relaxed);
+                        }
+                    }
+                }
+                b.to_owned()
+            },
+            None,
+        )
+        .unwrap();
+    checking.to_hdf5(&file, "d", &Hdf5WriteOptions::default()).unwrap();
+    assert!(seen.load(Ordering::Relaxed) > 0, "the store's file was open while its blocks ran");
+    assert_eq!(leaked.load(Ordering::Relaxed), 0, "descriptors a child process would inherit");
+    assert_eq!(from_hdf5::<f64>(&file, "d").unwrap().compute().unwrap(), a.compute().unwrap());
+}

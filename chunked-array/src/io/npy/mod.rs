@@ -36,7 +36,7 @@ use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::exec::Context;
 use crate::graph::{BlockOp, Node};
-use crate::io::atomic::temporary_beside;
+use crate::io::atomic::create_temporary_beside;
 use crate::io::store::{ChunkWriter, Completion, Store, StoreReport, WriteMode, store_one};
 use crate::ops::custom::block_array;
 use crate::ops::dynamic::AnyArray;
@@ -309,8 +309,7 @@ impl Store {
             _ => {}
         }
         let header = header_bytes(T::DTYPE, &a.shape());
-        let tmp = temporary_beside(&path);
-        let file = File::create(&tmp).map_err(|e| Error::io(tmp.display(), e))?;
+        let (tmp, file) = create_temporary_beside(&path).map_err(|e| Error::io(path.display(), e))?;
         if let Err(e) = file.write_all_at(&header, 0) {
             let _ = std::fs::remove_file(&tmp);
             return Err(Error::io(tmp.display(), e));
