@@ -111,7 +111,11 @@ pub(crate) fn mats_from_bytes<T: Scalar>(mut bytes: &[u8]) -> Option<Vec<Mat<T>>
             *b = rest;
             Some(u64::from_le_bytes(head.try_into().ok()?))
         };
-        let (r, c) = (take(&mut bytes)? as usize, take(&mut bytes)? as usize);
+        let (r, c) = (usize::try_from(take(&mut bytes)?).ok()?, usize::try_from(take(&mut bytes)?).ok()?);
+        // The shape comes from the bytes: it must fit in them before any allocation.
+        if r.checked_mul(c)?.checked_mul(size)? > bytes.len() {
+            return None;
+        }
         let mut m = Mat::<T>::zeros(r, c);
         for j in 0..c {
             let (col, rest) = bytes.split_at_checked(r * size)?;
@@ -419,4 +423,26 @@ pub(crate) fn lu_partial_pivoting<T: Scalar>(a: MatMut<'_, T>, par: Par) -> Vec<
         factor::lu_in_place(a, &mut perm, &mut perm_inv, par, stack, Default::default());
     });
     perm
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn matrix_images_round_trip_and_refuse_shapes_past_their_bytes() {
+        let m = Mat::<f64>::from_fn(3, 2, |i, j| i as f64 - 2.0 * j as f64);
+        let bytes = mats_to_bytes(&[m.as_ref(), m.as_ref()]);
+        let back = mats_from_bytes::<f64>(&bytes).unwrap();
+        assert_eq!(back.len(), 2);
+        assert!(back.iter().all(|b| b.as_ref() == m.as_ref()));
+        // Headers that claim more than the bytes hold: no allocation, None.
+        for (r, c) in [(1u64 << 40, 1u64 << 40), (u64::MAX, 2), (4, 2)] {
+            let mut forged = r.to_le_bytes().to_vec();
+            forged.extend_from_slice(&c.to_le_bytes());
+            forged.extend_from_slice(&[0u8; 48]);
+            assert!(mats_from_bytes::<f64>(&forged).is_none(), "{r} x {c}");
+        }
+        assert!(mats_from_bytes::<f64>(&bytes[..bytes.len() - 1]).is_none());
+    }
 }

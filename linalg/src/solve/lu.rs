@@ -51,7 +51,7 @@ impl<T: Scalar> Panel<T> {
             u64::from_le_bytes(bytes.get(..8)?.try_into().ok()?) as usize,
             u64::from_le_bytes(bytes.get(8..16)?.try_into().ok()?) as usize,
         );
-        let mat_len = 16 + rows.checked_mul(cols)?.checked_mul(std::mem::size_of::<T>())?;
+        let mat_len = rows.checked_mul(cols)?.checked_mul(std::mem::size_of::<T>())?.checked_add(16)?;
         let [data]: [Mat<T>; 1] = kernels::mats_from_bytes::<T>(bytes.get(..mat_len)?)?.try_into().ok()?;
         Some(Arc::new(Panel { data, perm: get_indices(&bytes[mat_len..])? }))
     }

@@ -153,7 +153,14 @@ impl Walk {
                         }
                     }
                     Frame::Exit(ni, b, start, count) => {
-                        let t = w.task_node.len() as u32;
+                        // Task numbers are u32 below the VISITING mark.
+                        let t = u32::try_from(w.task_node.len()).ok().filter(|&t| t < VISITING).ok_or_else(|| {
+                            Error::invalid(
+                                "task graph",
+                                w.task_node.len(),
+                                "has more tasks than a graph can number (2^32 - 1)",
+                            )
+                        })?;
                         w.deps.push_row(pending[start..start + count].iter().map(|key| w.task_of[key]));
                         pending.truncate(start);
                         w.task_node.push(ni);
