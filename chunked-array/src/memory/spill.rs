@@ -314,4 +314,19 @@ mod tests {
         let err = tier.peek(&spilled).err().expect("a bool of 2 is refused");
         assert!(err.to_string().contains("neither 0 nor 1"), "{err}");
     }
+
+    proptest::proptest! {
+        /// A record overwritten with arbitrary bytes reads back as the block
+        /// or as an error, never a panic or an allocation past the record.
+        #[test]
+        fn records_of_arbitrary_bytes(at in 0u64..64, junk in proptest::collection::vec(proptest::prelude::any::<u8>(), 1..48)) {
+            let (_parent, tier) = tier();
+            let block: Block = Arc::new(ArrayD::from_shape_fn(IxDyn(&[3, 2]), |i| i[0] as i32 - i[1] as i32));
+            let spilled = tier.write(&block).unwrap().unwrap();
+            forge(&tier, &spilled, at, &junk);
+            if let Ok(back) = tier.peek(&spilled) {
+                proptest::prop_assert_eq!(back.as_any().downcast_ref::<ArrayD<i32>>(), block.as_any().downcast_ref::<ArrayD<i32>>());
+            }
+        }
+    }
 }

@@ -25,6 +25,7 @@ mod counting;
 mod distinct;
 mod halo;
 mod indexing;
+mod hostile_bytes;
 mod hostile_zarr;
 mod io_hdf5;
 mod io_interop;
