@@ -41,8 +41,9 @@ const PROGRESS: u8 = 4;
 /// Bytes of one task event in a progress message: seven u64s.
 const EVENT_BYTES: usize = 56;
 
-/// One message's bytes, leaked for the `'static` lifetime MPI's non-blocking
-/// sends need, and freed once every send of it completed.
+/// One message's bytes, owned through the raw pointer `Box::into_raw` gave
+/// (the `'static` slices MPI's non-blocking sends read are borrowed from it),
+/// and freed through that pointer once every send of it completed.
 struct Buffer {
     bytes: *mut [u8],
     pending: usize,
@@ -123,12 +124,15 @@ impl Outbox {
             ));
         }
         let len = bytes.len() as u64;
-        let leaked: &'static [u8] = Box::leak(bytes.into_boxed_slice());
+        let owned: *mut [u8] = Box::into_raw(bytes.into_boxed_slice());
+        // SAFETY: `owned` is live until `done` frees it, which happens only
+        // after every send reading this slice has completed.
+        let leaked: &'static [u8] = unsafe { &*owned };
         let slot = self.buffers.iter().position(Option::is_none).unwrap_or_else(|| {
             self.buffers.push(None);
             self.buffers.len() - 1
         });
-        self.buffers[slot] = Some(Buffer { bytes: leaked as *const [u8] as *mut [u8], pending: ranks.len() });
+        self.buffers[slot] = Some(Buffer { bytes: owned, pending: ranks.len() });
         for &r in ranks {
             let request = comm.process_at_rank(r as i32).immediate_send_with_tag(StaticScope, leaked, self.tag);
             self.requests.push((request, slot));
@@ -162,7 +166,8 @@ impl Outbox {
         buffer.pending -= 1;
         if buffer.pending == 0 {
             let buffer = self.buffers[slot].take().expect("checked");
-            // SAFETY: leaked from a Box in `send`; every send that read it completed.
+            // SAFETY: `Box::into_raw` in `send` gave this pointer; every send that
+            // read the slice borrowed from it completed.
             drop(unsafe { Box::from_raw(buffer.bytes) });
         }
     }

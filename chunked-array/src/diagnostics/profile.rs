@@ -9,13 +9,10 @@ use crate::error::{Error, Result};
 use crate::events::{Clock, Observer, RunInfo, RunObserver, TaskEvent, TierEvent};
 use crate::graph::task::TaskGraph;
 
-/// One record per task of the current run. Each task is reported exactly once,
-/// by the one worker that ran it, and the records are read only after the run has
-/// ended (the workers joined), so writes never race: no lock on the hot path.
-struct Slots(Box<[std::cell::UnsafeCell<Raw>]>);
-
-// SAFETY: see the type's comment: disjoint single writes, reads after the run.
-unsafe impl Sync for Slots {}
+/// One record per task of the current run, set once (a task reported twice
+/// keeps its first record) and read without a lock: no lock on the hot path,
+/// and safe whatever order an observer's callers report and read in.
+struct Slots(Box<[std::sync::OnceLock<Raw>]>);
 
 /// A task as recorded in the hot path: numbers only; keys are made on export.
 /// `end == 0` marks a slot whose task never ran (a failed run).
@@ -325,7 +322,7 @@ impl Observer for Profiler {
     fn observe<'a>(&'a self, run: &RunInfo<'_>) -> Option<Box<dyn RunObserver + 'a>> {
         Some(Box::new(Recorder {
             profiler: self.clone(),
-            slots: Slots((0..run.graph.len()).map(|_| std::cell::UnsafeCell::new(Raw::default())).collect()),
+            slots: Slots((0..run.graph.len()).map(|_| std::sync::OnceLock::new()).collect()),
             started: (Clock::now(), Instant::now()),
             tier_events: Mutex::new(Vec::new()),
             remote: Mutex::new(Vec::new()),
@@ -367,10 +364,8 @@ impl RunObserver for Recorder {
             output_bytes: e.output_bytes,
             held_bytes: e.held_bytes,
         };
-        if let Some(cell) = self.slots.0.get(e.task) {
-            // SAFETY: slot `e.task` is written only here, once, by the worker that
-            // ran the task; it is read only after the run (see `Slots`).
-            unsafe { *cell.get() = raw };
+        if let Some(slot) = self.slots.0.get(e.task) {
+            let _ = slot.set(raw);
         }
     }
 
@@ -387,8 +382,8 @@ impl RunObserver for Recorder {
         let (tick1, instant1) = (Clock::now(), Instant::now());
         let seconds = instant1.duration_since(instant0).as_secs_f64();
         let seconds_per_tick = if tick1 > tick0 { seconds / (tick1 - tick0) as f64 } else { 0.0 };
-        // SAFETY: the run is over (every worker joined), so no slot is written any more.
-        let mut raws: Vec<Raw> = self.slots.0.iter().map(|c| unsafe { *c.get() }).filter(|r| r.end != 0).collect();
+        let mut raws: Vec<Raw> =
+            self.slots.0.iter().filter_map(|slot| slot.get().copied()).filter(|r| r.end != 0).collect();
         // Other ranks' tasks: nanoseconds since their run started, placed on
         // this run's clock as if the runs started together (they start within
         // the skew of the ranks reaching the same compute call).

@@ -197,6 +197,7 @@ impl<T: Element> BlockOp for Extend<T> {
         // The runs of each axis cover all its positions, so the boxes below
         // write every element once: no fill first.
         let mut out = crate::block::alloc::uninit_block::<T>(&shape);
+        let mut written = 0usize;
         if runs.iter().all(|r| !r.is_empty()) {
             let lo = vec![0; runs.len()];
             let hi: Vec<usize> = runs.iter().map(Vec::len).collect();
@@ -206,6 +207,7 @@ impl<T: Element> BlockOp for Extend<T> {
                     let run = picked[ax.axis.index()];
                     Slice::from(run.at..run.at + run.len)
                 });
+                written += target.len();
                 let Some(reads) = picked.iter().map(|r| r.src).collect::<Option<Vec<_>>>() else {
                     let fill = self.fills[picked.iter().rposition(|r| r.src.is_none()).expect("a fill run")];
                     target.map_inplace(|o| {
@@ -229,8 +231,13 @@ impl<T: Element> BlockOp for Extend<T> {
                 });
             });
         }
-        // SAFETY: the boxes of the runs' product tile the block, and each wrote
-        // its elements (a block with an axis of no runs has no elements).
+        // The boxes are disjoint: as many elements written as the block holds
+        // is every element (checked, so that a tiling bug is an error, not
+        // uninitialised memory read).
+        if written != out.len() {
+            return Err(Error::invalid("pad", node.label(), format!("wrote {written} of {} elements", out.len())));
+        }
+        // SAFETY: every element was written (the count above).
         let out = unsafe { out.assume_init() };
         Ok(Arc::new(out))
     }

@@ -21,7 +21,7 @@ use crate::array::Array;
 use crate::block::Block;
 use crate::chunks::{BlockSizeOptions, ChunkSpec, Chunks, for_each_in_box, refine};
 use crate::element::Element;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::graph::{BlockOp, Node, block_as};
 
 /// [`BlockSizeOptions`] under the name dask users look for with `rechunk`.
@@ -76,6 +76,7 @@ impl<T: Element> BlockOp for Rechunk<T> {
         }
         let mut out = crate::block::alloc::uninit_block::<T>(&shape);
         let mut k = 0;
+        let mut written = 0usize;
         let mut result = Ok(());
         self.for_each_source(idx, |b| {
             if result.is_err() {
@@ -103,10 +104,16 @@ impl<T: Element> BlockOp for Rechunk<T> {
                 Slice::from(lo[a] - start[a]..hi[a] - start[a])
             });
             from.assign_to(&mut to);
+            written += to.len();
         });
         result?;
-        // SAFETY: the overlapped old blocks tile the new block, so every element
-        // was written above.
+        // The old blocks are disjoint, so their overlaps filling as many
+        // elements as the block holds means every element was written: checked,
+        // so that a tiling bug is an error here, not uninitialised memory read.
+        if written != out.len() {
+            return Err(Error::invalid("rechunk", node.label(), format!("wrote {written} of {} elements", out.len())));
+        }
+        // SAFETY: every element was written (the count above).
         let out = unsafe { out.assume_init() };
         Ok(Arc::new(out))
     }
