@@ -18,6 +18,24 @@ use crate::transport::{Message, Outbox, receive};
 /// How often the other ranks tell rank 0 their progress.
 const PROGRESS_EVERY: Duration = Duration::from_millis(100);
 
+/// How long a rank with nothing to run waits for any message before it ends
+/// the job: `CHUNKED_MPI_TIMEOUT` seconds (read once), unset for no limit.
+pub(crate) fn progress_timeout() -> Option<Duration> {
+    static TIMEOUT: std::sync::OnceLock<Option<Duration>> = std::sync::OnceLock::new();
+    *TIMEOUT.get_or_init(|| {
+        let seconds = std::env::var("CHUNKED_MPI_TIMEOUT").ok()?.trim().parse::<f64>().ok()?;
+        (seconds.is_finite() && seconds > 0.0).then(|| Duration::from_secs_f64(seconds))
+    })
+}
+
+/// The `Done` of task `t` whose worker panicked outside the task's own code.
+fn panicked(graph: &TaskGraph, t: usize, worker: usize, panic: &(dyn std::any::Any + Send)) -> Done {
+    let text = panic.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| panic.downcast_ref::<String>().cloned());
+    let message = format!("panicked outside the task (encoding or sizing its block): {}", text.unwrap_or_default());
+    let block = Err(Error::Task { key: graph.key(t).to_string(), message });
+    Done { task: t, worker, block, encoded: None, start: 0, end: 0, input_bytes: 0 }
+}
+
 /// The state of one run on this rank.
 pub(crate) struct Run<'a> {
     graph: &'a TaskGraph,
@@ -137,7 +155,13 @@ impl<'a> Run<'a> {
                     loop {
                         let job = job_rx.lock().unwrap_or_else(|p| p.into_inner()).recv();
                         let Ok(t) = job else { return };
-                        let done = compute(graph, store, destinations, t, worker, timing, &mut inputs);
+                        // A panic outside the task itself (encoding its block for
+                        // another rank, sizing it) is this task's error: the
+                        // worker lives on and the run ends on every rank.
+                        let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                            compute(graph, store, destinations, t, worker, timing, &mut inputs)
+                        }))
+                        .unwrap_or_else(|panic| panicked(graph, t, worker, panic.as_ref()));
                         if done_tx.send(done).is_err() {
                             return;
                         }
@@ -199,7 +223,8 @@ impl<'a> Run<'a> {
                         });
                     }
                     // Nothing runs here until a block arrives: wait for one.
-                    let (from, message) = wait_for_message(comm, self.tag, outbox);
+                    let waiting = format!("{} of {} blocks from other ranks received", self.received, self.expected);
+                    let (from, message) = wait_for_message(comm, self.tag, outbox, self.me, &waiting);
                     self.take(from, message, sink, observer)?;
                 }
             })();
@@ -366,7 +391,9 @@ impl<'a> Run<'a> {
         let _ = outbox.send_closed(comm, &others);
         let mut outcome = outcome;
         while self.closed.iter().any(|c| !c) {
-            let (from, message) = wait_for_message(comm, self.tag, outbox);
+            let open: Vec<usize> = (0..self.ranks).filter(|&r| !self.closed[r]).collect();
+            let waiting = format!("the closing messages of ranks {open:?}");
+            let (from, message) = wait_for_message(comm, self.tag, outbox, self.me, &waiting);
             // Blocks are no longer taken in (this rank has all it expected, or
             // failed); every other message is taken as during the run.
             let taken = match message {
@@ -437,15 +464,35 @@ fn compute(
 /// takes a core from the ranks that still compute. Polls with a backoff from 10
 /// µs up to 0.5 ms instead (the latency this adds is small against block tasks),
 /// moving this rank's own sends on meanwhile.
+///
+/// With nothing to run, a rank that hears nothing for [`progress_timeout`]
+/// ends the whole job (`MPI_Abort`, after printing which rank waited for
+/// what): a rank stuck or gone would otherwise keep every other one waiting.
 fn wait_for_message(
     comm: &SimpleCommunicator,
     tag: i32,
     outbox: &mut Outbox,
+    me: usize,
+    waiting: &str,
 ) -> (usize, std::result::Result<Message, String>) {
     let mut pause = Duration::from_micros(10);
+    let since = Instant::now();
     loop {
         if let Some(got) = receive(comm, tag) {
             return got;
+        }
+        if let Some(limit) = progress_timeout()
+            && since.elapsed() >= limit
+        {
+            eprintln!(
+                "chunked: rank {me} heard from no rank for {:.1} s while waiting for {waiting} \
+                 (CHUNKED_MPI_TIMEOUT); ending the MPI job",
+                limit.as_secs_f64()
+            );
+            // SAFETY: MPI is initialized for the whole run; MPI_Abort on the
+            // world communicator ends every rank and does not return.
+            unsafe { mpi::ffi::MPI_Abort(mpi::ffi::RSMPI_COMM_WORLD, 71) };
+            std::process::exit(71);
         }
         outbox.progress();
         std::thread::sleep(pause);

@@ -27,6 +27,15 @@ use crate::transport::{Outbox, run_tag};
 /// in the same order, as in any SPMD program. Its examples are `no_run` (see
 /// [`crate::Mpi`]).
 ///
+/// Failures end the run on every rank: a task's error or panic, and a panic
+/// on a worker outside its task (encoding or sizing a block), reach every rank
+/// as the run's error; a panic on a rank's main thread aborts the job
+/// (`MPI_Abort`). With `CHUNKED_MPI_TIMEOUT=<seconds>` in the environment, a
+/// rank that has nothing to run and hears from no rank for that long prints
+/// which rank waited for what and aborts the job, so a rank stuck in a task
+/// or gone never keeps the others waiting forever; set it above the longest
+/// task (unset, the default, waits without limit).
+///
 /// ```no_run
 /// use chunked_array::{Array, Context};
 /// use chunked_distributed::{Gather, Mpi};

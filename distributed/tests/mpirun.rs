@@ -32,6 +32,8 @@ fn main() -> ExitCode {
         Some("--rank-checks") => rank_checks(Path::new(&args[2])),
         Some("--rank-kill") => rank_kill(),
         Some("--rank-panic") => rank_panic(),
+        Some("--rank-encoder-panic") => rank_encoder_panic(),
+        Some("--rank-sleep") => rank_sleep(),
         Some("--rank-progress") => rank_progress(),
         _ => launch(),
     }
@@ -523,6 +525,57 @@ fn rank_panic() -> ExitCode {
     }
     let x = RandomState::new(1).uniform::<f64>(&[600, 10], [10, 10]).expect("array");
     let r = x.sum(None).expect("sum").compute_root(&mpi.context());
+    println!("rank {}: compute returned {:?}", mpi.rank(), r.map(|_| ()));
+    ExitCode::SUCCESS
+}
+
+/// A value whose encoder panics: it is encoded on a worker thread, outside
+/// its task, when it must travel to another rank.
+#[derive(Clone)]
+struct Bomb(u64);
+
+impl chunked_array::delayed::Encode for Bomb {
+    fn encode(&self, _: &mut Vec<u8>) {
+        panic!("encoder bomb {}", self.0)
+    }
+    fn decode(bytes: &mut &[u8]) -> Option<Self> {
+        u64::decode(bytes).map(Bomb)
+    }
+}
+
+/// Values of every rank gathered into one: the encoders panic, and every rank
+/// must end with the error (exit 1) instead of waiting for the lost value.
+fn rank_encoder_panic() -> ExitCode {
+    use chunked_array::delayed::{Delayed, fan_in};
+    let mpi = Mpi::init().expect("MPI");
+    let leaves: Vec<Delayed<Bomb>> = (0..40u64).map(|i| Delayed::new("leaf", move || Bomb(i)).encoded()).collect();
+    // The total goes to every rank from the one that makes it: its encoder runs.
+    let total = fan_in("total", &leaves, |v| Bomb(v.iter().map(|b| b.0).sum::<u64>())).encoded();
+    let r = total.compute_on(&mpi.context_gather_all());
+    println!("rank {}: compute returned {:?}", mpi.rank(), r.as_ref().map(|b| b.0));
+    if r.is_err() { ExitCode::FAILURE } else { ExitCode::SUCCESS }
+}
+
+/// Rank 1 sleeps in a task past the progress timeout (3 s here): the ranks
+/// waiting for its blocks end the job, naming what they waited for.
+fn rank_sleep() -> ExitCode {
+    // SAFETY: set before MPI or any other thread starts.
+    unsafe { std::env::set_var("CHUNKED_MPI_TIMEOUT", "3") };
+    let mpi = Mpi::init().expect("MPI");
+    let me = mpi.rank();
+    let x = RandomState::new(1).uniform::<f64>(&[600, 10], [10, 10]).expect("array");
+    let stuck = x
+        .map_blocks(
+            move |b, _| {
+                if me == 1 {
+                    std::thread::sleep(Duration::from_secs(60));
+                }
+                b.to_owned()
+            },
+            None,
+        )
+        .expect("map_blocks");
+    let r = stuck.sum(None).expect("sum").compute_root(&mpi.context());
     println!("rank {}: compute returned {:?}", mpi.rank(), r.map(|_| ()));
     ExitCode::SUCCESS
 }

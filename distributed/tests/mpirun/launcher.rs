@@ -148,6 +148,28 @@ pub fn launch() -> ExitCode {
             failures.push(format!("{what}: the job took {:.1} s to end", job.elapsed.as_secs_f64()));
         }
     }
+    // A value's encoder panicking on a worker thread ends the run with its
+    // error on every rank; a rank asleep past CHUNKED_MPI_TIMEOUT (3 s in the
+    // job) makes the ranks waiting for it end the job, saying what they waited for.
+    for (what, flag, expect) in [
+        ("panicking encoder", "--rank-encoder-panic", "rank 0: compute returned Err"),
+        ("sleeping rank", "--rank-sleep", "while waiting for"),
+    ] {
+        let job = run_job(3, &[flag], Duration::from_secs(120));
+        println!("{what}: exit {:?} after {:.1} s", job.code, job.elapsed.as_secs_f64());
+        let ended = !job.timed_out && job.code != Some(0) && job.elapsed < Duration::from_secs(40);
+        if !ended
+            || !job.output.contains(expect)
+            || (flag == "--rank-encoder-panic" && !job.output.contains("encoder bomb"))
+        {
+            failures.push(format!(
+                "{what}: no error within 40 s naming the cause (exit {:?}, {:.1} s):\n{}",
+                job.code,
+                job.elapsed.as_secs_f64(),
+                job.output
+            ));
+        }
+    }
     if failures.is_empty() {
         println!("MPI tests passed");
         ExitCode::SUCCESS

@@ -3,19 +3,36 @@
 //! Skips with a reason when `mpirun` is missing (the test command installs it).
 #![cfg(feature = "mpi")]
 
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
+use std::time::Duration;
 
+/// The job's output, or `None` without mpirun. A job that runs past five
+/// minutes is killed and fails the test (a hang never stalls the suite), and
+/// its ranks end themselves after two minutes without progress
+/// (`CHUNKED_MPI_TIMEOUT`).
 fn mpirun(np: usize, exe: &str, args: &[&str]) -> Option<Output> {
     Command::new("mpirun").arg("--version").output().ok()?;
-    let out = Command::new("mpirun")
+    let child = Command::new("mpirun")
         .args(["--oversubscribe", "-np", &np.to_string(), exe])
         .args(args)
         .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
         .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
         .env("RUST_BACKTRACE", "0")
-        .output()
+        .env("CHUNKED_MPI_TIMEOUT", "120")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
         .expect("run mpirun");
-    Some(out)
+    let pid = child.id();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || tx.send(child.wait_with_output()));
+    match rx.recv_timeout(Duration::from_secs(300)) {
+        Ok(out) => Some(out.expect("mpirun's output")),
+        Err(_) => {
+            let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
+            panic!("mpirun -np {np} {exe} {args:?} ran past 300 s");
+        }
+    }
 }
 
 fn text(o: &Output) -> String {
