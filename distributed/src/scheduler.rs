@@ -183,6 +183,16 @@ impl Scheduler for MpiScheduler {
         bytes
     }
 
+    fn first_failed(&self, ok: bool) -> Option<usize> {
+        use mpi::collective::SystemOperation;
+        use mpi::traits::*;
+        let comm = self.comm.lock().unwrap_or_else(|p| p.into_inner());
+        let mine: u64 = if ok { u64::MAX } else { self.rank as u64 };
+        let mut first = u64::MAX;
+        comm.0.all_reduce_into(&mine, &mut first, SystemOperation::min());
+        (first != u64::MAX).then_some(first as usize)
+    }
+
     fn execute(&self, request: &chunked_array::runtime::Run<'_>) -> Result<RunStats> {
         let chunked_array::runtime::Run { graph, deliver, sink, observer, memory } = *request;
         chunked_array::runtime::tune_allocator();

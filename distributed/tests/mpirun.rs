@@ -34,6 +34,7 @@ fn main() -> ExitCode {
         Some("--rank-panic") => rank_panic(),
         Some("--rank-encoder-panic") => rank_encoder_panic(),
         Some("--rank-sleep") => rank_sleep(),
+        Some("--rank-store-error") => rank_store_error(Path::new(&args[2])),
         Some("--rank-progress") => rank_progress(),
         _ => launch(),
     }
@@ -578,6 +579,17 @@ fn rank_sleep() -> ExitCode {
     let r = stuck.sum(None).expect("sum").compute_root(&mpi.context());
     println!("rank {}: compute returned {:?}", mpi.rank(), r.map(|_| ()));
     ExitCode::SUCCESS
+}
+
+/// A Zarr store whose preparation fails on rank 1 alone (its array path is
+/// refused): every rank must end with an error instead of waiting for rank 1.
+fn rank_store_error(dir: &Path) -> ExitCode {
+    let mpi = Mpi::init().expect("MPI");
+    let name = if mpi.rank() == 1 { "../escape" } else { "a" };
+    let x = Array::<f64>::ones(&[40], 10).expect("array");
+    let r = x.to_zarr_on(dir, name, &ZarrWriteOptions::default(), &mpi.context());
+    println!("rank {}: store returned {:?}", mpi.rank(), r.as_ref().map(|_| ()));
+    if r.is_err() { ExitCode::FAILURE } else { ExitCode::SUCCESS }
 }
 
 /// One check run on every rank: its result is that rank's verdict.

@@ -232,4 +232,17 @@ pub trait Scheduler: Send + Sync {
     fn share_from_root(&self, bytes: Vec<u8>) -> Vec<u8> {
         bytes
     }
+    /// The first process whose `ok` is false, on every process (a collective
+    /// call, as [`Scheduler::share_from_root`]); `None` when every one's is
+    /// true. Used before a collective step, so that an error on one process
+    /// ends the step on all instead of leaving the others waiting for it.
+    ///
+    /// ```
+    /// use chunked_array::{Scheduler, SyncScheduler};
+    /// assert_eq!(SyncScheduler.first_failed(true), None);
+    /// assert_eq!(SyncScheduler.first_failed(false), Some(0)); // one process: itself
+    /// ```
+    fn first_failed(&self, ok: bool) -> Option<usize> {
+        (!ok).then_some(0)
+    }
 }

@@ -170,6 +170,15 @@ pub fn launch() -> ExitCode {
             ));
         }
     }
+    // A store that fails to prepare on one rank only ends on every rank.
+    let dir = std::env::temp_dir().join(format!("chunked-mpi-store-error-{}", std::process::id()));
+    let job = run_job(3, &["--rank-store-error", dir.to_str().expect("utf-8 temp dir")], Duration::from_secs(120));
+    let _ = std::fs::remove_dir_all(&dir);
+    println!("store failing on one rank: exit {:?} after {:.1} s", job.code, job.elapsed.as_secs_f64());
+    let told = (0..3).filter(|r| job.output.contains(&format!("rank {r}: store returned Err"))).count();
+    if job.timed_out || job.code == Some(0) || told != 3 || !job.output.contains("rank 1 could not prepare the store") {
+        failures.push(format!("a store failing on rank 1 did not end on every rank with its error:\n{}", job.output));
+    }
     if failures.is_empty() {
         println!("MPI tests passed");
         ExitCode::SUCCESS

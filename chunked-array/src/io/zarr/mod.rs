@@ -318,11 +318,23 @@ impl Store {
         options: &ZarrWriteOptions,
         ctx: &Context,
     ) -> Result<&mut Self> {
-        a.check()?;
-        let location = Location::new(path.as_ref(), array)?;
-        let (source, chunk_shape) = crate::io::aligned_to_stored_chunks(a, options.chunks.as_deref())?;
-        let za = build_array::<T>(&location, &source.shape(), &chunk_shape, options)?;
         let scheduler = ctx.scheduler();
+        let prepared = a.check().and_then(|()| {
+            let location = Location::new(path.as_ref(), array)?;
+            let (source, chunk_shape) = crate::io::aligned_to_stored_chunks(a, options.chunks.as_deref())?;
+            let za = build_array::<T>(&location, &source.shape(), &chunk_shape, options)?;
+            Ok((location, source, za))
+        });
+        // An error here on one rank (its view of the file system) reaches
+        // every rank before the plan's broadcast and the run, which it would
+        // otherwise leave waiting for this rank.
+        if scheduler.processes() > 1
+            && let Some(rank) = scheduler.first_failed(prepared.is_ok())
+            && prepared.is_ok()
+        {
+            return Err(Error::io(path.as_ref().display(), format!("rank {rank} could not prepare the store")));
+        }
+        let (location, source, za) = prepared?;
         let root = scheduler.rank() == 0;
         let plan =
             if root { prepare_target(&location, &za, options, &source.chunks().grid()) } else { Ok((Vec::new(), 0)) };
