@@ -86,7 +86,12 @@ pub struct Hdf5WriteOptions {
 /// [`Error::Io`] naming the file and dataset when either is missing or unreadable;
 /// [`Error::DtypeMismatch`] when the dataset does not hold `T`.
 pub fn from_hdf5<T: Element>(file: impl AsRef<Path>, dataset: &str) -> Result<Array<T>> {
-    let (ds, name) = open_dataset::<T>(file.as_ref(), dataset)?;
+    auto_chunked(file.as_ref(), dataset, false)
+}
+
+/// [`from_hdf5`]'s blocks for the dataset, external data allowed or not.
+fn auto_chunked<T: Element>(file: &Path, dataset: &str, allow_external: bool) -> Result<Array<T>> {
+    let (ds, name) = open_dataset::<T>(file, dataset, allow_external)?;
     let shape = ds.shape();
     let auto = ChunkSpec::auto().resolve(&shape, T::DTYPE)?;
     let chunks = match ds.chunk() {
@@ -112,7 +117,7 @@ pub fn from_hdf5<T: Element>(file: impl AsRef<Path>, dataset: &str) -> Result<Ar
 /// use chunked_array::Array;
 /// let path = std::env::temp_dir().join(format!("chunked-doc-hdf5-read-options-{}.h5", std::process::id()));
 /// Array::<f32>::zeros(&[12], 12).unwrap().to_hdf5(&path, "z", &Hdf5WriteOptions::default()).unwrap();
-/// let options = Hdf5ReadOptions { chunks: Some(4.into()) };
+/// let options = Hdf5ReadOptions { chunks: Some(4.into()), ..Default::default() };
 /// assert_eq!(from_hdf5_with::<f32>(&path, "z", &options).unwrap().num_blocks(), 3);
 /// std::fs::remove_file(&path).unwrap();
 /// ```
@@ -120,6 +125,10 @@ pub fn from_hdf5<T: Element>(file: impl AsRef<Path>, dataset: &str) -> Result<Ar
 pub struct Hdf5ReadOptions {
     /// The blocks; `None` (the default): as [`from_hdf5`] picks them.
     pub chunks: Option<ChunkSpec>,
+    /// Follow external links on the dataset's path and read datasets whose
+    /// data lives in other files (HDF5 external storage). Default false: a file
+    /// from elsewhere could point either at any file this process can read.
+    pub allow_external: bool,
 }
 
 /// [`from_hdf5`] with options (other blocks).
@@ -130,7 +139,7 @@ pub struct Hdf5ReadOptions {
 /// let path = std::env::temp_dir().join(format!("chunked-doc-from-hdf5-with-{}.h5", std::process::id()));
 /// let x = Array::<f64>::from_fn(&[4, 4], 4, |i| (4 * i[0] + i[1]) as f64).unwrap();
 /// x.to_hdf5(&path, "x", &Hdf5WriteOptions::default()).unwrap();
-/// let options = Hdf5ReadOptions { chunks: Some(vec![2, 4].into()) };
+/// let options = Hdf5ReadOptions { chunks: Some(vec![2, 4].into()), ..Default::default() };
 /// let y = from_hdf5_with::<f64>(&path, "x", &options).unwrap();
 /// assert_eq!((y.num_blocks(), y.compute().unwrap()), (2, x.compute().unwrap()));
 /// std::fs::remove_file(&path).unwrap();
@@ -144,20 +153,29 @@ pub fn from_hdf5_with<T: Element>(
     options: &Hdf5ReadOptions,
 ) -> Result<Array<T>> {
     let Some(spec) = &options.chunks else {
-        return from_hdf5(file, dataset);
+        return auto_chunked(file.as_ref(), dataset, options.allow_external);
     };
-    let (ds, name) = open_dataset::<T>(file.as_ref(), dataset)?;
+    let (ds, name) = open_dataset::<T>(file.as_ref(), dataset, options.allow_external)?;
     let chunks = spec.resolve(&ds.shape(), T::DTYPE)?;
     Ok(Array::source("from_hdf5", chunks, Hdf5Source::new(file.as_ref(), dataset, name)))
 }
 
-fn open_dataset<T: Element>(file: &Path, dataset: &str) -> Result<(Dataset, String)> {
+fn open_dataset<T: Element>(file: &Path, dataset: &str, allow_external: bool) -> Result<(Dataset, String)> {
     let name = format!("{}:{dataset}", file.display());
     if !file.exists() {
         return Err(Error::io(file.display(), "no such file"));
     }
     let f = close_on_exec(File::open(file), file).map_err(|e| Error::io(file.display(), e))?;
+    if !allow_external {
+        refuse_external_links(&f, dataset).map_err(|e| Error::io(&name, e))?;
+    }
     let ds = f.dataset(dataset).map_err(|e| Error::io(&name, e))?;
+    if !allow_external && ds.dcpl().is_ok_and(|p| !p.external().is_empty()) {
+        return Err(Error::io(
+            &name,
+            "keeps its data in external files (set Hdf5ReadOptions::allow_external to read them)",
+        ));
+    }
     let want = crate::block::dispatch_dtype!(T::DTYPE, descriptor::<_>()).expect("elements");
     let found = ds.dtype().and_then(|d| d.to_descriptor()).map_err(|e| Error::io(&name, e))?;
     if found != want {
@@ -394,6 +412,26 @@ fn close_on_exec(opened: hdf5::Result<File>, path: &Path) -> hdf5::Result<File> 
         }
     }
     opened
+}
+
+/// Refuses a dataset path through an external link (one that opens another
+/// file); hard and soft links stay inside this file.
+fn refuse_external_links(f: &File, dataset: &str) -> std::result::Result<(), String> {
+    let mut group: hdf5::Group = (**f).clone();
+    let parts: Vec<&str> = dataset.split('/').filter(|p| !p.is_empty()).collect();
+    for (i, part) in parts.iter().enumerate() {
+        let links = group.links(Default::default(), Default::default()).map_err(|e| e.to_string())?;
+        let external = links.iter().any(|(n, info)| n == part && info.link_type == hdf5::LinkType::External);
+        if external {
+            return Err(format!(
+                "{part} is an external link to another file (set Hdf5ReadOptions::allow_external to follow it)"
+            ));
+        }
+        if i + 1 < parts.len() {
+            group = group.group(part).map_err(|e| e.to_string())?;
+        }
+    }
+    Ok(())
 }
 
 fn create_groups(f: &File, path: &str) -> hdf5::Result<()> {

@@ -33,7 +33,8 @@ fn round_trips_with_any_chunking() {
             .unwrap();
         let want = x.compute().unwrap();
         assert_eq!(from_hdf5::<f64>(&file, &name).unwrap().compute().unwrap(), want, "{name}");
-        let y = from_hdf5_with::<f64>(&file, &name, &Hdf5ReadOptions { chunks: Some(2.into()) }).unwrap();
+        let y = from_hdf5_with::<f64>(&file, &name, &Hdf5ReadOptions { chunks: Some(2.into()), ..Default::default() })
+            .unwrap();
         assert_eq!(y.compute().unwrap(), want, "{name} in blocks of 2");
     }
 }
@@ -69,10 +70,14 @@ fn reads_datasets_libhdf5_wrote() {
     let k = from_hdf5::<i64>(&file, "chunked").unwrap();
     assert!(k.chunks().lengths()[0][0].is_multiple_of(7) || k.chunks().lengths()[0][0] == 50, "{:?}", k.chunks());
     assert_eq!(k.compute().unwrap(), want);
-    let part = from_hdf5_with::<i64>(&file, "chunked", &Hdf5ReadOptions { chunks: Some([8, 16].into()) })
-        .unwrap()
-        .slice([(3..20).into(), (5..29).into()])
-        .unwrap();
+    let part = from_hdf5_with::<i64>(
+        &file,
+        "chunked",
+        &Hdf5ReadOptions { chunks: Some([8, 16].into()), ..Default::default() },
+    )
+    .unwrap()
+    .slice([(3..20).into(), (5..29).into()])
+    .unwrap();
     assert_eq!(part.compute().unwrap(), want.slice(ndarray::s![3..20, 5..29]).into_dyn());
 }
 
@@ -146,7 +151,8 @@ fn a_corrupt_chunk_fails_its_block_only() {
     bytes[addr as usize..(addr + size) as usize].fill(0xA5);
     std::fs::write(&file, bytes).unwrap();
     assert!(from_hdf5::<f64>(&file, "x").unwrap().compute().is_err());
-    let y = from_hdf5_with::<f64>(&file, "x", &Hdf5ReadOptions { chunks: Some([4, 6].into()) }).unwrap();
+    let y = from_hdf5_with::<f64>(&file, "x", &Hdf5ReadOptions { chunks: Some([4, 6].into()), ..Default::default() })
+        .unwrap();
     let err = y.compute().unwrap_err();
     assert!(
         matches!(&err, Error::Io { path, message } if path.ends_with("c.h5:x") && message.contains("block at [4, 0]")),
@@ -193,4 +199,30 @@ fn a_stores_file_descriptors_are_close_on_exec() {
     assert!(seen.load(Ordering::Relaxed) > 0, "the store's file was open while its blocks ran");
     assert_eq!(leaked.load(Ordering::Relaxed), 0, "descriptors a child process would inherit");
     assert_eq!(from_hdf5::<f64>(&file, "d").unwrap().compute().unwrap(), a.compute().unwrap());
+}
+
+/// External links and external raw data point outside the file: refused
+/// unless the reader allows them, then read as any dataset.
+#[test]
+fn external_links_and_external_data_are_refused_unless_allowed() {
+    let dir = TempDir::new("h5-external");
+    let (inner, outer) = (dir.path().join("inner.h5"), dir.path().join("outer.h5"));
+    let x = values(&[4, 3], vec![vec![2, 2], vec![3]]);
+    x.to_hdf5(&inner, "secret", &Hdf5WriteOptions::default()).unwrap();
+    {
+        let f = hdf5::File::create(&outer).unwrap();
+        f.link_external(inner.to_str().unwrap(), "secret", "door").unwrap();
+        let raw = dir.path().join("raw.bin");
+        std::fs::write(&raw, [0u8; 32]).unwrap();
+        let ds = f.new_dataset::<f64>().shape(4).external(raw.to_str().unwrap(), 0, 32).create("outside").unwrap();
+        ds.write(&[1.0, 2.0, 3.0, 4.0]).unwrap();
+    }
+    let allow = Hdf5ReadOptions { allow_external: true, ..Default::default() };
+    let err = from_hdf5::<f64>(&outer, "door").unwrap_err();
+    assert!(err.to_string().contains("external link"), "{err}");
+    assert_eq!(from_hdf5_with::<f64>(&outer, "door", &allow).unwrap().compute().unwrap(), x.compute().unwrap());
+    let err = from_hdf5::<f64>(&outer, "outside").unwrap_err();
+    assert!(err.to_string().contains("external files"), "{err}");
+    let inside = from_hdf5_with::<f64>(&outer, "outside", &allow).unwrap().compute().unwrap();
+    assert_eq!(inside.as_slice().unwrap(), &[1.0, 2.0, 3.0, 4.0]);
 }
