@@ -107,7 +107,7 @@ fn auto_chunked<T: Element>(file: &Path, dataset: &str, allow_external: bool) ->
             ChunkSpec::from(block).resolve(&shape, T::DTYPE)?
         }
     };
-    Ok(Array::source("from_hdf5", chunks, Hdf5Source::new(file.as_ref(), dataset, name)))
+    Ok(Array::source("from_hdf5", chunks, Hdf5Source::new(file, dataset, name)))
 }
 
 /// How [`from_hdf5_with`] reads.
