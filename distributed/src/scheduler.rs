@@ -187,10 +187,12 @@ impl Scheduler for MpiScheduler {
         use mpi::collective::SystemOperation;
         use mpi::traits::*;
         let comm = self.comm.lock().unwrap_or_else(|p| p.into_inner());
-        let mine: u64 = if ok { u64::MAX } else { self.rank as u64 };
-        let mut first = u64::MAX;
+        // Signed: MPICH's minimum of 64-bit unsigned values compares them as
+        // signed, which makes u64::MAX the smallest.
+        let mine: i64 = if ok { i64::MAX } else { self.rank as i64 };
+        let mut first = i64::MAX;
         comm.0.all_reduce_into(&mine, &mut first, SystemOperation::min());
-        (first != u64::MAX).then_some(first as usize)
+        (first != i64::MAX).then_some(first as usize)
     }
 
     fn execute(&self, request: &chunked_array::runtime::Run<'_>) -> Result<RunStats> {
