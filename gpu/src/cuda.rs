@@ -59,6 +59,55 @@ impl CudaState {
         self.stream.alloc_zeros::<T>(len).map_err(cuda_error("cuMemAlloc"))
     }
 
+    /// Keeps up to `bytes` of freed memory in the device's default pool of
+    /// the stream-ordered allocator (which cudarc allocates from), instead of
+    /// handing it back to the driver at each synchronization, and fills the
+    /// pool to that size at once.
+    pub fn keep_in_pool(&self, bytes: usize) -> Result<()> {
+        let pool = self.default_pool()?;
+        let mut threshold = bytes as u64;
+        let attr = cudarc::driver::sys::CUmemPool_attribute::CU_MEMPOOL_ATTR_RELEASE_THRESHOLD;
+        // SAFETY: the pool belongs to this context's device; the attribute
+        // takes a u64 that outlives the call.
+        unsafe { cudarc::driver::sys::cuMemPoolSetAttribute(pool, attr, (&raw mut threshold).cast()) }
+            .result()
+            .map_err(cuda_error("cuMemPoolSetAttribute"))?;
+        if bytes > 0 {
+            drop(self.stream.alloc_zeros::<u8>(bytes).map_err(cuda_error("cuMemAllocAsync"))?);
+            self.stream.synchronize().map_err(cuda_error("cuStreamSynchronize"))?;
+        }
+        Ok(())
+    }
+
+    /// Bytes the default pool holds from the driver: in use or kept for reuse.
+    pub fn pool_reserved(&self) -> Result<usize> {
+        let pool = self.default_pool()?;
+        let mut reserved = 0u64;
+        let attr = cudarc::driver::sys::CUmemPool_attribute::CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT;
+        // SAFETY: as in keep_in_pool; the attribute writes one u64.
+        unsafe { cudarc::driver::sys::cuMemPoolGetAttribute(pool, attr, (&raw mut reserved).cast()) }
+            .result()
+            .map_err(cuda_error("cuMemPoolGetAttribute"))?;
+        Ok(reserved as usize)
+    }
+
+    fn default_pool(&self) -> Result<cudarc::driver::sys::CUmemoryPool> {
+        if !self.ctx.has_async_alloc() {
+            return Err(Error::Cuda {
+                call: "cuDeviceGetDefaultMemPool".into(),
+                message: "the device has no stream-ordered allocator (memory pools)".into(),
+            });
+        }
+        self.ctx.bind_to_thread().map_err(cuda_error("cuCtxSetCurrent"))?;
+        let mut pool = std::mem::MaybeUninit::uninit();
+        // SAFETY: writes the device's default pool handle into `pool`.
+        unsafe { cudarc::driver::sys::cuDeviceGetDefaultMemPool(pool.as_mut_ptr(), self.ctx.cu_device()) }
+            .result()
+            .map_err(cuda_error("cuDeviceGetDefaultMemPool"))?;
+        // SAFETY: initialized by the successful call above.
+        Ok(unsafe { pool.assume_init() })
+    }
+
     pub fn upload<T: DeviceElement>(&self, host: &[T]) -> Result<CudaSlice<T>> {
         self.stream.clone_htod(host).map_err(cuda_error("cuMemcpyHtoD"))
     }

@@ -42,6 +42,8 @@ pub(crate) struct Inner {
     capacity: usize,
     in_use: AtomicUsize,
     peak: AtomicUsize,
+    /// Bytes asked of [`Device::reserve_pool`] (the largest ask).
+    pool: AtomicUsize,
     /// Bytes copied from the device to host memory so far.
     pub(crate) downloaded: AtomicU64,
 }
@@ -162,6 +164,7 @@ impl Device {
                 capacity,
                 in_use: AtomicUsize::new(0),
                 peak: AtomicUsize::new(0),
+                pool: AtomicUsize::new(0),
                 downloaded: AtomicU64::new(0),
             }),
         }
@@ -269,6 +272,59 @@ impl Device {
     /// ```
     pub fn downloaded_bytes(&self) -> u64 {
         self.inner.downloaded.load(Ordering::Relaxed)
+    }
+
+    /// Keeps `bytes` of device memory for reuse once freed, reserved at once,
+    /// as RMM's pool (dask-cuda's `rmm_pool_size`): allocations up to that
+    /// size are served from the pool without the driver mapping memory, and
+    /// freed blocks go back to it rather than to the driver. On a CUDA device
+    /// this is the stream-ordered allocator's default pool, with its release
+    /// threshold at `bytes`; an emulated device (host memory) only records the
+    /// size, as [`Device::pool_reserved`] shows. The pool only grows: a smaller
+    /// ask than an earlier one changes nothing.
+    ///
+    /// ```
+    /// let dev = chunked_gpu::Device::emulated(1 << 20);
+    /// dev.reserve_pool(1 << 16).unwrap();
+    /// assert_eq!(dev.pool_reserved(), 1 << 16);
+    /// assert!(dev.reserve_pool(2 << 20).is_err()); // more than the device has
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::OutOfMemory`] when `bytes` exceeds the device's capacity less
+    /// what is in use; [`Error::Cuda`] when the driver refuses the pool's
+    /// settings or memory.
+    pub fn reserve_pool(&self, bytes: usize) -> Result<()> {
+        if bytes <= self.inner.pool.load(Ordering::Relaxed) {
+            return Ok(());
+        }
+        let in_use = self.in_use();
+        if bytes > self.inner.capacity.saturating_sub(in_use) {
+            return Err(self.out_of_memory(bytes, in_use));
+        }
+        if let Kind::Cuda(state) = &self.inner.kind {
+            state.keep_in_pool(bytes)?;
+        }
+        self.inner.pool.fetch_max(bytes, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// Bytes the device's pool holds: in use or kept for reuse (on a CUDA
+    /// device as the driver counts them, at least [`Device::reserve_pool`]'s
+    /// size once set; on an emulated one, that size or the bytes in use,
+    /// whichever is more).
+    ///
+    /// ```
+    /// let dev = chunked_gpu::Device::emulated(1 << 20);
+    /// let _held = dev.zeros::<u8>(1000).unwrap();
+    /// assert_eq!(dev.pool_reserved(), 1000); // no pool: what is in use
+    /// ```
+    pub fn pool_reserved(&self) -> usize {
+        let asked = self.inner.pool.load(Ordering::Relaxed);
+        match &self.inner.kind {
+            Kind::Cuda(state) => state.pool_reserved().unwrap_or(0).max(asked),
+            Kind::Emulated => asked.max(self.in_use()),
+        }
     }
 
     /// Whether `other` is the same device (the same handle, or a clone of it).

@@ -5,8 +5,12 @@
 //!    dealt out to `pieces` threads in turn (thread `p` takes elements `p`,
 //!    `p + pieces`, ...), so that neighbouring threads read neighbouring
 //!    elements and the whole device is busy even for a full reduction;
-//! 2. `chunked_reduce_finish`: one thread per output element merges its
-//!    pieces in order.
+//! 2. `chunked_reduce_merge`, as often as it takes: the pieces of each output
+//!    element dealt out again, [`MERGE_FAN`] to a thread, until at most
+//!    [`FINISH_PIECES`] are left (a full sum of a block starts from about
+//!    2^17 pieces, which one thread would take milliseconds to walk);
+//! 3. `chunked_reduce_finish`: one thread per output element merges what is
+//!    left in order.
 //!
 //! No shared memory and no atomics: the result is the same on every run, and
 //! the sources are plain C++ that a host compiler can build and run (chunked's
@@ -24,8 +28,20 @@ use crate::{Result, cuda_error};
 
 /// Entry point of the first kernel.
 pub const PIECES_ENTRY: &str = "chunked_reduce_pieces";
-/// Entry point of the second kernel.
+/// Entry point of the merging kernel.
+pub const MERGE_ENTRY: &str = "chunked_reduce_merge";
+/// Entry point of the finishing kernel.
 pub const FINISH_ENTRY: &str = "chunked_reduce_finish";
+/// Most pieces the finishing kernel's thread merges one after another.
+pub const FINISH_PIECES: usize = 128;
+/// Pieces one thread of a merge pass takes.
+pub const MERGE_FAN: usize = 64;
+/// Threads of the first kernel, all output elements together: enough to keep
+/// a large GPU's memory busy (an H100 or H200 holds about 2^18 threads at once).
+const FIRST_PASS_THREADS: usize = 1 << 18;
+/// Fewest input elements per thread of the first kernel, so that a small
+/// reduction needs no merge pass.
+const MIN_PER_THREAD: usize = 8;
 
 /// What a block reduction computes.
 ///
@@ -132,16 +148,36 @@ impl ReduceLayout {
         self.reduced.last().is_some_and(|g| g.1 == 1)
     }
 
-    /// Threads per output element: about 64Ki threads in all (enough to fill
-    /// a GPU), at most one per reduced element.
+    /// Threads of the first kernel per output element: about 2^18 threads in
+    /// all, each taking at least 8 reduced elements.
     ///
     /// ```
     /// use chunked_gpu::reduce::ReduceLayout;
-    /// assert_eq!(ReduceLayout::new(&[7, 8], &[true, true]).pieces(), 56); // one per element
-    /// assert_eq!(ReduceLayout::new(&[1 << 20], &[true]).pieces(), 65536);
+    /// assert_eq!(ReduceLayout::new(&[7, 8], &[true, true]).pieces(), 7); // 56 elements, 8 a thread
+    /// assert_eq!(ReduceLayout::new(&[1 << 24], &[true]).pieces(), 1 << 18);
+    /// assert_eq!(ReduceLayout::new(&[1 << 18, 16], &[false, true]).pieces(), 1); // outputs enough
     /// ```
     pub fn pieces(&self) -> usize {
-        (65536 / self.outputs().max(1)).clamp(1, self.reduced_len().max(1))
+        (FIRST_PASS_THREADS / self.outputs().max(1)).clamp(1, self.reduced_len().div_ceil(MIN_PER_THREAD).max(1))
+    }
+
+    /// Pieces per output element after each merge pass, from [`Self::pieces`]
+    /// down by [`MERGE_FAN`] until at most [`FINISH_PIECES`] remain; empty
+    /// when the finishing kernel can merge the first kernel's pieces itself.
+    ///
+    /// ```
+    /// use chunked_gpu::reduce::ReduceLayout;
+    /// assert_eq!(ReduceLayout::new(&[1 << 24], &[true]).merge_passes(), vec![4096, 64]);
+    /// assert!(ReduceLayout::new(&[1000, 1000], &[false, true]).merge_passes().is_empty());
+    /// ```
+    pub fn merge_passes(&self) -> Vec<usize> {
+        let mut passes = Vec::new();
+        let mut pieces = self.pieces();
+        while pieces > FINISH_PIECES {
+            pieces = pieces.div_ceil(MERGE_FAN);
+            passes.push(pieces);
+        }
+        passes
     }
 
     /// The kernels' `meta`: kept lengths, kept strides, reduced lengths,
@@ -163,18 +199,6 @@ impl ReduceLayout {
     }
 }
 
-/// The C type of a device element type.
-fn c_type(c_name: &str) -> &'static str {
-    match c_name {
-        "f64" => "double",
-        "f32" => "float",
-        "i64" => "long long",
-        "i32" => "int",
-        "u8" => "unsigned char",
-        _ => "unsigned long long",
-    }
-}
-
 /// The kernels' source for `op` over input elements of C type `input_c`
 /// (`"double"`, `"int"`, ...) accumulating in `A`, after
 /// [`crate::kernels::ELEMENTWISE_HELPERS`].
@@ -187,16 +211,9 @@ fn c_type(c_name: &str) -> &'static str {
 /// assert!(s.contains(PIECES_ENTRY) && s.contains(FINISH_ENTRY));
 /// ```
 pub fn source<A: DeviceElement>(op: ReduceOp, input_c: &str) -> String {
-    let acc = c_type(A::C_NAME);
+    let acc = A::C_TYPE;
     let float = matches!(A::C_NAME, "f64" | "f32");
-    let (lowest, highest) = match A::C_NAME {
-        "f64" => ("bits_f64(0xFFF0000000000000ull)", "bits_f64(0x7FF0000000000000ull)"),
-        "f32" => ("bits_f32(0xFF800000u)", "bits_f32(0x7F800000u)"),
-        "i64" => ("(-9223372036854775807LL - 1)", "9223372036854775807LL"),
-        "i32" => ("(-2147483647 - 1)", "2147483647"),
-        "u64" => ("0ull", "0xFFFFFFFFFFFFFFFFull"),
-        _ => ("(unsigned char)0", "(unsigned char)255"),
-    };
+    let (lowest, highest) = (A::C_LOWEST, A::C_HIGHEST);
     let (identity, step, merge) = match (op, float) {
         (ReduceOp::Sum, _) | (ReduceOp::NanSum, false) => ("0".to_string(), "a + v", "a + b"),
         (ReduceOp::NanSum, true) => ("0".to_string(), "isnan(v) ? a : a + v", "a + b"),
@@ -237,10 +254,26 @@ extern "C" __global__ void {PIECES_ENTRY}(const in_t* x, acc_t* partial, unsigne
         long long base = offset_of(o, nk, kept_len, kept_stride);
         acc_t a = op_identity();
         for (unsigned long long r = p; r < n_red; r += pieces) {{
-            acc_t v = (acc_t)x[base + offset_of(r, nr, red_len, red_stride)];
+            // One reduced group (the usual case) needs no division.
+            long long off = nr == 1 ? (long long)r * red_stride[0] : offset_of(r, nr, red_len, red_stride);
+            acc_t v = (acc_t)x[base + off];
             a = op_step(a, v);
         }}
         partial[o * pieces + p] = a;
+    }}
+}}
+extern "C" __global__ void {MERGE_ENTRY}(const acc_t* partial, acc_t* next, unsigned long long n_out,
+                                         unsigned long long pieces, unsigned long long next_pieces) {{
+    unsigned long long total = n_out * next_pieces;
+    unsigned long long step = (unsigned long long)gridDim.x * blockDim.x;
+    for (unsigned long long t = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; t < total; t += step) {{
+        unsigned long long o = t / next_pieces, q = t % next_pieces;
+        acc_t a = op_identity();
+        for (unsigned long long p = q; p < pieces; p += next_pieces) {{
+            acc_t b = partial[o * pieces + p];
+            a = op_merge(a, b);
+        }}
+        next[o * next_pieces + q] = a;
     }}
 }}
 extern "C" __global__ void {FINISH_ENTRY}(const acc_t* partial, acc_t* out, unsigned long long n_out, unsigned long long pieces) {{
@@ -303,7 +336,6 @@ pub fn launch_reduce<A: DeviceElement>(
     if out.is_empty() {
         return Ok(());
     }
-    let pieces_fn = state.function("reduction", source, PIECES_ENTRY)?;
     let finish_fn = state.function("reduction", source, FINISH_ENTRY)?;
     let (n_out, n_red) = (layout.outputs() as u64, layout.reduced_len() as u64);
     if n_red == 0 {
@@ -321,8 +353,45 @@ pub fn launch_reduce<A: DeviceElement>(
         unsafe { launch.launch(grid_stride(n_out)) }.map_err(cuda_error("cuLaunchKernel reduction finish"))?;
         return Ok(());
     }
-    let pieces = layout.pieces() as u64;
-    let mut partial = device.zeros::<A>((n_out * pieces) as usize)?;
+    let mut partial = launch_pieces::<A>(state, source, input, layout)?;
+    let mut pieces = layout.pieces() as u64;
+    if !layout.merge_passes().is_empty() {
+        let merge_fn = state.function("reduction", source, MERGE_ENTRY)?;
+        for next_pieces in layout.merge_passes() {
+            let next_pieces = next_pieces as u64;
+            let mut next = device.zeros::<A>((n_out * next_pieces) as usize)?;
+            let mut launch = state.stream.launch_builder(&merge_fn);
+            launch
+                .arg(partial.cuda().expect("CUDA buffer"))
+                .arg(next.cuda_mut().expect("CUDA buffer"))
+                .arg(&n_out)
+                .arg(&pieces)
+                .arg(&next_pieces);
+            // SAFETY: reads n_out * pieces elements of `partial`, writes
+            // n_out * next_pieces of `next`.
+            unsafe { launch.launch(grid_stride(n_out * next_pieces)) }
+                .map_err(cuda_error("cuLaunchKernel reduction merge"))?;
+            (partial, pieces) = (next, next_pieces);
+        }
+    }
+    let mut launch = state.stream.launch_builder(&finish_fn);
+    launch.arg(partial.cuda().expect("CUDA buffer")).arg(out.cuda_mut().expect("CUDA buffer")).arg(&n_out).arg(&pieces);
+    // SAFETY: reads n_out * pieces elements of `partial`, writes n_out of `out`.
+    unsafe { launch.launch(grid_stride(n_out)) }.map_err(cuda_error("cuLaunchKernel reduction finish"))?;
+    Ok(())
+}
+
+/// The first kernel over a non-empty input: `layout.pieces()` partial
+/// results per output element.
+fn launch_pieces<A: DeviceElement>(
+    state: &crate::cuda::CudaState,
+    source: &str,
+    input: &dyn KernelInput,
+    layout: &ReduceLayout,
+) -> Result<DeviceBuffer<A>> {
+    let pieces_fn = state.function("reduction", source, PIECES_ENTRY)?;
+    let (n_out, n_red, pieces) = (layout.outputs() as u64, layout.reduced_len() as u64, layout.pieces() as u64);
+    let mut partial = input.device().zeros::<A>((n_out * pieces) as usize)?;
     // The driver refuses empty allocations: a block whose axes are all kept
     // or of length 1 still gets one (unused) value.
     let mut meta = layout.meta();
@@ -331,28 +400,22 @@ pub fn launch_reduce<A: DeviceElement>(
     }
     let meta = state.upload(&meta)?;
     let (nk, nr, inner) = (layout.kept.len() as i32, layout.reduced.len() as i32, layout.reduced_inner() as i32);
-    {
-        let mut launch = state.stream.launch_builder(&pieces_fn);
-        input.push(&mut launch);
-        launch
-            .arg(partial.cuda_mut().expect("CUDA buffer"))
-            .arg(&n_out)
-            .arg(&n_red)
-            .arg(&pieces)
-            .arg(&nk)
-            .arg(&nr)
-            .arg(&meta)
-            .arg(&inner);
-        // SAFETY: the kernel reads the input at offsets within its block
-        // (the layout came from the block's shape) and writes n_out * pieces
-        // elements of `partial`.
-        unsafe { launch.launch(grid_stride(n_out * pieces)) }.map_err(cuda_error("cuLaunchKernel reduction pieces"))?;
-    }
-    let mut launch = state.stream.launch_builder(&finish_fn);
-    launch.arg(partial.cuda().expect("CUDA buffer")).arg(out.cuda_mut().expect("CUDA buffer")).arg(&n_out).arg(&pieces);
-    // SAFETY: reads n_out * pieces elements of `partial`, writes n_out of `out`.
-    unsafe { launch.launch(grid_stride(n_out)) }.map_err(cuda_error("cuLaunchKernel reduction finish"))?;
-    Ok(())
+    let mut launch = state.stream.launch_builder(&pieces_fn);
+    input.push(&mut launch);
+    launch
+        .arg(partial.cuda_mut().expect("CUDA buffer"))
+        .arg(&n_out)
+        .arg(&n_red)
+        .arg(&pieces)
+        .arg(&nk)
+        .arg(&nr)
+        .arg(&meta)
+        .arg(&inner);
+    // SAFETY: the kernel reads the input at offsets within its block (the
+    // layout came from the block's shape) and writes n_out * pieces elements
+    // of `partial`.
+    unsafe { launch.launch(grid_stride(n_out * pieces)) }.map_err(cuda_error("cuLaunchKernel reduction pieces"))?;
+    Ok(partial)
 }
 
 #[cfg(test)]
@@ -371,8 +434,15 @@ mod tests {
         assert!(!l.reduced_inner());
         assert_eq!((l.outputs(), l.reduced_len()), (15, 4));
         assert_eq!(l.meta(), vec![3, 5, 20, 1, 4, 5]);
-        // Everything reduced: one output.
+        // Everything reduced: one output, eight elements to a thread.
         let l = ReduceLayout::new(&[7, 8], &[true, true]);
-        assert_eq!((l.outputs(), l.reduced_len(), l.pieces()), (1, 56, 56));
+        assert_eq!((l.outputs(), l.reduced_len(), l.pieces()), (1, 56, 7));
+        assert!(l.merge_passes().is_empty());
+        // A long full reduction: 2^18 pieces merged in two passes, 64 a thread.
+        let l = ReduceLayout::new(&[1 << 12, 1 << 12], &[true, true]);
+        assert_eq!((l.pieces(), l.merge_passes()), (1 << 18, vec![4096, 64]));
+        // Many outputs: fewer pieces each, no merge pass.
+        let l = ReduceLayout::new(&[1000, 1000], &[true, false]);
+        assert_eq!((l.pieces(), l.merge_passes()), (125, vec![]));
     }
 }

@@ -16,7 +16,9 @@
 //! - the seed SVD, `100000F x 1000` in `(1000, 1000)` blocks made on the
 //!   device, singular values computed;
 //! - TSQR of `1e6F x 100` in `(10000, 100)` blocks, Q summed on the device,
-//!   with the bytes that left the device.
+//!   with the bytes that left the device;
+//! - 8 MiB allocations per second and the suite's random sum, without a
+//!   device pool and with one of 1 GiB.
 //!
 //! Without one it says why and measures what the device layer costs on an
 //! emulated device (host memory behind the device interface) against the same
@@ -34,7 +36,8 @@
 //! 10000F^(1/3)-sided square in 2000^2 blocks), `seed_svd` (u, s and vt of
 //! the seed's matrix) and `ufunc_cheap`/`ufunc_trig` (the ufunc issue's two
 //! five-ufunc chains over the random array persisted on the device, summed);
-//! or `{"skipped": why}` without a CUDA device.
+//! or `{"skipped": why}` without a CUDA device. `--pool BYTES` runs them
+//! with a device pool of that size (`Context::with_device_pool`).
 
 use chunked_array::device::Device;
 use chunked_array::random::RandomState;
@@ -189,11 +192,48 @@ fn cuda_rows(device: &Device, f: f64, repeat: usize) {
     println!(
         "| TSQR {tall}x100, (10000, 100) blocks, on the device | {t_tsqr:.2} s | {per_run:.0} bytes to the host per run | |"
     );
+    pool_rows(device, f, repeat);
+}
+
+/// Allocations of 8 MiB (each freed after a synchronization, as a task's
+/// block is) per second, and the random sum of the suite, without a device
+/// pool and then with one of 1 GiB (last: a device's pool stays once set).
+fn pool_rows(device: &Device, f: f64, repeat: usize) {
+    let allocations = 200;
+    let churn = || {
+        for _ in 0..allocations {
+            let block = device.zeros::<u8>(8 << 20).expect("device memory");
+            device.synchronize().expect("sync");
+            drop(block);
+        }
+    };
+    let rows = scaled(100_000, f);
+    let x = RandomState::new(12).uniform::<f64>(&[rows, 1000], [1000, 1000]).expect("shape").to_device(device);
+    let total = x.sum(None).expect("sum");
+    let (plain, pooled) = (Context::threads(0), Context::threads(0).with_device_pool(1 << 30));
+    let (t_plain, t_sum_plain) = (time(repeat, churn), time(repeat, || drop(total.compute_on(&plain).expect("sum"))));
+    // The pooled run's warm-up reserves the pool for the churn after it.
+    let t_sum_pool = time(repeat, || drop(total.compute_on(&pooled).expect("sum")));
+    let t_pool = time(repeat, churn);
+    println!(
+        "| 8 MiB allocations (alloc, sync, free) | {:.0}/s with a 1 GiB pool | {:.0}/s without | {:.2} |",
+        allocations as f64 / t_pool,
+        allocations as f64 / t_plain,
+        t_plain / t_pool
+    );
+    println!(
+        "| random {rows}x1000 in (1000, 1000) blocks, summed | {t_sum_pool:.3} s with the pool | {t_sum_plain:.3} s without | {:.2} |",
+        t_sum_plain / t_sum_pool
+    );
+    println!("\npool: {} bytes reserved, {} in use", device.pool_reserved(), device.in_use());
 }
 
 /// The suite's GPU workloads on `device`, as JSON (see the module notes).
 fn suite_rows(device: &Device, f: f64, repeat: usize) {
-    let ctx = Context::threads(0);
+    let ctx = match arg("--pool") {
+        Some(bytes) => Context::threads(0).with_device_pool(chunked_array::parse_bytes(&bytes).expect("--pool BYTES")),
+        None => Context::threads(0),
+    };
     let rows = scaled(100_000, f);
     let x = RandomState::new(12).uniform::<f64>(&[rows, 1000], [1000, 1000]).expect("shape").to_device(device);
     let total = x.sum(None).expect("sum");

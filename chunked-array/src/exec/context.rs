@@ -84,6 +84,29 @@ impl Context {
         self
     }
 
+    /// Bytes of each device's memory to keep in a pool for reuse (dask-cuda's
+    /// `rmm_pool_size`), reserved when a run on the device starts: blocks
+    /// made and dropped task after task then reuse the pool's memory instead
+    /// of asking the driver each time. Default: the driver's own pool, which
+    /// hands freed memory back at each synchronization.
+    ///
+    /// ```
+    /// use chunked_array::{device::Device, random::RandomState, Context};
+    /// # fn main() -> chunked_array::Result<()> {
+    /// let dev = Device::emulated(1 << 24);
+    /// let ctx = Context::sync().with_device_pool(1 << 20);
+    /// let x = RandomState::new(0).on_device(&dev).uniform::<f64>(&[1000], 100)?;
+    /// x.sum(None)?.compute_on(&ctx)?;
+    /// assert_eq!(dev.pool_reserved(), 1 << 20);
+    /// let too_big = Context::sync().with_device_pool(1 << 30); // more than the device has
+    /// assert!(x.sum(None)?.compute_on(&too_big).is_err());
+    /// # Ok(()) }
+    /// ```
+    pub fn with_device_pool(mut self, bytes: usize) -> Self {
+        self.memory.device_pool = Some(bytes);
+        self
+    }
+
     /// Where blocks spill to (default: the system's temporary directory).
     ///
     /// ```

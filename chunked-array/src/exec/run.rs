@@ -16,7 +16,7 @@ use crate::exec::Context;
 use crate::graph::Node;
 use crate::graph::optimize::optimize;
 use crate::graph::task::TaskGraph;
-use crate::memory::check_plan;
+use crate::memory::{check_plan, reserve_device_pools};
 use crate::schedule::{Deliver, Run, RunStats, Scheduler};
 
 /// Receives computed blocks of one output.
@@ -87,6 +87,7 @@ pub(crate) fn run_blocks(
     };
     // A plan refused before it runs starts no observer (no progress bar left open).
     check_plan(&graph, ctx.memory())?;
+    reserve_device_pools(&graph, ctx.memory())?;
     let label = nodes[0].label();
     let info =
         RunInfo { graph: &graph, label: &label, rank: ctx.scheduler().rank(), memory_limit: ctx.memory().memory_limit };

@@ -47,6 +47,11 @@ pub struct MemoryConfig {
     /// idle ones move to host memory, per device. `None` (the default): 80% of
     /// each device's memory, as dask-cuda's default.
     pub device_memory_limit: Option<usize>,
+    /// Bytes of each device's memory kept in its pool for reuse once freed
+    /// ([`chunked_gpu::Device::reserve_pool`]), reserved when a run on the
+    /// device starts. `None` (the default): the driver's own pool, which hands
+    /// freed memory back at each synchronization.
+    pub device_pool: Option<usize>,
 }
 
 impl MemoryConfig {
@@ -73,6 +78,7 @@ impl Default for MemoryConfig {
             rank: 0,
             spill_limit: u64::MAX,
             device_memory_limit: None,
+            device_pool: None,
         }
     }
 }
@@ -91,6 +97,19 @@ pub fn physical_memory() -> Option<u64> {
     let line = info.lines().find(|l| l.starts_with("MemTotal:"))?;
     let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kib * 1024)
+}
+
+/// Reserves the configured pool on each device `graph` places blocks on.
+///
+/// # Errors
+/// As [`chunked_gpu::Device::reserve_pool`].
+pub(crate) fn reserve_device_pools(graph: &TaskGraph, memory: &MemoryConfig) -> Result<()> {
+    if let Some(bytes) = memory.device_pool {
+        for device in graph.devices() {
+            device.reserve_pool(bytes)?;
+        }
+    }
+    Ok(())
 }
 
 /// Refuses a plan in which one task cannot fit the memory limit: the blocks it

@@ -49,7 +49,7 @@ impl Scheduler for SyncScheduler {
                 let refs: Vec<&Block> = inputs.iter().collect();
                 let input_bytes = inputs.iter().map(|b| b.nbytes()).sum();
                 let started = if timing { Clock::now() } else { 0 };
-                let block = graph.run_task(t, &refs)?;
+                let block = store.run_task(t, &refs)?;
                 let ended = if timing { Clock::now() } else { 0 };
                 drop(refs);
                 inputs.clear();

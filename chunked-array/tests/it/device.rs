@@ -302,14 +302,17 @@ fn a_device_out_of_memory_spills_idle_blocks_and_runs_the_task_again() {
     let oracle = x.compute().unwrap();
     let xd = x.to_device(&device);
     let y = (&xd - &xd.mean(0).unwrap()).abs().sum(0).unwrap();
-    let (sums, stats) = y.compute_stats(&Context::threads(2).with_device_memory_limit(64 << 20)).unwrap();
     let centered = &oracle - &oracle.mean_axis(Axis(0)).unwrap();
-    for (a, b) in sums.iter().zip(centered.abs().sum_axis(Axis(0)).iter()) {
-        assert_relative_eq!(*a, *b, max_relative = 1e-11);
+    // Both schedulers: the threaded one and the sync one run a task again the same way.
+    for ctx in [Context::threads(2), Context::sync()] {
+        let (sums, stats) = y.compute_stats(&ctx.with_device_memory_limit(64 << 20)).unwrap();
+        for (a, b) in sums.iter().zip(centered.abs().sum_axis(Axis(0)).iter()) {
+            assert_relative_eq!(*a, *b, max_relative = 1e-11);
+        }
+        assert!(stats.tiers.device_spilled > 0, "{stats:?}");
+        assert!(device.peak() <= 1 << 20);
+        assert_eq!(device.in_use(), 0);
     }
-    assert!(stats.tiers.device_spilled > 0, "{stats:?}");
-    assert!(device.peak() <= 1 << 20);
-    assert_eq!(device.in_use(), 0);
     // A single allocation larger than the device still fails, naming it.
     let big = RandomState::new(1).uniform::<f64>(&[1000, 400], [1000, 400]).unwrap().to_device(&device);
     match big.sum(None).unwrap().compute_on(&Context::threads(1).with_device_memory_limit(64 << 20)).unwrap_err() {
@@ -415,4 +418,47 @@ per_backend!(ufuncs_on_the_device_match_the_host, |device: Option<&Device>| {
         |a: &Array<i64>, b: &Array<i64>| &(&(a * b) - &(a + b)).bitwise_xor(b).unwrap().maximum(&-a).unwrap() + 1;
     let got = ints(&place(&ha, device), &place(&hb, device)).compute().unwrap();
     assert_eq!(got, ints(&ha, &hb).compute().unwrap());
+});
+
+per_backend!(a_device_pool_is_reserved_once_and_changes_no_result, |device: Option<&Device>| {
+    let x = RandomState::new(9).uniform::<f64>(&[2000, 300], [500, 300]).unwrap();
+    let oracle = x.compute().unwrap().sum_axis(Axis(0));
+    let x = place(&x, device);
+    let plain = x.sum(0).unwrap().compute_on(&Context::threads(2)).unwrap();
+    let pooled = Context::threads(2).with_device_pool(64 << 20);
+    let with_pool = x.sum(0).unwrap().compute_on(&pooled).unwrap();
+    assert_eq!(with_pool, plain, "the pool changes where memory comes from, not the values");
+    for (g, w) in with_pool.iter().zip(oracle.iter()) {
+        assert_relative_eq!(*g, *w, max_relative = 1e-12);
+    }
+    let Some(d) = device else { return };
+    assert!(d.pool_reserved() >= 64 << 20, "{} bytes reserved", d.pool_reserved());
+    // More than the device has: refused by name, the pool as it was.
+    let before = d.pool_reserved();
+    let err = x.sum(None).unwrap().compute_on(&Context::sync().with_device_pool(d.capacity() + 1)).unwrap_err();
+    assert!(err.to_string().contains("out of memory") && err.to_string().contains(&d.describe()), "{err}");
+    assert!(d.pool_reserved() >= before && d.pool_reserved() < d.capacity());
+});
+
+per_backend!(extremes_and_sums_of_every_integer_width, |device: Option<&Device>| {
+    // Negative rows of signed types and values near the top of unsigned ones:
+    // the kernels' identities are each type's own extremes.
+    fn check<T: chunked_array::Integer + Into<i128>>(device: Option<&Device>, f: impl Fn(i64) -> T) {
+        let a = ArrayD::from_shape_fn(ndarray::IxDyn(&[40, 30]), |i| f((i[0] * 31 + i[1] * 7) as i64 % 97));
+        let x = place(&Array::from_ndarray(a.clone(), [15, 30]).unwrap(), device);
+        let wide = a.mapv(|v| v.into());
+        let max0 = wide.fold_axis(Axis(0), i128::MIN, |&m, &v| m.max(v));
+        let got: Vec<i128> = x.max(0).unwrap().compute().unwrap().iter().map(|&v| v.into()).collect();
+        assert_eq!(got, max0.iter().copied().collect::<Vec<_>>(), "max of {}", T::DTYPE);
+        let min1 = wide.fold_axis(Axis(1), i128::MAX, |&m, &v| m.min(v));
+        let got: Vec<i128> = x.min(1).unwrap().compute().unwrap().iter().map(|&v| v.into()).collect();
+        assert_eq!(got, min1.iter().copied().collect::<Vec<_>>(), "min of {}", T::DTYPE);
+        let total: i128 = wide.iter().sum();
+        let got = x.sum(None).unwrap().compute().unwrap();
+        assert_eq!(format!("{}", got.iter().next().unwrap()), total.to_string(), "sum of {}", T::DTYPE);
+    }
+    check::<i8>(device, |v| (v - 120) as i8);
+    check::<i16>(device, |v| (v - 30_000) as i16);
+    check::<u16>(device, |v| (v + 65_000) as u16);
+    check::<u32>(device, |v| (v as u32).wrapping_add(4_294_967_000));
 });

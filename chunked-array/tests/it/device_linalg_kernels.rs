@@ -124,8 +124,10 @@ fn the_svd_flip_kernel_makes_the_largest_entry_of_each_right_vector_positive() {
 }
 
 /// Builds the reduction kernels (`chunked_gpu::reduce`) for the host, with a
-/// main running both launches over a small grid as `launch_reduce` makes
-/// them, for an f64 block.
+/// main running the launches over a small grid as `launch_reduce` makes them
+/// (the first kernel, each merge pass, the finish). The block is read and the
+/// results printed as doubles, converted from and to the source's element and
+/// accumulator types.
 fn build_reduction(source: &str, name: &str) -> Option<PathBuf> {
     let cxx = compiler()?;
     let dir = std::env::temp_dir().join(format!("chunked-reduce-host-{}-{name}", std::process::id()));
@@ -134,20 +136,34 @@ fn build_reduction(source: &str, name: &str) -> Option<PathBuf> {
 int main(int argc, char** argv) {
     unsigned long long n = strtoull(argv[1], 0, 10), n_out = strtoull(argv[2], 0, 10);
     unsigned long long n_red = strtoull(argv[3], 0, 10), pieces = strtoull(argv[4], 0, 10);
-    int nk = atoi(argv[5]), nr = atoi(argv[6]), inner = atoi(argv[7]);
+    int nk = atoi(argv[5]), nr = atoi(argv[6]), inner = atoi(argv[7]), passes = atoi(argv[8]);
+    std::vector<unsigned long long> merges;
+    for (int i = 9; i < 9 + passes; i++) merges.push_back(strtoull(argv[i], 0, 10));
     std::vector<long long> meta;
-    for (int i = 8; i < argc; i++) meta.push_back(strtoll(argv[i], 0, 10));
-    std::vector<double> x(n);
-    for (auto& v : x) if (scanf("%lf", &v) != 1) return 2;
-    std::vector<double> partial(n_out * pieces), out(n_out);
+    for (int i = 9 + passes; i < argc; i++) meta.push_back(strtoll(argv[i], 0, 10));
+    std::vector<in_t> x(n);
+    for (auto& v : x) {
+        double read;
+        if (scanf("%lf", &read) != 1) return 2;
+        v = (in_t)read;
+    }
+    std::vector<acc_t> partial(n_out * pieces), out(n_out);
     gridDim.x = 3; blockDim.x = 7;
     for (blockIdx.x = 0; blockIdx.x < gridDim.x; blockIdx.x++)
         for (threadIdx.x = 0; threadIdx.x < blockDim.x; threadIdx.x++)
             chunked_reduce_pieces(x.data(), partial.data(), n_out, n_red, pieces, nk, nr, meta.data(), inner);
+    for (unsigned long long next_pieces : merges) {
+        std::vector<acc_t> next(n_out * next_pieces);
+        for (blockIdx.x = 0; blockIdx.x < gridDim.x; blockIdx.x++)
+            for (threadIdx.x = 0; threadIdx.x < blockDim.x; threadIdx.x++)
+                chunked_reduce_merge(partial.data(), next.data(), n_out, pieces, next_pieces);
+        partial.swap(next);
+        pieces = next_pieces;
+    }
     for (blockIdx.x = 0; blockIdx.x < gridDim.x; blockIdx.x++)
         for (threadIdx.x = 0; threadIdx.x < blockDim.x; threadIdx.x++)
             chunked_reduce_finish(partial.data(), out.data(), n_out, pieces);
-    for (double v : out) printf("%.17g\n", v);
+    for (acc_t v : out) printf("%.17g\n", (double)v);
     return 0;
 }
 "#;
@@ -174,8 +190,11 @@ fn run_reduction(exe: &PathBuf, x: &[f64], layout: &chunked_gpu::reduce::ReduceL
         layout.kept.len(),
         layout.reduced.len(),
         layout.reduced_inner() as usize,
+        layout.merge_passes().len(),
     ];
-    cmd.args(counts.iter().map(|c| c.to_string())).args(layout.meta().iter().map(|m| m.to_string()));
+    cmd.args(counts.iter().map(|c| c.to_string()))
+        .args(layout.merge_passes().iter().map(|p| p.to_string()))
+        .args(layout.meta().iter().map(|m| m.to_string()));
     let child = cmd.stdin(std::process::Stdio::piped()).stdout(std::process::Stdio::piped()).spawn().unwrap();
     use std::io::Write;
     let input: String = x.iter().map(|v| format!("{v:e} ")).collect();
@@ -187,19 +206,7 @@ fn run_reduction(exe: &PathBuf, x: &[f64], layout: &chunked_gpu::reduce::ReduceL
 
 #[test]
 fn the_reduction_kernels_compute_what_the_cpu_reductions_do() {
-    use chunked_array::Array;
-    use chunked_gpu::reduce::{ReduceLayout, ReduceOp, source};
-    // A 3-d block with NaNs, infinities and every sign, reduced over each
-    // set of axes; the sums to a few ulp (another order of additions), the
-    // extremes and NaN handling exactly.
-    let shape = [4usize, 5, 6];
-    let mut x: Vec<f64> = (0..120).map(|i| ((i * 37 % 101) as f64 - 50.0) / 7.0).collect();
-    x[17] = f64::NAN;
-    x[60] = f64::INFINITY;
-    x[61] = f64::NEG_INFINITY;
-    let block = ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(&shape), x.clone()).unwrap();
-    let array = Array::from_ndarray(block.clone(), [4, 5, 6]).unwrap();
-    let without_nan = Array::from_ndarray(block.mapv(|v| if v.is_nan() { 2.5 } else { v }), [4, 5, 6]).unwrap();
+    use chunked_gpu::reduce::{ReduceOp, source};
     let ops = [ReduceOp::Sum, ReduceOp::NanSum, ReduceOp::Prod, ReduceOp::Max, ReduceOp::Min];
     let mut built = Vec::new();
     for op in ops {
@@ -208,10 +215,36 @@ fn the_reduction_kernels_compute_what_the_cpu_reductions_do() {
         };
         built.push(exe);
     }
-    let axis_sets: [&[isize]; 5] = [&[0], &[1], &[2], &[0, 2], &[0, 1, 2]];
-    for axes in axis_sets {
-        let reduced: Vec<bool> = (0..3).map(|a| axes.contains(&(a as isize))).collect();
-        let layout = ReduceLayout::new(&shape, &reduced);
+    // A 3-d block with NaNs, infinities and every sign, reduced over each
+    // set of axes; the sums to a few ulp (another order of additions), the
+    // extremes and NaN handling exactly.
+    let mut x: Vec<f64> = (0..120).map(|i| ((i * 37 % 101) as f64 - 50.0) / 7.0).collect();
+    (x[17], x[60], x[61]) = (f64::NAN, f64::INFINITY, f64::NEG_INFINITY);
+    check_reductions(&built, &[4, 5, 6], x, &[&[0], &[1], &[2], &[0, 2], &[0, 1, 2]]);
+    // A block long enough that the first kernel's pieces go through merge
+    // passes (values near 1, so that the product stays finite).
+    let mut x: Vec<f64> = (0..120_000).map(|i| 1.0 + ((i * 37 % 101) as f64 - 50.0) / 5000.0).collect();
+    (x[70_001], x[99_999]) = (f64::NAN, f64::INFINITY);
+    let long = chunked_gpu::reduce::ReduceLayout::new(&[3, 40_000], &[true, true]);
+    assert!(!long.merge_passes().is_empty(), "{:?}", long.pieces());
+    check_reductions(&built, &[3, 40_000], x, &[&[0], &[1], &[0, 1]]);
+    for exe in built {
+        let _ = std::fs::remove_dir_all(exe.parent().unwrap());
+    }
+}
+
+/// Each of the host-built reductions in `built` (sum, nansum, prod, max,
+/// min) of the block `x` of `shape` over each of `axis_sets`, against
+/// chunked's CPU reductions.
+fn check_reductions(built: &[PathBuf], shape: &[usize], x: Vec<f64>, axis_sets: &[&[isize]]) {
+    use chunked_array::Array;
+    use chunked_gpu::reduce::{ReduceLayout, ReduceOp};
+    let block = ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(shape), x).unwrap();
+    let array = Array::from_ndarray(block.clone(), shape).unwrap();
+    let without_nan = Array::from_ndarray(block.mapv(|v| if v.is_nan() { 2.5 } else { v }), shape).unwrap();
+    for &axes in axis_sets {
+        let reduced: Vec<bool> = (0..shape.len()).map(|a| axes.contains(&(a as isize))).collect();
+        let layout = ReduceLayout::new(shape, &reduced);
         let cases: [(ReduceOp, &Array<f64>, Array<f64>); 5] = [
             (ReduceOp::Sum, &without_nan, without_nan.sum(axes).unwrap()),
             (ReduceOp::NanSum, &array, array.nansum(axes).unwrap()),
@@ -219,7 +252,7 @@ fn the_reduction_kernels_compute_what_the_cpu_reductions_do() {
             (ReduceOp::Max, &array, array.max(axes).unwrap()),
             (ReduceOp::Min, &array, array.min(axes).unwrap()),
         ];
-        for ((op, input, oracle), exe) in cases.into_iter().zip(&built) {
+        for ((op, input, oracle), exe) in cases.into_iter().zip(built) {
             let data: Vec<f64> = input.compute().unwrap().iter().copied().collect();
             let got = run_reduction(exe, &data, &layout);
             let want: Vec<f64> = oracle.compute().unwrap().iter().copied().collect();
@@ -229,11 +262,54 @@ fn the_reduction_kernels_compute_what_the_cpu_reductions_do() {
                     || (g.is_nan() && w.is_nan())
                     || (matches!(op, ReduceOp::Sum | ReduceOp::NanSum | ReduceOp::Prod)
                         && (g - w).abs() <= 1e-12 * w.abs().max(1.0));
-                assert!(close, "{op:?} over {axes:?}: {g} vs {w}");
+                assert!(close, "{op:?} over {axes:?} of {shape:?}: {g} vs {w}");
             }
         }
     }
-    for exe in built {
+}
+
+#[test]
+fn the_reduction_kernels_keep_every_integer_width() {
+    use chunked_gpu::reduce::{ReduceLayout, ReduceOp, source};
+    use ndarray::{ArrayD, Axis, IxDyn};
+    // Extremes in the element's own type (its lowest and highest values as
+    // identities: all-negative rows of a signed type, large unsigned values),
+    // sums widened to 64 bits; against plain folds over the same values.
+    let shape = [6usize, 700];
+    let signed: Vec<f64> = (0..4200).map(|i| (i * 37 % 101) as f64 - 100.0).collect(); // -100..=0
+    let offset = |by: f64| signed.iter().map(|v| v + by).collect::<Vec<f64>>();
+    let cases: [(&str, String, Vec<f64>); 8] = [
+        ("i8 max", source::<i8>(ReduceOp::Max, "signed char"), signed.clone()),
+        ("i8 min", source::<i8>(ReduceOp::Min, "signed char"), signed.clone()),
+        ("i16 max", source::<i16>(ReduceOp::Max, "short"), offset(-30_000.0)),
+        ("u16 min", source::<u16>(ReduceOp::Min, "unsigned short"), offset(65_435.0)),
+        ("u32 max", source::<u32>(ReduceOp::Max, "unsigned int"), offset(4_294_967_195.0)),
+        ("u32 min", source::<u32>(ReduceOp::Min, "unsigned int"), offset(4_294_967_195.0)),
+        ("i16 sum in i64", source::<i64>(ReduceOp::Sum, "short"), offset(-30_000.0)),
+        ("u32 sum in u64", source::<u64>(ReduceOp::Sum, "unsigned int"), offset(4_294_967_195.0)),
+    ];
+    for (name, src, data) in cases {
+        let Some(exe) = build_reduction(&src, &name.replace(' ', "_")) else {
+            return;
+        };
+        let block = ArrayD::from_shape_vec(IxDyn(&shape), data.clone()).unwrap();
+        for axes in [vec![0usize], vec![1], vec![0, 1]] {
+            let reduced: Vec<bool> = (0..2).map(|a| axes.contains(&a)).collect();
+            let got = run_reduction(&exe, &data, &ReduceLayout::new(&shape, &reduced));
+            let fold = |init: f64, f: fn(f64, f64) -> f64| {
+                let mut acc = block.clone();
+                for &a in axes.iter().rev() {
+                    acc = acc.fold_axis(Axis(a), init, |&x, &y| f(x, y));
+                }
+                acc.iter().copied().collect::<Vec<f64>>()
+            };
+            let want = match name.split(' ').nth(1).unwrap() {
+                "max" => fold(f64::NEG_INFINITY, f64::max),
+                "min" => fold(f64::INFINITY, f64::min),
+                _ => fold(0.0, |x, y| x + y),
+            };
+            assert_eq!(got, want, "{name} over {axes:?}");
+        }
         let _ = std::fs::remove_dir_all(exe.parent().unwrap());
     }
 }

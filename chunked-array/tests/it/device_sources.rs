@@ -1,5 +1,5 @@
 //! Every generated CUDA kernel source, for every ufunc with a device form and
-//! every device element type, compiles with NVRTC (which needs no GPU). The
+//! every reduction kernel, for every device element type, compiles with NVRTC (which needs no GPU). The
 //! test command installs NVRTC from PyPI (`nvidia-cuda-nvrtc-cu12`) and sets
 //! `CHUNKED_REQUIRE_NVRTC=1`; without NVRTC and that variable the test says
 //! why it skips.
@@ -80,6 +80,23 @@ fn integer_sources<T: Integer>() -> Vec<(String, Option<String>)> {
     ]
 }
 
+/// The reduction kernels for elements of `T`: sum, nansum and prod
+/// accumulating in `S` (NumPy's widened sum type, and f64 for means of
+/// integers), max and min in `T`.
+fn reduction_sources<T: chunked_gpu::DeviceElement, S: chunked_gpu::DeviceElement>() -> Vec<(String, Option<String>)> {
+    use chunked_gpu::reduce::{ReduceOp, source};
+    let name = |op: ReduceOp, acc: &str| format!("{op:?} reduction of {} in {acc}", T::C_NAME);
+    let mut out = Vec::new();
+    for op in [ReduceOp::Sum, ReduceOp::NanSum, ReduceOp::Prod] {
+        out.push((name(op, S::C_NAME), Some(source::<S>(op, T::C_TYPE))));
+        out.push((name(op, "f64"), Some(source::<f64>(op, T::C_TYPE))));
+    }
+    for op in [ReduceOp::Max, ReduceOp::Min] {
+        out.push((name(op, T::C_NAME), Some(source::<T>(op, T::C_TYPE))));
+    }
+    out
+}
+
 fn all_sources() -> Vec<(String, Option<String>)> {
     let mut all = float_sources::<f32>();
     all.extend(float_sources::<f64>());
@@ -91,6 +108,16 @@ fn all_sources() -> Vec<(String, Option<String>)> {
     all.extend(integer_sources::<u16>());
     all.extend(integer_sources::<u32>());
     all.extend(integer_sources::<u64>());
+    all.extend(reduction_sources::<f32, f32>());
+    all.extend(reduction_sources::<f64, f64>());
+    all.extend(reduction_sources::<i8, i64>());
+    all.extend(reduction_sources::<i16, i64>());
+    all.extend(reduction_sources::<i32, i64>());
+    all.extend(reduction_sources::<i64, i64>());
+    all.extend(reduction_sources::<u8, u64>());
+    all.extend(reduction_sources::<u16, u64>());
+    all.extend(reduction_sources::<u32, u64>());
+    all.extend(reduction_sources::<u64, u64>());
     all
 }
 
