@@ -30,8 +30,8 @@ pub(crate) fn progress_timeout() -> Option<Duration> {
 
 /// The `Done` of task `t` whose worker panicked outside the task's own code.
 fn panicked(graph: &TaskGraph, t: usize, worker: usize, panic: &(dyn std::any::Any + Send)) -> Done {
-    let text = panic.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| panic.downcast_ref::<String>().cloned());
-    let message = format!("panicked outside the task (encoding or sizing its block): {}", text.unwrap_or_default());
+    let text = chunked_array::runtime::panic_message(panic).unwrap_or_default();
+    let message = format!("panicked outside the task (encoding or sizing its block): {text}");
     let block = Err(Error::Task { key: graph.key(t).to_string(), message });
     Done { task: t, worker, block, encoded: None, start: 0, end: 0, input_bytes: 0 }
 }

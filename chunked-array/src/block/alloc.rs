@@ -26,12 +26,14 @@ use ndarray::{ArrayD, ArrayViewD, IxDyn};
 static TUNE: Once = Once::new();
 
 /// Blocks up to this size come from the heaps (glibc's ceiling for the setting).
+#[cfg(all(target_os = "linux", target_env = "gnu", not(miri)))]
 const MMAP_THRESHOLD: i32 = 32 << 20;
 /// Free memory at the top of the heap is kept (up to 2 GiB) rather than returned
 /// and faulted in again: a reduction's held blocks rise and fall by hundreds of
 /// MiB, and returning each fall's memory makes the next rise fault it back in
 /// (kernel time that dominates a large reduction). Call [`release_memory`] to
 /// give it back.
+#[cfg(all(target_os = "linux", target_env = "gnu", not(miri)))]
 const TRIM_THRESHOLD: i32 = i32::MAX;
 
 /// Tunes the process allocator for block-sized allocations (glibc only; a no-op
@@ -46,7 +48,7 @@ const TRIM_THRESHOLD: i32 = i32::MAX;
 /// ```
 pub fn tune_allocator() {
     TUNE.call_once(|| {
-        #[cfg(all(target_os = "linux", target_env = "gnu"))]
+        #[cfg(all(target_os = "linux", target_env = "gnu", not(miri)))]
         {
             unsafe extern "C" {
                 fn mallopt(param: i32, value: i32) -> i32;
@@ -76,7 +78,7 @@ pub fn tune_allocator() {
 /// # Ok(()) }
 /// ```
 pub fn release_memory() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    #[cfg(all(target_os = "linux", target_env = "gnu", not(miri)))]
     {
         unsafe extern "C" {
             fn malloc_trim(pad: usize) -> i32;
@@ -143,7 +145,8 @@ pub fn block_vec<T>(len: usize) -> Vec<T> {
 /// `madvise(MADV_HUGEPAGE)` on the whole pages inside `[start, start + bytes)`.
 /// Failure (a kernel without transparent huge pages) only means small pages.
 fn advise_huge_pages(start: usize, bytes: usize) {
-    #[cfg(target_os = "linux")]
+    // Miri has no madvise; the advice changes no contents.
+    #[cfg(all(target_os = "linux", not(miri)))]
     {
         const PAGE: usize = 4096;
         let first = start.next_multiple_of(PAGE);
@@ -156,7 +159,7 @@ fn advise_huge_pages(start: usize, bytes: usize) {
             }
         }
     }
-    #[cfg(not(target_os = "linux"))]
+    #[cfg(any(not(target_os = "linux"), miri))]
     let _ = (start, bytes);
 }
 
@@ -212,4 +215,38 @@ pub fn owned_block<T: Clone>(view: ArrayViewD<'_, T>) -> ArrayD<T> {
     view.assign_to(&mut out);
     // SAFETY: `assign_to` wrote every element (the shapes are equal).
     unsafe { out.assume_init() }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uninitialised_blocks_become_owned_copies_of_any_layout() {
+        // Elements that own memory: an element left unwritten or written twice
+        // would be a read of uninitialised memory or a leak (Miri runs this).
+        let a = ArrayD::from_shape_fn(IxDyn(&[3, 4]), |i| format!("{}-{}", i[0], i[1]));
+        let t = owned_block(a.t());
+        assert!(t.is_standard_layout());
+        assert_eq!(t, a.t());
+        let every_other = owned_block(a.slice(ndarray::s![.., ..;2]).into_dyn());
+        assert_eq!(every_other.shape(), &[3, 2]);
+        assert_eq!(every_other[[2, 1]], "2-2");
+        let empty = owned_block(a.slice(ndarray::s![..0, ..]).into_dyn());
+        assert_eq!(empty.shape(), &[0, 4]);
+        let filled = full_block(&[2, 2], String::from("x"));
+        assert!(filled.iter().all(|s| s == "x"));
+    }
+
+    #[test]
+    fn block_vectors_have_their_room_large_or_small() {
+        // Past the huge-page threshold the advice runs on the allocation
+        // (natively; Miri has no madvise), which changes nothing visible.
+        for len in [0, 1, HUGE_PAGE_MIN_BYTES + 5] {
+            let mut v: Vec<u8> = block_vec(len);
+            assert!(v.is_empty() && v.capacity() >= len);
+            v.extend(std::iter::repeat_n(3, len.min(64)));
+            assert!(v.iter().all(|&b| b == 3));
+        }
+    }
 }

@@ -93,6 +93,7 @@ fn write_direct(f: &mut fs::File, bytes: &[u8]) -> std::io::Result<()> {
 
 /// Removes the temporary files a killed run left under `dir` (recursively);
 /// returns how many.
+#[cfg(feature = "zarr")]
 pub(crate) fn remove_temporaries(dir: &Path) -> Result<usize> {
     let mut removed = 0;
     let mut pending = vec![dir.to_path_buf()];

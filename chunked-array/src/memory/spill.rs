@@ -28,6 +28,12 @@ use crate::memory::spill_dir::SpillDir;
 
 const MAGIC: &[u8; 8] = b"CHKSPIL1";
 
+/// Bytes of a record's header for a block of `ndim` axes: the magic, the
+/// dtype and axis count bytes, each axis length and the checksum.
+fn header_len(ndim: usize) -> u64 {
+    (MAGIC.len() + 2 + 8 * ndim + 4) as u64
+}
+
 /// A block written to disk: where its record is in the run's spill file.
 #[derive(Clone, Copy)]
 pub(crate) struct SpilledBlock {
@@ -90,7 +96,7 @@ impl DiskTier {
         };
         let nbytes = block.nbytes();
         let file = &self.arena()?.file;
-        let mut header = Vec::with_capacity(32 + 8 * shape.len());
+        let mut header = Vec::with_capacity(header_len(shape.len()) as usize);
         header.extend_from_slice(MAGIC);
         header.push(dtype);
         header.push(shape.len() as u8);
@@ -98,6 +104,7 @@ impl DiskTier {
             header.extend_from_slice(&(n as u64).to_le_bytes());
         }
         header.extend_from_slice(&crc32c::crc32c(bytes).to_le_bytes());
+        debug_assert_eq!(header.len() as u64, header_len(shape.len()));
         let len = (header.len() + bytes.len()) as u64;
         let offset = self.end.fetch_add(len.next_multiple_of(PAGE), Ordering::Relaxed);
         let spilled = SpilledBlock { offset, len, nbytes, rebuild };
@@ -154,7 +161,7 @@ impl DiskTier {
         }
         let mut crc = [0u8; 4];
         f.read_exact(&mut crc)?;
-        let room = spilled.len.saturating_sub(14 + 8 * shape.len() as u64);
+        let room = spilled.len.saturating_sub(header_len(shape.len()));
         crate::block::dispatch_dtype!(dtype, read_array::<_>(&mut f, &shape, u32::from_le_bytes(crc), room))
             .ok_or_else(|| bad("not elements"))?
             .map_err(|e| if e.kind() == std::io::ErrorKind::InvalidData { bad(&e.to_string()) } else { e })
@@ -171,7 +178,8 @@ impl DiskTier {
 
 /// Gives a record's pages back to the file system.
 fn punch(file: &File, spilled: &SpilledBlock) {
-    #[cfg(target_os = "linux")]
+    // Miri has no fallocate; the pages only stay allocated.
+    #[cfg(all(target_os = "linux", not(miri)))]
     {
         use std::os::fd::AsRawFd;
         // SAFETY: fallocate on an open descriptor with in-range arguments; a
@@ -185,7 +193,7 @@ fn punch(file: &File, spilled: &SpilledBlock) {
             );
         }
     }
-    #[cfg(not(target_os = "linux"))]
+    #[cfg(any(not(target_os = "linux"), miri))]
     let _ = (file, spilled);
 }
 

@@ -358,7 +358,16 @@ fn run_placed(node: &Node, idx: &[usize], inputs: &[&Block]) -> Result<Block> {
     }
 }
 
-/// The message of a caught panic, when it carried a string.
-pub(crate) fn panic_message(panic: &(dyn std::any::Any + Send)) -> Option<String> {
+/// The message of a caught panic, when it carried a string (for schedulers
+/// that catch panics outside tasks and report them as errors).
+///
+/// ```
+/// use chunked_array::runtime::panic_message;
+/// let caught = std::panic::catch_unwind(|| panic!("bad block {}", 3)).unwrap_err();
+/// assert_eq!(panic_message(&*caught).as_deref(), Some("bad block 3"));
+/// let opaque = std::panic::catch_unwind(|| std::panic::panic_any(7)).unwrap_err();
+/// assert_eq!(panic_message(&*opaque), None);
+/// ```
+pub fn panic_message(panic: &(dyn std::any::Any + Send)) -> Option<String> {
     panic.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| panic.downcast_ref::<String>().cloned())
 }

@@ -20,7 +20,7 @@ use crate::graph::order::{Rows, memory_order};
 use crate::graph::{Key, Node};
 
 mod execution;
-pub(crate) use execution::panic_message;
+pub use execution::panic_message;
 
 /// A small multiplicative hasher for integer keys: the task map is the hot path of
 /// graph construction and SipHash's DoS resistance buys nothing here.

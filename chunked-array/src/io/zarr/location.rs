@@ -10,6 +10,7 @@ use zarrs::filesystem::FilesystemStore;
 use crate::chunks::Chunks;
 use crate::element::DType;
 use crate::error::{Error, Result};
+pub(super) use crate::io::zarr::untrusted::ZArray;
 use crate::io::zarr::untrusted::check_metadata_files;
 
 /// The marker a running store leaves in the array directory until it finishes.
@@ -18,9 +19,6 @@ pub const INCOMPLETE_MARKER: &str = ".chunked-incomplete";
 /// The name of an unfinished store's `zarr.json`: renamed to `zarr.json`, in one
 /// step, once every chunk is written.
 pub const PENDING_METADATA: &str = "zarr.json.chunked-pending";
-
-/// A Zarr array in a directory store.
-pub(super) type ZArray = zarrs::array::Array<FilesystemStore>;
 
 /// The store root, the array's path inside it and its directory.
 #[derive(Debug, Clone)]

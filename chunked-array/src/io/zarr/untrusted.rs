@@ -21,7 +21,8 @@ use zarrs::filesystem::FilesystemStore;
 
 use crate::error::{Error, Result};
 
-type ZArray = Array<FilesystemStore>;
+/// A Zarr array in a local store, as zarrs opens it.
+pub(super) type ZArray = Array<FilesystemStore>;
 
 /// The largest metadata file read (`zarr.json`, `.zarray`, `.zattrs`).
 pub(super) const MAX_METADATA_BYTES: u64 = 16 << 20;
