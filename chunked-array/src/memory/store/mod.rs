@@ -24,11 +24,8 @@ use crate::memory::MemoryConfig;
 use crate::memory::spill::{DiskTier, SpilledBlock};
 use chunked_gpu::Device;
 
-/// The most tasks a recomputation goes down through lost blocks (each level a
-/// few stack frames on a worker thread).
-const MAX_LINEAGE_DEPTH: usize = 512;
-
 mod eviction;
+mod lineage;
 
 /// Where a task's block is.
 enum Slot {
@@ -461,68 +458,6 @@ impl<'g> BlockStore<'g> {
         // it back now gets it later).
         *slot = Slot::Held { block: block.clone(), home };
         Ok(block)
-    }
-
-    /// Runs task `t` again from its inputs, recomputing those that were
-    /// released or lost too (lineage), `depth` tasks below the first.
-    fn recompute(&self, t: usize, depth: usize) -> Result<Block> {
-        let block = self.run_again(t, depth)?;
-        self.recomputed.fetch_add(1, Ordering::Relaxed);
-        self.report(t, TierEventKind::Recompute, block.nbytes());
-        Ok(block)
-    }
-
-    /// A dropped block made again.
-    fn regenerate(&self, t: usize, depth: usize) -> Result<Block> {
-        let block = self.run_again(t, depth)?;
-        self.regenerated.fetch_add(1, Ordering::Relaxed);
-        self.report(t, TierEventKind::Regenerate, block.nbytes());
-        Ok(block)
-    }
-
-    /// Task `t` run again from its inputs, which are read, or themselves run
-    /// again when released, lost or dropped: a recursion, bounded by
-    /// [`MAX_LINEAGE_DEPTH`] so that a long lost chain is an error, not a
-    /// stack overflow.
-    fn run_again(&self, t: usize, depth: usize) -> Result<Block> {
-        if depth >= MAX_LINEAGE_DEPTH {
-            let key = self.graph.key(t);
-            return Err(Error::invalid("lineage depth", MAX_LINEAGE_DEPTH, format!("is passed recomputing {key}")));
-        }
-        let mut inputs = Vec::with_capacity(self.graph.deps(t).len());
-        for &d in self.graph.deps(t) {
-            let d = d as usize;
-            let held = {
-                let slot = lock(&self.slots[d]);
-                match &*slot {
-                    Slot::Held { block, .. } => Some(block.clone()),
-                    _ => None,
-                }
-            };
-            inputs.push(match held {
-                Some(b) => b,
-                None => self.read_or_recompute(d, depth + 1)?,
-            });
-        }
-        let refs: Vec<&Block> = inputs.iter().collect();
-        self.run_task(t, &refs)
-    }
-
-    /// A block for a recomputation, without keeping it: from disk if spilled
-    /// (its record stays for its own consumers), made again if dropped, else
-    /// recomputed.
-    fn read_or_recompute(&self, d: usize, depth: usize) -> Result<Block> {
-        let spilled = match &*lock(&self.slots[d]) {
-            Slot::Disk { spilled, .. } => Some(*spilled),
-            Slot::Dropped => return self.regenerate(d, depth),
-            _ => None,
-        };
-        if let Some(s) = spilled
-            && let Ok(b) = self.disk.peek(&s)
-        {
-            return Ok(b);
-        }
-        self.recompute(d, depth)
     }
 
     /// Task `t`'s last consumer ran: its block goes.
