@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Python clients for the interop tests and the side-by-side benchmarks, from PyPI:
-#   target/pyenv        dask[array], numpy, zarr (3.x), h5py, and NVRTC
-#                       (nvidia-cuda-nvrtc-cu12: compiles the generated CUDA
-#                       kernels without a GPU)
+#   target/pyenv        dask[array], numpy, zarr (3.x), h5py, NVRTC and ptxas
+#                       (nvidia-cuda-nvrtc-cu12 and nvidia-cuda-nvcc-cu12:
+#                       compile the generated CUDA kernels and assemble them
+#                       for sm_80 and sm_90 without a GPU)
 #   target/pyenv-zarr2  zarr 2.x (to read and write Zarr v2 as zarr-python 2 does)
 # Idempotent: a venv whose packages import is left as it is.
 set -euo pipefail
@@ -16,7 +17,7 @@ make_venv() {
     python3 -m venv "$dir"
     "$dir/bin/pip" install -q --disable-pip-version-check "$@"
 }
-make_venv target/pyenv "import dask.array, numpy, zarr, h5py, nvidia.cuda_nvrtc; assert zarr.__version__.startswith('3')" \
-    "dask[array]" numpy "zarr>=3,<4" h5py nvidia-cuda-nvrtc-cu12
+make_venv target/pyenv "import dask.array, numpy, zarr, h5py, nvidia.cuda_nvrtc, nvidia.cuda_nvcc; assert zarr.__version__.startswith('3')" \
+    "dask[array]" numpy "zarr>=3,<4" h5py nvidia-cuda-nvrtc-cu12 nvidia-cuda-nvcc-cu12
 make_venv target/pyenv-zarr2 "import zarr, numcodecs; assert zarr.__version__.startswith('2')" \
     "zarr>=2.18,<3" numpy

@@ -59,6 +59,9 @@ python3 scripts/check_doc_examples.py target/doc
 NVRTC_LIB=$(target/pyenv/bin/python -c 'import os, nvidia.cuda_nvrtc as m; print(os.path.join(list(m.__path__)[0], "lib"))')
 export LD_LIBRARY_PATH="$NVRTC_LIB${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export CHUNKED_REQUIRE_NVRTC=1
+# ptxas from the same environment assembles those kernels for sm_80 and sm_90.
+CHUNKED_PTXAS=$(target/pyenv/bin/python -c 'import os, nvidia.cuda_nvcc as m; print(os.path.join(list(m.__path__)[0], "bin", "ptxas"))')
+export CHUNKED_PTXAS
 # The tools installed above are required: a test that finds one missing fails.
 export CHUNKED_REQUIRE_TOOLS=1
 cargo test --workspace --features "$FEATURES"

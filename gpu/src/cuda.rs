@@ -125,7 +125,7 @@ impl CudaState {
         let module = match modules.get(source) {
             Some(m) => m.clone(),
             None => {
-                let ptx = compile_ptx(module, source)?;
+                let ptx = compile_ptx(module, source, None)?;
                 let loaded = self.ctx.load_module(ptx).map_err(cuda_error("cuModuleLoadData"))?;
                 modules.insert(source.to_string(), loaded.clone());
                 loaded
@@ -150,8 +150,10 @@ impl CudaState {
 }
 
 /// PTX of [`CUDA_PRELUDE`] followed by `source`, by NVRTC (which needs no
-/// GPU; `module` names the source in errors).
-pub(crate) fn compile_ptx(module: &str, source: &str) -> Result<cudarc::nvrtc::Ptx> {
+/// GPU; `module` names the source in errors), for the virtual architecture
+/// `arch` (`"compute_90"`; `None`: NVRTC's default, which the driver compiles
+/// for the device it runs on).
+pub(crate) fn compile_ptx(module: &str, source: &str, arch: Option<&'static str>) -> Result<cudarc::nvrtc::Ptx> {
     // SAFETY: only dlopens NVRTC by its usual names.
     if !unsafe { cudarc::nvrtc::sys::is_culib_present() } {
         return Err(Error::NoDevice { reason: "NVRTC (libnvrtc) is not installed: kernels cannot be compiled".into() });
@@ -163,6 +165,7 @@ pub(crate) fn compile_ptx(module: &str, source: &str) -> Result<cudarc::nvrtc::P
         prec_div: Some(true),
         prec_sqrt: Some(true),
         ftz: Some(false),
+        arch,
         ..Default::default()
     };
     let full = format!("{}{source}", CUDA_PRELUDE);

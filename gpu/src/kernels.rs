@@ -15,7 +15,7 @@ use crate::buffer::DeviceBuffer;
 use crate::cuda::grid_stride;
 use crate::device::Device;
 use crate::element::DeviceElement;
-use crate::{Result, cuda_error};
+use crate::{Error, Result, cuda_error};
 
 /// Name of the generated kernel's entry point.
 pub const ELEMENTWISE_ENTRY: &str = "chunked_elementwise";
@@ -86,7 +86,93 @@ template <typename T> __device__ inline T logaddexp2_of(T a, T b) {
 /// [`crate::Error::NoDevice`] when NVRTC is not installed;
 /// [`crate::Error::Cuda`] with NVRTC's log when the source does not compile.
 pub fn check_compiles(source: &str) -> Result<()> {
-    crate::cuda::compile_ptx("a generated kernel", source).map(|_| ())
+    crate::cuda::compile_ptx("a generated kernel", source, None).map(|_| ())
+}
+
+/// The GPU generations [`check_assembles`] builds machine code for.
+///
+/// ```
+/// use chunked_gpu::kernels::GpuArch;
+/// let names: Vec<&str> = GpuArch::ALL.iter().map(|a| a.machine_arch()).collect();
+/// assert_eq!(names, ["sm_80", "sm_90"]);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GpuArch {
+    /// Ampere (A100): PTX for `compute_80`, machine code for `sm_80`.
+    Sm80,
+    /// Hopper (H100, H200): `compute_90` and `sm_90`.
+    Sm90,
+}
+
+impl GpuArch {
+    /// Every generation, oldest first.
+    pub const ALL: [GpuArch; 2] = [GpuArch::Sm80, GpuArch::Sm90];
+
+    /// NVRTC's name of its virtual architecture.
+    ///
+    /// ```
+    /// assert_eq!(chunked_gpu::kernels::GpuArch::Sm90.virtual_arch(), "compute_90");
+    /// ```
+    pub fn virtual_arch(self) -> &'static str {
+        match self {
+            GpuArch::Sm80 => "compute_80",
+            GpuArch::Sm90 => "compute_90",
+        }
+    }
+
+    /// ptxas's name of its machine code.
+    ///
+    /// ```
+    /// assert_eq!(chunked_gpu::kernels::GpuArch::Sm80.machine_arch(), "sm_80");
+    /// ```
+    pub fn machine_arch(self) -> &'static str {
+        match self {
+            GpuArch::Sm80 => "sm_80",
+            GpuArch::Sm90 => "sm_90",
+        }
+    }
+}
+
+/// Compiles a generated kernel `source` (after [`CUDA_PRELUDE`]) with NVRTC
+/// to PTX for `arch`'s virtual architecture, then assembles that PTX into
+/// machine code with the `ptxas` at `ptxas`, without a GPU: what the driver
+/// would do on a device of that generation, so that register, resource and
+/// instruction errors that NVRTC leaves to the driver show here.
+///
+/// ```
+/// use chunked_gpu::kernels::{check_assembles, GpuArch, ELEMENTWISE_HELPERS};
+/// let source = format!("{ELEMENTWISE_HELPERS}extern \"C\" __global__ void k(double* x) {{ x[0] = sq(2.0); }}");
+/// match check_assembles(&source, GpuArch::Sm90, std::path::Path::new("ptxas")) {
+///     Ok(()) => {}
+///     Err(chunked_gpu::Error::NoDevice { reason }) => assert!(reason.contains("NVRTC") || reason.contains("ptxas")),
+///     Err(e) => panic!("{e}"),
+/// }
+/// ```
+///
+/// # Errors
+/// [`crate::Error::NoDevice`] when NVRTC is not installed or `ptxas` does not
+/// run; [`crate::Error::Cuda`] with NVRTC's or ptxas's log when the source
+/// does not compile or its PTX does not assemble.
+pub fn check_assembles(source: &str, arch: GpuArch, ptxas: &std::path::Path) -> Result<()> {
+    let ptx = crate::cuda::compile_ptx("a generated kernel", source, Some(arch.virtual_arch()))?;
+    let dir = tempfile::tempdir().map_err(|e| Error::NoDevice { reason: format!("no temporary directory: {e}") })?;
+    let (input, output) = (dir.path().join("kernel.ptx"), dir.path().join("kernel.cubin"));
+    std::fs::write(&input, ptx.to_src())
+        .map_err(|e| Error::NoDevice { reason: format!("cannot write {}: {e}", input.display()) })?;
+    let run = std::process::Command::new(ptxas)
+        .arg(format!("-arch={}", arch.machine_arch()))
+        .arg(&input)
+        .arg("-o")
+        .arg(&output)
+        .output()
+        .map_err(|e| Error::NoDevice { reason: format!("ptxas ({}) does not run: {e}", ptxas.display()) })?;
+    if run.status.success() {
+        return Ok(());
+    }
+    Err(Error::Cuda {
+        call: format!("ptxas -arch={}", arch.machine_arch()),
+        message: format!("{}{}", String::from_utf8_lossy(&run.stdout), String::from_utf8_lossy(&run.stderr)),
+    })
 }
 
 /// A device buffer of any element type, as a kernel argument.

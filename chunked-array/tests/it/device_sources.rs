@@ -1,8 +1,9 @@
 //! Every generated CUDA kernel source, for every ufunc with a device form and
-//! every reduction kernel, for every device element type, compiles with NVRTC (which needs no GPU). The
-//! test command installs NVRTC from PyPI (`nvidia-cuda-nvrtc-cu12`) and sets
-//! `CHUNKED_REQUIRE_NVRTC=1`; without NVRTC and that variable the test says
-//! why it skips.
+//! every reduction kernel, for every device element type, compiles with NVRTC
+//! and its PTX assembles with ptxas for sm_80 and sm_90 (neither needs a
+//! GPU). The test command installs both from PyPI (`nvidia-cuda-nvrtc-cu12`,
+//! `nvidia-cuda-nvcc-cu12`), points `CHUNKED_PTXAS` at ptxas and sets
+//! `CHUNKED_REQUIRE_NVRTC=1`; without them the test says why it skips.
 
 use chunked_array::{Array, Float, Integer, Operand};
 
@@ -133,27 +134,48 @@ fn every_ufunc_with_a_device_form_has_one() {
     assert_eq!(missing, expected);
 }
 
+/// `ptxas` from `CHUNKED_PTXAS` (the test command points it at the
+/// `nvidia-cuda-nvcc-cu12` wheel's), if set.
+fn ptxas() -> Option<std::path::PathBuf> {
+    std::env::var_os("CHUNKED_PTXAS").map(std::path::PathBuf::from)
+}
+
 #[test]
-fn every_generated_kernel_compiles_with_nvrtc() {
+fn every_generated_kernel_compiles_with_nvrtc_and_assembles_for_sm_80_and_sm_90() {
+    use chunked_gpu::kernels::{GpuArch, check_assembles, check_compiles};
     let required = std::env::var_os("CHUNKED_REQUIRE_NVRTC").is_some_and(|v| v == "1");
     let sources: Vec<(String, String)> = all_sources().into_iter().filter_map(|(w, s)| Some((w, s?))).collect();
     assert!(sources.len() > 100, "{} sources", sources.len());
-    let mut failures = Vec::new();
-    for (what, source) in &sources {
-        match chunked_gpu::kernels::check_compiles(source) {
-            Ok(()) => {}
-            Err(chunked_gpu::Error::NoDevice { reason }) if !required => {
-                println!("skipping: {reason} (the test command installs it and sets CHUNKED_REQUIRE_NVRTC=1)");
-                return;
-            }
-            Err(e) => failures.push(format!("{what}: {e}\n{source}")),
+    let ptxas = ptxas();
+    assert!(ptxas.is_some() || !required, "CHUNKED_REQUIRE_NVRTC is set but CHUNKED_PTXAS is not");
+    if let Some(p) = &ptxas {
+        // What NVRTC passes and only the assembler refuses: more static shared
+        // memory than a block may have (48 KiB).
+        let too_big = "extern \"C\" __global__ void k(double* x) { __shared__ double s[20000]; s[threadIdx.x] = 1.0; __syncthreads(); x[0] = s[3]; }";
+        match check_assembles(too_big, GpuArch::Sm90, p) {
+            Err(chunked_gpu::Error::Cuda { call, message }) => assert!(call.contains("ptxas"), "{call}: {message}"),
+            other => panic!("160 KB of shared memory assembled: {other:?}"),
         }
     }
-    assert!(
-        failures.is_empty(),
-        "{} of {} kernels do not compile:\n{}",
-        failures.len(),
-        sources.len(),
-        failures.join("\n\n")
-    );
+    let mut failures = Vec::new();
+    for (what, source) in &sources {
+        // With ptxas: PTX for each generation, assembled; without: NVRTC alone.
+        let checks: Vec<chunked_gpu::Result<()>> = match &ptxas {
+            Some(p) => GpuArch::ALL.iter().map(|&arch| check_assembles(source, arch, p)).collect(),
+            None => vec![check_compiles(source)],
+        };
+        for check in checks {
+            match check {
+                Ok(()) => {}
+                Err(chunked_gpu::Error::NoDevice { reason }) if !required => {
+                    println!(
+                        "skipping: {reason} (the test command installs NVRTC and ptxas and sets CHUNKED_REQUIRE_NVRTC=1)"
+                    );
+                    return;
+                }
+                Err(e) => failures.push(format!("{what}: {e}\n{source}")),
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{} of {} kernels fail:\n{}", failures.len(), sources.len(), failures.join("\n\n"));
 }
