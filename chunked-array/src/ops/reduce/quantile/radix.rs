@@ -165,7 +165,12 @@ impl Plan {
         };
         let value = |j: usize| -> T {
             let key = ranks[j].prefix;
-            if self.bits == <f32 as Keyed>::KEY_BITS { f32::from_key(key).cast() } else { f64::from_key(key).cast() }
+            // Element::cast by name: std may add float methods called `cast`.
+            if self.bits == <f32 as Keyed>::KEY_BITS {
+                Element::cast(f32::from_key(key))
+            } else {
+                Element::cast(f64::from_key(key))
+            }
         };
         let out = self
             .qs
