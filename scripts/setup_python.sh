@@ -3,7 +3,8 @@
 #   target/pyenv        dask[array], numpy, zarr (3.x), h5py, NVRTC and ptxas
 #                       (nvidia-cuda-nvrtc-cu12 and nvidia-cuda-nvcc-cu12:
 #                       compile the generated CUDA kernels and assemble them
-#                       for sm_80 and sm_90 without a GPU)
+#                       for sm_80 and sm_90 without a GPU; one version of
+#                       both, since ptxas refuses PTX newer than itself)
 #   target/pyenv-zarr2  zarr 2.x (to read and write Zarr v2 as zarr-python 2 does)
 # Idempotent: a venv whose packages import is left as it is.
 set -euo pipefail
@@ -18,6 +19,6 @@ make_venv() {
     "$dir/bin/pip" install -q --disable-pip-version-check "$@"
 }
 make_venv target/pyenv "import dask.array, numpy, zarr, h5py, nvidia.cuda_nvrtc, nvidia.cuda_nvcc; assert zarr.__version__.startswith('3')" \
-    "dask[array]" numpy "zarr>=3,<4" h5py nvidia-cuda-nvrtc-cu12 nvidia-cuda-nvcc-cu12
+    "dask[array]" numpy "zarr>=3,<4" h5py nvidia-cuda-nvrtc-cu12==12.9.86 nvidia-cuda-nvcc-cu12==12.9.86
 make_venv target/pyenv-zarr2 "import zarr, numcodecs; assert zarr.__version__.startswith('2')" \
     "zarr>=2.18,<3" numpy

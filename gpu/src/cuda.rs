@@ -31,6 +31,16 @@ __device__ inline double nan_of(double) { return bits_f64(0x7FF8000000000000ull)
 __device__ inline float nan_of(float) { return bits_f32(0x7FC00000u); }
 "#;
 
+/// What [`CudaState::keep_in_pool`] did.
+pub(crate) enum Pooled {
+    /// The pool keeps the bytes, filled.
+    Kept,
+    /// The device has no stream-ordered allocator: every allocation asks the driver.
+    NoAllocator,
+    /// The device's free memory cannot hold the fill: nothing changed.
+    OutOfMemory,
+}
+
 pub(crate) struct CudaState {
     pub ctx: Arc<CudaContext>,
     pub stream: Arc<CudaStream>,
@@ -62,41 +72,67 @@ impl CudaState {
     /// Keeps up to `bytes` of freed memory in the device's default pool of
     /// the stream-ordered allocator (which cudarc allocates from), instead of
     /// handing it back to the driver at each synchronization, and fills the
-    /// pool to that size at once.
-    pub fn keep_in_pool(&self, bytes: usize) -> Result<()> {
-        let pool = self.default_pool()?;
-        let mut threshold = bytes as u64;
-        let attr = cudarc::driver::sys::CUmemPool_attribute::CU_MEMPOOL_ATTR_RELEASE_THRESHOLD;
-        // SAFETY: the pool belongs to this context's device; the attribute
-        // takes a u64 that outlives the call.
-        unsafe { cudarc::driver::sys::cuMemPoolSetAttribute(pool, attr, (&raw mut threshold).cast()) }
-            .result()
-            .map_err(cuda_error("cuMemPoolSetAttribute"))?;
-        if bytes > 0 {
-            drop(self.stream.alloc_zeros::<u8>(bytes).map_err(cuda_error("cuMemAllocAsync"))?);
-            self.stream.synchronize().map_err(cuda_error("cuStreamSynchronize"))?;
+    /// pool to that size at once. When the device cannot hold the fill, the
+    /// pool keeps its former threshold.
+    pub fn keep_in_pool(&self, bytes: usize) -> Result<Pooled> {
+        use cudarc::driver::sys::{CUmemPool_attribute::CU_MEMPOOL_ATTR_RELEASE_THRESHOLD as THRESHOLD, CUresult};
+        let Some(pool) = self.default_pool()? else {
+            return Ok(Pooled::NoAllocator);
+        };
+        let former = self.pool_attribute(pool, THRESHOLD)?;
+        let set = |mut threshold: u64| {
+            // SAFETY: the pool belongs to this context's device; the
+            // attribute takes a u64 that outlives the call.
+            unsafe { cudarc::driver::sys::cuMemPoolSetAttribute(pool, THRESHOLD, (&raw mut threshold).cast()) }
+                .result()
+                .map_err(cuda_error("cuMemPoolSetAttribute"))
+        };
+        set(bytes as u64)?;
+        if bytes == 0 {
+            return Ok(Pooled::Kept);
         }
-        Ok(())
+        match self.stream.alloc_zeros::<u8>(bytes) {
+            Ok(fill) => drop(fill),
+            Err(e) => {
+                set(former)?;
+                if e.0 == CUresult::CUDA_ERROR_OUT_OF_MEMORY {
+                    return Ok(Pooled::OutOfMemory);
+                }
+                return Err(cuda_error("cuMemAllocAsync")(e));
+            }
+        }
+        self.stream.synchronize().map_err(cuda_error("cuStreamSynchronize"))?;
+        Ok(Pooled::Kept)
     }
 
-    /// Bytes the default pool holds from the driver: in use or kept for reuse.
-    pub fn pool_reserved(&self) -> Result<usize> {
-        let pool = self.default_pool()?;
-        let mut reserved = 0u64;
+    /// Bytes the default pool holds from the driver, in use or kept for
+    /// reuse (`None` without a stream-ordered allocator).
+    pub fn pool_reserved(&self) -> Result<Option<usize>> {
         let attr = cudarc::driver::sys::CUmemPool_attribute::CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT;
-        // SAFETY: as in keep_in_pool; the attribute writes one u64.
-        unsafe { cudarc::driver::sys::cuMemPoolGetAttribute(pool, attr, (&raw mut reserved).cast()) }
+        match self.default_pool()? {
+            Some(pool) => Ok(Some(self.pool_attribute(pool, attr)? as usize)),
+            None => Ok(None),
+        }
+    }
+
+    fn pool_attribute(
+        &self,
+        pool: cudarc::driver::sys::CUmemoryPool,
+        attr: cudarc::driver::sys::CUmemPool_attribute,
+    ) -> Result<u64> {
+        let mut value = 0u64;
+        // SAFETY: the pool belongs to this context's device; the byte-count
+        // attributes write one u64.
+        unsafe { cudarc::driver::sys::cuMemPoolGetAttribute(pool, attr, (&raw mut value).cast()) }
             .result()
             .map_err(cuda_error("cuMemPoolGetAttribute"))?;
-        Ok(reserved as usize)
+        Ok(value)
     }
 
-    fn default_pool(&self) -> Result<cudarc::driver::sys::CUmemoryPool> {
+    /// The device's default pool of the stream-ordered allocator, if it has one.
+    fn default_pool(&self) -> Result<Option<cudarc::driver::sys::CUmemoryPool>> {
         if !self.ctx.has_async_alloc() {
-            return Err(Error::Cuda {
-                call: "cuDeviceGetDefaultMemPool".into(),
-                message: "the device has no stream-ordered allocator (memory pools)".into(),
-            });
+            return Ok(None);
         }
         self.ctx.bind_to_thread().map_err(cuda_error("cuCtxSetCurrent"))?;
         let mut pool = std::mem::MaybeUninit::uninit();
@@ -105,7 +141,7 @@ impl CudaState {
             .result()
             .map_err(cuda_error("cuDeviceGetDefaultMemPool"))?;
         // SAFETY: initialized by the successful call above.
-        Ok(unsafe { pool.assume_init() })
+        Ok(Some(unsafe { pool.assume_init() }))
     }
 
     pub fn upload<T: DeviceElement>(&self, host: &[T]) -> Result<CudaSlice<T>> {

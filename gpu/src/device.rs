@@ -290,10 +290,13 @@ impl Device {
     /// assert!(dev.reserve_pool(2 << 20).is_err()); // more than the device has
     /// ```
     ///
+    /// A CUDA device without CUDA's stream-ordered allocator keeps no pool
+    /// (each allocation asks the driver) and only records the size.
+    ///
     /// # Errors
     /// [`Error::OutOfMemory`] when `bytes` exceeds the device's capacity less
-    /// what is in use; [`Error::Cuda`] when the driver refuses the pool's
-    /// settings or memory.
+    /// what is in use, or its free memory (the pool then stays as it was);
+    /// [`Error::Cuda`] when the driver refuses the pool's settings.
     pub fn reserve_pool(&self, bytes: usize) -> Result<()> {
         if bytes <= self.inner.pool.load(Ordering::Relaxed) {
             return Ok(());
@@ -302,17 +305,19 @@ impl Device {
         if bytes > self.inner.capacity.saturating_sub(in_use) {
             return Err(self.out_of_memory(bytes, in_use));
         }
-        if let Kind::Cuda(state) = &self.inner.kind {
-            state.keep_in_pool(bytes)?;
+        if let Kind::Cuda(state) = &self.inner.kind
+            && let crate::cuda::Pooled::OutOfMemory = state.keep_in_pool(bytes)?
+        {
+            return Err(self.out_of_memory(bytes, in_use));
         }
         self.inner.pool.fetch_max(bytes, Ordering::Relaxed);
         Ok(())
     }
 
     /// Bytes the device's pool holds: in use or kept for reuse (on a CUDA
-    /// device as the driver counts them, at least [`Device::reserve_pool`]'s
-    /// size once set; on an emulated one, that size or the bytes in use,
-    /// whichever is more).
+    /// device as the driver counts them, or [`Device::reserve_pool`]'s size
+    /// where the device has no stream-ordered allocator; on an emulated one,
+    /// that size or the bytes in use, whichever is more).
     ///
     /// ```
     /// let dev = chunked_gpu::Device::emulated(1 << 20);
@@ -322,7 +327,7 @@ impl Device {
     pub fn pool_reserved(&self) -> usize {
         let asked = self.inner.pool.load(Ordering::Relaxed);
         match &self.inner.kind {
-            Kind::Cuda(state) => state.pool_reserved().unwrap_or(0).max(asked),
+            Kind::Cuda(state) => state.pool_reserved().ok().flatten().unwrap_or(asked),
             Kind::Emulated => asked.max(self.in_use()),
         }
     }

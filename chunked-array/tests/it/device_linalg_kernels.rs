@@ -133,6 +133,7 @@ fn build_reduction(source: &str, name: &str) -> Option<PathBuf> {
     let dir = std::env::temp_dir().join(format!("chunked-reduce-host-{}-{name}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let main = r#"
+#include <limits>
 int main(int argc, char** argv) {
     unsigned long long n = strtoull(argv[1], 0, 10), n_out = strtoull(argv[2], 0, 10);
     unsigned long long n_red = strtoull(argv[3], 0, 10), pieces = strtoull(argv[4], 0, 10);
@@ -147,13 +148,16 @@ int main(int argc, char** argv) {
         if (scanf("%lf", &read) != 1) return 2;
         v = (in_t)read;
     }
-    std::vector<acc_t> partial(n_out * pieces), out(n_out);
+    // Poison, so that a partial left unwritten shows in the result.
+    const acc_t poison = std::numeric_limits<acc_t>::has_quiet_NaN ? std::numeric_limits<acc_t>::quiet_NaN()
+                                                                    : std::numeric_limits<acc_t>::max();
+    std::vector<acc_t> partial(n_out * pieces, poison), out(n_out, poison);
     gridDim.x = 3; blockDim.x = 7;
     for (blockIdx.x = 0; blockIdx.x < gridDim.x; blockIdx.x++)
         for (threadIdx.x = 0; threadIdx.x < blockDim.x; threadIdx.x++)
             chunked_reduce_pieces(x.data(), partial.data(), n_out, n_red, pieces, nk, nr, meta.data(), inner);
     for (unsigned long long next_pieces : merges) {
-        std::vector<acc_t> next(n_out * next_pieces);
+        std::vector<acc_t> next(n_out * next_pieces, poison);
         for (blockIdx.x = 0; blockIdx.x < gridDim.x; blockIdx.x++)
             for (threadIdx.x = 0; threadIdx.x < blockDim.x; threadIdx.x++)
                 chunked_reduce_merge(partial.data(), next.data(), n_out, pieces, next_pieces);
@@ -227,7 +231,11 @@ fn the_reduction_kernels_compute_what_the_cpu_reductions_do() {
     (x[70_001], x[99_999]) = (f64::NAN, f64::INFINITY);
     let long = chunked_gpu::reduce::ReduceLayout::new(&[3, 40_000], &[true, true]);
     assert!(!long.merge_passes().is_empty(), "{:?}", long.pieces());
-    check_reductions(&built, &[3, 40_000], x, &[&[0], &[1], &[0, 1]]);
+    check_reductions(&built, &[3, 40_000], x.clone(), &[&[0], &[1], &[0, 1]]);
+    // The same values as 40000 x 3 over the long axis: pieces of an outer
+    // axis, merged.
+    assert!(!chunked_gpu::reduce::ReduceLayout::new(&[40_000, 3], &[true, false]).merge_passes().is_empty());
+    check_reductions(&built, &[40_000, 3], x, &[&[0]]);
     for exe in built {
         let _ = std::fs::remove_dir_all(exe.parent().unwrap());
     }

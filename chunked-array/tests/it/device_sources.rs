@@ -154,6 +154,9 @@ fn every_generated_kernel_compiles_with_nvrtc_and_assembles_for_sm_80_and_sm_90(
         let too_big = "extern \"C\" __global__ void k(double* x) { __shared__ double s[20000]; s[threadIdx.x] = 1.0; __syncthreads(); x[0] = s[3]; }";
         match check_assembles(too_big, GpuArch::Sm90, p) {
             Err(chunked_gpu::Error::Cuda { call, message }) => assert!(call.contains("ptxas"), "{call}: {message}"),
+            Err(chunked_gpu::Error::NoDevice { reason }) if !required => {
+                return println!("skipping: {reason} (the test command installs NVRTC and ptxas)");
+            }
             other => panic!("160 KB of shared memory assembled: {other:?}"),
         }
     }

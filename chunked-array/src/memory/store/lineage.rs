@@ -99,15 +99,16 @@ mod tests {
         // A fresh store holds nothing: the last block comes back from the
         // whole chain, one level per link, on a thread with the default stack
         // (as the scheduler's workers have).
-        let short = chain(MAX_LINEAGE_DEPTH - 2);
-        assert_eq!(short.len(), MAX_LINEAGE_DEPTH - 1);
+        // The deepest chain allowed: its first block is MAX_LINEAGE_DEPTH - 1 below.
+        let short = chain(MAX_LINEAGE_DEPTH - 1);
+        assert_eq!(short.len(), MAX_LINEAGE_DEPTH);
         let last = short.output_tasks()[0][0] as usize;
         let store = BlockStore::new(&short, &MemoryConfig::default(), &NoObserver);
         let block = std::thread::scope(|s| s.spawn(|| store.recompute(last, 0)).join().unwrap()).unwrap();
         let values = block.as_any().downcast_ref::<ndarray::ArrayD<f64>>().unwrap();
-        assert!(values.iter().all(|&v| v == (MAX_LINEAGE_DEPTH - 1) as f64), "{values}");
-        // Past the bound: an error naming it, not a stack overflow.
-        let long = chain(MAX_LINEAGE_DEPTH + 50);
+        assert!(values.iter().all(|&v| v == MAX_LINEAGE_DEPTH as f64), "{values}");
+        // One link more: an error naming the bound, not a stack overflow.
+        let long = chain(MAX_LINEAGE_DEPTH);
         let last = long.output_tasks()[0][0] as usize;
         let store = BlockStore::new(&long, &MemoryConfig::default(), &NoObserver);
         let result = std::thread::scope(|s| s.spawn(|| store.recompute(last, 0).map(drop)).join().unwrap());
