@@ -35,22 +35,16 @@ impl CudaForm {
     }
 }
 
-/// The C type of a dtype.
+/// The C type of a dtype: the device element type's own, and `bool`.
 pub(crate) fn c_type(dtype: DType) -> Option<&'static str> {
-    Some(match dtype {
-        DType::F64 => "double",
-        DType::F32 => "float",
-        DType::I64 => "long long",
-        DType::I32 => "int",
-        DType::I16 => "short",
-        DType::I8 => "signed char",
-        DType::U64 => "unsigned long long",
-        DType::U32 => "unsigned int",
-        DType::U16 => "unsigned short",
-        DType::U8 => "unsigned char",
-        DType::Bool => "bool",
-        DType::Complex64 | DType::Complex128 | DType::Intermediate => return None,
-    })
+    fn of<T: chunked_gpu::DeviceElement>() -> &'static str {
+        T::C_TYPE
+    }
+    match dtype {
+        DType::Bool => Some("bool"),
+        DType::Complex64 | DType::Complex128 | DType::Intermediate => None,
+        _ => Some(crate::block::device::dispatch_device_dtype!(dtype, of::<_>())),
+    }
 }
 
 /// An exact C literal of a value (floats by their bits; integers are not
