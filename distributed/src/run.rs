@@ -223,8 +223,9 @@ impl<'a> Run<'a> {
                         });
                     }
                     // Nothing runs here until a block arrives: wait for one.
-                    let waiting = format!("{} of {} blocks from other ranks received", self.received, self.expected);
-                    let (from, message) = wait_for_message(comm, self.tag, outbox, self.me, &waiting);
+                    let (received, expected) = (self.received, self.expected);
+                    let waiting = || format!("{received} of {expected} blocks from other ranks received");
+                    let (from, message) = wait_for_message(comm, self.tag, outbox, self.me, waiting);
                     self.take(from, message, sink, observer)?;
                 }
             })();
@@ -391,9 +392,11 @@ impl<'a> Run<'a> {
         let _ = outbox.send_closed(comm, &others);
         let mut outcome = outcome;
         while self.closed.iter().any(|c| !c) {
-            let open: Vec<usize> = (0..self.ranks).filter(|&r| !self.closed[r]).collect();
-            let waiting = format!("the closing messages of ranks {open:?}");
-            let (from, message) = wait_for_message(comm, self.tag, outbox, self.me, &waiting);
+            let waiting = || {
+                let open: Vec<usize> = (0..self.ranks).filter(|&r| !self.closed[r]).collect();
+                format!("the closing messages of ranks {open:?}")
+            };
+            let (from, message) = wait_for_message(comm, self.tag, outbox, self.me, waiting);
             // Blocks are no longer taken in (this rank has all it expected, or
             // failed); every other message is taken as during the run.
             let taken = match message {
@@ -473,7 +476,7 @@ fn wait_for_message(
     tag: i32,
     outbox: &mut Outbox,
     me: usize,
-    waiting: &str,
+    waiting: impl Fn() -> String,
 ) -> (usize, std::result::Result<Message, String>) {
     let mut pause = Duration::from_micros(10);
     let since = Instant::now();
@@ -485,9 +488,10 @@ fn wait_for_message(
             && since.elapsed() >= limit
         {
             eprintln!(
-                "chunked: rank {me} heard from no rank for {:.1} s while waiting for {waiting} \
+                "chunked: rank {me} heard from no rank for {:.1} s while waiting for {} \
                  (CHUNKED_MPI_TIMEOUT); ending the MPI job",
-                limit.as_secs_f64()
+                limit.as_secs_f64(),
+                waiting()
             );
             // SAFETY: MPI is initialized for the whole run; MPI_Abort on the
             // world communicator ends every rank and does not return.
