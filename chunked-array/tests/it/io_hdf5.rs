@@ -201,6 +201,84 @@ fn a_stores_file_descriptors_are_close_on_exec() {
     assert_eq!(from_hdf5::<f64>(&file, "d").unwrap().compute().unwrap(), a.compute().unwrap());
 }
 
+/// A child process that inherits libhdf5's descriptor of a file (started in
+/// the moment between libhdf5's `open` and the close-on-exec mark, simulated
+/// here by clearing the mark) holds no lock of the file: the next store to it
+/// succeeds while the child still runs. libhdf5 opens a file it writes
+/// read-write; the lock's own descriptors are read-only.
+#[test]
+fn an_inherited_descriptor_does_not_lock_the_file_out() {
+    use chunked_array::io::Store;
+    let dir = TempDir::new("h5-inherited");
+    let file = dir.path().join("i.h5");
+    let a = values(&[6, 4], vec![vec![3, 3], vec![4]]);
+    let options = Hdf5WriteOptions::default();
+    let mut store = Store::new();
+    store.hdf5(&a, &file, "first", &options).unwrap();
+    let mut inheritable = 0;
+    for entry in std::fs::read_dir("/proc/self/fd").unwrap().flatten() {
+        if std::fs::read_link(entry.path()).is_ok_and(|p| p == file) {
+            let fd: i32 = entry.file_name().to_string_lossy().parse().unwrap();
+            // SAFETY: fcntl reads a descriptor's access mode and clears its
+            // close-on-exec flag; it touches no memory.
+            unsafe {
+                if libc::fcntl(fd, libc::F_GETFL) & libc::O_ACCMODE == libc::O_RDWR {
+                    libc::fcntl(fd, libc::F_SETFD, 0);
+                    inheritable += 1;
+                }
+            }
+        }
+    }
+    assert_eq!(inheritable, 1, "libhdf5's one read-write descriptor of the file");
+    let mut child = std::process::Command::new("sleep").arg("60").spawn().unwrap();
+    let stored = store.run();
+    let again = a.to_hdf5(&file, "second", &options);
+    child.kill().unwrap();
+    child.wait().unwrap();
+    stored.unwrap();
+    again.unwrap();
+    let want = a.compute().unwrap();
+    for name in ["first", "second"] {
+        assert_eq!(from_hdf5::<f64>(&file, name).unwrap().compute().unwrap(), want, "{name}");
+    }
+}
+
+/// Another process's `flock` of the file (what libhdf5 and h5py take: shared
+/// to read, exclusive to write) is respected: an exclusive lock refuses our
+/// reads and writes, a shared one our writes only, each an error naming the
+/// file; once it is released both work.
+#[test]
+fn another_process_lock_is_respected() {
+    use std::io::BufRead;
+    let dir = TempDir::new("h5-locked");
+    let file = dir.path().join("l.h5");
+    let a = values(&[4, 4], vec![vec![2, 2], vec![4]]);
+    let options = Hdf5WriteOptions::default();
+    a.to_hdf5(&file, "x", &options).unwrap();
+    for (how, reads) in [("--exclusive", false), ("--shared", true)] {
+        // --no-fork: the killed process is the one holding the lock.
+        let mut holder = std::process::Command::new("flock")
+            .args([how, "--no-fork"])
+            .arg(&file)
+            .args(["-c", "echo held; exec sleep 60"])
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        std::io::BufReader::new(holder.stdout.take().unwrap()).read_line(&mut line).unwrap();
+        assert_eq!(line.trim(), "held");
+        let read = from_hdf5::<f64>(&file, "x").and_then(|x| x.compute());
+        let write = a.to_hdf5(&file, "y", &options);
+        holder.kill().unwrap();
+        holder.wait().unwrap();
+        assert_eq!(read.is_ok(), reads, "{how}: {read:?}");
+        let Err(Error::Io { path, message }) = write else { panic!("{how}: a write under another's lock: {write:?}") };
+        assert!(path.contains("l.h5") && message.contains("locked"), "{how}: {path}: {message}");
+    }
+    a.to_hdf5(&file, "y", &options).unwrap();
+    assert_eq!(from_hdf5::<f64>(&file, "y").unwrap().compute().unwrap(), a.compute().unwrap());
+}
+
 /// External links and external raw data point outside the file: refused
 /// unless the reader allows them, then read as any dataset.
 #[test]

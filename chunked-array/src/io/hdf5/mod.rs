@@ -23,12 +23,17 @@
 //! serializes all calls behind one lock, so blocks are read and written one at a
 //! time (the computation around them still runs in parallel). A file-backed array
 //! holds no open file: reading a dataset and storing to another of the same file
-//! in one pipeline works.
+//! in one pipeline works. Files are locked as libhdf5 locks them (shared to
+//! read, exclusive while a store writes), on descriptors a child process cannot
+//! inherit (see `file_lock`).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use hdf5::{Dataset, File, H5Type, Hyperslab, Selection, SliceOrIndex};
+
+mod file_lock;
+use file_lock::{FileLock, LockedFile};
 use ndarray::{ArrayD, IxDyn};
 
 use crate::array::Array;
@@ -91,7 +96,7 @@ pub fn from_hdf5<T: Element>(file: impl AsRef<Path>, dataset: &str) -> Result<Ar
 
 /// [`from_hdf5`]'s blocks for the dataset, external data allowed or not.
 fn auto_chunked<T: Element>(file: &Path, dataset: &str, allow_external: bool) -> Result<Array<T>> {
-    let (ds, name) = open_dataset::<T>(file, dataset, allow_external)?;
+    let (ds, name, _file) = open_dataset::<T>(file, dataset, allow_external)?;
     let shape = ds.shape();
     let auto = ChunkSpec::auto().resolve(&shape, T::DTYPE)?;
     let chunks = match ds.chunk() {
@@ -155,17 +160,19 @@ pub fn from_hdf5_with<T: Element>(
     let Some(spec) = &options.chunks else {
         return auto_chunked(file.as_ref(), dataset, options.allow_external);
     };
-    let (ds, name) = open_dataset::<T>(file.as_ref(), dataset, options.allow_external)?;
+    let (ds, name, _file) = open_dataset::<T>(file.as_ref(), dataset, options.allow_external)?;
     let chunks = spec.resolve(&ds.shape(), T::DTYPE)?;
     Ok(Array::source("from_hdf5", chunks, Hdf5Source::new(file.as_ref(), dataset, name)))
 }
 
-fn open_dataset<T: Element>(file: &Path, dataset: &str, allow_external: bool) -> Result<(Dataset, String)> {
+/// The dataset, its name for errors, and the open file (which holds the lock
+/// while the dataset is in use).
+fn open_dataset<T: Element>(file: &Path, dataset: &str, allow_external: bool) -> Result<(Dataset, String, LockedFile)> {
     let name = format!("{}:{dataset}", file.display());
     if !file.exists() {
         return Err(Error::io(file.display(), "no such file"));
     }
-    let f = close_on_exec(File::open(file), file).map_err(|e| Error::io(file.display(), e))?;
+    let f = LockedFile::open(file).map_err(|e| Error::io(file.display(), e))?;
     if !allow_external {
         refuse_external_links(&f, dataset).map_err(|e| Error::io(&name, e))?;
     }
@@ -181,7 +188,7 @@ fn open_dataset<T: Element>(file: &Path, dataset: &str, allow_external: bool) ->
     if found != want {
         return Err(Error::DtypeMismatch { key: name, expected: T::DTYPE.to_string(), found: found.to_string() });
     }
-    Ok((ds, name))
+    Ok((ds, name, f))
 }
 
 fn descriptor<T: H5Type>() -> Option<hdf5::types::TypeDescriptor> {
@@ -228,9 +235,10 @@ fn read_block<T: H5Type + Element>(src: &Hdf5Source, start: &[usize], shape: &[u
     let read = if shape.contains(&0) {
         Ok(ArrayD::<T>::from_elem(IxDyn(shape), T::default()))
     } else {
-        close_on_exec(File::open(&src.file), &src.file)
-            .and_then(|f| f.dataset(&src.dataset))
-            .and_then(|ds| ds.read_slice::<T, _, IxDyn>(hyperslab(start, shape)))
+        LockedFile::open(&src.file).and_then(|f| {
+            let ds = f.dataset(&src.dataset).map_err(|e| e.to_string())?;
+            ds.read_slice::<T, _, IxDyn>(hyperslab(start, shape)).map_err(|e| e.to_string())
+        })
     };
     Some(
         read.map(|a| Arc::new(a) as Block)
@@ -330,7 +338,7 @@ impl Store {
             return Err(Error::invalid("dataset", dataset, "needs a name"));
         }
         let (source, chunk_shape) = crate::io::aligned_to_stored_chunks(a, options.chunks.as_deref())?;
-        let f = close_on_exec(File::append(file), file).map_err(|e| Error::io(file.display(), e))?;
+        let f = LockedFile::append(file).map_err(|e| Error::io(file.display(), e))?;
         if f.link_exists(&path) && options.mode == WriteMode::Create {
             return Err(Error::io(&name, "already exists (write with WriteMode::Overwrite to replace it)"));
         }
@@ -353,7 +361,7 @@ impl Store {
         )
         .expect("elements")
         .map_err(h5(&name))?;
-        let writer = Hdf5Writer { ds, chunks: source.chunks().clone(), name: name.clone() };
+        let writer = Hdf5Writer { ds, chunks: source.chunks().clone(), name: name.clone(), _lock: f.lock() };
         let (f_done, tmp_done) = (f.clone(), tmp.clone());
         // The dataset appears under its name only when every block is in it; an
         // existing one is replaced only then.
@@ -378,40 +386,6 @@ impl Store {
         );
         Ok(self)
     }
-}
-
-/// Marks an opened file's descriptor close-on-exec. libhdf5 opens files
-/// without `O_CLOEXEC`, so a child process started while the file is open (a
-/// `Command` anywhere in the program) would inherit the descriptor and with it
-/// the file's lock: every later open of the file in this process fails until
-/// the child exits. The descriptor is the one libhdf5's default (sec2) driver
-/// keeps; it is used only when it is an open descriptor of `path` itself.
-fn close_on_exec(opened: hdf5::Result<File>, path: &Path) -> hdf5::Result<File> {
-    use std::os::unix::fs::MetadataExt;
-    unsafe extern "C" {
-        fn H5Fget_vfd_handle(file_id: i64, fapl_id: i64, handle: *mut *mut std::ffi::c_void) -> i32;
-    }
-    let Ok(f) = &opened else { return opened };
-    let Ok(meta) = std::fs::metadata(path) else { return opened };
-    let mut handle: *mut std::ffi::c_void = std::ptr::null_mut();
-    // SAFETY: H5Fget_vfd_handle writes the driver's handle for an open file id
-    // (H5P_DEFAULT, 0, for the access list); for the sec2 driver it points to
-    // the file's descriptor, an int, which is read only after the call succeeds.
-    let fd = unsafe {
-        if H5Fget_vfd_handle(f.id(), 0, &mut handle) < 0 || handle.is_null() {
-            return opened;
-        }
-        *handle.cast::<libc::c_int>()
-    };
-    // SAFETY: fstat and fcntl on a descriptor number only query or set its
-    // flags; a number that is not this file's open descriptor is left alone.
-    unsafe {
-        let mut st: libc::stat = std::mem::zeroed();
-        if libc::fstat(fd, &mut st) == 0 && st.st_ino == meta.ino() && st.st_dev == meta.dev() {
-            libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC);
-        }
-    }
-    opened
 }
 
 /// Refuses a dataset path through an external link (one that opens another
@@ -469,6 +443,8 @@ struct Hdf5Writer {
     ds: Dataset,
     chunks: Chunks,
     name: String,
+    // The dataset keeps the file open in libhdf5 past the handle it came from.
+    _lock: Option<Arc<FileLock>>,
 }
 
 impl ChunkWriter for Hdf5Writer {
