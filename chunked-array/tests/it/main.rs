@@ -40,6 +40,7 @@ mod matmul;
 mod memory;
 mod oversized;
 mod random;
+mod random_distributions;
 mod rechunk;
 mod reductions;
 mod reshape;

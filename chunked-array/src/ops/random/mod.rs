@@ -19,10 +19,17 @@
 //!   64-bit words `(w0, w1)` and `(w2, w3)` by the range (bias below range/2^64;
 //!   `f32` arrays: four per counter, one 32-bit word each).
 
+mod continuous;
+mod discrete;
 mod distributions;
+mod element_draws;
+mod location_scale;
 mod philox;
+mod sampled;
+mod samplers;
 
 pub use distributions::{Distribution, RandomElement, RandomFloat, fill};
+pub use element_draws::{ElementDraws, LAYOUT_VERSION};
 pub use philox::philox4x32_10;
 
 use std::sync::Arc;

@@ -1,0 +1,137 @@
+//! Discrete distributions (dask's and NumPy's names and parameters) as `i64`
+//! arrays, each element drawn from its own sequence, rejection samplers
+//! included.
+
+use crate::array::Array;
+use crate::chunks::ChunkSpec;
+use crate::error::Result;
+use crate::ops::random::RandomState;
+use crate::ops::random::continuous::{check, positive};
+use crate::ops::random::samplers::{binomial, geometric, logseries, poisson, standard_gamma, zipf};
+
+/// The largest Poisson mean drawn: NumPy's bound, where the draws would
+/// overflow `i64`.
+const POISSON_LAM_MAX: f64 = 9.223_372_006_484_771e18;
+
+/// A probability: finite, in `[0, 1]` (or `(0, 1]` when `zero` is refused).
+fn probability(name: &str, p: f64, zero: bool) -> Result<()> {
+    let ok = (0.0..=1.0).contains(&p) && (zero || p > 0.0);
+    check(name, p, ok, if zero { "must be in [0, 1]" } else { "must be in (0, 1]" })
+}
+
+impl RandomState {
+    /// Poisson with mean `lam` (multiplication below 10, Hörmann's PTRS above).
+    ///
+    /// ```
+    /// use chunked_array::random::RandomState;
+    /// let x = RandomState::new(30).poisson(3.0, &[200_000], 50_000).unwrap();
+    /// let mean: f64 = x.mean(None).unwrap().compute_scalar().unwrap();
+    /// assert!((mean - 3.0).abs() < 0.03);
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) naming `lam`
+    /// unless `0 <= lam <= 9.2e18`.
+    pub fn poisson(&self, lam: f64, shape: &[usize], chunks: impl Into<ChunkSpec>) -> Result<Array<i64>> {
+        check("lam", lam, (0.0..=POISSON_LAM_MAX).contains(&lam), "must be in [0, 9.2e18]")?;
+        self.sampled("random_poisson", shape, chunks, move |d| poisson(d, lam))
+    }
+
+    /// Binomial: successes in `n` trials of probability `p`.
+    ///
+    /// ```
+    /// use chunked_array::random::RandomState;
+    /// let x = RandomState::new(31).binomial(20, 0.3, &[200_000], 50_000).unwrap();
+    /// let mean: f64 = x.mean(None).unwrap().compute_scalar().unwrap();
+    /// assert!((mean - 6.0).abs() < 0.03);
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) naming `n`
+    /// (negative) or `p` (outside `[0, 1]`).
+    pub fn binomial(&self, n: i64, p: f64, shape: &[usize], chunks: impl Into<ChunkSpec>) -> Result<Array<i64>> {
+        check("n", n as f64, n >= 0, "must be >= 0")?;
+        probability("p", p, true)?;
+        self.sampled("random_binomial", shape, chunks, move |d| binomial(d, n, p))
+    }
+
+    /// Negative binomial: failures before the `n`-th success of probability
+    /// `p` (a Poisson of a gamma; `n` may be fractional, as NumPy allows).
+    ///
+    /// ```
+    /// use chunked_array::random::RandomState;
+    /// let x = RandomState::new(32).negative_binomial(5.0, 0.5, &[200_000], 50_000).unwrap();
+    /// let mean: f64 = x.mean(None).unwrap().compute_scalar().unwrap();
+    /// assert!((mean - 5.0).abs() < 0.05); // n (1 - p) / p
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) naming `n`
+    /// (not finite and `> 0`) or `p` (outside `(0, 1]`).
+    pub fn negative_binomial(
+        &self,
+        n: f64,
+        p: f64,
+        shape: &[usize],
+        chunks: impl Into<ChunkSpec>,
+    ) -> Result<Array<i64>> {
+        positive("n", n, true)?;
+        probability("p", p, false)?;
+        self.sampled("random_negative_binomial", shape, chunks, move |d| {
+            if p == 1.0 {
+                return 0;
+            }
+            let lam = standard_gamma(d, n) * (1.0 - p) / p;
+            poisson(d, lam.min(POISSON_LAM_MAX))
+        })
+    }
+
+    /// Geometric: the trial of the first success of probability `p` (1, 2, ...).
+    ///
+    /// ```
+    /// use chunked_array::random::RandomState;
+    /// let x = RandomState::new(33).geometric(0.25, &[200_000], 50_000).unwrap();
+    /// let mean: f64 = x.mean(None).unwrap().compute_scalar().unwrap();
+    /// assert!((mean - 4.0).abs() < 0.05);
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) naming `p`
+    /// unless in `(0, 1]`.
+    pub fn geometric(&self, p: f64, shape: &[usize], chunks: impl Into<ChunkSpec>) -> Result<Array<i64>> {
+        probability("p", p, false)?;
+        self.sampled("random_geometric", shape, chunks, move |d| geometric(d, p))
+    }
+
+    /// Logarithmic series with parameter `p` (1, 2, ...).
+    ///
+    /// ```
+    /// use chunked_array::random::RandomState;
+    /// let x = RandomState::new(34).logseries(0.6, &[100], 30).unwrap().compute().unwrap();
+    /// assert!(x.iter().all(|&k| k >= 1));
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) naming `p`
+    /// unless in `[0, 1)`.
+    pub fn logseries(&self, p: f64, shape: &[usize], chunks: impl Into<ChunkSpec>) -> Result<Array<i64>> {
+        check("p", p, (0.0..1.0).contains(&p), "must be in [0, 1)")?;
+        self.sampled("random_logseries", shape, chunks, move |d| logseries(d, p))
+    }
+
+    /// Zipf with exponent `a > 1` (1, 2, ...).
+    ///
+    /// ```
+    /// use chunked_array::random::RandomState;
+    /// let x = RandomState::new(35).zipf(2.0, &[100], 30).unwrap().compute().unwrap();
+    /// assert!(x.iter().all(|&k| k >= 1));
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) naming `a`
+    /// unless finite and `> 1`.
+    pub fn zipf(&self, a: f64, shape: &[usize], chunks: impl Into<ChunkSpec>) -> Result<Array<i64>> {
+        check("a", a, a.is_finite() && a > 1.0, "must be finite and > 1")?;
+        self.sampled("random_zipf", shape, chunks, move |d| zipf(d, a))
+    }
+}

@@ -1,0 +1,154 @@
+//! Per-element random sequences for the distributions beyond uniform, normal
+//! and integers, rejection samplers included.
+//!
+//! Counter layout (version [`LAYOUT_VERSION`]; part of the API, since changing
+//! it changes every drawn number): the array's key is the first two words of
+//! `philox4x32_10([stream_lo, stream_hi, LAYOUT_VERSION, DOMAIN], [seed_lo,
+//! seed_hi])`. Element `i` (global flat index) draws its words from counters
+//! `(i_lo, i_hi, a_lo, a_hi)` for attempts `a = 0, 1, 2, ...`, four words per
+//! attempt, taken in order: a uniform `f64` takes two words (the top 52 bits
+//! of `w0 << 32 | w1` as a mantissa, as `uniform`), a standard normal two
+//! uniforms (Box-Muller's cosine branch), an exponential one uniform. Element
+//! `i`'s numbers depend on `(seed, stream, i)` only: any chunking, scheduler or
+//! rank count draws the same array, and a sampler may use as many words as
+//! its rejection loop needs without touching any other element's.
+
+use std::mem::MaybeUninit;
+
+use crate::ops::random::distributions::unit_f64;
+use crate::ops::random::philox::{BATCH, Words, philox_batch, philox4x32_10};
+
+/// The version of the counter layout above.
+pub const LAYOUT_VERSION: u32 = 1;
+
+/// Tells these keys from any other use of Philox with the same seed.
+const DOMAIN: u32 = 0x6469_7374; // "dist"
+
+/// The Philox key of the per-element sequences of `(seed, stream)`.
+pub(crate) fn element_key(seed: u64, stream: u64) -> [u32; 2] {
+    let w = philox4x32_10(
+        [stream as u32, (stream >> 32) as u32, LAYOUT_VERSION, DOMAIN],
+        [seed as u32, (seed >> 32) as u32],
+    );
+    [w[0], w[1]]
+}
+
+/// Element `index`'s random words, attempt after attempt.
+///
+/// ```
+/// use chunked_array::random::{ElementDraws, RandomState};
+/// // Element 3 of seed 9's exponential array is -ln(1 - u) of element 3's
+/// // first uniform.
+/// let x = RandomState::new(9).exponential(1.0, &[5], 2).unwrap().compute().unwrap();
+/// let mut draws = ElementDraws::new(9, 0, 3);
+/// assert_eq!(x[3], -(1.0 - draws.uniform()).ln());
+/// ```
+pub struct ElementDraws {
+    key: [u32; 2],
+    index: u64,
+    attempt: u64,
+    words: [u32; 4],
+    used: usize,
+}
+
+impl ElementDraws {
+    /// The sequence of element `index` of the arrays of `(seed, stream)`.
+    pub fn new(seed: u64, stream: u64, index: u64) -> ElementDraws {
+        ElementDraws::at(element_key(seed, stream), index)
+    }
+
+    fn at(key: [u32; 2], index: u64) -> ElementDraws {
+        ElementDraws { key, index, attempt: 0, words: [0; 4], used: 4 }
+    }
+
+    /// The next 32-bit word.
+    #[inline(always)]
+    pub fn word(&mut self) -> u32 {
+        if self.used == 4 {
+            let (i, a) = (self.index, self.attempt);
+            self.words = philox4x32_10([i as u32, (i >> 32) as u32, a as u32, (a >> 32) as u32], self.key);
+            self.attempt += 1;
+            self.used = 0;
+        }
+        self.used += 1;
+        self.words[self.used - 1]
+    }
+
+    /// A uniform number in `[0, 1)` from the next two words.
+    #[inline(always)]
+    pub fn uniform(&mut self) -> f64 {
+        let hi = self.word();
+        unit_f64(hi, self.word())
+    }
+
+    /// A uniform number in `(0, 1]`.
+    #[inline(always)]
+    pub fn uniform_nonzero(&mut self) -> f64 {
+        1.0 - self.uniform()
+    }
+
+    /// A standard normal number (Box-Muller, the cosine of the pair).
+    #[inline(always)]
+    pub fn normal(&mut self) -> f64 {
+        let r = (-2.0 * self.uniform_nonzero().ln()).sqrt();
+        r * (std::f64::consts::TAU * self.uniform()).cos()
+    }
+
+    /// A standard exponential number, `-ln(1 - u)`.
+    #[inline(always)]
+    pub fn exponential(&mut self) -> f64 {
+        -self.uniform_nonzero().ln()
+    }
+}
+
+/// Fills `out` with elements `first..` of the sampler's array: each element
+/// starts from its own sequence, the first attempt's words for `BATCH`
+/// elements at a time from the vectorized Philox (counters `(i, 0)`).
+pub(crate) fn fill_elements<T>(
+    key: [u32; 2],
+    first: u64,
+    out: &mut [MaybeUninit<T>],
+    sample: &impl Fn(&mut ElementDraws) -> T,
+) {
+    let mut words: Words = [[0; BATCH]; 4];
+    for (b, block) in out.chunks_mut(BATCH).enumerate() {
+        let start = first + (b * BATCH) as u64;
+        philox_batch(start, [0, 0], key, &mut words);
+        for (c, slot) in block.iter_mut().enumerate() {
+            let mut draws = ElementDraws::at(key, start + c as u64);
+            draws.words = [words[0][c], words[1][c], words[2][c], words[3][c]];
+            draws.attempt = 1;
+            draws.used = 0;
+            slot.write(sample(&mut draws));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn batched_first_attempts_match_the_scalar_sequence() {
+        let key = element_key(11, 3);
+        let first = u32::MAX as u64 - 70;
+        let mut out = vec![MaybeUninit::<[u32; 6]>::uninit(); 150];
+        fill_elements(key, first, &mut out, &|d| std::array::from_fn(|_| d.word()));
+        for (k, v) in out.iter().enumerate() {
+            // SAFETY: fill_elements wrote every slot.
+            let v = unsafe { v.assume_init() };
+            let mut d = ElementDraws::new(11, 3, first + k as u64);
+            assert_eq!(v, std::array::from_fn(|_| d.word()), "element {}", first + k as u64);
+        }
+    }
+
+    #[test]
+    fn keys_differ_by_seed_and_stream() {
+        let keys = [element_key(0, 0), element_key(1, 0), element_key(0, 1), element_key(1 << 32, 0)];
+        for i in 0..keys.len() {
+            for j in i + 1..keys.len() {
+                assert_ne!(keys[i], keys[j]);
+            }
+        }
+    }
+}
