@@ -6,7 +6,7 @@ use crate::array::Array;
 use crate::chunks::ChunkSpec;
 use crate::error::{Error, Result};
 use crate::ops::random::RandomState;
-use crate::ops::random::samplers::{beta, chisquare, noncentral_chisquare, standard_gamma, triangular};
+use crate::ops::random::samplers::{Gamma, beta, noncentral_chisquare, triangular};
 
 /// `Ok` when `ok`, else an error naming the parameter, its value and the rule.
 pub(super) fn check(name: &str, value: f64, ok: bool, rule: &str) -> Result<()> {
@@ -133,7 +133,8 @@ impl RandomState {
     pub fn gamma(&self, shape_k: f64, scale: f64, shape: &[usize], chunks: impl Into<ChunkSpec>) -> Result<Array<f64>> {
         positive("shape", shape_k, false)?;
         positive("scale", scale, false)?;
-        self.sampled("random_gamma", shape, chunks, move |d| scale * standard_gamma(d, shape_k))
+        let gamma = Gamma::new(shape_k);
+        self.sampled("random_gamma", shape, chunks, move |d| scale * gamma.sample(d))
     }
 
     /// Gamma with scale 1.
@@ -165,7 +166,8 @@ impl RandomState {
     pub fn beta(&self, a: f64, b: f64, shape: &[usize], chunks: impl Into<ChunkSpec>) -> Result<Array<f64>> {
         positive("a", a, true)?;
         positive("b", b, true)?;
-        self.sampled("random_beta", shape, chunks, move |d| beta(d, a, b))
+        let (ga, gb) = (Gamma::new(a), Gamma::new(b));
+        self.sampled("random_beta", shape, chunks, move |d| beta(d, a, b, &ga, &gb))
     }
 
     /// Chi-square with `df` degrees of freedom.
@@ -182,7 +184,8 @@ impl RandomState {
     /// unless finite and `> 0`.
     pub fn chisquare(&self, df: f64, shape: &[usize], chunks: impl Into<ChunkSpec>) -> Result<Array<f64>> {
         positive("df", df, true)?;
-        self.sampled("random_chisquare", shape, chunks, move |d| chisquare(d, df))
+        let gamma = Gamma::new(df / 2.0);
+        self.sampled("random_chisquare", shape, chunks, move |d| 2.0 * gamma.sample(d))
     }
 
     /// Noncentral chi-square with `df` degrees of freedom and noncentrality `nonc`.
@@ -223,7 +226,8 @@ impl RandomState {
     pub fn f(&self, dfnum: f64, dfden: f64, shape: &[usize], chunks: impl Into<ChunkSpec>) -> Result<Array<f64>> {
         positive("dfnum", dfnum, true)?;
         positive("dfden", dfden, true)?;
-        self.sampled("random_f", shape, chunks, move |d| (chisquare(d, dfnum) * dfden) / (chisquare(d, dfden) * dfnum))
+        let (num, den) = (Gamma::new(dfnum / 2.0), Gamma::new(dfden / 2.0));
+        self.sampled("random_f", shape, chunks, move |d| (num.sample(d) * dfden) / (den.sample(d) * dfnum))
     }
 
     /// Noncentral F: a noncentral chi-square over a central one, each over
@@ -248,8 +252,9 @@ impl RandomState {
         positive("dfnum", dfnum, true)?;
         positive("dfden", dfden, true)?;
         positive("nonc", nonc, false)?;
+        let den = Gamma::new(dfden / 2.0);
         self.sampled("random_noncentral_f", shape, chunks, move |d| {
-            (noncentral_chisquare(d, dfnum, nonc) * dfden) / (chisquare(d, dfden) * dfnum)
+            (noncentral_chisquare(d, dfnum, nonc) * dfden) / (2.0 * den.sample(d) * dfnum)
         })
     }
 
@@ -267,9 +272,10 @@ impl RandomState {
     /// unless finite and `> 0`.
     pub fn standard_t(&self, df: f64, shape: &[usize], chunks: impl Into<ChunkSpec>) -> Result<Array<f64>> {
         positive("df", df, true)?;
+        let gamma = Gamma::new(df / 2.0);
         self.sampled("random_standard_t", shape, chunks, move |d| {
             let z = d.normal();
-            (df / 2.0).sqrt() * z / standard_gamma(d, df / 2.0).sqrt()
+            (df / 2.0).sqrt() * z / gamma.sample(d).sqrt()
         })
     }
 

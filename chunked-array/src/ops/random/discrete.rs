@@ -7,7 +7,7 @@ use crate::chunks::ChunkSpec;
 use crate::error::Result;
 use crate::ops::random::RandomState;
 use crate::ops::random::continuous::{check, positive};
-use crate::ops::random::samplers::{binomial, geometric, logseries, poisson, standard_gamma, zipf};
+use crate::ops::random::samplers::{Binomial, Gamma, geometric, logseries, poisson, poisson_sampler, zipf};
 
 /// The largest Poisson mean drawn: NumPy's bound, where the draws would
 /// overflow `i64`.
@@ -34,7 +34,7 @@ impl RandomState {
     /// unless `0 <= lam <= 9.2e18`.
     pub fn poisson(&self, lam: f64, shape: &[usize], chunks: impl Into<ChunkSpec>) -> Result<Array<i64>> {
         check("lam", lam, (0.0..=POISSON_LAM_MAX).contains(&lam), "must be in [0, 9.2e18]")?;
-        self.sampled("random_poisson", shape, chunks, move |d| poisson(d, lam))
+        self.sampled("random_poisson", shape, chunks, poisson_sampler(lam))
     }
 
     /// Binomial: successes in `n` trials of probability `p`.
@@ -52,7 +52,8 @@ impl RandomState {
     pub fn binomial(&self, n: i64, p: f64, shape: &[usize], chunks: impl Into<ChunkSpec>) -> Result<Array<i64>> {
         check("n", n as f64, n >= 0, "must be >= 0")?;
         probability("p", p, true)?;
-        self.sampled("random_binomial", shape, chunks, move |d| binomial(d, n, p))
+        let sampler = Binomial::new(n, p);
+        self.sampled("random_binomial", shape, chunks, move |d| sampler.sample(d))
     }
 
     /// Negative binomial: failures before the `n`-th success of probability
@@ -77,11 +78,12 @@ impl RandomState {
     ) -> Result<Array<i64>> {
         positive("n", n, true)?;
         probability("p", p, false)?;
+        let gamma = Gamma::new(n);
         self.sampled("random_negative_binomial", shape, chunks, move |d| {
             if p == 1.0 {
                 return 0;
             }
-            let lam = standard_gamma(d, n) * (1.0 - p) / p;
+            let lam = gamma.sample(d) * (1.0 - p) / p;
             poisson(d, lam.min(POISSON_LAM_MAX))
         })
     }

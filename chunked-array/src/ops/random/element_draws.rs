@@ -7,8 +7,9 @@
 //! seed_hi])`. Element `i` (global flat index) draws its words from counters
 //! `(i_lo, i_hi, a_lo, a_hi)` for attempts `a = 0, 1, 2, ...`, four words per
 //! attempt, taken in order: a uniform `f64` takes two words (the top 52 bits
-//! of `w0 << 32 | w1` as a mantissa, as `uniform`), a standard normal two
-//! uniforms (Box-Muller's cosine branch), an exponential one uniform. Element
+//! of `w0 << 32 | w1` as a mantissa, as `uniform`), a standard normal or
+//! exponential the 64-bit `w0 << 32 | w1` of the ziggurat (NumPy's 256-layer
+//! variant) and more words in its rare slow cases. Element
 //! `i`'s numbers depend on `(seed, stream, i)` only: any chunking, scheduler or
 //! rank count draws the same array, and a sampler may use as many words as
 //! its rejection loop needs without touching any other element's.
@@ -37,15 +38,16 @@ pub(crate) fn element_key(seed: u64, stream: u64) -> [u32; 2] {
 ///
 /// ```
 /// use chunked_array::random::{ElementDraws, RandomState};
-/// // Element 3 of seed 9's exponential array is -ln(1 - u) of element 3's
+/// // Element 3 of seed 9's uniform_range(0, 2) array is twice element 3's
 /// // first uniform.
-/// let x = RandomState::new(9).exponential(1.0, &[5], 2).unwrap().compute().unwrap();
+/// let x = RandomState::new(9).uniform_range(0.0, 2.0, &[5], 2).unwrap().compute().unwrap();
 /// let mut draws = ElementDraws::new(9, 0, 3);
-/// assert_eq!(x[3], -(1.0 - draws.uniform()).ln());
+/// assert_eq!(x[3], 2.0 * draws.uniform());
 /// ```
 pub struct ElementDraws {
     key: [u32; 2],
     index: u64,
+    /// The next attempt to draw once `words` are used.
     attempt: u64,
     words: [u32; 4],
     used: usize,
@@ -87,22 +89,21 @@ impl ElementDraws {
         1.0 - self.uniform()
     }
 
-    /// A standard normal number (Box-Muller, the cosine of the pair).
+    /// A standard normal number (the ziggurat: usually two words).
     #[inline(always)]
     pub fn normal(&mut self) -> f64 {
-        let r = (-2.0 * self.uniform_nonzero().ln()).sqrt();
-        r * (std::f64::consts::TAU * self.uniform()).cos()
+        crate::ops::random::ziggurat::normal(self)
     }
 
-    /// A standard exponential number, `-ln(1 - u)`.
+    /// A standard exponential number (the ziggurat: usually two words).
     #[inline(always)]
     pub fn exponential(&mut self) -> f64 {
-        -self.uniform_nonzero().ln()
+        crate::ops::random::ziggurat::exponential(self)
     }
 }
 
 /// Fills `out` with elements `first..` of the sampler's array: each element
-/// starts from its own sequence, the first attempt's words for `BATCH`
+/// starts from its own sequence, the words of its first attempt for `BATCH`
 /// elements at a time from the vectorized Philox (counters `(i, 0)`).
 pub(crate) fn fill_elements<T>(
     key: [u32; 2],

@@ -27,6 +27,7 @@ mod location_scale;
 mod philox;
 mod sampled;
 mod samplers;
+mod ziggurat;
 
 pub use distributions::{Distribution, RandomElement, RandomFloat, fill};
 pub use element_draws::{ElementDraws, LAYOUT_VERSION};

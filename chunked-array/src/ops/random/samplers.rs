@@ -40,50 +40,77 @@ pub(crate) fn ln_gamma(x: f64) -> f64 {
     lg
 }
 
-/// Γ(shape, 1).
+/// Γ(shape, 1) for a shape that changes per element.
 pub(crate) fn standard_gamma(d: &mut ElementDraws, shape: f64) -> f64 {
-    if shape == 1.0 {
-        return d.exponential();
+    Gamma::new(shape).sample(d)
+}
+
+/// Γ(shape, 1): Marsaglia-Tsang from shape 1, NumPy's rejection below 1;
+/// the constants computed once.
+#[derive(Clone, Copy)]
+pub(crate) struct Gamma {
+    shape: f64,
+    /// Marsaglia-Tsang's `shape - 1/3` and `1 / sqrt(9 b)`.
+    b: f64,
+    c: f64,
+}
+
+impl Gamma {
+    pub(crate) fn new(shape: f64) -> Gamma {
+        let b = shape - 1.0 / 3.0;
+        Gamma { shape, b, c: 1.0 / (9.0 * b).sqrt() }
     }
-    if shape == 0.0 {
-        return 0.0;
-    }
-    if shape < 1.0 {
-        loop {
-            let (u, v) = (d.uniform(), d.exponential());
-            if u <= 1.0 - shape {
-                let x = u.powf(1.0 / shape);
-                if x <= v {
-                    return x;
-                }
-            } else {
-                let y = -((1.0 - u) / shape).ln();
-                let x = (1.0 - shape + shape * y).powf(1.0 / shape);
-                if x <= v + y {
-                    return x;
-                }
-            }
+
+    pub(crate) fn sample(&self, d: &mut ElementDraws) -> f64 {
+        let Gamma { shape, b, c } = *self;
+        if shape == 1.0 {
+            return d.exponential();
         }
-    }
-    let b = shape - 1.0 / 3.0;
-    let c = 1.0 / (9.0 * b).sqrt();
-    loop {
-        let (x, v) = loop {
-            let x = d.normal();
-            let v = 1.0 + c * x;
-            if v > 0.0 {
-                break (x, v * v * v);
+        if shape == 0.0 {
+            return 0.0;
+        }
+        if shape < 1.0 {
+            return small_shape(d, shape);
+        }
+        loop {
+            let (x, v) = loop {
+                let x = d.normal();
+                let v = 1.0 + c * x;
+                if v > 0.0 {
+                    break (x, v * v * v);
+                }
+            };
+            let u = d.uniform();
+            if u < 1.0 - 0.0331 * (x * x) * (x * x) || u.ln() < 0.5 * x * x + b * (1.0 - v + v.ln()) {
+                return b * v;
             }
-        };
-        let u = d.uniform();
-        if u < 1.0 - 0.0331 * (x * x) * (x * x) || u.ln() < 0.5 * x * x + b * (1.0 - v + v.ln()) {
-            return b * v;
         }
     }
 }
 
-/// Beta(a, b): Johnk's algorithm when both are at most 1, else a gamma ratio.
-pub(crate) fn beta(d: &mut ElementDraws, a: f64, b: f64) -> f64 {
+/// Γ(shape, 1) for shape in (0, 1) (NumPy's rejection from a Weibull-like
+/// envelope).
+fn small_shape(d: &mut ElementDraws, shape: f64) -> f64 {
+    loop {
+        let (u, v) = (d.uniform(), d.exponential());
+        if u <= 1.0 - shape {
+            let x = u.powf(1.0 / shape);
+            if x <= v {
+                return x;
+            }
+        } else {
+            let y = -((1.0 - u) / shape).ln();
+            let x = (1.0 - shape + shape * y).powf(1.0 / shape);
+            if x <= v + y {
+                return x;
+            }
+        }
+    }
+}
+
+/// Beta(a, b): Johnk's algorithm when both are at most 1, else a gamma ratio
+/// (of `ga` and `gb`, Γ(a) and Γ(b)).
+pub(crate) fn beta(d: &mut ElementDraws, a: f64, b: f64, ga: &Gamma, gb: &Gamma) -> f64 {
     if a <= 1.0 && b <= 1.0 {
         loop {
             let (u, v) = (d.uniform(), d.uniform());
@@ -100,11 +127,12 @@ pub(crate) fn beta(d: &mut ElementDraws, a: f64, b: f64) -> f64 {
             }
         }
     }
-    let ga = standard_gamma(d, a);
-    ga / (ga + standard_gamma(d, b))
+    let x = ga.sample(d);
+    x / (x + gb.sample(d))
 }
 
-/// χ²(df).
+/// χ²(df) for a df that changes per element; [`Gamma`] of df / 2, doubled,
+/// for a whole array.
 pub(crate) fn chisquare(d: &mut ElementDraws, df: f64) -> f64 {
     2.0 * standard_gamma(d, df / 2.0)
 }
@@ -124,92 +152,190 @@ pub(crate) fn noncentral_chisquare(d: &mut ElementDraws, df: f64, nonc: f64) -> 
     chisquare(d, df + 2.0 * i as f64)
 }
 
-/// Poisson(lam): multiplication below 10, Hörmann's PTRS from 10.
+/// A discrete distribution on 0..=K by inversion of its tabulated CDF: one
+/// uniform and a binary search. The mass beyond K (under 1e-17 where it is
+/// used) goes to K.
+#[derive(Clone)]
+pub(crate) struct CdfTable {
+    cdf: Vec<f64>,
+}
+
+impl CdfTable {
+    /// The table of the PMF `p(0), p(1), ...` given by `p(0)` and the ratio
+    /// `p(k) / p(k - 1)`, up to `last`.
+    fn new(p0: f64, ratio: impl Fn(f64) -> f64, last: usize) -> CdfTable {
+        let (mut p, mut total) = (p0, p0);
+        let mut cdf = vec![p0];
+        for k in 1..=last {
+            p *= ratio(k as f64);
+            total += p;
+            cdf.push(total);
+        }
+        *cdf.last_mut().expect("one entry at least") = 1.0;
+        CdfTable { cdf }
+    }
+
+    #[inline(always)]
+    pub(crate) fn sample(&self, d: &mut ElementDraws) -> i64 {
+        let u = d.uniform();
+        self.cdf.partition_point(|&c| c <= u) as i64
+    }
+}
+
+/// Poisson(lam) for a `lam` that changes per element: multiplication below
+/// 10, PTRS from 10 (the constants computed each time).
 pub(crate) fn poisson(d: &mut ElementDraws, lam: f64) -> i64 {
-    if lam == 0.0 {
-        return 0;
+    Poisson::ptrs_or_product(lam).sample(d)
+}
+
+/// Poisson(lam) for a whole array: the tabulated CDF below 10 (to k = 60,
+/// where the mass left is under 1e-25), Hörmann's PTRS from 10, its
+/// constants computed once.
+pub(crate) fn poisson_sampler(lam: f64) -> impl Fn(&mut ElementDraws) -> i64 + Send + Sync + 'static {
+    let table = (lam > 0.0 && lam < 10.0).then(|| CdfTable::new((-lam).exp(), |k| lam / k, 60));
+    let ptrs = Poisson::ptrs_or_product(lam);
+    move |d| match &table {
+        Some(t) => t.sample(d),
+        None => ptrs.sample(d),
     }
-    if lam < 10.0 {
-        let limit = (-lam).exp();
-        let (mut k, mut product) = (0, 1.0);
-        loop {
-            product *= d.uniform();
-            if product <= limit {
-                return k;
+}
+
+/// Poisson(lam) by multiplication below 10, Hörmann's PTRS from 10.
+#[derive(Clone, Copy)]
+pub(crate) struct Poisson {
+    lam: f64,
+    /// `exp(-lam)`, where the multiplication stops.
+    limit: f64,
+    /// PTRS's constants: `ln lam`, b, a, `ln(1/alpha)`, vr.
+    loglam: f64,
+    b: f64,
+    a: f64,
+    ln_inv_alpha: f64,
+    vr: f64,
+}
+
+impl Poisson {
+    fn ptrs_or_product(lam: f64) -> Poisson {
+        let b = 0.931 + 2.53 * lam.sqrt();
+        Poisson {
+            lam,
+            limit: (-lam).exp(),
+            loglam: lam.ln(),
+            b,
+            a: -0.059 + 0.02483 * b,
+            ln_inv_alpha: (1.1239 + 1.1328 / (b - 3.4)).ln(),
+            vr: 0.9277 - 3.6224 / (b - 2.0),
+        }
+    }
+
+    pub(crate) fn sample(&self, d: &mut ElementDraws) -> i64 {
+        let Poisson { lam, limit, loglam, b, a, ln_inv_alpha, vr } = *self;
+        if lam == 0.0 {
+            return 0;
+        }
+        if lam < 10.0 {
+            let (mut k, mut product) = (0, 1.0);
+            loop {
+                product *= d.uniform();
+                if product <= limit {
+                    return k;
+                }
+                k += 1;
             }
-            k += 1;
         }
-    }
-    let (slam, loglam) = (lam.sqrt(), lam.ln());
-    let b = 0.931 + 2.53 * slam;
-    let a = -0.059 + 0.02483 * b;
-    let inv_alpha = 1.1239 + 1.1328 / (b - 3.4);
-    let vr = 0.9277 - 3.6224 / (b - 2.0);
-    loop {
-        let u = d.uniform() - 0.5;
-        let v = d.uniform();
-        let us = 0.5 - u.abs();
-        let k = ((2.0 * a / us + b) * u + lam + 0.43).floor();
-        if us >= 0.07 && v <= vr {
-            return k as i64;
-        }
-        if k < 0.0 || (us < 0.013 && v > us) {
-            continue;
-        }
-        if v.ln() + inv_alpha.ln() - (a / (us * us) + b).ln() <= -lam + k * loglam - ln_gamma(k + 1.0) {
-            return k as i64;
+        loop {
+            let u = d.uniform() - 0.5;
+            let v = d.uniform();
+            let us = 0.5 - u.abs();
+            let k = ((2.0 * a / us + b) * u + lam + 0.43).floor();
+            if us >= 0.07 && v <= vr {
+                return k as i64;
+            }
+            if k < 0.0 || (us < 0.013 && v > us) {
+                continue;
+            }
+            if v.ln() + ln_inv_alpha - (a / (us * us) + b).ln() <= -lam + k * loglam - ln_gamma(k + 1.0) {
+                return k as i64;
+            }
         }
     }
 }
 
-/// Binomial(n, p): inversion while n·min(p, 1-p) ≤ 30, Hörmann's BTRS above.
-pub(crate) fn binomial(d: &mut ElementDraws, n: i64, p: f64) -> i64 {
-    if n == 0 || p == 0.0 {
-        return 0;
-    }
-    if p > 0.5 {
-        return n - binomial(d, n, 1.0 - p);
-    }
-    let (nf, q) = (n as f64, 1.0 - p);
-    if nf * p <= 30.0 {
-        let qn = (nf * q.ln()).exp();
-        let bound = nf.min(nf * p + 10.0 * (nf * p * q + 1.0).sqrt());
-        let (mut x, mut px, mut u) = (0.0, qn, d.uniform());
-        while u > px {
-            x += 1.0;
-            if x > bound {
-                (x, px, u) = (0.0, qn, d.uniform());
-            } else {
-                u -= px;
-                px = (nf - x + 1.0) * p * px / (x * q);
+/// Binomial(n, p): inversion of the tabulated CDF while n·min(p, 1-p) ≤ 30,
+/// Hörmann's BTRS above; the table or constants computed once per array.
+#[derive(Clone)]
+pub(crate) struct Binomial {
+    n: i64,
+    /// min(p, 1 - p), and whether p was the larger (the count is then n - k).
+    p: f64,
+    flipped: bool,
+    method: BinomialMethod,
+}
+
+#[derive(Clone)]
+enum BinomialMethod {
+    /// The CDF to `np + 10 sqrt(npq + 1)` (NumPy's bound for its search).
+    Inversion(CdfTable),
+    /// BTRS's constants.
+    Btrs { b: f64, a: f64, c: f64, vr: f64, alpha: f64, lpq: f64, m: f64, h: f64 },
+}
+
+impl Binomial {
+    pub(crate) fn new(n: i64, p: f64) -> Binomial {
+        let (p, flipped) = if p > 0.5 { (1.0 - p, true) } else { (p, false) };
+        let (nf, q) = (n as f64, 1.0 - p);
+        let method = if nf * p <= 30.0 {
+            let bound = nf.min(nf * p + 10.0 * (nf * p * q + 1.0).sqrt());
+            BinomialMethod::Inversion(CdfTable::new(
+                (nf * q.ln()).exp(),
+                |k| (nf - k + 1.0) * p / (k * q),
+                bound as usize,
+            ))
+        } else {
+            let spq = (nf * p * q).sqrt();
+            let b = 1.15 + 2.53 * spq;
+            let m = ((nf + 1.0) * p).floor();
+            BinomialMethod::Btrs {
+                b,
+                a: -0.0873 + 0.0248 * b + 0.01 * p,
+                c: nf * p + 0.5,
+                vr: 0.92 - 4.2 / b,
+                alpha: (2.83 + 5.1 / b) * spq,
+                lpq: (p / q).ln(),
+                m,
+                h: ln_gamma(m + 1.0) + ln_gamma(nf - m + 1.0),
             }
-        }
-        return x as i64;
+        };
+        Binomial { n, p, flipped, method }
     }
-    let spq = (nf * p * q).sqrt();
-    let b = 1.15 + 2.53 * spq;
-    let a = -0.0873 + 0.0248 * b + 0.01 * p;
-    let c = nf * p + 0.5;
-    let vr = 0.92 - 4.2 / b;
-    let alpha = (2.83 + 5.1 / b) * spq;
-    let lpq = (p / q).ln();
-    let m = ((nf + 1.0) * p).floor();
-    let h = ln_gamma(m + 1.0) + ln_gamma(nf - m + 1.0);
-    loop {
-        let u = d.uniform() - 0.5;
-        let v = d.uniform();
-        let us = 0.5 - u.abs();
-        let k = ((2.0 * a / us + b) * u + c).floor();
-        if k < 0.0 || k > nf {
-            continue;
+
+    pub(crate) fn sample(&self, d: &mut ElementDraws) -> i64 {
+        if self.n == 0 || self.p == 0.0 {
+            return if self.flipped { self.n } else { 0 };
         }
-        if us >= 0.07 && v <= vr {
-            return k as i64;
-        }
-        let v = (v * alpha / (a / (us * us) + b)).ln();
-        if v <= h - ln_gamma(k + 1.0) - ln_gamma(nf - k + 1.0) + (k - m) * lpq {
-            return k as i64;
-        }
+        let k = match &self.method {
+            BinomialMethod::Inversion(table) => table.sample(d),
+            &BinomialMethod::Btrs { b, a, c, vr, alpha, lpq, m, h } => {
+                let nf = self.n as f64;
+                loop {
+                    let u = d.uniform() - 0.5;
+                    let v = d.uniform();
+                    let us = 0.5 - u.abs();
+                    let k = ((2.0 * a / us + b) * u + c).floor();
+                    if k < 0.0 || k > nf {
+                        continue;
+                    }
+                    if us >= 0.07 && v <= vr {
+                        break k as i64;
+                    }
+                    let v = (v * alpha / (a / (us * us) + b)).ln();
+                    if v <= h - ln_gamma(k + 1.0) - ln_gamma(nf - k + 1.0) + (k - m) * lpq {
+                        break k as i64;
+                    }
+                }
+            }
+        };
+        if self.flipped { self.n - k } else { k }
     }
 }
 

@@ -1,0 +1,66 @@
+"""Random distributions next to dask and numpy, in one run on one machine:
+--n N (1e8) draws of uniform, normal, exponential, gamma(2.5), Poisson(3) and
+binomial(20, 0.3), summed. chunked: `random_report` (2**24-element blocks,
+medians of three); dask: `da.random.default_rng(1)` with the same blocks and
+its threaded scheduler (one run after a warm-up); numpy: `default_rng(1)`
+drawing the whole array in one call, then `sum` (one run). The memory-bound
+reference is chunked's row of a constant f64 array of the same size, summed.
+
+Usage: python benches/python/compare_random.py [--n N]
+Needs dask and numpy; builds chunked's random_report. Prints a markdown table.
+"""
+import argparse
+import time
+
+import dask
+import dask.array as da
+import numpy as np
+
+from suite import chunked_report, markdown_table
+
+BLOCK = 2**24
+
+
+def draws(rng, name, n, **kw):
+    """`n` draws of workload `name` from `rng` (a numpy or dask Generator)."""
+    if name == "uniform":
+        return rng.random(n, **kw)
+    if name == "normal":
+        return rng.standard_normal(n, **kw)
+    if name == "exponential":
+        return rng.exponential(1.0, n, **kw)
+    if name == "gamma(2.5)":
+        return rng.gamma(2.5, 1.0, n, **kw)
+    if name == "poisson(3)":
+        return rng.poisson(3.0, n, **kw)
+    return rng.binomial(20, 0.3, n, **kw)
+
+
+def timed(run):
+    t = time.perf_counter()
+    run()
+    return time.perf_counter() - t
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--n", type=int, default=100_000_000)
+    a = p.parse_args()
+    ours = chunked_report("random_report", "--n", str(a.n))
+    print(f"dask {dask.__version__}, numpy {np.__version__}")
+    limit = ours["fill (memory-bound reference)"]["chunked"]
+    rows = []
+    for name in ["uniform", "normal", "exponential", "gamma(2.5)", "poisson(3)", "binomial(20, 0.3)"]:
+        c = ours[name]["chunked"]
+        lazy = draws(da.random.default_rng(1), name, a.n, chunks=BLOCK).sum()
+        lazy.compute()
+        d = timed(lambda: lazy.compute())
+        npy = timed(lambda: draws(np.random.default_rng(1), name, a.n).sum())
+        rows.append([name, f"{c:.3f}", f"{d:.3f}", f"{npy:.3f}", f"{d / c:.2f}", f"{npy / c:.2f}", f"{c / limit:.1f}"])
+    markdown_table(["1e8 draws + sum" if a.n == 100_000_000 else f"{a.n} draws + sum", "chunked s", "dask s",
+                    "numpy s", "dask / chunked", "numpy / chunked", "chunked / fill"], rows)
+    print(f"\nfill (the memory-bound reference): {limit:.3f} s")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,42 @@
+//! Random distributions: `--n N` (1e8) draws of each of uniform, normal,
+//! exponential, gamma(2.5), Poisson(3) and binomial(20, 0.3) in 2^24-element
+//! blocks, summed (the draws never all in memory), medians of three; with the
+//! rate of writing the same bytes (an f64 fill of 1 GB, summed the same way)
+//! as the memory-bound reference. `benches/python/compare_random.py` runs dask
+//! and numpy on the same draws.
+//!
+//! `cargo run --release -p chunked-benches --bin random_report [-- --json] [--n N] [--only NAME]`
+
+use chunked_array::random::RandomState;
+use chunked_array::{Array, Result};
+use chunked_benches::{median, print_rows, secs};
+
+const BLOCK: usize = 1 << 24;
+
+fn main() -> Result<()> {
+    let args: Vec<String> = std::env::args().collect();
+    let json = args.iter().any(|a| a == "--json");
+    let n: usize =
+        args.iter().position(|a| a == "--n").and_then(|i| args.get(i + 1)?.parse().ok()).unwrap_or(100_000_000);
+    let rng = RandomState::new(1);
+    let workloads: Vec<(&str, Array<f64>)> = vec![
+        ("uniform", rng.uniform::<f64>(&[n], BLOCK)?),
+        ("normal", rng.standard_normal::<f64>(&[n], BLOCK)?),
+        ("exponential", rng.exponential(1.0, &[n], BLOCK)?),
+        ("gamma(2.5)", rng.gamma(2.5, 1.0, &[n], BLOCK)?),
+        ("poisson(3)", rng.poisson(3.0, &[n], BLOCK)?.astype::<f64>()),
+        ("binomial(20, 0.3)", rng.binomial(20, 0.3, &[n], BLOCK)?.astype::<f64>()),
+        ("fill (memory-bound reference)", Array::<f64>::full(&[n], 1.0, BLOCK)?),
+    ];
+    let only = args.iter().position(|a| a == "--only").and_then(|i| args.get(i + 1));
+    let mut rows = Vec::new();
+    for (name, x) in workloads.into_iter().filter(|(name, _)| only.is_none_or(|o| o == name)) {
+        let total = x.sum(None)?;
+        let times: Vec<f64> = (0..3).map(|_| secs(|| total.compute_scalar()).0).collect();
+        let t = median(times);
+        let note = format!("{:.2} G draws/s, {:.1} GB/s of f64", n as f64 / t / 1e9, 8.0 * n as f64 / t / 1e9);
+        rows.push((name.to_string(), t, note));
+    }
+    print_rows(&rows, json);
+    Ok(())
+}
