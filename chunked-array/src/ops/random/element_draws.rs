@@ -16,7 +16,7 @@
 
 use std::mem::MaybeUninit;
 
-use crate::ops::random::distributions::unit_f64;
+use crate::ops::random::ziggurat::{self, WordSource};
 use crate::ops::random::philox::{BATCH, Words, philox_batch, philox4x32_10};
 
 /// The version of the counter layout above.
@@ -79,8 +79,7 @@ impl ElementDraws {
     /// A uniform number in `[0, 1)` from the next two words.
     #[inline(always)]
     pub fn uniform(&mut self) -> f64 {
-        let hi = self.word();
-        unit_f64(hi, self.word())
+        WordSource::uniform(self)
     }
 
     /// A uniform number in `(0, 1]`.
@@ -92,13 +91,20 @@ impl ElementDraws {
     /// A standard normal number (the ziggurat: usually two words).
     #[inline(always)]
     pub fn normal(&mut self) -> f64 {
-        crate::ops::random::ziggurat::normal(self)
+        ziggurat::normal(self)
     }
 
     /// A standard exponential number (the ziggurat: usually two words).
     #[inline(always)]
     pub fn exponential(&mut self) -> f64 {
-        crate::ops::random::ziggurat::exponential(self)
+        ziggurat::exponential(self)
+    }
+}
+
+impl WordSource for ElementDraws {
+    #[inline(always)]
+    fn word(&mut self) -> u32 {
+        ElementDraws::word(self)
     }
 }
 

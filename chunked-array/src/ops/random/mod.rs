@@ -1,6 +1,10 @@
 //! Counter-based random arrays (Philox4x32-10): dask's `da.random.RandomState`
-//! and `default_rng`, with `random` (here [`RandomState::uniform`]),
-//! `standard_normal`, `normal` and `randint` / `integers`.
+//! and `default_rng`, with `random` ([`RandomState::uniform`] or
+//! [`RandomState::random`]), `standard_normal`, `normal` and `randint` /
+//! `integers` below, and the other distributions (gamma, beta, Poisson,
+//! binomial, ...: `continuous.rs`, `location_scale.rs`, `discrete.rs`), whose
+//! elements each draw from their own counter sequence ([`ElementDraws`]), so
+//! that rejection samplers stay chunking-invariant.
 //!
 //! Element `i` (global flat index, C order) of an array drawn with seed `s` and
 //! stream `k` is a pure function of `(s, k, i)`: the same numbers for every

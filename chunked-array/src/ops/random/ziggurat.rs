@@ -5,7 +5,19 @@
 
 use std::sync::LazyLock;
 
-use crate::ops::random::element_draws::ElementDraws;
+use crate::ops::random::distributions::unit_f64;
+
+/// A source of random 32-bit words (an element's sequence).
+pub(crate) trait WordSource {
+    fn word(&mut self) -> u32;
+
+    /// A uniform number in `[0, 1)` from the next two words.
+    #[inline(always)]
+    fn uniform(&mut self) -> f64 {
+        let hi = self.word();
+        unit_f64(hi, self.word())
+    }
+}
 
 /// One ziggurat's tables: the acceptance bounds `k`, the widths `w` (the
 /// layer's right edge over the draw's range) and the densities `f` at the
@@ -50,14 +62,14 @@ static NORMAL: LazyLock<Tables> =
 static EXPONENTIAL: LazyLock<Tables> = LazyLock::new(|| tables(EXP_R, EXP_V, 53, |x| (-x).exp(), |y| -y.ln()));
 
 #[inline(always)]
-fn word64(d: &mut ElementDraws) -> u64 {
+fn word64(d: &mut impl WordSource) -> u64 {
     let hi = d.word() as u64;
     hi << 32 | d.word() as u64
 }
 
 /// A standard normal number.
 #[inline(always)]
-pub(crate) fn normal(d: &mut ElementDraws) -> f64 {
+pub(crate) fn normal(d: &mut impl WordSource) -> f64 {
     let t = &*NORMAL;
     let r = word64(d);
     let idx = (r & 0xff) as usize;
@@ -70,7 +82,7 @@ pub(crate) fn normal(d: &mut ElementDraws) -> f64 {
 /// The normal's rare cases: the tail beyond r (Marsaglia's method), the test
 /// under the density, and the draws again after a rejection.
 #[cold]
-fn normal_slow(d: &mut ElementDraws, mut idx: usize, mut rabs: u64, mut x: f64) -> f64 {
+fn normal_slow(d: &mut impl WordSource, mut idx: usize, mut rabs: u64, mut x: f64) -> f64 {
     let t = &*NORMAL;
     loop {
         if idx == 0 {
@@ -98,7 +110,7 @@ fn normal_slow(d: &mut ElementDraws, mut idx: usize, mut rabs: u64, mut x: f64) 
 
 /// A standard exponential number.
 #[inline(always)]
-pub(crate) fn exponential(d: &mut ElementDraws) -> f64 {
+pub(crate) fn exponential(d: &mut impl WordSource) -> f64 {
     let t = &*EXPONENTIAL;
     let r = word64(d) >> 3;
     let idx = (r & 0xff) as usize;
@@ -110,7 +122,7 @@ pub(crate) fn exponential(d: &mut ElementDraws) -> f64 {
 /// The exponential's rare cases: the tail, the test under the density, and
 /// the draws again after a rejection.
 #[cold]
-fn exponential_slow(d: &mut ElementDraws, mut idx: usize, mut x: f64) -> f64 {
+fn exponential_slow(d: &mut impl WordSource, mut idx: usize, mut x: f64) -> f64 {
     let t = &*EXPONENTIAL;
     loop {
         if idx == 0 {
