@@ -16,8 +16,8 @@
 
 use std::mem::MaybeUninit;
 
-use crate::ops::random::ziggurat::{self, WordSource};
 use crate::ops::random::philox::{BATCH, Words, philox_batch, philox4x32_10};
+use crate::ops::random::ziggurat::{self, WordSource};
 
 /// The version of the counter layout above.
 pub const LAYOUT_VERSION: u32 = 1;
@@ -55,6 +55,12 @@ pub struct ElementDraws {
 
 impl ElementDraws {
     /// The sequence of element `index` of the arrays of `(seed, stream)`.
+    ///
+    /// ```
+    /// use chunked_array::random::ElementDraws;
+    /// let (mut a, mut b) = (ElementDraws::new(1, 0, 7), ElementDraws::new(1, 0, 7));
+    /// assert_eq!(a.word(), b.word()); // a pure function of (seed, stream, index)
+    /// ```
     pub fn new(seed: u64, stream: u64, index: u64) -> ElementDraws {
         ElementDraws::at(element_key(seed, stream), index)
     }
@@ -63,7 +69,16 @@ impl ElementDraws {
         ElementDraws { key, index, attempt: 0, words: [0; 4], used: 4 }
     }
 
-    /// The next 32-bit word.
+    /// The next 32-bit word: word `k % 4` of Philox's output for counter
+    /// `(index, k / 4)`.
+    ///
+    /// ```
+    /// use chunked_array::random::ElementDraws;
+    /// let mut d = ElementDraws::new(3, 0, 0);
+    /// let words: Vec<u32> = (0..5).map(|_| d.word()).collect();
+    /// let mut again = ElementDraws::new(3, 0, 0);
+    /// assert_eq!(words, (0..5).map(|_| again.word()).collect::<Vec<_>>());
+    /// ```
     #[inline(always)]
     pub fn word(&mut self) -> u32 {
         if self.used == 4 {
@@ -77,24 +92,48 @@ impl ElementDraws {
     }
 
     /// A uniform number in `[0, 1)` from the next two words.
+    ///
+    /// ```
+    /// use chunked_array::random::ElementDraws;
+    /// let u = ElementDraws::new(0, 0, 0).uniform();
+    /// assert!((0.0..1.0).contains(&u));
+    /// ```
     #[inline(always)]
     pub fn uniform(&mut self) -> f64 {
         WordSource::uniform(self)
     }
 
-    /// A uniform number in `(0, 1]`.
+    /// A uniform number in `(0, 1]`: one minus [`ElementDraws::uniform`].
+    ///
+    /// ```
+    /// use chunked_array::random::ElementDraws;
+    /// assert_eq!(ElementDraws::new(0, 0, 0).uniform_nonzero(), 1.0 - ElementDraws::new(0, 0, 0).uniform());
+    /// ```
     #[inline(always)]
     pub fn uniform_nonzero(&mut self) -> f64 {
         1.0 - self.uniform()
     }
 
     /// A standard normal number (the ziggurat: usually two words).
+    ///
+    /// ```
+    /// use chunked_array::random::{ElementDraws, RandomState};
+    /// // lognormal(0, 1)'s element 2 is exp of element 2's first normal.
+    /// let x = RandomState::new(4).lognormal(0.0, 1.0, &[3], 3).unwrap().compute().unwrap();
+    /// assert_eq!(x[2], ElementDraws::new(4, 0, 2).normal().exp());
+    /// ```
     #[inline(always)]
     pub fn normal(&mut self) -> f64 {
         ziggurat::normal(self)
     }
 
     /// A standard exponential number (the ziggurat: usually two words).
+    ///
+    /// ```
+    /// use chunked_array::random::{ElementDraws, RandomState};
+    /// let x = RandomState::new(4).exponential(2.0, &[3], 3).unwrap().compute().unwrap();
+    /// assert_eq!(x[1], 2.0 * ElementDraws::new(4, 0, 1).exponential());
+    /// ```
     #[inline(always)]
     pub fn exponential(&mut self) -> f64 {
         ziggurat::exponential(self)
