@@ -1,6 +1,7 @@
 """Random distributions next to dask and numpy, in one run on one machine:
 --n N (1e8) draws of uniform, normal, exponential, gamma(2.5), Poisson(3) and
-binomial(20, 0.3), summed. chunked: `random_report` (2**24-element blocks,
+binomial(20, 0.3) and a permutation of 0..N, summed (dask's
+permutation of an integer shuffles an arange in its blocks). chunked: `random_report` (2**24-element blocks,
 medians of three); dask: `da.random.default_rng(1)` with the same blocks and
 its threaded scheduler (one run after a warm-up); numpy: `default_rng(1)`
 drawing the whole array in one call, then `sum` (one run). The memory-bound
@@ -33,6 +34,8 @@ def draws(rng, name, n, **kw):
         return rng.gamma(2.5, 1.0, n, **kw)
     if name == "poisson(3)":
         return rng.poisson(3.0, n, **kw)
+    if name == "permutation":
+        return rng.permutation(n)
     return rng.binomial(20, 0.3, n, **kw)
 
 
@@ -50,7 +53,7 @@ def main():
     print(f"dask {dask.__version__}, numpy {np.__version__}")
     limit = ours["fill (memory-bound reference)"]["chunked"]
     rows = []
-    for name in ["uniform", "normal", "exponential", "gamma(2.5)", "poisson(3)", "binomial(20, 0.3)"]:
+    for name in ["uniform", "normal", "exponential", "gamma(2.5)", "poisson(3)", "binomial(20, 0.3)", "permutation"]:
         c = ours[name]["chunked"]
         lazy = draws(da.random.default_rng(1), name, a.n, chunks=BLOCK).sum()
         lazy.compute()

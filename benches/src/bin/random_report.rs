@@ -1,5 +1,6 @@
 //! Random distributions: `--n N` (1e8) draws of each of uniform, normal,
-//! exponential, gamma(2.5), Poisson(3) and binomial(20, 0.3) in 2^24-element
+//! exponential, gamma(2.5), Poisson(3), binomial(20, 0.3) and a permutation of
+//! `0..N` in 2^24-element
 //! blocks, summed (the draws never all in memory), medians of three; with the
 //! rate of writing the same bytes (an f64 fill of 1 GB, summed the same way)
 //! as the memory-bound reference. `benches/python/compare_random.py` runs dask
@@ -26,6 +27,7 @@ fn main() -> Result<()> {
         ("gamma(2.5)", rng.gamma(2.5, 1.0, &[n], BLOCK)?),
         ("poisson(3)", rng.poisson(3.0, &[n], BLOCK)?.astype::<f64>()),
         ("binomial(20, 0.3)", rng.binomial(20, 0.3, &[n], BLOCK)?.astype::<f64>()),
+        ("permutation", rng.permutation(n, BLOCK)?.astype::<f64>()),
         ("fill (memory-bound reference)", Array::<f64>::full(&[n], 1.0, BLOCK)?),
     ];
     let only = args.iter().position(|a| a == "--only").and_then(|i| args.get(i + 1));

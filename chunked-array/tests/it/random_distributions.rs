@@ -540,3 +540,57 @@ fn degenerate_parameters() {
     let tight = rng.vonmises(1.0, 1e7, &[1000], 100).unwrap().compute().unwrap();
     assert!(tight.iter().all(|x| (x - 1.0).abs() < 0.01));
 }
+
+/// `permutation(n)` holds every index once, for any chunking, and its first
+/// position is uniform over seeds (chi-square).
+#[test]
+fn permutations_are_permutations() {
+    for n in [0usize, 1, 2, 3, 10_007, 10_000_000] {
+        let p = RandomState::new(n as u64).permutation(n, 1 << 20).unwrap().compute().unwrap();
+        let mut seen = vec![false; n];
+        for &i in p.iter() {
+            assert!((0..n as i64).contains(&i) && !seen[i as usize], "n = {n}: {i} out of range or twice");
+            seen[i as usize] = true;
+        }
+        assert_eq!(p.len(), n);
+    }
+    let rng = RandomState::new(3).with_stream(9);
+    let whole = rng.permutation(1000, 1000).unwrap().compute().unwrap();
+    assert_eq!(rng.permutation(1000, 7).unwrap().compute_on(&Context::threads(2)).unwrap(), whole);
+    assert_ne!(whole, RandomState::new(4).permutation(1000, 1000).unwrap().compute().unwrap());
+    let mut counts = vec![0u64; 10];
+    for seed in 0..20_000 {
+        counts[RandomState::new(seed).permutation(10, 10).unwrap().compute().unwrap()[0] as usize] += 1;
+    }
+    assert!(chi_square_p(&counts, |_| 0.1) > 1e-4, "first positions {counts:?}");
+}
+
+#[test]
+fn choice_draws_by_the_probabilities_and_without_replacement() {
+    let rng = RandomState::new(12);
+    let p = [0.1, 0.0, 0.25, 0.05, 0.6];
+    let k = rng.choice(5, &[N], true, Some(&p), 250_000).unwrap().compute().unwrap();
+    let counts = histogram(k.iter().copied());
+    assert_eq!(counts.get(1).copied().unwrap_or(0), 0, "a zero-probability index drawn");
+    assert!(chi_square_p(&counts, |i| p.get(i).copied().unwrap_or(0.0)) > 1e-4, "{counts:?}");
+    let uniform = rng.choice(7, &[N], true, None, 250_000).unwrap().compute().unwrap();
+    assert!(chi_square_p(&histogram(uniform.iter().copied()), |i| if i < 7 { 1.0 / 7.0 } else { 0.0 }) > 1e-4);
+    let distinct = rng.choice(50, &[5, 10], false, None, 3).unwrap().compute().unwrap();
+    let mut v = distinct.iter().copied().collect::<Vec<_>>();
+    v.sort();
+    assert_eq!(v, (0..50).collect::<Vec<i64>>());
+    let bad: Vec<(&str, chunked_array::Result<Array<i64>>)> = vec![
+        ("size", rng.choice(5, &[6], false, None, 2)),
+        ("n", rng.choice(0, &[1], true, None, 2)),
+        ("p", rng.choice(3, &[4], true, Some(&[0.5, 0.5]), 2)),
+        ("p", rng.choice(2, &[4], true, Some(&[0.7, 0.7]), 2)),
+        ("p", rng.choice(2, &[4], true, Some(&[1.5, -0.5]), 2)),
+        ("p", rng.choice(2, &[1], false, Some(&[0.5, 0.5]), 2)),
+    ];
+    for (name, r) in bad {
+        match r {
+            Err(Error::InvalidArgument { name: got, .. }) => assert_eq!(got, name),
+            other => panic!("{name}: expected an error naming it, got {other:?}"),
+        }
+    }
+}

@@ -65,6 +65,16 @@ impl ElementDraws {
         ElementDraws::at(element_key(seed, stream), index)
     }
 
+    /// The element's global flat index.
+    ///
+    /// ```
+    /// use chunked_array::random::ElementDraws;
+    /// assert_eq!(ElementDraws::new(0, 0, 41).index(), 41);
+    /// ```
+    pub fn index(&self) -> u64 {
+        self.index
+    }
+
     fn at(key: [u32; 2], index: u64) -> ElementDraws {
         ElementDraws { key, index, attempt: 0, words: [0; 4], used: 4 }
     }

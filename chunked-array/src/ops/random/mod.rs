@@ -28,6 +28,7 @@ mod discrete;
 mod distributions;
 mod element_draws;
 mod location_scale;
+mod permutation;
 mod philox;
 mod sampled;
 mod samplers;

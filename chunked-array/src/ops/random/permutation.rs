@@ -1,0 +1,183 @@
+//! `permutation` and `choice`: a keyed bijection on `[0, n)` computed per
+//! element (a balanced Feistel network on the smallest even power of two
+//! holding `n`, walked until it lands in `[0, n)`), so no worker needs the
+//! whole permutation; `choice` with probabilities through Walker's alias table.
+
+use crate::array::Array;
+use crate::chunks::ChunkSpec;
+use crate::error::{Error, Result};
+use crate::ops::random::RandomState;
+use crate::ops::random::element_draws::LAYOUT_VERSION;
+use crate::ops::random::philox::philox4x32_10;
+
+/// Feistel rounds: six keyed rounds of a 64-bit mixer.
+const ROUNDS: usize = 6;
+
+/// Tells the permutation's keys from the other uses of Philox.
+const DOMAIN: u32 = 0x7065_726d; // "perm"
+
+/// A keyed bijection on `[0, n)`.
+#[derive(Clone, Copy)]
+pub(crate) struct Feistel {
+    n: u64,
+    half_bits: u32,
+    keys: [u64; ROUNDS],
+}
+
+/// MurmurHash3's 64-bit finalizer: every input bit moves every output bit.
+fn mix(mut x: u64) -> u64 {
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    x ^ (x >> 33)
+}
+
+impl Feistel {
+    pub(crate) fn new(seed: u64, stream: u64, n: u64) -> Feistel {
+        let bits = 64 - n.saturating_sub(1).leading_zeros();
+        let half_bits = bits.div_ceil(2).max(1);
+        let key = [seed as u32, (seed >> 32) as u32];
+        let mut keys = [0u64; ROUNDS];
+        for (r, pair) in keys.chunks_mut(2).enumerate() {
+            let w = philox4x32_10([stream as u32, (stream >> 32) as u32, LAYOUT_VERSION, DOMAIN ^ r as u32], key);
+            pair[0] = (w[0] as u64) << 32 | w[1] as u64;
+            pair[1] = (w[2] as u64) << 32 | w[3] as u64;
+        }
+        Feistel { n, half_bits, keys }
+    }
+
+    fn encrypt(&self, x: u64) -> u64 {
+        let mask = (1u64 << self.half_bits) - 1;
+        let (mut left, mut right) = (x >> self.half_bits, x & mask);
+        for key in self.keys {
+            (left, right) = (right, left ^ (mix(right ^ key) & mask));
+        }
+        left << self.half_bits | right
+    }
+
+    /// The image of `i < n`: the network applied until the value is below
+    /// `n` (under four times on average: the domain is under 4n).
+    pub(crate) fn apply(&self, i: u64) -> u64 {
+        let mut x = self.encrypt(i);
+        while x >= self.n {
+            x = self.encrypt(x);
+        }
+        x
+    }
+}
+
+/// Walker's alias table of probabilities `p` (Vose's construction).
+struct Alias {
+    probability: Vec<f64>,
+    alias: Vec<u64>,
+}
+
+impl Alias {
+    fn new(p: &[f64]) -> Alias {
+        let n = p.len();
+        let mut scaled: Vec<f64> = p.iter().map(|&q| q * n as f64).collect();
+        let (mut small, mut large): (Vec<usize>, Vec<usize>) = (0..n).partition(|&i| scaled[i] < 1.0);
+        let (mut probability, mut alias) = (vec![1.0; n], (0..n as u64).collect::<Vec<_>>());
+        while let (Some(s), Some(&l)) = (small.pop(), large.last()) {
+            probability[s] = scaled[s];
+            alias[s] = l as u64;
+            scaled[l] -= 1.0 - scaled[s];
+            if scaled[l] < 1.0 {
+                large.pop();
+                small.push(l);
+            }
+        }
+        Alias { probability, alias }
+    }
+}
+
+impl RandomState {
+    /// A random permutation of `0..n` as a lazy array (dask's
+    /// `permutation(n)`): element `i` is a keyed bijection of `i`, computed
+    /// where its block is made.
+    ///
+    /// ```
+    /// use chunked_array::random::RandomState;
+    /// let p = RandomState::new(1).permutation(10, 4).unwrap().compute().unwrap();
+    /// let mut sorted = p.to_vec();
+    /// sorted.sort();
+    /// assert_eq!(sorted, (0..10).collect::<Vec<i64>>());
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] for bad chunks, or `n` over `i64::MAX`.
+    pub fn permutation(&self, n: usize, chunks: impl Into<ChunkSpec>) -> Result<Array<i64>> {
+        if n as u64 > i64::MAX as u64 {
+            return Err(Error::invalid("n", n, "must fit i64"));
+        }
+        let feistel = Feistel::new(self.seed, self.stream, n as u64);
+        self.sampled("random_permutation", &[n], chunks, move |d| feistel.apply(d.index()) as i64)
+    }
+
+    /// `size` indices drawn from `0..n` (dask's `choice(n, size, replace, p)`):
+    /// with replacement, uniform or by the probabilities `p` (an alias
+    /// table); without, the first `size` of [`RandomState::permutation`].
+    ///
+    /// ```
+    /// use chunked_array::random::RandomState;
+    /// let rng = RandomState::new(2);
+    /// let k = rng.choice(5, &[1000], true, Some(&[0.0, 0.5, 0.0, 0.5, 0.0]), 300).unwrap().compute().unwrap();
+    /// assert!(k.iter().all(|&i| i == 1 || i == 3));
+    /// let distinct = rng.choice(100, &[100], false, None, 30).unwrap().compute().unwrap();
+    /// assert_eq!(distinct, rng.permutation(100, 100).unwrap().compute().unwrap());
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] naming `n` (0 with a non-empty `size`),
+    /// `size` (more than `n` without replacement), or `p` (not `n` long, a
+    /// negative or non-finite entry, a sum off 1 by over 1e-8, or given
+    /// without replacement, which is not supported).
+    pub fn choice(
+        &self,
+        n: usize,
+        size: &[usize],
+        replace: bool,
+        p: Option<&[f64]>,
+        chunks: impl Into<ChunkSpec>,
+    ) -> Result<Array<i64>> {
+        let total: usize = size.iter().product();
+        if n == 0 && total > 0 {
+            return Err(Error::invalid("n", n, "must be > 0 to draw from"));
+        }
+        if let Some(p) = p {
+            check_probabilities(p, n)?;
+            if !replace {
+                return Err(Error::invalid("p", p.len(), "without replacement is not supported"));
+            }
+            let table = Alias::new(p);
+            return self.sampled("random_choice", size, chunks, move |d| {
+                let u = d.uniform() * n as f64;
+                let i = (u as usize).min(n - 1);
+                if u - (i as f64) < table.probability[i] { i as i64 } else { table.alias[i] as i64 }
+            });
+        }
+        if replace {
+            return self.integers(0, n as i64, size, chunks);
+        }
+        if total > n {
+            return Err(Error::invalid("size", size, format!("draws {total} distinct values from only {n}")));
+        }
+        let feistel = Feistel::new(self.seed, self.stream, n as u64);
+        self.sampled("random_choice", size, chunks, move |d| feistel.apply(d.index()) as i64)
+    }
+}
+
+fn check_probabilities(p: &[f64], n: usize) -> Result<()> {
+    if p.len() != n {
+        return Err(Error::invalid("p", p.len(), format!("must have n = {n} entries")));
+    }
+    if let Some((i, q)) = p.iter().enumerate().find(|(_, q)| !(q.is_finite() && **q >= 0.0)) {
+        return Err(Error::invalid("p", (i, q), "entries must be finite and >= 0"));
+    }
+    let sum: f64 = p.iter().sum();
+    if (sum - 1.0).abs() > 1e-8 {
+        return Err(Error::invalid("p", sum, "must sum to 1"));
+    }
+    Ok(())
+}
