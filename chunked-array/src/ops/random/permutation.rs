@@ -100,7 +100,7 @@ impl RandomState {
     /// ```
     /// use chunked_array::random::RandomState;
     /// let p = RandomState::new(1).permutation(10, 4).unwrap().compute().unwrap();
-    /// let mut sorted = p.to_vec();
+    /// let mut sorted = p.iter().copied().collect::<Vec<i64>>();
     /// sorted.sort();
     /// assert_eq!(sorted, (0..10).collect::<Vec<i64>>());
     /// ```
