@@ -40,8 +40,8 @@ pub(super) struct LockedFile {
 impl LockedFile {
     /// Opens `path` read-only under a shared lock.
     pub(super) fn open(path: &Path) -> Result<LockedFile, String> {
-        let lock = lock(fs::File::open(path).map_err(|e| e.to_string())?, false, path)?;
-        Ok(LockedFile { file: open_unlocked(path, OpenMode::Read)?, lock })
+        let lock = lock(path, false)?;
+        Ok(LockedFile { file: open_unlocked(path, OpenMode::Read, lock.is_some())?, lock })
     }
 
     /// Opens `path` to read and write under an exclusive lock, creating it
@@ -50,15 +50,15 @@ impl LockedFile {
         match fs::OpenOptions::new().write(true).create_new(true).open(path) {
             Ok(created) => {
                 drop(created);
-                let lock = lock(fs::File::open(path).map_err(|e| e.to_string())?, true, path)?;
-                let file = open_unlocked(path, OpenMode::Create).inspect_err(|_| {
+                let lock = lock(path, true)?;
+                let file = open_unlocked(path, OpenMode::Create, lock.is_some()).inspect_err(|_| {
                     let _ = fs::remove_file(path);
                 })?;
                 Ok(LockedFile { file, lock })
             }
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-                let lock = lock(fs::File::open(path).map_err(|e| e.to_string())?, true, path)?;
-                Ok(LockedFile { file: open_unlocked(path, OpenMode::ReadWrite)?, lock })
+                let lock = lock(path, true)?;
+                Ok(LockedFile { file: open_unlocked(path, OpenMode::ReadWrite, lock.is_some())?, lock })
             }
             Err(e) => Err(e.to_string()),
         }
@@ -78,9 +78,11 @@ impl Deref for LockedFile {
     }
 }
 
-fn open_unlocked(path: &Path, mode: OpenMode) -> Result<File, String> {
+/// Opens `path` with libhdf5, its own locking off when `locked_here` (this
+/// module holds the lock instead).
+fn open_unlocked(path: &Path, mode: OpenMode, locked_here: bool) -> Result<File, String> {
     let mut builder = File::with_options();
-    if std::env::var_os("HDF5_USE_FILE_LOCKING").is_none() {
+    if locked_here {
         builder.with_fapl(|p| p.file_locking(false));
     }
     close_on_exec(builder.open_as(path, mode), path).map_err(|e| e.to_string())
@@ -132,13 +134,14 @@ struct Held {
 
 static HELD: Mutex<BTreeMap<(u64, u64), Held>> = Mutex::new(BTreeMap::new());
 
-/// Takes the file's lock through `descriptor` (read-only, kept while the lock
-/// is held),
-/// or counts one more holder of the lock this process already has.
-fn lock(descriptor: fs::File, exclusive: bool, path: &Path) -> Result<Option<Arc<FileLock>>, String> {
+/// Takes the lock of `path` through a read-only descriptor kept while it is
+/// held, or counts one more holder of the lock this process already has;
+/// `None` when `HDF5_USE_FILE_LOCKING` leaves locking to libhdf5.
+fn lock(path: &Path, exclusive: bool) -> Result<Option<Arc<FileLock>>, String> {
     if std::env::var_os("HDF5_USE_FILE_LOCKING").is_some() {
         return Ok(None);
     }
+    let descriptor = fs::File::open(path).map_err(|e| e.to_string())?;
     let meta = descriptor.metadata().map_err(|e| e.to_string())?;
     let key = (meta.dev(), meta.ino());
     let mut held = HELD.lock().unwrap_or_else(PoisonError::into_inner);

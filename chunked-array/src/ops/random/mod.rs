@@ -38,6 +38,7 @@ pub use distributions::{Distribution, RandomElement, RandomFloat, fill};
 pub use element_draws::{ElementDraws, LAYOUT_VERSION};
 pub use philox::philox4x32_10;
 
+use std::mem::MaybeUninit;
 use std::sync::Arc;
 
 use ndarray::{ArrayD, IxDyn};
@@ -45,6 +46,7 @@ use ndarray::{ArrayD, IxDyn};
 use crate::array::Array;
 use crate::block::Block;
 use crate::chunks::{ChunkSpec, Chunks, for_each_run_start};
+use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::graph::{BlockOp, Node};
 
@@ -77,7 +79,14 @@ fn for_each_run(chunks: &Chunks, idx: &[usize], mut f: impl FnMut(u64, usize)) {
     for_each_run_start(&full, &chunks.block_start(idx), &shape[..split], |g| f(g, run));
 }
 
-fn random_block<T: RandomElement>(op: &RandomOp, chunks: &Chunks, idx: &[usize]) -> ArrayD<T> {
+/// Block `idx` of an array whose elements are filled run by run:
+/// `fill(start, out)` writes the elements from global index `start` into
+/// `out`, every slot of it.
+fn fill_block<T: Element>(
+    chunks: &Chunks,
+    idx: &[usize],
+    mut fill: impl FnMut(u64, &mut [MaybeUninit<T>]),
+) -> ArrayD<T> {
     let shape = chunks.block_shape(idx);
     let total: usize = shape.iter().product();
     let mut out: Vec<T> = crate::block::alloc::block_vec(total);
@@ -85,13 +94,17 @@ fn random_block<T: RandomElement>(op: &RandomOp, chunks: &Chunks, idx: &[usize])
     let spare = &mut out.spare_capacity_mut()[..total];
     let mut written = 0;
     for_each_run(chunks, idx, |g, run| {
-        fill_uninit(op.seed, op.stream, &op.dist, g, &mut spare[written..written + run]);
+        fill(g, &mut spare[written..written + run]);
         written += run;
     });
     assert_eq!(written, total, "the runs cover the block");
     // SAFETY: the runs above wrote every one of the `total` elements.
     unsafe { out.set_len(total) };
     ArrayD::from_shape_vec(IxDyn(&shape), out).expect("length matches shape")
+}
+
+fn random_block<T: RandomElement>(op: &RandomOp, chunks: &Chunks, idx: &[usize]) -> ArrayD<T> {
+    fill_block(chunks, idx, |g, out| fill_uninit(op.seed, op.stream, &op.dist, g, out))
 }
 
 struct TypedRandom<T> {

@@ -6,11 +6,9 @@
 use std::marker::PhantomData;
 use std::sync::Arc;
 
-use ndarray::{ArrayD, IxDyn};
-
 use crate::array::Array;
 use crate::block::Block;
-use crate::chunks::{ChunkSpec, Chunks};
+use crate::chunks::ChunkSpec;
 use crate::element::Element;
 use crate::error::Result;
 use crate::graph::{BlockOp, Node};
@@ -35,25 +33,8 @@ impl<T: Element, F: Sample<T>> BlockOp for Sampled<T, F> {
     fn deps(&self, _: &Node, _: &[usize], _: &mut Vec<(usize, usize)>) {}
 
     fn run(&self, node: &Node, idx: &[usize], _: &[&Block]) -> Result<Block> {
-        Ok(Arc::new(self.block(&node.chunks, idx)))
-    }
-}
-
-impl<T: Element, F: Sample<T>> Sampled<T, F> {
-    fn block(&self, chunks: &Chunks, idx: &[usize]) -> ArrayD<T> {
-        let shape = chunks.block_shape(idx);
-        let total: usize = shape.iter().product();
-        let mut out: Vec<T> = crate::block::alloc::block_vec(total);
-        let spare = &mut out.spare_capacity_mut()[..total];
-        let mut written = 0;
-        super::for_each_run(chunks, idx, |g, run| {
-            fill_elements(self.key, g, &mut spare[written..written + run], &self.sample);
-            written += run;
-        });
-        assert_eq!(written, total, "the runs cover the block");
-        // SAFETY: the runs above wrote every one of the `total` elements.
-        unsafe { out.set_len(total) };
-        ArrayD::from_shape_vec(IxDyn(&shape), out).expect("length matches shape")
+        let block = super::fill_block(&node.chunks, idx, |g, out| fill_elements(self.key, g, out, &self.sample));
+        Ok(Arc::new(block))
     }
 }
 
