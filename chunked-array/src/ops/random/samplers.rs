@@ -1,8 +1,10 @@
 //! The samplers: one element's number from its own draws ([`ElementDraws`]).
 //! Each follows NumPy's `Generator` algorithm where NumPy's is exact (gamma by
-//! Marsaglia-Tsang, beta by Johnk or a gamma ratio, Poisson by multiplication
-//! or Hörmann's PTRS, von Mises by Best-Fisher, logseries by Kemp, zipf by
-//! rejection), and binomial by inversion or Hörmann's BTRS (NumPy: BTPE).
+//! Marsaglia-Tsang, beta by Johnk or a gamma ratio, Poisson by Hörmann's PTRS
+//! from a mean of 10, von Mises by Best-Fisher, logseries by Kemp, zipf by
+//! rejection); Poisson below 10 and binomial while n·min(p, 1-p) ≤ 30 invert
+//! a tabulated CDF (a Poisson mean that changes per element: multiplication),
+//! and binomial above uses Hörmann's BTRS (NumPy: BTPE).
 //! The words differ from NumPy's (each element has its own counter sequence),
 //! so the numbers do too; the distributions are the same.
 
