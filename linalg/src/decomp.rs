@@ -57,6 +57,11 @@ fn leaf_rows(rows: &[usize], n: usize, elem: usize) -> Vec<usize> {
     out
 }
 
+/// The conjugate transpose `aᴴ` of a 2-d array (the transpose for the reals).
+pub(crate) fn adjoint<T: Scalar>(a: &Array<T>) -> Array<T> {
+    if T::IS_COMPLEX { a.t().conj() } else { a.t() }
+}
+
 /// `a` (m >= n) on a grid TSQR takes: one column of blocks, tall leaves.
 fn tall_grid<T: Scalar>(a: &Array<T>, routine: &str) -> Result<Array<T>> {
     let (_, n) = require_2d(a, routine)?;
@@ -107,9 +112,11 @@ pub fn qr<T: Scalar>(a: &Array<T>) -> Result<(Array<T>, Array<T>)> {
 
 /// Thin SVD `a = u · diag(s) · vt`, with signs fixed on the small factor (dask's
 /// `svd_flip`): the largest entry of every row of vt is positive for a tall `a`,
-/// of every column of u for a wide one. Tall-skinny matrices go through
+/// of every column of u for a wide one (for complex `a`: real and positive,
+/// the singular vectors' phases fixed). Tall-skinny matrices go through
 /// [`tsqr`] with the SVD of R folded into the assembly of u; short-fat ones
-/// through the transpose.
+/// through the conjugate transpose. The singular values are real for complex
+/// `a` too.
 ///
 /// ```
 /// use chunked_array::random::RandomState;
@@ -124,8 +131,9 @@ pub fn qr<T: Scalar>(a: &Array<T>) -> Result<(Array<T>, Array<T>)> {
 pub fn svd<T: Scalar>(a: &Array<T>) -> Result<Svd<T>> {
     let (m, n) = require_2d(a, "svd")?;
     if m < n {
-        let t = svd(&a.t())?;
-        return Ok(Svd { u: t.vt.t(), s: t.s, vt: t.u.t() });
+        // a = (aᴴ)ᴴ = (u' s vt')ᴴ = vt'ᴴ s u'ᴴ.
+        let t = svd(&adjoint(a))?;
+        return Ok(Svd { u: adjoint(&t.vt), s: t.s, vt: adjoint(&t.u) });
     }
     let f = tsqr(&tall_grid(a, "svd")?, &TsqrOptions { compute_svd: true, ..TsqrOptions::default() })?;
     Ok(f.svd.expect("asked for the SVD"))
@@ -155,7 +163,7 @@ impl<T: Scalar> LayerOp for FirstBlockQr<T> {
     }
 }
 
-/// q (m × m) or block j of r = Qᵀ A_j (R itself for j = 0, exactly triangular).
+/// q (m × m) or block j of r = Qᴴ A_j (R itself for j = 0, exactly triangular).
 struct SfqrPart<T> {
     q: bool,
     _t: std::marker::PhantomData<fn() -> T>,
@@ -182,13 +190,13 @@ impl<T: Scalar> LayerOp for SfqrPart<T> {
         let a = view(block_array::<T>(inputs[1])?).expect("2-d block");
         Ok(row_major_block::<T>(m, a.ncols(), |mut dst| {
             dst.copy_from(a);
-            f.apply_qt(dst, Par::Seq);
+            f.apply_qh(dst, Par::Seq);
         }))
     }
 }
 
 /// QR of a short-fat matrix (m <= n): the QR of the first m columns gives q
-/// (m × m) and the rest of r is qᵀ times the other column blocks. `a` is
+/// (m × m) and the rest of r is qᴴ times the other column blocks. `a` is
 /// rechunked to one row of blocks whose first block has at least m columns.
 ///
 /// ```

@@ -7,18 +7,18 @@ use chunked_gpu::{Operand, SvdFactors};
 use faer::{Mat, MatMut, MatRef, Par};
 
 use crate::kernels::{HouseholderQr, ThinSvd};
-use crate::{Error, Scalar};
+use crate::{Error, RealScalar};
 
 type Result<T> = chunked_array::Result<T>;
 
-fn host<T: Scalar>(b: &DeviceBuffer<T>) -> &[T] {
+fn host<T: RealScalar>(b: &DeviceBuffer<T>) -> &[T] {
     b.host().expect("host memory of an emulated device")
 }
 
 /// The thin QR of the row-major `m x n` matrix `a`, packed as
 /// [`Device::qr_packed`] packs it: Q (`m x k`) then R (`k x n`), k = min(m, n),
 /// both row-major, on `a`'s device.
-pub(crate) fn qr_packed<T: Scalar>(
+pub(crate) fn qr_packed<T: RealScalar>(
     device: &Device,
     a: &DeviceBuffer<T>,
     (m, n): (usize, usize),
@@ -39,7 +39,7 @@ pub(crate) fn qr_packed<T: Scalar>(
 
 /// The thin SVD of the row-major wide or square `m x n` matrix `a` (m <= n),
 /// signs fixed as the host SVD fixes them (dask's `svd_flip`).
-pub(crate) fn svd<T: Scalar>(device: &Device, a: &DeviceBuffer<T>, (m, n): (usize, usize)) -> Result<SvdFactors<T>> {
+pub(crate) fn svd<T: RealScalar>(device: &Device, a: &DeviceBuffer<T>, (m, n): (usize, usize)) -> Result<SvdFactors<T>> {
     if !device.is_emulated() {
         return Ok(device.svd(a, (m, n))?);
     }
@@ -55,7 +55,7 @@ pub(crate) fn svd<T: Scalar>(device: &Device, a: &DeviceBuffer<T>, (m, n): (usiz
 }
 
 /// `a · b` (`m x k` times `k x n`) as a new row-major buffer on `device`.
-pub(crate) fn product<T: Scalar>(
+pub(crate) fn product<T: RealScalar>(
     device: &Device,
     (m, n, k): (usize, usize, usize),
     a: Operand<'_, T>,
@@ -66,7 +66,7 @@ pub(crate) fn product<T: Scalar>(
         device.gemm((m, n, k), T::ONE, a, b, T::ZERO, &mut c)?;
         return Ok(c);
     }
-    fn view<'a, T: Scalar>(o: &Operand<'a, T>, rows: usize, cols: usize) -> MatRef<'a, T> {
+    fn view<'a, T: RealScalar>(o: &Operand<'a, T>, rows: usize, cols: usize) -> MatRef<'a, T> {
         let stored = if o.transpose { (cols, rows) } else { (rows, cols) };
         let data = &host(o.buffer)[o.offset..];
         let len = if stored.0 == 0 { 0 } else { (stored.0 - 1) * o.ld + stored.1 };

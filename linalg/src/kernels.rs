@@ -121,8 +121,9 @@ pub(crate) fn mats_from_bytes<T: Scalar>(mut bytes: &[u8]) -> Option<Vec<Mat<T>>
             let (col, rest) = bytes.split_at_checked(r * size)?;
             bytes = rest;
             let dst = m.col_as_slice_mut(j);
-            // SAFETY: T is f32 or f64 (plain floats, no padding); the bytes were
-            // written from values of the same type by this process.
+            // SAFETY: T is a float or a complex of two floats (`repr(C)`, no
+            // padding); the bytes were written from values of the same type by
+            // this program.
             unsafe { std::ptr::copy_nonoverlapping(col.as_ptr(), dst.as_mut_ptr().cast::<u8>(), r * size) };
         }
         mats.push(m);
@@ -131,7 +132,7 @@ pub(crate) fn mats_from_bytes<T: Scalar>(mut bytes: &[u8]) -> Option<Vec<Mat<T>>
 }
 
 fn as_bytes<T: Scalar>(v: &[T]) -> &[u8] {
-    // SAFETY: T is f32 or f64: plain floats without padding.
+    // SAFETY: T is a float or a complex of two floats (`repr(C)`): no padding.
     unsafe { std::slice::from_raw_parts(v.as_ptr().cast::<u8>(), std::mem::size_of_val(v)) }
 }
 
@@ -164,12 +165,13 @@ pub(crate) fn row_major_block<T: Scalar>(m: usize, n: usize, fill: impl FnOnce(M
     Arc::new(ArrayD::from_shape_vec(IxDyn(&[m, n]), data).expect("m*n elements"))
 }
 
-/// `dst (+)= a · b`.
+/// `dst (+)= alpha · a · b`, where `a` and `b` may be conjugated views
+/// (`adjoint()`, `conjugate()`).
 pub(crate) fn gemm<T: Scalar>(
     dst: MatMut<'_, T>,
     accumulate: bool,
-    a: MatRef<'_, T>,
-    b: MatRef<'_, T>,
+    a: MatRef<'_, impl faer::traits::Conjugate<Canonical = T>>,
+    b: MatRef<'_, impl faer::traits::Conjugate<Canonical = T>>,
     alpha: T,
     par: Par,
 ) {
@@ -245,12 +247,12 @@ impl<T: Scalar> HouseholderQr<T> {
         self.apply(c, false, par);
     }
 
-    /// `c ← Qᵀ · c` for `c` with m rows.
-    pub fn apply_qt(&self, c: MatMut<'_, T>, par: Par) {
+    /// `c ← Qᴴ · c` for `c` with m rows (`Qᵀ` for the reals).
+    pub fn apply_qh(&self, c: MatMut<'_, T>, par: Par) {
         self.apply(c, true, par);
     }
 
-    fn apply(&self, c: MatMut<'_, T>, transpose: bool, par: Par) {
+    fn apply(&self, c: MatMut<'_, T>, adjoint: bool, par: Par) {
         use faer::linalg::householder as hh;
         let size = self.rank_bound();
         if size == 0 {
@@ -259,13 +261,13 @@ impl<T: Scalar> HouseholderQr<T> {
         let basis = self.qr.as_ref().get(.., ..size);
         let (m, block, k) = (self.qr.nrows(), self.coeff.nrows(), c.ncols());
         let factor = self.coeff.as_ref();
-        if transpose {
+        if adjoint {
             let req = hh::apply_block_householder_sequence_transpose_on_the_left_in_place_scratch::<T>(m, block, k);
             with_stack(req, |stack| {
                 hh::apply_block_householder_sequence_transpose_on_the_left_in_place_with_conj(
                     basis,
                     factor,
-                    faer::Conj::No,
+                    faer::Conj::Yes,
                     c,
                     par,
                     stack,
@@ -294,7 +296,9 @@ impl<T: Scalar> HouseholderQr<T> {
     }
 }
 
-/// Thin SVD `a = u · diag(s) · vᵀ` (u: m × k, s: k, v: n × k, k = min(m, n)).
+/// Thin SVD `a = u · diag(s) · vᴴ` (u: m × k, s: k, v: n × k, k = min(m, n)).
+/// The singular values are real, held as elements of `T` (faer's form) with
+/// no imaginary part.
 pub(crate) struct ThinSvd<T: Scalar> {
     pub u: Mat<T>,
     pub s: Vec<T>,
@@ -337,19 +341,33 @@ impl<T: Scalar> ThinSvd<T> {
 
     /// Deterministic signs (dask's `svd_flip` with `u_based_decision=False`): the
     /// entry of largest magnitude in every right singular vector is positive
-    /// (the first such entry on ties).
+    /// (the first such entry on ties). For complex matrices, whose singular
+    /// vectors are unique up to a unit phase, that entry is made real and
+    /// positive: both vectors of the pair are multiplied by the conjugate of
+    /// its phase, which leaves `u · diag(s) · vᴴ` unchanged.
     fn flip_signs(&mut self) {
+        use chunked_array::Number;
         for j in 0..self.s.len() {
             let col = self.v.col(j);
             let mut best = 0;
             for i in 1..col.nrows() {
-                if col[i].abs() > col[best].abs() {
+                if Number::abs(col[i]) > Number::abs(col[best]) {
                     best = i;
                 }
             }
-            if col.nrows() > 0 && col[best] < T::ZERO {
-                self.v.col_mut(j).iter_mut().for_each(|x| *x = -*x);
-                self.u.col_mut(j).iter_mut().for_each(|x| *x = -*x);
+            if col.nrows() == 0 {
+                continue;
+            }
+            let top = col[best];
+            let magnitude = Number::abs(top);
+            if magnitude == <T::RealPart as Number>::ZERO {
+                continue;
+            }
+            // ±1 exactly for the reals.
+            let undo = Number::conj(Number::div(top, faer::traits::math_utils::from_real::<T>(&magnitude)));
+            if undo != T::ONE {
+                self.v.col_mut(j).iter_mut().for_each(|x| *x = Number::mul(*x, undo));
+                self.u.col_mut(j).iter_mut().for_each(|x| *x = Number::mul(*x, undo));
             }
         }
     }
@@ -385,10 +403,15 @@ pub(crate) fn solve_triangular_in_place<T: Scalar>(t: MatRef<'_, T>, lower: bool
     }
 }
 
-/// Solves `x · tᵀ = b` in place for a lower-triangular `t` (`x = b · t⁻ᵀ`).
-pub(crate) fn solve_right_lower_transpose_in_place<T: Scalar>(t: MatRef<'_, T>, b: MatMut<'_, T>, par: Par) {
-    // x tᵀ = b  <=>  t xᵀ = bᵀ.
-    faer::linalg::triangular_solve::solve_lower_triangular_in_place(t, b.transpose_mut(), par);
+/// Solves `x · tᴴ = b` in place for a lower-triangular `t` (`x = b · t⁻ᴴ`).
+pub(crate) fn solve_right_lower_adjoint_in_place<T: Scalar>(t: MatRef<'_, T>, b: MatMut<'_, T>, par: Par) {
+    // x tᴴ = b  <=>  conj(t) xᵀ = bᵀ.
+    faer::linalg::triangular_solve::solve_lower_triangular_in_place_with_conj(
+        t,
+        faer::Conj::Yes,
+        b.transpose_mut(),
+        par,
+    );
 }
 
 /// The lower Cholesky factor of `a` (upper part zeroed), or the index of the

@@ -1,5 +1,5 @@
-//! Least squares through TSQR: `a = Q R`, `R = U_R Σ Vᵀ`, so
-//! `x = V Σ⁺ (Q U_R)ᵀ b` with singular values below `rcond · σ_max` treated as
+//! Least squares through TSQR: `a = Q R`, `R = U_R Σ Vᴴ`, so
+//! `x = V Σ⁺ (Q U_R)ᴴ b` with singular values below `rcond · σ_max` treated as
 //! zero. That is the minimum-norm solution NumPy's `lstsq` gives, also for
 //! rank-deficient `a`, at the cost of one TSQR and one pass over `b`.
 
@@ -10,9 +10,12 @@ use chunked_array::runtime::Block;
 use chunked_array::{Array, ChunkSpec, Chunks, DType};
 use faer::Par;
 
-use crate::decomp::svd;
+use chunked_array::{Element, Number};
+use faer::traits::math_utils::from_real;
+
+use crate::decomp::{adjoint, svd};
 use crate::kernels::{gemm, row_major_block, view};
-use crate::{Error, Result, Scalar};
+use crate::{Error, RealScalar, Result, Scalar};
 
 /// The result of [`lstsq`], as lazy arrays (NumPy's tuple).
 ///
@@ -27,24 +30,24 @@ use crate::{Error, Result, Scalar};
 /// assert!((s[0] - 2.0).abs() < 1e-12 && (s[1] - 1.0).abs() < 1e-12);
 /// ```
 #[derive(Clone)]
-pub struct Lstsq<T> {
+pub struct Lstsq<T: Scalar> {
     /// The solution, n (× k when `b` is 2-d).
     pub x: Array<T>,
-    /// Squared 2-norm of `b - a·x` per column of `b` (0-d for a 1-d `b`).
-    pub residuals: Array<T>,
+    /// Squared 2-norm of `b - a·x` per column of `b` (0-d for a 1-d `b`), real.
+    pub residuals: Array<T::RealPart>,
     /// Numerical rank of `a` (0-d).
     pub rank: Array<i64>,
-    /// Singular values of `a`, non-increasing.
-    pub s: Array<T>,
+    /// Singular values of `a`, non-increasing, real.
+    pub s: Array<T::RealPart>,
 }
 
 /// Threshold of the singular values kept, `rcond · σ_max`.
-fn cutoff<T: Scalar>(s: &ndarray::ArrayD<T>, rcond: f64) -> T {
-    let max = s.iter().copied().fold(T::ZERO, |m, x| if x > m { x } else { m });
-    T::from_f64(max.to_f64() * rcond)
+fn cutoff<R: RealScalar>(s: &ndarray::ArrayD<R>, rcond: f64) -> R {
+    let max = s.iter().copied().fold(R::ZERO, |m, x| if x > m { x } else { m });
+    R::from_f64(max.to_f64() * rcond)
 }
 
-/// `x_j = V · diag(1/σ, kept) · (uᵀ b)_j` for column block j.
+/// `x_j = V · diag(1/σ, kept) · (uᴴ b)_j` for column block j.
 struct PseudoInverse<T> {
     rcond: f64,
     _t: std::marker::PhantomData<fn() -> T>,
@@ -57,17 +60,19 @@ impl<T: Scalar> LayerOp for PseudoInverse<T> {
         deps.push(2, &[0, idx[1]]);
     }
     fn run(&self, _: &[usize], inputs: &[&Block]) -> chunked_array::Result<Block> {
-        let s = block_array::<T>(inputs[0])?;
+        let s = block_array::<T::RealPart>(inputs[0])?;
         let vt = view(block_array::<T>(inputs[1])?).expect("2-d");
         let utb = block_array::<T>(inputs[2])?;
         let cut = cutoff(s, self.rcond);
         let mut scaled = view(utb).expect("2-d").to_owned();
+        let zero = <T::RealPart as Number>::ZERO;
         for (i, &si) in s.iter().enumerate() {
-            let inv = if si > cut && si > T::ZERO { T::ONE / si } else { T::ZERO };
+            let inv = if si > cut && si > zero { <T::RealPart as Number>::ONE / si } else { zero };
+            let inv = from_real::<T>(&inv);
             scaled.row_mut(i).iter_mut().for_each(|x| *x *= inv);
         }
         Ok(row_major_block::<T>(vt.ncols(), scaled.ncols(), |dst| {
-            gemm(dst, false, vt.transpose(), scaled.as_ref(), T::ONE, Par::Seq)
+            gemm(dst, false, vt.adjoint(), scaled.as_ref(), T::ONE, Par::Seq)
         }))
     }
 }
@@ -83,9 +88,9 @@ impl<T: Scalar> LayerOp for Rank<T> {
         deps.push(0, &[0]);
     }
     fn run(&self, _: &[usize], inputs: &[&Block]) -> chunked_array::Result<Block> {
-        let s = block_array::<T>(inputs[0])?;
+        let s = block_array::<T::RealPart>(inputs[0])?;
         let cut = cutoff(s, self.rcond);
-        let rank = s.iter().filter(|&&x| x > cut && x > T::ZERO).count() as i64;
+        let rank = s.iter().filter(|&&x| x > cut && x > <T::RealPart as Number>::ZERO).count() as i64;
         Ok(Arc::new(ndarray::arr0(rank).into_dyn()))
     }
 }
@@ -122,7 +127,7 @@ pub fn lstsq<T: Scalar>(a: &Array<T>, b: &Array<T>, rcond: Option<f64>) -> Resul
             shape: sb,
         });
     }
-    let rcond = rcond.unwrap_or(sa[0].max(sa[1]) as f64 * faer::traits::math_utils::eps::<T>().to_f64());
+    let rcond = rcond.unwrap_or(sa[0].max(sa[1]) as f64 * faer::traits::math_utils::eps::<T::RealPart>().to_f64());
     if !(rcond >= 0.0 && rcond.is_finite()) {
         return Err(Error::BadInput {
             routine: "lstsq".into(),
@@ -133,7 +138,7 @@ pub fn lstsq<T: Scalar>(a: &Array<T>, b: &Array<T>, rcond: Option<f64>) -> Resul
     let one_d = sb.len() == 1;
     let b2 = if one_d { b.expand_dims(1)? } else { b.clone() };
     let f = svd(a)?;
-    let utb = f.u.t().matmul(&b2)?;
+    let utb = adjoint(&f.u).matmul(&b2)?;
     let n = sa[1];
     let cols = utb.chunks().lengths()[1].clone();
     let phantom = std::marker::PhantomData;
@@ -150,7 +155,7 @@ pub fn lstsq<T: Scalar>(a: &Array<T>, b: &Array<T>, rcond: Option<f64>) -> Resul
         PseudoInverse::<T> { rcond, _t: phantom },
     )
     .into_array()?;
-    let resid = &b2 - &a.matmul(&x2)?;
+    let resid = (&b2 - &a.matmul(&x2)?).abs();
     let residuals = (&resid * &resid).sum(0)?;
     let rank = Layer::new(
         "lstsq-rank",

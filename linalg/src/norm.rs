@@ -1,12 +1,13 @@
 //! Vector p-norms and matrix norms (NumPy's `linalg.norm`).
 
-use chunked_array::{Array, Element, Float, Operand};
+use chunked_array::{Array, Element, Operand};
 
-use crate::{Error, Result};
+use crate::{Error, Result, Scalar};
 
 /// Vector norm of all elements of `x` (any shape, taken flat): `ord` = p for
 /// `(Σ|x|^p)^(1/p)`, `f64::INFINITY` for max |x|, `f64::NEG_INFINITY` for min |x|,
-/// `0` for the count of non-zeros. Returns a lazy 0-d array.
+/// `0` for the count of non-zeros. Returns a lazy 0-d array, real for complex
+/// `x` (|x| is the modulus).
 ///
 /// ```
 /// use chunked_array::Array;
@@ -16,7 +17,7 @@ use crate::{Error, Result};
 ///
 /// # Errors
 /// [`Error::BadInput`] for NaN `ord`; errors carried by `x`.
-pub fn vector_norm<T: Float + Element<Sum = T>>(x: &Array<T>, ord: f64) -> Result<Array<T>> {
+pub fn vector_norm<T: Scalar>(x: &Array<T>, ord: f64) -> Result<Array<T::RealPart>> {
     if ord.is_nan() {
         return Err(Error::BadInput { routine: "vector_norm".into(), needs: "a non-NaN ord".into(), shape: x.shape() });
     }
@@ -26,14 +27,14 @@ pub fn vector_norm<T: Float + Element<Sum = T>>(x: &Array<T>, ord: f64) -> Resul
     } else if ord == f64::NEG_INFINITY {
         a.min(None)?
     } else if ord == 0.0 {
-        a.ne(Operand::Scalar(T::from_f64(0.0)))?.astype::<T>().sum(None)?
+        a.ne(Operand::Scalar(T::RealPart::from_f64(0.0)))?.astype::<T::RealPart>().sum(None)?
     } else if ord == 1.0 {
         a.sum(None)?
     } else if ord == 2.0 {
         (&a * &a).sum(None)?.sqrt()
     } else {
-        let p = T::from_f64(ord);
-        a.pow(Operand::Scalar(p))?.sum(None)?.pow(Operand::Scalar(T::from_f64(1.0 / ord)))?
+        let p = T::RealPart::from_f64(ord);
+        a.pow(Operand::Scalar(p))?.sum(None)?.pow(Operand::Scalar(T::RealPart::from_f64(1.0 / ord)))?
     })
 }
 
@@ -51,7 +52,7 @@ pub fn vector_norm<T: Float + Element<Sum = T>>(x: &Array<T>, ord: f64) -> Resul
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MatrixNorm {
-    /// sqrt(Σ x²)
+    /// sqrt(Σ |x|²)
     Frobenius,
     /// Largest column sum of |x|.
     One,
@@ -62,7 +63,7 @@ pub enum MatrixNorm {
     Two,
 }
 
-/// Norm of a 2-d array. Returns a lazy 0-d array.
+/// Norm of a 2-d array. Returns a lazy 0-d array, real for complex `x`.
 ///
 /// ```
 /// use chunked_array::Array;
@@ -75,7 +76,7 @@ pub enum MatrixNorm {
 /// # Errors
 /// [`Error::BadInput`] when `x` is not 2-d, and as [`crate::svd`] for
 /// [`MatrixNorm::Two`].
-pub fn matrix_norm<T: crate::Scalar>(x: &Array<T>, ord: MatrixNorm) -> Result<Array<T>> {
+pub fn matrix_norm<T: Scalar>(x: &Array<T>, ord: MatrixNorm) -> Result<Array<T::RealPart>> {
     if x.ndim() != 2 {
         return Err(Error::BadInput { routine: "matrix_norm".into(), needs: "a 2-d array".into(), shape: x.shape() });
     }

@@ -8,11 +8,19 @@
 //! Blocked in panels of [`PANEL`] columns: inside a panel the reflectors are
 //! made and applied column by column; the rest of the matrix (and, in
 //! [`PairQr::q_times`], the pushed-down matrix) is updated with the panel's
-//! compact WY form `I - V T Vᵀ` by matrix products, where `V = [I; V2]` (the
+//! compact WY form `I - V T Vᴴ` by matrix products, where `V = [I; V2]` (the
 //! identity on the top rows `j0..j1`, `V2` on the bottom rows `0..j1`).
+//!
+//! Complex matrices take LAPACK's complex reflectors (`zlarfg`): `H = I - τ v
+//! vᴴ` with a complex τ and a real β, the factorization applies `Hᴴ`, and
+//! every transpose is the conjugate transpose. For the reals the conjugations
+//! are no-ops and the arithmetic is the real algorithm's.
 
 use faer::linalg::matmul::matmul;
+use chunked_array::Number;
 use faer::reborrow::{Reborrow, ReborrowMut};
+use faer::traits::Conjugate;
+use faer::traits::math_utils::{abs2, conj, from_real, real, sqrt};
 use faer::{Accum, Mat, MatMut, MatRef, Par};
 
 use crate::Scalar;
@@ -51,12 +59,12 @@ impl<T: Scalar> PairQr<T> {
                     continue;
                 }
                 for c in j + 1..j1 {
-                    // w = top[j, c] + v2ᵀ bot[0..=j, c]; then subtract τ w v.
+                    // w = top[j, c] + v2ᴴ bot[0..=j, c]; then subtract conj(τ) w v.
                     let mut w = top[(j, c)];
                     for i in 0..=j {
-                        w += bot[(i, j)] * bot[(i, c)];
+                        w += conj(&bot[(i, j)]) * bot[(i, c)];
                     }
-                    let w = tau[j] * w;
+                    let w = conj(&tau[j]) * w;
                     top[(j, c)] -= w;
                     for i in 0..=j {
                         let v = bot[(i, j)];
@@ -65,14 +73,14 @@ impl<T: Scalar> PairQr<T> {
                 }
             }
             panel_t(bot.as_ref().get(..j1, j0..j1), &tau[j0..j1], t.as_mut().get_mut(..j1 - j0, j0..j1));
-            // The trailing columns: C ← (I - V Tᵀ Vᵀ) C.
+            // The trailing columns: C ← (I - V Tᴴ Vᴴ) C.
             if j1 < n {
                 let (done, mut rest) = bot.as_mut().split_at_col_mut(j1);
                 let v2 = done.rb().get(..j1, j0..j1);
                 let tp = t.as_ref().get(..j1 - j0, j0..j1);
                 apply_panel(
                     v2,
-                    tp.transpose(),
+                    tp.adjoint(),
                     top.as_mut().get_mut(j0..j1, j1..),
                     rest.rb_mut().get_mut(..j1, ..),
                     par,
@@ -102,7 +110,7 @@ impl<T: Scalar> PairQr<T> {
         dst.fill(T::ZERO);
         dst.as_mut().get_mut(..n, ..).copy_from(w);
         let (mut top, mut bot) = dst.split_at_row_mut(n);
-        // Q = Π_p (I - V_p T_p V_pᵀ): the last panel acts first.
+        // Q = Π_p (I - V_p T_p V_pᴴ): the last panel acts first.
         let starts: Vec<usize> = (0..n).step_by(PANEL).collect();
         for &j0 in starts.iter().rev() {
             let j1 = (j0 + PANEL).min(n);
@@ -113,20 +121,21 @@ impl<T: Scalar> PairQr<T> {
     }
 }
 
-/// The reflector of column j: from `top[j, j]` and `bot[0..=j, j]`, which it
-/// turns into `(β, 0)`; `bot[0..=j, j]` then holds its bottom part (its top
-/// part is 1 at row j). Returns τ (0: the identity, nothing to eliminate).
+/// The reflector of column j: from `top[j, j]` and `bot[0..=j, j]`, which
+/// its `Hᴴ` turns into `(β, 0)` with β real; `bot[0..=j, j]` then holds its
+/// bottom part (its top part is 1 at row j). Returns τ (0: the identity,
+/// nothing to eliminate).
 fn reflector<T: Scalar>(top: &mut Mat<T>, bot: &mut Mat<T>, j: usize) -> T {
     let alpha = top[(j, j)];
-    let mut norm2 = T::ZERO;
+    let mut norm2 = <T::RealPart as Number>::ZERO;
     for i in 0..=j {
-        norm2 += bot[(i, j)] * bot[(i, j)];
+        norm2 += abs2(&bot[(i, j)]);
     }
-    if norm2 == T::ZERO {
+    if norm2 == <T::RealPart as Number>::ZERO {
         return T::ZERO;
     }
-    let norm = (alpha * alpha + norm2).sqrt();
-    let beta = if alpha >= T::ZERO { -norm } else { norm };
+    let norm = sqrt(&(abs2(&alpha) + norm2));
+    let beta = from_real::<T>(&if real(&alpha) >= <T::RealPart as Number>::ZERO { -norm } else { norm });
     let scale = T::ONE / (alpha - beta);
     for i in 0..=j {
         bot[(i, j)] *= scale;
@@ -136,12 +145,12 @@ fn reflector<T: Scalar>(top: &mut Mat<T>, bot: &mut Mat<T>, j: usize) -> T {
 }
 
 /// The panel's `T` (LAPACK's `larft`, forward, columnwise): `H_0 ··· H_{b-1}
-/// = I - V T Vᵀ`, where `Vᵀ V`'s off-diagonal is `V2ᵀ V2` (the top parts are
+/// = I - V T Vᴴ`, where `Vᴴ V`'s off-diagonal is `V2ᴴ V2` (the top parts are
 /// distinct unit vectors).
 fn panel_t<T: Scalar>(v2: MatRef<'_, T>, tau: &[T], mut t: MatMut<'_, T>) {
     let b = tau.len();
     let mut g = Mat::<T>::zeros(b, b);
-    matmul(g.as_mut(), Accum::Replace, v2.transpose(), v2, T::ONE, Par::Seq);
+    matmul(g.as_mut(), Accum::Replace, v2.adjoint(), v2, T::ONE, Par::Seq);
     for i in 0..b {
         for p in 0..i {
             // T[p, i] = -τ_i Σ_q T[p, q] G[q, i], q in p..i.
@@ -158,18 +167,18 @@ fn panel_t<T: Scalar>(v2: MatRef<'_, T>, tau: &[T], mut t: MatMut<'_, T>) {
     }
 }
 
-/// `[C1; C2] ← (I - V tf Vᵀ) [C1; C2]` with `V = [I; v2]`: C1 the top rows
-/// `j0..j1`, C2 the bottom rows `0..j1`; `tf` is T (to apply Q) or Tᵀ (Qᵀ).
+/// `[C1; C2] ← (I - V tf Vᴴ) [C1; C2]` with `V = [I; v2]`: C1 the top rows
+/// `j0..j1`, C2 the bottom rows `0..j1`; `tf` is T (to apply Q) or Tᴴ (Qᴴ).
 fn apply_panel<T: Scalar>(
     v2: MatRef<'_, T>,
-    tf: MatRef<'_, T>,
+    tf: MatRef<'_, impl Conjugate<Canonical = T>>,
     mut c1: MatMut<'_, T>,
     mut c2: MatMut<'_, T>,
     par: Par,
 ) {
-    // W = C1 + V2ᵀ C2; W ← tf W; C1 -= W; C2 -= V2 W.
+    // W = C1 + V2ᴴ C2; W ← tf W; C1 -= W; C2 -= V2 W.
     let mut w = c1.as_ref().to_owned();
-    matmul(w.as_mut(), Accum::Add, v2.transpose(), c2.as_ref(), T::ONE, par);
+    matmul(w.as_mut(), Accum::Add, v2.adjoint(), c2.as_ref(), T::ONE, par);
     let mut tw = Mat::<T>::zeros(w.nrows(), w.ncols());
     matmul(tw.as_mut(), Accum::Replace, tf, w.as_ref(), T::ONE, par);
     let neg = -T::ONE;

@@ -2,10 +2,10 @@
 //! way: a Gaussian sketch of the range, optional power iterations
 //! re-orthonormalized with TSQR, and the exact SVD of the small projection.
 
-use chunked_array::random::{RandomFloat, RandomState};
+use chunked_array::random::RandomState;
 use chunked_array::{Array, ChunkSpec, Idx};
 
-use crate::decomp::svd;
+use crate::decomp::{adjoint, svd};
 use crate::tsqr::{Svd, TsqrOptions, tsqr};
 use crate::{Error, Result, Scalar};
 
@@ -24,7 +24,7 @@ use crate::{Error, Result, Scalar};
 pub struct CompressedOptions {
     /// Extra sketch columns beyond k (the sketch has k + n_oversamples columns).
     pub n_oversamples: usize,
-    /// Power iterations `(A Aᵀ)^q A Ω`, each re-orthonormalized: more accuracy
+    /// Power iterations `(A Aᴴ)^q A Ω`, each re-orthonormalized: more accuracy
     /// for slowly decaying spectra at two more passes over A each.
     pub n_power_iter: usize,
     /// Seed of the Gaussian test matrix (results are reproducible for a seed,
@@ -45,7 +45,8 @@ fn orthonormalize<T: Scalar>(y: &Array<T>) -> Result<Array<T>> {
 
 /// The k leading singular triplets of `a` (any chunking) by randomized SVD:
 /// u (m × k, chunked along rows like `a`), s (k), vt (k × n, chunked along
-/// columns), with [`crate::svd`]'s sign convention.
+/// columns), with [`crate::svd`]'s sign convention. The test matrix is real
+/// Gaussian for complex `a` too (as dask's), which sketches its range as well.
 ///
 /// ```
 /// use chunked_array::random::RandomState;
@@ -62,7 +63,7 @@ fn orthonormalize<T: Scalar>(y: &Array<T>) -> Result<Array<T>> {
 ///
 /// # Errors
 /// [`Error::BadInput`] when `a` is not 2-d or `k` is 0 or above min(m, n).
-pub fn svd_compressed<T: Scalar + RandomFloat>(a: &Array<T>, k: usize, options: &CompressedOptions) -> Result<Svd<T>> {
+pub fn svd_compressed<T: Scalar>(a: &Array<T>, k: usize, options: &CompressedOptions) -> Result<Svd<T>> {
     a.check()?;
     let shape = a.shape();
     if shape.len() != 2 {
@@ -78,17 +79,18 @@ pub fn svd_compressed<T: Scalar + RandomFloat>(a: &Array<T>, k: usize, options: 
     }
     let l = (k + options.n_oversamples).min(m.min(n));
     let col_chunks = a.chunks().lengths()[1].clone();
-    let omega =
-        RandomState::new(options.seed).standard_normal::<T>(&[n, l], ChunkSpec::from(vec![col_chunks, vec![l]]))?;
-    let at = a.t();
+    let omega = RandomState::new(options.seed)
+        .standard_normal::<T::RealPart>(&[n, l], ChunkSpec::from(vec![col_chunks, vec![l]]))?
+        .astype::<T>();
+    let at = adjoint(a);
     let mut y = a.matmul(&omega)?;
     for _ in 0..options.n_power_iter {
         let z = at.matmul(&orthonormalize(&y)?)?;
         y = a.matmul(&orthonormalize(&z)?)?;
     }
     let q = orthonormalize(&y)?;
-    // B = Qᵀ A is l × n, short-fat: its SVD goes through the transpose.
-    let b = q.t().matmul(a)?;
+    // B = Qᴴ A is l × n, short-fat: its SVD goes through the transpose.
+    let b = adjoint(&q).matmul(a)?;
     let small = svd(&b)?;
     let keep = [Idx::range(0, k as isize), Idx::stepped(None, None, 1)];
     let u = q.matmul(&small.u)?.slice([Idx::stepped(None, None, 1), Idx::range(0, k as isize)])?;

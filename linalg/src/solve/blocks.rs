@@ -36,7 +36,7 @@ pub(super) fn square_blocks<T: Scalar>(a: &Array<T>, routine: &str) -> Result<Ve
 }
 
 pub(super) fn zeros_block<T: Scalar>(m: usize, n: usize) -> Block {
-    Arc::new(ArrayD::<T>::zeros(ndarray::IxDyn(&[m, n])))
+    Arc::new(ArrayD::<T>::from_elem(ndarray::IxDyn(&[m, n]), T::ZERO))
 }
 
 pub(super) fn mat_of<T: Scalar>(b: &Block) -> chunked_array::Result<MatRef<'_, T>> {

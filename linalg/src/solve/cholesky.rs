@@ -6,10 +6,11 @@ use chunked_array::{Array, Chunks, DType};
 use faer::Par;
 
 use super::blocks::{mat_of, pick, square_blocks};
+use crate::decomp::adjoint;
 use crate::kernels::{self, gemm, row_major_block};
 use crate::{Error, Result, Scalar};
 
-/// Work blocks (p, i, j), j <= i: p >= 1 is A^(p)_ij = A^(p-1)_ij - L_i,p-1 L_j,p-1ᵀ
+/// Work blocks (p, i, j), j <= i: p >= 1 is A^(p)_ij = A^(p-1)_ij - L_i,p-1 L_j,p-1ᴴ
 /// (A^(0) the input); p = 0 is the finished L_ij.
 struct CholeskyWork<T> {
     /// Block lengths (the same on both axes).
@@ -52,7 +53,7 @@ impl<T: Scalar> LayerOp for CholeskyWork<T> {
             let (li, lj) = (mat_of::<T>(inputs[1])?, mat_of::<T>(inputs[2])?);
             return Ok(row_major_block::<T>(a.nrows(), a.ncols(), |mut dst| {
                 dst.copy_from(a);
-                gemm(dst, true, li, lj.transpose(), -T::ONE, Par::Seq);
+                gemm(dst, true, li, lj.adjoint(), -T::ONE, Par::Seq);
             }));
         }
         if i == j {
@@ -66,21 +67,28 @@ impl<T: Scalar> LayerOp for CholeskyWork<T> {
         let ljj = mat_of::<T>(inputs[1])?;
         Ok(row_major_block::<T>(a.nrows(), a.ncols(), |mut dst| {
             dst.copy_from(a);
-            kernels::solve_right_lower_transpose_in_place(ljj, dst, Par::Seq);
+            kernels::solve_right_lower_adjoint_in_place(ljj, dst, Par::Seq);
         }))
     }
 }
 
-/// Cholesky factor of a symmetric positive definite matrix with square blocks:
-/// `a = l · lᵀ` with `l` lower triangular (or `u = lᵀ` upper with
-/// `lower = false`, dask's default). Only the lower triangle of `a` is read.
+/// Cholesky factor of a Hermitian (for the reals, symmetric) positive
+/// definite matrix with square blocks: `a = l · lᴴ` with `l` lower triangular
+/// (or `u = lᴴ` upper with `lower = false`, dask's default). Only the lower
+/// triangle of `a` is read.
 ///
 /// ```
-/// use chunked_array::Array;
+/// use chunked_array::{Array, Complex64};
 /// let a = Array::<f64>::from_fn(&[6, 6], 2, |i| if i[0] == i[1] { 4.0 } else { 1.0 }).unwrap();
 /// let l = chunked_linalg::cholesky(&a, true).unwrap();
 /// let back = l.matmul(&l.t()).unwrap();
 /// assert!((&back - &a).abs().max(None).unwrap().compute_scalar().unwrap() < 1e-12);
+/// // Hermitian: [[2, i], [-i, 2]] = u^H u.
+/// let i = Complex64::new(0.0, 1.0);
+/// let h = Array::from_vec(&[2, 2], vec![i * 0.0 + 2.0, i, -i, i * 0.0 + 2.0], 1).unwrap();
+/// let u = chunked_linalg::cholesky(&h, false).unwrap();
+/// let back = u.t().conj().matmul(&u).unwrap();
+/// assert!((&back - &h).abs().max(None).unwrap().compute_scalar().unwrap() < 1e-15);
 /// ```
 ///
 /// # Errors
@@ -98,5 +106,5 @@ pub fn cholesky<T: Scalar>(a: &Array<T>, lower: bool) -> Result<Array<T>> {
         CholeskyWork::<T> { lens: lens.clone(), _t: std::marker::PhantomData },
     );
     let l = pick::<T>("cholesky", &work, a.chunks(), |i, j| (i >= j).then(|| vec![0, i, j]))?;
-    Ok(if lower { l } else { l.t() })
+    Ok(if lower { l } else { adjoint(&l) })
 }

@@ -20,7 +20,7 @@ use chunked_gpu::Operand;
 use super::tree::{Tree, TreeNode};
 use super::{Svd, Tsqr};
 use crate::device_kernels;
-use crate::{Result, Scalar};
+use crate::{RealScalar, Result};
 
 /// What one layer of the device TSQR computes.
 #[derive(Clone, Copy)]
@@ -51,7 +51,7 @@ struct DeviceStep<T> {
     _t: std::marker::PhantomData<fn() -> T>,
 }
 
-fn device_buffer<T: Scalar>(block: &Block) -> chunked_array::Result<&DeviceBuffer<T>> {
+fn device_buffer<T: RealScalar>(block: &Block) -> chunked_array::Result<&DeviceBuffer<T>> {
     block.as_any().downcast_ref::<DeviceBlock<T>>().map(|b| &b.buffer).ok_or_else(|| {
         chunked_array::Error::DtypeMismatch {
             key: "device TSQR input".into(),
@@ -61,11 +61,11 @@ fn device_buffer<T: Scalar>(block: &Block) -> chunked_array::Result<&DeviceBuffe
     })
 }
 
-fn block<T: Scalar>(buffer: DeviceBuffer<T>, shape: &[usize]) -> Block {
+fn block<T: RealScalar>(buffer: DeviceBuffer<T>, shape: &[usize]) -> Block {
     Arc::new(DeviceBlock { buffer, shape: shape.to_vec() })
 }
 
-impl<T: Scalar> DeviceStep<T> {
+impl<T: RealScalar> DeviceStep<T> {
     fn node(&self, level: usize, i: usize) -> &TreeNode {
         &self.tree.levels[level][i]
     }
@@ -100,7 +100,7 @@ impl<T: Scalar> DeviceStep<T> {
     }
 }
 
-impl<T: Scalar> LayerOp for DeviceStep<T> {
+impl<T: RealScalar> LayerOp for DeviceStep<T> {
     fn deps(&self, idx: &[usize], deps: &mut Deps<'_>) {
         let i = idx[0];
         let top = self.tree.top();
@@ -231,7 +231,7 @@ impl<T: Scalar> LayerOp for DeviceStep<T> {
 }
 
 /// The device TSQR of `a` (checked by [`super::tsqr`]) over `tree`.
-pub(super) fn tsqr<T: Scalar>(a: &Array<T>, tree: Arc<Tree>, compute_svd: bool) -> Result<Tsqr<T>> {
+pub(super) fn tsqr<T: RealScalar>(a: &Array<T>, tree: Arc<Tree>, compute_svd: bool) -> Result<Tsqr<T>> {
     let n = tree.n;
     let k = tree.root().k;
     let row_lengths = a.chunks().lengths()[0].clone();

@@ -5,6 +5,7 @@
 use std::sync::Arc;
 
 use chunked_array::custom::{Deps, LayerOp, block_array, block_value};
+use chunked_array::Element;
 use chunked_array::runtime::Block;
 use faer::{Mat, MatRef, Par};
 
@@ -238,10 +239,10 @@ impl<T: Scalar> LayerOp for SvdPart<T> {
         let svd = block_value::<ThinSvd<T>>(inputs[0])?;
         if self.vectors {
             let v = &svd.v;
-            Ok(row_major_block::<T>(v.ncols(), v.nrows(), |mut dst| dst.copy_from(v.transpose())))
+            Ok(row_major_block::<T>(v.ncols(), v.nrows(), |mut dst| dst.copy_from(v.adjoint())))
         } else {
-            let s = ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(&[svd.s.len()]), svd.s.clone()).expect("k values");
-            Ok(Arc::new(s))
+            let s = svd.s.iter().map(|&x| x.re()).collect();
+            Ok(Arc::new(ndarray::ArrayD::<T::RealPart>::from_shape_vec(ndarray::IxDyn(&[svd.s.len()]), s).expect("k values")))
         }
     }
 }
@@ -251,7 +252,10 @@ impl<T: Scalar> LayerOp for SvdPart<T> {
 /// (0: never).
 fn direct_allowed<T: Scalar>(s: &[T], n: usize, max: f64) -> bool {
     match (s.first(), s.last()) {
-        (Some(&hi), Some(&lo)) if s.len() == n && max > 0.0 => lo.to_f64() > 0.0 && hi.to_f64() <= max * lo.to_f64(),
+        (Some(&hi), Some(&lo)) if s.len() == n && max > 0.0 => {
+            let (hi, lo) = (hi.re().to_f64(), lo.re().to_f64());
+            lo > 0.0 && hi <= max * lo
+        }
         _ => false,
     }
 }

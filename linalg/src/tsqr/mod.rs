@@ -41,9 +41,9 @@ mod tree;
 use std::sync::Arc;
 
 use chunked_array::custom::Layer;
-use chunked_array::{Array, Chunks, DType};
+use chunked_array::{Array, Chunks, DType, Element};
 
-use crate::{Error, Result, Scalar};
+use crate::{Error, RealScalar, Result, Scalar};
 use layers::{Down, LeafOut, LeafR, Plan, PlanOf, RofFactor, RootR, StackQr, SvdOfR, SvdPart, WofParent};
 use tree::{LEAF_ROWS, Tree};
 
@@ -90,7 +90,8 @@ impl Default for TsqrOptions {
     }
 }
 
-/// The thin SVD of a chunked matrix as lazy arrays: `a = u · diag(s) · vt`.
+/// The thin SVD of a chunked matrix as lazy arrays: `a = u · diag(s) · vt`
+/// (for complex `a`, vt is `Vᴴ` and s is real).
 ///
 /// ```
 /// use chunked_array::Array;
@@ -101,12 +102,12 @@ impl Default for TsqrOptions {
 /// assert!((s[0] - 3.0).abs() < 1e-12 && (s[1] - 2.0).abs() < 1e-12);
 /// ```
 #[derive(Clone)]
-pub struct Svd<T> {
+pub struct Svd<T: Scalar> {
     /// Left singular vectors, m × k, chunked along rows like the input.
     pub u: Array<T>,
     /// Singular values, non-increasing, length k.
-    pub s: Array<T>,
-    /// Right singular vectors as rows, k × n.
+    pub s: Array<T::RealPart>,
+    /// Right singular vectors as rows (conjugated for complex `a`), k × n.
     pub vt: Array<T>,
 }
 
@@ -122,7 +123,7 @@ pub struct Svd<T> {
 /// assert_eq!(f.svd.unwrap().s.shape(), vec![4]);
 /// ```
 #[derive(Clone)]
-pub struct Tsqr<T> {
+pub struct Tsqr<T: Scalar> {
     /// Orthonormal columns, m × k (k = min(m, n)), chunked along rows like the input.
     pub q: Array<T>,
     /// Upper triangular (trapezoidal when m < n), k × n, one block.
@@ -176,9 +177,15 @@ pub fn tsqr<T: Scalar>(a: &Array<T>, options: &TsqrOptions) -> Result<Tsqr<T>> {
     let n = shape[1];
     let row_lengths = a.chunks().lengths()[0].clone();
     if a.device().is_some() {
-        return device::tsqr(a, Arc::new(Tree::new(&row_lengths, n, options.arity)), options.compute_svd);
+        return T::device_tsqr(a, options.arity, options.compute_svd);
     }
     host_tsqr(a, Arc::new(Tree::with_leaf_cap(&row_lengths, n, options.arity, LEAF_ROWS.max(10 * n))), options)
+}
+
+/// The device TSQR of `a` (checked by [`tsqr`], on a device).
+pub(crate) fn device_tsqr<T: RealScalar>(a: &Array<T>, arity: usize, compute_svd: bool) -> Result<Tsqr<T>> {
+    let tree = Tree::new(&a.chunks().lengths()[0], a.shape()[1], arity);
+    device::tsqr(a, Arc::new(tree), compute_svd)
 }
 
 /// The layers up the tree: `factors[0]` the leaves' R, `factors[l]` the
@@ -287,7 +294,7 @@ fn host_tsqr<T: Scalar>(a: &Array<T>, tree: Arc<Tree>, options: &TsqrOptions) ->
         let u = assemble(u_plan, "svd-u")?;
         let s = Layer::new(
             "svd-s",
-            T::DTYPE,
+            <T::RealPart as Element>::DTYPE,
             Chunks::from_lengths(vec![vec![k]]),
             std::slice::from_ref(&svd_r),
             SvdPart::<T> { vectors: false, _t: phantom },
