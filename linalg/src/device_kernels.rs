@@ -39,7 +39,11 @@ pub(crate) fn qr_packed<T: RealScalar>(
 
 /// The thin SVD of the row-major wide or square `m x n` matrix `a` (m <= n),
 /// signs fixed as the host SVD fixes them (dask's `svd_flip`).
-pub(crate) fn svd<T: RealScalar>(device: &Device, a: &DeviceBuffer<T>, (m, n): (usize, usize)) -> Result<SvdFactors<T>> {
+pub(crate) fn svd<T: RealScalar>(
+    device: &Device,
+    a: &DeviceBuffer<T>,
+    (m, n): (usize, usize),
+) -> Result<SvdFactors<T>> {
     if !device.is_emulated() {
         return Ok(device.svd(a, (m, n))?);
     }

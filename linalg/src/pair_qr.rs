@@ -16,8 +16,8 @@
 //! every transpose is the conjugate transpose. For the reals the conjugations
 //! are no-ops and the arithmetic is the real algorithm's.
 
-use faer::linalg::matmul::matmul;
 use chunked_array::Number;
+use faer::linalg::matmul::matmul;
 use faer::reborrow::{Reborrow, ReborrowMut};
 use faer::traits::Conjugate;
 use faer::traits::math_utils::{abs2, conj, from_real, real, sqrt};
@@ -78,13 +78,7 @@ impl<T: Scalar> PairQr<T> {
                 let (done, mut rest) = bot.as_mut().split_at_col_mut(j1);
                 let v2 = done.rb().get(..j1, j0..j1);
                 let tp = t.as_ref().get(..j1 - j0, j0..j1);
-                apply_panel(
-                    v2,
-                    tp.adjoint(),
-                    top.as_mut().get_mut(j0..j1, j1..),
-                    rest.rb_mut().get_mut(..j1, ..),
-                    par,
-                );
+                apply_panel(v2, tp.adjoint(), top.as_mut().get_mut(j0..j1, j1..), rest.rb_mut().get_mut(..j1, ..), par);
             }
             j0 = j1;
         }

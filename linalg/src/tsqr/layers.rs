@@ -4,8 +4,8 @@
 
 use std::sync::Arc;
 
-use chunked_array::custom::{Deps, LayerOp, block_array, block_value};
 use chunked_array::Element;
+use chunked_array::custom::{Deps, LayerOp, block_array, block_value};
 use chunked_array::runtime::Block;
 use faer::{Mat, MatRef, Par};
 
@@ -242,7 +242,9 @@ impl<T: Scalar> LayerOp for SvdPart<T> {
             Ok(row_major_block::<T>(v.ncols(), v.nrows(), |mut dst| dst.copy_from(v.adjoint())))
         } else {
             let s = svd.s.iter().map(|&x| x.re()).collect();
-            Ok(Arc::new(ndarray::ArrayD::<T::RealPart>::from_shape_vec(ndarray::IxDyn(&[svd.s.len()]), s).expect("k values")))
+            Ok(Arc::new(
+                ndarray::ArrayD::<T::RealPart>::from_shape_vec(ndarray::IxDyn(&[svd.s.len()]), s).expect("k values"),
+            ))
         }
     }
 }

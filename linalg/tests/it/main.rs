@@ -2,6 +2,7 @@
 //! faer and their dependencies instead of one per file).
 
 mod common;
+mod complex;
 mod decompositions;
 mod device;
 mod norms;
