@@ -28,6 +28,25 @@ def timed(f):
     return time.perf_counter() - t, out
 
 
+def complex_uniform(shape, chunks):
+    return (da.random.random(shape, chunks=chunks) + 1j * da.random.random(shape, chunks=chunks)).persist()
+
+
+def complex_rows(out):
+    """complex128: the SVD of a tall matrix (dask's TSQR) and a dense solve
+    (numpy only: dask's solve needs SciPy's LU)."""
+    a = complex_uniform((200_000, 100), (20_000, 100))
+    u, s, v = da.linalg.svd(a)
+    out["complex_svd_2e5x100"] = {"dask": timed(lambda: dask.compute(u, s, v))[0]}
+    if "--skip-numpy" not in sys.argv:
+        an = a.compute()
+        out["complex_svd_2e5x100"]["numpy"] = timed(lambda: np.linalg.svd(an, full_matrices=False))[0]
+        n = 2000
+        m = np.random.random((n, n)) + 1j * np.random.random((n, n)) + n * np.eye(n)
+        b = np.random.random((n, 1)) + 1j * np.random.random((n, 1))
+        out["complex_solve_2000"] = {"numpy": timed(lambda: np.linalg.solve(m, b))[0]}
+
+
 def python_side():
     dask.config.set(scheduler="threads")
     out = {}
@@ -43,6 +62,7 @@ def python_side():
     s_exact = np.linalg.svd(a.compute(), compute_uv=False)
     rel = float(np.max(np.abs(s_approx - s_exact[:10]) / s_exact[:10]))
     out["svd_compressed_k10"] = {"dask": t, "dask_note": f"max relative error of s[:10] = {rel:.3e} (input persisted)"}
+    complex_rows(out)
     if "--skip-numpy" not in sys.argv:
         xs = np.random.random((100_000, 1000))
         out["seed_svd_1000x1000_chunks"]["numpy"] = timed(lambda: np.linalg.svd(xs, full_matrices=False))[0]
