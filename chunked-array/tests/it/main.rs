@@ -41,6 +41,7 @@ mod memory;
 mod oversized;
 mod random;
 mod random_distributions;
+mod random_multivariate;
 mod rechunk;
 mod reductions;
 mod reshape;

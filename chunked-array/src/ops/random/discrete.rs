@@ -7,6 +7,7 @@ use crate::chunks::ChunkSpec;
 use crate::error::Result;
 use crate::ops::random::RandomState;
 use crate::ops::random::continuous::{check, positive};
+use crate::ops::random::hypergeometric::Hypergeometric;
 use crate::ops::random::samplers::{Binomial, Gamma, geometric, logseries, poisson, poisson_sampler, zipf};
 
 /// The largest Poisson mean drawn: NumPy's bound, where the draws would
@@ -14,7 +15,7 @@ use crate::ops::random::samplers::{Binomial, Gamma, geometric, logseries, poisso
 const POISSON_LAM_MAX: f64 = 9.223_372_006_484_771e18;
 
 /// A probability: finite, in `[0, 1]` (or `(0, 1]` when `zero` is refused).
-fn probability(name: &str, p: f64, zero: bool) -> Result<()> {
+pub(super) fn probability(name: &str, p: f64, zero: bool) -> Result<()> {
     let ok = (0.0..=1.0).contains(&p) && (zero || p > 0.0);
     check(name, p, ok, if zero { "must be in [0, 1]" } else { "must be in (0, 1]" })
 }
@@ -135,5 +136,38 @@ impl RandomState {
     pub fn zipf(&self, a: f64, shape: &[usize], chunks: impl Into<ChunkSpec>) -> Result<Array<i64>> {
         check("a", a, a.is_finite() && a > 1.0, "must be finite and > 1")?;
         self.sampled("random_zipf", shape, chunks, move |d| zipf(d, a))
+    }
+
+    /// Hypergeometric: the good items among `nsample` drawn without
+    /// replacement from an urn of `ngood` good and `nbad` bad ones (NumPy's
+    /// methods: one item at a time for small samples, Stadlober's
+    /// ratio-of-uniforms otherwise).
+    ///
+    /// ```
+    /// use chunked_array::random::RandomState;
+    /// let x = RandomState::new(36).hypergeometric(30, 70, 20, &[200_000], 50_000).unwrap();
+    /// let mean: f64 = x.mean(None).unwrap().compute_scalar().unwrap();
+    /// assert!((mean - 6.0).abs() < 0.02); // 20 · 30 / 100
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) naming the
+    /// parameter unless `ngood, nbad >= 0`, `0 <= nsample <= ngood + nbad` and
+    /// `ngood + nbad < 10⁹` (NumPy's bounds).
+    pub fn hypergeometric(
+        &self,
+        ngood: i64,
+        nbad: i64,
+        nsample: i64,
+        shape: &[usize],
+        chunks: impl Into<ChunkSpec>,
+    ) -> Result<Array<i64>> {
+        check("ngood", ngood as f64, ngood >= 0, "must be >= 0")?;
+        check("nbad", nbad as f64, nbad >= 0, "must be >= 0")?;
+        let total = ngood.saturating_add(nbad);
+        check("ngood + nbad", total as f64, total < 1_000_000_000, "must be < 1e9")?;
+        check("nsample", nsample as f64, (0..=total).contains(&nsample), "must be in [0, ngood + nbad]")?;
+        let sampler = Hypergeometric::new(ngood, nbad, nsample);
+        self.sampled("random_hypergeometric", shape, chunks, move |d| sampler.sample(d))
     }
 }

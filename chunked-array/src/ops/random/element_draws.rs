@@ -75,7 +75,7 @@ impl ElementDraws {
         self.index
     }
 
-    fn at(key: [u32; 2], index: u64) -> ElementDraws {
+    pub(crate) fn at(key: [u32; 2], index: u64) -> ElementDraws {
         ElementDraws { key, index, attempt: 0, words: [0; 4], used: 4 }
     }
 

@@ -27,7 +27,9 @@ mod continuous;
 mod discrete;
 mod distributions;
 mod element_draws;
+mod hypergeometric;
 mod location_scale;
+mod multivariate;
 mod permutation;
 mod philox;
 mod sampled;
@@ -332,6 +334,34 @@ impl RandomState {
             return Err(Error::invalid("low..high", (low, high), format!("does not fit {}", T::DTYPE)));
         }
         self.array("random_integers", Distribution::Integers { low, high }, shape, chunks)
+    }
+
+    /// `length` random bytes (dask's and NumPy's `bytes`), computed now: the
+    /// words of Philox counters 0, 1, ... under a key of their own for the
+    /// seed and stream, four little-endian bytes a word.
+    ///
+    /// ```
+    /// use chunked_array::random::RandomState;
+    /// let b = RandomState::new(5).bytes(20);
+    /// assert_eq!(b.len(), 20);
+    /// assert_eq!(b[..10], RandomState::new(5).bytes(10)[..]); // a prefix of a longer draw
+    /// assert_ne!(b, RandomState::new(6).bytes(20));
+    /// ```
+    pub fn bytes(&self, length: usize) -> Vec<u8> {
+        // "byte": tells this key from the other uses of Philox with the seed.
+        const DOMAIN: u32 = 0x6279_7465;
+        let (seed, stream) = (self.seed, self.stream);
+        let key = philox4x32_10(
+            [stream as u32, (stream >> 32) as u32, LAYOUT_VERSION, DOMAIN],
+            [seed as u32, (seed >> 32) as u32],
+        );
+        let mut out = Vec::with_capacity(length.next_multiple_of(16));
+        for counter in 0..length.div_ceil(16) as u64 {
+            let words = philox4x32_10([counter as u32, (counter >> 32) as u32, 0, 0], [key[0], key[1]]);
+            words.iter().for_each(|w| out.extend_from_slice(&w.to_le_bytes()));
+        }
+        out.truncate(length);
+        out
     }
 }
 

@@ -113,24 +113,32 @@ fn small_shape(d: &mut ElementDraws, shape: f64) -> f64 {
 /// Beta(a, b): Johnk's algorithm when both are at most 1, else a gamma ratio
 /// (of `ga` and `gb`, Γ(a) and Γ(b)).
 pub(crate) fn beta(d: &mut ElementDraws, a: f64, b: f64, ga: &Gamma, gb: &Gamma) -> f64 {
+    beta_and_complement(d, a, b, ga, gb).0
+}
+
+/// A Beta(a, b) draw `v` and `1 - v`, each a ratio of its own part to the
+/// sum, so that neither loses digits to a cancellation (a `v` within 1e-16 of
+/// 1 rounds to 1.0; its complement keeps its value).
+pub(crate) fn beta_and_complement(d: &mut ElementDraws, a: f64, b: f64, ga: &Gamma, gb: &Gamma) -> (f64, f64) {
     if a <= 1.0 && b <= 1.0 {
         loop {
             let (u, v) = (d.uniform(), d.uniform());
             let (x, y) = (u.powf(1.0 / a), v.powf(1.0 / b));
             if x + y <= 1.0 && u + v > 0.0 {
                 if x + y > 0.0 {
-                    return x / (x + y);
+                    return (x / (x + y), y / (x + y));
                 }
                 // Both underflowed: the ratio in logarithms.
                 let (lx, ly) = (u.ln() / a, v.ln() / b);
                 let m = lx.max(ly);
                 let (lx, ly) = (lx - m, ly - m);
-                return (lx - (lx.exp() + ly.exp()).ln()).exp();
+                let log_sum = (lx.exp() + ly.exp()).ln();
+                return ((lx - log_sum).exp(), (ly - log_sum).exp());
             }
         }
     }
-    let x = ga.sample(d);
-    x / (x + gb.sample(d))
+    let (x, y) = (ga.sample(d), gb.sample(d));
+    (x / (x + y), y / (x + y))
 }
 
 /// χ²(df) for a df that changes per element; [`Gamma`] of df / 2, doubled,
