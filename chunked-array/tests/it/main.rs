@@ -17,6 +17,7 @@ mod delayed;
 mod dtypes;
 mod dynamic;
 mod einsum;
+mod gather;
 mod elementwise;
 mod futures;
 mod ergonomics;

@@ -5,6 +5,7 @@
 
 use crate::array::Array;
 use crate::chunks::ChunkSpec;
+use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::ops::random::RandomState;
 use crate::ops::random::element_draws::LAYOUT_VERSION;
@@ -165,6 +166,74 @@ impl RandomState {
         }
         let feistel = Feistel::new(self.seed, self.stream, n as u64);
         self.sampled("random_choice", size, chunks, move |d| feistel.apply(d.index()) as i64)
+    }
+}
+
+impl RandomState {
+    /// `x` with its rows (axis 0) in the order of
+    /// [`RandomState::permutation`] of their count: dask's and NumPy's
+    /// `permutation(x)`, and `shuffle(x)` as a new array. Row `i` of the
+    /// output is row `permutation[i]` of `x`, gathered through
+    /// [`Array::take_array`], so no task holds more than about a block; the
+    /// output is chunked like `x`.
+    ///
+    /// ```
+    /// use chunked_array::{Array, random::RandomState};
+    /// let rng = RandomState::new(4);
+    /// let x = Array::<i64>::arange(0, 12, 1, 5).unwrap().reshape(&[6, 2]).unwrap();
+    /// let shuffled = rng.shuffle(&x).unwrap().compute().unwrap();
+    /// let order = rng.permutation(6, 6).unwrap().compute().unwrap();
+    /// for (row, &from) in shuffled.outer_iter().zip(&order) {
+    ///     assert_eq!(row.to_vec(), vec![2 * from, 2 * from + 1]);
+    /// }
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] when `x` is 0-d.
+    pub fn shuffle<T: Element>(&self, x: &Array<T>) -> Result<Array<T>> {
+        x.check()?;
+        if x.ndim() == 0 {
+            return Err(Error::invalid("x", x.shape(), "must have an axis to shuffle"));
+        }
+        let order = self.permutation(x.shape()[0], ChunkSpec::from(vec![x.chunks().lengths()[0].clone()]))?;
+        x.take_array(&order, 0)
+    }
+
+    /// `size` elements of the 1-d `a` (dask's `choice(a, size, replace, p)`):
+    /// `a` at the indices [`RandomState::choice`] draws, gathered through
+    /// [`Array::take_array`] (chunked as `chunks` along a 1-d `size`).
+    ///
+    /// ```
+    /// use chunked_array::{Array, random::RandomState};
+    /// let rng = RandomState::new(5);
+    /// let a = Array::<f64>::from_vec(&[4], vec![0.5, 1.5, 2.5, 3.5], 2).unwrap();
+    /// let x = rng.choice_of(&a, &[6], true, None, 4).unwrap().compute().unwrap();
+    /// let k = rng.choice(4, &[6], true, None, 4).unwrap().compute().unwrap();
+    /// assert!(x.iter().zip(&k).all(|(&v, &i)| v == 0.5 + i as f64));
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] when `a` is not 1-d, and as
+    /// [`RandomState::choice`].
+    pub fn choice_of<T: Element>(
+        &self,
+        a: &Array<T>,
+        size: &[usize],
+        replace: bool,
+        p: Option<&[f64]>,
+        chunks: impl Into<ChunkSpec>,
+    ) -> Result<Array<T>> {
+        a.check()?;
+        if a.ndim() != 1 {
+            return Err(Error::invalid("a", a.shape(), "must be 1-d"));
+        }
+        let indices = self.choice(a.shape()[0], size, replace, p, chunks)?;
+        if size.len() == 1 {
+            return a.take_array(&indices, 0);
+        }
+        let total: usize = size.iter().product();
+        let shape: Vec<isize> = size.iter().map(|&l| l as isize).collect();
+        a.take_array(&indices.reshape(&[total as isize])?, 0)?.reshape(&shape)
     }
 }
 

@@ -20,7 +20,7 @@ use crate::graph::Node;
 /// of one run bound for one output block, and in `counts` the run's values
 /// before that part; the cuts hold each output block's bounds, two sort keys
 /// per output block a lane, with their (block, position) in `index`.
-pub(super) struct LaneSet<T> {
+pub(crate) struct LaneSet<T> {
     pub bounds: Vec<u64>,
     pub values: Vec<T>,
     pub index: Vec<i64>,

@@ -10,7 +10,7 @@
 //! tree reduction ([`top`]) whatever the lane's length.
 
 pub(crate) mod keys;
-mod lanes;
+pub(crate) mod lanes;
 mod sample;
 mod search;
 mod top;
