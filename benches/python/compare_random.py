@@ -1,7 +1,9 @@
 """Random distributions next to dask and numpy, in one run on one machine:
---n N (1e8) draws of uniform, normal, exponential, gamma(2.5), Poisson(3) and
-binomial(20, 0.3) and a permutation of 0..N, summed (dask's
-permutation of an integer shuffles an arange in its blocks). chunked: `random_report` (2**24-element blocks,
+--n N (1e8) draws of uniform, normal, exponential, gamma(2.5), Poisson(3),
+binomial(20, 0.3) and hypergeometric(30, 70, 20), a permutation of 0..N, N
+values of multinomial and dirichlet (N / 4 lanes of 4) and a shuffle of an
+N-element array, summed (dask's permutation of an integer shuffles an arange
+in its blocks; of a dask array, it indexes it by an in-memory permutation). chunked: `random_report` (2**24-element blocks,
 medians of three); dask: `da.random.default_rng(1)` with the same blocks and
 its threaded scheduler (one run after a warm-up); numpy: `default_rng(1)`
 drawing the whole array in one call, then `sum` (one run). The memory-bound
@@ -36,6 +38,17 @@ def draws(rng, name, n, **kw):
         return rng.poisson(3.0, n, **kw)
     if name == "permutation":
         return rng.permutation(n)
+    if name == "hypergeometric(30, 70, 20)":
+        return rng.hypergeometric(30, 70, 20, n, **kw)
+    if name == "multinomial(20, 4 categories)":
+        kw = {"chunks": kw["chunks"] // 4} if kw else {}
+        return rng.multinomial(20, [0.1, 0.2, 0.3, 0.4], n // 4, **kw)
+    if name == "dirichlet(4 concentrations)":
+        kw = {"chunks": kw["chunks"] // 4} if kw else {}
+        return rng.dirichlet([0.5, 1.0, 2.0, 4.0], n // 4, **kw)
+    if name == "shuffle":
+        x = da.arange(n, chunks=kw["chunks"], dtype=np.float64) if kw else np.arange(n, dtype=np.float64)
+        return rng.permutation(x)
     return rng.binomial(20, 0.3, n, **kw)
 
 
@@ -53,7 +66,9 @@ def main():
     print(f"dask {dask.__version__}, numpy {np.__version__}")
     limit = ours["fill (memory-bound reference)"]["chunked"]
     rows = []
-    for name in ["uniform", "normal", "exponential", "gamma(2.5)", "poisson(3)", "binomial(20, 0.3)", "permutation"]:
+    names = ["uniform", "normal", "exponential", "gamma(2.5)", "poisson(3)", "binomial(20, 0.3)", "permutation",
+             "hypergeometric(30, 70, 20)", "multinomial(20, 4 categories)", "dirichlet(4 concentrations)", "shuffle"]
+    for name in names:
         c = ours[name]["chunked"]
         lazy = draws(da.random.default_rng(1), name, a.n, chunks=BLOCK).sum()
         lazy.compute()

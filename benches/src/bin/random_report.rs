@@ -1,6 +1,7 @@
 //! Random distributions: `--n N` (1e8) draws of each of uniform, normal,
-//! exponential, gamma(2.5), Poisson(3), binomial(20, 0.3) and a permutation of
-//! `0..N` in 2^24-element
+//! exponential, gamma(2.5), Poisson(3), binomial(20, 0.3), hypergeometric, a
+//! permutation of `0..N`, N values of multinomial and dirichlet lanes (N / 4
+//! lanes of 4) and a shuffle of an N-element array, in 2^24-element
 //! blocks, summed (the draws never all in memory), medians of three; with the
 //! rate of writing the same bytes (an f64 fill of 1 GB, summed the same way)
 //! as the memory-bound reference. `benches/python/compare_random.py` runs dask
@@ -13,6 +14,9 @@ use chunked_array::{Array, Result};
 use chunked_benches::{median, print_rows, secs};
 
 const BLOCK: usize = 1 << 24;
+/// The vector distributions' parameters: `n / 4` lanes of four values.
+const PVALS: [f64; 4] = [0.1, 0.2, 0.3, 0.4];
+const ALPHA: [f64; 4] = [0.5, 1.0, 2.0, 4.0];
 
 fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().collect();
@@ -28,6 +32,10 @@ fn main() -> Result<()> {
         ("poisson(3)", rng.poisson(3.0, &[n], BLOCK)?.astype::<f64>()),
         ("binomial(20, 0.3)", rng.binomial(20, 0.3, &[n], BLOCK)?.astype::<f64>()),
         ("permutation", rng.permutation(n, BLOCK)?.astype::<f64>()),
+        ("hypergeometric(30, 70, 20)", rng.hypergeometric(30, 70, 20, &[n], BLOCK)?.astype::<f64>()),
+        ("multinomial(20, 4 categories)", rng.multinomial(20, &PVALS, &[n / 4], BLOCK / 4)?.astype::<f64>()),
+        ("dirichlet(4 concentrations)", rng.dirichlet(&ALPHA, &[n / 4], BLOCK / 4)?),
+        ("shuffle", rng.shuffle(&Array::<f64>::arange(0.0, n as f64, 1.0, BLOCK)?)?),
         ("fill (memory-bound reference)", Array::<f64>::full(&[n], 1.0, BLOCK)?),
     ];
     let only = args.iter().position(|a| a == "--only").and_then(|i| args.get(i + 1));

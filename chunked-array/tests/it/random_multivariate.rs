@@ -75,6 +75,14 @@ fn multinomial_lanes_sum_to_n_and_their_marginals_are_binomial() {
     assert!(x.column(2).iter().all(|&c| c == 0), "the third category gets nothing left");
     let zeros = lanes(RandomState::new(63).multinomial(0, &[0.3, 0.7], &[10], 3).unwrap());
     assert!(zeros.iter().all(|&c| c == 0));
+    // Many trials: the binomials are made per draw; the first category is
+    // Binomial(5000, 0.2) (mean 1000, variance 800).
+    let x = lanes(RandomState::new(64).multinomial(5000, &[0.2, 0.8], &[100_000], 25_000).unwrap());
+    assert!(x.rows().into_iter().all(|row| row.sum() == 5000));
+    let first: Vec<f64> = x.column(0).iter().map(|&c| c as f64).collect();
+    let m = first.iter().sum::<f64>() / first.len() as f64;
+    let v = first.iter().map(|c| (c - m).powi(2)).sum::<f64>() / (first.len() - 1) as f64;
+    assert!((m - 1000.0).abs() < 6.0 * (800.0f64 / 1e5).sqrt() && (v - 800.0).abs() < 0.03 * 800.0, "{m} {v}");
 }
 
 #[test]

@@ -3,8 +3,9 @@
 //! population, through the complement), Stadlober's ratio-of-uniforms HRUA
 //! otherwise.
 
+use std::sync::OnceLock;
+
 use crate::ops::random::element_draws::ElementDraws;
-use crate::ops::random::samplers::ln_gamma;
 
 /// An integer uniform on `[0, max]`, exact: Lemire's multiply-shift of a
 /// 32-bit word, the products that would bias the result drawn again.
@@ -20,8 +21,24 @@ pub(crate) fn interval(d: &mut ElementDraws, max: u32) -> u32 {
     }
 }
 
+/// `ln k!`: a table below 126, Stirling's series (three terms, exact to
+/// doubles there) above.
 fn ln_factorial(k: i64) -> f64 {
-    ln_gamma(k as f64 + 1.0)
+    const TABLE_LEN: usize = 126;
+    static TABLE: OnceLock<[f64; TABLE_LEN]> = OnceLock::new();
+    let table = TABLE.get_or_init(|| {
+        let mut t = [0.0; TABLE_LEN];
+        for i in 1..TABLE_LEN {
+            t[i] = t[i - 1] + (i as f64).ln();
+        }
+        t
+    });
+    if let Some(&v) = table.get(k as usize) {
+        return v;
+    }
+    let k = k as f64;
+    const HALF_LN_2PI: f64 = 0.918_938_533_204_672_8;
+    (k + 0.5) * k.ln() - k + HALF_LN_2PI + (1.0 / k) * (1.0 / 12.0 - 1.0 / (360.0 * k * k))
 }
 
 /// Draws of the number of good items among `sample` drawn without

@@ -103,9 +103,9 @@ impl RandomState {
         }
         let sum: f64 = leading.iter().sum();
         check("sum(pvals[:-1])", sum, sum <= 1.0 + 1e-12, "must be <= 1")?;
-        let pvals = pvals.to_vec();
+        let sampler = Multinomial::new(n, pvals);
         self.sampled_lanes("random_multinomial", shape, pvals.len(), chunks, move |d, out: &mut [i64]| {
-            multinomial(d, n, &pvals, out)
+            sampler.sample(d, out)
         })
     }
 
@@ -140,20 +140,51 @@ impl RandomState {
 }
 
 /// NumPy's conditional binomials: category j takes a binomial of the trials
-/// left with its probability among the categories left.
-fn multinomial(d: &mut ElementDraws, n: i64, pvals: &[f64], out: &mut [i64]) {
-    out.fill(0);
-    let (mut left, mut p_left) = (n, 1.0);
-    for (j, &p) in pvals[..pvals.len() - 1].iter().enumerate() {
-        if left <= 0 {
-            return;
-        }
-        let share = if p_left > 0.0 { (p / p_left).clamp(0.0, 1.0) } else { 1.0 };
-        out[j] = Binomial::new(left, share).sample(d);
-        left -= out[j];
-        p_left -= p;
+/// left with its probability among the categories left (`share[j]`, the same
+/// for every lane). With few trials the binomial samplers of every count
+/// left are made once; with many, per draw.
+struct Multinomial {
+    n: i64,
+    share: Vec<f64>,
+    /// `samplers[j][left]`, for `n <= PREPARED_TRIALS`.
+    samplers: Option<Vec<Vec<Binomial>>>,
+}
+
+/// The most trials whose binomial samplers are all prepared (each category's
+/// tables, for `0..=n` trials left).
+const PREPARED_TRIALS: i64 = 1024;
+
+impl Multinomial {
+    fn new(n: i64, pvals: &[f64]) -> Multinomial {
+        let mut p_left = 1.0;
+        let share: Vec<f64> = pvals[..pvals.len() - 1]
+            .iter()
+            .map(|&p| {
+                let s = if p_left > 0.0 { (p / p_left).clamp(0.0, 1.0) } else { 1.0 };
+                p_left -= p;
+                s
+            })
+            .collect();
+        let samplers = (n <= PREPARED_TRIALS)
+            .then(|| share.iter().map(|&s| (0..=n).map(|left| Binomial::new(left, s)).collect()).collect());
+        Multinomial { n, share, samplers }
     }
-    out[pvals.len() - 1] = left.max(0);
+
+    fn sample(&self, d: &mut ElementDraws, out: &mut [i64]) {
+        out.fill(0);
+        let mut left = self.n;
+        for (j, &share) in self.share.iter().enumerate() {
+            if left <= 0 {
+                return;
+            }
+            out[j] = match &self.samplers {
+                Some(samplers) => samplers[j][left as usize].sample(d),
+                None => Binomial::new(left, share).sample(d),
+            };
+            left -= out[j];
+        }
+        out[self.share.len()] = left.max(0);
+    }
 }
 
 /// The Dirichlet sampler's gammas (one per concentration), and for small
