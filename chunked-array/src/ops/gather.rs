@@ -62,22 +62,33 @@ impl BlockOp for Requests {
         let indices = block_as::<i64>(inputs[0], node, "indices")?;
         let plan = &self.plan;
         let n = plan.rows as i64;
-        let mut by_block: Vec<Vec<(i64, i64)>> = vec![Vec::new(); plan.m()];
-        for (place, &i) in indices.iter().enumerate() {
+        // Two passes (a counting sort by source block): each index's block,
+        // then every index written straight to its lane.
+        let mut blocks = Vec::with_capacity(indices.len());
+        let mut counts = vec![0u64; plan.m()];
+        for &i in indices.iter() {
             if i < -n || i >= n {
                 return Err(Error::invalid("index", i, format!("is out of bounds for {n} rows")));
             }
             let row = if i < 0 { i + n } else { i } as usize;
             let b = plan.bounds.partition_point(|&start| start <= row) - 1;
-            by_block[b].push(((row - plan.bounds[b]) as i64, place as i64));
+            counts[b] += 1;
+            blocks.push(b as u32);
         }
-        let mut set = LaneSet { bounds: vec![0], values: Vec::new(), index: Vec::new(), counts: Vec::new() };
-        for lane in by_block {
-            set.values.extend(lane.iter().map(|&(row, _)| row));
-            set.index.extend(lane.iter().map(|&(_, place)| place));
-            set.bounds.push(set.values.len() as u64);
+        let mut bounds = vec![0u64];
+        bounds.extend(counts.iter().scan(0, |sum, &c| {
+            *sum += c;
+            Some(*sum)
+        }));
+        let mut next: Vec<usize> = bounds[..plan.m()].iter().map(|&b| b as usize).collect();
+        let (mut values, mut index) = (vec![0i64; indices.len()], vec![0i64; indices.len()]);
+        for (place, (&i, &b)) in indices.iter().zip(&blocks).enumerate() {
+            let b = b as usize;
+            let row = if i < 0 { i + n } else { i } as usize;
+            (values[next[b]], index[next[b]]) = ((row - plan.bounds[b]) as i64, place as i64);
+            next[b] += 1;
         }
-        Ok(Arc::new(set))
+        Ok(Arc::new(LaneSet { bounds, values, index, counts: Vec::new() }))
     }
 }
 
@@ -130,8 +141,20 @@ impl<T: Element> BlockOp for Pieces<T> {
                 format!("is past the {} rows of its block", x.shape()[0]),
             ));
         }
-        let rows: Vec<usize> = rows.iter().map(|&r| r as usize).collect();
-        Ok(Arc::new(x.select(Axis(0), &rows)))
+        let width: usize = x.shape()[1..].iter().product();
+        let mut shape = x.shape().to_vec();
+        shape[0] = rows.len();
+        let Some(source) = x.as_slice() else {
+            let rows: Vec<usize> = rows.iter().map(|&r| r as usize).collect();
+            return Ok(Arc::new(x.select(Axis(0), &rows)));
+        };
+        let mut picked = Vec::with_capacity(rows.len() * width);
+        if width == 1 {
+            picked.extend(rows.iter().map(|&r| source[r as usize]));
+        } else {
+            rows.iter().for_each(|&r| picked.extend_from_slice(&source[r as usize * width..][..width]));
+        }
+        Ok(Arc::new(ArrayD::from_shape_vec(IxDyn(&shape), picked).expect("rows of the block's width")))
     }
 }
 
@@ -167,6 +190,9 @@ impl<T: Element> BlockOp for Output<T> {
             }
             let width: usize = shape[1..].iter().product();
             match (out.as_slice_mut(), piece.as_slice()) {
+                (Some(dst), Some(src)) if width == 1 => {
+                    src.iter().zip(places).for_each(|(&v, &place)| dst[place as usize] = v);
+                }
                 (Some(dst), Some(src)) => {
                     for (row, &place) in src.chunks_exact(width.max(1)).zip(places) {
                         dst[place as usize * width..][..width].copy_from_slice(&row[..width]);

@@ -4,6 +4,7 @@
 //! on a device has them copied there.
 
 use std::marker::PhantomData;
+use std::mem::MaybeUninit;
 use std::sync::Arc;
 
 use crate::array::Array;
@@ -38,7 +39,39 @@ impl<T: Element, F: Sample<T>> BlockOp for Sampled<T, F> {
     }
 }
 
+/// A layer whose blocks are filled run by run: `fill(start, out)` writes the
+/// elements from global index `start` on (samplers that work on many
+/// elements at once).
+struct Filled<T, F> {
+    fill: F,
+    _t: PhantomData<fn() -> T>,
+}
+
+impl<T: Element, F: Fn(u64, &mut [MaybeUninit<T>]) + Send + Sync + 'static> BlockOp for Filled<T, F> {
+    fn position_only(&self) -> bool {
+        true
+    }
+
+    fn deps(&self, _: &Node, _: &[usize], _: &mut Vec<(usize, usize)>) {}
+
+    fn run(&self, node: &Node, idx: &[usize], _: &[&Block]) -> Result<Block> {
+        Ok(Arc::new(super::fill_block(&node.chunks, idx, &self.fill)))
+    }
+}
+
 impl RandomState {
+    /// An array of `shape` whose runs of elements `fill` writes (see [`Filled`]).
+    pub(crate) fn filled<T: Element>(
+        &self,
+        name: &str,
+        shape: &[usize],
+        chunks: impl Into<ChunkSpec>,
+        fill: impl Fn(u64, &mut [MaybeUninit<T>]) + Send + Sync + 'static,
+    ) -> Result<Array<T>> {
+        let chunks = chunks.into().resolve(shape, T::DTYPE)?;
+        Ok(Array::source(name, chunks, Filled { fill, _t: PhantomData }).to_devices(&self.devices))
+    }
+
     /// An array of `shape` whose element `i` is `sample` of element `i`'s draws.
     pub(crate) fn sampled<T: Element>(
         &self,
