@@ -165,3 +165,43 @@ fn bad_vector_and_urn_parameters_are_errors_naming_them() {
     named(rng.dirichlet(&[1.0, 0.0], &[3], 3).unwrap_err(), "alpha[1]");
     named(rng.dirichlet(&[1.0, f64::INFINITY], &[3], 3).unwrap_err(), "alpha[1]");
 }
+
+/// `integers` of `T` on `[low, high)`: every value in range, each about as
+/// often as the others (chi-square), the same numbers for any chunking.
+fn integers_of<T: chunked_array::random::RandomElement + Into<i128>>(low: i64, high: i64) {
+    let rng = RandomState::new(80);
+    let x = rng.integers::<T>(low, high, &[200_000], 30_000).unwrap().compute().unwrap();
+    let values: Vec<i128> = x.iter().map(|&v| v.into()).collect();
+    assert!(values.iter().all(|&v| (low as i128..high as i128).contains(&v)), "{}", T::DTYPE);
+    let counts = histogram(values.iter().map(|&v| (v - low as i128) as i64));
+    let cells = (high - low) as f64;
+    let p = chi_square_p(&counts, |k| if (k as f64) < cells { 1.0 / cells } else { 0.0 });
+    assert!(p > 1e-3, "{}: chi-square p = {p}", T::DTYPE);
+    let again = rng.integers::<T>(low, high, &[200_000], 7_777).unwrap().compute().unwrap();
+    assert_eq!(x, again, "{}", T::DTYPE);
+}
+
+#[test]
+fn integers_of_every_integer_type_with_or_without_the_endpoint() {
+    integers_of::<i8>(-128, 127);
+    integers_of::<i16>(-300, 200);
+    integers_of::<i32>(-5, 40);
+    integers_of::<i64>(1_000_000_000_000, 1_000_000_000_050);
+    integers_of::<u8>(0, 256);
+    integers_of::<u16>(60_000, 60_100);
+    integers_of::<u32>(4_000_000_000, 4_000_000_090);
+    integers_of::<u64>(9_000_000_000_000_000_000, 9_000_000_000_000_000_064);
+    // The endpoint: [low, high], the same numbers as [low, high + 1).
+    let rng = RandomState::new(81);
+    let closed = rng.integers_inclusive::<i8>(-128, 127, &[50_000], 9_999).unwrap().compute().unwrap();
+    assert!(closed.iter().any(|&v| v == 127) && closed.iter().any(|&v| v == -128));
+    let wide = rng.integers::<i16>(-128, 128, &[50_000], 9_999).unwrap().compute().unwrap();
+    assert!(closed.iter().zip(&wide).all(|(&a, &b)| a as i16 == b));
+    // Ranges a type cannot hold, and empty ones, are errors naming them.
+    let named = |e: Error, name: &str| assert!(e.to_string().contains(name), "{e} should name {name}");
+    named(rng.integers::<u8>(0, 257, &[3], 3).unwrap_err(), "low..high");
+    named(rng.integers::<u16>(-1, 5, &[3], 3).unwrap_err(), "low..high");
+    named(rng.integers::<i8>(5, 5, &[3], 3).unwrap_err(), "high");
+    named(rng.integers_inclusive::<i64>(0, i64::MAX, &[3], 3).unwrap_err(), "high");
+    named(rng.integers_inclusive::<i64>(4, 3, &[3], 3).unwrap_err(), "high");
+}

@@ -234,8 +234,14 @@ macro_rules! random_int {
         }
     };
 }
+random_int!(i8);
+random_int!(i16);
 random_int!(i32);
 random_int!(i64);
+random_int!(u8);
+random_int!(u16);
+random_int!(u32);
+random_int!(u64);
 
 /// Floating-point types with uniform and normal draws.
 ///

@@ -154,6 +154,11 @@ fn random_on_cuda<T: RandomElement>(
         (Distribution::Integers { .. }, _) | (_, true) => op.dist,
         _ => Distribution::Integers { low: 0, high: 2 },
     };
+    if !matches!(T::C_NAME, "f64" | "f32" | "i64" | "i32") {
+        // No kernel for the narrower and unsigned integers: drawn on the
+        // host (the same numbers), then copied.
+        return crate::block::device::to_device_block(Arc::new(random_block::<T>(op, chunks, idx)), device);
+    }
     let mut buffer = device.zeros::<T>(total)?;
     chunked_gpu::philox::fill(&mut buffer, op.seed, op.stream, draw, &starts, run_len)?;
     Ok(Arc::new(crate::device::DeviceBlock { buffer, shape }))
@@ -334,6 +339,35 @@ impl RandomState {
             return Err(Error::invalid("low..high", (low, high), format!("does not fit {}", T::DTYPE)));
         }
         self.array("random_integers", Distribution::Integers { low, high }, shape, chunks)
+    }
+
+    /// Integers uniform on `[low, high]`, the endpoint included (NumPy's
+    /// `integers(low, high, endpoint=True)` and dask's `random_integers`):
+    /// [`RandomState::integers`] of `low..high + 1`, the same numbers.
+    ///
+    /// ```
+    /// use chunked_array::random::RandomState;
+    /// let rng = RandomState::new(3);
+    /// let dice = rng.integers_inclusive::<u8>(1, 6, &[10_000], 1000).unwrap().compute().unwrap();
+    /// assert!(dice.iter().all(|d| (1..=6).contains(d)) && dice.iter().any(|&d| d == 6));
+    /// assert_eq!(dice, rng.integers::<u8>(1, 7, &[10_000], 1000).unwrap().compute().unwrap());
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] when `high < low`, `high` is `i64::MAX`
+    /// (the range would not fit), or the range does not fit `T`.
+    pub fn integers_inclusive<T: RandomElement>(
+        &self,
+        low: i64,
+        high: i64,
+        shape: &[usize],
+        chunks: impl Into<ChunkSpec>,
+    ) -> Result<Array<T>> {
+        let end = high.checked_add(1).ok_or_else(|| Error::invalid("high", high, "must be below i64::MAX"))?;
+        if high < low {
+            return Err(Error::invalid("high", high, format!("must be at least low = {low}")));
+        }
+        self.integers(low, end, shape, chunks)
     }
 
     /// `length` random bytes (dask's and NumPy's `bytes`), computed now: the
