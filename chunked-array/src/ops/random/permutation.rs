@@ -257,7 +257,7 @@ impl RandomState {
     /// let shuffled = rng.shuffle(&x).unwrap().compute().unwrap();
     /// let order = rng.permutation(6, 6).unwrap().compute().unwrap();
     /// for (row, &from) in shuffled.outer_iter().zip(&order) {
-    ///     assert_eq!(row.to_vec(), vec![2 * from, 2 * from + 1]);
+    ///     assert_eq!(row.iter().copied().collect::<Vec<_>>(), vec![2 * from, 2 * from + 1]);
     /// }
     /// ```
     ///
