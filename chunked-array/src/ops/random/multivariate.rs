@@ -4,16 +4,12 @@
 //! the leading axes) is drawn from element `i`'s own sequence, so the arrays
 //! are chunking-invariant like the scalar distributions.
 
-use std::marker::PhantomData;
 use std::mem::MaybeUninit;
-use std::sync::Arc;
 
 use crate::array::Array;
-use crate::block::Block;
 use crate::chunks::{ChunkSpec, Chunks};
 use crate::element::Element;
 use crate::error::{Error, Result};
-use crate::graph::{BlockOp, Node};
 use crate::ops::random::RandomState;
 use crate::ops::random::continuous::check;
 use crate::ops::random::discrete::probability;
@@ -23,37 +19,6 @@ use crate::ops::random::samplers::{Binomial, Gamma, beta_and_complement};
 /// A vector sampler: lane `i`'s `k` values from element `i`'s draws.
 trait SampleLane<T>: Fn(&mut ElementDraws, &mut [T]) + Send + Sync + 'static {}
 impl<T, F: Fn(&mut ElementDraws, &mut [T]) + Send + Sync + 'static> SampleLane<T> for F {}
-
-struct SampledLanes<T, F> {
-    key: [u32; 2],
-    k: usize,
-    sample: F,
-    _t: PhantomData<fn() -> T>,
-}
-
-impl<T: Element, F: SampleLane<T>> BlockOp for SampledLanes<T, F> {
-    fn position_only(&self) -> bool {
-        true
-    }
-
-    fn deps(&self, _: &Node, _: &[usize], _: &mut Vec<(usize, usize)>) {}
-
-    fn run(&self, node: &Node, idx: &[usize], _: &[&Block]) -> Result<Block> {
-        let k = self.k;
-        let mut lane = vec![T::default(); k];
-        // The trailing axis is whole: every run starts a lane and holds whole lanes.
-        let block = super::fill_block(&node.chunks, idx, |g, out: &mut [MaybeUninit<T>]| {
-            for (i, slots) in out.chunks_mut(k.max(1)).enumerate() {
-                let mut draws = ElementDraws::at(self.key, g / k as u64 + i as u64);
-                (self.sample)(&mut draws, &mut lane);
-                slots.iter_mut().zip(&lane).for_each(|(slot, &v)| {
-                    slot.write(v);
-                });
-            }
-        });
-        Ok(Arc::new(block))
-    }
-}
 
 impl RandomState {
     /// An array of `shape + [k]` whose lane `i` is `sample` of element `i`'s
@@ -68,8 +33,19 @@ impl RandomState {
     ) -> Result<Array<T>> {
         let mut lengths = chunks.into().resolve(shape, T::DTYPE)?.lengths().to_vec();
         lengths.push(vec![k]);
-        let op = SampledLanes { key: element_key(self.seed, self.stream), k, sample, _t: PhantomData };
-        Ok(Array::source(name, Chunks::from_lengths(lengths), op).to_devices(&self.devices))
+        let key = element_key(self.seed, self.stream);
+        // The trailing axis is whole: every run starts a lane and holds whole lanes.
+        let fill = move |g: u64, out: &mut [MaybeUninit<T>]| {
+            let mut lane = vec![T::default(); k];
+            for (i, slots) in out.chunks_mut(k.max(1)).enumerate() {
+                let mut draws = ElementDraws::at(key, g / k as u64 + i as u64);
+                sample(&mut draws, &mut lane);
+                slots.iter_mut().zip(&lane).for_each(|(slot, &v)| {
+                    slot.write(v);
+                });
+            }
+        };
+        Ok(self.filled_on(name, Chunks::from_lengths(lengths), fill))
     }
 
     /// Multinomial: the counts of `n` trials over categories of probabilities

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use crate::array::Array;
 use crate::block::Block;
-use crate::chunks::ChunkSpec;
+use crate::chunks::{ChunkSpec, Chunks};
 use crate::element::Element;
 use crate::error::Result;
 use crate::graph::{BlockOp, Node};
@@ -20,28 +20,9 @@ use crate::ops::random::element_draws::{ElementDraws, element_key, fill_elements
 pub(crate) trait Sample<T>: Fn(&mut ElementDraws) -> T + Send + Sync + 'static {}
 impl<T, F: Fn(&mut ElementDraws) -> T + Send + Sync + 'static> Sample<T> for F {}
 
-struct Sampled<T, F> {
-    key: [u32; 2],
-    sample: F,
-    _t: PhantomData<fn() -> T>,
-}
-
-impl<T: Element, F: Sample<T>> BlockOp for Sampled<T, F> {
-    fn position_only(&self) -> bool {
-        true
-    }
-
-    fn deps(&self, _: &Node, _: &[usize], _: &mut Vec<(usize, usize)>) {}
-
-    fn run(&self, node: &Node, idx: &[usize], _: &[&Block]) -> Result<Block> {
-        let block = super::fill_block(&node.chunks, idx, |g, out| fill_elements(self.key, g, out, &self.sample));
-        Ok(Arc::new(block))
-    }
-}
-
 /// A layer whose blocks are filled run by run: `fill(start, out)` writes the
-/// elements from global index `start` on (samplers that work on many
-/// elements at once).
+/// elements from global index `start` on. Per-element samplers, samplers of
+/// many elements at once and vector samplers are all such fills.
 struct Filled<T, F> {
     fill: F,
     _t: PhantomData<fn() -> T>,
@@ -60,7 +41,7 @@ impl<T: Element, F: Fn(u64, &mut [MaybeUninit<T>]) + Send + Sync + 'static> Bloc
 }
 
 impl RandomState {
-    /// An array of `shape` whose runs of elements `fill` writes (see [`Filled`]).
+    /// An array of `shape` whose runs of elements `fill` writes.
     pub(crate) fn filled<T: Element>(
         &self,
         name: &str,
@@ -68,8 +49,17 @@ impl RandomState {
         chunks: impl Into<ChunkSpec>,
         fill: impl Fn(u64, &mut [MaybeUninit<T>]) + Send + Sync + 'static,
     ) -> Result<Array<T>> {
-        let chunks = chunks.into().resolve(shape, T::DTYPE)?;
-        Ok(Array::source(name, chunks, Filled { fill, _t: PhantomData }).to_devices(&self.devices))
+        Ok(self.filled_on(name, chunks.into().resolve(shape, T::DTYPE)?, fill))
+    }
+
+    /// [`RandomState::filled`] on resolved `chunks`.
+    pub(crate) fn filled_on<T: Element>(
+        &self,
+        name: &str,
+        chunks: Chunks,
+        fill: impl Fn(u64, &mut [MaybeUninit<T>]) + Send + Sync + 'static,
+    ) -> Array<T> {
+        Array::source(name, chunks, Filled { fill, _t: PhantomData }).to_devices(&self.devices)
     }
 
     /// An array of `shape` whose element `i` is `sample` of element `i`'s draws.
@@ -80,8 +70,7 @@ impl RandomState {
         chunks: impl Into<ChunkSpec>,
         sample: impl Sample<T>,
     ) -> Result<Array<T>> {
-        let chunks = chunks.into().resolve(shape, T::DTYPE)?;
-        let op = Sampled { key: element_key(self.seed, self.stream), sample, _t: PhantomData };
-        Ok(Array::source(name, chunks, op).to_devices(&self.devices))
+        let key = element_key(self.seed, self.stream);
+        self.filled(name, shape, chunks, move |first, out| fill_elements(key, first, out, &sample))
     }
 }
