@@ -10,7 +10,7 @@
 use std::mem::MaybeUninit;
 use std::ops::Range;
 
-use crate::block::alloc::block_vec;
+use super::vectorized;
 use crate::element::{DType, Real};
 
 /// How a type's values map to keys.
@@ -78,28 +78,89 @@ pub(super) fn sort_lanes<T: Real>(values: Vec<T>, lane: usize, runs: bool) -> Re
         if runs {
             lane.sort();
         } else {
-            lane.sort_unstable();
+            vectorized::sort_keys(lane);
         }
     }
     Ok(keys.into_iter().map(|k| value(k, kind)).collect())
 }
 
+/// Keys merged at a time by [`merge_runs`]: its two buffers hold this many
+/// keys each (512 KiB together), and stay in a core's L2 cache along the merge.
+#[cfg(not(miri))]
+pub(super) const MERGE_SEGMENT: usize = 1 << 15;
+/// Small under Miri, so that its tests cross segments in little time.
+#[cfg(miri)]
+pub(super) const MERGE_SEGMENT: usize = 1 << 6;
+
 /// Merges the sorted `runs` (ascending, NaN last) and appends ranks `keep`
 /// of the merge to `out`; `false` (nothing appended) when `T` has no keys.
-/// The runs' keys merge two at a time, branch-free, between two buffers of
-/// huge-page block memory: about `log2(runs)` passes over the keys, without
-/// the scratch space and run detection of std's stable sort.
+///
+/// The ranks go in segments of [`MERGE_SEGMENT`]: each run's part of a
+/// segment is found by a bisection on the keys ([`cut`]), and the parts'
+/// keys merge two at a time, branch-free, between two buffers that the
+/// segments reuse (about `log2(runs)` passes in cache, no buffer the size
+/// of the block).
 pub(super) fn merge_runs<T: Real>(runs: &[&[T]], keep: Range<usize>, out: &mut Vec<T>) -> bool {
     let Some(kind) = kind::<T>() else { return false };
-    let total: usize = runs.iter().map(|r| r.len()).sum();
-    let mut from: Vec<u64> = block_vec(total);
-    let mut bounds = vec![0];
-    for run in runs {
-        from.extend(run.iter().map(|&v| key(v, kind, false)));
-        bounds.push(from.len());
+    let segment = MERGE_SEGMENT.min(keep.len());
+    let (mut from, mut to) = (Vec::with_capacity(segment), Vec::with_capacity(segment));
+    let mut lower = cut(runs, &vec![0; runs.len()], keep.start, kind);
+    let mut rank = keep.start;
+    while rank < keep.end {
+        let next = (rank + segment).min(keep.end);
+        let upper = cut(runs, &lower, next - rank, kind);
+        from.clear();
+        let mut bounds = vec![0];
+        for ((run, &lo), &hi) in runs.iter().zip(&lower).zip(&upper) {
+            from.extend(run[lo..hi].iter().map(|&v| key(v, kind, false)));
+            bounds.push(from.len());
+        }
+        let merged = merge_passes(&mut from, &mut to, bounds);
+        out.extend(merged.iter().map(|&k| value::<T>(k, kind)));
+        (lower, rank) = (upper, next);
     }
-    let mut to: Vec<u64> = block_vec(total);
+    true
+}
+
+/// The end of each run's part of the next `count` ranks after `start` (each
+/// run's start of them): the parts hold `count` keys together, none above a
+/// key after them.
+fn cut<T: Real>(runs: &[&[T]], start: &[usize], count: usize, kind: Kind) -> Vec<usize> {
+    if count == 0 {
+        return start.to_vec();
+    }
+    // No run gives more than `count` keys.
+    let window = |r: usize| &runs[r][start[r]..(start[r] + count).min(runs[r].len())];
+    let at_most =
+        |x: u64| -> usize { (0..runs.len()).map(|r| window(r).partition_point(|&v| key(v, kind, false) <= x)).sum() };
+    // The least key `x` with `count` keys at most `x`.
+    let (mut lo, mut hi) = (0u64, u64::MAX);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if at_most(mid) >= count { hi = mid } else { lo = mid + 1 }
+    }
+    // The keys below `x` go whole; copies of `x` fill up to `count`, run
+    // by run (equal keys are equal values).
+    let below: Vec<usize> = (0..runs.len()).map(|r| window(r).partition_point(|&v| key(v, kind, false) < lo)).collect();
+    let mut missing = count - below.iter().sum::<usize>();
+    (0..runs.len())
+        .map(|r| {
+            let equal = window(r).partition_point(|&v| key(v, kind, false) <= lo) - below[r];
+            let take = equal.min(missing);
+            missing -= take;
+            start[r] + below[r] + take
+        })
+        .collect()
+}
+
+/// Merges the sorted runs of `from` (`bounds`: where each starts, and the
+/// end) two at a time between `from` and `to`, and returns the buffer that
+/// holds the merge.
+fn merge_passes<'a>(from: &'a mut Vec<u64>, to: &'a mut Vec<u64>, mut bounds: Vec<usize>) -> &'a [u64] {
+    let total = from.len();
+    let (mut from, mut to) = (from, to);
     while bounds.len() > 2 {
+        to.clear();
         let spare = &mut to.spare_capacity_mut()[..total];
         let mut next = vec![0];
         for r in (0..bounds.len() - 1).step_by(2) {
@@ -111,11 +172,9 @@ pub(super) fn merge_runs<T: Real>(runs: &[&[T]], keep: Range<usize>, out: &mut V
         // SAFETY: the merges wrote every one of the `total` elements.
         unsafe { to.set_len(total) };
         std::mem::swap(&mut from, &mut to);
-        to.clear();
         bounds = next;
     }
-    out.extend(from[keep].iter().map(|&k| value::<T>(k, kind)));
-    true
+    from
 }
 
 /// Writes the merge of sorted `a` and `b` into `out` (`a`'s first among
@@ -210,5 +269,48 @@ mod tests {
             }
         }
         assert!(!merge_runs::<u64>(&[&[1, 2]], 0..2, &mut Vec::new()));
+    }
+
+    #[test]
+    fn merges_past_a_segment_cut_between_equal_keys() {
+        // Five runs, three long: segments cut inside runs of equal keys,
+        // NaN, the infinities and both zeros among them; runs sorted as the
+        // sort's runs are, by key (-0.0 before 0.0).
+        let by_key = |a: &f64, b: &f64| nan_last(a, b).then(a.is_sign_positive().cmp(&b.is_sign_positive()));
+        let mut state = 3u64;
+        let mut draw = |modulus: u64| {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (state >> 33) % modulus
+        };
+        let lens = [MERGE_SEGMENT + 17, 0, 2 * MERGE_SEGMENT / 3, 5, MERGE_SEGMENT];
+        let special = [f64::NAN, f64::INFINITY, f64::NEG_INFINITY, -0.0, 0.0];
+        let parts: Vec<Vec<f64>> = lens
+            .iter()
+            .map(|&n| {
+                let mut v: Vec<f64> = (0..n)
+                    .map(|_| match draw(40) {
+                        0..5 => special[draw(5) as usize],
+                        d if d < 30 => (d % 7) as f64,
+                        _ => draw(1 << 40) as f64 * 1e-3,
+                    })
+                    .collect();
+                v.sort_by(by_key);
+                v
+            })
+            .collect();
+        let mut want = parts.concat();
+        want.sort_by(by_key);
+        let slices: Vec<&[f64]> = parts.iter().map(|p| p.as_slice()).collect();
+        let n = want.len();
+        for keep in [0..n, 1..n - 1, MERGE_SEGMENT - 3..MERGE_SEGMENT + 5, n / 2..n / 2, 77..2 * MERGE_SEGMENT + 1] {
+            let mut got = Vec::new();
+            assert!(merge_runs(&slices, keep.clone(), &mut got));
+            assert_eq!(got.len(), keep.len());
+            let same = got
+                .iter()
+                .zip(&want[keep.clone()])
+                .all(|(a, b)| a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan()));
+            assert!(same, "ranks {keep:?}");
+        }
     }
 }

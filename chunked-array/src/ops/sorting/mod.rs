@@ -14,6 +14,7 @@ pub(crate) mod lanes;
 mod sample;
 mod search;
 mod top;
+mod vectorized;
 
 use std::cmp::Ordering;
 

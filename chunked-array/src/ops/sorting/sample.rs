@@ -19,9 +19,9 @@
 //! 4. Pieces: each run gives each output block its values between the cuts
 //!    (a binary search for each cut), and the count of its values before the
 //!    lower cut.
-//! 5. Merge: each output block sorts its pieces together (stable sort of
-//!    sorted runs: a merge), skips to its first rank (the counts say how many
-//!    values lie before the pieces) and keeps its block's length.
+//! 5. Merge: each output block merges its pieces, from its first rank (the
+//!    counts say how many values lie before the pieces) for its block's
+//!    length: for numbers, in segments that stay in cache (`keys`).
 //!
 //! An output block's pieces hold its own values and the values between its
 //! ranks and the cuts' ranks: at most about `2 * len / k` per run. Where a
@@ -452,9 +452,15 @@ impl<T: Real> BlockOp for Merge<T> {
     }
 
     fn scratch_bytes(&self, node: &Node, idx: &[usize]) -> usize {
-        // The merged pieces (a little over the block) and the merge's buffer.
-        let per_value = std::mem::size_of::<T>() + if self.plan.with_index { 8 } else { 0 };
-        2 * node.chunks.block_shape(idx).iter().product::<usize>() * per_value
+        let elems: usize = node.chunks.block_shape(idx).iter().product();
+        if self.plan.with_index {
+            // The merged pieces (a little over the block) and the sort's buffer.
+            2 * elems * (std::mem::size_of::<T>() + 8)
+        } else {
+            // The merge's two buffers of keys (a lane's merge by comparison
+            // where `T` has no keys).
+            2 * elems.min(keys::MERGE_SEGMENT) * 8
+        }
     }
 
     fn run(&self, node: &Node, idx: &[usize], inputs: &[&Block]) -> Result<Block> {
