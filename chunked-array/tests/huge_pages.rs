@@ -26,16 +26,25 @@ fn vm_flags(addr: usize) -> Vec<String> {
     panic!("no mapping holds {addr:#x}");
 }
 
-/// Whether this kernel offers transparent huge pages for advised memory.
-fn thp_available() -> bool {
-    std::fs::read_to_string("/sys/kernel/mm/transparent_hugepage/enabled").is_ok_and(|s| !s.contains("[never]"))
+/// Whether this kernel has transparent huge pages at all. The advice marks a
+/// mapping (`hg`) whatever the system-wide setting, `never` included: the
+/// setting decides how faults are backed, not what `madvise` records.
+fn thp_in_kernel() -> bool {
+    std::path::Path::new("/sys/kernel/mm/transparent_hugepage/enabled").exists()
 }
 
 #[test]
 #[cfg(target_os = "linux")]
 fn large_buffers_are_advised_onto_huge_pages_unless_turned_off() {
-    if !thp_available() {
-        eprintln!("transparent huge pages are off on this kernel: nothing to check");
+    if !thp_in_kernel() {
+        // A kernel built without them: `madvise` refuses the advice.
+        let set = |name: &str, value: &str| std::env::var(name).is_ok_and(|v| v == value);
+        let why = "this kernel has no transparent huge pages";
+        assert!(
+            !set("CI", "true") && !set("CHUNKED_REQUIRE_TOOLS", "1"),
+            "{why}: required here (CI or the test command)"
+        );
+        println!("skipping: {why}");
         return;
     }
     // 64 MiB is above glibc's largest mmap threshold: each buffer is a fresh
