@@ -48,6 +48,11 @@ def draws(rng, name, n, **kw):
             return None  # dask's Generator has none
         kw = {"chunks": kw["chunks"] // 4} if kw else {}
         return rng.dirichlet([0.5, 1.0, 2.0, 4.0], n // 4, **kw)
+    if name in ("gamma(shape per column of 4)", "normal(mean per column of 4)"):
+        kw = {"chunks": (kw["chunks"] // 4, 4)} if kw else {}
+        if name.startswith("gamma"):
+            return rng.gamma(np.array([0.5, 1.0, 2.5, 10.0]), 1.0, (n // 4, 4), **kw)
+        return rng.normal(np.array([-1.0, 0.0, 2.0, 5.0]), 1.0, (n // 4, 4), **kw)
     if name == "shuffle":
         x = da.arange(n, chunks=kw["chunks"], dtype=np.float64) if kw else np.arange(n, dtype=np.float64)
         return rng.permutation(x)
@@ -70,7 +75,8 @@ def main():
     limit = ours["fill (memory-bound reference)"]["chunked"]
     rows = []
     names = ["uniform", "normal", "exponential", "gamma(2.5)", "poisson(3)", "binomial(20, 0.3)", "permutation",
-             "hypergeometric(30, 70, 20)", "multinomial(20, 4 categories)", "dirichlet(4 concentrations)", "shuffle"]
+             "hypergeometric(30, 70, 20)", "multinomial(20, 4 categories)", "dirichlet(4 concentrations)",
+             "gamma(shape per column of 4)", "normal(mean per column of 4)", "shuffle"]
     for name in [n for n in names if not a.names or n in a.names.split(";")]:
         c = ours[name]["chunked"]
         lazy = draws(da.random.default_rng(1), name, a.n, chunks=BLOCK)

@@ -1,7 +1,8 @@
 //! Random distributions: `--n N` (1e8) draws of each of uniform, normal,
 //! exponential, gamma(2.5), Poisson(3), binomial(20, 0.3), hypergeometric, a
 //! permutation of `0..N`, N values of multinomial and dirichlet lanes (N / 4
-//! lanes of 4) and a shuffle of an N-element array, in 2^24-element
+//! lanes of 4), gamma and normal with a parameter per column (arrays of
+//! shape and mean, N / 4 rows of 4) and a shuffle of an N-element array, in 2^24-element
 //! blocks, summed (the draws never all in memory), medians of three; with the
 //! rate of writing the same bytes (an f64 fill of 1 GB, summed the same way)
 //! as the memory-bound reference. `benches/python/compare_random.py` runs dask
@@ -17,6 +18,9 @@ const BLOCK: usize = 1 << 24;
 /// The vector distributions' parameters: `n / 4` lanes of four values.
 const PVALS: [f64; 4] = [0.1, 0.2, 0.3, 0.4];
 const ALPHA: [f64; 4] = [0.5, 1.0, 2.0, 4.0];
+/// Array-valued parameters: one per column of `n / 4` rows of four.
+const SHAPES: [f64; 4] = [0.5, 1.0, 2.5, 10.0];
+const MEANS: [f64; 4] = [-1.0, 0.0, 2.0, 5.0];
 
 fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().collect();
@@ -24,6 +28,8 @@ fn main() -> Result<()> {
     let n: usize =
         args.iter().position(|a| a == "--n").and_then(|i| args.get(i + 1)?.parse().ok()).unwrap_or(100_000_000);
     let rng = RandomState::new(1);
+    let per_column = |values: [f64; 4]| Array::from_vec(&[4], values.to_vec(), 4);
+    let rows = [n / 4, 4];
     let workloads: Vec<(&str, Array<f64>)> = vec![
         ("uniform", rng.uniform::<f64>(&[n], BLOCK)?),
         ("normal", rng.standard_normal::<f64>(&[n], BLOCK)?),
@@ -35,6 +41,8 @@ fn main() -> Result<()> {
         ("hypergeometric(30, 70, 20)", rng.hypergeometric(30, 70, 20, &[n], BLOCK)?.astype::<f64>()),
         ("multinomial(20, 4 categories)", rng.multinomial(20, &PVALS, &[n / 4], BLOCK / 4)?.astype::<f64>()),
         ("dirichlet(4 concentrations)", rng.dirichlet(&ALPHA, &[n / 4], BLOCK / 4)?),
+        ("gamma(shape per column of 4)", rng.gamma(&per_column(SHAPES)?, 1.0, &rows, [BLOCK / 4, 4])?),
+        ("normal(mean per column of 4)", rng.normal::<f64>(&per_column(MEANS)?, 1.0, &rows, [BLOCK / 4, 4])?),
         ("shuffle", rng.shuffle(&Array::<f64>::arange(0.0, n as f64, 1.0, BLOCK)?)?),
         ("fill (memory-bound reference)", Array::<f64>::full(&[n], 1.0, BLOCK)?),
     ];

@@ -43,6 +43,7 @@ mod oversized;
 mod random;
 mod random_distributions;
 mod random_multivariate;
+mod random_params;
 mod rechunk;
 mod reductions;
 mod reshape;

@@ -6,6 +6,7 @@ use crate::array::Array;
 use crate::chunks::ChunkSpec;
 use crate::error::{Error, Result};
 use crate::ops::random::RandomState;
+use crate::ops::random::params::Param;
 use crate::ops::random::samplers::{Gamma, beta, noncentral_chisquare, triangular};
 
 /// `Ok` when `ok`, else an error naming the parameter, its value and the rule.
@@ -53,14 +54,20 @@ impl RandomState {
     /// or `high` when either is not finite or `high < low`.
     pub fn uniform_range(
         &self,
-        low: f64,
-        high: f64,
+        low: impl Into<Param>,
+        high: impl Into<Param>,
         shape: &[usize],
         chunks: impl Into<ChunkSpec>,
     ) -> Result<Array<f64>> {
-        finite("low", low)?;
-        check("high", high, high.is_finite() && high >= low, "must be finite and >= low")?;
-        self.sampled("random_uniform_range", shape, chunks, move |d| low + (high - low) * d.uniform())
+        let prepare = |[low, high]: [f64; 2]| {
+            finite("low", low)?;
+            check("high", high, high.is_finite() && high >= low, "must be finite and >= low")?;
+            Ok((low, high))
+        };
+        let params = [low.into(), high.into()];
+        self.sampled_with("random_uniform_range", params, shape, chunks, prepare, |&(low, high), d| {
+            low + (high - low) * d.uniform()
+        })
     }
 
     /// Exponential with the given scale (mean).
@@ -75,9 +82,16 @@ impl RandomState {
     /// # Errors
     /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) naming `scale`
     /// unless it is finite and `>= 0`.
-    pub fn exponential(&self, scale: f64, shape: &[usize], chunks: impl Into<ChunkSpec>) -> Result<Array<f64>> {
-        positive("scale", scale, false)?;
-        self.sampled("random_exponential", shape, chunks, move |d| scale * d.exponential())
+    pub fn exponential(
+        &self,
+        scale: impl Into<Param>,
+        shape: &[usize],
+        chunks: impl Into<ChunkSpec>,
+    ) -> Result<Array<f64>> {
+        let prepare = |[scale]: [f64; 1]| positive("scale", scale, false).map(|()| scale);
+        self.sampled_with("random_exponential", [scale.into()], shape, chunks, prepare, |&scale, d| {
+            scale * d.exponential()
+        })
     }
 
     /// Exponential with scale 1.
@@ -108,14 +122,23 @@ impl RandomState {
     /// (not finite) or `sigma` (not finite and `>= 0`).
     pub fn lognormal(
         &self,
-        mean: f64,
-        sigma: f64,
+        mean: impl Into<Param>,
+        sigma: impl Into<Param>,
         shape: &[usize],
         chunks: impl Into<ChunkSpec>,
     ) -> Result<Array<f64>> {
-        finite("mean", mean)?;
-        positive("sigma", sigma, false)?;
-        self.sampled("random_lognormal", shape, chunks, move |d| (mean + sigma * d.normal()).exp())
+        let prepare = |[mean, sigma]: [f64; 2]| {
+            finite("mean", mean)?;
+            positive("sigma", sigma, false).map(|()| (mean, sigma))
+        };
+        self.sampled_with(
+            "random_lognormal",
+            [mean.into(), sigma.into()],
+            shape,
+            chunks,
+            prepare,
+            |&(mean, sigma), d| (mean + sigma * d.normal()).exp(),
+        )
     }
 
     /// Gamma with the given shape and scale (Marsaglia-Tsang).
@@ -130,11 +153,25 @@ impl RandomState {
     /// # Errors
     /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) naming `shape`
     /// or `scale` unless finite and `>= 0`.
-    pub fn gamma(&self, shape_k: f64, scale: f64, shape: &[usize], chunks: impl Into<ChunkSpec>) -> Result<Array<f64>> {
-        positive("shape", shape_k, false)?;
-        positive("scale", scale, false)?;
-        let gamma = Gamma::new(shape_k);
-        self.sampled("random_gamma", shape, chunks, move |d| scale * gamma.sample(d))
+    pub fn gamma(
+        &self,
+        shape_k: impl Into<Param>,
+        scale: impl Into<Param>,
+        shape: &[usize],
+        chunks: impl Into<ChunkSpec>,
+    ) -> Result<Array<f64>> {
+        let prepare = |[shape_k, scale]: [f64; 2]| {
+            positive("shape", shape_k, false)?;
+            positive("scale", scale, false).map(|()| (Gamma::new(shape_k), scale))
+        };
+        self.sampled_with(
+            "random_gamma",
+            [shape_k.into(), scale.into()],
+            shape,
+            chunks,
+            prepare,
+            |(gamma, scale), d| scale * gamma.sample(d),
+        )
     }
 
     /// Gamma with scale 1.
@@ -148,7 +185,12 @@ impl RandomState {
     ///
     /// # Errors
     /// As [`RandomState::gamma`].
-    pub fn standard_gamma(&self, shape_k: f64, shape: &[usize], chunks: impl Into<ChunkSpec>) -> Result<Array<f64>> {
+    pub fn standard_gamma(
+        &self,
+        shape_k: impl Into<Param>,
+        shape: &[usize],
+        chunks: impl Into<ChunkSpec>,
+    ) -> Result<Array<f64>> {
         self.gamma(shape_k, 1.0, shape, chunks)
     }
 
@@ -163,11 +205,20 @@ impl RandomState {
     /// # Errors
     /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) naming `a` or
     /// `b` unless finite and `> 0`.
-    pub fn beta(&self, a: f64, b: f64, shape: &[usize], chunks: impl Into<ChunkSpec>) -> Result<Array<f64>> {
-        positive("a", a, true)?;
-        positive("b", b, true)?;
-        let (ga, gb) = (Gamma::new(a), Gamma::new(b));
-        self.sampled("random_beta", shape, chunks, move |d| beta(d, a, b, &ga, &gb))
+    pub fn beta(
+        &self,
+        a: impl Into<Param>,
+        b: impl Into<Param>,
+        shape: &[usize],
+        chunks: impl Into<ChunkSpec>,
+    ) -> Result<Array<f64>> {
+        let prepare = |[a, b]: [f64; 2]| {
+            positive("a", a, true)?;
+            positive("b", b, true).map(|()| (a, b, Gamma::new(a), Gamma::new(b)))
+        };
+        self.sampled_with("random_beta", [a.into(), b.into()], shape, chunks, prepare, |(a, b, ga, gb), d| {
+            beta(d, *a, *b, ga, gb)
+        })
     }
 
     /// Chi-square with `df` degrees of freedom.
@@ -182,10 +233,9 @@ impl RandomState {
     /// # Errors
     /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) naming `df`
     /// unless finite and `> 0`.
-    pub fn chisquare(&self, df: f64, shape: &[usize], chunks: impl Into<ChunkSpec>) -> Result<Array<f64>> {
-        positive("df", df, true)?;
-        let gamma = Gamma::new(df / 2.0);
-        self.sampled("random_chisquare", shape, chunks, move |d| 2.0 * gamma.sample(d))
+    pub fn chisquare(&self, df: impl Into<Param>, shape: &[usize], chunks: impl Into<ChunkSpec>) -> Result<Array<f64>> {
+        let prepare = |[df]: [f64; 1]| positive("df", df, true).map(|()| Gamma::new(df / 2.0));
+        self.sampled_with("random_chisquare", [df.into()], shape, chunks, prepare, |gamma, d| 2.0 * gamma.sample(d))
     }
 
     /// Noncentral chi-square with `df` degrees of freedom and noncentrality `nonc`.
@@ -202,14 +252,19 @@ impl RandomState {
     /// (finite and `> 0`) or `nonc` (finite and `>= 0`).
     pub fn noncentral_chisquare(
         &self,
-        df: f64,
-        nonc: f64,
+        df: impl Into<Param>,
+        nonc: impl Into<Param>,
         shape: &[usize],
         chunks: impl Into<ChunkSpec>,
     ) -> Result<Array<f64>> {
-        positive("df", df, true)?;
-        positive("nonc", nonc, false)?;
-        self.sampled("random_noncentral_chisquare", shape, chunks, move |d| noncentral_chisquare(d, df, nonc))
+        let prepare = |[df, nonc]: [f64; 2]| {
+            positive("df", df, true)?;
+            positive("nonc", nonc, false).map(|()| (df, nonc))
+        };
+        let params = [df.into(), nonc.into()];
+        self.sampled_with("random_noncentral_chisquare", params, shape, chunks, prepare, |&(df, nonc), d| {
+            noncentral_chisquare(d, df, nonc)
+        })
     }
 
     /// Fisher's F with `dfnum` and `dfden` degrees of freedom.
@@ -223,11 +278,26 @@ impl RandomState {
     /// # Errors
     /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) naming `dfnum`
     /// or `dfden` unless finite and `> 0`.
-    pub fn f(&self, dfnum: f64, dfden: f64, shape: &[usize], chunks: impl Into<ChunkSpec>) -> Result<Array<f64>> {
-        positive("dfnum", dfnum, true)?;
-        positive("dfden", dfden, true)?;
-        let (num, den) = (Gamma::new(dfnum / 2.0), Gamma::new(dfden / 2.0));
-        self.sampled("random_f", shape, chunks, move |d| (num.sample(d) * dfden) / (den.sample(d) * dfnum))
+    pub fn f(
+        &self,
+        dfnum: impl Into<Param>,
+        dfden: impl Into<Param>,
+        shape: &[usize],
+        chunks: impl Into<ChunkSpec>,
+    ) -> Result<Array<f64>> {
+        let prepare = |[dfnum, dfden]: [f64; 2]| {
+            positive("dfnum", dfnum, true)?;
+            positive("dfden", dfden, true)?;
+            Ok((dfnum, dfden, Gamma::new(dfnum / 2.0), Gamma::new(dfden / 2.0)))
+        };
+        self.sampled_with(
+            "random_f",
+            [dfnum.into(), dfden.into()],
+            shape,
+            chunks,
+            prepare,
+            |(dfnum, dfden, num, den), d| (num.sample(d) * dfden) / (den.sample(d) * dfnum),
+        )
     }
 
     /// Noncentral F: a noncentral chi-square over a central one, each over
@@ -243,17 +313,20 @@ impl RandomState {
     /// As [`RandomState::f`], and `nonc` unless finite and `>= 0`.
     pub fn noncentral_f(
         &self,
-        dfnum: f64,
-        dfden: f64,
-        nonc: f64,
+        dfnum: impl Into<Param>,
+        dfden: impl Into<Param>,
+        nonc: impl Into<Param>,
         shape: &[usize],
         chunks: impl Into<ChunkSpec>,
     ) -> Result<Array<f64>> {
-        positive("dfnum", dfnum, true)?;
-        positive("dfden", dfden, true)?;
-        positive("nonc", nonc, false)?;
-        let den = Gamma::new(dfden / 2.0);
-        self.sampled("random_noncentral_f", shape, chunks, move |d| {
+        let prepare = |[dfnum, dfden, nonc]: [f64; 3]| {
+            positive("dfnum", dfnum, true)?;
+            positive("dfden", dfden, true)?;
+            positive("nonc", nonc, false)?;
+            Ok((dfnum, dfden, nonc, Gamma::new(dfden / 2.0)))
+        };
+        let params = [dfnum.into(), dfden.into(), nonc.into()];
+        self.sampled_with("random_noncentral_f", params, shape, chunks, prepare, |&(dfnum, dfden, nonc, ref den), d| {
             (noncentral_chisquare(d, dfnum, nonc) * dfden) / (2.0 * den.sample(d) * dfnum)
         })
     }
@@ -270,10 +343,14 @@ impl RandomState {
     /// # Errors
     /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) naming `df`
     /// unless finite and `> 0`.
-    pub fn standard_t(&self, df: f64, shape: &[usize], chunks: impl Into<ChunkSpec>) -> Result<Array<f64>> {
-        positive("df", df, true)?;
-        let gamma = Gamma::new(df / 2.0);
-        self.sampled("random_standard_t", shape, chunks, move |d| {
+    pub fn standard_t(
+        &self,
+        df: impl Into<Param>,
+        shape: &[usize],
+        chunks: impl Into<ChunkSpec>,
+    ) -> Result<Array<f64>> {
+        let prepare = |[df]: [f64; 1]| positive("df", df, true).map(|()| (df, Gamma::new(df / 2.0)));
+        self.sampled_with("random_standard_t", [df.into()], shape, chunks, prepare, |(df, gamma), d| {
             let z = d.normal();
             (df / 2.0).sqrt() * z / gamma.sample(d).sqrt()
         })
@@ -306,14 +383,11 @@ impl RandomState {
     /// # Errors
     /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) naming `a`
     /// unless finite and `>= 0`.
-    pub fn weibull(&self, a: f64, shape: &[usize], chunks: impl Into<ChunkSpec>) -> Result<Array<f64>> {
-        positive("a", a, false)?;
-        self.sampled(
-            "random_weibull",
-            shape,
-            chunks,
-            move |d| if a == 0.0 { 0.0 } else { d.exponential().powf(1.0 / a) },
-        )
+    pub fn weibull(&self, a: impl Into<Param>, shape: &[usize], chunks: impl Into<ChunkSpec>) -> Result<Array<f64>> {
+        let prepare = |[a]: [f64; 1]| positive("a", a, false).map(|()| a);
+        self.sampled_with("random_weibull", [a.into()], shape, chunks, prepare, |&a, d| {
+            if a == 0.0 { 0.0 } else { d.exponential().powf(1.0 / a) }
+        })
     }
 
     /// Pareto II (Lomax) with shape `a`, NumPy's `pareto`: `exp(E / a) - 1`.
@@ -327,9 +401,9 @@ impl RandomState {
     /// # Errors
     /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) naming `a`
     /// unless finite and `> 0`.
-    pub fn pareto(&self, a: f64, shape: &[usize], chunks: impl Into<ChunkSpec>) -> Result<Array<f64>> {
-        positive("a", a, true)?;
-        self.sampled("random_pareto", shape, chunks, move |d| (d.exponential() / a).exp_m1())
+    pub fn pareto(&self, a: impl Into<Param>, shape: &[usize], chunks: impl Into<ChunkSpec>) -> Result<Array<f64>> {
+        let prepare = |[a]: [f64; 1]| positive("a", a, true).map(|()| a);
+        self.sampled_with("random_pareto", [a.into()], shape, chunks, prepare, |&a, d| (d.exponential() / a).exp_m1())
     }
 
     /// Power distribution on [0, 1] with exponent `a - 1` (Beta(a, 1)).
@@ -343,9 +417,11 @@ impl RandomState {
     /// # Errors
     /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) naming `a`
     /// unless finite and `> 0`.
-    pub fn power(&self, a: f64, shape: &[usize], chunks: impl Into<ChunkSpec>) -> Result<Array<f64>> {
-        positive("a", a, true)?;
-        self.sampled("random_power", shape, chunks, move |d| (-(-d.exponential()).exp_m1()).powf(1.0 / a))
+    pub fn power(&self, a: impl Into<Param>, shape: &[usize], chunks: impl Into<ChunkSpec>) -> Result<Array<f64>> {
+        let prepare = |[a]: [f64; 1]| positive("a", a, true).map(|()| a);
+        self.sampled_with("random_power", [a.into()], shape, chunks, prepare, |&a, d| {
+            (-(-d.exponential()).exp_m1()).powf(1.0 / a)
+        })
     }
 
     /// Triangular on `[left, right]` with its peak at `mode`, by inversion.
@@ -361,20 +437,21 @@ impl RandomState {
     /// `mode` or `right` unless finite with `left <= mode <= right` and `left < right`.
     pub fn triangular(
         &self,
-        left: f64,
-        mode: f64,
-        right: f64,
+        left: impl Into<Param>,
+        mode: impl Into<Param>,
+        right: impl Into<Param>,
         shape: &[usize],
         chunks: impl Into<ChunkSpec>,
     ) -> Result<Array<f64>> {
-        finite("left", left)?;
-        check("mode", mode, mode.is_finite() && mode >= left, "must be finite and >= left")?;
-        check(
-            "right",
-            right,
-            right.is_finite() && right >= mode && right > left,
-            "must be finite, >= mode and > left",
-        )?;
-        self.sampled("random_triangular", shape, chunks, move |d| triangular(d, left, mode, right))
+        let prepare = |[left, mode, right]: [f64; 3]| {
+            finite("left", left)?;
+            check("mode", mode, mode.is_finite() && mode >= left, "must be finite and >= left")?;
+            let ok = right.is_finite() && right >= mode && right > left;
+            check("right", right, ok, "must be finite, >= mode and > left").map(|()| (left, mode, right))
+        };
+        let params = [left.into(), mode.into(), right.into()];
+        self.sampled_with("random_triangular", params, shape, chunks, prepare, |&(left, mode, right), d| {
+            triangular(d, left, mode, right)
+        })
     }
 }

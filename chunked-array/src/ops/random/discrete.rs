@@ -8,6 +8,7 @@ use crate::error::Result;
 use crate::ops::random::RandomState;
 use crate::ops::random::continuous::{check, positive};
 use crate::ops::random::hypergeometric::Hypergeometric;
+use crate::ops::random::params::Param;
 use crate::ops::random::samplers::{Binomial, Gamma, geometric, logseries, poisson, poisson_sampler, zipf};
 
 /// The largest Poisson mean drawn: NumPy's bound, where the draws would
@@ -33,9 +34,12 @@ impl RandomState {
     /// # Errors
     /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) naming `lam`
     /// unless `0 <= lam <= 9.2e18`.
-    pub fn poisson(&self, lam: f64, shape: &[usize], chunks: impl Into<ChunkSpec>) -> Result<Array<i64>> {
-        check("lam", lam, (0.0..=POISSON_LAM_MAX).contains(&lam), "must be in [0, 9.2e18]")?;
-        self.sampled("random_poisson", shape, chunks, poisson_sampler(lam))
+    pub fn poisson(&self, lam: impl Into<Param>, shape: &[usize], chunks: impl Into<ChunkSpec>) -> Result<Array<i64>> {
+        let prepare = |[lam]: [f64; 1]| {
+            check("lam", lam, (0.0..=POISSON_LAM_MAX).contains(&lam), "must be in [0, 9.2e18]")
+                .map(|()| poisson_sampler(lam))
+        };
+        self.sampled_with("random_poisson", [lam.into()], shape, chunks, prepare, |sampler, d| sampler(d))
     }
 
     /// Binomial: successes in `n` trials of probability `p`.
@@ -50,11 +54,16 @@ impl RandomState {
     /// # Errors
     /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) naming `n`
     /// (negative) or `p` (outside `[0, 1]`).
-    pub fn binomial(&self, n: i64, p: f64, shape: &[usize], chunks: impl Into<ChunkSpec>) -> Result<Array<i64>> {
+    pub fn binomial(
+        &self,
+        n: i64,
+        p: impl Into<Param>,
+        shape: &[usize],
+        chunks: impl Into<ChunkSpec>,
+    ) -> Result<Array<i64>> {
         check("n", n as f64, n >= 0, "must be >= 0")?;
-        probability("p", p, true)?;
-        let sampler = Binomial::new(n, p);
-        self.sampled("random_binomial", shape, chunks, move |d| sampler.sample(d))
+        let prepare = move |[p]: [f64; 1]| probability("p", p, true).map(|()| Binomial::new(n, p));
+        self.sampled_with("random_binomial", [p.into()], shape, chunks, prepare, |sampler, d| sampler.sample(d))
     }
 
     /// Negative binomial: failures before the `n`-th success of probability
@@ -72,21 +81,29 @@ impl RandomState {
     /// (not finite and `> 0`) or `p` (outside `(0, 1]`).
     pub fn negative_binomial(
         &self,
-        n: f64,
-        p: f64,
+        n: impl Into<Param>,
+        p: impl Into<Param>,
         shape: &[usize],
         chunks: impl Into<ChunkSpec>,
     ) -> Result<Array<i64>> {
-        positive("n", n, true)?;
-        probability("p", p, false)?;
-        let gamma = Gamma::new(n);
-        self.sampled("random_negative_binomial", shape, chunks, move |d| {
-            if p == 1.0 {
-                return 0;
-            }
-            let lam = gamma.sample(d) * (1.0 - p) / p;
-            poisson(d, lam.min(POISSON_LAM_MAX))
-        })
+        let prepare = |[n, p]: [f64; 2]| {
+            positive("n", n, true)?;
+            probability("p", p, false).map(|()| (Gamma::new(n), p))
+        };
+        self.sampled_with(
+            "random_negative_binomial",
+            [n.into(), p.into()],
+            shape,
+            chunks,
+            prepare,
+            |&(ref gamma, p), d| {
+                if p == 1.0 {
+                    return 0;
+                }
+                let lam = gamma.sample(d) * (1.0 - p) / p;
+                poisson(d, lam.min(POISSON_LAM_MAX))
+            },
+        )
     }
 
     /// Geometric: the trial of the first success of probability `p` (1, 2, ...).
@@ -101,9 +118,9 @@ impl RandomState {
     /// # Errors
     /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) naming `p`
     /// unless in `(0, 1]`.
-    pub fn geometric(&self, p: f64, shape: &[usize], chunks: impl Into<ChunkSpec>) -> Result<Array<i64>> {
-        probability("p", p, false)?;
-        self.sampled("random_geometric", shape, chunks, move |d| geometric(d, p))
+    pub fn geometric(&self, p: impl Into<Param>, shape: &[usize], chunks: impl Into<ChunkSpec>) -> Result<Array<i64>> {
+        let prepare = |[p]: [f64; 1]| probability("p", p, false).map(|()| p);
+        self.sampled_with("random_geometric", [p.into()], shape, chunks, prepare, |&p, d| geometric(d, p))
     }
 
     /// Logarithmic series with parameter `p` (1, 2, ...).
@@ -117,9 +134,9 @@ impl RandomState {
     /// # Errors
     /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) naming `p`
     /// unless in `[0, 1)`.
-    pub fn logseries(&self, p: f64, shape: &[usize], chunks: impl Into<ChunkSpec>) -> Result<Array<i64>> {
-        check("p", p, (0.0..1.0).contains(&p), "must be in [0, 1)")?;
-        self.sampled("random_logseries", shape, chunks, move |d| logseries(d, p))
+    pub fn logseries(&self, p: impl Into<Param>, shape: &[usize], chunks: impl Into<ChunkSpec>) -> Result<Array<i64>> {
+        let prepare = |[p]: [f64; 1]| check("p", p, (0.0..1.0).contains(&p), "must be in [0, 1)").map(|()| p);
+        self.sampled_with("random_logseries", [p.into()], shape, chunks, prepare, |&p, d| logseries(d, p))
     }
 
     /// Zipf with exponent `a > 1` (1, 2, ...).
@@ -133,9 +150,9 @@ impl RandomState {
     /// # Errors
     /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) naming `a`
     /// unless finite and `> 1`.
-    pub fn zipf(&self, a: f64, shape: &[usize], chunks: impl Into<ChunkSpec>) -> Result<Array<i64>> {
-        check("a", a, a.is_finite() && a > 1.0, "must be finite and > 1")?;
-        self.sampled("random_zipf", shape, chunks, move |d| zipf(d, a))
+    pub fn zipf(&self, a: impl Into<Param>, shape: &[usize], chunks: impl Into<ChunkSpec>) -> Result<Array<i64>> {
+        let prepare = |[a]: [f64; 1]| check("a", a, a.is_finite() && a > 1.0, "must be finite and > 1").map(|()| a);
+        self.sampled_with("random_zipf", [a.into()], shape, chunks, prepare, |&a, d| zipf(d, a))
     }
 
     /// Hypergeometric: the good items among `nsample` drawn without

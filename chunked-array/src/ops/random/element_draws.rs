@@ -158,13 +158,14 @@ impl WordSource for ElementDraws {
 }
 
 /// Fills `out` with elements `first..` of the sampler's array: each element
-/// starts from its own sequence, the words of its first attempt for `BATCH`
-/// elements at a time from the vectorized Philox (counters `(i, 0)`).
+/// starts from its own sequence (`sample` takes its place in `out`), the
+/// words of its first attempt for `BATCH` elements at a time from the
+/// vectorized Philox (counters `(i, 0)`).
 pub(crate) fn fill_elements<T>(
     key: [u32; 2],
     first: u64,
     out: &mut [MaybeUninit<T>],
-    sample: &impl Fn(&mut ElementDraws) -> T,
+    sample: &impl Fn(usize, &mut ElementDraws) -> T,
 ) {
     let mut words: Words = [[0; BATCH]; 4];
     for (b, block) in out.chunks_mut(BATCH).enumerate() {
@@ -175,7 +176,7 @@ pub(crate) fn fill_elements<T>(
             draws.words = [words[0][c], words[1][c], words[2][c], words[3][c]];
             draws.attempt = 1;
             draws.used = 0;
-            slot.write(sample(&mut draws));
+            slot.write(sample(b * BATCH + c, &mut draws));
         }
     }
 }
@@ -189,7 +190,7 @@ mod tests {
         let key = element_key(11, 3);
         let first = u32::MAX as u64 - 70;
         let mut out = vec![MaybeUninit::<[u32; 6]>::uninit(); 150];
-        fill_elements(key, first, &mut out, &|d| std::array::from_fn(|_| d.word()));
+        fill_elements(key, first, &mut out, &|_, d| std::array::from_fn(|_| d.word()));
         for (k, v) in out.iter().enumerate() {
             // SAFETY: fill_elements wrote every slot.
             let v = unsafe { v.assume_init() };

@@ -7,12 +7,13 @@ use crate::chunks::ChunkSpec;
 use crate::error::Result;
 use crate::ops::random::RandomState;
 use crate::ops::random::continuous::{check, positive};
+use crate::ops::random::params::Param;
 use crate::ops::random::samplers::{vonmises, wald};
 
 /// Checks a location (finite) and a scale (finite, `>= 0`).
-fn location_scale(loc: f64, scale: f64) -> Result<()> {
+fn location_scale([loc, scale]: [f64; 2]) -> Result<(f64, f64)> {
     check("loc", loc, loc.is_finite(), "must be finite")?;
-    positive("scale", scale, false)
+    positive("scale", scale, false).map(|()| (loc, scale))
 }
 
 impl RandomState {
@@ -28,9 +29,15 @@ impl RandomState {
     /// # Errors
     /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) naming `loc`
     /// (not finite) or `scale` (not finite and `>= 0`).
-    pub fn laplace(&self, loc: f64, scale: f64, shape: &[usize], chunks: impl Into<ChunkSpec>) -> Result<Array<f64>> {
-        location_scale(loc, scale)?;
-        self.sampled("random_laplace", shape, chunks, move |d| {
+    pub fn laplace(
+        &self,
+        loc: impl Into<Param>,
+        scale: impl Into<Param>,
+        shape: &[usize],
+        chunks: impl Into<ChunkSpec>,
+    ) -> Result<Array<f64>> {
+        let params = [loc.into(), scale.into()];
+        self.sampled_with("random_laplace", params, shape, chunks, location_scale, |&(loc, scale), d| {
             // u = 0 would give minus infinity: drawn again, as NumPy does.
             let u = loop {
                 let u = d.uniform();
@@ -52,9 +59,15 @@ impl RandomState {
     ///
     /// # Errors
     /// As [`RandomState::laplace`].
-    pub fn logistic(&self, loc: f64, scale: f64, shape: &[usize], chunks: impl Into<ChunkSpec>) -> Result<Array<f64>> {
-        location_scale(loc, scale)?;
-        self.sampled("random_logistic", shape, chunks, move |d| {
+    pub fn logistic(
+        &self,
+        loc: impl Into<Param>,
+        scale: impl Into<Param>,
+        shape: &[usize],
+        chunks: impl Into<ChunkSpec>,
+    ) -> Result<Array<f64>> {
+        let params = [loc.into(), scale.into()];
+        self.sampled_with("random_logistic", params, shape, chunks, location_scale, |&(loc, scale), d| {
             let u = d.uniform_nonzero();
             loc + scale * (u / (1.0 - u)).ln()
         })
@@ -71,9 +84,17 @@ impl RandomState {
     ///
     /// # Errors
     /// As [`RandomState::laplace`].
-    pub fn gumbel(&self, loc: f64, scale: f64, shape: &[usize], chunks: impl Into<ChunkSpec>) -> Result<Array<f64>> {
-        location_scale(loc, scale)?;
-        self.sampled("random_gumbel", shape, chunks, move |d| loc - scale * d.exponential().ln())
+    pub fn gumbel(
+        &self,
+        loc: impl Into<Param>,
+        scale: impl Into<Param>,
+        shape: &[usize],
+        chunks: impl Into<ChunkSpec>,
+    ) -> Result<Array<f64>> {
+        let params = [loc.into(), scale.into()];
+        self.sampled_with("random_gumbel", params, shape, chunks, location_scale, |&(loc, scale), d| {
+            loc - scale * d.exponential().ln()
+        })
     }
 
     /// Rayleigh with scale `scale`: `scale * sqrt(2E)`.
@@ -87,9 +108,16 @@ impl RandomState {
     /// # Errors
     /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) naming `scale`
     /// unless finite and `>= 0`.
-    pub fn rayleigh(&self, scale: f64, shape: &[usize], chunks: impl Into<ChunkSpec>) -> Result<Array<f64>> {
-        positive("scale", scale, false)?;
-        self.sampled("random_rayleigh", shape, chunks, move |d| scale * (2.0 * d.exponential()).sqrt())
+    pub fn rayleigh(
+        &self,
+        scale: impl Into<Param>,
+        shape: &[usize],
+        chunks: impl Into<ChunkSpec>,
+    ) -> Result<Array<f64>> {
+        let prepare = |[scale]: [f64; 1]| positive("scale", scale, false).map(|()| scale);
+        self.sampled_with("random_rayleigh", [scale.into()], shape, chunks, prepare, |&scale, d| {
+            scale * (2.0 * d.exponential()).sqrt()
+        })
     }
 
     /// Wald (inverse Gaussian) with the given mean and scale.
@@ -104,10 +132,20 @@ impl RandomState {
     /// # Errors
     /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) naming `mean`
     /// or `scale` unless finite and `> 0`.
-    pub fn wald(&self, mean: f64, scale: f64, shape: &[usize], chunks: impl Into<ChunkSpec>) -> Result<Array<f64>> {
-        positive("mean", mean, true)?;
-        positive("scale", scale, true)?;
-        self.sampled("random_wald", shape, chunks, move |d| wald(d, mean, scale))
+    pub fn wald(
+        &self,
+        mean: impl Into<Param>,
+        scale: impl Into<Param>,
+        shape: &[usize],
+        chunks: impl Into<ChunkSpec>,
+    ) -> Result<Array<f64>> {
+        let prepare = |[mean, scale]: [f64; 2]| {
+            positive("mean", mean, true)?;
+            positive("scale", scale, true).map(|()| (mean, scale))
+        };
+        self.sampled_with("random_wald", [mean.into(), scale.into()], shape, chunks, prepare, |&(mean, scale), d| {
+            wald(d, mean, scale)
+        })
     }
 
     /// Von Mises on `[-π, π]` with mode `mu` and concentration `kappa`.
@@ -121,9 +159,19 @@ impl RandomState {
     /// # Errors
     /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) naming `mu`
     /// (not finite) or `kappa` (not finite and `>= 0`).
-    pub fn vonmises(&self, mu: f64, kappa: f64, shape: &[usize], chunks: impl Into<ChunkSpec>) -> Result<Array<f64>> {
-        check("mu", mu, mu.is_finite(), "must be finite")?;
-        positive("kappa", kappa, false)?;
-        self.sampled("random_vonmises", shape, chunks, move |d| vonmises(d, mu, kappa))
+    pub fn vonmises(
+        &self,
+        mu: impl Into<Param>,
+        kappa: impl Into<Param>,
+        shape: &[usize],
+        chunks: impl Into<ChunkSpec>,
+    ) -> Result<Array<f64>> {
+        let prepare = |[mu, kappa]: [f64; 2]| {
+            check("mu", mu, mu.is_finite(), "must be finite")?;
+            positive("kappa", kappa, false).map(|()| (mu, kappa))
+        };
+        self.sampled_with("random_vonmises", [mu.into(), kappa.into()], shape, chunks, prepare, |&(mu, kappa), d| {
+            vonmises(d, mu, kappa)
+        })
     }
 }

@@ -30,6 +30,7 @@ mod element_draws;
 mod hypergeometric;
 mod location_scale;
 mod multivariate;
+mod params;
 mod permutation;
 mod philox;
 mod sampled;
@@ -38,6 +39,7 @@ mod ziggurat;
 
 pub use distributions::{Distribution, RandomElement, RandomFloat, fill};
 pub use element_draws::{ElementDraws, LAYOUT_VERSION};
+pub use params::Param;
 pub use philox::philox4x32_10;
 
 use std::mem::MaybeUninit;
@@ -298,18 +300,40 @@ impl RandomState {
     /// `mean`; [`Error::BadChunks`].
     pub fn normal<T: RandomFloat>(
         &self,
-        mean: f64,
-        std: f64,
+        mean: impl Into<Param>,
+        std: impl Into<Param>,
         shape: &[usize],
         chunks: impl Into<ChunkSpec>,
     ) -> Result<Array<T>> {
-        if !(std >= 0.0 && std.is_finite()) {
-            return Err(Error::invalid("std", std, "must be finite and >= 0"));
-        }
-        if !mean.is_finite() {
-            return Err(Error::invalid("mean", mean, "must be finite"));
-        }
-        self.array("random_normal", Distribution::Normal { mean, std }, shape, chunks)
+        let std_ok = |std: f64| std >= 0.0 && std.is_finite();
+        let (mean, std) = match (mean.into(), std.into()) {
+            (Param::Value(mean), Param::Value(std)) => {
+                if !std_ok(std) {
+                    return Err(Error::invalid("std", std, "must be finite and >= 0"));
+                }
+                if !mean.is_finite() {
+                    return Err(Error::invalid("mean", mean, "must be finite"));
+                }
+                return self.array("random_normal", Distribution::Normal { mean, std }, shape, chunks);
+            }
+            params => params,
+        };
+        // Array-valued: `mean + std * z` of the standard normal's `z`, the
+        // numbers' formula in f64 (for f32, `z` rounded to f32 first).
+        let z = self.normal::<T>(0.0, 1.0, shape, chunks)?;
+        let prepare = move |[mean, std]: [f64; 2]| {
+            if !std_ok(std) {
+                return Err(Error::invalid("std", std, "must be finite and >= 0"));
+            }
+            if !mean.is_finite() {
+                return Err(Error::invalid("mean", mean, "must be finite"));
+            }
+            Ok((mean, std))
+        };
+        let shifted = params::mapped_with("random_normal", &z, [mean, std], prepare, |&(mean, std), z: T| {
+            T::from_f64(mean + std * z.to_f64())
+        })?;
+        Ok(shifted.to_devices(&self.devices))
     }
 
     /// Uniform integers on `[low, high)`.

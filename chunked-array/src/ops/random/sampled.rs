@@ -71,6 +71,6 @@ impl RandomState {
         sample: impl Sample<T>,
     ) -> Result<Array<T>> {
         let key = element_key(self.seed, self.stream);
-        self.filled(name, shape, chunks, move |first, out| fill_elements(key, first, out, &sample))
+        self.filled(name, shape, chunks, move |first, out| fill_elements(key, first, out, &|_, d| sample(d)))
     }
 }

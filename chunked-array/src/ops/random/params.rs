@@ -1,0 +1,369 @@
+//! Distribution parameters that are numbers or arrays, as NumPy's
+//! `normal(mu_array, sigma)`: an array parameter broadcasts against the
+//! output's shape, and element `i` is the sampler applied to its own
+//! parameters and its own draws. With every parameter equal to a number,
+//! element `i` is the one the number gives: the arrays change parameters,
+//! never the draws, so chunking invariance holds as for numbers.
+
+use std::mem::MaybeUninit;
+
+use ndarray::{ArrayD, ArrayViewD};
+use std::sync::Arc;
+
+use crate::array::Array;
+use crate::block::Block;
+use crate::chunks::{AxisChunks, ChunkSpec, Chunks};
+use crate::element::Element;
+use crate::error::{Error, Result};
+use crate::graph::{BlockOp, Node, block_as};
+use crate::ops::random::RandomState;
+use crate::ops::random::element_draws::{ElementDraws, element_key, fill_elements};
+
+/// A parameter of a distribution: one number for every element, or an
+/// `f64` array broadcast against the output's shape (NumPy's array-valued
+/// parameters). `f64` and `&Array<f64>` convert into it, so each
+/// distribution takes either. A number is checked when the array is built;
+/// an array's values are checked as its blocks are made, so a refused value
+/// is the compute's `Err`, naming the parameter and the value.
+///
+/// ```
+/// use chunked_array::Array;
+/// use chunked_array::random::RandomState;
+/// let rng = RandomState::new(3);
+/// // A scale per column: dask's rng.exponential(scale=[1, 10, 100], size=(1000, 3))
+/// let scale = Array::from_vec(&[3], vec![1.0, 10.0, 100.0], 3).unwrap();
+/// let x = rng.exponential(&scale, &[1000, 3], [250, 3]).unwrap();
+/// let means = x.mean(Some(0)).unwrap().compute().unwrap();
+/// assert!((means[1] / means[0] - 10.0).abs() < 2.0 && (means[2] / means[0] - 100.0).abs() < 20.0);
+/// ```
+#[derive(Clone)]
+pub enum Param {
+    /// The same value for every element.
+    Value(f64),
+    /// One value per element, broadcast against the output's shape.
+    Array(Array<f64>),
+}
+
+impl From<f64> for Param {
+    fn from(value: f64) -> Param {
+        Param::Value(value)
+    }
+}
+
+impl From<&Array<f64>> for Param {
+    fn from(array: &Array<f64>) -> Param {
+        Param::Array(array.clone())
+    }
+}
+
+impl From<Array<f64>> for Param {
+    fn from(array: Array<f64>) -> Param {
+        Param::Array(array)
+    }
+}
+
+/// Elements whose parameters are gathered and prepared at a time.
+const PIECE: usize = 4096;
+
+/// Distinct parameters remembered with their preparation.
+const RECENT: usize = 8;
+
+/// The parameters of a block's elements in C order, checked and prepared a
+/// piece at a time; parameters seen among the last few distinct ones (a
+/// broadcast parameter repeats) share one preparation.
+struct PieceParams<'a, P, const N: usize> {
+    values: [Option<f64>; N],
+    columns: Vec<Column<'a>>,
+    prepared: Vec<P>,
+    which: Vec<usize>,
+    recent: Vec<([f64; N], usize)>,
+}
+
+impl<'a, P, const N: usize> PieceParams<'a, P, N> {
+    fn new(values: [Option<f64>; N], views: &'a [ArrayViewD<'a, f64>]) -> Self {
+        let columns = views.iter().map(Column::new).collect();
+        PieceParams { values, columns, prepared: Vec::new(), which: Vec::with_capacity(PIECE), recent: Vec::new() }
+    }
+
+    /// Prepares the next `count` elements' parameters.
+    ///
+    /// # Errors
+    /// The first `Err` of `prepare` (a refused value).
+    fn next_piece(&mut self, count: usize, prepare: &impl Fn([f64; N]) -> Result<P>) -> Result<()> {
+        self.prepared.clear();
+        self.which.clear();
+        self.recent.clear();
+        for _ in 0..count {
+            let mut column = self.columns.iter_mut();
+            let params = self.values.map(|v| v.unwrap_or_else(|| column.next().map_or(f64::NAN, Column::next)));
+            let at = match self.recent.iter().find(|(p, _)| *p == params) {
+                Some(&(_, at)) => at,
+                None => {
+                    self.prepared.push(prepare(params)?);
+                    if self.recent.len() == RECENT {
+                        self.recent.remove(0);
+                    }
+                    self.recent.push((params, self.prepared.len() - 1));
+                    self.prepared.len() - 1
+                }
+            };
+            self.which.push(at);
+        }
+        Ok(())
+    }
+
+    /// Element `c` of the piece's preparation.
+    fn of(&self, c: usize) -> &P {
+        &self.prepared[self.which[c]]
+    }
+}
+
+/// One parameter's values over a block in C order, row by row (a row of a
+/// broadcast parameter often one value with stride 0): IxDyn's element
+/// iterator pays for its index on every element.
+struct Column<'a> {
+    rows: ndarray::iter::LanesIter<'a, f64, ndarray::IxDyn>,
+    row: ndarray::ArrayView1<'a, f64>,
+    at: usize,
+}
+
+impl<'a> Column<'a> {
+    /// `view` has at least one axis.
+    fn new(view: &'a ArrayViewD<'a, f64>) -> Self {
+        let mut rows = view.lanes(ndarray::Axis(view.ndim().saturating_sub(1))).into_iter();
+        let row = rows.next().unwrap_or_else(|| ndarray::ArrayView1::from(&[][..]));
+        Column { rows, row, at: 0 }
+    }
+
+    /// The next value (NaN past the end, which the caller's count prevents).
+    fn next(&mut self) -> f64 {
+        while self.at == self.row.len() {
+            match self.rows.next() {
+                Some(row) => (self.row, self.at) = (row, 0),
+                None => return f64::NAN,
+            }
+        }
+        self.at += 1;
+        self.row[self.at - 1]
+    }
+}
+
+/// The parameter blocks `inputs` broadcast to block `idx`'s shape.
+fn broadcast_views<'a>(node: &Node, idx: &[usize], inputs: &[&'a Block]) -> Result<Vec<ArrayViewD<'a, f64>>> {
+    let mut shape = node.chunks.block_shape(idx);
+    if shape.is_empty() {
+        // The one element of a 0-d block as a row of one.
+        shape.push(1);
+    }
+    inputs
+        .iter()
+        .map(|b| {
+            let block = block_as::<f64>(b, node, "parameter")?;
+            block.broadcast(shape.as_slice()).ok_or_else(|| Error::shape("parameter block", block.shape(), &shape))
+        })
+        .collect()
+}
+
+/// The block indices of the parameter inputs of block `idx` (`stretched`:
+/// per input, its axes of one block), after `first` inputs of the output's
+/// grid.
+fn param_deps(node: &Node, idx: &[usize], stretched: &[Vec<bool>], first: usize, out: &mut Vec<(usize, usize)>) {
+    for i in 0..first {
+        out.push((i, node.inputs[i].chunks.linear(idx)));
+    }
+    for (i, (input, stretched)) in node.inputs[first..].iter().zip(stretched).enumerate() {
+        let at: Vec<usize> = idx.iter().zip(stretched).map(|(&b, &s)| if s { 0 } else { b }).collect();
+        out.push((first + i, input.chunks.linear(&at)));
+    }
+}
+
+/// The sampling layer: inputs are the array parameters, chunked as the
+/// output along their own axes and one block of 1 along the axes they are
+/// broadcast on (`stretched`, per input); `values[j]` is parameter `j`'s
+/// number, `None` where it is an input (in order).
+struct ParamSampled<F, S, const N: usize> {
+    key: [u32; 2],
+    values: [Option<f64>; N],
+    stretched: Vec<Vec<bool>>,
+    prepare: F,
+    sample: S,
+}
+
+impl<T, P, F, S, const N: usize> BlockOp for ParamSampled<F, S, N>
+where
+    T: Element,
+    F: Fn([f64; N]) -> Result<P> + Send + Sync + 'static,
+    S: Fn(&P, &mut ElementDraws) -> T + Send + Sync + 'static,
+{
+    fn deps(&self, node: &Node, idx: &[usize], out: &mut Vec<(usize, usize)>) {
+        param_deps(node, idx, &self.stretched, 0, out);
+    }
+
+    fn run(&self, node: &Node, idx: &[usize], inputs: &[&Block]) -> Result<Block> {
+        let views = broadcast_views(node, idx, inputs)?;
+        let mut params = PieceParams::new(self.values, &views);
+        let mut refused = None;
+        let block = super::fill_block(&node.chunks, idx, |first, out: &mut [MaybeUninit<T>]| {
+            for (p, piece) in out.chunks_mut(PIECE).enumerate() {
+                if refused.is_none()
+                    && let Err(e) = params.next_piece(piece.len(), &self.prepare)
+                {
+                    refused = Some(e);
+                }
+                if refused.is_some() {
+                    // The block fails: its slots are written only to be whole.
+                    piece.iter_mut().for_each(|slot| {
+                        slot.write(T::default());
+                    });
+                    continue;
+                }
+                let start = first + (p * PIECE) as u64;
+                fill_elements(self.key, start, piece, &|c, draws| (self.sample)(params.of(c), draws));
+            }
+        });
+        match refused {
+            Some(e) => Err(e),
+            None => Ok(Arc::new(block)),
+        }
+    }
+}
+
+/// The layer that combines each element of its first input (chunked as the
+/// output) with the element's parameters, the other inputs as in
+/// [`ParamSampled`].
+struct ParamMapped<T, F, C, const N: usize> {
+    values: [Option<f64>; N],
+    stretched: Vec<Vec<bool>>,
+    prepare: F,
+    combine: C,
+    _t: std::marker::PhantomData<fn(T) -> T>,
+}
+
+impl<T, P, F, C, const N: usize> BlockOp for ParamMapped<T, F, C, N>
+where
+    T: Element,
+    F: Fn([f64; N]) -> Result<P> + Send + Sync + 'static,
+    C: Fn(&P, T) -> T + Send + Sync + 'static,
+{
+    fn deps(&self, node: &Node, idx: &[usize], out: &mut Vec<(usize, usize)>) {
+        param_deps(node, idx, &self.stretched, 1, out);
+    }
+
+    fn run(&self, node: &Node, idx: &[usize], inputs: &[&Block]) -> Result<Block> {
+        let base = block_as::<T>(inputs[0], node, "values")?;
+        let views = broadcast_views(node, idx, &inputs[1..])?;
+        let mut params = PieceParams::new(self.values, &views);
+        let mut out: Vec<T> = crate::block::alloc::block_vec(base.len());
+        // C order as a slice (IxDyn's element iterator pays for its index).
+        let values = base
+            .as_slice()
+            .map_or_else(|| std::borrow::Cow::Owned(base.iter().copied().collect()), std::borrow::Cow::Borrowed);
+        for piece in values.chunks(PIECE) {
+            params.next_piece(piece.len(), &self.prepare)?;
+            out.extend(piece.iter().enumerate().map(|(c, &v)| (self.combine)(params.of(c), v)));
+        }
+        Ok(Arc::new(
+            ArrayD::from_shape_vec(base.raw_dim(), out)
+                .map_err(|e| Error::invalid("block", base.shape(), e.to_string()))?,
+        ))
+    }
+}
+
+impl RandomState {
+    /// An array of `shape` whose element `i` is `sample` of its prepared
+    /// parameters and its draws. `prepare` checks and prepares parameters
+    /// (an `Err` names the refused value): once for numbers, here; per
+    /// element for arrays, when their blocks are made.
+    pub(crate) fn sampled_with<T: Element, P: Send + Sync + 'static, const N: usize>(
+        &self,
+        name: &str,
+        params: [Param; N],
+        shape: &[usize],
+        chunks: impl Into<ChunkSpec>,
+        prepare: impl Fn([f64; N]) -> Result<P> + Send + Sync + 'static,
+        sample: impl Fn(&P, &mut ElementDraws) -> T + Send + Sync + 'static,
+    ) -> Result<Array<T>> {
+        let values = params.clone().map(|p| match p {
+            Param::Value(v) => Some(v),
+            Param::Array(_) => None,
+        });
+        if values.iter().all(Option::is_some) {
+            let prepared = prepare(values.map(|v| v.unwrap_or(f64::NAN)))?;
+            return self.sampled(name, shape, chunks, move |d| sample(&prepared, d));
+        }
+        let chunks = chunks.into().resolve(shape, T::DTYPE)?;
+        let (mut inputs, mut stretched) = (Vec::new(), Vec::new());
+        for param in &params {
+            if let Param::Array(a) = param {
+                let (node, s) = along_output(a, shape, &chunks)?;
+                inputs.push(node);
+                stretched.push(s);
+            }
+        }
+        let op = ParamSampled { key: element_key(self.seed, self.stream), values, stretched, prepare, sample };
+        let node = Node::new(name, T::DTYPE, chunks, inputs, op);
+        Ok(Array::built(node)?.to_devices(&self.devices))
+    }
+}
+
+/// `base` with each element `v` replaced by `combine(prepared, v)`, where
+/// `prepared` is `prepare` of the element's parameters (at least one an
+/// array; numbers are passed to `prepare` with them).
+pub(super) fn mapped_with<T: Element, P: Send + Sync + 'static, const N: usize>(
+    name: &str,
+    base: &Array<T>,
+    params: [Param; N],
+    prepare: impl Fn([f64; N]) -> Result<P> + Send + Sync + 'static,
+    combine: impl Fn(&P, T) -> T + Send + Sync + 'static,
+) -> Result<Array<T>> {
+    let base = base.to_host();
+    let (shape, chunks) = (base.shape(), base.chunks().clone());
+    let values = params.clone().map(|p| match p {
+        Param::Value(v) => Some(v),
+        Param::Array(_) => None,
+    });
+    let (mut inputs, mut stretched) = (vec![base.node.clone()], Vec::new());
+    for param in &params {
+        if let Param::Array(a) = param {
+            let (node, s) = along_output(a, &shape, &chunks)?;
+            inputs.push(node);
+            stretched.push(s);
+        }
+    }
+    let op = ParamMapped { values, stretched, prepare, combine, _t: std::marker::PhantomData };
+    Array::built(Node::new(name, T::DTYPE, chunks, inputs, op))
+}
+
+/// `param` with the output's number of axes, in the output's blocks along
+/// its own axes and one block along those it is broadcast on (which it
+/// returns), on the host.
+///
+/// # Errors
+/// [`Error::ShapeMismatch`](crate::Error::ShapeMismatch) when `param` does
+/// not broadcast against `shape`.
+fn along_output(param: &Array<f64>, shape: &[usize], chunks: &Chunks) -> Result<(Arc<Node>, Vec<bool>)> {
+    let full = with_output_axes(&param.shape(), shape)?;
+    let stretched: Vec<bool> = full.iter().zip(shape).map(|(&p, &s)| p == 1 && s != 1).collect();
+    let spec = chunks
+        .lengths()
+        .iter()
+        .zip(&stretched)
+        .map(|(lengths, &s)| AxisChunks::Explicit(if s { vec![1] } else { lengths.clone() }))
+        .collect();
+    let dims: Vec<isize> = full.iter().map(|&n| n as isize).collect();
+    Ok((param.reshape(&dims)?.rechunk(ChunkSpec::per_axis(spec))?.to_host().node.clone(), stretched))
+}
+
+/// `own` (a parameter's shape) with 1s in front to `shape`'s axes.
+///
+/// # Errors
+/// [`Error::ShapeMismatch`](crate::Error::ShapeMismatch) when it does not
+/// broadcast against `shape` (NumPy's rule, without growing `shape`).
+fn with_output_axes(own: &[usize], shape: &[usize]) -> Result<Vec<usize>> {
+    let lead = shape.len().checked_sub(own.len()).ok_or_else(|| Error::shape("broadcast", own, shape))?;
+    let full: Vec<usize> = std::iter::repeat_n(1, lead).chain(own.iter().copied()).collect();
+    if full.iter().zip(shape).any(|(&p, &s)| p != s && p != 1) {
+        return Err(Error::shape("broadcast", own, shape));
+    }
+    Ok(full)
+}
