@@ -53,6 +53,8 @@ def draws(rng, name, n, **kw):
         if name.startswith("gamma"):
             return rng.gamma(np.array([0.5, 1.0, 2.5, 10.0]), 1.0, (n // 4, 4), **kw)
         return rng.normal(np.array([-1.0, 0.0, 2.0, 5.0]), 1.0, (n // 4, 4), **kw)
+    if name == "integers u64 [2^63, 2^64)":
+        return rng.integers(2**63, 2**64, n, dtype=np.uint64, **kw).astype(np.float64)
     if name == "shuffle":
         x = da.arange(n, chunks=kw["chunks"], dtype=np.float64) if kw else np.arange(n, dtype=np.float64)
         return rng.permutation(x)
@@ -76,7 +78,7 @@ def main():
     rows = []
     names = ["uniform", "normal", "exponential", "gamma(2.5)", "poisson(3)", "binomial(20, 0.3)", "permutation",
              "hypergeometric(30, 70, 20)", "multinomial(20, 4 categories)", "dirichlet(4 concentrations)",
-             "gamma(shape per column of 4)", "normal(mean per column of 4)", "shuffle"]
+             "gamma(shape per column of 4)", "normal(mean per column of 4)", "integers u64 [2^63, 2^64)", "shuffle"]
     for name in [n for n in names if not a.names or n in a.names.split(";")]:
         c = ours[name]["chunked"]
         lazy = draws(da.random.default_rng(1), name, a.n, chunks=BLOCK)

@@ -2,7 +2,8 @@
 //! exponential, gamma(2.5), Poisson(3), binomial(20, 0.3), hypergeometric, a
 //! permutation of `0..N`, N values of multinomial and dirichlet lanes (N / 4
 //! lanes of 4), gamma and normal with a parameter per column (arrays of
-//! shape and mean, N / 4 rows of 4) and a shuffle of an N-element array, in 2^24-element
+//! shape and mean, N / 4 rows of 4), u64 integers in the top half of the
+//! type, and a shuffle of an N-element array, in 2^24-element
 //! blocks, summed (the draws never all in memory), medians of three; with the
 //! rate of writing the same bytes (an f64 fill of 1 GB, summed the same way)
 //! as the memory-bound reference. `benches/python/compare_random.py` runs dask
@@ -43,6 +44,7 @@ fn main() -> Result<()> {
         ("dirichlet(4 concentrations)", rng.dirichlet(&ALPHA, &[n / 4], BLOCK / 4)?),
         ("gamma(shape per column of 4)", rng.gamma(&per_column(SHAPES)?, 1.0, &rows, [BLOCK / 4, 4])?),
         ("normal(mean per column of 4)", rng.normal::<f64>(&per_column(MEANS)?, 1.0, &rows, [BLOCK / 4, 4])?),
+        ("integers u64 [2^63, 2^64)", rng.integers_wide::<u64>(1 << 63, 1 << 64, &[n], BLOCK)?.astype::<f64>()),
         ("shuffle", rng.shuffle(&Array::<f64>::arange(0.0, n as f64, 1.0, BLOCK)?)?),
         ("fill (memory-bound reference)", Array::<f64>::full(&[n], 1.0, BLOCK)?),
     ];

@@ -74,3 +74,39 @@ fn bad_parameters_are_errors() {
     assert!(rng.uniform::<f64>(&[3, 3], [2]).is_err());
     let _: Array<f32> = rng.uniform(&[], ChunkSpec::auto()).unwrap();
 }
+
+#[test]
+fn wide_integer_bounds_cover_u64_and_i64_uniformly() {
+    use crate::random_distributions::{chi_square_p, histogram};
+    let rng = RandomState::new(81);
+    let n = 200_000;
+    // The top half of u64: every value there, the eight top-bit cells equal.
+    let top = rng.integers_wide::<u64>(1 << 63, 1 << 64, &[n], 30_000).unwrap().compute().unwrap();
+    assert_eq!(top, rng.integers_wide::<u64>(1 << 63, 1 << 64, &[n], 77_777).unwrap().compute().unwrap());
+    assert!(top.iter().all(|&v| v >= 1 << 63));
+    let cells = histogram(top.iter().map(|&v| ((v >> 60) & 7) as i64));
+    assert!(chi_square_p(&cells, |_| 1.0 / 8.0) > 1e-3, "{cells:?}");
+    // A range that is not a power of two (the rejection runs): its thirds equal.
+    let third = 1u128 << 62;
+    let odd = rng.integers_wide::<u64>(0, 3 * third as i128, &[n], 50_000).unwrap().compute().unwrap();
+    assert!(odd.iter().all(|&v| (v as u128) < 3 * third));
+    let thirds = histogram(odd.iter().map(|&v| (v as u128 / third) as i64));
+    assert!(chi_square_p(&thirds, |_| 1.0 / 3.0) > 1e-3, "{thirds:?}");
+    // The whole of u64 and of i64: both halves, both signs.
+    let all = rng.integers_wide::<u64>(0, 1 << 64, &[n], n).unwrap().compute().unwrap();
+    let high = all.iter().filter(|&&v| v >= 1 << 63).count() as f64 / n as f64;
+    assert!((high - 0.5).abs() < 0.01, "{high}");
+    let signed = rng.integers_wide::<i64>(i64::MIN as i128, 1 << 63, &[n], n).unwrap().compute().unwrap();
+    let negative = signed.iter().filter(|&&v| v < 0).count() as f64 / n as f64;
+    assert!((negative - 0.5).abs() < 0.01, "{negative}");
+    // Bounds within i64: the numbers of `integers`.
+    let narrow = rng.integers_wide::<u64>(5, 1000, &[100], 30).unwrap().compute().unwrap();
+    assert_eq!(narrow, rng.integers::<u64>(5, 1000, &[100], 100).unwrap().compute().unwrap());
+    // Ranges that do not fit, or are empty.
+    assert!(rng.integers_wide::<u8>(0, 1 << 64, &[4], 4).is_err());
+    assert!(rng.integers_wide::<u64>(-1, 1 << 64, &[4], 4).is_err());
+    assert!(rng.integers_wide::<u64>(0, (1 << 64) + 1, &[4], 4).is_err());
+    assert!(rng.integers_wide::<i64>(0, (1 << 63) + 1, &[4], 4).is_err());
+    let err = rng.integers_wide::<u64>(1 << 64, 1 << 63, &[4], 4).unwrap_err();
+    assert!(err.to_string().contains("high"), "{err}");
+}

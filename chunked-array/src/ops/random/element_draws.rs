@@ -157,6 +157,24 @@ impl WordSource for ElementDraws {
     }
 }
 
+/// A uniform integer in `[0, range)`, `range` in `1..=2^64`, from 64-bit
+/// words of `draws`: Lemire's multiply-shift, redrawn below the threshold
+/// that makes it exact.
+pub(crate) fn bounded_u64(draws: &mut ElementDraws, range: u128) -> u64 {
+    let mut word = || (draws.word() as u64) << 32 | draws.word() as u64;
+    if range > u64::MAX as u128 {
+        return word();
+    }
+    let range = range as u64;
+    let threshold = range.wrapping_neg() % range;
+    loop {
+        let product = word() as u128 * range as u128;
+        if product as u64 >= threshold {
+            return (product >> 64) as u64;
+        }
+    }
+}
+
 /// Fills `out` with elements `first..` of the sampler's array: each element
 /// starts from its own sequence (`sample` takes its place in `out`), the
 /// words of its first attempt for `BATCH` elements at a time from the

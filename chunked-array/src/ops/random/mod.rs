@@ -50,7 +50,7 @@ use ndarray::{ArrayD, IxDyn};
 use crate::array::Array;
 use crate::block::Block;
 use crate::chunks::{ChunkSpec, Chunks, for_each_run_start};
-use crate::element::Element;
+use crate::element::{DType, Element};
 use crate::error::{Error, Result};
 use crate::graph::{BlockOp, Node};
 
@@ -363,6 +363,55 @@ impl RandomState {
             return Err(Error::invalid("low..high", (low, high), format!("does not fit {}", T::DTYPE)));
         }
         self.array("random_integers", Distribution::Integers { low, high }, shape, chunks)
+    }
+
+    /// Integers uniform on `[low, high)` with bounds past `i64`'s range, for
+    /// `u64` (up to `2^64`) and `i64` (up to `2^63`): NumPy's
+    /// `integers(low, high, dtype=np.uint64)`. Bounds within `i64` give the
+    /// numbers of [`RandomState::integers`]; wider ranges draw each element
+    /// from its own sequence (Lemire's multiply-and-reject on 64-bit words),
+    /// on the host.
+    ///
+    /// ```
+    /// use chunked_array::random::RandomState;
+    /// let rng = RandomState::new(5);
+    /// let top = rng.integers_wide::<u64>(1 << 63, 1 << 64, &[1000], 250).unwrap().compute().unwrap();
+    /// assert!(top.iter().all(|&v| v >= 1 << 63));
+    /// let small = rng.integers_wide::<u64>(0, 10, &[8], 4).unwrap().compute().unwrap();
+    /// assert_eq!(small, rng.integers::<u64>(0, 10, &[8], 8).unwrap().compute().unwrap());
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] when `high <= low`, or the range does not
+    /// fit `T` (beyond `i64`, only `u64` and `i64` have room).
+    pub fn integers_wide<T: RandomElement>(
+        &self,
+        low: i128,
+        high: i128,
+        shape: &[usize],
+        chunks: impl Into<ChunkSpec>,
+    ) -> Result<Array<T>> {
+        if high <= low {
+            return Err(Error::invalid("high", high, format!("must be greater than low = {low}")));
+        }
+        if let (Ok(lo), Ok(hi)) = (i64::try_from(low), i64::try_from(high)) {
+            return self.integers(lo, hi, shape, chunks);
+        }
+        let room = match T::DTYPE {
+            DType::U64 => 0..1i128 << 64,
+            DType::I64 => i64::MIN as i128..1i128 << 63,
+            _ => 0..0,
+        };
+        if low < room.start || high > room.end {
+            return Err(Error::invalid("low..high", (low, high), format!("does not fit {}", T::DTYPE)));
+        }
+        // At most 2^64 values: a range of 2^64 takes the whole word.
+        let range = (high - low) as u128;
+        self.sampled("random_integers_wide", shape, chunks, move |d| {
+            let v = low + element_draws::bounded_u64(d, range) as i128;
+            // The two's-complement bits of `v` in `T` (u64 or i64).
+            T::from_i64(v as u64 as i64)
+        })
     }
 
     /// Integers uniform on `[low, high]`, the endpoint included (NumPy's
