@@ -6,9 +6,9 @@
 //! never the draws, so chunking invariance holds as for numbers.
 
 use std::mem::MaybeUninit;
+use std::sync::Arc;
 
 use ndarray::{ArrayD, ArrayViewD};
-use std::sync::Arc;
 
 use crate::array::Array;
 use crate::block::Block;
