@@ -305,24 +305,8 @@ impl RandomState {
         shape: &[usize],
         chunks: impl Into<ChunkSpec>,
     ) -> Result<Array<T>> {
-        let std_ok = |std: f64| std >= 0.0 && std.is_finite();
-        let (mean, std) = match (mean.into(), std.into()) {
-            (Param::Value(mean), Param::Value(std)) => {
-                if !std_ok(std) {
-                    return Err(Error::invalid("std", std, "must be finite and >= 0"));
-                }
-                if !mean.is_finite() {
-                    return Err(Error::invalid("mean", mean, "must be finite"));
-                }
-                return self.array("random_normal", Distribution::Normal { mean, std }, shape, chunks);
-            }
-            params => params,
-        };
-        // Array-valued: `mean + std * z` of the standard normal's `z`, the
-        // numbers' formula in f64 (for f32, `z` rounded to f32 first).
-        let z = self.normal::<T>(0.0, 1.0, shape, chunks)?;
-        let prepare = move |[mean, std]: [f64; 2]| {
-            if !std_ok(std) {
+        let prepare = |[mean, std]: [f64; 2]| {
+            if !(std >= 0.0 && std.is_finite()) {
                 return Err(Error::invalid("std", std, "must be finite and >= 0"));
             }
             if !mean.is_finite() {
@@ -330,6 +314,16 @@ impl RandomState {
             }
             Ok((mean, std))
         };
+        let (mean, std) = match (mean.into(), std.into()) {
+            (Param::Value(mean), Param::Value(std)) => {
+                let (mean, std) = prepare([mean, std])?;
+                return self.array("random_normal", Distribution::Normal { mean, std }, shape, chunks);
+            }
+            params => params,
+        };
+        // Array-valued: `mean + std * z` of the standard normal's `z`, the
+        // numbers' formula in f64 (for f32, `z` rounded to f32 first).
+        let z = self.normal::<T>(0.0, 1.0, shape, chunks)?;
         let shifted = params::mapped_with("random_normal", &z, [mean, std], prepare, |&(mean, std), z: T| {
             T::from_f64(mean + std * z.to_f64())
         })?;

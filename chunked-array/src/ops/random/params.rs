@@ -283,23 +283,13 @@ impl RandomState {
         prepare: impl Fn([f64; N]) -> Result<P> + Send + Sync + 'static,
         sample: impl Fn(&P, &mut ElementDraws) -> T + Send + Sync + 'static,
     ) -> Result<Array<T>> {
-        let values = params.clone().map(|p| match p {
-            Param::Value(v) => Some(v),
-            Param::Array(_) => None,
-        });
+        let values = numbers(&params);
         if values.iter().all(Option::is_some) {
             let prepared = prepare(values.map(|v| v.unwrap_or(f64::NAN)))?;
             return self.sampled(name, shape, chunks, move |d| sample(&prepared, d));
         }
         let chunks = chunks.into().resolve(shape, T::DTYPE)?;
-        let (mut inputs, mut stretched) = (Vec::new(), Vec::new());
-        for param in &params {
-            if let Param::Array(a) = param {
-                let (node, s) = along_output(a, shape, &chunks)?;
-                inputs.push(node);
-                stretched.push(s);
-            }
-        }
+        let (inputs, stretched) = array_inputs(&params, shape, &chunks)?;
         let op = ParamSampled { key: element_key(self.seed, self.stream), values, stretched, prepare, sample };
         let node = Node::new(name, T::DTYPE, chunks, inputs, op);
         Ok(Array::built(node)?.to_devices(&self.devices))
@@ -318,20 +308,34 @@ pub(super) fn mapped_with<T: Element, P: Send + Sync + 'static, const N: usize>(
 ) -> Result<Array<T>> {
     let base = base.to_host();
     let (shape, chunks) = (base.shape(), base.chunks().clone());
-    let values = params.clone().map(|p| match p {
-        Param::Value(v) => Some(v),
-        Param::Array(_) => None,
-    });
-    let (mut inputs, mut stretched) = (vec![base.node.clone()], Vec::new());
-    for param in &params {
-        if let Param::Array(a) = param {
-            let (node, s) = along_output(a, &shape, &chunks)?;
-            inputs.push(node);
-            stretched.push(s);
-        }
-    }
-    let op = ParamMapped { values, stretched, prepare, combine, _t: std::marker::PhantomData };
+    let (params_in, stretched) = array_inputs(&params, &shape, &chunks)?;
+    let inputs = std::iter::once(base.node.clone()).chain(params_in).collect();
+    let op = ParamMapped { values: numbers(&params), stretched, prepare, combine, _t: std::marker::PhantomData };
     Array::built(Node::new(name, T::DTYPE, chunks, inputs, op))
+}
+
+/// Each parameter's number, `None` where it is an array.
+fn numbers<const N: usize>(params: &[Param; N]) -> [Option<f64>; N] {
+    params.each_ref().map(|p| match p {
+        Param::Value(v) => Some(*v),
+        Param::Array(_) => None,
+    })
+}
+
+/// A layer's parameter inputs, and per input the axes it is broadcast on.
+type ParamInputs = (Vec<Arc<Node>>, Vec<Vec<bool>>);
+
+/// The array parameters as the layer's inputs (in order), each with the
+/// axes it is broadcast on (see [`along_output`]).
+fn array_inputs(params: &[Param], shape: &[usize], chunks: &Chunks) -> Result<ParamInputs> {
+    params
+        .iter()
+        .filter_map(|p| match p {
+            Param::Array(a) => Some(along_output(a, shape, chunks)),
+            Param::Value(_) => None,
+        })
+        .collect::<Result<Vec<_>>>()
+        .map(|pairs| pairs.into_iter().unzip())
 }
 
 /// `param` with the output's number of axes, in the output's blocks along
