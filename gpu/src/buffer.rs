@@ -12,7 +12,7 @@ use crate::element::DeviceElement;
 pub(crate) enum Storage<T: DeviceElement> {
     /// An emulated device's memory.
     Host(Vec<T>),
-    Cuda(CudaSlice<T>),
+    Cuda(CudaSlice<T::Raw>),
 }
 
 /// `len` elements of `T` on a device, counted against the device's capacity
@@ -104,14 +104,14 @@ impl<T: DeviceElement> DeviceBuffer<T> {
         }
     }
 
-    pub(crate) fn cuda(&self) -> Option<&CudaSlice<T>> {
+    pub(crate) fn cuda(&self) -> Option<&CudaSlice<T::Raw>> {
         match &self.storage {
             Storage::Cuda(s) => Some(s),
             Storage::Host(_) => None,
         }
     }
 
-    pub(crate) fn cuda_mut(&mut self) -> Option<&mut CudaSlice<T>> {
+    pub(crate) fn cuda_mut(&mut self) -> Option<&mut CudaSlice<T::Raw>> {
         match &mut self.storage {
             Storage::Cuda(s) => Some(s),
             Storage::Host(_) => None,
@@ -146,7 +146,7 @@ impl<T: DeviceElement> DeviceBuffer<T> {
                 out.copy_from_slice(v);
                 Ok(())
             }
-            (Storage::Cuda(s), Kind::Cuda(state)) => state.download(s, out),
+            (Storage::Cuda(s), Kind::Cuda(state)) => state.download(s, T::as_raw_mut(out)),
             (Storage::Cuda(_), Kind::Emulated) => unreachable!("CUDA memory on an emulated device"),
         }
     }
@@ -216,7 +216,7 @@ impl Device {
             // The driver refuses zero-byte allocations: an empty buffer holds none.
             _ if len == 0 => Ok(Storage::Host(Vec::new())),
             Kind::Emulated => Ok(Storage::Host(vec![T::default(); len])),
-            Kind::Cuda(state) => state.zeros::<T>(len).map(Storage::Cuda),
+            Kind::Cuda(state) => state.zeros::<T::Raw>(len).map(Storage::Cuda),
         };
         self.buffer(storage, len, bytes)
     }
@@ -238,7 +238,7 @@ impl Device {
         let storage = match &self.inner.kind {
             _ if host.is_empty() => Ok(Storage::Host(Vec::new())),
             Kind::Emulated => Ok(Storage::Host(host.to_vec())),
-            Kind::Cuda(state) => state.upload(host).map(Storage::Cuda),
+            Kind::Cuda(state) => state.upload(T::as_raw(host)).map(Storage::Cuda),
         };
         self.buffer(storage, host.len(), bytes)
     }

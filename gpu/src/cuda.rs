@@ -7,9 +7,8 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use cudarc::cublas::CudaBlas;
-use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream};
+use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DeviceRepr, ValidAsZeroBits};
 
-use crate::element::DeviceElement;
 use crate::{Error, Result, cuda_error};
 
 /// A launch of 256-thread blocks for a kernel whose threads stride over
@@ -65,8 +64,8 @@ impl CudaState {
         })
     }
 
-    pub fn zeros<T: DeviceElement>(&self, len: usize) -> Result<CudaSlice<T>> {
-        self.stream.alloc_zeros::<T>(len).map_err(cuda_error("cuMemAlloc"))
+    pub fn zeros<R: DeviceRepr + ValidAsZeroBits>(&self, len: usize) -> Result<CudaSlice<R>> {
+        self.stream.alloc_zeros::<R>(len).map_err(cuda_error("cuMemAlloc"))
     }
 
     /// Keeps up to `bytes` of freed memory in the device's default pool of
@@ -144,11 +143,11 @@ impl CudaState {
         Ok(Some(unsafe { pool.assume_init() }))
     }
 
-    pub fn upload<T: DeviceElement>(&self, host: &[T]) -> Result<CudaSlice<T>> {
+    pub fn upload<R: DeviceRepr + Unpin>(&self, host: &[R]) -> Result<CudaSlice<R>> {
         self.stream.clone_htod(host).map_err(cuda_error("cuMemcpyHtoD"))
     }
 
-    pub fn download<T: DeviceElement>(&self, src: &CudaSlice<T>, out: &mut [T]) -> Result<()> {
+    pub fn download<R: DeviceRepr>(&self, src: &CudaSlice<R>, out: &mut [R]) -> Result<()> {
         self.stream.memcpy_dtoh(src, out).map_err(cuda_error("cuMemcpyDtoH"))?;
         self.stream.synchronize().map_err(cuda_error("cuStreamSynchronize"))
     }

@@ -3,13 +3,14 @@
 
 use std::any::Any;
 
-use cudarc::cublas::{Gemm, GemmConfig, sys::cublasOperation_t};
-use cudarc::driver::CudaSlice;
+use cudarc::cublas::{Gemm, GemmConfig, sys, sys::cublasOperation_t};
+use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
+use num_complex::Complex;
 
 use crate::buffer::DeviceBuffer;
 use crate::cuda::CudaState;
 use crate::device::Device;
-use crate::element::DeviceElement;
+use crate::element::{ComplexBits, DeviceElement};
 use crate::{Error, Result, cuda_error};
 
 impl Device {
@@ -218,5 +219,51 @@ fn cublas_gemm<T: DeviceElement>(
     }
     call!(f64);
     call!(f32);
-    Err(device.unsupported(format!("gemm of {} (cuBLAS has f32 and f64)", T::C_NAME)))
+    // cudarc's `Gemm` has the real types only: complex products call cuBLAS's
+    // zgemm and cgemm themselves, on the same column-major view.
+    macro_rules! call_complex {
+        ($f:ty, $routine:ident, $c:ident) => {
+            if let (Some(a_all), Some(b_all), Some(c), Some(&alpha), Some(&beta)) = (
+                (a_slice as &dyn Any).downcast_ref::<CudaSlice<ComplexBits<$f>>>(),
+                (b_slice as &dyn Any).downcast_ref::<CudaSlice<ComplexBits<$f>>>(),
+                (c as &mut dyn Any).downcast_mut::<CudaSlice<ComplexBits<$f>>>(),
+                (&alpha as &dyn Any).downcast_ref::<Complex<$f>>(),
+                (&beta as &dyn Any).downcast_ref::<Complex<$f>>(),
+            ) {
+                let stream = &state.stream;
+                let (av, bv) = (a_all.slice(a.offset..), b_all.slice(b.offset..));
+                let (a_ptr, _a_read) = av.device_ptr(stream);
+                let (b_ptr, _b_read) = bv.device_ptr(stream);
+                let (c_ptr, _c_write) = c.device_ptr_mut(stream);
+                let scalar = |z: Complex<$f>| sys::$c { x: z.re, y: z.im };
+                let (alpha, beta) = (scalar(alpha), scalar(beta));
+                // SAFETY: Device::gemm checked that each operand's extent fits
+                // its buffer and that c holds m x n elements; ComplexBits has
+                // the layout of cuBLAS's complex type; the handle runs on the
+                // stream the pointers were taken on.
+                let status = unsafe {
+                    sys::$routine(
+                        *blas.handle(),
+                        op(b.transpose),
+                        op(a.transpose),
+                        ni,
+                        mi,
+                        ki,
+                        &alpha,
+                        b_ptr as *const sys::$c,
+                        lda,
+                        a_ptr as *const sys::$c,
+                        ldb,
+                        &beta,
+                        c_ptr as *mut sys::$c,
+                        ni,
+                    )
+                };
+                return status.result().map_err(failed);
+            }
+        };
+    }
+    call_complex!(f64, cublasZgemm_v2, cuDoubleComplex);
+    call_complex!(f32, cublasCgemm_v2, cuComplex);
+    Err(device.unsupported(format!("gemm of {} (cuBLAS has f32, f64, c64 and c128)", T::C_NAME)))
 }

@@ -23,7 +23,9 @@ pub const ELEMENTWISE_ENTRY: &str = "chunked_elementwise";
 pub use crate::cuda::CUDA_PRELUDE;
 
 /// The helpers generated elementwise kernels call; a generated source starts
-/// with them.
+/// with them. Complex numbers are the structs `c64` and `c128` (the layout of
+/// [`crate::ComplexBits`]) with operators of the CPU's arithmetic: num-complex's
+/// product, and NumPy's (Smith's) division.
 pub const ELEMENTWISE_HELPERS: &str = r#"
 template <typename T> __device__ inline T sq(T x) { return x * x; }
 template <typename T> __device__ inline T cube(T x) { return x * x * x; }
@@ -66,6 +68,42 @@ template <typename T> __device__ inline T logaddexp2_of(T a, T b) {
     if (d <= 0) return b + log1p(exp2(d)) * log2e_of(a);
     return d;
 }
+struct c64 { float re, im; };
+struct c128 { double re, im; };
+__device__ inline c64 mk_c64(float re, float im) { c64 z; z.re = re; z.im = im; return z; }
+__device__ inline c128 mk_c128(double re, double im) { c128 z; z.re = re; z.im = im; return z; }
+template <typename T> __device__ inline c64 to_c64(T x) { return mk_c64((float)(double)x, 0.0f); }
+__device__ inline c64 to_c64(c64 z) { return z; }
+__device__ inline c64 to_c64(c128 z) { return mk_c64((float)z.re, (float)z.im); }
+template <typename T> __device__ inline c128 to_c128(T x) { return mk_c128((double)x, 0.0); }
+__device__ inline c128 to_c128(c64 z) { return mk_c128((double)z.re, (double)z.im); }
+__device__ inline c128 to_c128(c128 z) { return z; }
+#define CHUNKED_COMPLEX(C, F) \
+__device__ inline C operator+(C a, C b) { return mk_##C(a.re + b.re, a.im + b.im); } \
+__device__ inline C operator-(C a, C b) { return mk_##C(a.re - b.re, a.im - b.im); } \
+__device__ inline C operator-(C a) { return mk_##C(-a.re, -a.im); } \
+__device__ inline C operator*(C a, C b) { return mk_##C(a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re); } \
+__device__ inline C operator/(C a, C b) { \
+    F ar = a.re, ai = a.im, br = b.re, bi = b.im; \
+    if (fabs(br) >= fabs(bi)) { \
+        if (br == 0 && bi == 0) return mk_##C(ar / fabs(br), ai / fabs(br)); \
+        F rat = bi / br; F scl = (F)1 / (br + bi * rat); \
+        return mk_##C((ar + ai * rat) * scl, (ai - ar * rat) * scl); \
+    } \
+    F rat = br / bi; F scl = (F)1 / (bi + br * rat); \
+    return mk_##C((ar * rat + ai) * scl, (ai * rat - ar) * scl); \
+} \
+__device__ inline bool operator==(C a, C b) { return a.re == b.re && a.im == b.im; } \
+__device__ inline bool operator!=(C a, C b) { return !(a == b); } \
+__device__ inline C conj_of(C z) { return mk_##C(z.re, -z.im); } \
+__device__ inline F abs_of(C z) { return hypot(z.re, z.im); } \
+__device__ inline F angle_of(C z) { return atan2(z.im, z.re); } \
+__device__ inline C sign_of(C z) { F m = abs_of(z); return m == 0 ? mk_##C(0, 0) : mk_##C(z.re / m, z.im / m); } \
+__device__ inline bool isnan_of(C z) { return isnan(z.re) || isnan(z.im); } \
+__device__ inline bool isfinite_of(C z) { return isfinite(z.re) && isfinite(z.im); } \
+__device__ inline bool isinf_of(C z) { return isinf(z.re) || isinf(z.im); }
+CHUNKED_COMPLEX(c64, float)
+CHUNKED_COMPLEX(c128, double)
 "#;
 
 /// Compiles a generated kernel `source` (after [`CUDA_PRELUDE`]) with NVRTC,

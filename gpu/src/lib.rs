@@ -35,7 +35,7 @@ mod solver;
 
 pub use buffer::DeviceBuffer;
 pub use device::{Backend, Device};
-pub use element::DeviceElement;
+pub use element::{ComplexBits, DeviceElement};
 pub use gemm::Operand;
 pub use pinned::PinnedBuffer;
 pub use solver::{SOLVER_SOURCE, SolverElement, SvdFactors};

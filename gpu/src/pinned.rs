@@ -12,10 +12,10 @@ use crate::device::{Device, Kind};
 use crate::element::DeviceElement;
 use crate::{Result, cuda_error};
 
-enum PinnedStorage<T> {
+enum PinnedStorage<T: DeviceElement> {
     /// An emulated device's "pinned" memory: an ordinary vector.
     Host(Vec<T>),
-    Cuda(PinnedHostSlice<T>),
+    Cuda(PinnedHostSlice<T::Raw>),
 }
 
 /// `len` elements of `T` in page-locked host memory, copied from a device
@@ -106,7 +106,7 @@ impl<T: DeviceElement> PinnedBuffer<T> {
     pub fn as_slice(&self) -> Result<&[T]> {
         match &self.storage {
             PinnedStorage::Host(v) => Ok(v),
-            PinnedStorage::Cuda(s) => s.as_slice().map_err(cuda_error("cuEventSynchronize")),
+            PinnedStorage::Cuda(s) => s.as_slice().map(T::from_raw).map_err(cuda_error("cuEventSynchronize")),
         }
     }
 }
@@ -138,7 +138,7 @@ impl<T: DeviceElement> DeviceBuffer<T> {
                 // SAFETY: the memory is written by the copy below before anyone
                 // reads it (as_slice waits for the copy's event).
                 let mut pinned = unsafe {
-                    state.ctx.alloc_pinned_with_flags::<T>(self.len, cudarc::driver::sys::CU_MEMHOSTALLOC_PORTABLE)
+                    state.ctx.alloc_pinned_with_flags::<T::Raw>(self.len, cudarc::driver::sys::CU_MEMHOSTALLOC_PORTABLE)
                 }
                 .map_err(cuda_error("cuMemHostAlloc"))?;
                 state.stream.memcpy_dtoh(s, &mut pinned).map_err(cuda_error("cuMemcpyDtoHAsync"))?;

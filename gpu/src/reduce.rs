@@ -201,7 +201,9 @@ impl ReduceLayout {
 
 /// The kernels' source for `op` over input elements of C type `input_c`
 /// (`"double"`, `"int"`, ...) accumulating in `A`, after
-/// [`crate::kernels::ELEMENTWISE_HELPERS`].
+/// [`crate::kernels::ELEMENTWISE_HELPERS`]. Complex elements accumulate in
+/// their own type, and have no order: their `Max` and `Min` sources name an
+/// undefined identifier, so that NVRTC refuses them.
 ///
 /// ```
 /// use chunked_gpu::kernels::ELEMENTWISE_HELPERS;
@@ -209,15 +211,24 @@ impl ReduceLayout {
 /// let s = source::<i64>(ReduceOp::Sum, "int"); // i32 elements summed in i64
 /// assert!(s.starts_with(ELEMENTWISE_HELPERS) && s.contains("typedef long long acc_t;"));
 /// assert!(s.contains(PIECES_ENTRY) && s.contains(FINISH_ENTRY));
+/// let z = source::<num_complex::Complex<f64>>(ReduceOp::NanSum, "c128");
+/// assert!(z.contains("mk_c128(0, 0)") && z.contains("isnan_of(v) ? a : a + v"));
 /// ```
 pub fn source<A: DeviceElement>(op: ReduceOp, input_c: &str) -> String {
     let acc = A::C_TYPE;
     let float = matches!(A::C_NAME, "f64" | "f32");
     let (lowest, highest) = (A::C_LOWEST, A::C_HIGHEST);
+    // Complex accumulators start from a constructed struct; C casts the
+    // numbers' literals.
+    let (zero, one) = match A::IS_COMPLEX {
+        true => (format!("mk_{acc}(0, 0)"), format!("mk_{acc}(1, 0)")),
+        false => ("0".to_string(), "1".to_string()),
+    };
     let (identity, step, merge) = match (op, float) {
-        (ReduceOp::Sum, _) | (ReduceOp::NanSum, false) => ("0".to_string(), "a + v", "a + b"),
-        (ReduceOp::NanSum, true) => ("0".to_string(), "isnan(v) ? a : a + v", "a + b"),
-        (ReduceOp::Prod, _) => ("1".to_string(), "a * v", "a * b"),
+        (ReduceOp::NanSum, _) if A::IS_COMPLEX => (zero, "isnan_of(v) ? a : a + v", "a + b"),
+        (ReduceOp::Sum, _) | (ReduceOp::NanSum, false) => (zero, "a + v", "a + b"),
+        (ReduceOp::NanSum, true) => (zero, "isnan(v) ? a : a + v", "a + b"),
+        (ReduceOp::Prod, _) => (one, "a * v", "a * b"),
         (ReduceOp::Max, true) => (lowest.to_string(), "max_nan(a, v)", "max_nan(a, b)"),
         (ReduceOp::Min, true) => (highest.to_string(), "min_nan(a, v)", "min_nan(a, b)"),
         (ReduceOp::Max, false) => (lowest.to_string(), "v > a ? v : a", "b > a ? b : a"),

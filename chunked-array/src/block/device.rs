@@ -185,11 +185,13 @@ macro_rules! for_device_types {
         $mac!(u16);
         $mac!(u32);
         $mac!(u64);
+        $mac!(crate::element::Complex32);
+        $mac!(crate::element::Complex64);
     };
 }
 
 /// Calls `$f::<T>(args)` with `T` the device element type of `$dtype` (the
-/// real numbers; see [`is_device_dtype`]), for kernels that make device blocks of a layer's
+/// numbers; see [`is_device_dtype`]), for kernels that make device blocks of a layer's
 /// dtype; bool and intermediate layers have no device form (a caller's bug).
 macro_rules! dispatch_device_dtype {
     ($dtype:expr, $f:ident :: <_> ( $($arg:expr),* )) => {
@@ -204,20 +206,21 @@ macro_rules! dispatch_device_dtype {
             crate::element::DType::U16 => $f::<u16>($($arg),*),
             crate::element::DType::U32 => $f::<u32>($($arg),*),
             crate::element::DType::U64 => $f::<u64>($($arg),*),
-            other @ (crate::element::DType::Bool
-            | crate::element::DType::Complex64
-            | crate::element::DType::Complex128
-            | crate::element::DType::Intermediate) => unreachable!("{other} has no device element type"),
+            crate::element::DType::Complex64 => $f::<crate::element::Complex32>($($arg),*),
+            crate::element::DType::Complex128 => $f::<crate::element::Complex64>($($arg),*),
+            other @ (crate::element::DType::Bool | crate::element::DType::Intermediate) => {
+                unreachable!("{other} has no device element type")
+            }
         }
     };
 }
 pub(crate) use dispatch_device_dtype;
 
-/// Whether a device holds elements of `dtype`: the real numbers (bool and
-/// complex blocks stay on the host).
+/// Whether a device holds elements of `dtype`: the numbers (bool blocks and
+/// intermediate values stay on the host).
 pub(crate) fn is_device_dtype(dtype: crate::element::DType) -> bool {
     use crate::element::DType;
-    !matches!(dtype, DType::Bool | DType::Complex64 | DType::Complex128 | DType::Intermediate)
+    !matches!(dtype, DType::Bool | DType::Intermediate)
 }
 
 /// The dtype of a device block's elements; `None` for other blocks.
@@ -256,7 +259,7 @@ pub fn to_host_block(block: &Block) -> Result<Block> {
     for_device_types!(down);
     Err(crate::error::Error::DtypeMismatch {
         key: "device block".into(),
-        expected: "f64, f32, i64, i32 or u8 elements".into(),
+        expected: "elements of a device element type (numbers)".into(),
         found: "another element type".into(),
     })
 }

@@ -11,7 +11,7 @@ use ndarray::{ArrayD, Axis, Ix2};
 
 #[macro_use]
 #[path = "support/backends.rs"]
-mod backends;
+pub(crate) mod backends;
 
 fn place<T: chunked_array::Element>(a: &Array<T>, device: Option<&Device>) -> Array<T> {
     match device {

@@ -204,6 +204,20 @@ fn run_elementwise(
     meta: &[i64],
     contiguous: bool,
 ) -> Option<Vec<f64>> {
+    run_elementwise_as("double", source, inputs, n, ndim, meta, contiguous)
+}
+
+/// The same for an output of C type `out_c` made of doubles (`c128`: each
+/// element its real and imaginary parts).
+fn run_elementwise_as(
+    out_c: &str,
+    source: &str,
+    inputs: &[Input],
+    n: usize,
+    ndim: usize,
+    meta: &[i64],
+    contiguous: bool,
+) -> Option<Vec<f64>> {
     let cxx = compiler()?;
     static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let run = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -228,12 +242,12 @@ int main(int argc, char** argv) {{
     unsigned long long n = strtoull(argv[2], 0, 10);
     int ndim = atoi(argv[3]), contiguous = atoi(argv[4]);
     auto meta = load<long long>(argv[5 + {leaves}]);
-{loads}    std::vector<double> out(n);
+{loads}    std::vector<{out_c}> out(n);
     gridDim.x = 3; blockDim.x = 5;
     for (blockIdx.x = 0; blockIdx.x < gridDim.x; blockIdx.x++)
         for (threadIdx.x = 0; threadIdx.x < blockDim.x; threadIdx.x++)
             chunked_elementwise(out.data(), n, ndim, meta.data(), contiguous{args});
-    std::ofstream(argv[1], std::ios::binary).write((const char*)out.data(), n * sizeof(double));
+    std::ofstream(argv[1], std::ios::binary).write((const char*)out.data(), n * sizeof({out_c}));
     return 0;
 }}
 "#,
@@ -355,7 +369,7 @@ fn generated_elementwise_kernels_compute_what_the_cpu_does() {
     // What has no exact device form says so.
     assert!(x.map(|v| v * 3.0).cuda_kernel_source().is_none(), "a closure");
     let small = Array::<i64>::arange(0, 10, 1, 5).unwrap();
-    assert!((&small / &small).cuda_kernel_source().is_none(), "C's x / 0 is undefined, chunked's 0");
+    assert!(small.floor_divide(&small).unwrap().cuda_kernel_source().is_none(), "C's x / 0 is undefined, chunked's 0");
     assert!(small.left_shift(70).unwrap().cuda_kernel_source().is_none(), "C's long shifts are undefined");
     assert!(x.sum(None).unwrap().cuda_kernel_source().is_none(), "not an elementwise layer");
 }
@@ -404,4 +418,53 @@ fn generated_ufunc_kernels_compute_what_the_cpu_does() {
         run_elementwise(&source, &[i64s(ai.as_slice().unwrap()), i64s(bi.as_slice().unwrap())], 30, 2, &meta, true)
             .unwrap();
     assert_eq!(bits(&got), bits(expected.as_slice().unwrap()), "{source}");
+}
+
+#[test]
+fn generated_complex_kernels_compute_what_the_cpu_does() {
+    use chunked_array::{Array, Complex32, Complex64};
+    use ndarray::ArrayD;
+    if compiler().is_none() {
+        return crate::support::tool_missing("no host C++ compiler to build the generated kernels with");
+    }
+    // Zeros, infinities and NaNs among ordinary values: NumPy's division and
+    // num-complex's product on every one of them.
+    let special = [0.0, -0.0, f64::INFINITY, f64::NAN, 1e300, -2.5];
+    let zs = ArrayD::from_shape_fn(vec![6, 5], |i| {
+        let k = i[0] * 5 + i[1];
+        Complex64::new(if k % 7 == 0 { special[k % 6] } else { k as f64 * 0.3 - 4.0 }, (k as f64).sqrt() - 2.0)
+    });
+    let ws = ArrayD::from_shape_fn(vec![6, 5], |i| {
+        let k = i[0] * 5 + i[1];
+        Complex64::new(1.5 - k as f64 * 0.1, if k % 5 == 0 { special[(k / 5) % 6] } else { 0.7 - k as f64 * 0.05 })
+    });
+    let xs = ArrayD::from_shape_fn(vec![6, 5], |i| (i[0] as f64 - 2.5) * 0.7 + i[1] as f64);
+    let (z, w) = (Array::from_ndarray(zs.clone(), [6, 5]).unwrap(), Array::from_ndarray(ws.clone(), [6, 5]).unwrap());
+    let x = Array::from_ndarray(xs.clone(), [6, 5]).unwrap();
+    let chain = {
+        let q = &(&(&z * &w) + &(&z / &w)) - &(&z.square() * Complex64::new(0.5, -2.0));
+        let q = &(&q.conj() - &w.reciprocal()) + &(&x / &w);
+        let q = &q + &(Complex64::new(1.0, 1.0) / &z).astype::<Complex32>().astype::<Complex64>();
+        &(&q * &(&z.real() - &w.imag())) + &chunked_array::where_(&z.isnan(), &w, &(&x + &z)).unwrap()
+    };
+    let source = chain.cuda_kernel_source().expect("the chain has a device form");
+    let expected = chain.compute().unwrap();
+    let c128s =
+        |v: &ArrayD<Complex64>| Input("c128", v.iter().flat_map(|z| [z.re, z.im]).flat_map(f64::to_ne_bytes).collect());
+    let got = run_elementwise_as(
+        "c128",
+        &source,
+        &[c128s(&zs), c128s(&ws), f64s(xs.as_slice().unwrap())],
+        30,
+        2,
+        &[6, 5, 0, 5, 1, 0, 5, 1, 0, 5, 1],
+        true,
+    )
+    .unwrap();
+    let want: Vec<f64> = expected.iter().flat_map(|z| [z.re, z.im]).collect();
+    // NaNs compare as NaN: the sign of a NaN an invalid operation makes is
+    // the hardware's (x86 sets it, CUDA does not), not the arithmetic's.
+    let canonical = |v: &[f64]| v.iter().map(|x| if x.is_nan() { u64::MAX } else { x.to_bits() }).collect::<Vec<_>>();
+    assert!(want.iter().filter(|v| v.is_nan()).count() >= 3, "NaNs among the results");
+    assert_eq!(canonical(&got), canonical(&want), "{source}");
 }

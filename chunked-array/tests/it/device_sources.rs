@@ -81,6 +81,37 @@ fn integer_sources<T: Integer>() -> Vec<(String, Option<String>)> {
     ]
 }
 
+/// The same for the complex operations with device forms (arithmetic,
+/// parts, modulus, angle, sign, classification, conversions).
+macro_rules! complex_sources {
+    ($t:ty, $real:ty) => {{
+        let x = Array::<$t>::ones(&[4, 3], 2).unwrap();
+        let y = &x + &x;
+        let r = x.real();
+        let one = |name: &str, a: Option<String>| (format!("{name} {}", <$t as chunked_array::Element>::DTYPE), a);
+        vec![
+            one("add, sub, mul, div", (&(&(&x * &y) - &(&x + &y)) / &y).cuda_kernel_source()),
+            one("neg, conj, square, reciprocal, sign", (-&x.conj().square().reciprocal().sign()).cuda_kernel_source()),
+            one("scalars", (&(&x * <$t>::new(0.5, 2.0)) - <$t>::new(1.0, -1.0)).cuda_kernel_source()),
+            one("parts, abs, angle", (&(&x.real() - &x.imag()) + &(&x.abs() * &x.angle())).cuda_kernel_source()),
+            one("classification and equality", {
+                let mask = x.isnan().logical_or(&x.isinf()).unwrap().logical_xor(&x.isfinite()).unwrap();
+                let mask = mask.logical_and(&x.eq(&y).unwrap()).unwrap().logical_or(&x.ne(&y).unwrap()).unwrap();
+                chunked_array::where_(&mask, &x, &y).unwrap().cuda_kernel_source()
+            }),
+            one(
+                "from and to reals",
+                (&r + &x)
+                    .astype::<$real>()
+                    .astype::<chunked_array::Complex32>()
+                    .astype::<chunked_array::Complex64>()
+                    .cuda_kernel_source(),
+            ),
+            one("from integers", (&Array::<i16>::ones(&[4, 3], 2).unwrap().astype::<$t>() * &x).cuda_kernel_source()),
+        ]
+    }};
+}
+
 /// The reduction kernels for elements of `T`: sum, nansum and prod
 /// accumulating in `S` (NumPy's widened sum type, and f64 for means of
 /// integers), max and min in `T`.
@@ -98,8 +129,21 @@ fn reduction_sources<T: chunked_gpu::DeviceElement, S: chunked_gpu::DeviceElemen
     out
 }
 
+/// Sum, nansum and prod of complex elements, in their own type.
+fn complex_reduction_sources<T: chunked_gpu::DeviceElement>() -> Vec<(String, Option<String>)> {
+    use chunked_gpu::reduce::{ReduceOp, source};
+    [ReduceOp::Sum, ReduceOp::NanSum, ReduceOp::Prod]
+        .into_iter()
+        .map(|op| (format!("{op:?} reduction of {}", T::C_NAME), Some(source::<T>(op, T::C_TYPE))))
+        .collect()
+}
+
 fn all_sources() -> Vec<(String, Option<String>)> {
     let mut all = float_sources::<f32>();
+    all.extend(complex_sources!(chunked_array::Complex32, f32));
+    all.extend(complex_sources!(chunked_array::Complex64, f64));
+    all.extend(complex_reduction_sources::<chunked_array::Complex32>());
+    all.extend(complex_reduction_sources::<chunked_array::Complex64>());
     all.extend(float_sources::<f64>());
     all.extend(integer_sources::<i8>());
     all.extend(integer_sources::<i16>());

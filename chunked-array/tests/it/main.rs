@@ -9,6 +9,7 @@ mod assignment;
 mod calculus;
 mod choosing;
 mod device;
+mod device_complex;
 mod device_kernels;
 mod device_linalg_kernels;
 mod device_sources;

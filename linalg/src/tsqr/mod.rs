@@ -177,7 +177,7 @@ pub fn tsqr<T: Scalar>(a: &Array<T>, options: &TsqrOptions) -> Result<Tsqr<T>> {
     let n = shape[1];
     let row_lengths = a.chunks().lengths()[0].clone();
     if a.device().is_some() {
-        return T::device_tsqr(a, options.arity, options.compute_svd);
+        return T::device_tsqr(a, options);
     }
     host_tsqr(a, Arc::new(Tree::with_leaf_cap(&row_lengths, n, options.arity, LEAF_ROWS.max(10 * n))), options)
 }

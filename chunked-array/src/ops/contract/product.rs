@@ -10,7 +10,7 @@ use ndarray::{ArrayD, IxDyn};
 use crate::block::Block;
 use crate::block::device::to_device_block;
 use crate::device::DeviceBlock;
-use crate::element::{DType, Element, Number};
+use crate::element::{Complex32, Complex64, DType, Element, Number};
 use crate::error::{Error, Result};
 use crate::graph::{BlockOp, Node, block_as};
 
@@ -78,11 +78,13 @@ impl<T: Gemm> BlockOp for Product<T> {
             && !device.is_emulated()
             && nb == 0
         {
-            // cuBLAS multiplies the real floats; complex blocks stay on the host.
+            // cuBLAS multiplies the floats and complex numbers (gemm, zgemm).
             let pieces = self.group(idx);
             match T::DTYPE {
                 DType::F64 => return cuda_product::<f64>(pieces, node, idx, inputs, device),
                 DType::F32 => return cuda_product::<f32>(pieces, node, idx, inputs, device),
+                DType::Complex128 => return cuda_product::<Complex64>(pieces, node, idx, inputs, device),
+                DType::Complex64 => return cuda_product::<Complex32>(pieces, node, idx, inputs, device),
                 _ => {}
             }
         }
@@ -196,6 +198,8 @@ impl<'a, T: Gemm> HostMatrix<'a, T> {
         let on_device = match T::DTYPE {
             DType::F64 => device_elements::<f64, T>(block)?,
             DType::F32 => device_elements::<f32, T>(block)?,
+            DType::Complex128 => device_elements::<Complex64, T>(block)?,
+            DType::Complex64 => device_elements::<Complex32, T>(block)?,
             _ => None,
         };
         if let Some((data, shape)) = on_device {

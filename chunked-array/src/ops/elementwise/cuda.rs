@@ -10,7 +10,11 @@
 //! unsigned arithmetic, which wraps in C as in Rust; bitwise logic;
 //! comparisons). Integer division (Rust's `x / 0` is 0 here, C's is
 //! undefined), shifts and user closures (`map`) are not: a layer with any of
-//! them runs through host copies instead. Complex types have no device form.
+//! them runs through host copies instead. Complex numbers are the `c64` and
+//! `c128` structs of the kernel helpers: arithmetic (num-complex's product,
+//! NumPy's division), comparisons for equality, conjugate, parts, modulus,
+//! angle, sign, classification and conversions have device forms; their
+//! transcendental functions run through host copies.
 //! CUDA's math functions (`sin`, `exp`, `pow`, ...) are within a few ulp of
 //! glibc's; plain arithmetic, comparisons and conversions are exact.
 
@@ -42,7 +46,7 @@ pub(crate) fn c_type(dtype: DType) -> Option<&'static str> {
     }
     match dtype {
         DType::Bool => Some("bool"),
-        DType::Complex64 | DType::Complex128 | DType::Intermediate => None,
+        DType::Intermediate => None,
         _ => Some(crate::block::device::dispatch_device_dtype!(dtype, of::<_>())),
     }
 }
@@ -56,6 +60,15 @@ pub(crate) fn literal<T: Element>(v: T) -> Option<String> {
         DType::Bool => Some(if v.to_f64() != 0.0 { "true" } else { "false" }.to_string()),
         // Integers by their two's-complement bits: no literal overflows.
         d if is_integer(d) => Some(format!("(({})0x{:X}ull)", c_type(d)?, v.to_i64() as u64)),
+        DType::Complex128 => {
+            let z = v.to_complex();
+            Some(format!("mk_c128(bits_f64(0x{:016X}ull), bits_f64(0x{:016X}ull))", z.re.to_bits(), z.im.to_bits()))
+        }
+        DType::Complex64 => {
+            let z = v.to_complex();
+            let (re, im) = ((z.re as f32).to_bits(), (z.im as f32).to_bits());
+            Some(format!("mk_c64(bits_f32(0x{re:08X}u), bits_f32(0x{im:08X}u))"))
+        }
         _ => None,
     }
 }
@@ -104,8 +117,33 @@ fn angle_form<T: Element>(to_degrees: bool) -> Option<CudaForm> {
     CudaForm::new("(", format!(" * {})", literal(T::from_f64(c))?))
 }
 
+/// The C form of a unary operation on complex `A` (see the module notes).
+fn complex_unary_form<A: Element, O: Element>(name: &str) -> Option<CudaForm> {
+    let same = A::DTYPE == O::DTYPE;
+    let to_real = O::IS_FLOAT && O::DTYPE.size() * 2 == A::DTYPE.size();
+    match name {
+        "neg" if same => CudaForm::new("(-", ")"),
+        "conj" if same => CudaForm::new("conj_of(", ")"),
+        "square" if same => CudaForm::new("sq(", ")"),
+        "sign" if same => CudaForm::new("sign_of(", ")"),
+        "reciprocal" if same => CudaForm::new(format!("({} / (", literal(A::from_f64(1.0))?), "))"),
+        "real" if to_real => CudaForm::new("((", ").re)"),
+        "imag" if to_real => CudaForm::new("((", ").im)"),
+        "abs" if to_real => CudaForm::new("abs_of(", ")"),
+        "angle" if to_real => CudaForm::new("angle_of(", ")"),
+        "isnan" | "isfinite" | "isinf" if O::DTYPE == DType::Bool => CudaForm::new(format!("{name}_of("), ")"),
+        "astype" if O::IS_COMPLEX => CudaForm::new(format!("to_{}(", c_type(O::DTYPE)?), ")"),
+        // The real part, through f64 as the CPU's `from_complex`.
+        "astype" if O::IS_FLOAT => CudaForm::new(format!("(({})((double)(", c_type(O::DTYPE)?), ").re))"),
+        _ => None,
+    }
+}
+
 /// The C form of the named unary operation from `A` to `O`.
 pub(crate) fn unary_form<A: Element, O: Element>(name: &str) -> Option<CudaForm> {
+    if A::IS_COMPLEX {
+        return complex_unary_form::<A, O>(name);
+    }
     let float = A::IS_FLOAT && A::DTYPE == O::DTYPE;
     let int = is_integer(A::DTYPE) && A::DTYPE == O::DTYPE;
     let (t, u) = (c_type(O::DTYPE)?, wrapping_type(O::DTYPE));
@@ -129,6 +167,7 @@ pub(crate) fn unary_form<A: Element, O: Element>(name: &str) -> Option<CudaForm>
         // Conversions to floating point go through double, as the CPU's do
         // (`from_f64(to_f64(x))`: an i64 above 2^53 rounds twice on the way
         // to f32), rounding to nearest; bool is 0 or 1.
+        "astype" if O::IS_COMPLEX => CudaForm::new(format!("to_{}(", c_type(O::DTYPE)?), ")"),
         "astype" if O::IS_FLOAT => CudaForm::new(format!("(({})((double)(", c_type(O::DTYPE)?), ")))"),
         // Between integers (and from bool): the low bits, as Rust's `as`.
         "astype" if is_integer(O::DTYPE) && (is_integer(A::DTYPE) || A::DTYPE == DType::Bool) => {
@@ -167,6 +206,7 @@ pub(crate) fn binary_expr<A: Element, B: Element>(name: &str, a: &str, b: &str) 
     let float = same && A::IS_FLOAT;
     let boolean = same && A::DTYPE == DType::Bool;
     let int = same && is_integer(A::DTYPE);
+    let complex = same && A::IS_COMPLEX;
     let infix = |op: &str| Some(format!("({a} {op} {b})"));
     let wrap = |op: &str| {
         let (t, u) = (c_type(A::DTYPE)?, wrapping_type(A::DTYPE));
@@ -198,6 +238,12 @@ pub(crate) fn binary_expr<A: Element, B: Element>(name: &str, a: &str, b: &str) 
         "logical_and" if boolean => infix("&&"),
         "logical_or" if boolean => infix("||"),
         "logical_xor" if boolean => infix("!="),
+        "add" if complex => infix("+"),
+        "sub" if complex => infix("-"),
+        "mul" if complex => infix("*"),
+        "div" if complex => infix("/"),
+        "eq" if complex => infix("=="),
+        "ne" if complex => infix("!="),
         "add" if float => infix("+"),
         "sub" if float => infix("-"),
         "mul" if float => infix("*"),
