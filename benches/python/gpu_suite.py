@@ -12,6 +12,11 @@ Workloads (sizes scale with S):
     ufunc_cheap, ufunc_trig
                 the ufunc issue's two five-ufunc chains over that random array,
                 persisted on the GPU, summed
+    complex_chain
+                z = x + 1j*y (complex128, (100000, 1000) in (1000, 1000) blocks,
+                persisted on the GPU): abs((z * conj(z) + z) / (z + 1.5j)), summed
+    complex_matmul
+                (z @ z).sum() of a complex128 4000^2 in 2000^2 blocks
 
 chunked's side is `target/release/gpu_report --suite` (JSON on stdout). Each
 time is the median of R runs after a warm-up. Without CuPy or a GPU the script
@@ -28,7 +33,7 @@ from suite import timed
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 REPORT = os.path.join(ROOT, "target", "release", "gpu_report")
-WORKLOADS = ["random_sum", "matmul", "seed_svd", "ufunc_cheap", "ufunc_trig"]
+WORKLOADS = ["random_sum", "matmul", "seed_svd", "ufunc_cheap", "ufunc_trig", "complex_chain", "complex_matmul"]
 
 
 def arg(name, default):
@@ -68,6 +73,11 @@ def dask_cupy(scale, repeat):
         np.heaviside(np.fmax(np.copysign(np.square(np.floor(xs)), xs), 0.25), 0.5).sum().compute()
     )
     work["ufunc_trig"] = lambda: sync(np.cbrt(np.log1p(np.hypot(np.expm1(np.rint(xs)), xs))).sum().compute())
+    zs = (xs + 1j * rs.random((rows, 1000), chunks=(1000, 1000))).persist()
+    work["complex_chain"] = lambda: sync(np.abs((zs * np.conj(zs) + zs) / (zs + 1.5j)).sum().compute())
+    nc = max(100, int(4000 * scale ** (1 / 3)))
+    zm = (rs.random((nc, nc), chunks=(2000, 2000)) + 1j * rs.random((nc, nc), chunks=(2000, 2000))).persist()
+    work["complex_matmul"] = lambda: sync((zm @ zm).sum().compute())
     out = {}
     for name, run in work.items():
         out[name] = statistics.median(timed(run, repeat))

@@ -289,6 +289,9 @@ impl<T: DeviceElement> DeviceBuffer<T> {
 
 impl<T: DeviceElement> Drop for DeviceBuffer<T> {
     fn drop(&mut self) {
+        if matches!(self.storage, Storage::Cuda(_)) {
+            self.device.make_current_for_drop();
+        }
         self.device.unreserve(self.nbytes());
     }
 }

@@ -372,6 +372,24 @@ impl Device {
         self.inner.in_use.fetch_sub(bytes, Ordering::Relaxed);
     }
 
+    /// Makes a CUDA device's context current on this thread, for the frees
+    /// of a buffer's drop: cudarc's drops of device and pinned memory call
+    /// the driver without binding the context, so a thread that never ran
+    /// CUDA work (the one collecting a run's results, say) would make the
+    /// free fail with `CUDA_ERROR_INVALID_CONTEXT`, an error cudarc keeps and
+    /// returns from the context's next call, whichever task makes it.
+    pub(crate) fn make_current_for_drop(&self) {
+        if let Kind::Cuda(state) = &self.inner.kind {
+            let ctx = state.ctx.cu_ctx();
+            // Failures here leave the drop's own error to cudarc, as before.
+            if cudarc::driver::result::ctx::get_current().ok().flatten() != Some(ctx) {
+                // SAFETY: the context lives as long as `state`, which this
+                // device holds.
+                let _ = unsafe { cudarc::driver::result::ctx::set_current(ctx) };
+            }
+        }
+    }
+
     pub(crate) fn unsupported(&self, what: impl Into<String>) -> Error {
         Error::Unsupported { device: self.describe(), what: what.into() }
     }

@@ -191,6 +191,14 @@ impl Device {
     }
 }
 
+impl<T: DeviceElement> Drop for PinnedBuffer<T> {
+    fn drop(&mut self) {
+        if matches!(self.storage, PinnedStorage::Cuda(_)) {
+            self.device.make_current_for_drop();
+        }
+    }
+}
+
 impl<T: DeviceElement> fmt::Debug for PinnedBuffer<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "PinnedBuffer<{}>({} elements from {})", T::C_NAME, self.len(), self.device.describe())

@@ -15,6 +15,8 @@
 //!   against the copy's bandwidth;
 //! - the seed SVD, `100000F x 1000` in `(1000, 1000)` blocks made on the
 //!   device, singular values computed;
+//! - complex128 gemm: `z @ z` of a `4000F x 4000F` matrix in blocks of
+//!   `2000F` against one cuBLAS zgemm of the whole matrix;
 //! - TSQR of `1e6F x 100` in `(10000, 100)` blocks, Q summed on the device,
 //!   with the bytes that left the device;
 //! - 8 MiB allocations per second and the suite's random sum, without a
@@ -34,14 +36,17 @@
 //! to set beside dask + CuPy: `random_sum` (random (100000F, 1000) in
 //! (1000, 1000) blocks, summed), `matmul` (`(x @ x).sum()` of a random
 //! 10000F^(1/3)-sided square in 2000^2 blocks), `seed_svd` (u, s and vt of
-//! the seed's matrix) and `ufunc_cheap`/`ufunc_trig` (the ufunc issue's two
-//! five-ufunc chains over the random array persisted on the device, summed);
+//! the seed's matrix), `ufunc_cheap`/`ufunc_trig` (the ufunc issue's two
+//! five-ufunc chains over the random array persisted on the device, summed),
+//! `complex_chain` (`abs((z·conj(z) + z) / (z + 1.5i)).sum()` of a complex128
+//! array of the random array's shape) and `complex_matmul` (`(z @ z).sum()`
+//! of a complex128 4000F^(1/3)-sided square in 2000^2 blocks);
 //! or `{"skipped": why}` without a CUDA device. `--pool BYTES` runs them
 //! with a device pool of that size (`Context::with_device_pool`).
 
 use chunked_array::device::Device;
 use chunked_array::random::RandomState;
-use chunked_array::{Array, Context};
+use chunked_array::{Array, Complex64, Context};
 use chunked_benches::cuda_reference::CudaReference;
 use chunked_benches::{arg, median, secs};
 use chunked_gpu::{Operand, philox};
@@ -170,6 +175,7 @@ fn cuda_rows(device: &Device, f: f64, repeat: usize) {
         t_cublas / t_blocked
     );
     drop((x, whole, c));
+    complex_matmul_row(device, f, repeat, &ctx);
 
     // The seed SVD made on the device.
     let rows = scaled(100_000, f);
@@ -193,6 +199,44 @@ fn cuda_rows(device: &Device, f: f64, repeat: usize) {
         "| TSQR {tall}x100, (10000, 100) blocks, on the device | {t_tsqr:.2} s | {per_run:.0} bytes to the host per run | |"
     );
     pool_rows(device, f, repeat);
+}
+
+/// Blocked complex128 gemm (zgemm per block pair) against one cuBLAS zgemm
+/// of the whole matrix; 8 real flops per complex multiply-add.
+fn complex_matmul_row(device: &Device, f: f64, repeat: usize, ctx: &Context) {
+    let m = scaled(4000, f);
+    let b = scaled(2000, f);
+    let z = complex_uniform(&[m, m], [b, b], 2, device).persist_on(ctx).expect("persist");
+    let product = z.matmul(&z).expect("matmul");
+    let t_blocked = time(repeat, || {
+        let kept = product.persist_on(ctx).expect("complex matmul on the device");
+        device.synchronize().expect("sync");
+        drop(kept);
+    });
+    let whole = device.upload(&vec![Complex64::new(0.5, -0.25); m * m]).expect("device memory");
+    let mut c = device.zeros::<Complex64>(m * m).expect("device memory");
+    let (one, zero) = (Complex64::new(1.0, 0.0), Complex64::new(0.0, 0.0));
+    let t_cublas = time(repeat, || {
+        device
+            .gemm((m, m, m), one, Operand::whole(&whole, m), Operand::whole(&whole, m), zero, &mut c)
+            .expect("cuBLAS zgemm");
+        device.synchronize().expect("sync");
+    });
+    let flop = 8.0 * (m as f64).powi(3);
+    println!(
+        "| complex128 matmul {m}² in {b}² blocks | {:.1} TFLOP/s | one cuBLAS zgemm {:.1} TFLOP/s | {:.2} |",
+        flop / t_blocked / 1e12,
+        flop / t_cublas / 1e12,
+        t_cublas / t_blocked
+    );
+}
+
+/// `x + i·y` of two uniform arrays, made on `device`.
+fn complex_uniform(shape: &[usize], chunks: [usize; 2], seed: u64, device: &Device) -> Array<Complex64> {
+    let rng = RandomState::new(seed).on_device(device);
+    let re = rng.uniform::<f64>(shape, chunks).expect("shape");
+    let im = rng.with_stream(1).uniform::<f64>(shape, chunks).expect("shape");
+    &re + &(im.astype::<Complex64>() * Complex64::new(0.0, 1.0))
 }
 
 /// Allocations of 8 MiB (each freed, then the device synchronized, as a
@@ -246,8 +290,19 @@ fn suite_rows(device: &Device, f: f64, repeat: usize) {
     let svd = chunked_linalg::svd(&x).expect("svd");
     let seed_svd = time(repeat, || drop(chunked_array::compute((&svd.u, &svd.s, &svd.vt)).expect("svd")));
     let (ufunc_cheap, ufunc_trig) = ufunc_chains(&x, &ctx, repeat);
+    // The complex rows: a chain of complex arithmetic reduced through abs,
+    // and the blocked zgemm, each summed on the device.
+    let im = RandomState::new(13).on_device(device).uniform::<f64>(&[rows, 1000], [1000, 1000]).expect("shape");
+    let z = (&x + &(im.astype::<Complex64>() * Complex64::new(0.0, 1.0))).persist_on(&ctx).expect("persist");
+    let chain = ((&(&z * &z.conj()) + &z) / &(&z + Complex64::new(0.0, 1.5))).abs().sum(None).expect("sum");
+    let complex_chain = time(repeat, || drop(chain.compute_on(&ctx).expect("complex chain")));
+    drop(z);
+    let nc = ((4000.0 * f.cbrt()) as usize).max(100);
+    let zm = complex_uniform(&[nc, nc], [2000, 2000], 14, device).persist_on(&ctx).expect("persist");
+    let zsum = zm.matmul(&zm).expect("matmul").sum(None).expect("sum");
+    let complex_matmul = time(repeat, || drop(zsum.compute_on(&ctx).expect("complex matmul")));
     println!(
-        "{{\"device\": \"{}\", \"random_sum\": {random_sum}, \"matmul\": {matmul}, \"seed_svd\": {seed_svd}, \"ufunc_cheap\": {ufunc_cheap}, \"ufunc_trig\": {ufunc_trig}}}",
+        "{{\"device\": \"{}\", \"random_sum\": {random_sum}, \"matmul\": {matmul}, \"seed_svd\": {seed_svd}, \"ufunc_cheap\": {ufunc_cheap}, \"ufunc_trig\": {ufunc_trig}, \"complex_chain\": {complex_chain}, \"complex_matmul\": {complex_matmul}}}",
         device.describe().replace('"', "'")
     );
 }

@@ -176,8 +176,8 @@ fn svd_of_a_complex_matrix_on_a_device() {
     // The device TSQR is real-only: a complex array on a device is factored
     // by the host TSQR from host copies of its blocks, with the same result.
     let a = gaussian(120, 12, 6);
-    let device = chunked_array::device::Device::cuda(0)
-        .unwrap_or_else(|_| chunked_array::device::Device::emulated(64 << 20));
+    let device =
+        chunked_array::device::Device::cuda(0).unwrap_or_else(|_| chunked_array::device::Device::emulated(64 << 20));
     let x = chunked(&a, vec![40; 3], vec![12]).to_device(&device);
     assert!(x.device().is_some());
     check_svd(&a, &x);
