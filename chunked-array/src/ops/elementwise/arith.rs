@@ -15,29 +15,18 @@ use crate::array::Array;
 use crate::element::math::RealMath;
 use crate::element::{Complex32, Complex64, Element, Number, Promote, Real};
 use crate::ops::elementwise::cuda::scalar_form;
-use crate::ops::elementwise::ops::{binary, unary, unary_with};
+use crate::ops::elementwise::ops::{binary, binary_promoted, unary, unary_with};
 
 /// `f` over two arrays after converting both to `O` (a no-op where they are
-/// `O`). The conversions are layers of their own, which fusion folds into the
-/// operation: so the fused chain has a device form wherever the conversion and
-/// the operation on `O` have one.
+/// `O`), in one layer that has a device form wherever the conversions and the
+/// operation on `O` have one.
 fn promoted<A: Element, B: Element, O: Element>(
     name: &'static str,
     a: &Array<A>,
     b: &Array<B>,
     f: fn(O, O) -> O,
 ) -> Array<O> {
-    Array::from_result(binary(name, converted::<A, O>(a), converted::<B, O>(b), f))
-}
-
-/// `a` as an array of `O`: itself where `A` is `O`, else `astype`.
-fn converted<A: Element, O: Element>(a: &Array<A>) -> Array<O> {
-    if A::DTYPE == O::DTYPE {
-        // One element type per dtype: `A` is `O`.
-        Array::from_node(a.node.clone())
-    } else {
-        a.astype::<O>()
-    }
+    Array::from_result(binary_promoted(name, a, b, f))
 }
 
 /// `f(x, scalar)` (or `f(scalar, x)` when `scalar_first`) over an array,

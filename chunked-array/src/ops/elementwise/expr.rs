@@ -234,6 +234,9 @@ pub(crate) struct Binary<A, B, O, F> {
     pub a: Expr<A>,
     pub b: Expr<B>,
     pub f: Arc<F>,
+    /// Whether `f` converts both operands to `O` first (NumPy's promotion),
+    /// so that its C form is the operation on `O` of the converted operands.
+    pub promoted: bool,
     pub _t: PhantomData<fn() -> O>,
 }
 
@@ -256,6 +259,7 @@ impl<A: Element, B: Element, O: Element, F: Fn(A, B) -> O + Send + Sync + 'stati
             a: self.a.rebind(map),
             b: self.b.rebind(map),
             f: self.f.clone(),
+            promoted: self.promoted,
             _t: PhantomData,
         })
     }
@@ -263,7 +267,18 @@ impl<A: Element, B: Element, O: Element, F: Fn(A, B) -> O + Send + Sync + 'stati
         format!("{}({}, {})", self.name, self.a.describe(), self.b.describe())
     }
     fn cuda(&self) -> Option<String> {
-        crate::ops::elementwise::cuda::binary_expr::<A, B>(self.name, &self.a.cuda()?, &self.b.cuda()?)
+        use crate::ops::elementwise::cuda::{binary_expr, unary_form};
+        let (a, b) = (self.a.cuda()?, self.b.cuda()?);
+        if !self.promoted || (A::DTYPE == O::DTYPE && B::DTYPE == O::DTYPE) {
+            return binary_expr::<A, B>(self.name, &a, &b);
+        }
+        let convert = |form: Option<crate::ops::elementwise::cuda::CudaForm>, x: &str, same: bool| match same {
+            true => Some(x.to_string()),
+            false => Some(form?.apply(x)),
+        };
+        let a = convert(unary_form::<A, O>("astype"), &a, A::DTYPE == O::DTYPE)?;
+        let b = convert(unary_form::<B, O>("astype"), &b, B::DTYPE == O::DTYPE)?;
+        binary_expr::<O, O>(self.name, &a, &b)
     }
     fn depth(&self) -> usize {
         1 + self.a.depth().max(self.b.depth())

@@ -111,10 +111,31 @@ pub(crate) fn binary<'a, 'b, A: Element, B: Element, O: Element>(
     b: impl Into<Operand<'b, B>>,
     f: impl Fn(A, B) -> O + Send + Sync + 'static,
 ) -> Result<Array<O>> {
+    binary_layer(name, a.into(), b.into(), f, false)
+}
+
+/// `f(x.cast::<O>(), y.cast::<O>())` over two arrays (NumPy's promotion): one
+/// layer, whose C form converts the operands as `astype` does.
+pub(crate) fn binary_promoted<A: Element, B: Element, O: Element>(
+    name: &'static str,
+    a: &Array<A>,
+    b: &Array<B>,
+    f: fn(O, O) -> O,
+) -> Result<Array<O>> {
+    binary_layer(name, Operand::Array(a), Operand::Array(b), move |x: A, y: B| f(x.cast::<O>(), y.cast::<O>()), true)
+}
+
+fn binary_layer<A: Element, B: Element, O: Element>(
+    name: &'static str,
+    a: Operand<'_, A>,
+    b: Operand<'_, B>,
+    f: impl Fn(A, B) -> O + Send + Sync + 'static,
+    promoted: bool,
+) -> Result<Array<O>> {
     let mut leaves = Vec::new();
-    let x = a.into().expr(&mut leaves);
-    let y = b.into().expr(&mut leaves);
-    let e: Expr<O> = Arc::new(Binary { name, a: x, b: y, f: Arc::new(f), _t: PhantomData });
+    let x = a.expr(&mut leaves);
+    let y = b.expr(&mut leaves);
+    let e: Expr<O> = Arc::new(Binary { name, a: x, b: y, f: Arc::new(f), promoted, _t: PhantomData });
     Array::built(build(name, leaves, e)?)
 }
 
