@@ -50,7 +50,7 @@ pub trait DeviceElement: Copy + Default + PartialEq + Send + Sync + fmt::Debug +
     /// ```
     /// use chunked_gpu::DeviceElement;
     /// let z = [num_complex::Complex::new(1.0f64, 2.0)];
-    /// assert_eq!((DeviceElement::as_raw(&z[..])[0].re, [0.5f32].as_raw()[0]), (1.0, 0.5));
+    /// assert_eq!((DeviceElement::as_raw(&z[..])[0].re, f32::as_raw(&[0.5])[0]), (1.0, 0.5));
     /// ```
     fn as_raw(s: &[Self]) -> &[Self::Raw] {
         // SAFETY: `Raw` has `Self`'s size and alignment (checked at compile
