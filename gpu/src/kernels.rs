@@ -25,7 +25,8 @@ pub use crate::cuda::CUDA_PRELUDE;
 /// The helpers generated elementwise kernels call; a generated source starts
 /// with them. Complex numbers are the structs `c64` and `c128` (the layout of
 /// [`crate::ComplexBits`]) with operators of the CPU's arithmetic: num-complex's
-/// product, and NumPy's (Smith's) division.
+/// product, and NumPy's (Smith's) division; `exp`, `log` and `sqrt` repeat
+/// num-complex's steps, `expm1` and `log1p` NumPy's.
 pub const ELEMENTWISE_HELPERS: &str = r#"
 template <typename T> __device__ inline T sq(T x) { return x * x; }
 template <typename T> __device__ inline T cube(T x) { return x * x * x; }
@@ -101,7 +102,29 @@ __device__ inline F angle_of(C z) { return atan2(z.im, z.re); } \
 __device__ inline C sign_of(C z) { F m = abs_of(z); return m == 0 ? mk_##C(0, 0) : mk_##C(z.re / m, z.im / m); } \
 __device__ inline bool isnan_of(C z) { return isnan(z.re) || isnan(z.im); } \
 __device__ inline bool isfinite_of(C z) { return isfinite(z.re) && isfinite(z.im); } \
-__device__ inline bool isinf_of(C z) { return isinf(z.re) || isinf(z.im); }
+__device__ inline bool isinf_of(C z) { return isinf(z.re) || isinf(z.im); } \
+__device__ inline C exp_of(C z) { \
+    F re = z.re, im = z.im; \
+    if (isinf(re)) { \
+        if (re < 0) { if (!isfinite(im)) return mk_##C(0, 0); } \
+        else if (im == 0 || !isfinite(im)) { if (isinf(im)) im = nan_of(im); return mk_##C(re, im); } \
+    } else if (isnan(re) && im == 0) { return z; } \
+    F r = exp(re); \
+    return mk_##C(r * cos(im), r * sin(im)); \
+} \
+__device__ inline C log_of(C z) { return mk_##C(log(hypot(z.re, z.im)), atan2(z.im, z.re)); } \
+__device__ inline C sqrt_of(C z) { \
+    if (z.im == 0) { \
+        if (!signbit(z.re)) return mk_##C(sqrt(z.re), z.im); \
+        F im = sqrt(-z.re); \
+        return signbit(z.im) ? mk_##C(0, -im) : mk_##C(0, im); \
+    } \
+    if (z.re == 0) { F x = sqrt(fabs(z.im) / 2); return signbit(z.im) ? mk_##C(x, -x) : mk_##C(x, x); } \
+    F s = sqrt(hypot(z.re, z.im)), h = atan2(z.im, z.re) / 2; \
+    return mk_##C(s * cos(h), s * sin(h)); \
+} \
+__device__ inline C expm1_of(C z) { F h = sin(z.im / 2); return mk_##C(expm1(z.re) * cos(z.im) - 2 * h * h, exp(z.re) * sin(z.im)); } \
+__device__ inline C log1p_of(C z) { F x = z.re + 1; return mk_##C(log(hypot(x, z.im)), atan2(z.im, x)); }
 CHUNKED_COMPLEX(c64, float)
 CHUNKED_COMPLEX(c128, double)
 "#;

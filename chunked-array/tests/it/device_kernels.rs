@@ -445,7 +445,8 @@ fn generated_complex_kernels_compute_what_the_cpu_does() {
         let q = &(&(&z * &w) + &(&z / &w)) - &(&z.square() * Complex64::new(0.5, -2.0));
         let q = &(&q.conj() - &w.reciprocal()) + &(&x / &w);
         let q = &q + &(Complex64::new(1.0, 1.0) / &z).astype::<Complex32>().astype::<Complex64>();
-        &(&q * &(&z.real() - &w.imag())) + &chunked_array::where_(&z.isnan(), &w, &(&x + &z)).unwrap()
+        let q = &(&q * &(&z.real() - &w.imag())) + &chunked_array::where_(&z.isnan(), &w, &(&x + &z)).unwrap();
+        &(&(&q + &z.exp()) + &(&w.sqrt() - &z.expm1())) + &(&z.log() * &(&w.log1p() + &z.sqrt()))
     };
     let source = chain.cuda_kernel_source().expect("the chain has a device form");
     let expected = chain.compute().unwrap();

@@ -92,6 +92,10 @@ macro_rules! complex_sources {
         vec![
             one("add, sub, mul, div", (&(&(&x * &y) - &(&x + &y)) / &y).cuda_kernel_source()),
             one("neg, conj, square, reciprocal, sign", (-&x.conj().square().reciprocal().sign()).cuda_kernel_source()),
+            one(
+                "exp, log, sqrt, expm1, log1p",
+                (&(&x.exp() + &x.log()) + &(&x.sqrt() * &(&x.expm1() - &x.log1p()))).cuda_kernel_source(),
+            ),
             one("scalars", (&(&x * <$t>::new(0.5, 2.0)) - <$t>::new(1.0, -1.0)).cuda_kernel_source()),
             one("parts, abs, angle", (&(&x.real() - &x.imag()) + &(&x.abs() * &x.angle())).cuda_kernel_source()),
             one("classification and equality", {

@@ -13,8 +13,9 @@
 //! them runs through host copies instead. Complex numbers are the `c64` and
 //! `c128` structs of the kernel helpers: arithmetic (num-complex's product,
 //! NumPy's division), comparisons for equality, conjugate, parts, modulus,
-//! angle, sign, classification and conversions have device forms; their
-//! transcendental functions run through host copies.
+//! angle, sign, classification, conversions, and `exp`, `log`, `sqrt`,
+//! `expm1`, `log1p` (num-complex's and NumPy's steps) have device forms; the
+//! other complex transcendental functions run through host copies.
 //! CUDA's math functions (`sin`, `exp`, `pow`, ...) are within a few ulp of
 //! glibc's; plain arithmetic, comparisons and conversions are exact.
 
@@ -132,6 +133,8 @@ fn complex_unary_form<A: Element, O: Element>(name: &str) -> Option<CudaForm> {
         "abs" if to_real => CudaForm::new("abs_of(", ")"),
         "angle" if to_real => CudaForm::new("angle_of(", ")"),
         "isnan" | "isfinite" | "isinf" if O::DTYPE == DType::Bool => CudaForm::new(format!("{name}_of("), ")"),
+        "exp" | "sqrt" | "expm1" | "log1p" if same => CudaForm::new(format!("{name}_of("), ")"),
+        "log" if same => CudaForm::new("log_of(", ")"),
         "astype" if O::IS_COMPLEX => CudaForm::new(format!("to_{}(", c_type(O::DTYPE)?), ")"),
         // The real part, through f64 as the CPU's `from_complex`.
         "astype" if O::IS_FLOAT => CudaForm::new(format!("(({})((double)(", c_type(O::DTYPE)?), ").re))"),
