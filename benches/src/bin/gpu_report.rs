@@ -46,10 +46,10 @@
 
 use chunked_array::device::Device;
 use chunked_array::random::RandomState;
-use chunked_array::{Array, Complex64, Context};
+use chunked_array::{Array, Complex64, Context, Gemm};
 use chunked_benches::cuda_reference::CudaReference;
 use chunked_benches::{arg, median, secs};
-use chunked_gpu::{Operand, philox};
+use chunked_gpu::{DeviceElement, Operand, philox};
 
 /// Median seconds of `repeat` runs of `f` after one warm-up.
 fn time(repeat: usize, mut f: impl FnMut()) -> f64 {
@@ -153,29 +153,12 @@ fn cuda_rows(device: &Device, f: f64, repeat: usize) {
         .to_device(device)
         .persist_on(&ctx)
         .expect("persist");
-    let product = x.matmul(&x).expect("matmul");
-    let t_blocked = time(repeat, || {
-        let kept = product.persist_on(&ctx).expect("matmul on the device");
-        device.synchronize().expect("sync");
-        drop(kept);
-    });
-    let whole = device.upload(&vec![0.5f64; m * m]).expect("device memory");
-    let mut c = device.zeros::<f64>(m * m).expect("device memory");
-    let t_cublas = time(repeat, || {
-        device
-            .gemm((m, m, m), 1.0, Operand::whole(&whole, m), Operand::whole(&whole, m), 0.0, &mut c)
-            .expect("cuBLAS gemm");
-        device.synchronize().expect("sync");
-    });
-    let flop = 2.0 * (m as f64).powi(3);
-    println!(
-        "| matmul {m}² in {b}² blocks | {:.1} TFLOP/s | one cuBLAS gemm {:.1} TFLOP/s | {:.2} |",
-        flop / t_blocked / 1e12,
-        flop / t_cublas / 1e12,
-        t_cublas / t_blocked
-    );
-    drop((x, whole, c));
-    complex_matmul_row(device, f, repeat, &ctx);
+    gemm_row(&x, 0.5, (format!("matmul {m}² in {b}² blocks"), "gemm", 2.0), &ctx, repeat);
+    drop(x);
+    let m = scaled(4000, f);
+    let z = complex_uniform(&[m, m], [b, b], 2, device).persist_on(&ctx).expect("persist");
+    let value = Complex64::new(0.5, -0.25);
+    gemm_row(&z, value, (format!("complex128 matmul {m}² in {b}² blocks"), "zgemm", 8.0), &ctx, repeat);
 
     // The seed SVD made on the device.
     let rows = scaled(100_000, f);
@@ -201,30 +184,36 @@ fn cuda_rows(device: &Device, f: f64, repeat: usize) {
     pool_rows(device, f, repeat);
 }
 
-/// Blocked complex128 gemm (zgemm per block pair) against one cuBLAS zgemm
-/// of the whole matrix; 8 real flops per complex multiply-add.
-fn complex_matmul_row(device: &Device, f: f64, repeat: usize, ctx: &Context) {
-    let m = scaled(4000, f);
-    let b = scaled(2000, f);
-    let z = complex_uniform(&[m, m], [b, b], 2, device).persist_on(ctx).expect("persist");
-    let product = z.matmul(&z).expect("matmul");
+/// The blocked `x @ x` of a square device array (one cuBLAS call per block
+/// pair) against one cuBLAS call on a whole matrix of `value`s of the same
+/// size, as a row named by `label`, `routine` (the cuBLAS routine) and
+/// `flops` (real flops per multiply-add: 2, or 8 for complex numbers).
+fn gemm_row<T: Gemm + DeviceElement>(
+    x: &Array<T>,
+    value: T,
+    (label, routine, flops): (String, &str, f64),
+    ctx: &Context,
+    repeat: usize,
+) {
+    let device = x.device().expect("a device array");
+    let m = x.shape()[0];
+    let product = x.matmul(x).expect("matmul");
     let t_blocked = time(repeat, || {
-        let kept = product.persist_on(ctx).expect("complex matmul on the device");
+        let kept = product.persist_on(ctx).expect("matmul on the device");
         device.synchronize().expect("sync");
         drop(kept);
     });
-    let whole = device.upload(&vec![Complex64::new(0.5, -0.25); m * m]).expect("device memory");
-    let mut c = device.zeros::<Complex64>(m * m).expect("device memory");
-    let (one, zero) = (Complex64::new(1.0, 0.0), Complex64::new(0.0, 0.0));
+    let whole = device.upload(&vec![value; m * m]).expect("device memory");
+    let mut c = device.zeros::<T>(m * m).expect("device memory");
     let t_cublas = time(repeat, || {
         device
-            .gemm((m, m, m), one, Operand::whole(&whole, m), Operand::whole(&whole, m), zero, &mut c)
-            .expect("cuBLAS zgemm");
+            .gemm((m, m, m), T::ONE, Operand::whole(&whole, m), Operand::whole(&whole, m), T::ZERO, &mut c)
+            .expect("cuBLAS gemm");
         device.synchronize().expect("sync");
     });
-    let flop = 8.0 * (m as f64).powi(3);
+    let flop = flops * (m as f64).powi(3);
     println!(
-        "| complex128 matmul {m}² in {b}² blocks | {:.1} TFLOP/s | one cuBLAS zgemm {:.1} TFLOP/s | {:.2} |",
+        "| {label} | {:.1} TFLOP/s | one cuBLAS {routine} {:.1} TFLOP/s | {:.2} |",
         flop / t_blocked / 1e12,
         flop / t_cublas / 1e12,
         t_cublas / t_blocked

@@ -13,14 +13,14 @@ use ndarray::{ArrayD, Axis, Ix2};
 #[path = "support/backends.rs"]
 pub(crate) mod backends;
 
-fn place<T: chunked_array::Element>(a: &Array<T>, device: Option<&Device>) -> Array<T> {
+pub(crate) fn place<T: chunked_array::Element>(a: &Array<T>, device: Option<&Device>) -> Array<T> {
     match device {
         Some(d) => a.to_device(d),
         None => a.clone(),
     }
 }
 
-fn is_cuda(device: Option<&Device>) -> bool {
+pub(crate) fn is_cuda(device: Option<&Device>) -> bool {
     device.is_some_and(|d| d.backend() == Backend::Cuda)
 }
 
@@ -341,7 +341,7 @@ per_backend!(empty_blocks_on_the_device, |device: Option<&Device>| {
 
 /// Whether `got` is within `ulps` units in the last place of `want` (NaN
 /// matching NaN, infinities exactly).
-fn within_ulps(got: f64, want: f64, ulps: u64) -> bool {
+pub(crate) fn within_ulps(got: f64, want: f64, ulps: u64) -> bool {
     (got.is_nan() && want.is_nan())
         || got == want
         || (got.is_finite() && want.is_finite() && (got.to_bits() as i64).abs_diff(want.to_bits() as i64) <= ulps)

@@ -5,24 +5,13 @@
 //! and NumPy's division), bit for bit where the arithmetic is IEEE's basic
 //! operations, within a few ulps where CUDA's libm is involved.
 
-use chunked_array::device::{Backend, Device};
+use chunked_array::device::Device;
 use chunked_array::{Array, Complex32, Complex64, Context};
 use ndarray::{ArrayD, Axis};
 
 // The CUDA variants share device.rs's lock: they read the same device's counters.
-use crate::device::backends;
+use crate::device::{backends, is_cuda, place, within_ulps};
 use crate::per_backend;
-
-fn place<T: chunked_array::Element>(a: &Array<T>, device: Option<&Device>) -> Array<T> {
-    match device {
-        Some(d) => a.to_device(d),
-        None => a.clone(),
-    }
-}
-
-fn is_cuda(device: Option<&Device>) -> bool {
-    device.is_some_and(|d| d.backend() == Backend::Cuda)
-}
 
 /// 30 x 20 complex values with zeros, signed zeros, infinities and NaNs among them.
 fn values(seed: f64) -> ArrayD<Complex64> {
@@ -37,14 +26,6 @@ fn values(seed: f64) -> ArrayD<Complex64> {
             _ => Complex64::new((i[0] as f64 - 14.5) * 0.37 * seed, (k as f64).sqrt() * 0.1 - seed),
         }
     })
-}
-
-/// Whether `got` is within `ulps` units in the last place of `want` (NaN
-/// matching NaN, infinities exactly).
-fn within_ulps(got: f64, want: f64, ulps: u64) -> bool {
-    (got.is_nan() && want.is_nan())
-        || got == want
-        || (got.is_finite() && want.is_finite() && (got.to_bits() as i64).abs_diff(want.to_bits() as i64) <= ulps)
 }
 
 /// Each part's bits, NaNs as one value: the sign of a NaN an invalid

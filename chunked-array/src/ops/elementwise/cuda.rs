@@ -135,7 +135,6 @@ fn complex_unary_form<A: Element, O: Element>(name: &str) -> Option<CudaForm> {
         "isnan" | "isfinite" | "isinf" if O::DTYPE == DType::Bool => CudaForm::new(format!("{name}_of("), ")"),
         "exp" | "sqrt" | "expm1" | "log1p" if same => CudaForm::new(format!("{name}_of("), ")"),
         "log" if same => CudaForm::new("log_of(", ")"),
-        "astype" if O::IS_COMPLEX => CudaForm::new(format!("to_{}(", c_type(O::DTYPE)?), ")"),
         // The real part, through f64 as the CPU's `from_complex`.
         "astype" if O::IS_FLOAT => CudaForm::new(format!("(({})((double)(", c_type(O::DTYPE)?), ").re))"),
         _ => None,
@@ -144,6 +143,10 @@ fn complex_unary_form<A: Element, O: Element>(name: &str) -> Option<CudaForm> {
 
 /// The C form of the named unary operation from `A` to `O`.
 pub(crate) fn unary_form<A: Element, O: Element>(name: &str) -> Option<CudaForm> {
+    if name == "astype" && O::IS_COMPLEX {
+        // From any number or bool (the helpers' overloads).
+        return CudaForm::new(format!("to_{}(", c_type(O::DTYPE)?), ")");
+    }
     if A::IS_COMPLEX {
         return complex_unary_form::<A, O>(name);
     }
@@ -170,7 +173,6 @@ pub(crate) fn unary_form<A: Element, O: Element>(name: &str) -> Option<CudaForm>
         // Conversions to floating point go through double, as the CPU's do
         // (`from_f64(to_f64(x))`: an i64 above 2^53 rounds twice on the way
         // to f32), rounding to nearest; bool is 0 or 1.
-        "astype" if O::IS_COMPLEX => CudaForm::new(format!("to_{}(", c_type(O::DTYPE)?), ")"),
         "astype" if O::IS_FLOAT => CudaForm::new(format!("(({})((double)(", c_type(O::DTYPE)?), ")))"),
         // Between integers (and from bool): the low bits, as Rust's `as`.
         "astype" if is_integer(O::DTYPE) && (is_integer(A::DTYPE) || A::DTYPE == DType::Bool) => {
@@ -179,6 +181,12 @@ pub(crate) fn unary_form<A: Element, O: Element>(name: &str) -> Option<CudaForm>
         "astype" if O::DTYPE == DType::Bool && c_type(A::DTYPE).is_some() => CudaForm::new("((", ") != 0)"),
         _ => None,
     }
+}
+
+/// `x`, the C expression of an `A`, converted to `O` as `astype` does
+/// (itself where the types are the same).
+pub(crate) fn converted<A: Element, O: Element>(x: String) -> Option<String> {
+    if A::DTYPE == O::DTYPE { Some(x) } else { Some(unary_form::<A, O>("astype")?.apply(&x)) }
 }
 
 /// The C form of `x op scalar` (or `scalar op x` when `scalar_first`): the

@@ -267,18 +267,12 @@ impl<A: Element, B: Element, O: Element, F: Fn(A, B) -> O + Send + Sync + 'stati
         format!("{}({}, {})", self.name, self.a.describe(), self.b.describe())
     }
     fn cuda(&self) -> Option<String> {
-        use crate::ops::elementwise::cuda::{binary_expr, unary_form};
+        use crate::ops::elementwise::cuda::{binary_expr, converted};
         let (a, b) = (self.a.cuda()?, self.b.cuda()?);
-        if !self.promoted || (A::DTYPE == O::DTYPE && B::DTYPE == O::DTYPE) {
+        if !self.promoted {
             return binary_expr::<A, B>(self.name, &a, &b);
         }
-        let convert = |form: Option<crate::ops::elementwise::cuda::CudaForm>, x: &str, same: bool| match same {
-            true => Some(x.to_string()),
-            false => Some(form?.apply(x)),
-        };
-        let a = convert(unary_form::<A, O>("astype"), &a, A::DTYPE == O::DTYPE)?;
-        let b = convert(unary_form::<B, O>("astype"), &b, B::DTYPE == O::DTYPE)?;
-        binary_expr::<O, O>(self.name, &a, &b)
+        binary_expr::<O, O>(self.name, &converted::<A, O>(a)?, &converted::<B, O>(b)?)
     }
     fn depth(&self) -> usize {
         1 + self.a.depth().max(self.b.depth())
