@@ -43,6 +43,8 @@ fn main() -> ExitCode {
 #[path = "mpirun/launcher.rs"]
 mod launcher;
 use launcher::launch;
+#[path = "mpirun/random_checks.rs"]
+mod random_checks;
 
 // ---------------------------------------------------------------- on each rank
 
@@ -50,8 +52,9 @@ use launcher::launch;
 fn rank_checks(dir: &Path) -> ExitCode {
     let mpi = Mpi::init().expect("MPI");
     let mut failed = Vec::new();
-    let checks: [(&str, RankCheck); 15] = [
+    let checks: [(&str, RankCheck); 16] = [
         ("random and elementwise, bit-identical", check_elementwise),
+        ("every random distribution, bit-identical", random_checks::check_distributions),
         ("reductions", check_reductions),
         ("rechunk and transpose", check_rechunk),
         ("matmul", check_matmul),

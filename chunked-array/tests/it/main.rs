@@ -42,6 +42,7 @@ mod matmul;
 mod memory;
 mod oversized;
 mod random;
+mod random_choice;
 mod random_distributions;
 mod random_multivariate;
 mod random_params;

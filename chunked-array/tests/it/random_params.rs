@@ -134,3 +134,73 @@ fn parameters_that_do_not_fit_or_are_refused_are_errors() {
     // Numbers are still checked at once.
     assert!(rng.exponential(-1.0, &SHAPE, 3).is_err());
 }
+
+/// [`matches_numbers`] for an integer parameter per column.
+fn matches_integers<T: Element>(
+    columns: [i64; 4],
+    draw: impl Fn(chunked_array::random::IntParam, [usize; 2]) -> Result<Array<T>>,
+) {
+    let param = Array::<i64>::from_vec(&[4], columns.to_vec(), 3).unwrap();
+    let by_array: ArrayD<T> = draw((&param).into(), [4, 3]).unwrap().compute().unwrap();
+    let rechunked: ArrayD<T> = draw((&param).into(), [9, 1]).unwrap().compute().unwrap();
+    assert_eq!(by_array, rechunked, "chunking changed the draws");
+    for (j, &v) in columns.iter().enumerate() {
+        let by_number: ArrayD<T> = draw(v.into(), [2, 4]).unwrap().compute().unwrap();
+        for i in 0..SHAPE[0] {
+            assert_eq!(by_array[[i, j]], by_number[[i, j]], "element ({i}, {j}), parameter {v}");
+        }
+    }
+}
+
+#[test]
+fn integer_parameters_draw_each_element_with_its_own() {
+    let rng = RandomState::new(75);
+    matches_integers([0, 1, 20, 5000], |n, c| rng.binomial(n, 0.3, &SHAPE, c));
+    matches_integers([0, 3, 30, 500], |g, c| rng.hypergeometric(g, 70, 20, &SHAPE, c));
+    matches_integers([20, 5, 600, 1 << 20], |b, c| rng.hypergeometric(30, b, 20, &SHAPE, c));
+    matches_integers([0, 1, 20, 100], |s, c| rng.hypergeometric(30, 70, s, &SHAPE, c));
+    // Bounds: every element type, both bounds, the endpoint, and past 2^53.
+    matches_integers([1, 2, 100, 1 << 40], |h, c| rng.integers::<i64>(0, h, &SHAPE, c));
+    matches_integers([-128, -3, 0, 126], |l, c| rng.integers::<i8>(l, 127, &SHAPE, c));
+    matches_integers([1, 7, 256, 65535], |h, c| rng.integers::<u16>(0, h, &SHAPE, c));
+    matches_integers([0, 7, 200, 255], |h, c| rng.integers_inclusive::<u8>(0, h, &SHAPE, c));
+    matches_integers([1, 3, 1 << 20, 1 << 24], |h, c| rng.integers::<f32>(0, h, &SHAPE, c));
+    matches_integers([1, 3, 1 << 30, 1 << 50], |h, c| rng.integers::<f64>(-5, h, &SHAPE, c));
+    let big = (1i64 << 60) + 1;
+    matches_integers([big, big + 1, big + 2, i64::MAX], |h, c| rng.integers::<u64>(big - 1, h, &SHAPE, c));
+}
+
+#[test]
+fn integer_parameters_broadcast_and_are_checked() {
+    let rng = RandomState::new(76);
+    // A lower bound per row and an upper bound per element.
+    let low = Array::<i64>::from_vec(&[9, 1], (0..9).map(|i| i * 100).collect(), [4, 1]).unwrap();
+    let high: Vec<i64> = (0..36).map(|k| (k / 4) * 100 + 1 + k % 4).collect();
+    let high_array = Array::<i64>::from_vec(&SHAPE, high.clone(), [5, 2]).unwrap();
+    let got = rng.integers::<i32>(&low, &high_array, &SHAPE, [3, 3]).unwrap().compute().unwrap();
+    for (k, (ix, &v)) in got.indexed_iter().enumerate() {
+        let one = rng.integers::<i32>(ix[0] as i64 * 100, high[k], &SHAPE, [9, 4]).unwrap().compute().unwrap();
+        assert_eq!(v, one[[ix[0], ix[1]]], "element {ix:?}");
+    }
+    // A refused value fails the compute, naming the parameter and the value.
+    let column = |values: [i64; 4]| Array::<i64>::from_vec(&[4], values.to_vec(), 2).unwrap();
+    let cases: Vec<(Array<i64>, &str, &str)> = vec![
+        (rng.binomial(column([5, -7, 5, 5]), 0.5, &SHAPE, 3).unwrap(), "n", "-7"),
+        (rng.hypergeometric(column([5, 5, -2, 5]), 5, 3, &SHAPE, 3).unwrap(), "ngood", "-2"),
+        (rng.hypergeometric(5, 5, column([3, 11, 3, 3]), &SHAPE, 3).unwrap(), "nsample", "11"),
+        (rng.integers::<i64>(column([0, 9, 0, 0]), 9, &SHAPE, 3).unwrap(), "high", "9"),
+        (rng.integers::<u8>(0, column([5, 5, 5, 300]), &SHAPE, 3).unwrap().astype::<i64>(), "low..high", "300"),
+        (
+            rng.integers_inclusive::<i64>(0, column([3, 3, i64::MAX, 3]), &SHAPE, 3).unwrap(),
+            "high",
+            "9223372036854775807",
+        ),
+    ];
+    for (x, name, value) in cases {
+        let err = x.compute().expect_err("a refused parameter");
+        let text = err.to_string();
+        assert!(text.contains(name) && text.contains(value), "{text}");
+    }
+    let five = Array::<i64>::from_vec(&[5], vec![1; 5], 5).unwrap();
+    assert!(rng.binomial(&five, 0.5, &SHAPE, 3).is_err(), "five values against four columns");
+}

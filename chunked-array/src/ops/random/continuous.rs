@@ -14,6 +14,11 @@ pub(super) fn check(name: &str, value: f64, ok: bool, rule: &str) -> Result<()> 
     if ok && !value.is_nan() { Ok(()) } else { Err(Error::invalid(name, value, rule)) }
 }
 
+/// `Ok` when the integer parameter `value` is `ok`, else an `Err` naming it.
+pub(super) fn check_int(name: &str, value: i64, ok: bool, rule: &str) -> Result<()> {
+    if ok { Ok(()) } else { Err(Error::invalid(name, value, rule)) }
+}
+
 /// A finite scale-like parameter: `> 0` when `strict`, else `>= 0`.
 pub(super) fn positive(name: &str, value: f64, strict: bool) -> Result<()> {
     let ok = value.is_finite() && if strict { value > 0.0 } else { value >= 0.0 };

@@ -6,9 +6,9 @@ use crate::array::Array;
 use crate::chunks::ChunkSpec;
 use crate::error::Result;
 use crate::ops::random::RandomState;
-use crate::ops::random::continuous::{check, positive};
+use crate::ops::random::continuous::{check, check_int, positive};
 use crate::ops::random::hypergeometric::Hypergeometric;
-use crate::ops::random::params::Param;
+use crate::ops::random::params::{IntParam, Param, integer};
 use crate::ops::random::samplers::{Binomial, Gamma, geometric, logseries, poisson, poisson_sampler, zipf};
 
 /// The largest Poisson mean drawn: NumPy's bound, where the draws would
@@ -42,7 +42,8 @@ impl RandomState {
         self.sampled_with("random_poisson", [lam.into()], shape, chunks, prepare, |sampler, d| sampler(d))
     }
 
-    /// Binomial: successes in `n` trials of probability `p`.
+    /// Binomial: successes in `n` trials of probability `p` (each a number
+    /// or an array, see [`IntParam`] and [`Param`]).
     ///
     /// ```
     /// use chunked_array::random::RandomState;
@@ -56,14 +57,18 @@ impl RandomState {
     /// (negative) or `p` (outside `[0, 1]`).
     pub fn binomial(
         &self,
-        n: i64,
+        n: impl Into<IntParam>,
         p: impl Into<Param>,
         shape: &[usize],
         chunks: impl Into<ChunkSpec>,
     ) -> Result<Array<i64>> {
-        check("n", n as f64, n >= 0, "must be >= 0")?;
-        let prepare = move |[p]: [f64; 1]| probability("p", p, true).map(|()| Binomial::new(n, p));
-        self.sampled_with("random_binomial", [p.into()], shape, chunks, prepare, |sampler, d| sampler.sample(d))
+        let prepare = |[n, p]: [f64; 2]| {
+            let n = integer(n);
+            check_int("n", n, n >= 0, "must be >= 0")?;
+            probability("p", p, true).map(|()| Binomial::new(n, p))
+        };
+        let params = [n.into().as_bits(), p.into()];
+        self.sampled_with("random_binomial", params, shape, chunks, prepare, |sampler, d| sampler.sample(d))
     }
 
     /// Negative binomial: failures before the `n`-th success of probability
@@ -158,7 +163,8 @@ impl RandomState {
     /// Hypergeometric: the good items among `nsample` drawn without
     /// replacement from an urn of `ngood` good and `nbad` bad ones (NumPy's
     /// methods: one item at a time for small samples, Stadlober's
-    /// ratio-of-uniforms otherwise).
+    /// ratio-of-uniforms otherwise). Each count is a number or an array
+    /// (see [`IntParam`]).
     ///
     /// ```
     /// use chunked_array::random::RandomState;
@@ -173,18 +179,22 @@ impl RandomState {
     /// `ngood + nbad < 10⁹` (NumPy's bounds).
     pub fn hypergeometric(
         &self,
-        ngood: i64,
-        nbad: i64,
-        nsample: i64,
+        ngood: impl Into<IntParam>,
+        nbad: impl Into<IntParam>,
+        nsample: impl Into<IntParam>,
         shape: &[usize],
         chunks: impl Into<ChunkSpec>,
     ) -> Result<Array<i64>> {
-        check("ngood", ngood as f64, ngood >= 0, "must be >= 0")?;
-        check("nbad", nbad as f64, nbad >= 0, "must be >= 0")?;
-        let total = ngood.saturating_add(nbad);
-        check("ngood + nbad", total as f64, total < 1_000_000_000, "must be < 1e9")?;
-        check("nsample", nsample as f64, (0..=total).contains(&nsample), "must be in [0, ngood + nbad]")?;
-        let sampler = Hypergeometric::new(ngood, nbad, nsample);
-        self.sampled("random_hypergeometric", shape, chunks, move |d| sampler.sample(d))
+        let prepare = |[ngood, nbad, nsample]: [f64; 3]| {
+            let (ngood, nbad, nsample) = (integer(ngood), integer(nbad), integer(nsample));
+            check_int("ngood", ngood, ngood >= 0, "must be >= 0")?;
+            check_int("nbad", nbad, nbad >= 0, "must be >= 0")?;
+            let total = ngood.saturating_add(nbad);
+            check_int("ngood + nbad", total, total < 1_000_000_000, "must be < 1e9")?;
+            check_int("nsample", nsample, (0..=total).contains(&nsample), "must be in [0, ngood + nbad]")?;
+            Ok(Hypergeometric::new(ngood, nbad, nsample))
+        };
+        let params = [ngood.into().as_bits(), nbad.into().as_bits(), nsample.into().as_bits()];
+        self.sampled_with("random_hypergeometric", params, shape, chunks, prepare, |sampler, d| sampler.sample(d))
     }
 }

@@ -39,7 +39,7 @@ mod ziggurat;
 
 pub use distributions::{Distribution, RandomElement, RandomFloat, fill};
 pub use element_draws::{ElementDraws, LAYOUT_VERSION};
-pub use params::Param;
+pub use params::{IntParam, Param};
 pub use philox::philox4x32_10;
 
 use std::mem::MaybeUninit;
@@ -330,33 +330,72 @@ impl RandomState {
         Ok(shifted.to_devices(&self.devices))
     }
 
-    /// Uniform integers on `[low, high)`.
+    /// Uniform integers on `[low, high)`; each bound a number or an `i64`
+    /// array broadcast against `shape` (NumPy's `integers(low, high_array)`,
+    /// see [`IntParam`]), element `i` the one its bounds as numbers give.
     ///
     /// ```
-    /// use chunked_array::random::RandomState;
+    /// use chunked_array::{Array, random::RandomState};
     /// let rng = RandomState::new(0);
     /// // dask: rng.randint(1, 7, size=100, chunks=25)
     /// let x = rng.integers::<i64>(1, 7, &[100], 25).unwrap().compute().unwrap();
     /// assert!(x.iter().all(|v| (1..7).contains(v)));
     /// assert!(rng.integers::<i32>(0, 1 << 40, &[4], 2).is_err()); // does not fit i32
+    /// // A bound per column: column j in [0, 10^j)
+    /// let high = Array::<i64>::from_vec(&[3], vec![1, 10, 100], 3).unwrap();
+    /// let y = rng.integers::<u8>(0, &high, &[50, 3], [20, 3]).unwrap().compute().unwrap();
+    /// assert!((0..50).all(|i| y[[i, 0]] == 0 && y[[i, 1]] < 10 && y[[i, 2]] < 100));
     /// ```
     ///
     /// # Errors
-    /// [`Error::InvalidArgument`] when `high <= low` or the range does not fit `T`.
+    /// [`Error::InvalidArgument`] when `high <= low` or the range does not
+    /// fit `T` (for array bounds, when their blocks are made, naming the
+    /// values).
     pub fn integers<T: RandomElement>(
         &self,
-        low: i64,
-        high: i64,
+        low: impl Into<IntParam>,
+        high: impl Into<IntParam>,
         shape: &[usize],
         chunks: impl Into<ChunkSpec>,
     ) -> Result<Array<T>> {
-        if high <= low {
-            return Err(Error::invalid("high", high, format!("must be greater than low = {low}")));
+        self.integers_in(low.into(), high.into(), false, shape, chunks)
+    }
+
+    /// [`RandomState::integers`] on `[low, high)`, or on `[low, high]` when
+    /// `endpoint`.
+    fn integers_in<T: RandomElement>(
+        &self,
+        low: IntParam,
+        high: IntParam,
+        endpoint: bool,
+        shape: &[usize],
+        chunks: impl Into<ChunkSpec>,
+    ) -> Result<Array<T>> {
+        let prepare = move |[low, high]: [f64; 2]| {
+            let (low, high) = (params::integer(low), params::integer(high));
+            let high = match endpoint {
+                true if high < low => {
+                    return Err(Error::invalid("high", high, format!("must be at least low = {low}")));
+                }
+                true => high.checked_add(1).ok_or_else(|| Error::invalid("high", high, "must be below i64::MAX"))?,
+                false => high,
+            };
+            if high <= low {
+                return Err(Error::invalid("high", high, format!("must be greater than low = {low}")));
+            }
+            if T::from_i64(low).to_i64() != low || T::from_i64(high - 1).to_i64() != high - 1 {
+                return Err(Error::invalid("low..high", (low, high), format!("does not fit {}", T::DTYPE)));
+            }
+            Ok(Distribution::Integers { low, high })
+        };
+        let params = [low.as_bits(), high.as_bits()];
+        if let [Param::Value(low), Param::Value(high)] = params {
+            let dist = prepare([low, high])?;
+            return self.array("random_integers", dist, shape, chunks);
         }
-        if T::from_i64(low).to_i64() != low || T::from_i64(high - 1).to_i64() != high - 1 {
-            return Err(Error::invalid("low..high", (low, high), format!("does not fit {}", T::DTYPE)));
-        }
-        self.array("random_integers", Distribution::Integers { low, high }, shape, chunks)
+        let (seed, stream) = (self.seed, self.stream);
+        let fill_run = move |dist: &Distribution, start, run: &mut [_]| fill_uninit(seed, stream, dist, start, run);
+        self.filled_runs_with("random_integers", params, shape, chunks, prepare, fill_run)
     }
 
     /// Integers uniform on `[low, high)` with bounds past `i64`'s range, for
@@ -410,7 +449,8 @@ impl RandomState {
 
     /// Integers uniform on `[low, high]`, the endpoint included (NumPy's
     /// `integers(low, high, endpoint=True)` and dask's `random_integers`):
-    /// [`RandomState::integers`] of `low..high + 1`, the same numbers.
+    /// [`RandomState::integers`] of `low..high + 1`, the same numbers. Each
+    /// bound a number or an array, as there.
     ///
     /// ```
     /// use chunked_array::random::RandomState;
@@ -425,16 +465,12 @@ impl RandomState {
     /// (the range would not fit), or the range does not fit `T`.
     pub fn integers_inclusive<T: RandomElement>(
         &self,
-        low: i64,
-        high: i64,
+        low: impl Into<IntParam>,
+        high: impl Into<IntParam>,
         shape: &[usize],
         chunks: impl Into<ChunkSpec>,
     ) -> Result<Array<T>> {
-        let end = high.checked_add(1).ok_or_else(|| Error::invalid("high", high, "must be below i64::MAX"))?;
-        if high < low {
-            return Err(Error::invalid("high", high, format!("must be at least low = {low}")));
-        }
-        self.integers(low, end, shape, chunks)
+        self.integers_in(low.into(), high.into(), true, shape, chunks)
     }
 
     /// `length` random bytes (dask's and NumPy's `bytes`), computed now: the

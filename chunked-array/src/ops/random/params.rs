@@ -62,6 +62,66 @@ impl From<Array<f64>> for Param {
     }
 }
 
+/// An integer parameter of a distribution: one number for every element,
+/// or an `i64` array broadcast against the output's shape (NumPy's
+/// `binomial(n_array, p)` and `integers(low, high_array)`). `i64` and
+/// `&Array<i64>` convert into it; integer literals are `i64` here. Checked
+/// as [`Param`]: a number when the array is built, an array's values as its
+/// blocks are made.
+///
+/// ```
+/// use chunked_array::Array;
+/// use chunked_array::random::RandomState;
+/// let rng = RandomState::new(4);
+/// // Trials per column: NumPy's rng.binomial([10, 1000], 0.5, size=(2000, 2))
+/// let n = Array::<i64>::from_vec(&[2], vec![10, 1000], 2).unwrap();
+/// let x = rng.binomial(&n, 0.5, &[2000, 2], [500, 2]).unwrap().compute().unwrap();
+/// assert!((0..2000).all(|i| x[[i, 0]] <= 10) && (0..2000).any(|i| x[[i, 1]] > 10));
+/// ```
+#[derive(Clone)]
+pub enum IntParam {
+    /// The same value for every element.
+    Value(i64),
+    /// One value per element, broadcast against the output's shape.
+    Array(Array<i64>),
+}
+
+impl From<i64> for IntParam {
+    fn from(value: i64) -> IntParam {
+        IntParam::Value(value)
+    }
+}
+
+impl From<&Array<i64>> for IntParam {
+    fn from(array: &Array<i64>) -> IntParam {
+        IntParam::Array(array.clone())
+    }
+}
+
+impl From<Array<i64>> for IntParam {
+    fn from(array: Array<i64>) -> IntParam {
+        IntParam::Array(array)
+    }
+}
+
+impl IntParam {
+    /// The parameter on the `f64` path of the sampling layers, each integer
+    /// as the `f64` with its bits: exact for every `i64` (an `f64` holds 53
+    /// bits of an integer's value), read back by [`integer`]. Pieces
+    /// compare parameters bitwise, so no two integers are taken as equal.
+    pub(crate) fn as_bits(&self) -> Param {
+        match self {
+            IntParam::Value(v) => Param::Value(f64::from_bits(*v as u64)),
+            IntParam::Array(a) => Param::Array(a.map(|v| f64::from_bits(v as u64))),
+        }
+    }
+}
+
+/// The integer that [`IntParam::as_bits`] carries in `bits`.
+pub(crate) fn integer(bits: f64) -> i64 {
+    bits.to_bits() as i64
+}
+
 /// Elements whose parameters are gathered and prepared at a time.
 const PIECE: usize = 4096;
 
@@ -96,7 +156,9 @@ impl<'a, P, const N: usize> PieceParams<'a, P, N> {
         for _ in 0..count {
             let mut column = self.columns.iter_mut();
             let params = self.values.map(|v| v.unwrap_or_else(|| column.next().map_or(f64::NAN, Column::next)));
-            let at = match self.recent.iter().find(|(p, _)| *p == params) {
+            // Bitwise: an integer parameter travels as its bits (see IntParam).
+            let bits = params.map(f64::to_bits);
+            let at = match self.recent.iter().find(|(p, _)| p.map(f64::to_bits) == bits) {
                 Some(&(_, at)) => at,
                 None => {
                     self.prepared.push(prepare(params)?);
@@ -115,6 +177,19 @@ impl<'a, P, const N: usize> PieceParams<'a, P, N> {
     /// Element `c` of the piece's preparation.
     fn of(&self, c: usize) -> &P {
         &self.prepared[self.which[c]]
+    }
+
+    /// The piece's runs of elements with the same preparation, in order:
+    /// `(start, length, preparation)`.
+    fn runs(&self) -> impl Iterator<Item = (usize, usize, &P)> {
+        let which = &self.which;
+        let mut start = 0;
+        std::iter::from_fn(move || {
+            let at = *which.get(start)?;
+            let length = which[start..].iter().take_while(|&&w| w == at).count();
+            start += length;
+            Some((start - length, length, &self.prepared[at]))
+        })
     }
 }
 
@@ -180,20 +255,22 @@ fn param_deps(node: &Node, idx: &[usize], stretched: &[Vec<bool>], first: usize,
 /// The sampling layer: inputs are the array parameters, chunked as the
 /// output along their own axes and one block of 1 along the axes they are
 /// broadcast on (`stretched`, per input); `values[j]` is parameter `j`'s
-/// number, `None` where it is an input (in order).
-struct ParamSampled<F, S, const N: usize> {
-    key: [u32; 2],
+/// number, `None` where it is an input (in order). `fill(params, start,
+/// piece)` writes a piece of elements from global index `start` on, given
+/// their prepared parameters.
+struct ParamSampled<T, F, S, const N: usize> {
     values: [Option<f64>; N],
     stretched: Vec<Vec<bool>>,
     prepare: F,
-    sample: S,
+    fill: S,
+    _t: std::marker::PhantomData<fn() -> T>,
 }
 
-impl<T, P, F, S, const N: usize> BlockOp for ParamSampled<F, S, N>
+impl<T, P, F, S, const N: usize> BlockOp for ParamSampled<T, F, S, N>
 where
     T: Element,
     F: Fn([f64; N]) -> Result<P> + Send + Sync + 'static,
-    S: Fn(&P, &mut ElementDraws) -> T + Send + Sync + 'static,
+    S: for<'a> Fn(&PieceParams<'a, P, N>, u64, &mut [MaybeUninit<T>]) + Send + Sync + 'static,
 {
     fn deps(&self, node: &Node, idx: &[usize], out: &mut Vec<(usize, usize)>) {
         param_deps(node, idx, &self.stretched, 0, out);
@@ -217,8 +294,7 @@ where
                     });
                     continue;
                 }
-                let start = first + (p * PIECE) as u64;
-                fill_elements(self.key, start, piece, &|c, draws| (self.sample)(params.of(c), draws));
+                (self.fill)(&params, first + (p * PIECE) as u64, piece);
             }
         });
         match refused {
@@ -283,14 +359,61 @@ impl RandomState {
         prepare: impl Fn([f64; N]) -> Result<P> + Send + Sync + 'static,
         sample: impl Fn(&P, &mut ElementDraws) -> T + Send + Sync + 'static,
     ) -> Result<Array<T>> {
-        let values = numbers(&params);
-        if values.iter().all(Option::is_some) {
-            let prepared = prepare(values.map(|v| v.unwrap_or(f64::NAN)))?;
+        if let Some(values) = all_numbers(&params) {
+            let prepared = prepare(values)?;
             return self.sampled(name, shape, chunks, move |d| sample(&prepared, d));
         }
+        let key = element_key(self.seed, self.stream);
+        let fill = move |params: &PieceParams<'_, P, N>, start: u64, piece: &mut [MaybeUninit<T>]| {
+            fill_elements(key, start, piece, &|c, draws| sample(params.of(c), draws))
+        };
+        self.param_layer(name, &params, shape, chunks, prepare, fill)
+    }
+
+    /// An array of `shape` whose runs of elements with the same prepared
+    /// parameters `fill_run(prepared, start, run)` writes (from global
+    /// index `start` on): samplers whose numbers come in packed runs, as
+    /// [`RandomState::filled`] for numbers.
+    pub(crate) fn filled_runs_with<T: Element, P: Send + Sync + 'static, const N: usize>(
+        &self,
+        name: &str,
+        params: [Param; N],
+        shape: &[usize],
+        chunks: impl Into<ChunkSpec>,
+        prepare: impl Fn([f64; N]) -> Result<P> + Send + Sync + 'static,
+        fill_run: impl Fn(&P, u64, &mut [MaybeUninit<T>]) + Send + Sync + 'static,
+    ) -> Result<Array<T>> {
+        if let Some(values) = all_numbers(&params) {
+            let prepared = prepare(values)?;
+            return self.filled(name, shape, chunks, move |first, out| fill_run(&prepared, first, out));
+        }
+        let fill = move |params: &PieceParams<'_, P, N>, start: u64, piece: &mut [MaybeUninit<T>]| {
+            for (at, length, prepared) in params.runs() {
+                fill_run(prepared, start + at as u64, &mut piece[at..at + length]);
+            }
+        };
+        self.param_layer(name, &params, shape, chunks, prepare, fill)
+    }
+
+    /// The layer of [`ParamSampled`] over the array parameters in `params`.
+    fn param_layer<T, P, F, S, const N: usize>(
+        &self,
+        name: &str,
+        params: &[Param; N],
+        shape: &[usize],
+        chunks: impl Into<ChunkSpec>,
+        prepare: F,
+        fill: S,
+    ) -> Result<Array<T>>
+    where
+        T: Element,
+        P: Send + Sync + 'static,
+        F: Fn([f64; N]) -> Result<P> + Send + Sync + 'static,
+        S: for<'a> Fn(&PieceParams<'a, P, N>, u64, &mut [MaybeUninit<T>]) + Send + Sync + 'static,
+    {
         let chunks = chunks.into().resolve(shape, T::DTYPE)?;
-        let (inputs, stretched) = array_inputs(&params, shape, &chunks)?;
-        let op = ParamSampled { key: element_key(self.seed, self.stream), values, stretched, prepare, sample };
+        let (inputs, stretched) = array_inputs(params, shape, &chunks)?;
+        let op = ParamSampled { values: numbers(params), stretched, prepare, fill, _t: std::marker::PhantomData };
         let node = Node::new(name, T::DTYPE, chunks, inputs, op);
         Ok(Array::built(node)?.to_devices(&self.devices))
     }
@@ -312,6 +435,12 @@ pub(super) fn mapped_with<T: Element, P: Send + Sync + 'static, const N: usize>(
     let inputs = std::iter::once(base.node.clone()).chain(params_in).collect();
     let op = ParamMapped { values: numbers(&params), stretched, prepare, combine, _t: std::marker::PhantomData };
     Array::built(Node::new(name, T::DTYPE, chunks, inputs, op))
+}
+
+/// Every parameter's number, or `None` when one is an array.
+fn all_numbers<const N: usize>(params: &[Param; N]) -> Option<[f64; N]> {
+    let values = numbers(params);
+    values.iter().all(Option::is_some).then(|| values.map(|v| v.unwrap_or(f64::NAN)))
 }
 
 /// Each parameter's number, `None` where it is an array.

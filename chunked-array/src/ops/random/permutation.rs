@@ -1,7 +1,10 @@
 //! `permutation` and `choice`: a keyed bijection on `[0, n)` computed per
 //! element (a balanced Feistel network on the smallest even power of two
 //! holding `n`, walked until it lands in `[0, n)`), so no worker needs the
-//! whole permutation; `choice` with probabilities through Walker's alias table.
+//! whole permutation; `choice` with probabilities through Walker's alias table,
+//! and without replacement through exponential keys (Efraimidis-Spirakis).
+
+use std::sync::Arc;
 
 use crate::array::Array;
 use crate::chunks::ChunkSpec;
@@ -191,7 +194,10 @@ impl RandomState {
 
     /// `size` indices drawn from `0..n` (dask's `choice(n, size, replace, p)`):
     /// with replacement, uniform or by the probabilities `p` (an alias
-    /// table); without, the first `size` of [`RandomState::permutation`].
+    /// table); without, the first `size` of [`RandomState::permutation`], or
+    /// with `p`, indices drawn one after another by `p` over those not yet
+    /// drawn (NumPy's order and distribution; Efraimidis and Spirakis' keys:
+    /// index `j`'s standard exponential over `p[j]`, the smallest first).
     ///
     /// ```
     /// use chunked_array::random::RandomState;
@@ -200,13 +206,17 @@ impl RandomState {
     /// assert!(k.iter().all(|&i| i == 1 || i == 3));
     /// let distinct = rng.choice(100, &[100], false, None, 30).unwrap().compute().unwrap();
     /// assert_eq!(distinct, rng.permutation(100, 100).unwrap().compute().unwrap());
+    /// let weighted = rng.choice(4, &[3], false, Some(&[0.5, 0.0, 0.25, 0.25]), 3).unwrap().compute().unwrap();
+    /// let mut drawn: Vec<i64> = weighted.iter().copied().collect();
+    /// drawn.sort();
+    /// assert_eq!(drawn, vec![0, 2, 3]); // every index with p > 0, once
     /// ```
     ///
     /// # Errors
     /// [`Error::InvalidArgument`] naming `n` (0 with a non-empty `size`),
     /// `size` (more than `n` without replacement), or `p` (not `n` long, a
-    /// negative or non-finite entry, a sum off 1 by over 1e-8, or given
-    /// without replacement, which is not supported).
+    /// negative or non-finite entry, a sum off 1 by over 1e-8), or `size`
+    /// past the entries of `p` above 0 without replacement.
     pub fn choice(
         &self,
         n: usize,
@@ -222,7 +232,7 @@ impl RandomState {
         if let Some(p) = p {
             check_probabilities(p, n)?;
             if !replace {
-                return Err(Error::invalid("p", p.len(), "without replacement is not supported"));
+                return self.weighted_distinct(p, size, chunks);
             }
             let table = Alias::new(p);
             return self.sampled("random_choice", size, chunks, move |d| {
@@ -243,6 +253,34 @@ impl RandomState {
 }
 
 impl RandomState {
+    /// `size` distinct indices of `p` drawn one after another, each by `p`
+    /// renormalized over the indices left: the `k` smallest keys
+    /// `E_j / p[j]` (`E_j` index `j`'s standard exponential), smallest
+    /// first. The smallest of independent exponentials of rates `p[j]` is
+    /// index `j` with probability `p[j] / Σp`, and the others' keys stay
+    /// exponential past it, so each next key is the next successive draw.
+    fn weighted_distinct(&self, p: &[f64], size: &[usize], chunks: impl Into<ChunkSpec>) -> Result<Array<i64>> {
+        let total: usize = size.iter().product();
+        let nonzero = p.iter().filter(|&&q| q > 0.0).count();
+        if total > nonzero {
+            return Err(Error::invalid(
+                "size",
+                size,
+                format!("draws {total} distinct values, p has {nonzero} above 0"),
+            ));
+        }
+        if total == 0 {
+            return self.filled("random_choice", size, chunks, |_, _| {});
+        }
+        let weights = Arc::new(p.to_vec());
+        let keys = self.sampled("random_choice_keys", &[p.len()], ChunkSpec::auto(), move |d| {
+            let q = weights[d.index() as usize];
+            if q > 0.0 { d.exponential() / q } else { f64::INFINITY }
+        })?;
+        let dims: Vec<isize> = size.iter().map(|&l| l as isize).collect();
+        keys.argtopk(-(total as isize), 0)?.reshape(&dims)?.rechunk(chunks)
+    }
+
     /// `x` with its rows (axis 0) in the order of
     /// [`RandomState::permutation`] of their count: dask's and NumPy's
     /// `permutation(x)`, and `shuffle(x)` as a new array. Row `i` of the
