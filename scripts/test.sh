@@ -8,7 +8,8 @@ cd "$(dirname "$0")/.."
 # report; Graphviz for graph pictures; Python (with venv) for checking exports and
 # for the Zarr/HDF5 interop tests; libhdf5 for the `hdf5` feature; Open MPI and
 # MPICH (and libclang, which the mpi crate's bindgen needs) for the MPI
-# scheduler, whose tests run under mpirun -np 1 to 4 with each of them.
+# scheduler, whose tests run under mpirun -np 1 to 4 with each of them;
+# OpenBLAS for the gemm kernels' second backend.
 need_apt=()
 command -v cc >/dev/null 2>&1 || need_apt+=(build-essential)
 command -v pkg-config >/dev/null 2>&1 || need_apt+=(pkg-config)
@@ -20,6 +21,9 @@ python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || need_apt+=(python3-venv)
 pkg-config --exists hdf5 2>/dev/null || [ -e /usr/include/hdf5/serial/hdf5.h ] || need_apt+=(libhdf5-dev)
 command -v mpicc.openmpi >/dev/null 2>&1 && command -v mpirun.openmpi >/dev/null 2>&1 || need_apt+=(libopenmpi-dev openmpi-bin)
 command -v mpicc.mpich >/dev/null 2>&1 && command -v mpirun.mpich >/dev/null 2>&1 || need_apt+=(libmpich-dev mpich)
+# A system BLAS, which the gemm kernels load at run time when it is faster
+# than faer's (the tests run both).
+compgen -G "/usr/lib/*/libopenblas.so.0" >/dev/null || need_apt+=(libopenblas0-pthread)
 # libclang itself, not libclang-cpp (which LLVM's own packages bring and which
 # bindgen cannot load).
 compgen -G "/usr/lib/llvm-*/lib/libclang.so*" >/dev/null || need_apt+=(libclang-dev)
@@ -65,6 +69,9 @@ export CHUNKED_PTXAS
 # The tools installed above are required: a test that finds one missing fails.
 export CHUNKED_REQUIRE_TOOLS=1
 cargo test --workspace --features "$FEATURES"
+# The products and decompositions again with the system BLAS as the gemm
+# backend (the run above takes the backend its first gemm measured faster).
+CHUNKED_BLAS=blas cargo test --workspace --features "$FEATURES" --test it -- tsqr:: solvers:: decompositions:: complex:: matmul:: einsum::
 
 # The MPI tests again, built against and launched by MPICH (the build above uses
 # Debian's default MPI, Open MPI). mpi-sys does not rebuild when MPICC changes,

@@ -80,6 +80,7 @@ mod element;
 mod error;
 mod units;
 mod chunks;
+pub mod kernels;
 mod block;
 mod graph;
 mod events;

@@ -175,7 +175,11 @@ pub(crate) fn gemm<T: Scalar>(
     alpha: T,
     par: Par,
 ) {
-    matmul(dst, if accumulate { Accum::Add } else { Accum::Replace }, a, b, alpha, par);
+    match par {
+        // One thread: the kernel layer's choice of faer or the system BLAS.
+        Par::Seq => chunked_array::kernels::gemm(dst, accumulate, a, b, alpha),
+        par => matmul(dst, if accumulate { Accum::Add } else { Accum::Replace }, a, b, alpha, par),
+    }
 }
 
 /// The Householder QR of one matrix, kept factored: `qr` holds R on and above

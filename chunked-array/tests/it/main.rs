@@ -27,6 +27,7 @@ mod counting;
 mod distinct;
 mod halo;
 mod indexing;
+mod kernels;
 mod hostile_bytes;
 mod hostile_zarr;
 mod io_hdf5;

@@ -145,6 +145,7 @@ fn run(o: &Options) -> Result<(), Box<dyn std::error::Error>> {
         gflop / secs,
         check.elapsed().as_secs_f64()
     );
+    println!("{}", chunked_array::kernels::describe());
     if let Some(path) = &o.profile {
         profiler.write_html(path, "chunked: seed SVD")?;
         println!("profile = {} ({} tasks)", path.display(), profiler.spans().len());

@@ -2,7 +2,8 @@
 //! and `tensordot`.
 //!
 //! Output block (i, j) multiplies row band i of `a` by column band j of `b` with
-//! faer's matmul (faster than ndarray's `dot`; BENCHMARKS.md). The contracted axis is split into
+//! the gemm kernel of `kernels` (faer's, or the system BLAS where that is faster;
+//! BENCHMARKS.md). The contracted axis is split into
 //! groups small enough that one task's inputs stay under the block-size limit;
 //! with more than one group, the partial products are added up by a tree of
 //! `AddPartials` layers, [`DEFAULT_SPLIT_EVERY`] at a time (dask sums them with
@@ -20,8 +21,7 @@
 
 use std::sync::Arc;
 
-use faer::linalg::matmul::matmul;
-use faer::{Accum, MatMut, MatRef, Par};
+use faer::{MatMut, MatRef};
 use ndarray::{ArrayD, IxDyn};
 
 use crate::array::Array;
@@ -76,7 +76,7 @@ impl Default for MatmulOptions {
 /// // NumPy: x.T @ x
 /// assert_eq!(gram(&x).unwrap().compute().unwrap(), array![[10.0f32, 14.0], [14.0, 20.0]].into_dyn());
 /// ```
-pub trait Gemm: Number + Element<Sum = Self> {
+pub trait Gemm: Number + Element<Sum = Self> + crate::kernels::KernelElement {
     /// `c (+)= a · b` for row-major `c`.
     ///
     /// ```
@@ -106,9 +106,8 @@ macro_rules! gemm_impl {
                 accumulate: bool,
             ) {
                 let dst = MatMut::from_row_major_slice_mut(c, rows, cols);
-                let accum = if accumulate { Accum::Add } else { Accum::Replace };
-                // One thread per task: the scheduler runs blocks in parallel.
-                matmul(dst, accum, a, b, <$t as Number>::ONE, Par::Seq);
+                // On the calling thread: the scheduler runs blocks in parallel.
+                crate::kernels::gemm(dst, accumulate, a, b, <$t as Number>::ONE);
             }
         }
     };
