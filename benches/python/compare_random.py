@@ -53,6 +53,18 @@ def draws(rng, name, n, **kw):
         if name.startswith("gamma"):
             return rng.gamma(np.array([0.5, 1.0, 2.5, 10.0]), 1.0, (n // 4, 4), **kw)
         return rng.normal(np.array([-1.0, 0.0, 2.0, 5.0]), 1.0, (n // 4, 4), **kw)
+    if name in ("binomial(n per column of 4)", "integers(high per column of 4)"):
+        kw = {"chunks": (kw["chunks"] // 4, 4)} if kw else {}
+        if name.startswith("binomial"):
+            return rng.binomial(np.array([5, 20, 100, 1000]), 0.3, (n // 4, 4), **kw)
+        return rng.integers(0, np.array([10, 1000, 2**20, 2**40]), (n // 4, 4), **kw).astype(np.float64)
+    if name == "choice(n / 100 by p, n / 1000 distinct)":
+        # dask draws without replacement in one chunk (it refuses more).
+        population = n // 100
+        p = np.arange(1, population + 1, dtype=np.float64)
+        p /= p.sum()
+        kw = {"chunks": n // 1000} if kw else {}
+        return rng.choice(population, n // 1000, replace=False, p=p, **kw)
     if name == "integers u64 [2^63, 2^64)":
         return rng.integers(2**63, 2**64, n, dtype=np.uint64, **kw).astype(np.float64)
     if name == "shuffle":
@@ -78,7 +90,8 @@ def main():
     rows = []
     names = ["uniform", "normal", "exponential", "gamma(2.5)", "poisson(3)", "binomial(20, 0.3)", "permutation",
              "hypergeometric(30, 70, 20)", "multinomial(20, 4 categories)", "dirichlet(4 concentrations)",
-             "gamma(shape per column of 4)", "normal(mean per column of 4)", "integers u64 [2^63, 2^64)", "shuffle"]
+             "gamma(shape per column of 4)", "normal(mean per column of 4)", "integers u64 [2^63, 2^64)", "shuffle",
+             "binomial(n per column of 4)", "integers(high per column of 4)", "choice(n / 100 by p, n / 1000 distinct)"]
     for name in [n for n in names if not a.names or n in a.names.split(";")]:
         c = ours[name]["chunked"]
         lazy = draws(da.random.default_rng(1), name, a.n, chunks=BLOCK)

@@ -26,12 +26,13 @@ pub enum Backend {
     Blas,
 }
 
-/// The side of the measured product: big enough for the kernels' steady
-/// rate (its operands fill the L2 cache), small enough to cost milliseconds.
-const CALIBRATION_SIZE: usize = 384;
+/// The side of the measured product: as large as the blocks whose products
+/// differ between kernels (on small ones neither is consistently faster),
+/// small enough to cost a tenth of a second once.
+const CALIBRATION_SIZE: usize = 1024;
 
 /// Rounds of the measurement, faer and the BLAS alternating.
-const CALIBRATION_ROUNDS: usize = 3;
+const CALIBRATION_ROUNDS: usize = 2;
 
 /// The BLAS is kept only when this much faster, so that noise does not
 /// move off faer, the one always there.
