@@ -169,44 +169,29 @@ pub trait BlasElement: Copy {
     unsafe fn cblas_gemm(blas: &Blas, call: &GemmCall<Self>);
 }
 
-macro_rules! real_gemm {
-    ($t:ty, $f:ident) => {
+/// The impl for element `$t` through gemm field `$f`, its scalars passed as
+/// `$scalar` makes them and its matrices as `$ptr` makes them.
+macro_rules! blas_element {
+    ($t:ty, $f:ident, $scalar:expr, $ptr:expr) => {
         impl BlasElement for $t {
             unsafe fn cblas_gemm(blas: &Blas, g: &GemmCall<Self>) {
-                let value = |v: &$t| *v;
-                let same = |p: *const $t| p;
                 // SAFETY: the caller's contract.
                 unsafe {
                     match &blas.entries {
-                        Entries::Lp64(e) => call!(e.$f, g, c_int, value, same),
-                        Entries::Ilp64(e) => call!(e.$f, g, i64, value, same),
+                        Entries::Lp64(e) => call!(e.$f, g, c_int, $scalar, $ptr),
+                        Entries::Ilp64(e) => call!(e.$f, g, i64, $scalar, $ptr),
                     }
                 }
             }
         }
     };
 }
-real_gemm!(f32, s);
-real_gemm!(f64, d);
-
-macro_rules! complex_gemm {
-    ($t:ty, $f:ident) => {
-        impl BlasElement for $t {
-            unsafe fn cblas_gemm(blas: &Blas, g: &GemmCall<Self>) {
-                // num-complex's types are #[repr(C)] pairs, CBLAS's complex
-                // layout, passed by address.
-                let address = |v: &$t| v as *const $t as *const c_void;
-                let untyped = |p: *const $t| p as *const c_void;
-                // SAFETY: the caller's contract.
-                unsafe {
-                    match &blas.entries {
-                        Entries::Lp64(e) => call!(e.$f, g, c_int, address, untyped),
-                        Entries::Ilp64(e) => call!(e.$f, g, i64, address, untyped),
-                    }
-                }
-            }
-        }
-    };
-}
-complex_gemm!(Complex32, c);
-complex_gemm!(Complex64, z);
+// Reals: scalars by value, matrices as typed pointers.
+blas_element!(f32, s, |v: &f32| *v, |p: *const f32| p);
+blas_element!(f64, d, |v: &f64| *v, |p: *const f64| p);
+// num-complex's types are #[repr(C)] pairs, CBLAS's complex layout: scalars
+// and matrices by untyped address.
+blas_element!(Complex32, c, |v: &Complex32| std::ptr::from_ref(v).cast::<c_void>(), |p: *const Complex32| p
+    .cast::<c_void>());
+blas_element!(Complex64, z, |v: &Complex64| std::ptr::from_ref(v).cast::<c_void>(), |p: *const Complex64| p
+    .cast::<c_void>());

@@ -10,12 +10,12 @@ use chunked_distributed::Mpi;
 use crate::err;
 
 /// `x` computed over every rank (gathered on each) equals `x` in one process.
-fn same_over_ranks<T: Element + PartialEq>(mpi: &Mpi, x: Array<T>, what: &str) -> Result<(), String> {
-    let all = x.compute_on(&mpi.context_gather_all()).map_err(err)?;
-    if all != x.compute_on(&Context::sync()).map_err(err)? {
-        return Err(format!("{what}: not bit-identical to the one-process result"));
-    }
-    Ok(())
+fn same_over_ranks<T: Element + PartialEq + std::fmt::Debug>(mpi: &Mpi, x: Array<T>, what: &str) -> Result<(), String> {
+    crate::same(
+        &x.compute_on(&mpi.context_gather_all()).map_err(err)?,
+        &x.compute_on(&Context::sync()).map_err(err)?,
+        what,
+    )
 }
 
 pub fn check_distributions(mpi: &Mpi, _: &std::path::Path) -> Result<(), String> {

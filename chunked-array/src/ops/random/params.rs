@@ -136,7 +136,9 @@ struct PieceParams<'a, P, const N: usize> {
     columns: Vec<Column<'a>>,
     prepared: Vec<P>,
     which: Vec<usize>,
-    recent: Vec<([f64; N], usize)>,
+    /// The last distinct parameters as bits (an integer parameter travels
+    /// as its bits, see IntParam), each with its preparation's index.
+    recent: Vec<([u64; N], usize)>,
 }
 
 impl<'a, P, const N: usize> PieceParams<'a, P, N> {
@@ -156,16 +158,15 @@ impl<'a, P, const N: usize> PieceParams<'a, P, N> {
         for _ in 0..count {
             let mut column = self.columns.iter_mut();
             let params = self.values.map(|v| v.unwrap_or_else(|| column.next().map_or(f64::NAN, Column::next)));
-            // Bitwise: an integer parameter travels as its bits (see IntParam).
             let bits = params.map(f64::to_bits);
-            let at = match self.recent.iter().find(|(p, _)| p.map(f64::to_bits) == bits) {
+            let at = match self.recent.iter().find(|(p, _)| *p == bits) {
                 Some(&(_, at)) => at,
                 None => {
                     self.prepared.push(prepare(params)?);
                     if self.recent.len() == RECENT {
                         self.recent.remove(0);
                     }
-                    self.recent.push((params, self.prepared.len() - 1));
+                    self.recent.push((bits, self.prepared.len() - 1));
                     self.prepared.len() - 1
                 }
             };
