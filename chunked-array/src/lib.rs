@@ -132,7 +132,7 @@ pub use ops::rechunk::RechunkOptions;
 pub use ops::reduce::user::reduction;
 pub use ops::reduce::{QuantileMethod, QuantileOptions, ReduceOptions, ReductionOptions};
 pub use ops::slicing::{Idx, IndexValue, RangeEnd, SliceRange};
-pub use ops::{custom, random};
+pub use ops::{custom, fft, random};
 pub use schedule::{RunStats, Scheduler, SyncScheduler, ThreadedScheduler};
 pub use units::{human_bytes, parse_bytes};
 

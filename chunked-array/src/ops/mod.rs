@@ -17,6 +17,7 @@ pub(crate) mod dynamic;
 pub(crate) mod diagonal;
 pub(crate) mod differences;
 pub(crate) mod einsum;
+pub mod fft;
 pub(crate) mod gather;
 pub(crate) mod gradient;
 pub(crate) mod grids;
