@@ -18,6 +18,7 @@ mod delayed;
 mod dtypes;
 mod dynamic;
 mod einsum;
+mod fft;
 mod gather;
 mod elementwise;
 mod futures;
