@@ -212,7 +212,7 @@ impl<T: Element> Array<T> {
             }
             out_chunks[co] = in_chunks[ci].iter().map(|&l| l * p_in_tail / p_out_tail).collect();
         }
-        let aligned = self.rechunk(ChunkSpec::from(in_chunks))?;
+        let aligned = self.rechunk_with(ChunkSpec::from(in_chunks), options)?;
         if aligned.num_blocks() != out_chunks.iter().map(Vec::len).product::<usize>() {
             return Err(Error::invalid("shape", shape, format!("reshape of {own:?} could not be planned blockwise")));
         }

@@ -320,3 +320,58 @@ fn bad_arguments_are_refused_with_their_values() {
     assert_eq!(value_of(fft::fftfreq(0, 1.0, 1).unwrap_err()), "n=0");
     assert_eq!(value_of(fft::rfftfreq(4, 0.0, 1).unwrap_err()), "d=0.0");
 }
+
+const CHILD_DIR: &str = "CHUNKED_TEST_FFT_CHILD_DIR";
+const LONG: usize = 1 << 24;
+const MEMORY_LIMIT: usize = 64 << 20;
+
+/// The long transform's input: 2^24 normal numbers in blocks of 2^20.
+fn long_signal() -> Array<f64> {
+    chunked_array::random::RandomState::new(39).standard_normal(&[LONG], 1 << 20).unwrap()
+}
+
+/// Peak resident set size of this process (Linux VmHWM), in bytes.
+fn peak_rss() -> usize {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    let line = status.lines().find(|l| l.starts_with("VmHWM")).unwrap();
+    line.split_whitespace().nth(1).unwrap().parse::<usize>().unwrap() << 10
+}
+
+/// The child of `a_transform_larger_than_memory_runs_under_its_limit`: the
+/// 2^24-point transform (256 MiB of output) under a 64 MiB memory limit,
+/// streamed to an .npy file, then this process's peak RSS.
+#[test]
+#[ignore = "the child process of a_transform_larger_than_memory_runs_under_its_limit"]
+fn child_long_transform_under_a_limit() {
+    let Ok(dir) = std::env::var(CHILD_DIR) else {
+        panic!("run by a_transform_larger_than_memory_runs_under_its_limit only");
+    };
+    let dir = std::path::Path::new(&dir);
+    let opts = FftOptions { block_size_limit: 8 << 20, ..Default::default() };
+    let spectrum = fft::fft_with(&long_signal(), &opts).unwrap();
+    let ctx = chunked_array::Context::threads(2).with_memory_limit(MEMORY_LIMIT).with_spill_dir(dir);
+    spectrum.to_npy_on(dir.join("spectrum.npy"), chunked_array::io::WriteMode::Overwrite, &ctx).unwrap();
+    std::fs::write(dir.join("peak_rss"), peak_rss().to_string()).unwrap();
+}
+
+#[test]
+fn a_transform_larger_than_memory_runs_under_its_limit() {
+    let dir = crate::support::TempDir::new("fft-long");
+    let status = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["fft::child_long_transform_under_a_limit", "--exact", "--ignored", "--test-threads=1"])
+        .env(CHILD_DIR, dir.path())
+        .status()
+        .unwrap();
+    assert!(status.success(), "the child failed: {status}");
+    let peak: usize = std::fs::read_to_string(dir.path().join("peak_rss")).unwrap().parse().unwrap();
+    eprintln!("peak RSS of the child: {} MiB", peak >> 20);
+    // The output alone is 256 MiB; the process holds its blocks under the
+    // limit plus the binary, the allocator's slack and the FFT plans.
+    assert!(peak < 200 << 20, "peak RSS {} MiB", peak >> 20);
+    let got: ArrayD<Complex64> = chunked_array::io::npy::from_npy(dir.path().join("spectrum.npy"), LONG).unwrap().compute().unwrap();
+    let mut want: Vec<Complex64> = long_signal().compute().unwrap().iter().map(|&v| Complex64::new(v, 0.0)).collect();
+    rustfft::FftPlanner::new().plan_fft_forward(LONG).process(&mut want);
+    let scale = want.iter().map(|v| v.norm()).fold(0.0, f64::max);
+    let worst = got.iter().zip(&want).map(|(g, w)| (g - w).norm()).fold(0.0, f64::max);
+    assert!(worst <= 1e-12 * scale * 24.0, "largest difference {worst} against a largest value {scale}");
+}
