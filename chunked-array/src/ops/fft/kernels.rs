@@ -86,7 +86,7 @@ fn map_lanes<X: Element, Y: Element, B: Copy + Default, C: Copy + Default>(
     let inner: usize = shape[axis + 1..].iter().product();
     let mut out_shape = shape.clone();
     out_shape[axis] = n_out;
-    let mut out = vec![Y::default(); outer * n_out * inner];
+    let mut out = crate::block::alloc::full_block(&[outer * n_out * inner], Y::default()).into_raw_vec_and_offset().0;
     let width = if inner == 1 { (LANES * 64).div_ceil(n_in.max(1)).clamp(1, outer.max(1)) } else { LANES.min(inner) };
     let mut buf_in = vec![B::default(); width * n_in];
     let mut buf_out = vec![C::default(); width * n_out];
