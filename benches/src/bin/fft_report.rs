@@ -60,7 +60,8 @@ fn main() -> Result<()> {
         let x = rng.standard_normal::<f64>(&[rows_n, rows_n], [800, rows_n])?.persist()?;
         let t = timed(&fft::rfft(&x)?, &Context::default(), 3)?;
         let bytes = 8.0 * (rows_n * rows_n) as f64 + 16.0 * (rows_n * (rows_n / 2 + 1)) as f64;
-        let note = format!("{:.1} GFLOP/s, pass limit {:.2} s", flops(rows_n, rows_n) / 2.0 / t / 1e9, bytes / gbs / 1e9);
+        let note =
+            format!("{:.1} GFLOP/s, pass limit {:.2} s", flops(rows_n, rows_n) / 2.0 / t / 1e9, bytes / gbs / 1e9);
         rows.push((name, t, note));
     }
     let name = format!("fft {long} points c128 under {limit_mib} MiB");

@@ -15,7 +15,12 @@ fn dft(x: &[Complex64], n: usize, inverse: bool, scale: f64) -> Vec<Complex64> {
     (0..n)
         .map(|k| {
             let sum: Complex64 = (0..n.min(x.len()))
-                .map(|j| x[j] * Complex64::from_polar(1.0, sign * 2.0 * std::f64::consts::PI * ((j * k) % n) as f64 / n as f64))
+                .map(|j| {
+                    x[j] * Complex64::from_polar(
+                        1.0,
+                        sign * 2.0 * std::f64::consts::PI * ((j * k) % n) as f64 / n as f64,
+                    )
+                })
                 .sum();
             sum * scale
         })
@@ -186,8 +191,13 @@ fn two_d_functions_take_the_last_two_axes() {
     let back = fft::ifft2(&fft::fft2(&a).unwrap()).unwrap().compute().unwrap();
     assert_close(&back, &x, 1e-12);
     let re = chunked(&x.mapv(|v| v.re), &[2, 3, 2]);
-    let back = fft::irfft2_with(&fft::rfft2(&re).unwrap(), &FftnOptions { s: Some(vec![4, 5]), ..Default::default() }).unwrap();
-    assert_close(&back.compute().unwrap().mapv(|v| Complex64::new(v, 0.0)), &x.mapv(|v| Complex64::new(v.re, 0.0)), 1e-12);
+    let back = fft::irfft2_with(&fft::rfft2(&re).unwrap(), &FftnOptions { s: Some(vec![4, 5]), ..Default::default() })
+        .unwrap();
+    assert_close(
+        &back.compute().unwrap().mapv(|v| Complex64::new(v, 0.0)),
+        &x.mapv(|v| Complex64::new(v.re, 0.0)),
+        1e-12,
+    );
 }
 
 #[test]
@@ -198,10 +208,13 @@ fn single_precision_stays_single_and_agrees() {
     let want = along(&x32.mapv(|v| Complex64::new(v.re as f64, v.im as f64)), 1, |l| dft(l, 10, false, 1.0));
     assert_close(&got.mapv(|v| Complex64::new(v.re as f64, v.im as f64)), &want, 1e-6);
     let re32 = x32.mapv(|v| v.re);
-    let back: ArrayD<f32> = fft::irfft_with(&fft::rfft(&chunked(&re32, &[3, 4])).unwrap(), &FftOptions { n: Some(10), ..Default::default() })
-        .unwrap()
-        .compute()
-        .unwrap();
+    let back: ArrayD<f32> = fft::irfft_with(
+        &fft::rfft(&chunked(&re32, &[3, 4])).unwrap(),
+        &FftOptions { n: Some(10), ..Default::default() },
+    )
+    .unwrap()
+    .compute()
+    .unwrap();
     assert!(back.iter().zip(&re32).all(|(a, b)| (a - b).abs() < 1e-5));
 }
 
@@ -269,29 +282,56 @@ fn parseval_and_round_trips_hold_within_log_n_eps() {
 #[test]
 fn helpers_give_numpys_values() {
     let f = fft::fftfreq(7, 0.3, 3).unwrap().compute().unwrap();
-    let numpy = [0.0, 0.47619047619047616, 0.9523809523809523, 1.4285714285714284, -1.4285714285714284, -0.9523809523809523, -0.47619047619047616];
+    let numpy = [
+        0.0,
+        0.47619047619047616,
+        0.9523809523809523,
+        1.4285714285714284,
+        -1.4285714285714284,
+        -0.9523809523809523,
+        -0.47619047619047616,
+    ];
     assert_eq!(f.as_slice().unwrap(), &numpy);
     let f = fft::fftfreq(8, 2.5, 3).unwrap().compute().unwrap();
     assert_eq!(f.as_slice().unwrap(), &[0.0, 0.05, 0.1, 0.15000000000000002, -0.2, -0.15000000000000002, -0.1, -0.05]);
     let f = fft::rfftfreq(7, 0.3, 2).unwrap().compute().unwrap();
     assert_eq!(f.as_slice().unwrap(), &numpy[..4]);
     let f = fft::rfftfreq(10, 1.0 / 3.0, 4).unwrap().compute().unwrap();
-    assert_eq!(f.as_slice().unwrap(), &[0.0, 0.30000000000000004, 0.6000000000000001, 0.9000000000000001, 1.2000000000000002, 1.5000000000000002]);
+    assert_eq!(
+        f.as_slice().unwrap(),
+        &[0.0, 0.30000000000000004, 0.6000000000000001, 0.9000000000000001, 1.2000000000000002, 1.5000000000000002]
+    );
     let x = Array::<i64>::arange(0, 15, 1, 4).unwrap().reshape(&[3, 5]).unwrap();
     let flat = |a: Array<i64>| a.compute().unwrap().iter().copied().collect::<Vec<_>>();
     assert_eq!(flat(fft::fftshift(&x, None).unwrap()), [13, 14, 10, 11, 12, 3, 4, 0, 1, 2, 8, 9, 5, 6, 7]);
     assert_eq!(flat(fft::ifftshift(&x, None).unwrap()), [7, 8, 9, 5, 6, 12, 13, 14, 10, 11, 2, 3, 4, 0, 1]);
     assert_eq!(flat(fft::fftshift(&x, Some(&[1])).unwrap()), [3, 4, 0, 1, 2, 8, 9, 5, 6, 7, 13, 14, 10, 11, 12]);
     // np.fft.hfft([1, 2-1j, 3, 4+2j], n=5), np.fft.irfft([1+1j, 2-1j, 3+5j]), np.fft.fft(arange(4), norm="forward")
-    let c = |v: &[(f64, f64)]| Array::from_vec(&[v.len()], v.iter().map(|&(r, i)| Complex64::new(r, i)).collect(), 2).unwrap();
-    let h = fft::hfft_with(&c(&[(1.0, 0.0), (2.0, -1.0), (3.0, 0.0), (4.0, 2.0)]), &FftOptions { n: Some(5), ..Default::default() }).unwrap();
+    let c = |v: &[(f64, f64)]| {
+        Array::from_vec(&[v.len()], v.iter().map(|&(r, i)| Complex64::new(r, i)).collect(), 2).unwrap()
+    };
+    let h = fft::hfft_with(
+        &c(&[(1.0, 0.0), (2.0, -1.0), (3.0, 0.0), (4.0, 2.0)]),
+        &FftOptions { n: Some(5), ..Default::default() },
+    )
+    .unwrap();
     let numpy = [11.0, -4.520147021340202, -1.5575365158350514, 0.7936044933348412, -0.7159209561595878];
     assert!(h.compute().unwrap().iter().zip(numpy).all(|(a, b)| (a - b).abs() < 1e-13));
     let r = fft::irfft(&c(&[(1.0, 1.0), (2.0, -1.0), (3.0, 5.0)])).unwrap().compute().unwrap();
     assert!(r.iter().zip([2.0, 0.0, 0.0, -1.0]).all(|(a, b)| (a - b).abs() < 1e-15));
-    let y = fft::fft_with(&Array::<f64>::arange(0.0, 4.0, 1.0, 3).unwrap(), &FftOptions { norm: Norm::Forward, ..Default::default() });
+    let y = fft::fft_with(
+        &Array::<f64>::arange(0.0, 4.0, 1.0, 3).unwrap(),
+        &FftOptions { norm: Norm::Forward, ..Default::default() },
+    );
     let numpy = [(1.5, 0.0), (-0.5, 0.5), (-0.5, 0.0), (-0.5, -0.5)];
-    assert!(y.unwrap().compute().unwrap().iter().zip(numpy).all(|(a, (r, i))| (a.re - r).abs() < 1e-15 && (a.im - i).abs() < 1e-15));
+    assert!(
+        y.unwrap()
+            .compute()
+            .unwrap()
+            .iter()
+            .zip(numpy)
+            .all(|(a, (r, i))| (a.re - r).abs() < 1e-15 && (a.im - i).abs() < 1e-15)
+    );
 }
 
 #[test]
@@ -309,8 +349,14 @@ fn bad_arguments_are_refused_with_their_values() {
     assert_eq!(value_of(fft::fftn_with(&x, &repeated).unwrap_err()), "axis=-2 (given twice)");
     let mismatched = FftnOptions { s: Some(vec![2, 2]), axes: Some(vec![0]), ..Default::default() };
     assert_eq!(value_of(fft::fftn_with(&x, &mismatched).unwrap_err()), "s=[2, 2]");
-    assert_eq!(value_of(fft::fftn_with(&x, &FftnOptions { s: Some(vec![1, 2, 3]), ..Default::default() }).unwrap_err()), "s=[1, 2, 3]");
-    assert_eq!(value_of(fft::fftn_with(&x, &FftnOptions { s: Some(vec![0]), ..Default::default() }).unwrap_err()), "s=0");
+    assert_eq!(
+        value_of(fft::fftn_with(&x, &FftnOptions { s: Some(vec![1, 2, 3]), ..Default::default() }).unwrap_err()),
+        "s=[1, 2, 3]"
+    );
+    assert_eq!(
+        value_of(fft::fftn_with(&x, &FftnOptions { s: Some(vec![0]), ..Default::default() }).unwrap_err()),
+        "s=0"
+    );
     let one = Array::<Complex64>::ones(&[1], 1).unwrap();
     assert_eq!(value_of(fft::irfft(&one).unwrap_err()), "n=0", "irfft of one value has no default length");
     assert_eq!(value_of(fft::fft2(&Array::<f64>::ones(&[4], 2).unwrap()).unwrap_err()), "axis=-2");
@@ -368,7 +414,8 @@ fn a_transform_larger_than_memory_runs_under_its_limit() {
     // The output alone is 256 MiB; the process holds its blocks under the
     // limit plus the binary, the allocator's slack and the FFT plans.
     assert!(peak < 200 << 20, "peak RSS {} MiB", peak >> 20);
-    let got: ArrayD<Complex64> = chunked_array::io::npy::from_npy(dir.path().join("spectrum.npy"), LONG).unwrap().compute().unwrap();
+    let got: ArrayD<Complex64> =
+        chunked_array::io::npy::from_npy(dir.path().join("spectrum.npy"), LONG).unwrap().compute().unwrap();
     let mut want: Vec<Complex64> = long_signal().compute().unwrap().iter().map(|&v| Complex64::new(v, 0.0)).collect();
     rustfft::FftPlanner::new().plan_fft_forward(LONG).process(&mut want);
     let scale = want.iter().map(|v| v.norm()).fold(0.0, f64::max);

@@ -9,6 +9,7 @@
 
 use std::any::{Any, TypeId};
 use std::collections::HashMap;
+use std::mem::MaybeUninit;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use ndarray::{ArrayD, ArrayViewD, IxDyn};
@@ -16,6 +17,7 @@ use num_complex::Complex;
 use realfft::{ComplexToReal, RealFftPlanner, RealToComplex};
 use rustfft::{Fft, FftDirection, FftPlanner};
 
+use crate::block::alloc::block_vec;
 use crate::element::{ComplexFloat, Element, Number};
 use crate::error::{Error, Result};
 use crate::ops::fft::FftFloat;
@@ -52,11 +54,8 @@ fn cached<P: Clone + Send + Sync + 'static, R: 'static>(len: usize, kind: PlanKi
 }
 
 fn complex_plan<R: FftFloat>(len: usize, inverse: bool) -> Arc<dyn Fft<R>> {
-    let (kind, dir) = if inverse {
-        (PlanKind::Inverse, FftDirection::Inverse)
-    } else {
-        (PlanKind::Forward, FftDirection::Forward)
-    };
+    let (kind, dir) =
+        if inverse { (PlanKind::Inverse, FftDirection::Inverse) } else { (PlanKind::Forward, FftDirection::Forward) };
     cached::<_, R>(len, kind, || FftPlanner::<R>::new().plan_fft(len, dir))
 }
 
@@ -86,8 +85,14 @@ fn map_lanes<X: Element, Y: Element, B: Copy + Default, C: Copy + Default>(
     let inner: usize = shape[axis + 1..].iter().product();
     let mut out_shape = shape.clone();
     out_shape[axis] = n_out;
-    let mut out = crate::block::alloc::full_block(&[outer * n_out * inner], Y::default()).into_raw_vec_and_offset().0;
-    let width = if inner == 1 { (LANES * 64).div_ceil(n_in.max(1)).clamp(1, outer.max(1)) } else { LANES.min(inner) };
+    let len = outer * n_out * inner;
+    let mut out_vec: Vec<Y> = block_vec(len);
+    let out = &mut out_vec.spare_capacity_mut()[..len];
+    let width = if inner == 1 {
+        (LANES * 64).div_ceil(n_in.max(1)).clamp(1, outer.max(1))
+    } else {
+        batch_width::<X, B>(n_in, inner)
+    };
     let mut buf_in = vec![B::default(); width * n_in];
     let mut buf_out = vec![C::default(); width * n_out];
     if inner == 1 {
@@ -98,29 +103,42 @@ fn map_lanes<X: Element, Y: Element, B: Copy + Default, C: Copy + Default>(
             buf_in[..src.len()].iter_mut().zip(src).for_each(|(b, &x)| *b = load(x));
             batch(&mut buf_in[..lanes * n_in], &mut buf_out[..lanes * n_out], lanes)?;
             let dst = &mut out[first * n_out..(first + lanes) * n_out];
-            dst.iter_mut().zip(&buf_out).for_each(|(y, &c)| *y = store(c));
+            dst.iter_mut().zip(&buf_out).for_each(|(y, &c)| *y = MaybeUninit::new(store(c)));
         }
-        return Ok(ArrayD::from_shape_vec(IxDyn(&out_shape), out).expect("shape"));
-    }
-    for o in 0..outer {
-        for i0 in (0..inner).step_by(width) {
-            let lanes = width.min(inner - i0);
-            for j in 0..n_in {
-                let row = &data[(o * n_in + j) * inner + i0..][..lanes];
-                for (l, &x) in row.iter().enumerate() {
-                    buf_in[l * n_in + j] = load(x);
+    } else {
+        for o in 0..outer {
+            for i0 in (0..inner).step_by(width) {
+                let lanes = width.min(inner - i0);
+                for j in 0..n_in {
+                    let row = &data[(o * n_in + j) * inner + i0..][..lanes];
+                    for (l, &x) in row.iter().enumerate() {
+                        buf_in[l * n_in + j] = load(x);
+                    }
+                }
+                batch(&mut buf_in[..lanes * n_in], &mut buf_out[..lanes * n_out], lanes)?;
+                for j in 0..n_out {
+                    let row = &mut out[(o * n_out + j) * inner + i0..][..lanes];
+                    for (l, y) in row.iter_mut().enumerate() {
+                        *y = MaybeUninit::new(store(buf_out[l * n_out + j]));
+                    }
                 }
             }
-            batch(&mut buf_in[..lanes * n_in], &mut buf_out[..lanes * n_out], lanes)?;
-            for j in 0..n_out {
-                let row = &mut out[(o * n_out + j) * inner + i0..][..lanes];
-                for (l, y) in row.iter_mut().enumerate() {
-                    *y = store(buf_out[l * n_out + j]);
-                }
-            }
         }
     }
-    Ok(ArrayD::from_shape_vec(IxDyn(&out_shape), out).expect("shape"))
+    // SAFETY: the loops above write every (outer, lane position, inner)
+    // element of `0..len` once: the rows of each batch, or each row of
+    // `lanes` elements at every lane position.
+    unsafe { out_vec.set_len(len) };
+    Ok(ArrayD::from_shape_vec(IxDyn(&out_shape), out_vec).expect("shape"))
+}
+
+/// Lanes gathered per batch along an inner axis: at least a cache line of
+/// neighbouring elements per row, at most [`LANES`], and few enough that the
+/// batch's buffer stays in a core's L2 cache.
+fn batch_width<X, B>(n: usize, inner: usize) -> usize {
+    let line = (64 / std::mem::size_of::<X>().max(1)).max(1);
+    let fits = (256 << 10) / (n.max(1) * std::mem::size_of::<B>().max(1));
+    fits.clamp(line.min(LANES), LANES).min(inner)
 }
 
 fn to_rustfft<C: ComplexFloat>(x: C) -> Complex<C::RealPart> {
@@ -165,16 +183,23 @@ pub(crate) fn real_forward_lanes<R: FftFloat>(
     let plan = real_forward_plan::<R>(n);
     let mut scratch = vec![Complex::<R>::default(); plan.get_scratch_len()];
     let s = <R as Element>::from_f64(scale);
-    map_lanes(block, axis, m, |x: R| x, from_rustfft::<R::Complex>, |buf, out, lanes| {
-        for l in 0..lanes {
-            let (lane, spectrum) = (&mut buf[l * n..(l + 1) * n], &mut out[l * m..(l + 1) * m]);
-            plan.process_with_scratch(lane, spectrum, &mut scratch).map_err(|e| fft_error(n, e))?;
-            if scale != 1.0 {
-                spectrum.iter_mut().for_each(|c| *c = *c * s);
+    map_lanes(
+        block,
+        axis,
+        m,
+        |x: R| x,
+        from_rustfft::<R::Complex>,
+        |buf, out, lanes| {
+            for l in 0..lanes {
+                let (lane, spectrum) = (&mut buf[l * n..(l + 1) * n], &mut out[l * m..(l + 1) * m]);
+                plan.process_with_scratch(lane, spectrum, &mut scratch).map_err(|e| fft_error(n, e))?;
+                if scale != 1.0 {
+                    spectrum.iter_mut().for_each(|c| *c = *c * s);
+                }
             }
-        }
-        Ok(())
-    })
+            Ok(())
+        },
+    )
 }
 
 /// The inverse of [`real_forward_lanes`]: lanes of `n / 2 + 1` complex
@@ -194,20 +219,27 @@ pub(crate) fn real_inverse_lanes<R: FftFloat>(
     let mut scratch = vec![Complex::<R>::default(); plan.get_scratch_len()];
     let s = <R as Element>::from_f64(scale);
     let zero = <R as Element>::from_f64(0.0);
-    map_lanes(block, axis, n, to_rustfft::<R::Complex>, |x: R| x, |buf, out, lanes| {
-        for l in 0..lanes {
-            let (spectrum, lane) = (&mut buf[l * m..(l + 1) * m], &mut out[l * n..(l + 1) * n]);
-            spectrum[0].im = zero;
-            if n.is_multiple_of(2) {
-                spectrum[m - 1].im = zero;
+    map_lanes(
+        block,
+        axis,
+        n,
+        to_rustfft::<R::Complex>,
+        |x: R| x,
+        |buf, out, lanes| {
+            for l in 0..lanes {
+                let (spectrum, lane) = (&mut buf[l * m..(l + 1) * m], &mut out[l * n..(l + 1) * n]);
+                spectrum[0].im = zero;
+                if n.is_multiple_of(2) {
+                    spectrum[m - 1].im = zero;
+                }
+                plan.process_with_scratch(spectrum, lane, &mut scratch).map_err(|e| fft_error(n, e))?;
+                if scale != 1.0 {
+                    lane.iter_mut().for_each(|x| *x = *x * s);
+                }
             }
-            plan.process_with_scratch(spectrum, lane, &mut scratch).map_err(|e| fft_error(n, e))?;
-            if scale != 1.0 {
-                lane.iter_mut().for_each(|x| *x = *x * s);
-            }
-        }
-        Ok(())
-    })
+            Ok(())
+        },
+    )
 }
 
 fn fft_error(n: usize, e: realfft::FftError) -> Error {

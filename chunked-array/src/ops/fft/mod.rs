@@ -38,7 +38,9 @@ use crate::ops::reduce::normalize_axes;
 
 pub use axis::Norm;
 pub use helpers::{fftfreq, fftshift, ifftshift, rfftfreq};
-pub use nd::{FftnOptions, fft2, fft2_with, fftn, fftn_with, ifft2, ifft2_with, ifftn, ifftn_with, irfft2, irfft2_with};
+pub use nd::{
+    FftnOptions, fft2, fft2_with, fftn, fftn_with, ifft2, ifft2_with, ifftn, ifftn_with, irfft2, irfft2_with,
+};
 pub use nd::{irfftn, irfftn_with, rfft2, rfft2_with, rfftn, rfftn_with};
 
 use axis::AxisPlan;
