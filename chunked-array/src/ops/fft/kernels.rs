@@ -43,10 +43,8 @@ fn cached<P: Clone + Send + Sync + 'static, R: 'static>(len: usize, kind: PlanKi
     static CACHE: OnceLock<PlanCache> = OnceLock::new();
     let cache = CACHE.get_or_init(Default::default);
     let key = (TypeId::of::<R>(), len, kind);
-    if let Some(plan) = cache.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
-        if let Some(p) = plan.downcast_ref::<P>() {
-            return p.clone();
-        }
+    if let Some(p) = cache.lock().unwrap_or_else(|e| e.into_inner()).get(&key).and_then(|p| p.downcast_ref::<P>()) {
+        return p.clone();
     }
     let plan = make();
     cache.lock().unwrap_or_else(|e| e.into_inner()).insert(key, Arc::new(plan.clone()));
