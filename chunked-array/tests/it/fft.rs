@@ -201,6 +201,27 @@ fn two_d_functions_take_the_last_two_axes() {
 }
 
 #[test]
+fn empty_axes_beside_the_transformed_one_give_empty_results() {
+    // NumPy: np.fft.fft(np.zeros((8, 0)), axis=0).shape == (8, 0)
+    let x = Array::<f64>::zeros(&[8, 0], 4).unwrap();
+    let axis0 = FftOptions { axis: 0, ..Default::default() };
+    assert_eq!(fft::fft_with(&x, &axis0).unwrap().compute().unwrap().shape(), &[8, 0]);
+    assert_eq!(fft::rfft_with(&x, &axis0).unwrap().compute().unwrap().shape(), &[5, 0]);
+    assert_eq!(fft::ihfft_with(&x, &axis0).unwrap().compute().unwrap().shape(), &[5, 0]);
+    let c = Array::<Complex64>::zeros(&[0, 5], 1).unwrap();
+    assert_eq!(fft::irfft(&c).unwrap().compute().unwrap().shape(), &[0, 8]);
+    assert_eq!(fft::hfft(&c).unwrap().compute().unwrap().shape(), &[0, 8]);
+    assert_eq!(
+        fft::fftn_with(&c, &FftnOptions { axes: Some(vec![1]), ..Default::default() })
+            .unwrap()
+            .compute()
+            .unwrap()
+            .shape(),
+        &[0, 5]
+    );
+}
+
+#[test]
 fn single_precision_stays_single_and_agrees() {
     let x = complex_data(&[6, 10], 3);
     let x32 = x.mapv(|v| Complex32::new(v.re as f32, v.im as f32));

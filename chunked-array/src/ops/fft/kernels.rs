@@ -84,6 +84,11 @@ fn map_lanes<X: Element, Y: Element, B: Copy + Default, C: Copy + Default>(
     let mut out_shape = shape.clone();
     out_shape[axis] = n_out;
     let len = outer * n_out * inner;
+    if len == 0 || n_in == 0 {
+        // No lanes (an empty axis beside the transformed one), or nothing
+        // in them: every output element is 0.
+        return Ok(ArrayD::from_elem(IxDyn(&out_shape), Y::default()));
+    }
     let mut out_vec: Vec<Y> = block_vec(len);
     let out = &mut out_vec.spare_capacity_mut()[..len];
     let width = if inner == 1 {

@@ -182,7 +182,7 @@ fn check_length(name: &str, n: usize) -> Result<()> {
 
 /// `irfft`'s length for `m` inputs when none is given: `2 (m - 1)`.
 fn hermitian_length(m: usize) -> usize {
-    2 * m.saturating_sub(1)
+    m.saturating_sub(1).saturating_mul(2)
 }
 
 /// The one-dimensional discrete Fourier transform along the last axis
