@@ -14,20 +14,12 @@ warm-up (pocketfft, one thread). Usage:
 python benches/python/compare_fft.py [--scale S] [--only NAME]
 """
 import argparse
-import time
 
 import dask
 import dask.array as da
 import numpy as np
 
-from suite import chunked_report, markdown_table
-
-
-def timed(run):
-    run()
-    t = time.perf_counter()
-    run()
-    return time.perf_counter() - t
+from suite import chunked_report, markdown_table, timed
 
 
 def main():
@@ -49,18 +41,18 @@ def main():
             x = rng.standard_normal((side, side)).astype(np.complex128)
             d = da.from_array(x, chunks=(side, side // 8)).persist()
             lazy = da.fft.fft(da.fft.fft(d, axis=0).rechunk((side // 8, side)), axis=1).sum()
-            dt = timed(lambda: lazy.compute())
-            nt = timed(lambda: np.fft.fft2(x).sum())
+            dt = timed(lambda: lazy.compute(), 1)[0]
+            nt = timed(lambda: np.fft.fft2(x).sum(), 1)[0]
         elif name.startswith("rfft"):
             x = rng.standard_normal((rows_n, rows_n))
             d = da.from_array(x, chunks=(800, rows_n)).persist()
             lazy = da.fft.rfft(d, axis=1).sum()
-            dt = timed(lambda: lazy.compute())
-            nt = timed(lambda: np.fft.rfft(x, axis=1).sum())
+            dt = timed(lambda: lazy.compute(), 1)[0]
+            nt = timed(lambda: np.fft.rfft(x, axis=1).sum(), 1)[0]
         else:
             x = rng.standard_normal(long).astype(np.complex128)
             dt = None
-            nt = timed(lambda: np.fft.fft(x).sum())
+            nt = timed(lambda: np.fft.fft(x).sum(), 1)[0]
         del x
         rows.append([name, f"{c:.3f}", "-" if dt is None else f"{dt:.3f}", f"{nt:.3f}",
                      "-" if dt is None else f"{dt / c:.2f}", f"{nt / c:.2f}", ours[name]["note"]])

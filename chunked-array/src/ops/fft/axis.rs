@@ -86,6 +86,12 @@ impl AxisPlan {
         len.saturating_mul(std::mem::size_of::<C>()).saturating_mul(4) <= self.block_size_limit
     }
 
+    /// Whether `x`'s lanes of `n` elements of `C` take the long-lane path:
+    /// the axis spans several chunks and a lane does not fit in one task.
+    fn takes_four_steps<T: Element, C>(&self, x: &Array<T>, n: usize) -> bool {
+        x.chunks().lengths()[self.axis].len() > 1 && !self.lane_fits::<C>(n)
+    }
+
     /// `x` rechunked so that the axis is whole in every block, the other axes
     /// chunked so that a block stays under the limit.
     fn whole<T: Element>(&self, x: &Array<T>) -> Result<Array<T>> {
@@ -142,8 +148,7 @@ fn complex_with_twiddles<R: FftFloat>(
     twiddles: Option<usize>,
 ) -> Result<Array<R::Complex>> {
     let n = x.shape()[plan.axis];
-    let whole_already = x.chunks().lengths()[plan.axis].len() <= 1;
-    if twiddles.is_none() && !whole_already && !plan.lane_fits::<R::Complex>(n) {
+    if twiddles.is_none() && plan.takes_four_steps::<_, R::Complex>(x, n) {
         return four_step::<R>(x, plan, inverse);
     }
     let (axis, scale) = (plan.axis, plan.norm.scale(n, inverse));
@@ -197,8 +202,7 @@ fn four_step<R: FftFloat>(x: &Array<R::Complex>, plan: &AxisPlan, inverse: bool)
 pub(crate) fn real_forward<R: FftFloat>(x: &Array<R>, plan: &AxisPlan) -> Result<Array<R::Complex>> {
     let n = x.shape()[plan.axis];
     let m = n / 2 + 1;
-    let whole_already = x.chunks().lengths()[plan.axis].len() <= 1;
-    if !whole_already && !plan.lane_fits::<R::Complex>(n) {
+    if plan.takes_four_steps::<_, R::Complex>(x, n) {
         // The complex transform of the lane, of which the first half is kept.
         let full = complex::<R>(&x.astype::<R::Complex>(), plan, false)?;
         return full.span(plan.axis, 0, m);
@@ -211,8 +215,7 @@ pub(crate) fn real_forward<R: FftFloat>(x: &Array<R>, plan: &AxisPlan) -> Result
 /// `n / 2 + 1` numbers along the plan's axis.
 pub(crate) fn real_inverse<R: FftFloat>(x: &Array<R::Complex>, n: usize, plan: &AxisPlan) -> Result<Array<R>> {
     let axis = plan.axis;
-    let whole_already = x.chunks().lengths()[axis].len() <= 1;
-    if !whole_already && !plan.lane_fits::<R::Complex>(n) {
+    if plan.takes_four_steps::<_, R::Complex>(x, n) {
         return Ok(complex::<R>(&hermitian_full::<R>(x, n, axis)?, plan, true)?.real());
     }
     let scale = plan.norm.scale(n, true);

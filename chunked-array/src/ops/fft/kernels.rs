@@ -91,11 +91,7 @@ fn map_lanes<X: Element, Y: Element, B: Copy + Default, C: Copy + Default>(
     }
     let mut out_vec: Vec<Y> = block_vec(len);
     let out = &mut out_vec.spare_capacity_mut()[..len];
-    let width = if inner == 1 {
-        (LANES * 64).div_ceil(n_in.max(1)).clamp(1, outer.max(1))
-    } else {
-        batch_width::<X, B>(n_in, inner)
-    };
+    let width = if inner == 1 { (LANES * 64).div_ceil(n_in).clamp(1, outer) } else { batch_width::<X, B>(n_in, inner) };
     let mut buf_in = vec![B::default(); width * n_in];
     let mut buf_out = vec![C::default(); width * n_out];
     if inner == 1 {
