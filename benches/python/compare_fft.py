@@ -6,7 +6,7 @@
   along axis 0, a rechunk to (1024, 8192), `fft` along axis 1.
 - rfft along axis 1 of 20000^2 float64 in (800, 20000) chunks, persisted.
 - fft of 2^28 complex128 points: chunked under a 1 GiB memory limit in
-  2^24-element chunks; numpy in memory on an array made before the clock
+  2^22-element chunks; numpy in memory on an array made before the clock
   starts; dask cannot (it needs the axis in one chunk).
 
 dask: threaded scheduler, one run after a warm-up; numpy: one run after a

@@ -2,10 +2,11 @@
 //! length, kind), and the lane engine that runs them over every lane of a
 //! block along one axis.
 //!
-//! A lane along an inner axis is strided in memory, so lanes are gathered
-//! [`LANES`] at a time: the `LANES` neighbouring lanes of a row are contiguous,
-//! so each gather reads whole cache lines (pocketfft's batching, which NumPy
-//! runs). Each batch is transformed in one call, written back the same way.
+//! A lane along an inner axis is strided in memory, so neighbouring lanes are
+//! gathered in batches of up to [`LANES`] (see `batch_width`): their elements
+//! in a row are contiguous, so each gather reads whole cache lines
+//! (pocketfft's batching, which NumPy runs). Each batch is transformed in one
+//! call, written back the same way.
 
 use std::any::{Any, TypeId};
 use std::collections::HashMap;
