@@ -14,6 +14,7 @@
 #[cfg(any(feature = "zarr", feature = "hdf5"))]
 mod aligned;
 mod atomic;
+pub mod cloud;
 #[cfg(feature = "hdf5")]
 pub mod hdf5;
 pub mod npy;

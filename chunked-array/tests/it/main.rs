@@ -31,6 +31,8 @@ mod indexing;
 mod kernels;
 mod hostile_bytes;
 mod hostile_zarr;
+#[cfg(feature = "cloud")]
+mod io_cloud;
 mod io_hdf5;
 mod io_interop;
 mod io_npy;

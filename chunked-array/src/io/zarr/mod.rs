@@ -63,6 +63,8 @@ pub use zarrs::array::codec::BloscShuffleMode;
 mod location;
 mod options;
 mod read;
+#[cfg(feature = "cloud")]
+mod remote;
 mod untrusted;
 mod write;
 
@@ -125,7 +127,7 @@ pub fn from_zarr_with<T: Element>(path: impl AsRef<Path>, array: &str, options: 
     let want = zarr_data_type(T::DTYPE);
     if za.data_type() != &want {
         return Err(Error::DtypeMismatch {
-            key: location.dir.display().to_string(),
+            key: location.name(),
             expected: T::DTYPE.to_string(),
             found: format!("{} (zarr data type)", za.data_type()),
         });
@@ -137,13 +139,13 @@ pub fn from_zarr_with<T: Element>(path: impl AsRef<Path>, array: &str, options: 
 /// read makes: the store exists, and no interrupted store left it
 /// incomplete (unless `options` allow it).
 fn open_checked(root: &Path, array: &str, options: &ZarrReadOptions) -> Result<(Location, ZArray)> {
-    let location = Location::new(root, array)?;
-    if !root.exists() {
+    let location = Location::new(root, array, &options.storage)?;
+    if !location.root_exists() {
         return Err(Error::io(root.display(), "no such file or directory"));
     }
-    if !options.allow_incomplete && location.dir.join(INCOMPLETE_MARKER).exists() {
+    if !options.allow_incomplete && location.exists(INCOMPLETE_MARKER)? {
         return Err(Error::io(
-            location.dir.display(),
+            location.name(),
             "a store into this array was interrupted and it is incomplete: rerun the store with WriteMode::Resume",
         ));
     }
@@ -194,7 +196,7 @@ pub fn from_zarr_any(path: impl AsRef<Path>, array: &str) -> Result<AnyArray> {
     let stored = za.data_type().clone();
     let Some(dtype) = DType::ALL.into_iter().find(|&d| zarr_data_type(d) == stored) else {
         return Err(Error::DtypeMismatch {
-            key: location.dir.display().to_string(),
+            key: location.name(),
             expected: "a numeric or bool data type".into(),
             found: format!("{stored} (zarr data type)"),
         });
@@ -320,7 +322,7 @@ impl Store {
     ) -> Result<&mut Self> {
         let scheduler = ctx.scheduler();
         let prepared = a.check().and_then(|()| {
-            let location = Location::new(path.as_ref(), array)?;
+            let location = Location::new(path.as_ref(), array, &options.storage)?;
             let (source, chunk_shape) = crate::io::aligned_to_stored_chunks(a, options.chunks.as_deref())?;
             let za = build_array::<T>(&location, &source.shape(), &chunk_shape, options)?;
             Ok((location, source, za))
@@ -339,25 +341,37 @@ impl Store {
         let plan =
             if root { prepare_target(&location, &za, options, &source.chunks().grid()) } else { Ok((Vec::new(), 0)) };
         let (todo, skipped) = if scheduler.processes() > 1 { share_plan(scheduler, plan, &location)? } else { plan? };
+        #[cfg(feature = "cloud")]
+        let uploads = match &location.root {
+            location::Root::Remote(remote) => {
+                let background = scheduler.processes() == 1;
+                Some(Arc::new(crate::io::cloud::uploads::Uploads::new(remote.clone(), background)))
+            }
+            location::Root::Local(_) => None,
+        };
         let writer = ZarrChunkWriter {
             array: Arc::new(za),
             location: location.clone(),
             options: codec_options(),
             direct_io: options.direct_io,
+            #[cfg(feature = "cloud")]
+            uploads: uploads.clone(),
         };
-        let marker = location.dir.join(INCOMPLETE_MARKER);
-        let (pending, metadata) = (location.dir.join(PENDING_METADATA), location.dir.join("zarr.json"));
-        // Rank 0 alone marks the array complete: its run ends only once every
-        // rank has finished writing. The metadata appears first (in one rename),
-        // then the marker goes.
-        let finish: Box<dyn FnOnce() -> Result<()> + Send> = if root {
-            Box::new(move || {
-                std::fs::rename(&pending, &metadata).map_err(|e| Error::io(pending.display(), e))?;
-                std::fs::remove_file(&marker).map_err(|e| Error::io(marker.display(), e))
-            })
-        } else {
-            Box::new(|| Ok(()))
-        };
+        // Each rank waits for its own uploads; rank 0 alone marks the array
+        // complete: its run ends only once every rank has finished writing.
+        // The metadata appears first (in one rename, or one object), then
+        // the marker goes.
+        let finish: Box<dyn FnOnce() -> Result<()> + Send> = Box::new(move || {
+            #[cfg(feature = "cloud")]
+            if let Some(uploads) = uploads {
+                uploads.finish()?;
+            }
+            if root {
+                location.publish_metadata()?;
+                location.remove_file(INCOMPLETE_MARKER)?;
+            }
+            Ok(())
+        });
         // On failure the marker stays: the array is incomplete, and resumable.
         self.push(&source, "to_zarr", true, writer, (todo, skipped), Completion { finish, abort: Box::new(|| {}) });
         Ok(self)

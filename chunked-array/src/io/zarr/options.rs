@@ -4,6 +4,7 @@ use serde_json::{Map, Value};
 use zarrs::array::codec::{BloscCompressor, BloscShuffleMode};
 
 use crate::chunks::ChunkSpec;
+use crate::io::cloud::StorageOptions;
 
 use crate::io::store::WriteMode;
 
@@ -28,6 +29,8 @@ pub struct ZarrReadOptions {
     /// Read chunk files with direct I/O (`O_DIRECT`, Linux), bypassing the page
     /// cache: faster for data that is not cached, slower for data that is.
     pub direct_io: bool,
+    /// How an object store URL is reached (ignored for local paths).
+    pub storage: StorageOptions,
 }
 
 /// The compression of written chunks.
@@ -115,4 +118,6 @@ pub struct ZarrWriteOptions {
     /// and leaves the cores to compression; the written data is then not cached
     /// for a read that follows. Ignored on file systems without direct I/O.
     pub direct_io: bool,
+    /// How an object store URL is reached (ignored for local paths).
+    pub storage: StorageOptions,
 }

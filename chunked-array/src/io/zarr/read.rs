@@ -37,10 +37,16 @@ impl BlockOp for ZarrSource {
         // through the subset path.
         let whole_chunk = self.aligned
             && self.array.chunk_shape(&chunk).is_ok_and(|c| c.iter().zip(&shape).all(|(c, &n)| c.get() == n as u64));
-        if whole_chunk {
-            check_chunk(&self.array, &self.location.chunk_path(&self.array, &chunk), &chunk)?;
-        } else {
-            check_chunks_of(&self.array, &subset, |idx| self.location.chunk_path(&self.array, idx))?;
+        // Local chunk files are checked here; an object store's chunks as
+        // zarrs reads them (see `remote`).
+        if let Some(path) = self.location.chunk_path(&self.array, &chunk) {
+            if whole_chunk {
+                check_chunk(&self.array, &path, &chunk)?;
+            } else {
+                check_chunks_of(&self.array, &subset, |idx| {
+                    self.location.chunk_path(&self.array, idx).expect("a local store")
+                })?;
+            }
         }
         let read = if whole_chunk {
             crate::block::dispatch_dtype!(node.dtype, read_chunk::<_>(self, &chunk))
@@ -49,9 +55,9 @@ impl BlockOp for ZarrSource {
         };
         read.expect("a zarr source holds elements").map_err(|e| {
             let what = if self.aligned {
-                self.location.chunk_path(&self.array, &chunk).display().to_string()
+                self.location.chunk_name(&self.array, &chunk)
             } else {
-                format!("{} region {ranges:?}", self.location.dir.display())
+                format!("{} region {ranges:?}", self.location.name())
             };
             Error::io(what, e)
         })

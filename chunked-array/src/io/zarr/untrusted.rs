@@ -17,12 +17,12 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use zarrs::array::{Array, ArraySubset};
-use zarrs::filesystem::FilesystemStore;
+use zarrs::storage::ReadableStorageTraits;
 
 use crate::error::{Error, Result};
 
-/// A Zarr array in a local store, as zarrs opens it.
-pub(super) type ZArray = Array<FilesystemStore>;
+/// A Zarr array, as zarrs opens it from a local or an object store.
+pub(super) type ZArray = Array<dyn ReadableStorageTraits>;
 
 /// The largest metadata file read (`zarr.json`, `.zarray`, `.zattrs`).
 pub(super) const MAX_METADATA_BYTES: u64 = 16 << 20;
@@ -88,24 +88,60 @@ pub(super) fn check_chunk(za: &ZArray, path: &Path, idx: &[u64]) -> Result<()> {
         Ok(m) if !m.is_file() => return Err(fail("is not a regular file".into())),
         Ok(m) => m.len(),
     };
-    let elements = za.chunk_shape(idx).map_err(|e| fail(e.to_string()))?.iter().map(|n| n.get()).product::<u64>();
-    let item = za.data_type().fixed_size().ok_or_else(|| fail("has a data type of variable size".into()))?;
-    let decoded = elements.saturating_mul(item as u64);
-    let cap = chunk_cap(decoded);
-    if stored > cap {
-        return Err(fail(format!("holds {stored} bytes for a chunk of {decoded} bytes")));
+    let shape = za.chunk_shape(idx).map_err(|e| fail(e.to_string()))?;
+    let bound = ChunkBound::new(za, shape.iter().map(|n| n.get()).product()).map_err(fail)?;
+    bound.check_stored(stored).map_err(fail)?;
+    if bound.outer.is_none() {
+        return Ok(());
     }
-    let Some(outer) = za.codecs().bytes_to_bytes_codecs().last().cloned() else { return Ok(()) };
-    let name = outer.name_v3().map(|n| n.into_owned()).unwrap_or_default();
-    let Some(kind) = Compressor::named(&name) else { return Ok(()) };
     let bytes = std::fs::read(path).map_err(|e| Error::io(path.display(), e))?;
-    let inflated = kind.decoded_len(&bytes, cap).map_err(|e| fail(format!("does not decompress as {name}: {e}")))?;
-    if inflated > cap {
-        return Err(fail(format!(
-            "decompresses ({name}) to more than {cap} bytes ({inflated} or more) for a chunk of {decoded} bytes"
-        )));
+    bound.check(&bytes).map_err(fail)
+}
+
+/// What one stored chunk may hold: at most [`chunk_cap`] of its decoded
+/// bytes, stored and after its outermost compressor.
+#[derive(Debug, Clone)]
+pub(super) struct ChunkBound {
+    decoded: u64,
+    pub(super) cap: u64,
+    outer: Option<(Compressor, String)>,
+}
+
+impl ChunkBound {
+    /// The bound of a chunk of `elements` elements of `za`.
+    pub(super) fn new(za: &ZArray, elements: u64) -> std::result::Result<ChunkBound, String> {
+        let item = za.data_type().fixed_size().ok_or("has a data type of variable size")?;
+        let decoded = elements.saturating_mul(item as u64);
+        let outer = za.codecs().bytes_to_bytes_codecs().last().and_then(|codec| {
+            let name = codec.name_v3().map(|n| n.into_owned()).unwrap_or_default();
+            Compressor::named(&name).map(|kind| (kind, name))
+        });
+        Ok(ChunkBound { decoded, cap: chunk_cap(decoded), outer })
     }
-    Ok(())
+
+    /// Checks a chunk's stored size.
+    pub(super) fn check_stored(&self, stored: u64) -> std::result::Result<(), String> {
+        if stored > self.cap {
+            return Err(format!("holds {stored} bytes for a chunk of {} bytes", self.decoded));
+        }
+        Ok(())
+    }
+
+    /// Checks a chunk's stored bytes: their size, and what the outermost
+    /// compressor declares or decompresses them to.
+    pub(super) fn check(&self, bytes: &[u8]) -> std::result::Result<(), String> {
+        self.check_stored(bytes.len() as u64)?;
+        let Some((kind, name)) = &self.outer else { return Ok(()) };
+        let cap = self.cap;
+        let inflated = kind.decoded_len(bytes, cap).map_err(|e| format!("does not decompress as {name}: {e}"))?;
+        if inflated > cap {
+            return Err(format!(
+                "decompresses ({name}) to more than {cap} bytes ({inflated} or more) for a chunk of {} bytes",
+                self.decoded
+            ));
+        }
+        Ok(())
+    }
 }
 
 /// The compressors whose output is bounded here.

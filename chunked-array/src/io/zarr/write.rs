@@ -49,10 +49,10 @@ pub(super) fn share_plan(
             Ok((words.collect(), skipped))
         }
         Some((0, message)) => Err(Error::io(
-            location.dir.display(),
+            location.name(),
             format!("rank 0 could not prepare the store: {}", String::from_utf8_lossy(message)),
         )),
-        _ => Err(Error::io(location.dir.display(), "rank 0 shared no store plan")),
+        _ => Err(Error::io(location.name(), "rank 0 shared no store plan")),
     }
 }
 
@@ -70,49 +70,42 @@ pub(super) fn prepare_target(
     match (options.mode, existing) {
         (_, Existing::Nothing) => {}
         (WriteMode::Create, _) => {
-            return Err(Error::io(
-                location.dir.display(),
-                "already exists (write with WriteMode::Overwrite to replace it)",
-            ));
+            return Err(Error::io(location.name(), "already exists (write with WriteMode::Overwrite to replace it)"));
         }
         (_, Existing::Group) => {
             return Err(Error::io(
-                location.dir.display(),
+                location.name(),
                 "holds a Zarr group, which a write never removes (write the array at a path inside it)",
             ));
         }
         (_, Existing::Other) => {
-            return Err(Error::io(
-                location.dir.display(),
-                "holds something that is not a Zarr array; it is left untouched",
-            ));
+            return Err(Error::io(location.name(), "holds something that is not a Zarr array; it is left untouched"));
         }
         (WriteMode::Resume, Existing::ZarrV2) => {
-            return Err(Error::io(location.dir.display(), "holds a Zarr v2 array; only v3 stores can be resumed"));
+            return Err(Error::io(location.name(), "holds a Zarr v2 array; only v3 stores can be resumed"));
         }
         (WriteMode::Resume, _) => check_same_layout(location, za)?,
-        (WriteMode::Overwrite, _) => {
-            clear_array_dir(&location.dir)?;
-        }
+        (WriteMode::Overwrite, _) => location.clear()?,
     }
 
-    let marker = location.dir.join(INCOMPLETE_MARKER);
-    write_atomic(&marker, b"a chunked store into this array has not finished\n", false)?;
+    // A new array's marker is created only where there is none: of two
+    // stores starting the same array on an object store, one fails here.
+    let fresh = existing == Existing::Nothing && !location.exists(INCOMPLETE_MARKER)?;
+    location.write_file(INCOMPLETE_MARKER, b"a chunked store into this array has not finished\n", fresh)?;
     let text = serde_json::to_vec_pretty(&za.metadata_opt(&zarrs::array::ArrayMetadataOptions::default()))
-        .map_err(|e| Error::io(location.dir.display(), e))?;
-    write_atomic(&location.dir.join(PENDING_METADATA), &text, false)?;
+        .map_err(|e| Error::io(location.name(), e))?;
+    location.write_file(PENDING_METADATA, &text, false)?;
     // A resumed complete array is unfinished again (hidden from other clients)
     // until its chunks are checked; the pending metadata exists first, so a
     // crash here leaves a store that can still be resumed.
-    let metadata = location.dir.join("zarr.json");
-    if metadata.exists() {
-        std::fs::remove_file(&metadata).map_err(|e| Error::io(metadata.display(), e))?;
+    location.remove_file("zarr.json")?;
+    if let Some(dir) = location.local_dir() {
+        remove_temporaries(&dir)?;
     }
-    remove_temporaries(&location.dir)?;
 
     let total: usize = grid.iter().product();
     Ok(if resume {
-        let complete = complete_chunks(za, location, grid);
+        let complete = complete_chunks(za, location, grid)?;
         let todo: Vec<usize> = (0..total).filter(|&b| !complete[b]).collect();
         let skipped = total - todo.len();
         (todo, skipped)
@@ -127,7 +120,6 @@ pub(super) fn build_array<T: Element>(
     chunk_shape: &[usize],
     options: &ZarrWriteOptions,
 ) -> Result<ZArray> {
-    let store = location.store()?;
     let shape: Vec<u64> = shape.iter().map(|&n| n as u64).collect();
     let chunk_shape: Vec<u64> = chunk_shape.iter().map(|&n| n as u64).collect();
     let fill = fill_value::<T>();
@@ -159,7 +151,7 @@ pub(super) fn build_array<T: Element>(
         }
         builder.dimension_names(Some(names.clone()));
     }
-    builder.build(store, &location.node).map_err(|e| Error::io(location.dir.display(), e))
+    location.build(&builder)
 }
 
 pub(super) fn location_ndim(builder: &ArrayBuilder) -> usize {
@@ -198,7 +190,7 @@ pub(super) fn check_same_layout(location: &Location, want: &ZArray) -> Result<()
     let (h, w) = (describe(&have), describe(want));
     if h != w {
         return Err(Error::io(
-            location.dir.display(),
+            location.name(),
             format!(
                 "cannot resume: stored (shape {:?}, chunks {:?}, {}, codecs {}) differs from this store (shape {:?}, chunks {:?}, {}, codecs {})",
                 h.0, h.1, h.2, h.3, w.0, w.1, w.2, w.3
@@ -208,16 +200,26 @@ pub(super) fn check_same_layout(location: &Location, want: &ZArray) -> Result<()
     Ok(())
 }
 
-/// Which chunks an earlier run wrote completely: the chunk file exists and decodes
-/// to a whole chunk (checked in parallel).
-pub(super) fn complete_chunks(za: &ZArray, location: &Location, grid: &[usize]) -> Vec<bool> {
+/// Which chunks an earlier run wrote completely: locally, the chunk file
+/// exists and decodes to a whole chunk (checked in parallel); on an object
+/// store, the chunk object exists (an object appears only once whole).
+///
+/// # Errors
+/// [`Error::Io`] when an object store's listing fails.
+pub(super) fn complete_chunks(za: &ZArray, location: &Location, grid: &[usize]) -> Result<Vec<bool>> {
     let total: usize = grid.iter().product();
     let chunks = Chunks::from_lengths(grid.iter().map(|&g| vec![1; g]).collect());
+    let index = |b: usize| -> Vec<u64> { chunks.unravel(b).into_iter().map(|i| i as u64).collect() };
+    if location.local_dir().is_none() {
+        let stored = location.stored_keys()?;
+        return Ok((0..total).map(|b| stored.contains(za.chunk_key(&index(b)).as_str())).collect());
+    }
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(total.max(1));
     let options = codec_options();
     let check = |b: usize| {
-        let idx: Vec<u64> = chunks.unravel(b).into_iter().map(|i| i as u64).collect();
-        location.chunk_path(za, &idx).exists() && za.retrieve_chunk_opt::<ArrayBytes<'static>>(&idx, &options).is_ok()
+        let idx = index(b);
+        location.chunk_path(za, &idx).is_some_and(|p| p.exists())
+            && za.retrieve_chunk_opt::<ArrayBytes<'static>>(&idx, &options).is_ok()
     };
     let mut complete = vec![false; total];
     std::thread::scope(|s| {
@@ -231,7 +233,7 @@ pub(super) fn complete_chunks(za: &ZArray, location: &Location, grid: &[usize]) 
             });
         }
     });
-    complete
+    Ok(complete)
 }
 
 /// Encodes a block as one stored chunk and writes it atomically.
@@ -240,18 +242,40 @@ pub(super) struct ZarrChunkWriter {
     pub(super) location: Location,
     pub(super) options: CodecOptions,
     pub(super) direct_io: bool,
+    /// An object store's uploads in flight.
+    #[cfg(feature = "cloud")]
+    pub(super) uploads: Option<Arc<crate::io::cloud::uploads::Uploads>>,
+}
+
+impl ZarrChunkWriter {
+    #[cfg(feature = "cloud")]
+    fn upload(&self, chunk: &[u64], encoded: Vec<u8>) -> Result<()> {
+        match &self.uploads {
+            Some(uploads) => uploads.start(self.array.chunk_key(chunk).as_str().to_string(), encoded),
+            None => Err(Error::io(self.location.chunk_name(&self.array, chunk), "a store without uploads")),
+        }
+    }
+
+    #[cfg(not(feature = "cloud"))]
+    fn upload(&self, chunk: &[u64], _: Vec<u8>) -> Result<()> {
+        Err(Error::io(self.location.chunk_name(&self.array, chunk), "object stores need the `cloud` feature"))
+    }
 }
 
 impl ChunkWriter for ZarrChunkWriter {
     fn write(&self, idx: &[usize], block: &Block) -> Result<u64> {
         let chunk: Vec<u64> = idx.iter().map(|&i| i as u64).collect();
-        let path = self.location.chunk_path(&self.array, &chunk);
+        let name = || self.location.chunk_name(&self.array, &chunk);
         let dtype = crate::block::block_dtype(block);
         let encoded = crate::block::dispatch_dtype!(dtype, encode_block::<_>(self, &chunk, block))
-            .ok_or_else(|| Error::io(path.display(), "the block holds no elements"))?
-            .map_err(|e| Error::io(path.display(), e))?;
-        write_atomic(&path, &encoded, self.direct_io)?;
-        Ok(encoded.len() as u64)
+            .ok_or_else(|| Error::io(name(), "the block holds no elements"))?
+            .map_err(|e| Error::io(name(), e))?;
+        let len = encoded.len() as u64;
+        match self.location.chunk_path(&self.array, &chunk) {
+            Some(path) => write_atomic(&path, &encoded, self.direct_io)?,
+            None => self.upload(&chunk, encoded)?,
+        }
+        Ok(len)
     }
 }
 
