@@ -42,7 +42,7 @@ fi
 # interop tests, in target/pyenv and target/pyenv-zarr2.
 bash scripts/setup_python.sh
 
-FEATURES=chunked-array/hdf5,chunked-examples/mpi
+FEATURES=chunked-array/hdf5,chunked-array/cloud,chunked-examples/mpi
 
 # Formatting and lints first: they fail in seconds, and clippy type-checks every
 # target (benches and examples included) without code generation.

@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use chunked_array::io::WriteMode;
 use chunked_array::io::cloud::StorageOptions;
-use chunked_array::io::zarr::{ZarrReadOptions, ZarrWriteOptions, from_zarr, from_zarr_with};
+use chunked_array::io::zarr::{ZarrReadOptions, ZarrWriteOptions, from_zarr_with};
 use chunked_array::random::RandomState;
 use chunked_array::{Array, Complex64, Element, Error};
 
@@ -125,7 +125,7 @@ fn every_dtype_round_trips_through_s3() {
     let uniform = RandomState::new(3).uniform(&[23, 17], [10, 6]).unwrap();
     round_trip::<f64>(url, "f64", &uniform, &storage);
     round_trip::<f32>(url, "f32", &uniform.astype::<f32>(), &storage);
-    let ints = (&uniform * 1000.0);
+    let ints = &uniform * 1000.0;
     round_trip::<i8>(url, "i8", &(&uniform * 100.0).astype::<i8>(), &storage);
     round_trip::<i16>(url, "i16", &ints.astype::<i16>(), &storage);
     round_trip::<i32>(url, "i32", &ints.astype::<i32>(), &storage);
@@ -148,7 +148,7 @@ fn every_dtype_round_trips_through_s3() {
     // Create refuses what exists; Overwrite replaces it.
     let again = uniform.to_zarr(url, "f64", &write_options(&storage)).unwrap_err();
     assert!(again.to_string().contains("s3://data/arrays.zarr/f64"), "{again}");
-    let twice = (&uniform * 2.0);
+    let twice = &uniform * 2.0;
     let overwrite = ZarrWriteOptions { mode: WriteMode::Overwrite, ..write_options(&storage) };
     twice.to_zarr(url, "f64", &overwrite).unwrap();
     let back = from_zarr_with::<f64>(url, "f64", &read_options(&storage)).unwrap();
@@ -156,4 +156,251 @@ fn every_dtype_round_trips_through_s3() {
     // The stored type is checked against the requested one.
     let wrong = from_zarr_with::<f32>(url, "f64", &read_options(&storage)).unwrap_err();
     assert!(matches!(wrong, Error::DtypeMismatch { .. }), "{wrong}");
+}
+
+const CHILD_ENDPOINT: &str = "CHUNKED_TEST_S3_CHILD_ENDPOINT";
+const BLOCKS: usize = 40;
+
+/// The resumed data: 40 row blocks of random numbers (the same for every run).
+fn data() -> Array<f64> {
+    RandomState::new(12).standard_normal(&[BLOCKS * 8, 64], [8, 64]).unwrap()
+}
+
+/// The child's store: 40 blocks, 50 ms each, so the parent can kill it midway.
+#[test]
+#[ignore = "the child process of a_killed_s3_store_resumes_to_the_same_array"]
+fn child_s3_store_slowly() {
+    let Ok(endpoint) = std::env::var(CHILD_ENDPOINT) else {
+        panic!("run by a_killed_s3_store_resumes_to_the_same_array only");
+    };
+    let slow = data()
+        .map_blocks(
+            |b, _| {
+                std::thread::sleep(Duration::from_millis(50));
+                b.to_owned()
+            },
+            None,
+        )
+        .unwrap();
+    slow.to_zarr_on(
+        "s3://resume/r.zarr",
+        "r",
+        &write_options(&storage_options(&endpoint)),
+        &chunked_array::Context::threads(2),
+    )
+    .unwrap();
+}
+
+/// The keys under `prefix` in bucket `bucket`, listed by the server.
+fn listed_keys(moto: &Moto, bucket: &str, prefix: &str) -> Vec<String> {
+    let reply = http_request(
+        moto.port,
+        &format!("GET /{bucket}?list-type=2&prefix={prefix} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"),
+    );
+    reply.split("<Key>").skip(1).map(|k| k.split("</Key>").next().unwrap().to_string()).collect()
+}
+
+#[test]
+fn a_killed_s3_store_resumes_to_the_same_array() {
+    let Some(moto) = Moto::start(&[]) else { return };
+    moto.bucket("resume");
+    let mut child = Command::new(std::env::current_exe().unwrap())
+        .args(["io_cloud::child_s3_store_slowly", "--exact", "--ignored", "--test-threads=1"])
+        .env(CHILD_ENDPOINT, moto.endpoint())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let chunks = || listed_keys(&moto, "resume", "r.zarr/r/c/").len();
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while chunks() < 8 {
+        assert!(child.try_wait().unwrap().is_none(), "the child ended before it was killed");
+        assert!(Instant::now() < deadline, "the child wrote too little in 120 s");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let written_before = chunks();
+    assert!(written_before < BLOCKS, "killed before the end");
+    let keys = listed_keys(&moto, "resume", "r.zarr/r/");
+    assert!(keys.contains(&"r.zarr/r/.chunked-incomplete".to_string()), "{keys:?}");
+    assert!(!keys.contains(&"r.zarr/r/zarr.json".to_string()), "no array for other clients yet: {keys:?}");
+    let storage = moto.options();
+    let refused = from_zarr_with::<f64>("s3://resume/r.zarr", "r", &read_options(&storage)).unwrap_err();
+    assert!(refused.to_string().contains("interrupted"), "{refused}");
+
+    let resume = ZarrWriteOptions { mode: WriteMode::Resume, ..write_options(&storage) };
+    let report = data().to_zarr("s3://resume/r.zarr", "r", &resume).unwrap();
+    assert_eq!(report.chunks_skipped, written_before, "every stored chunk is kept, no other");
+    assert_eq!(report.chunks_written, BLOCKS - written_before);
+    let resumed = from_zarr_with::<f64>("s3://resume/r.zarr", "r", &read_options(&storage)).unwrap();
+    assert_eq!(resumed.compute().unwrap(), data().compute().unwrap());
+    let keys = listed_keys(&moto, "resume", "r.zarr/r/");
+    assert_eq!(keys.len(), BLOCKS + 1, "the chunks and zarr.json, no marker: {keys:?}");
+}
+
+#[test]
+fn bad_urls_missing_buckets_and_wrong_credentials_are_errors_naming_the_url() {
+    let x = Array::<f64>::ones(&[4], 2).unwrap();
+    let storage = storage_options("http://127.0.0.1:9");
+    let scheme = from_zarr_with::<f64>("ftp://host/data.zarr", "x", &read_options(&storage)).unwrap_err();
+    assert!(scheme.to_string().contains("\"ftp\""), "{scheme}");
+    let bucketless = x.to_zarr("s3:///data.zarr", "x", &write_options(&storage)).unwrap_err();
+    assert!(bucketless.to_string().contains("names no bucket"), "{bucketless}");
+    let malformed = from_zarr_with::<f64>("s3://bad host/x", "x", &read_options(&storage)).unwrap_err();
+    assert!(malformed.to_string().contains("s3://bad host/x"), "{malformed}");
+    let mut unknown = storage.clone();
+    unknown.config.insert("aws_no_such_key".into(), "1".into());
+    let key = from_zarr_with::<f64>("s3://b/x.zarr", "x", &read_options(&unknown)).unwrap_err();
+    assert!(key.to_string().contains("aws_no_such_key"), "{key}");
+    let read_only = x.to_zarr("http://127.0.0.1:9/data.zarr", "x", &ZarrWriteOptions::default()).unwrap_err();
+    assert!(read_only.to_string().contains("read-only"), "{read_only}");
+    // Nothing listens on port 9: refused connections, after the retries.
+    let refused = x.to_zarr("s3://b/data.zarr", "x", &write_options(&storage)).unwrap_err();
+    assert!(refused.to_string().contains("s3://b/data.zarr/x"), "{refused}");
+
+    // moto checking credentials: unknown keys are refused.
+    let Some(moto) = Moto::start(&[("INITIAL_NO_AUTH_ACTION_COUNT", "0")]) else { return };
+    let storage = moto.options();
+    let missing = from_zarr_with::<f64>("s3://no-such-bucket/data.zarr", "x", &read_options(&storage)).unwrap_err();
+    assert!(missing.to_string().contains("s3://no-such-bucket/data.zarr/x"), "{missing}");
+    let write = x.to_zarr("s3://no-such-bucket/data.zarr", "x", &write_options(&storage)).unwrap_err();
+    assert!(write.to_string().contains("s3://no-such-bucket/data.zarr/x"), "{write}");
+    assert!(write.to_string().contains("InvalidAccessKeyId") || write.to_string().contains("403"), "{write}");
+}
+
+/// A server that accepts connections and closes them unanswered.
+fn dropping_server() -> u16 {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            drop(stream);
+        }
+    });
+    port
+}
+
+/// A proxy to `target` that answers the first `throttled` requests with 503
+/// SlowDown (S3's throttling reply), as a busy S3 does.
+fn throttling_proxy(target: u16, throttled: usize) -> (u16, Arc<AtomicUsize>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let seen = Arc::new(AtomicUsize::new(0));
+    let count = seen.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut client) = stream else { continue };
+            let n = count.fetch_add(1, Ordering::SeqCst);
+            std::thread::spawn(move || {
+                let Some(request) = read_request(&mut client) else { return };
+                if n < throttled {
+                    let body =
+                        "<Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>";
+                    let reply = format!(
+                        "HTTP/1.1 503 Slow Down\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                        body.len()
+                    );
+                    let _ = client.write_all(reply.as_bytes());
+                    return;
+                }
+                let mut server = TcpStream::connect(("127.0.0.1", target)).unwrap();
+                server.write_all(&request).unwrap();
+                let mut reply = Vec::new();
+                let _ = server.read_to_end(&mut reply);
+                let _ = client.write_all(&reply);
+            });
+        }
+    });
+    (port, seen)
+}
+
+/// One HTTP request (head and Content-Length body), with `Connection: close`
+/// so that the server's reply ends with its connection.
+fn read_request(client: &mut TcpStream) -> Option<Vec<u8>> {
+    let mut bytes = Vec::new();
+    let mut buf = [0u8; 65536];
+    let head_end = loop {
+        let n = client.read(&mut buf).ok().filter(|&n| n > 0)?;
+        bytes.extend_from_slice(&buf[..n]);
+        if let Some(i) = bytes.windows(4).position(|w| w == b"\r\n\r\n") {
+            break i + 4;
+        }
+    };
+    let head = String::from_utf8_lossy(&bytes[..head_end]).to_string();
+    let length = head
+        .lines()
+        .find_map(|l| {
+            l.to_ascii_lowercase().strip_prefix("content-length:").map(|v| v.trim().parse::<usize>().unwrap())
+        })
+        .unwrap_or(0);
+    while bytes.len() < head_end + length {
+        let n = client.read(&mut buf).ok().filter(|&n| n > 0)?;
+        bytes.extend_from_slice(&buf[..n]);
+    }
+    let kept: Vec<&str> =
+        head.trim_end().lines().filter(|l| !l.to_ascii_lowercase().starts_with("connection:")).collect();
+    let mut request = format!("{}\r\nConnection: close\r\n\r\n", kept.join("\r\n")).into_bytes();
+    request.extend_from_slice(&bytes[head_end..]);
+    Some(request)
+}
+
+#[test]
+fn throttling_is_answered_by_retries_and_dropped_connections_are_errors() {
+    let Some(moto) = Moto::start(&[]) else { return };
+    moto.bucket("busy");
+    let (port, seen) = throttling_proxy(moto.port, 3);
+    let mut storage = storage_options(&format!("http://127.0.0.1:{port}"));
+    storage.retries.max_retries = 5;
+    let x: Array<f64> = RandomState::new(5).uniform(&[30], [10]).unwrap();
+    x.to_zarr("s3://busy/t.zarr", "x", &write_options(&storage)).unwrap();
+    assert!(seen.load(Ordering::SeqCst) > 3, "the throttled requests were retried");
+    let back = from_zarr_with::<f64>("s3://busy/t.zarr", "x", &read_options(&storage)).unwrap();
+    assert_eq!(back.compute().unwrap(), x.compute().unwrap());
+
+    // Without enough retries, throttling is an error naming the object.
+    let (port, _) = throttling_proxy(moto.port, usize::MAX);
+    let mut storage = storage_options(&format!("http://127.0.0.1:{port}"));
+    storage.retries.max_retries = 1;
+    let throttled = from_zarr_with::<f64>("s3://busy/t.zarr", "x", &read_options(&storage)).unwrap_err();
+    assert!(throttled.to_string().contains("s3://busy/t.zarr/x"), "{throttled}");
+
+    let storage = storage_options(&format!("http://127.0.0.1:{}", dropping_server()));
+    let dropped = from_zarr_with::<f64>("s3://busy/t.zarr", "x", &read_options(&storage)).unwrap_err();
+    assert!(dropped.to_string().contains("s3://busy/t.zarr/x"), "{dropped}");
+}
+
+#[test]
+fn zarr_python_with_s3fs_reads_what_we_wrote_and_we_read_what_it_wrote() {
+    let Some(py) = crate::io_interop::python("CHUNKED_PYTHON", "target/pyenv") else {
+        support::tool_missing("no Python interpreter found (set CHUNKED_PYTHON or run scripts/setup_python.sh)");
+        return;
+    };
+    let Some(moto) = Moto::start(&[]) else { return };
+    moto.bucket("interop");
+    let storage = moto.options();
+    let endpoint = PathBuf::from(moto.endpoint());
+    crate::io_interop::run_python(
+        &py,
+        &[std::path::Path::new("s3_interop.py"), &endpoint, std::path::Path::new("write")],
+    );
+    // The fixtures' values: flat index * -0.37 + 0.125, and flat index - 400.
+    let (rows, cols) = (37, 23);
+    let floats =
+        ndarray::ArrayD::from_shape_fn(ndarray::IxDyn(&[rows, cols]), |i| (i[0] * cols + i[1]) as f64 * -0.37 + 0.125);
+    let ints = ndarray::ArrayD::from_shape_fn(ndarray::IxDyn(&[rows, cols]), |i| (i[0] * cols + i[1]) as i16 - 400);
+    let theirs = from_zarr_with::<f64>("s3://interop/theirs.zarr", "f8", &read_options(&storage)).unwrap();
+    assert_eq!(theirs.chunks().lengths()[1], vec![7, 7, 7, 2]);
+    assert_eq!(theirs.compute().unwrap(), floats);
+    let theirs = from_zarr_with::<i16>("s3://interop/theirs.zarr", "i2", &read_options(&storage)).unwrap();
+    assert_eq!(theirs.compute().unwrap(), ints);
+
+    let ours = Array::from_ndarray(floats.clone(), vec![10, 6]).unwrap();
+    ours.to_zarr("s3://interop/ours.zarr", "f8", &write_options(&storage)).unwrap();
+    let unsigned = Array::from_ndarray(ints.mapv(|v| (v + 400) as u16), vec![16, 16]).unwrap();
+    unsigned.to_zarr("s3://interop/ours.zarr", "u2", &write_options(&storage)).unwrap();
+    crate::io_interop::run_python(
+        &py,
+        &[std::path::Path::new("s3_interop.py"), &endpoint, std::path::Path::new("read")],
+    );
 }

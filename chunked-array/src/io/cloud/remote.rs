@@ -103,6 +103,7 @@ impl Remote {
                 let base = &url[..url::Position::BeforePath];
                 let mut b = HttpBuilder::new().with_url(base).with_retry(retry);
                 b = b.with_config(object_store::ClientConfigKey::Timeout, &timeout);
+                b = b.with_config(object_store::ClientConfigKey::AllowHttp, (url.scheme() == "http").to_string());
                 for (k, v) in parse_keys::<object_store::ClientConfigKey>(text, &options.config)? {
                     b = b.with_config(k, v);
                 }
@@ -203,7 +204,11 @@ impl Remote {
         })
     }
 
-    fn writable(&self, name: &str) -> Result<()> {
+    /// Checks that the store can be written (an http(s) store cannot).
+    ///
+    /// # Errors
+    /// [`Error::Io`] naming `name`'s URL.
+    pub(crate) fn writable(&self, name: &str) -> Result<()> {
         if self.read_only {
             return Err(self.fail(name, "an http(s) store is read-only"));
         }

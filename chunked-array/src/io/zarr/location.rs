@@ -172,6 +172,15 @@ impl Location {
         }
     }
 
+    /// Checks that the store can be written (an http(s) store cannot).
+    pub(super) fn check_writable(&self) -> Result<()> {
+        match &self.root {
+            Root::Local(_) => Ok(()),
+            #[cfg(feature = "cloud")]
+            Root::Remote(remote) => remote.writable(&self.key("")),
+        }
+    }
+
     /// Removes `file` from the array's folder, if it is there.
     pub(super) fn remove_file(&self, file: &str) -> Result<()> {
         match &self.root {

@@ -323,6 +323,7 @@ impl Store {
         let scheduler = ctx.scheduler();
         let prepared = a.check().and_then(|()| {
             let location = Location::new(path.as_ref(), array, &options.storage)?;
+            location.check_writable()?;
             let (source, chunk_shape) = crate::io::aligned_to_stored_chunks(a, options.chunks.as_deref())?;
             let za = build_array::<T>(&location, &source.shape(), &chunk_shape, options)?;
             Ok((location, source, za))
