@@ -404,3 +404,27 @@ fn zarr_python_with_s3fs_reads_what_we_wrote_and_we_read_what_it_wrote() {
         &[std::path::Path::new("s3_interop.py"), &endpoint, std::path::Path::new("read")],
     );
 }
+
+#[test]
+fn regions_fill_an_array_created_on_s3() {
+    use chunked_array::io::zarr::{ZarrRegionOptions, create_zarr};
+    let Some(moto) = Moto::start(&[]) else { return };
+    moto.bucket("regions");
+    let storage = moto.options();
+    let url = "s3://regions/r.zarr";
+    create_zarr::<f64>(url, "a", &[30, 20], &[8, 8], &write_options(&storage)).unwrap();
+    let x: Array<f64> = RandomState::new(8).uniform(&[30, 20], [30, 20]).unwrap();
+    let region_options = ZarrRegionOptions { storage: storage.clone(), ..Default::default() };
+    let aligned = [8..24, 0..20];
+    let part = |r: &[std::ops::Range<usize>]| x.slice([r[0].clone().into(), r[1].clone().into()]).unwrap();
+    part(&aligned).to_zarr_region(url, "a", &aligned, &region_options).unwrap();
+    let cut = [0..5, 3..20];
+    let refused = part(&cut).to_zarr_region(url, "a", &cut, &region_options).unwrap_err();
+    assert!(refused.to_string().contains("read_modify_write"), "{refused}");
+    let rmw = ZarrRegionOptions { read_modify_write: true, ..region_options };
+    for region in [[0..5, 0..20], [5..8, 0..11], [5..8, 11..20], [24..30, 0..20]] {
+        part(&region).to_zarr_region(url, "a", &region, &rmw).unwrap();
+    }
+    let back = from_zarr_with::<f64>(url, "a", &read_options(&storage)).unwrap();
+    assert_eq!(back.compute().unwrap(), x.compute().unwrap());
+}

@@ -62,6 +62,15 @@ impl Uploads {
         Ok(())
     }
 
+    /// Writes object `name` now, whatever the store's other uploads do.
+    ///
+    /// # Errors
+    /// [`Error::Io`] naming the object's URL.
+    pub(crate) fn put_now(&self, name: &str, bytes: Vec<u8>) -> Result<()> {
+        self.first_error()?;
+        block_on(self.remote.put_async(name, PutPayload::from(bytes), false))
+    }
+
     /// Waits for every upload started.
     ///
     /// # Errors

@@ -361,7 +361,8 @@ pub(super) enum Existing {
 /// markers and temporaries.
 fn owned_by_array(name: &str) -> bool {
     let first = name.split('/').next().unwrap_or(name);
-    ["zarr.json", ".zarray", ".zattrs", "c", INCOMPLETE_MARKER, PENDING_METADATA].contains(&first)
+    ["zarr.json", ".zarray", ".zattrs", "c", INCOMPLETE_MARKER, PENDING_METADATA, super::region::REGION_LOCK]
+        .contains(&first)
         || first.ends_with(crate::io::atomic::TMP_SUFFIX)
         || (!first.is_empty() && first.bytes().all(|b| b.is_ascii_digit() || b == b'.'))
 }

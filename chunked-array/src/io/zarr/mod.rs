@@ -63,6 +63,7 @@ pub use zarrs::array::codec::BloscShuffleMode;
 mod location;
 mod options;
 mod read;
+mod region;
 #[cfg(feature = "cloud")]
 mod remote;
 mod untrusted;
@@ -70,6 +71,7 @@ mod write;
 
 pub use location::{INCOMPLETE_MARKER, PENDING_METADATA};
 pub use options::{Compression, ZarrReadOptions, ZarrWriteOptions};
+pub use region::{ZarrRegionOptions, create_zarr};
 
 use crate::array::Array;
 use crate::element::{DType, Element};
@@ -79,7 +81,7 @@ use crate::io::store::{Completion, Store, StoreReport, store_one};
 use crate::ops::dynamic::AnyArray;
 use location::{Location, ZArray, codec_options, stored_chunks, zarr_data_type};
 use read::ZarrSource;
-use write::{ZarrChunkWriter, build_array, prepare_target, share_plan};
+use write::{build_array, chunk_writer, prepare_target, share_plan};
 
 /// Reads array `array` (a path inside the store, "" for the root) of the Zarr
 /// store at `path`, with blocks equal to the stored chunks. Lazy: nothing is read
@@ -342,31 +344,14 @@ impl Store {
         let plan =
             if root { prepare_target(&location, &za, options, &source.chunks().grid()) } else { Ok((Vec::new(), 0)) };
         let (todo, skipped) = if scheduler.processes() > 1 { share_plan(scheduler, plan, &location)? } else { plan? };
-        #[cfg(feature = "cloud")]
-        let uploads = match &location.root {
-            location::Root::Remote(remote) => {
-                let background = scheduler.processes() == 1;
-                Some(Arc::new(crate::io::cloud::uploads::Uploads::new(remote.clone(), background)))
-            }
-            location::Root::Local(_) => None,
-        };
-        let writer = ZarrChunkWriter {
-            array: Arc::new(za),
-            location: location.clone(),
-            options: codec_options(),
-            direct_io: options.direct_io,
-            #[cfg(feature = "cloud")]
-            uploads: uploads.clone(),
-        };
+        let writer = chunk_writer(za, &location, options.direct_io, scheduler.processes());
+        let uploads = writer.uploads_handle();
         // Each rank waits for its own uploads; rank 0 alone marks the array
         // complete: its run ends only once every rank has finished writing.
         // The metadata appears first (in one rename, or one object), then
         // the marker goes.
         let finish: Box<dyn FnOnce() -> Result<()> + Send> = Box::new(move || {
-            #[cfg(feature = "cloud")]
-            if let Some(uploads) = uploads {
-                uploads.finish()?;
-            }
+            uploads.finish()?;
             if root {
                 location.publish_metadata()?;
                 location.remove_file(INCOMPLETE_MARKER)?;

@@ -236,6 +236,26 @@ pub(super) fn complete_chunks(za: &ZArray, location: &Location, grid: &[usize]) 
     Ok(complete)
 }
 
+/// The writer of `za`'s chunks at `location`, for a run over `processes`
+/// processes (several upload each chunk within its task).
+pub(super) fn chunk_writer(za: ZArray, location: &Location, direct_io: bool, processes: usize) -> ZarrChunkWriter {
+    #[cfg(feature = "cloud")]
+    let uploads = match &location.root {
+        Root::Remote(remote) => Some(Arc::new(crate::io::cloud::uploads::Uploads::new(remote.clone(), processes == 1))),
+        Root::Local(_) => None,
+    };
+    #[cfg(not(feature = "cloud"))]
+    let _ = processes;
+    ZarrChunkWriter {
+        array: Arc::new(za),
+        location: location.clone(),
+        options: codec_options(),
+        direct_io,
+        #[cfg(feature = "cloud")]
+        uploads,
+    }
+}
+
 /// Encodes a block as one stored chunk and writes it atomically.
 pub(super) struct ZarrChunkWriter {
     pub(super) array: Arc<ZArray>,
@@ -247,6 +267,34 @@ pub(super) struct ZarrChunkWriter {
     pub(super) uploads: Option<Arc<crate::io::cloud::uploads::Uploads>>,
 }
 
+/// A writer's uploads, waited for when its store finishes.
+#[derive(Debug, Clone, Default)]
+pub(super) struct PendingUploads(#[cfg(feature = "cloud")] Option<Arc<crate::io::cloud::uploads::Uploads>>);
+
+impl PendingUploads {
+    /// Waits for the uploads still in flight (none for a local store).
+    ///
+    /// # Errors
+    /// The first failed upload's error.
+    pub(super) fn finish(&self) -> Result<()> {
+        #[cfg(feature = "cloud")]
+        if let Some(uploads) = &self.0 {
+            return uploads.finish();
+        }
+        Ok(())
+    }
+}
+
+impl ZarrChunkWriter {
+    /// The writer's uploads, to wait for once the store has run.
+    pub(super) fn uploads_handle(&self) -> PendingUploads {
+        PendingUploads(
+            #[cfg(feature = "cloud")]
+            self.uploads.clone(),
+        )
+    }
+}
+
 impl ZarrChunkWriter {
     #[cfg(feature = "cloud")]
     fn upload(&self, chunk: &[u64], encoded: Vec<u8>) -> Result<()> {
@@ -254,6 +302,19 @@ impl ZarrChunkWriter {
             Some(uploads) => uploads.start(self.array.chunk_key(chunk).as_str().to_string(), encoded),
             None => Err(Error::io(self.location.chunk_name(&self.array, chunk), "a store without uploads")),
         }
+    }
+
+    #[cfg(feature = "cloud")]
+    fn upload_now(&self, chunk: &[u64], encoded: Vec<u8>) -> Result<()> {
+        match &self.uploads {
+            Some(uploads) => uploads.put_now(self.array.chunk_key(chunk).as_str(), encoded),
+            None => Err(Error::io(self.location.chunk_name(&self.array, chunk), "a store without uploads")),
+        }
+    }
+
+    #[cfg(not(feature = "cloud"))]
+    fn upload_now(&self, chunk: &[u64], encoded: Vec<u8>) -> Result<()> {
+        self.upload(chunk, encoded)
     }
 
     #[cfg(not(feature = "cloud"))]
@@ -270,10 +331,29 @@ impl ChunkWriter for ZarrChunkWriter {
         let encoded = crate::block::dispatch_dtype!(dtype, encode_block::<_>(self, &chunk, block))
             .ok_or_else(|| Error::io(name(), "the block holds no elements"))?
             .map_err(|e| Error::io(name(), e))?;
+        self.put_chunk(&chunk, encoded)
+    }
+}
+
+impl ZarrChunkWriter {
+    /// Stores an encoded chunk: a local file written atomically, or an
+    /// object uploaded; returns its size.
+    pub(super) fn put_chunk(&self, chunk: &[u64], encoded: Vec<u8>) -> Result<u64> {
         let len = encoded.len() as u64;
-        match self.location.chunk_path(&self.array, &chunk) {
+        match self.location.chunk_path(&self.array, chunk) {
             Some(path) => write_atomic(&path, &encoded, self.direct_io)?,
-            None => self.upload(&chunk, encoded)?,
+            None => self.upload(chunk, encoded)?,
+        }
+        Ok(len)
+    }
+
+    /// [`ZarrChunkWriter::put_chunk`], stored before it returns (an upload
+    /// does not wait in the background).
+    pub(super) fn put_chunk_now(&self, chunk: &[u64], encoded: Vec<u8>) -> Result<u64> {
+        let len = encoded.len() as u64;
+        match self.location.chunk_path(&self.array, chunk) {
+            Some(path) => write_atomic(&path, &encoded, self.direct_io)?,
+            None => self.upload_now(chunk, encoded)?,
         }
         Ok(len)
     }
@@ -284,19 +364,23 @@ pub(super) fn encode_block<T: Element + zarrs::array::Element>(
     chunk: &[u64],
     block: &Block,
 ) -> Option<std::result::Result<Vec<u8>, String>> {
-    Some(encode_typed::<T>(writer, chunk, block))
+    Some(
+        block_array::<T>(block)
+            .map_err(|e| e.to_string())
+            .and_then(|a| encode_chunk(&writer.array, &writer.options, chunk, a)),
+    )
 }
 
-pub(super) fn encode_typed<T: Element + zarrs::array::Element>(
-    writer: &ZarrChunkWriter,
+/// Encodes `a` as stored chunk `chunk` of `za` (an edge chunk's block is
+/// padded with the fill value, as Zarr stores whole chunks).
+pub(super) fn encode_chunk<T: Element + zarrs::array::Element>(
+    za: &ZArray,
+    options: &CodecOptions,
     chunk: &[u64],
-    block: &Block,
+    a: &ArrayD<T>,
 ) -> std::result::Result<Vec<u8>, String> {
-    let za = &writer.array;
-    let a = block_array::<T>(block).map_err(|e| e.to_string())?;
     let chunk_shape = za.chunk_shape(chunk).map_err(|e| e.to_string())?;
     let full: Vec<usize> = chunk_shape.iter().map(|n| n.get() as usize).collect();
-    // Zarr stores whole chunks: an edge block is padded with the fill value.
     let padded;
     let data: &ArrayD<T> = if a.shape() == full.as_slice() {
         a
@@ -308,9 +392,7 @@ pub(super) fn encode_typed<T: Element + zarrs::array::Element>(
     };
     let bytes = zarrs::array::IntoArrayBytes::into_array_bytes(data, za.data_type()).map_err(|e| e.to_string())?;
     let shape: Vec<NonZeroU64> = chunk_shape.to_vec();
-    let encoded = za
-        .codecs()
-        .encode(bytes, &shape, za.data_type(), za.fill_value(), &writer.options)
-        .map_err(|e| e.to_string())?;
+    let encoded =
+        za.codecs().encode(bytes, &shape, za.data_type(), za.fill_value(), options).map_err(|e| e.to_string())?;
     Ok(encoded.into_owned())
 }
