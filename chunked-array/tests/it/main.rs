@@ -36,6 +36,7 @@ mod io_cloud;
 mod io_hdf5;
 mod io_interop;
 mod io_npy;
+mod io_npy_stack;
 mod io_region;
 mod io_resume;
 mod io_store;

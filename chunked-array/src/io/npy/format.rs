@@ -162,7 +162,7 @@ fn parse_descr(descr: &str) -> Option<(bool, DType)> {
     Some((big, dtype))
 }
 
-fn descr(dtype: DType) -> &'static str {
+pub(super) fn descr(dtype: DType) -> &'static str {
     match dtype {
         DType::I8 => "|i1",
         DType::I16 => "<i2",

@@ -42,9 +42,11 @@ use crate::ops::custom::block_array;
 use crate::ops::dynamic::AnyArray;
 
 mod format;
+mod stack;
 
 use format::{NpyElement, header_bytes};
 pub use format::{NpyHeader, read_header};
+pub use stack::from_npy_stack;
 
 /// Reads the `.npy` file at `path` as a lazy array with blocks `chunks`: each
 /// block reads only its own byte ranges.
