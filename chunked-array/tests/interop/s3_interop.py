@@ -22,7 +22,7 @@ if action == "write":
     print("wrote theirs.zarr")
 else:
     failures = []
-    for name, want in [("f8", floats()), ("u2", (ints() + 400).astype("u2"))]:
+    for name, want in [("f8", floats()), ("u2", (ints() + 400).astype("u2")), ("sharded", floats())]:
         got = zarr.open_array(f"s3://interop/ours.zarr/{name}", mode="r", storage_options=storage)[...]
         ok = got.dtype == want.dtype and got.shape == want.shape and np.array_equal(got, want)
         print(("ok   " if ok else "FAIL ") + name)

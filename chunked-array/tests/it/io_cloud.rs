@@ -399,6 +399,14 @@ fn zarr_python_with_s3fs_reads_what_we_wrote_and_we_read_what_it_wrote() {
     ours.to_zarr("s3://interop/ours.zarr", "f8", &write_options(&storage)).unwrap();
     let unsigned = Array::from_ndarray(ints.mapv(|v| (v + 400) as u16), vec![16, 16]).unwrap();
     unsigned.to_zarr("s3://interop/ours.zarr", "u2", &write_options(&storage)).unwrap();
+    let sharding = Some(chunked_array::io::zarr::ShardingOptions { inner_chunks: vec![5, 3], index_at_start: false });
+    let sharded = ZarrWriteOptions { sharding, ..write_options(&storage) };
+    ours.to_zarr("s3://interop/ours.zarr", "sharded", &sharded).unwrap();
+    // The metadata and members of the store, read back from the bucket.
+    let members = chunked_array::io::zarr::zarr_members("s3://interop/ours.zarr", "", &read_options(&storage)).unwrap();
+    assert_eq!(members, vec!["f8", "sharded", "u2"]);
+    let info = chunked_array::io::zarr::zarr_info("s3://interop/theirs.zarr", "f8", &read_options(&storage)).unwrap();
+    assert_eq!((info.chunks, info.dtype), (vec![10, 7], Some(chunked_array::DType::F64)));
     crate::io_interop::run_python(
         &py,
         &[std::path::Path::new("s3_interop.py"), &endpoint, std::path::Path::new("read")],

@@ -42,6 +42,7 @@ mod io_resume;
 mod io_store;
 mod io_write_errors;
 mod io_zarr;
+mod io_zarr_metadata;
 mod manipulation;
 mod map_blocks;
 mod matmul;

@@ -42,6 +42,7 @@ pub(crate) mod uploads;
 pub use options::{RetryOptions, StorageOptions};
 
 /// Whether `text` is a URL (`scheme://...`) rather than a local path.
+#[cfg(feature = "zarr")]
 pub(crate) fn is_url(text: &str) -> bool {
     text.split_once("://").is_some_and(|(scheme, _)| {
         !scheme.is_empty() && scheme.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'+' || b == b'-' || b == b'.')

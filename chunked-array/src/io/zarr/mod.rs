@@ -60,6 +60,7 @@ pub use zarrs::array::codec::BloscCompressor;
 /// ```
 pub use zarrs::array::codec::BloscShuffleMode;
 
+mod info;
 mod location;
 mod options;
 mod read;
@@ -69,8 +70,9 @@ mod remote;
 mod untrusted;
 mod write;
 
+pub use info::{ZarrArrayInfo, zarr_info, zarr_members};
 pub use location::{INCOMPLETE_MARKER, PENDING_METADATA};
-pub use options::{Compression, ZarrReadOptions, ZarrWriteOptions};
+pub use options::{Compression, ShardingOptions, ZarrReadOptions, ZarrWriteOptions};
 pub use region::{ZarrRegionOptions, create_zarr};
 
 use crate::array::Array;

@@ -33,6 +33,31 @@ pub struct ZarrReadOptions {
     pub storage: StorageOptions,
 }
 
+/// Zarr v3 sharding of written chunks: each stored chunk (one block) is one
+/// file or object, a shard holding `inner_chunks`-shaped chunks compressed
+/// one by one (with [`ZarrWriteOptions::compression`]) and an index of
+/// them, so readers of small regions decode only the inner chunks they touch
+/// while the store holds few, large objects.
+///
+/// ```
+/// use chunked_array::io::zarr::{from_zarr_with, ShardingOptions, ZarrReadOptions, ZarrWriteOptions};
+/// use chunked_array::Array;
+/// let dir = std::env::temp_dir().join(format!("chunked-doc-sharding-{}", std::process::id()));
+/// let x = Array::<f64>::linspace(0.0, 1.0, 64, true, 32).unwrap();
+/// let sharded = ZarrWriteOptions { sharding: Some(ShardingOptions { inner_chunks: vec![8], index_at_start: false }), ..Default::default() };
+/// assert_eq!(x.to_zarr(&dir, "s", &sharded).unwrap().chunks_written, 2); // two shards of four inner chunks
+/// let small = ZarrReadOptions { chunks: Some(8.into()), ..Default::default() };
+/// assert_eq!(from_zarr_with::<f64>(&dir, "s", &small).unwrap().compute().unwrap(), x.compute().unwrap());
+/// std::fs::remove_dir_all(&dir).unwrap();
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ShardingOptions {
+    /// The inner chunks' shape: divides the stored chunk shape on every axis.
+    pub inner_chunks: Vec<usize>,
+    /// Put the shard's index before its chunks (default after, as zarr-python).
+    pub index_at_start: bool,
+}
+
 /// The compression of written chunks.
 ///
 /// ```
@@ -120,4 +145,7 @@ pub struct ZarrWriteOptions {
     pub direct_io: bool,
     /// How an object store URL is reached (ignored for local paths).
     pub storage: StorageOptions,
+    /// Store each chunk as a shard of smaller inner chunks (Zarr v3's
+    /// sharding codec); `None` (default): no sharding.
+    pub sharding: Option<ShardingOptions>,
 }

@@ -6,8 +6,9 @@ use std::sync::Arc;
 
 use ndarray::{ArrayD, IxDyn, Slice};
 use zarrs::array::codec::api::{ArrayToBytesCodecTraits, BytesToBytesCodecTraits};
-use zarrs::array::codec::{Crc32cCodec, GzipCodec, ZstdCodec};
+use zarrs::array::codec::{Crc32cCodec, GzipCodec, ShardingCodecBuilder, ZstdCodec};
 use zarrs::array::{ArrayBuilder, ArrayBytes, CodecOptions};
+use zarrs::metadata_ext::codec::sharding::ShardingIndexLocation;
 
 use crate::block::Block;
 use crate::chunks::Chunks;
@@ -16,7 +17,7 @@ use crate::error::{Error, Result};
 use crate::io::atomic::{remove_temporaries, write_atomic};
 use crate::io::store::{ChunkWriter, WriteMode};
 use crate::io::zarr::location::*;
-use crate::io::zarr::options::{Compression, ZarrWriteOptions};
+use crate::io::zarr::options::{Compression, ShardingOptions, ZarrWriteOptions};
 use crate::ops::custom::block_array;
 
 /// Rank 0's plan (the chunks to write, and how many were skipped), or its
@@ -139,8 +140,12 @@ pub(super) fn build_array<T: Element>(
     if options.checksum {
         codecs.push(Arc::new(Crc32cCodec::new()));
     }
-    let mut builder = ArrayBuilder::new(shape, chunk_shape, zarr_data_type(T::DTYPE), fill);
-    builder.bytes_to_bytes_codecs(codecs).attributes(options.attributes.clone());
+    let mut builder = ArrayBuilder::new(shape.clone(), chunk_shape.clone(), zarr_data_type(T::DTYPE), fill);
+    match &options.sharding {
+        None => builder.bytes_to_bytes_codecs(codecs),
+        Some(sharding) => builder.array_to_bytes_codec(sharding_codec::<T>(sharding, &chunk_shape, codecs)?),
+    };
+    builder.attributes(options.attributes.clone());
     if let Some(names) = &options.dimension_names {
         if names.len() != location_ndim(&builder) {
             return Err(Error::invalid(
@@ -152,6 +157,29 @@ pub(super) fn build_array<T: Element>(
         builder.dimension_names(Some(names.clone()));
     }
     location.build(&builder)
+}
+
+/// The sharding codec: each stored chunk a shard of `sharding.inner_chunks`,
+/// each compressed with `codecs`.
+fn sharding_codec<T: Element>(
+    sharding: &ShardingOptions,
+    shard: &[u64],
+    codecs: Vec<Arc<dyn BytesToBytesCodecTraits>>,
+) -> Result<Arc<dyn ArrayToBytesCodecTraits>> {
+    let inner = &sharding.inner_chunks;
+    let divides = inner.len() == shard.len() && inner.iter().zip(shard).all(|(&i, &s)| i > 0 && s % i as u64 == 0);
+    if !divides {
+        return Err(Error::invalid(
+            "sharding.inner_chunks",
+            inner,
+            format!("must be positive and divide the stored chunks (shards) {shard:?} on each axis"),
+        ));
+    }
+    let inner: Vec<NonZeroU64> = inner.iter().map(|&i| NonZeroU64::new(i as u64).expect("checked positive")).collect();
+    let location = if sharding.index_at_start { ShardingIndexLocation::Start } else { ShardingIndexLocation::End };
+    let mut builder = ShardingCodecBuilder::new(inner, &zarr_data_type(T::DTYPE));
+    builder.bytes_to_bytes_codecs(codecs).index_location(location);
+    Ok(builder.build_arc())
 }
 
 pub(super) fn location_ndim(builder: &ArrayBuilder) -> usize {

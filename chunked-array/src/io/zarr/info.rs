@@ -1,0 +1,117 @@
+//! What a stored Zarr array's metadata says (shape, chunks, type,
+//! attributes, dimension names), and the members of a group.
+
+use std::path::Path;
+
+use serde_json::{Map, Value};
+
+use crate::element::DType;
+use crate::error::{Error, Result};
+use crate::io::zarr::location::{Location, zarr_data_type};
+use crate::io::zarr::{INCOMPLETE_MARKER, ZarrReadOptions};
+
+/// A stored Zarr array's metadata (zarr-python's `zarr.open_array(..).attrs`,
+/// `.shape`, `.chunks`, `.dtype`, `.metadata.dimension_names`).
+///
+/// ```
+/// use chunked_array::io::zarr::{zarr_info, Value, ZarrReadOptions, ZarrWriteOptions};
+/// use chunked_array::{Array, DType};
+/// let dir = std::env::temp_dir().join(format!("chunked-doc-zarr-info-{}", std::process::id()));
+/// let mut options = ZarrWriteOptions { dimension_names: Some(vec!["time".into(), "x".into()]), ..Default::default() };
+/// options.attributes.insert("units".into(), Value::from("K"));
+/// Array::<f32>::zeros(&[10, 4], [5, 4]).unwrap().to_zarr(&dir, "t", &options).unwrap();
+/// let info = zarr_info(&dir, "t", &ZarrReadOptions::default()).unwrap();
+/// assert_eq!((info.shape, info.chunks, info.dtype), (vec![10, 4], vec![5, 4], Some(DType::F32)));
+/// assert_eq!(info.attributes["units"], "K");
+/// assert_eq!(info.dimension_names, Some(vec![Some("time".to_string()), Some("x".to_string())]));
+/// std::fs::remove_dir_all(&dir).unwrap();
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct ZarrArrayInfo {
+    /// The array's shape.
+    pub shape: Vec<usize>,
+    /// The stored chunk (or shard) shape.
+    pub chunks: Vec<usize>,
+    /// The element type, or `None` for a data type no element type stores
+    /// (strings, say).
+    pub dtype: Option<DType>,
+    /// The user attributes (`.attrs`; Zarr v2's `.zattrs`).
+    pub attributes: Map<String, Value>,
+    /// The axes' names (Zarr v3), each possibly unnamed.
+    pub dimension_names: Option<Vec<Option<String>>>,
+    /// 2 or 3.
+    pub zarr_format: u8,
+}
+
+/// The metadata of Zarr array `array` of the store at `path` (a local path
+/// or a URL), without reading any chunk.
+///
+/// # Errors
+/// As [`super::from_zarr_with`] for a missing, foreign or interrupted
+/// array (unless `options` allow the latter).
+pub fn zarr_info(path: impl AsRef<Path>, array: &str, options: &ZarrReadOptions) -> Result<ZarrArrayInfo> {
+    let location = Location::new(path.as_ref(), array, &options.storage)?;
+    if !options.allow_incomplete && location.exists(INCOMPLETE_MARKER)? {
+        return Err(Error::io(location.name(), "a store into this array was interrupted and it is incomplete"));
+    }
+    let za = location.open(options.direct_io, options.allow_incomplete)?;
+    let first = vec![0u64; za.shape().len()];
+    let chunks = za.chunk_shape(&first).map_err(|e| Error::io(location.name(), e))?;
+    let stored = za.data_type().clone();
+    let names = za.dimension_names().as_ref().map(|names| names.to_vec());
+    Ok(ZarrArrayInfo {
+        shape: za.shape().iter().map(|&n| n as usize).collect(),
+        chunks: chunks.iter().map(|n| n.get() as usize).collect(),
+        dtype: DType::ALL.into_iter().find(|&d| zarr_data_type(d) == stored),
+        attributes: za.attributes().clone(),
+        dimension_names: names,
+        zarr_format: if matches!(za.metadata(), zarrs::array::ArrayMetadata::V2(_)) { 2 } else { 3 },
+    })
+}
+
+/// The names of the arrays and groups directly inside group `group` ("" for
+/// the root) of the store at `path` (a local path or a URL), sorted: Zarr v3
+/// and v2 members alike.
+///
+/// ```
+/// use chunked_array::io::zarr::{zarr_members, ZarrReadOptions, ZarrWriteOptions};
+/// use chunked_array::io::Store;
+/// use chunked_array::Array;
+/// let dir = std::env::temp_dir().join(format!("chunked-doc-zarr-members-{}", std::process::id()));
+/// let x = Array::<f64>::ones(&[4], 2).unwrap();
+/// let options = ZarrWriteOptions::default();
+/// let mut store = Store::new();
+/// store.zarr(&x, &dir, "run/u", &options).unwrap().zarr(&(&x * 2.0), &dir, "run/v", &options).unwrap();
+/// store.run().unwrap();
+/// assert_eq!(zarr_members(&dir, "run", &ZarrReadOptions::default()).unwrap(), vec!["u", "v"]);
+/// assert_eq!(zarr_members(&dir, "", &ZarrReadOptions::default()).unwrap(), Vec::<String>::new()); // "run" has no group metadata
+/// std::fs::remove_dir_all(&dir).unwrap();
+/// ```
+///
+/// # Errors
+/// [`Error::Io`] naming the group when it cannot be listed.
+pub fn zarr_members(path: impl AsRef<Path>, group: &str, options: &ZarrReadOptions) -> Result<Vec<String>> {
+    let location = Location::new(path.as_ref(), group, &options.storage)?;
+    const MEMBER_FILES: [&str; 3] = ["zarr.json", ".zarray", ".zgroup"];
+    let mut members: Vec<String> = match location.local_dir() {
+        Some(dir) => {
+            let mut found = Vec::new();
+            for name in location.list(usize::MAX)? {
+                if MEMBER_FILES.iter().any(|f| dir.join(&name).join(f).is_file()) {
+                    found.push(name);
+                }
+            }
+            found
+        }
+        None => location
+            .list(usize::MAX)?
+            .iter()
+            .filter_map(|key| {
+                key.split_once('/').filter(|(_, file)| MEMBER_FILES.contains(file)).map(|(c, _)| c.to_string())
+            })
+            .collect(),
+    };
+    members.sort();
+    members.dedup();
+    Ok(members)
+}
