@@ -284,7 +284,7 @@ impl<T: Element> Array<T> {
     pub fn to_npy_stack(&self, dir: impl AsRef<Path>, axis: usize, mode: WriteMode) -> Result<StoreReport> {
         let mut store = Store::new();
         store.npy_stack(self, dir, axis, mode)?;
-        store_one(store, &crate::Context::default())
+        store_one(store, &crate::exec::Context::default())
     }
 }
 

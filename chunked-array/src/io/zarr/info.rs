@@ -46,6 +46,17 @@ pub struct ZarrArrayInfo {
 /// The metadata of Zarr array `array` of the store at `path` (a local path
 /// or a URL), without reading any chunk.
 ///
+/// ```
+/// use chunked_array::io::zarr::{zarr_info, ZarrReadOptions, ZarrWriteOptions};
+/// use chunked_array::Array;
+/// let dir = std::env::temp_dir().join(format!("chunked-doc-zarr-info-fn-{}", std::process::id()));
+/// Array::<u8>::zeros(&[7], 3).unwrap().to_zarr(&dir, "b", &ZarrWriteOptions::default()).unwrap();
+/// let info = zarr_info(&dir, "b", &ZarrReadOptions::default()).unwrap();
+/// assert_eq!((info.shape, info.chunks, info.zarr_format), (vec![7], vec![3], 3));
+/// assert!(zarr_info(&dir, "missing", &ZarrReadOptions::default()).is_err());
+/// std::fs::remove_dir_all(&dir).unwrap();
+/// ```
+///
 /// # Errors
 /// As [`super::from_zarr_with`] for a missing, foreign or interrupted
 /// array (unless `options` allow the latter).

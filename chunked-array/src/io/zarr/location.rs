@@ -49,6 +49,10 @@ fn remote_root(text: &str, _: &StorageOptions) -> Result<Root> {
 /// The marker a running store leaves in the array directory until it finishes.
 pub const INCOMPLETE_MARKER: &str = ".chunked-incomplete";
 
+/// The lock file that serialises read-modify-writes of cut chunks (region
+/// writes) across processes.
+pub(super) const REGION_LOCK: &str = ".chunked-region-lock";
+
 /// The name of an unfinished store's `zarr.json`: renamed to `zarr.json`, in one
 /// step, once every chunk is written.
 pub const PENDING_METADATA: &str = "zarr.json.chunked-pending";
@@ -361,8 +365,7 @@ pub(super) enum Existing {
 /// markers and temporaries.
 fn owned_by_array(name: &str) -> bool {
     let first = name.split('/').next().unwrap_or(name);
-    ["zarr.json", ".zarray", ".zattrs", "c", INCOMPLETE_MARKER, PENDING_METADATA, super::region::REGION_LOCK]
-        .contains(&first)
+    ["zarr.json", ".zarray", ".zattrs", "c", INCOMPLETE_MARKER, PENDING_METADATA, REGION_LOCK].contains(&first)
         || first.ends_with(crate::io::atomic::TMP_SUFFIX)
         || (!first.is_empty() && first.bytes().all(|b| b.is_ascii_digit() || b == b'.'))
 }

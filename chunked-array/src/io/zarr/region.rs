@@ -26,17 +26,13 @@ use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::io::store::{ChunkWriter, Completion};
 use crate::io::zarr::INCOMPLETE_MARKER;
-use crate::io::zarr::location::{Location, ZArray, zarr_data_type};
+use crate::io::zarr::location::{Location, REGION_LOCK, ZArray, zarr_data_type};
 use crate::io::zarr::untrusted::check_chunk;
 use crate::io::zarr::write::{ZarrChunkWriter, encode_chunk};
 use crate::io::zarr::write::{build_array, chunk_writer, prepare_target};
 use crate::ops::custom::block_array;
 
-/// The lock file that serialises read-modify-writes of cut chunks across
-/// processes.
-pub(super) const REGION_LOCK: &str = ".chunked-region-lock";
-
-/// How [`crate::Array::to_zarr_region`] writes.
+/// How [`crate::array::Array::to_zarr_region`] writes.
 ///
 /// ```
 /// use chunked_array::io::zarr::ZarrRegionOptions;
@@ -249,7 +245,7 @@ fn update_chunk<T: Element + zarrs::array::Element + zarrs::array::ElementOwned>
 ///
 /// # Errors
 /// [`Error::InvalidArgument`] for chunks of the wrong length or zero, or
-/// more chunks than an array may have; as [`crate::Array::to_zarr`] for the
+/// more chunks than an array may have; as [`crate::array::Array::to_zarr`] for the
 /// target.
 pub fn create_zarr<T: Element>(
     path: impl AsRef<std::path::Path>,
@@ -274,7 +270,7 @@ pub fn create_zarr<T: Element>(
     location.remove_file(INCOMPLETE_MARKER)
 }
 
-impl<T: Element> crate::Array<T> {
+impl<T: Element> crate::array::Array<T> {
     /// Writes the array into `region` (one range per axis) of the existing
     /// Zarr array `array` of the store at `path`: dask's `store(regions=)`,
     /// xarray's `to_zarr(region=)`. See [the region docs](super::ZarrRegionOptions)
@@ -308,10 +304,10 @@ impl<T: Element> crate::Array<T> {
         region: &[Range<usize>],
         options: &ZarrRegionOptions,
     ) -> Result<crate::io::StoreReport> {
-        self.to_zarr_region_on(path, array, region, options, &crate::Context::default())
+        self.to_zarr_region_on(path, array, region, options, &crate::exec::Context::default())
     }
 
-    /// [`crate::Array::to_zarr_region`] with the given context.
+    /// [`crate::array::Array::to_zarr_region`] with the given context.
     ///
     /// ```
     /// use chunked_array::io::zarr::{create_zarr, ZarrRegionOptions, ZarrWriteOptions};
@@ -325,14 +321,14 @@ impl<T: Element> crate::Array<T> {
     /// ```
     ///
     /// # Errors
-    /// As [`crate::Array::to_zarr_region`].
+    /// As [`crate::array::Array::to_zarr_region`].
     pub fn to_zarr_region_on(
         &self,
         path: impl AsRef<std::path::Path>,
         array: &str,
         region: &[Range<usize>],
         options: &ZarrRegionOptions,
-        ctx: &crate::Context,
+        ctx: &crate::exec::Context,
     ) -> Result<crate::io::StoreReport> {
         let mut store = crate::io::Store::new();
         store.zarr_region_on(self, path, array, region, options, ctx)?;
@@ -341,7 +337,7 @@ impl<T: Element> crate::Array<T> {
 }
 
 impl crate::io::Store {
-    /// Adds a region write (see [`crate::Array::to_zarr_region`]) to the
+    /// Adds a region write (see [`crate::array::Array::to_zarr_region`]) to the
     /// store: with several, one run fills several regions or arrays. With a
     /// context over several processes (MPI), every rank makes the same call
     /// and writes the chunks of the blocks it computes.
@@ -363,17 +359,17 @@ impl crate::io::Store {
     /// ```
     ///
     /// # Errors
-    /// As [`crate::Array::to_zarr_region`], for what can be checked before
+    /// As [`crate::array::Array::to_zarr_region`], for what can be checked before
     /// computing.
     pub fn zarr_region<T: Element>(
         &mut self,
-        a: &crate::Array<T>,
+        a: &crate::array::Array<T>,
         path: impl AsRef<std::path::Path>,
         array: &str,
         region: &[Range<usize>],
         options: &ZarrRegionOptions,
     ) -> Result<&mut Self> {
-        self.zarr_region_on(a, path, array, region, options, &crate::Context::default())
+        self.zarr_region_on(a, path, array, region, options, &crate::exec::Context::default())
     }
 
     /// [`crate::io::Store::zarr_region`] for a store that runs with `ctx`.
@@ -395,12 +391,12 @@ impl crate::io::Store {
     /// As [`crate::io::Store::zarr_region`].
     pub fn zarr_region_on<T: Element>(
         &mut self,
-        a: &crate::Array<T>,
+        a: &crate::array::Array<T>,
         path: impl AsRef<std::path::Path>,
         array: &str,
         region: &[Range<usize>],
         options: &ZarrRegionOptions,
-        ctx: &crate::Context,
+        ctx: &crate::exec::Context,
     ) -> Result<&mut Self> {
         a.check()?;
         let location = Location::new(path.as_ref(), array, &options.storage)?;
