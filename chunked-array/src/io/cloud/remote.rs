@@ -158,9 +158,11 @@ impl Remote {
             if len > cap {
                 return Err(self.fail(name, format!("holds {len} bytes, more than the {cap} it may")));
             }
-            // The declared length bounds the buffer; the body is read to at
-            // most that, whatever the server sends.
-            let mut body = Vec::with_capacity(len as usize);
+            // The declared length bounds the body, which is read to at most
+            // that whatever the server sends; the buffer grows as bytes
+            // arrive, past a first 64 MiB, so a declared length alone
+            // allocates nothing.
+            let mut body = Vec::with_capacity(len.min(64 << 20) as usize);
             let mut stream = got.into_stream();
             while let Some(part) = stream.next().await {
                 let part = part.map_err(|e| self.fail(name, e))?;
