@@ -40,15 +40,17 @@ impl Uploads {
         }
     }
 
-    /// Starts writing object `name`, waiting while `concurrency` uploads are
-    /// in flight.
+    /// Writes object `name`: with `wait` (or for a store whose uploads do
+    /// not run in the background) before returning; otherwise in the
+    /// background, waiting while `concurrency` uploads are in flight.
     ///
     /// # Errors
     /// [`Error::Io`] with the error of an earlier upload of this store that
-    /// failed (after its retries): the store stops at the first.
-    pub(crate) fn start(&self, name: String, bytes: Vec<u8>) -> Result<()> {
+    /// failed (after its retries): the store stops at the first; with `wait`,
+    /// this upload's error, naming the object's URL.
+    pub(crate) fn start(&self, name: String, bytes: Vec<u8>, wait: bool) -> Result<()> {
         self.first_error()?;
-        if !self.background {
+        if wait || !self.background {
             return block_on(self.remote.put_async(&name, PutPayload::from(bytes), false));
         }
         let permit = block_on(self.permits.clone().acquire_owned()).expect("the semaphore is never closed");
@@ -60,15 +62,6 @@ impl Uploads {
             drop(permit);
         });
         Ok(())
-    }
-
-    /// Writes object `name` now, whatever the store's other uploads do.
-    ///
-    /// # Errors
-    /// [`Error::Io`] naming the object's URL.
-    pub(crate) fn put_now(&self, name: &str, bytes: Vec<u8>) -> Result<()> {
-        self.first_error()?;
-        block_on(self.remote.put_async(name, PutPayload::from(bytes), false))
     }
 
     /// Waits for every upload started.

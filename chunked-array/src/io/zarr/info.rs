@@ -6,9 +6,9 @@ use std::path::Path;
 use serde_json::{Map, Value};
 
 use crate::element::DType;
-use crate::error::{Error, Result};
-use crate::io::zarr::location::{Location, zarr_data_type};
-use crate::io::zarr::{INCOMPLETE_MARKER, ZarrReadOptions};
+use crate::error::Result;
+use crate::io::zarr::ZarrReadOptions;
+use crate::io::zarr::location::{Location, stored_chunk_shape, zarr_data_type};
 
 /// A stored Zarr array's metadata (zarr-python's `zarr.open_array(..).attrs`,
 /// `.shape`, `.chunks`, `.dtype`, `.metadata.dimension_names`).
@@ -61,18 +61,12 @@ pub struct ZarrArrayInfo {
 /// As [`super::from_zarr_with`] for a missing, foreign or interrupted
 /// array (unless `options` allow the latter).
 pub fn zarr_info(path: impl AsRef<Path>, array: &str, options: &ZarrReadOptions) -> Result<ZarrArrayInfo> {
-    let location = Location::new(path.as_ref(), array, &options.storage)?;
-    if !options.allow_incomplete && location.exists(INCOMPLETE_MARKER)? {
-        return Err(Error::io(location.name(), "a store into this array was interrupted and it is incomplete"));
-    }
-    let za = location.open(options.direct_io, options.allow_incomplete)?;
-    let first = vec![0u64; za.shape().len()];
-    let chunks = za.chunk_shape(&first).map_err(|e| Error::io(location.name(), e))?;
+    let (location, za) = super::open_checked(path.as_ref(), array, options)?;
     let stored = za.data_type().clone();
     let names = za.dimension_names().as_ref().map(|names| names.to_vec());
     Ok(ZarrArrayInfo {
         shape: za.shape().iter().map(|&n| n as usize).collect(),
-        chunks: chunks.iter().map(|n| n.get() as usize).collect(),
+        chunks: stored_chunk_shape(&za, &location)?,
         dtype: DType::ALL.into_iter().find(|&d| zarr_data_type(d) == stored),
         attributes: za.attributes().clone(),
         dimension_names: names,

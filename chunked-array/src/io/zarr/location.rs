@@ -120,10 +120,15 @@ impl Location {
 
     /// The path or URL of `file` in the array's folder, for messages.
     pub(super) fn name_of(&self, file: &str) -> String {
+        self.name_at(&self.key(file))
+    }
+
+    /// The path or URL of `key` (relative to the root), for messages.
+    fn name_at(&self, key: &str) -> String {
         match &self.root {
-            Root::Local(root) => root.join(self.key(file)).display().to_string(),
+            Root::Local(root) => root.join(key).display().to_string(),
             #[cfg(feature = "cloud")]
-            Root::Remote(remote) => remote.url_of(&self.key(file)),
+            Root::Remote(remote) => remote.url_of(key),
         }
     }
 
@@ -303,11 +308,7 @@ impl Location {
 
     /// The path or URL of chunk `idx`, for messages.
     pub(super) fn chunk_name(&self, za: &ZArray, idx: &[u64]) -> String {
-        match &self.root {
-            Root::Local(root) => root.join(za.chunk_key(idx).as_str()).display().to_string(),
-            #[cfg(feature = "cloud")]
-            Root::Remote(remote) => remote.url_of(za.chunk_key(idx).as_str()),
-        }
+        self.name_at(za.chunk_key(idx).as_str())
     }
 
     /// The file of chunk `idx`, for a local store.
@@ -323,8 +324,9 @@ impl Location {
         if let Some(dir) = self.local_dir() {
             check_metadata_files(&dir, &["zarr.json", PENDING_METADATA])?;
         }
-        let group = match self.read_metadata("zarr.json")? {
-            Some(text) => serde_json::from_slice::<serde_json::Value>(&text)
+        let v3 = self.read_metadata("zarr.json")?;
+        let group = match &v3 {
+            Some(text) => serde_json::from_slice::<serde_json::Value>(text)
                 .map_err(|e| Error::io(self.name_of("zarr.json"), e))?
                 .get("node_type")
                 .is_some_and(|t| t == "group"),
@@ -333,7 +335,7 @@ impl Location {
         if group || self.exists(".zgroup")? {
             return Ok(Existing::Group);
         }
-        if self.exists("zarr.json")? || self.exists(PENDING_METADATA)? {
+        if v3.is_some() || self.exists(PENDING_METADATA)? {
             return Ok(Existing::ZarrV3);
         }
         if self.exists(".zarray")? {
@@ -399,6 +401,32 @@ impl Location {
         }
         Ok(())
     }
+}
+
+/// Checks that `za` (at `location`) stores `T`'s data type.
+///
+/// # Errors
+/// [`Error::DtypeMismatch`] naming the array and both types.
+pub(super) fn check_data_type<T: crate::element::Element>(za: &ZArray, location: &Location) -> Result<()> {
+    if za.data_type() != &zarr_data_type(T::DTYPE) {
+        return Err(Error::DtypeMismatch {
+            key: location.name(),
+            expected: T::DTYPE.to_string(),
+            found: format!("{} (zarr data type)", za.data_type()),
+        });
+    }
+    Ok(())
+}
+
+/// The stored chunk (or shard) shape: the first chunk's, which is every
+/// chunk's in a regular grid.
+///
+/// # Errors
+/// [`Error::Io`] naming the array when zarrs has no such chunk.
+pub(super) fn stored_chunk_shape(za: &ZArray, location: &Location) -> Result<Vec<usize>> {
+    let first = vec![0u64; za.shape().len()];
+    let shape = za.chunk_shape(&first).map_err(|e| Error::io(location.name(), e))?;
+    Ok(shape.iter().map(|n| n.get() as usize).collect())
 }
 
 pub(super) fn codec_options() -> CodecOptions {

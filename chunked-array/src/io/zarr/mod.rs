@@ -81,7 +81,7 @@ use crate::error::{Error, Result};
 use crate::exec::Context;
 use crate::io::store::{Completion, Store, StoreReport, store_one};
 use crate::ops::dynamic::AnyArray;
-use location::{Location, ZArray, codec_options, stored_chunks, zarr_data_type};
+use location::{Location, ZArray, check_data_type, codec_options, stored_chunks, zarr_data_type};
 use read::ZarrSource;
 use write::{build_array, chunk_writer, prepare_target, share_plan};
 
@@ -128,14 +128,7 @@ pub fn from_zarr<T: Element>(path: impl AsRef<Path>, array: &str) -> Result<Arra
 /// As [`from_zarr`], and [`Error::BadChunks`] for a chunk spec that does not fit.
 pub fn from_zarr_with<T: Element>(path: impl AsRef<Path>, array: &str, options: &ZarrReadOptions) -> Result<Array<T>> {
     let (location, za) = open_checked(path.as_ref(), array, options)?;
-    let want = zarr_data_type(T::DTYPE);
-    if za.data_type() != &want {
-        return Err(Error::DtypeMismatch {
-            key: location.name(),
-            expected: T::DTYPE.to_string(),
-            found: format!("{} (zarr data type)", za.data_type()),
-        });
-    }
+    check_data_type::<T>(&za, &location)?;
     zarr_source(location, za, options)
 }
 

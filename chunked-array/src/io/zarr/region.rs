@@ -26,9 +26,9 @@ use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::io::store::{ChunkWriter, Completion};
 use crate::io::zarr::INCOMPLETE_MARKER;
-use crate::io::zarr::location::{Location, REGION_LOCK, ZArray, zarr_data_type};
+use crate::io::zarr::location::{Location, REGION_LOCK, ZArray, check_data_type, stored_chunk_shape};
 use crate::io::zarr::untrusted::check_chunk;
-use crate::io::zarr::write::{ZarrChunkWriter, encode_chunk};
+use crate::io::zarr::write::{ZarrChunkWriter, encode_block, encode_chunk};
 use crate::io::zarr::write::{build_array, chunk_writer, prepare_target};
 use crate::ops::custom::block_array;
 
@@ -170,11 +170,10 @@ impl ChunkWriter for RegionWriter {
         let name = self.inner.location.chunk_name(za, &chunk);
         let dtype = crate::block::block_dtype(block);
         if whole {
-            let encoded =
-                crate::block::dispatch_dtype!(dtype, encode_whole::<_>(za, &self.inner.options, &chunk, block))
-                    .ok_or_else(|| Error::io(&name, "the block holds no elements"))?
-                    .map_err(|e| Error::io(&name, e))?;
-            return self.inner.put_chunk(&chunk, encoded);
+            let encoded = crate::block::dispatch_dtype!(dtype, encode_block::<_>(&self.inner, &chunk, block))
+                .ok_or_else(|| Error::io(&name, "the block holds no elements"))?
+                .map_err(|e| Error::io(&name, e))?;
+            return self.inner.put_chunk(&chunk, encoded, false);
         }
         let _in_process = chunk_lock(&name);
         let _across = match self.inner.location.local_dir() {
@@ -189,17 +188,8 @@ impl ChunkWriter for RegionWriter {
                 .ok_or_else(|| Error::io(&name, "the block holds no elements"))?
                 .map_err(|e| Error::io(&name, e))?;
         // The chunk is stored before the locks go, so the next writer reads it.
-        self.inner.put_chunk_now(&chunk, encoded)
+        self.inner.put_chunk(&chunk, encoded, true)
     }
-}
-
-fn encode_whole<T: Element + zarrs::array::Element>(
-    za: &ZArray,
-    options: &CodecOptions,
-    chunk: &[u64],
-    block: &Block,
-) -> Option<std::result::Result<Vec<u8>, String>> {
-    Some(block_array::<T>(block).map_err(|e| e.to_string()).and_then(|a| encode_chunk(za, options, chunk, a)))
 }
 
 /// The stored chunk (the fill value where there is none) with `block`
@@ -399,27 +389,16 @@ impl crate::io::Store {
         ctx: &crate::exec::Context,
     ) -> Result<&mut Self> {
         a.check()?;
-        let location = Location::new(path.as_ref(), array, &options.storage)?;
+        let read = super::ZarrReadOptions {
+            direct_io: options.direct_io,
+            storage: options.storage.clone(),
+            ..Default::default()
+        };
+        let (location, za) = super::open_checked(path.as_ref(), array, &read)?;
         location.check_writable()?;
-        if location.exists(INCOMPLETE_MARKER)? {
-            return Err(Error::io(location.name(), "a store into this array was interrupted: finish it first"));
-        }
-        let za = location.open(options.direct_io, false)?;
-        if za.data_type() != &zarr_data_type(T::DTYPE) {
-            return Err(Error::DtypeMismatch {
-                key: location.name(),
-                expected: T::DTYPE.to_string(),
-                found: format!("{} (zarr data type)", za.data_type()),
-            });
-        }
+        check_data_type::<T>(&za, &location)?;
         let stored_shape: Vec<usize> = za.shape().iter().map(|&n| n as usize).collect();
-        let first = vec![0u64; stored_shape.len()];
-        let chunk_shape: Vec<usize> = za
-            .chunk_shape(&first)
-            .map_err(|e| Error::io(location.name(), e))?
-            .iter()
-            .map(|n| n.get() as usize)
-            .collect();
+        let chunk_shape = stored_chunk_shape(&za, &location)?;
         let lengths = region_blocks(region, &stored_shape, &chunk_shape, &a.shape(), options.read_modify_write)?;
         let source = a.rechunk(lengths.clone())?;
         let todo: Vec<usize> = if a.shape().contains(&0) { Vec::new() } else { (0..source.num_blocks()).collect() };

@@ -140,7 +140,7 @@ pub(super) fn build_array<T: Element>(
     if options.checksum {
         codecs.push(Arc::new(Crc32cCodec::new()));
     }
-    let mut builder = ArrayBuilder::new(shape.clone(), chunk_shape.clone(), zarr_data_type(T::DTYPE), fill);
+    let mut builder = ArrayBuilder::new(shape, chunk_shape.clone(), zarr_data_type(T::DTYPE), fill);
     match &options.sharding {
         None => builder.bytes_to_bytes_codecs(codecs),
         Some(sharding) => builder.array_to_bytes_codec(sharding_codec::<T>(sharding, &chunk_shape, codecs)?),
@@ -321,32 +321,29 @@ impl ZarrChunkWriter {
             self.uploads.clone(),
         )
     }
-}
 
-impl ZarrChunkWriter {
-    #[cfg(feature = "cloud")]
-    fn upload(&self, chunk: &[u64], encoded: Vec<u8>) -> Result<()> {
-        match &self.uploads {
-            Some(uploads) => uploads.start(self.array.chunk_key(chunk).as_str().to_string(), encoded),
-            None => Err(Error::io(self.location.chunk_name(&self.array, chunk), "a store without uploads")),
+    /// Stores an encoded chunk: a local file written atomically, or an
+    /// object uploaded (with `wait`, stored before this returns; otherwise
+    /// possibly in the background); returns its size.
+    pub(super) fn put_chunk(&self, chunk: &[u64], encoded: Vec<u8>, wait: bool) -> Result<u64> {
+        let len = encoded.len() as u64;
+        match self.location.chunk_path(&self.array, chunk) {
+            Some(path) => write_atomic(&path, &encoded, self.direct_io)?,
+            None => self.upload(chunk, encoded, wait)?,
         }
+        Ok(len)
     }
 
     #[cfg(feature = "cloud")]
-    fn upload_now(&self, chunk: &[u64], encoded: Vec<u8>) -> Result<()> {
+    fn upload(&self, chunk: &[u64], encoded: Vec<u8>, wait: bool) -> Result<()> {
         match &self.uploads {
-            Some(uploads) => uploads.put_now(self.array.chunk_key(chunk).as_str(), encoded),
+            Some(uploads) => uploads.start(self.array.chunk_key(chunk).as_str().to_string(), encoded, wait),
             None => Err(Error::io(self.location.chunk_name(&self.array, chunk), "a store without uploads")),
         }
     }
 
     #[cfg(not(feature = "cloud"))]
-    fn upload_now(&self, chunk: &[u64], encoded: Vec<u8>) -> Result<()> {
-        self.upload(chunk, encoded)
-    }
-
-    #[cfg(not(feature = "cloud"))]
-    fn upload(&self, chunk: &[u64], _: Vec<u8>) -> Result<()> {
+    fn upload(&self, chunk: &[u64], _: Vec<u8>, _: bool) -> Result<()> {
         Err(Error::io(self.location.chunk_name(&self.array, chunk), "object stores need the `cloud` feature"))
     }
 }
@@ -359,31 +356,7 @@ impl ChunkWriter for ZarrChunkWriter {
         let encoded = crate::block::dispatch_dtype!(dtype, encode_block::<_>(self, &chunk, block))
             .ok_or_else(|| Error::io(name(), "the block holds no elements"))?
             .map_err(|e| Error::io(name(), e))?;
-        self.put_chunk(&chunk, encoded)
-    }
-}
-
-impl ZarrChunkWriter {
-    /// Stores an encoded chunk: a local file written atomically, or an
-    /// object uploaded; returns its size.
-    pub(super) fn put_chunk(&self, chunk: &[u64], encoded: Vec<u8>) -> Result<u64> {
-        let len = encoded.len() as u64;
-        match self.location.chunk_path(&self.array, chunk) {
-            Some(path) => write_atomic(&path, &encoded, self.direct_io)?,
-            None => self.upload(chunk, encoded)?,
-        }
-        Ok(len)
-    }
-
-    /// [`ZarrChunkWriter::put_chunk`], stored before it returns (an upload
-    /// does not wait in the background).
-    pub(super) fn put_chunk_now(&self, chunk: &[u64], encoded: Vec<u8>) -> Result<u64> {
-        let len = encoded.len() as u64;
-        match self.location.chunk_path(&self.array, chunk) {
-            Some(path) => write_atomic(&path, &encoded, self.direct_io)?,
-            None => self.upload_now(chunk, encoded)?,
-        }
-        Ok(len)
+        self.put_chunk(&chunk, encoded, false)
     }
 }
 
