@@ -94,7 +94,7 @@ pub fn zarr_info(path: impl AsRef<Path>, array: &str, options: &ZarrReadOptions)
 /// ```
 ///
 /// # Errors
-/// [`Error::Io`] naming the group when it cannot be listed.
+/// [`Error::Io`](crate::error::Error::Io) naming the group when it cannot be listed.
 pub fn zarr_members(path: impl AsRef<Path>, group: &str, options: &ZarrReadOptions) -> Result<Vec<String>> {
     let location = Location::new(path.as_ref(), group, &options.storage)?;
     const MEMBER_FILES: [&str; 3] = ["zarr.json", ".zarray", ".zgroup"];
