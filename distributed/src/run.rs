@@ -54,7 +54,10 @@ pub(crate) struct Run<'a> {
     readers_left: Vec<u32>,
     /// Per task of this rank, inputs not here yet (with multiplicity).
     inputs_missing: Vec<u32>,
-    ready: BinaryHeap<Reverse<(u32, u32)>>,
+    /// Ready tasks of this rank, first by [`ReadyKey`].
+    ready: BinaryHeap<Reverse<ReadyKey>>,
+    /// Per task, whether it starts before the static order says ([`ReadyKey`]).
+    urgent: Vec<bool>,
     own_left: usize,
     expected: usize,
     received: usize,
@@ -89,6 +92,7 @@ impl<'a> Run<'a> {
         let mut inputs_missing = vec![0u32; n];
         let mut ready = BinaryHeap::new();
         let (mut own_left, mut expected) = (0, 0);
+        let urgent = urgent_tasks(graph, &owner);
         for t in 0..n {
             readers_left[t] = graph.consumers(t).iter().filter(|&&c| owner[c as usize] as usize == me).count() as u32;
             delivered_here[t] = delivered[t].contains(&(me as u32));
@@ -97,7 +101,7 @@ impl<'a> Run<'a> {
                 own_left += 1;
                 inputs_missing[t] = graph.deps(t).len() as u32;
                 if inputs_missing[t] == 0 {
-                    ready.push(Reverse((graph.rank(t), t as u32)));
+                    ready.push(Reverse(ReadyKey::of(graph, &urgent, t)));
                 }
             } else if dest.contains(&(me as u32)) {
                 expected += 1;
@@ -117,6 +121,7 @@ impl<'a> Run<'a> {
             readers_left,
             inputs_missing,
             ready,
+            urgent,
             own_left,
             expected,
             received: 0,
@@ -184,7 +189,7 @@ impl<'a> Run<'a> {
                     }
                     outbox.progress();
                     while in_flight < self.threads
-                        && let Some(Reverse((_, t))) = self.ready.pop()
+                        && let Some(Reverse(ReadyKey { task: t, .. })) = self.ready.pop()
                     {
                         job_tx.send(t as usize).expect("workers wait for tasks");
                         in_flight += 1;
@@ -317,7 +322,7 @@ impl<'a> Run<'a> {
             if self.owner[c] as usize == self.me {
                 self.inputs_missing[c] -= 1;
                 if self.inputs_missing[c] == 0 {
-                    self.ready.push(Reverse((self.graph.rank(c), c as u32)));
+                    self.ready.push(Reverse(ReadyKey::of(self.graph, &self.urgent, c)));
                 }
             }
         }
@@ -415,6 +420,46 @@ impl<'a> Run<'a> {
         outbox.finish();
         outcome
     }
+}
+
+/// The order in which a rank starts its ready tasks: urgent ones first (see
+/// [`urgent_tasks`]), then by the graph's static order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct ReadyKey {
+    /// False first.
+    not_urgent: bool,
+    static_rank: u32,
+    task: u32,
+}
+
+impl ReadyKey {
+    fn of(graph: &TaskGraph, urgent: &[bool], t: usize) -> ReadyKey {
+        ReadyKey { not_urgent: !urgent[t], static_rank: graph.rank(t), task: t as u32 }
+    }
+}
+
+/// Per task, whether its rank starts it as soon as it is ready: it lies on a
+/// path from a block received from another rank to a block another rank
+/// reads. The static order is one process's: it finishes one subtree before
+/// the next, so the cheap steps that carry a tree's result down to another
+/// rank would wait behind this rank's own long tasks while that rank idles.
+/// Tasks that no received block leads to (sources and what only they feed)
+/// keep the static order, which bounds the memory they take: a rank does not
+/// make every block another rank reads before using its own.
+fn urgent_tasks(graph: &TaskGraph, owner: &[u32]) -> Vec<bool> {
+    let n = graph.len();
+    let mut after_remote = vec![false; n];
+    for &t in graph.order() {
+        let t = t as usize;
+        after_remote[t] = graph.deps(t).iter().any(|&d| owner[d as usize] != owner[t] || after_remote[d as usize]);
+    }
+    let mut urgent = vec![false; n];
+    for &t in graph.order().iter().rev() {
+        let t = t as usize;
+        urgent[t] =
+            after_remote[t] && graph.consumers(t).iter().any(|&c| owner[c as usize] != owner[t] || urgent[c as usize]);
+    }
+    urgent
 }
 
 /// A task a worker ran.
