@@ -151,5 +151,6 @@ pub mod runtime {
     pub use crate::graph::wire::Wire;
     pub use crate::graph::{Key, Placement};
     pub use crate::memory::{BlockStore, MemoryConfig, physical_memory};
+    pub use crate::schedule::spread::{owned_range, owner_of, process_count, set_process_count};
     pub use crate::schedule::{Deliver, OutputSink, Run};
 }

@@ -45,7 +45,8 @@ use chunked_array::{Context, Error, Result};
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 
-pub use placement::{Gather, RunPlan, TransferStats, owned_range, owner_of, place_tasks, plan_run, traffic};
+pub use chunked_array::runtime::{owned_range, owner_of};
+pub use placement::{Gather, RunPlan, TransferStats, place_tasks, plan_run, traffic};
 pub use scheduler::MpiScheduler;
 
 /// Keeps MPI initialized while any scheduler uses it (finalized on drop).
@@ -84,8 +85,10 @@ impl std::fmt::Debug for Mpi {
 }
 
 impl Mpi {
-    /// Initializes MPI (with `MPI_THREAD_MULTIPLE`) and installs the panic hook
-    /// that aborts the job when a rank panics outside a task. Also works without
+    /// Initializes MPI (with `MPI_THREAD_MULTIPLE`), installs the panic hook
+    /// that aborts the job when a rank panics outside a task, and sets
+    /// [`chunked_array::runtime::process_count`] to the world's size (a TSQR
+    /// built afterwards reduces each rank's rows first). Also works without
     /// `mpirun`, as a job of one rank.
     ///
     /// ```no_run
@@ -109,6 +112,8 @@ impl Mpi {
         let node = world.split_shared(rank as i32);
         let (local_rank, local_ranks) = (node.rank() as usize, node.size() as usize);
         panics::install_abort_hook(rank);
+        // Graphs built from here on are shaped for this many ranks.
+        chunked_array::runtime::set_process_count(size);
         Ok(Mpi { universe: Arc::new(UniverseHandle(universe)), rank, size, local_rank, local_ranks })
     }
 

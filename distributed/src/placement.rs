@@ -4,9 +4,7 @@
 //! runs each task, where each block is sent, where outputs gather), which the
 //! run and the scheduler above it follow.
 
-use std::ops::Range;
-
-use chunked_array::runtime::{Deliver, TaskGraph};
+use chunked_array::runtime::{Deliver, TaskGraph, owner_of};
 
 /// Where [`Deliver::Result`] runs (`compute`) gather their output blocks.
 ///
@@ -48,45 +46,6 @@ pub struct TransferStats {
     pub bytes: u64,
 }
 
-/// The block numbers rank `rank` of `ranks` owns among `blocks`: a contiguous range,
-/// the first `blocks % ranks` ranks holding one extra block.
-///
-/// ```
-/// use chunked_distributed::owned_range;
-/// assert_eq!(owned_range(10, 3, 0), 0..4);
-/// assert_eq!(owned_range(10, 3, 2), 7..10);
-/// ```
-///
-/// # Panics
-/// When `ranks` is 0 or `rank >= ranks` (an MPI communicator never gives either).
-pub fn owned_range(blocks: usize, ranks: usize, rank: usize) -> Range<usize> {
-    assert!(ranks > 0 && rank < ranks, "rank {rank} of {ranks}");
-    let base = blocks / ranks;
-    let extra = blocks % ranks;
-    let start = rank * base + rank.min(extra);
-    start..start + base + usize::from(rank < extra)
-}
-
-/// The rank that owns block `block` of `blocks` over `ranks` (the inverse of
-/// [`owned_range`]).
-///
-/// ```
-/// use chunked_distributed::owner_of;
-/// // 10 blocks over 3 ranks: 0..4, 4..7, 7..10.
-/// let owners: Vec<usize> = (0..10).map(|b| owner_of(b, 10, 3)).collect();
-/// assert_eq!(owners, [0, 0, 0, 0, 1, 1, 1, 2, 2, 2]);
-/// ```
-///
-/// # Panics
-/// When `ranks` is 0 or `block >= blocks`.
-pub fn owner_of(block: usize, blocks: usize, ranks: usize) -> usize {
-    assert!(ranks > 0 && block < blocks, "block {block} of {blocks} over {ranks} ranks");
-    let base = blocks / ranks;
-    let extra = blocks % ranks;
-    let big = extra * (base + 1);
-    if block < big { block / (base + 1) } else { extra + (block - big) / base.max(1) }
-}
-
 /// The rank that runs each task of `graph` over `ranks` ranks. Every rank
 /// computes the same answer from the same graph, so no rank has to tell the
 /// others.
@@ -94,6 +53,8 @@ pub fn owner_of(block: usize, blocks: usize, ranks: usize) -> usize {
 /// - A source task (no inputs) goes to the owner of its block in the even
 ///   spread of its layer's blocks ([`owner_of`]): neighbouring blocks share a
 ///   rank, and a persisted array's block is where `persist` left it.
+/// - A task whose layer names a home input
+///   ([`chunked_array::custom::LayerOp::home_input`]) goes where that input is.
 /// - Any other task goes where most of its input bytes are (ties: the rank of
 ///   its first input), so elementwise chains and the first levels of reduction
 ///   and TSQR trees stay on one rank and only partials and R factors travel.
@@ -141,7 +102,9 @@ pub fn place_tasks(graph: &TaskGraph, ranks: usize) -> Vec<u32> {
             continue;
         }
         let deps = graph.deps(t);
-        let rank = if deps.is_empty() {
+        let rank = if let Some(home) = graph.home_input(t) {
+            owner[home]
+        } else if deps.is_empty() {
             let (layer, block) = graph.task_layer_block(t);
             owner_of(block, graph.layer_blocks(layer), ranks) as u32
         } else {

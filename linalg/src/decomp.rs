@@ -1,4 +1,4 @@
-//! QR and SVD of any 2-d chunked matrix: tall-skinny through [`tsqr`],
+//! QR and SVD of any 2-d chunked matrix: tall-skinny through [`tsqr`](fn@crate::tsqr),
 //! short-fat through [`sfqr`] (QR) or the transpose (SVD). Unlike dask, a matrix
 //! chunked along both axes is rechunked to one column of blocks when its columns
 //! fit a block; wider matrices get an error that points to
@@ -12,7 +12,7 @@ use chunked_array::{Array, ChunkSpec, Chunks, DEFAULT_AUTO_BYTES, DType};
 use faer::Par;
 
 use crate::kernels::{HouseholderQr, row_major_block, view};
-use crate::tsqr::{Svd, TsqrOptions, tsqr};
+use crate::tsqr::{Svd, TsqrOptions, row_owners, tsqr_with_owners};
 use crate::{Error, Result, Scalar};
 
 /// Leaves of at least this many times n rows: a square leaf spends as much on
@@ -62,8 +62,11 @@ pub(crate) fn adjoint<T: Scalar>(a: &Array<T>) -> Array<T> {
     if T::IS_COMPLEX { a.t().conj() } else { a.t() }
 }
 
-/// `a` (m >= n) on a grid TSQR takes: one column of blocks, tall leaves.
-fn tall_grid<T: Scalar>(a: &Array<T>, routine: &str) -> Result<Array<T>> {
+/// `a` (m >= n) on a grid TSQR takes: one column of blocks, tall leaves, each
+/// made of row blocks of one rank (so that no row block travels to be merged
+/// under MPI, and every rank has leaves while the ranks are at most the row
+/// blocks); with the rank that holds each leaf.
+fn tall_grid<T: Scalar>(a: &Array<T>, routine: &str) -> Result<(Array<T>, Vec<usize>)> {
     let (_, n) = require_2d(a, routine)?;
     let elem = std::mem::size_of::<T>();
     if n.saturating_mul(n).saturating_mul(elem) > DEFAULT_AUTO_BYTES {
@@ -77,15 +80,29 @@ fn tall_grid<T: Scalar>(a: &Array<T>, routine: &str) -> Result<Array<T>> {
             shape: a.shape(),
         });
     }
-    let rows = leaf_rows(&a.chunks().lengths()[0], n, elem);
-    if a.chunks().lengths()[0] == rows && a.chunks().grid()[1] == 1 {
-        return Ok(a.clone());
+    let row_lengths = &a.chunks().lengths()[0];
+    let owners_in = row_owners(a, chunked_array::runtime::process_count());
+    let (mut rows, mut owners) = (Vec::new(), Vec::new());
+    let mut start = 0;
+    while start < row_lengths.len() {
+        let end = start + owners_in[start..].iter().take_while(|&&o| o == owners_in[start]).count();
+        let leaves = leaf_rows(&row_lengths[start..end], n, elem);
+        owners.extend(std::iter::repeat_n(owners_in[start], leaves.len()));
+        rows.extend(leaves);
+        start = end;
     }
-    a.rechunk(ChunkSpec::from(vec![rows, vec![n]]))
+    if rows.is_empty() {
+        // No row blocks: the empty matrix's one empty leaf.
+        (rows, owners) = (vec![0], vec![0]);
+    }
+    if *row_lengths == rows && a.chunks().grid()[1] == 1 {
+        return Ok((a.clone(), owners));
+    }
+    Ok((a.rechunk(ChunkSpec::from(vec![rows, vec![n]]))?, owners))
 }
 
 /// QR decomposition `a = q · r` (reduced: q is m × k, r is k × n, k = min(m, n)).
-/// Tall-skinny matrices go through [`tsqr`] (row blocks merged into leaves of at
+/// Tall-skinny matrices go through [`tsqr`](fn@crate::tsqr) (row blocks merged into leaves of at
 /// least 5n rows; q comes out on that row grid), short-fat ones through
 /// [`sfqr`].
 ///
@@ -106,7 +123,8 @@ pub fn qr<T: Scalar>(a: &Array<T>) -> Result<(Array<T>, Array<T>)> {
     if m < n {
         return sfqr(a);
     }
-    let f = tsqr(&tall_grid(a, "qr")?, &TsqrOptions::default())?;
+    let (tall, owners) = tall_grid(a, "qr")?;
+    let f = tsqr_with_owners(&tall, &TsqrOptions::default(), &owners)?;
     Ok((f.q, f.r))
 }
 
@@ -114,7 +132,7 @@ pub fn qr<T: Scalar>(a: &Array<T>) -> Result<(Array<T>, Array<T>)> {
 /// `svd_flip`): the largest entry of every row of vt is positive for a tall `a`,
 /// of every column of u for a wide one (for complex `a`: real and positive,
 /// the singular vectors' phases fixed). Tall-skinny matrices go through
-/// [`tsqr`] with the SVD of R folded into the assembly of u; short-fat ones
+/// [`tsqr`](fn@crate::tsqr) with the SVD of R folded into the assembly of u; short-fat ones
 /// through the conjugate transpose. The singular values are real for complex
 /// `a` too.
 ///
@@ -135,7 +153,8 @@ pub fn svd<T: Scalar>(a: &Array<T>) -> Result<Svd<T>> {
         let t = svd(&adjoint(a))?;
         return Ok(Svd { u: adjoint(&t.vt), s: t.s, vt: adjoint(&t.u) });
     }
-    let f = tsqr(&tall_grid(a, "svd")?, &TsqrOptions { compute_svd: true, ..TsqrOptions::default() })?;
+    let (tall, owners) = tall_grid(a, "svd")?;
+    let f = tsqr_with_owners(&tall, &TsqrOptions { compute_svd: true, ..TsqrOptions::default() }, &owners)?;
     Ok(f.svd.expect("asked for the SVD"))
 }
 
@@ -221,7 +240,7 @@ pub fn sfqr<T: Scalar>(a: &Array<T>) -> Result<(Array<T>, Array<T>)> {
         });
     }
     // The transposed leaf rule gives column blocks of >= m columns (>= 10m).
-    let t = tall_grid(&a.t(), "sfqr")?.t();
+    let t = tall_grid(&a.t(), "sfqr")?.0.t();
     let cols = t.chunks().lengths()[1].clone();
     let factor = Layer::new(
         "sfqr-qr",

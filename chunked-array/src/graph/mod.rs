@@ -74,6 +74,12 @@ pub(crate) trait BlockOp: Send + Sync + 'static {
     fn wire(&self) -> Option<wire::Wire> {
         None
     }
+    /// The input (its position among the task's dependencies) whose process
+    /// runs this layer's task when a graph spans processes; `None` (the
+    /// default): where most of its input bytes are.
+    fn home_input(&self) -> Option<usize> {
+        None
+    }
     /// Whether `run` handles device placement itself: it takes device or host
     /// input blocks and makes its block on `node.device`. Other ops get host
     /// inputs (device blocks are copied down first) and their blocks are copied

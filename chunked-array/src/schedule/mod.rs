@@ -4,6 +4,7 @@
 //! right after their last consumer ran, so the memory held is the frontier of the
 //! static order, not the whole graph.
 
+pub(crate) mod spread;
 mod sync;
 mod threaded;
 
@@ -69,7 +70,7 @@ pub enum Deliver {
     Result,
     /// Each output block to the process that owns it in the even spread of the
     /// output's blocks over the processes (`persist`, `store`): block `b` of `n`
-    /// to the process `chunked_distributed::owner_of(b, n, processes)`, which is
+    /// to the process [`crate::runtime::owner_of`]`(b, n, processes)`, which is
     /// also where a later run's source task for it is placed.
     Owners,
 }

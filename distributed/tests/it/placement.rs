@@ -58,48 +58,103 @@ fn elementwise_stays_with_its_source() {
     }
 }
 
-/// TSQR over ranks: R factors go up, and the root's plan (R⁻¹ here) or W
-/// pieces come down; the row blocks and their factors never move, and the
-/// volume grows with the ranks only.
-#[test]
-fn tsqr_moves_only_r_factors() {
-    let a = RandomState::new(2).standard_normal::<f64>(&[64_000, 50], [1000, 50]).unwrap();
-    let f = chunked_linalg::tsqr(&a, &chunked_linalg::TsqrOptions::default()).unwrap();
-    let g = graph(&[f.q.sum(0).unwrap().layer(), f.r.layer()]);
-    let r_bytes = 50 * 50 * 8;
-    for ranks in [2, 4, 8, 16, 64] {
-        let plan = plan_run(&g, ranks, Deliver::Result, Gather::Root);
-        let mut crossings = 0;
-        for t in 0..g.len() {
-            if plan.destinations[t].is_empty() {
-                continue;
-            }
+/// What crosses ranks in a TSQR graph placed over `ranks`: per layer name,
+/// (messages, bytes) to consumers on other ranks (results gathered on rank 0
+/// are not counted), and how many ranks run tasks.
+fn crossings(g: &TaskGraph, ranks: usize) -> (std::collections::BTreeMap<String, (usize, usize)>, usize) {
+    let owner = place_tasks(g, ranks);
+    let mut per_layer = std::collections::BTreeMap::<String, (usize, usize)>::new();
+    for t in 0..g.len() {
+        let mut to: Vec<u32> = g.consumers(t).iter().map(|&c| owner[c as usize]).filter(|&r| r != owner[t]).collect();
+        to.sort_unstable();
+        to.dedup();
+        if !to.is_empty() {
             let name = g.layer_name(t);
-            assert!(
-                [
-                    "tsqr-leaf",
-                    "tsqr-r-part",
-                    "tsqr-w-part",
-                    "tsqr-q-plan",
-                    "tsqr-r",
-                    "sum-partial",
-                    "sum-combine",
-                    "sum"
-                ]
-                .iter()
-                .any(|l| name.starts_with(l)),
-                "{name} sent over {ranks} ranks"
-            );
-            if ["tsqr-leaf", "tsqr-r-part", "tsqr-w-part", "tsqr-q-plan"].iter().any(|l| name.starts_with(l)) {
-                assert!(g.estimated_bytes(t) <= r_bytes, "{name}: {} bytes", g.estimated_bytes(t));
-                crossings += plan.destinations[t].len();
-            }
+            let name = name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '-').to_string();
+            let e = per_layer.entry(name).or_default();
+            e.0 += to.len();
+            e.1 += to.len() * g.estimated_bytes(t);
         }
-        // Contiguous row ranges split few tree nodes: at most three R/W
-        // crossings per rank boundary up and three down (measured bound; the
-        // pair tree of 64 leaves has 6 levels), and the plan goes once to
-        // every other rank.
-        assert!(crossings <= (2 * 3 + 1) * (ranks - 1), "{crossings} R/W/plan crossings over {ranks} ranks");
+    }
+    let active: std::collections::BTreeSet<u32> = owner.iter().copied().collect();
+    (per_layer, active.len())
+}
+
+/// The rank counts the placement tests plan for: every count to 64, then
+/// spread up to 1024.
+fn rank_counts() -> Vec<usize> {
+    (1..=64).chain([65, 96, 127, 128, 200, 255, 256, 300, 511, 512, 700, 1000, 1023, 1024]).collect()
+}
+
+/// Asserts that a TSQR's own traffic over `ranks` is the lower bound: one
+/// k x n R factor up and one n x n piece down per rank beyond the first (W on
+/// the Householder path, the plan on the direct one; the graph holds both,
+/// and a run sends the empty blocks of the other), where k = min(rows, n).
+fn assert_tsqr_at_bound(g: &TaskGraph, ranks: usize, n: usize, active_expected: usize) {
+    let (per_layer, active) = crossings(g, ranks);
+    assert_eq!(active, active_expected, "ranks with work of {ranks}");
+    let square = n * n * 8;
+    let mut up = (0, 0);
+    for (name, &(messages, bytes)) in &per_layer {
+        match name.as_str() {
+            "tsqr-leaf" | "tsqr-r-part" => {
+                up.0 += messages;
+                up.1 += bytes;
+            }
+            "tsqr-w-part" | "tsqr-leaf-plan" => {
+                assert_eq!((messages, bytes), (active - 1, (active - 1) * square), "{name} over {ranks} ranks");
+            }
+            // Column sums of Q gathered towards rank 0.
+            "sum-partial" | "sum-combine" | "sum" => {}
+            other => panic!("{other} crosses ranks over {ranks} ranks: {per_layer:?}"),
+        }
+    }
+    assert_eq!(up.0, active - 1, "R factors sent up over {ranks} ranks: {per_layer:?}");
+    assert!(up.1 <= (active - 1) * square, "{} bytes of R over {ranks} ranks", up.1);
+}
+
+/// TSQR over 1 to 1024 ranks: each rank reduces its own row blocks to one R,
+/// the ranks' R factors meet in a tree over ranks, and one n x n piece per
+/// rank comes down: the traffic is the lower bound for every rank count, and
+/// every rank has work while the ranks are at most the row blocks.
+#[test]
+fn tsqr_moves_the_least_for_any_rank_count() {
+    let n = 4;
+    let a = RandomState::new(2).standard_normal::<f64>(&[1024 * 8, n], [8, n]).unwrap();
+    for ranks in rank_counts() {
+        for direct in [100.0, 0.0] {
+            let options = chunked_linalg::TsqrOptions {
+                processes: ranks,
+                max_direct_condition: direct,
+                ..chunked_linalg::TsqrOptions::default()
+            };
+            let f = chunked_linalg::tsqr(&a, &options).unwrap();
+            let g = graph(&[f.q.sum(0).unwrap().layer(), f.r.layer()]);
+            assert_tsqr_at_bound(&g, ranks, n, ranks.min(1024));
+        }
+    }
+    // More ranks than row blocks: the ranks holding rows do the work.
+    let small = RandomState::new(3).standard_normal::<f64>(&[40, n], [8, n]).unwrap();
+    let options = chunked_linalg::TsqrOptions { processes: 16, ..chunked_linalg::TsqrOptions::default() };
+    let f = chunked_linalg::tsqr(&small, &options).unwrap();
+    assert_tsqr_at_bound(&graph(&[f.q.sum(0).unwrap().layer(), f.r.layer()]), 16, n, 5);
+}
+
+/// The SVD of a matrix of square blocks (the seeds' shape): row blocks merge
+/// into leaves only within a rank, so no block of the input travels, every
+/// rank has leaves up to one rank per row block, and the traffic is the bound.
+#[test]
+fn svd_leaves_stay_within_ranks() {
+    let n = 4;
+    let x = RandomState::new(4).uniform::<f64>(&[300 * n, n], [n, n]).unwrap();
+    let before = chunked_array::runtime::process_count();
+    for ranks in (1..=40).chain([64, 100, 150, 299, 300]) {
+        chunked_array::runtime::set_process_count(ranks);
+        let svd = chunked_linalg::svd(&x);
+        chunked_array::runtime::set_process_count(before);
+        let svd = svd.unwrap();
+        let g = graph(&[svd.u.sum(0).unwrap().layer(), svd.s.layer(), svd.vt.layer()]);
+        assert_tsqr_at_bound(&g, ranks, n, ranks);
     }
 }
 

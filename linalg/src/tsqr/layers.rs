@@ -20,10 +20,12 @@ fn par_for(alone: bool) -> Par {
 }
 
 /// A tree node's factorization: a dense Householder QR (leaves, groups of
-/// stacked R factors), or the structured QR of two full triangles.
+/// stacked R factors), the structured QR of two full triangles, or a node of
+/// one child, whose R is already triangular (Q the identity): it passes up.
 enum Factor<T: Scalar> {
     Dense(HouseholderQr<T>),
     Pair(PairQr<T>),
+    Pass(Mat<T>),
 }
 
 crate::kernels::intermediate_block!(impl<T: Scalar> for Factor<T>, |f| f.bytes(), spill);
@@ -38,11 +40,13 @@ impl<T: Scalar> Factor<T> {
         match self {
             Factor::Dense(f) => f.spill_mats(),
             Factor::Pair(p) => vec![p.r.as_ref(), p.v2.as_ref(), p.t.as_ref()],
+            Factor::Pass(r) => vec![r.as_ref()],
         }
     }
 
     fn from_spill_mats(mats: Vec<Mat<T>>) -> Option<Self> {
         match mats.len() {
+            1 => mats.into_iter().next().map(Factor::Pass),
             2 => HouseholderQr::from_spill_mats(mats).map(Factor::Dense),
             3 => {
                 let [r, v2, t]: [Mat<T>; 3] = mats.try_into().ok()?;
@@ -57,6 +61,7 @@ impl<T: Scalar> Factor<T> {
         match self {
             Factor::Dense(f) => f.nrows(),
             Factor::Pair(p) => 2 * p.n(),
+            Factor::Pass(r) => r.nrows(),
         }
     }
 
@@ -64,6 +69,7 @@ impl<T: Scalar> Factor<T> {
         match self {
             Factor::Dense(f) => f.r(),
             Factor::Pair(p) => p.r.clone(),
+            Factor::Pass(r) => r.clone(),
         }
     }
 
@@ -72,6 +78,10 @@ impl<T: Scalar> Factor<T> {
         match self {
             Factor::Dense(f) => f.q_times(w, dst, par),
             Factor::Pair(p) => p.q_times(w, dst, par),
+            Factor::Pass(_) => {
+                let mut dst = dst;
+                dst.copy_from(w);
+            }
         }
     }
 }
@@ -139,6 +149,10 @@ impl<T: Scalar> LayerOp for StackQr<T> {
         let node = &self.tree.levels[self.level][idx[0]];
         let par = par_for(self.level == self.tree.top());
         let n = self.tree.n;
+        // One child: its R is this node's.
+        if let [only] = inputs {
+            return Ok(Arc::new(Factor::Pass(block_value::<Pushed<T>>(only)?.0.clone())));
+        }
         // Two full triangles: the structured QR of the pair.
         if let [a, b] = inputs {
             let (a, b) = (&block_value::<Pushed<T>>(a)?.0, &block_value::<Pushed<T>>(b)?.0);
@@ -375,6 +389,34 @@ impl<T: Scalar> LayerOp for Plan<T> {
     }
 }
 
+/// What the leaves read of the root's plan: on the direct path the whole plan
+/// (the n x n matrix each row block is multiplied by), on the Householder path
+/// only that it is that path (W goes down the tree, not to every leaf). Under
+/// MPI this is what travels to each rank besides the tree's own W pieces.
+pub(super) struct LeafPlan<T> {
+    pub(super) n: usize,
+    pub(super) _t: std::marker::PhantomData<fn() -> T>,
+}
+
+impl<T: Scalar> LayerOp for LeafPlan<T> {
+    fn wire(&self) -> Option<chunked_array::runtime::Wire> {
+        Some(RootPlan::<T>::wire())
+    }
+    fn output_bytes(&self, _: &[usize]) -> Option<usize> {
+        Some(self.n * self.n * std::mem::size_of::<T>())
+    }
+    fn deps(&self, _: &[usize], deps: &mut Deps<'_>) {
+        deps.push(0, &[0]);
+    }
+    fn run(&self, _: &[usize], inputs: &[&Block]) -> chunked_array::Result<Block> {
+        let plan = block_value::<RootPlan<T>>(inputs[0])?;
+        Ok(Arc::new(match &plan.direct {
+            Some((m, _)) => RootPlan::direct(m.clone()),
+            None => RootPlan::householder(Mat::zeros(0, 0)),
+        }))
+    }
+}
+
 /// Top-down pass through an internal level: `E = Q_node · [W; 0]`, where W is
 /// this node's rows of its parent's E (or the root plan's W). On the direct
 /// path W and E are empty: nothing is pushed.
@@ -467,7 +509,8 @@ impl<T: Scalar> LayerOp for Down<T> {
 /// The result's row blocks, row-major: `A_i · m` on the direct path, else
 /// `Q_l · [W_l; 0]` for each leaf l of the block, from the leaf's QR taken
 /// again (the same deterministic kernel on the same rows gives the R the tree
-/// reduced).
+/// reduced). Its second input is the root's plan when one leaf is the whole
+/// tree, else the [`LeafPlan`].
 pub(super) struct LeafOut<T> {
     pub(super) tree: Arc<Tree>,
     pub(super) _t: std::marker::PhantomData<fn() -> T>,
@@ -481,6 +524,11 @@ impl<T: Scalar> LeafOut<T> {
 }
 
 impl<T: Scalar> LayerOp for LeafOut<T> {
+    fn home_input(&self) -> Option<usize> {
+        // The row block: the plan and W are n x n at most, and one of them is
+        // empty, but each is estimated at its full size.
+        Some(0)
+    }
     fn output_bytes(&self, idx: &[usize]) -> Option<usize> {
         Some(self.block_rows(idx[0]) * self.tree.root().k * std::mem::size_of::<T>())
     }

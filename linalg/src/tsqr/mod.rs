@@ -44,7 +44,7 @@ use chunked_array::custom::Layer;
 use chunked_array::{Array, Chunks, DType, Element};
 
 use crate::{Error, RealScalar, Result, Scalar};
-use layers::{Down, LeafOut, LeafR, Plan, PlanOf, RofFactor, RootR, StackQr, SvdOfR, SvdPart, WofParent};
+use layers::{Down, LeafOut, LeafPlan, LeafR, Plan, PlanOf, RofFactor, RootR, StackQr, SvdOfR, SvdPart, WofParent};
 use tree::{LEAF_ROWS, Tree};
 
 /// Options of [`tsqr`].
@@ -79,6 +79,14 @@ pub struct TsqrOptions {
     /// the seeds' 100000 x 1000 (κ = 61) are below it. 0 always takes the
     /// Householder path.
     pub max_direct_condition: f64,
+    /// The MPI ranks the tree is shaped for (default: the process count of
+    /// [`chunked_array::runtime::process_count`], the world's size under
+    /// MPI). Each rank's row blocks (where the placement puts them) are
+    /// reduced to one R first, then those R factors in a tree over the ranks,
+    /// so that one R per rank travels up and one n x n matrix per rank comes
+    /// down: the least a TSQR over ranks can move. The values do not depend
+    /// on it.
+    pub processes: usize,
 }
 
 /// [`TsqrOptions::max_direct_condition`]'s default.
@@ -86,7 +94,12 @@ pub const DEFAULT_MAX_DIRECT_CONDITION: f64 = 100.0;
 
 impl Default for TsqrOptions {
     fn default() -> Self {
-        TsqrOptions { arity: 2, compute_svd: false, max_direct_condition: DEFAULT_MAX_DIRECT_CONDITION }
+        TsqrOptions {
+            arity: 2,
+            compute_svd: false,
+            max_direct_condition: DEFAULT_MAX_DIRECT_CONDITION,
+            processes: chunked_array::runtime::process_count(),
+        }
     }
 }
 
@@ -153,6 +166,23 @@ pub struct Tsqr<T: Scalar> {
 /// `arity` is below 2.
 pub fn tsqr<T: Scalar>(a: &Array<T>, options: &TsqrOptions) -> Result<Tsqr<T>> {
     a.check()?;
+    let owners = if a.ndim() == 2 { row_owners(a, options.processes) } else { Vec::new() };
+    tsqr_with_owners(a, options, &owners)
+}
+
+/// The rank that holds each row block of `a` when `processes` ranks run it:
+/// the owner of the row's first block in the even spread of its blocks, which
+/// is where the MPI placement puts a source, and an elementwise chain of one.
+pub(crate) fn row_owners<T: Scalar>(a: &Array<T>, processes: usize) -> Vec<usize> {
+    let grid = a.chunks().grid();
+    let (rows, cols) = (grid[0], grid[1]);
+    (0..rows).map(|i| chunked_array::runtime::owner_of(i * cols, rows * cols, processes.max(1))).collect()
+}
+
+/// [`tsqr`] with the rank that holds each row block given (`owners`, one
+/// per row block): the tree reduces each rank's leaves first.
+pub(crate) fn tsqr_with_owners<T: Scalar>(a: &Array<T>, options: &TsqrOptions, owners: &[usize]) -> Result<Tsqr<T>> {
+    a.check()?;
     let shape = a.shape();
     if shape.len() != 2 {
         return Err(Error::BadInput { routine: "tsqr".into(), needs: "a 2-d array".into(), shape });
@@ -179,7 +209,8 @@ pub fn tsqr<T: Scalar>(a: &Array<T>, options: &TsqrOptions) -> Result<Tsqr<T>> {
     if a.device().is_some() {
         return T::device_tsqr(a, options);
     }
-    host_tsqr(a, Arc::new(Tree::with_leaf_cap(&row_lengths, n, options.arity, LEAF_ROWS.max(10 * n))), options)
+    let tree = Tree::grouped(&row_lengths, owners, n, options.arity, LEAF_ROWS.max(10 * n));
+    host_tsqr(a, Arc::new(tree), options)
 }
 
 /// The device TSQR of `a` (checked by [`tsqr`], on a device).
@@ -266,9 +297,13 @@ fn host_tsqr<T: Scalar>(a: &Array<T>, tree: Arc<Tree>, options: &TsqrOptions) ->
             let w = WofParent::<T> { tree: tree.clone(), level: level - 1, _t: phantom };
             above = Layer::new("tsqr-w-part", DType::Intermediate, Chunks::from_lengths(vec![vec![1; below]]), &[e], w);
         }
-        let mut inputs = vec![a.layer(), plan];
+        let mut inputs = vec![a.layer()];
         if tree.top() > 0 {
+            let leaf_plan = LeafPlan::<T> { n, _t: phantom };
+            inputs.push(Layer::new("tsqr-leaf-plan", DType::Intermediate, one(), &[plan], leaf_plan));
             inputs.push(above);
+        } else {
+            inputs.push(plan);
         }
         Layer::new(name, T::DTYPE, q_chunks.clone(), &inputs, LeafOut::<T> { tree: tree.clone(), _t: phantom })
             .into_array()

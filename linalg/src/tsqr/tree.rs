@@ -44,16 +44,22 @@ pub(super) struct Tree {
 pub(super) const LEAF_ROWS: usize = 10_000;
 
 impl Tree {
-    /// A leaf per row block.
+    /// A leaf per row block, all on one rank.
     pub(super) fn new(row_lengths: &[usize], n: usize, arity: usize) -> Tree {
-        Tree::with_leaf_cap(row_lengths, n, arity, usize::MAX)
+        Tree::grouped(row_lengths, &vec![0; row_lengths.len()], n, arity, usize::MAX)
     }
 
-    /// Row blocks taller than `cap` split into near-equal leaves.
-    pub(super) fn with_leaf_cap(row_lengths: &[usize], n: usize, arity: usize, cap: usize) -> Tree {
+    /// Row blocks taller than `cap` split into near-equal leaves; `owners[b]`
+    /// is the rank that holds row block `b`. Groups of `arity` nodes are
+    /// factored level by level, first only among the nodes of one rank (a
+    /// rank whose nodes are already one passes its node up unchanged), then,
+    /// once every rank has one node, among the ranks' nodes in order. Each
+    /// rank's rows thus reduce to one R on that rank before anything travels.
+    pub(super) fn grouped(row_lengths: &[usize], owners: &[usize], n: usize, arity: usize, cap: usize) -> Tree {
         let mut leaf_rows = Vec::new();
         let mut leaves_of_block = Vec::new();
         let mut leaves = Vec::new();
+        let mut groups = Vec::new();
         for (block, &len) in row_lengths.iter().enumerate() {
             let pieces = len.div_ceil(cap.max(1)).max(1);
             let first = leaves.len();
@@ -62,6 +68,7 @@ impl Tree {
                 let rows = len / pieces + usize::from(p < len % pieces);
                 leaf_rows.push(LeafRows { block, start });
                 leaves.push(TreeNode { rows, k: rows.min(n), children: 0..0, parent: 0, offset_in_parent: 0 });
+                groups.push(owners.get(block).copied().unwrap_or(0));
                 start += rows;
             }
             leaves_of_block.push(first..leaves.len());
@@ -70,17 +77,22 @@ impl Tree {
         while levels.last().expect("one level").len() > 1 {
             let below = levels.last_mut().expect("one level");
             let mut above = Vec::new();
-            for (g, start) in (0..below.len()).step_by(arity).enumerate() {
-                let children = start..(start + arity).min(below.len());
-                let mut rows = 0;
-                for c in children.clone() {
-                    below[c].parent = g;
-                    below[c].offset_in_parent = rows;
-                    rows += below[c].k;
+            let mut above_groups = Vec::new();
+            for run in combined_runs(&groups) {
+                for start in run.clone().step_by(arity) {
+                    let children = start..(start + arity).min(run.end);
+                    let mut rows = 0;
+                    for c in children.clone() {
+                        below[c].parent = above.len();
+                        below[c].offset_in_parent = rows;
+                        rows += below[c].k;
+                    }
+                    above.push(TreeNode { rows, k: rows.min(n), children, parent: 0, offset_in_parent: 0 });
+                    above_groups.push(groups[start]);
                 }
-                above.push(TreeNode { rows, k: rows.min(n), children, parent: 0, offset_in_parent: 0 });
             }
             levels.push(above);
+            groups = above_groups;
         }
         Tree { n, levels, leaf_rows, leaves_of_block }
     }
@@ -92,6 +104,19 @@ impl Tree {
     pub(super) fn root(&self) -> &TreeNode {
         &self.levels[self.top()][0]
     }
+}
+
+/// The runs of a level's nodes that the level above combines: the runs of
+/// one rank's nodes while some rank has more than one, then the whole level.
+fn combined_runs(groups: &[usize]) -> Vec<Range<usize>> {
+    let mut runs = Vec::new();
+    let mut start = 0;
+    while start < groups.len() {
+        let end = start + groups[start..].iter().take_while(|&&g| g == groups[start]).count();
+        runs.push(start..end);
+        start = end;
+    }
+    if runs.iter().all(|r| r.len() == 1) { std::iter::once(0..groups.len()).collect() } else { runs }
 }
 
 #[cfg(test)]
@@ -112,11 +137,26 @@ mod tests {
 
     #[test]
     fn tall_blocks_split_into_near_equal_leaves() {
-        let t = Tree::with_leaf_cap(&[25, 4, 0, 10], 2, 2, 10);
+        let t = Tree::grouped(&[25, 4, 0, 10], &[0; 4], 2, 2, 10);
         let rows: Vec<usize> = t.levels[0].iter().map(|n| n.rows).collect();
         assert_eq!(rows, vec![9, 8, 8, 4, 0, 10]);
         let starts: Vec<(usize, usize)> = t.leaf_rows.iter().map(|l| (l.block, l.start)).collect();
         assert_eq!(starts, vec![(0, 0), (0, 9), (0, 17), (1, 0), (2, 0), (3, 0)]);
         assert_eq!(t.leaves_of_block, vec![0..3, 3..4, 4..5, 5..6]);
+    }
+
+    #[test]
+    fn each_rank_reduces_its_leaves_before_the_ranks_combine() {
+        // Ranks 0, 0, 0, 1, 1, 2: rank 0 has three leaves, rank 1 two, rank 2 one.
+        let t = Tree::grouped(&[4; 6], &[0, 0, 0, 1, 1, 2], 4, 2, 100);
+        let children = |l: usize| t.levels[l].iter().map(|n| n.children.clone()).collect::<Vec<_>>();
+        // Level 1 pairs within ranks; rank 2's leaf passes up alone.
+        assert_eq!(children(1), vec![0..2, 2..3, 3..5, 5..6]);
+        // Level 2: rank 0 still has two nodes, the others pass up.
+        assert_eq!(children(2), vec![0..2, 2..3, 3..4]);
+        // Level 3: one node per rank, so the ranks combine in pairs.
+        assert_eq!(children(3), vec![0..2, 2..3]);
+        assert_eq!(children(4), vec![0..2]);
+        assert_eq!(t.top(), 4);
     }
 }

@@ -14,10 +14,14 @@ use ndarray::Array2;
 const EPS: f64 = f64::EPSILON;
 
 fn check_qr(a: &Array2<f64>, rows: Vec<usize>, arity: usize) {
+    check_qr_with(a, rows, &TsqrOptions { arity, ..TsqrOptions::default() });
+}
+
+fn check_qr_with(a: &Array2<f64>, rows: Vec<usize>, options: &TsqrOptions) {
     let (m, n) = a.dim();
     let k = m.min(n);
     let x = chunked(a, rows.clone(), vec![n]);
-    let f = tsqr(&x, &TsqrOptions { arity, compute_svd: true, ..TsqrOptions::default() }).unwrap();
+    let f = tsqr(&x, &TsqrOptions { compute_svd: true, ..options.clone() }).unwrap();
     let (q, r) = (mat(&f.q), mat(&f.r));
     assert_eq!(q.dim(), (m, k));
     assert_eq!(r.dim(), (k, n));
@@ -47,6 +51,24 @@ fn tsqr_random_many_blocks_pairs_and_groups() {
     let a = mat(&RandomState::new(3).standard_normal::<f64>(&[300, 12], [300, 12]).unwrap());
     for arity in [2, 3, 4, 16] {
         check_qr(&a, vec![25; 12], arity);
+    }
+}
+
+/// Trees shaped for MPI ranks (each rank's leaves first, ranks whose leaves
+/// are one pass them up unchanged, then a tree over the ranks) give the same
+/// factorization, on both ways of forming Q, with as many ranks as blocks and
+/// more.
+#[test]
+fn trees_shaped_for_ranks_factor_alike() {
+    let a = mat(&RandomState::new(5).standard_normal::<f64>(&[300, 12], [300, 12]).unwrap());
+    for processes in [2, 3, 5, 7, 12, 20] {
+        for arity in [2, 3] {
+            for max_direct_condition in [DEFAULT_MAX_DIRECT_CONDITION, 0.0] {
+                let options = TsqrOptions { arity, processes, max_direct_condition, ..TsqrOptions::default() };
+                check_qr_with(&a, vec![25; 12], &options);
+                check_qr_with(&a, vec![7, 50, 1, 40, 5, 17, 0, 180], &options);
+            }
+        }
     }
 }
 

@@ -230,6 +230,22 @@ impl TaskGraph {
         self.wire(t).is_some()
     }
 
+    /// The dependency of task `t` whose process runs it when the graph spans
+    /// processes, if its layer names one (see
+    /// [`crate::custom::LayerOp::home_input`]).
+    ///
+    /// ```
+    /// # use chunked_array::{custom::Layer, Array};
+    /// # fn main() -> chunked_array::Result<()> {
+    /// let g = Layer::task_graph(&[(&Array::<f64>::ones(&[4], 2)? * 2.0).layer()])?;
+    /// assert!((0..g.len()).all(|t| g.home_input(t).is_none())); // built-in layers name none
+    /// # Ok(()) }
+    /// ```
+    pub fn home_input(&self, t: usize) -> Option<usize> {
+        let node = &self.nodes[self.task_node[t] as usize];
+        node.op.home_input().and_then(|i| self.deps(t).get(i)).map(|&d| d as usize)
+    }
+
     /// Task `t`'s block as bytes for another process of the same program.
     ///
     /// ```

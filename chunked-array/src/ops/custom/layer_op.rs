@@ -177,6 +177,40 @@ pub trait LayerOp: Send + Sync + 'static {
     fn wire(&self) -> Option<crate::graph::wire::Wire> {
         None
     }
+    /// The input (its position in the order [`LayerOp::deps`] pushes them)
+    /// whose MPI rank runs this layer's tasks; `None` (the default): the rank
+    /// where most of the task's input bytes are. A layer whose small inputs
+    /// may be estimated larger than its large one (a factor that is empty on
+    /// one path of the algorithm) names the large one, so that it never
+    /// travels.
+    ///
+    /// ```
+    /// use chunked_array::custom::{Deps, Layer, LayerOp};
+    /// use chunked_array::runtime::Block;
+    /// use chunked_array::{Array, DType};
+    /// struct ScaleRows;
+    /// impl LayerOp for ScaleRows {
+    ///     fn deps(&self, idx: &[usize], deps: &mut Deps<'_>) {
+    ///         deps.push(0, &[idx[0], 0]); // the row block
+    ///         deps.push(1, &[0]); // a small array every task reads
+    ///     }
+    ///     fn run(&self, _: &[usize], inputs: &[&Block]) -> chunked_array::Result<Block> {
+    ///         Ok(inputs[0].clone())
+    ///     }
+    ///     fn home_input(&self) -> Option<usize> {
+    ///         Some(0) // run where the row block is
+    ///     }
+    /// }
+    /// let x = Array::<f64>::ones(&[8, 2], [2, 2]).unwrap();
+    /// let s = Array::<f64>::ones(&[2], 2).unwrap();
+    /// let y = Layer::new("scale", DType::F64, x.chunks().clone(), &[x.layer(), s.layer()], ScaleRows);
+    /// let g = Layer::task_graph(&[y]).unwrap();
+    /// let t = g.output_tasks()[0][0] as usize;
+    /// assert_eq!(g.home_input(t), Some(g.deps(t)[0] as usize));
+    /// ```
+    fn home_input(&self) -> Option<usize> {
+        None
+    }
     /// Whether [`LayerOp::run_on_device`] computes this layer's blocks on a
     /// device. A layer reading a device array is placed on its device; with a
     /// device kernel its inputs are brought to the block's device and

@@ -93,6 +93,10 @@ impl<O: LayerOp> BlockOp for Custom<O> {
         node.device.is_some() && self.0.has_device_kernel()
     }
 
+    fn home_input(&self) -> Option<usize> {
+        self.0.home_input()
+    }
+
     fn run(&self, node: &Node, idx: &[usize], inputs: &[&Block]) -> Result<Block> {
         // Off a device, `run` gets host blocks: `run_placed` copies device
         // inputs down for ops that do not run on the device.
