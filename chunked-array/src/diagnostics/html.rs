@@ -28,19 +28,36 @@ pub(crate) fn report(title: &str, spans: &[Span], marks: &[TierMark], limit: Opt
         tasks.push(format!("[{row},{:.9},{:.9},{},{held},{}]", s.start, s.end, l, json_string(&s.key)));
     }
     let layer_json: Vec<String> = layers.iter().map(|l| json_string(l)).collect();
+    let idle: Vec<String> = idle_per_row(spans, &rows).iter().map(|s| format!("{s:.9}")).collect();
     let marks: Vec<String> = marks
         .iter()
         .map(|m| format!("[{:.9},{},{},{}]", m.time, json_string(m.kind.name()), m.bytes, json_string(&m.key)))
         .collect();
     let data = format!(
-        "{{\"layers\":[{}],\"rows\":[{}],\"tasks\":[{}],\"marks\":[{}],\"limit\":{}}}",
+        "{{\"layers\":[{}],\"rows\":[{}],\"idle\":[{}],\"tasks\":[{}],\"marks\":[{}],\"limit\":{}}}",
         layer_json.join(","),
         labels.join(","),
+        idle.join(","),
         tasks.join(","),
         marks.join(","),
         limit.map_or("null".to_string(), |l| l.to_string())
     );
     TEMPLATE.replace("__TITLE__", &html_escape(title)).replace("__DATA__", &data.replace("</", "<\\/"))
+}
+
+/// Seconds each row (a rank's worker) spent without a task between the
+/// first task's start and the last task's end over all rows: the time a
+/// rank waited for blocks from others, or had nothing ready.
+pub(crate) fn idle_per_row(spans: &[Span], rows: &[(usize, usize)]) -> Vec<f64> {
+    let first = spans.iter().map(|s| s.start).fold(f64::INFINITY, f64::min);
+    let last = spans.iter().map(|s| s.end).fold(f64::NEG_INFINITY, f64::max);
+    let mut busy = vec![0.0; rows.len()];
+    for s in spans {
+        if let Ok(row) = rows.binary_search(&(s.rank, s.worker)) {
+            busy[row] += (s.end - s.start).max(0.0);
+        }
+    }
+    busy.iter().map(|b| (last - first - b).max(0.0)).collect()
 }
 
 fn html_escape(s: &str) -> String {
@@ -62,6 +79,7 @@ canvas{border:1px solid #ccc;display:block}
 <h1>__TITLE__</h1>
 <div id="summary"></div>
 <h2>Task stream</h2>
+<div id="idle" style="font-size:12px;color:#555"></div>
 <canvas id="stream" width="1200" height="240"></canvas>
 <div id="legend"></div>
 <h2>Memory held in blocks</h2>
@@ -85,6 +103,8 @@ document.getElementById("summary").textContent =
   tasks.length + " tasks on " + workers + " workers over " + (span * 1e3).toFixed(2) + " ms; peak " + fmtBytes(peak) +
   (DATA.limit !== null ? "; limit " + fmtBytes(DATA.limit) + (drawLimit ? "" : " (off the chart)") : "") +
   (DATA.marks.length ? "; " + count("spill") + " spilled, " + count("unspill") + " read back, " + count("recompute") + " recomputed, " + count("drop") + " dropped, " + count("regenerate") + " regenerated" : "");
+document.getElementById("idle").textContent = "idle: " + DATA.rows.map((r, i) =>
+  r + " " + DATA.idle[i].toFixed(3) + " s (" + (100 * DATA.idle[i] / span).toFixed(0) + "%)").join(", ");
 const stream = document.getElementById("stream");
 stream.height = Math.max(60, 24 * workers + 20);
 const sc = stream.getContext("2d");
@@ -146,3 +166,32 @@ stream.addEventListener("mousemove", ev => {
 document.body.dataset.drawn = "yes";
 </script></body></html>
 "##;
+
+#[cfg(test)]
+mod tests {
+    use super::{Span, idle_per_row, report};
+
+    fn span(rank: usize, start: f64, end: f64) -> Span {
+        Span {
+            key: format!("('t', [{rank}])"),
+            layer: "t".into(),
+            worker: 0,
+            rank,
+            start,
+            end,
+            input_bytes: 0,
+            output_bytes: 0,
+            held_bytes: 0,
+        }
+    }
+
+    /// Rank 1 works 0-1 s and 3-4 s, rank 0 from 0 to 4 s: rank 1 idles 2 s.
+    #[test]
+    fn idle_time_per_rank() {
+        let spans = [span(0, 0.0, 4.0), span(1, 0.0, 1.0), span(1, 3.0, 4.0)];
+        let idle = idle_per_row(&spans, &[(0, 0), (1, 0)]);
+        assert!((idle[0] - 0.0).abs() < 1e-12 && (idle[1] - 2.0).abs() < 1e-12, "{idle:?}");
+        let html = report("x", &spans, &[], None, 0);
+        assert!(html.contains("\"idle\":[0.000000000,2.000000000]"), "{html}");
+    }
+}

@@ -40,6 +40,18 @@ struct Job {
 }
 
 fn run_job(np: usize, args: &[&str], limit: Duration) -> Job {
+    run_job_over(np, args, limit, &[])
+}
+
+/// The environment that sends every message between ranks through the TCP
+/// stack (loopback here), the path of a job across nodes: Open MPI's TCP
+/// transport under its ob1 messaging layer (UCX, where installed, would
+/// otherwise take the shared memory), MPICH's "no local" mode.
+const OVER_TCP: [(&str, &str); 4] =
+    [("OMPI_MCA_pml", "ob1"), ("OMPI_MCA_btl", "tcp,self"), ("MPIR_CVAR_NOLOCAL", "1"), ("MPIR_CVAR_CH3_NOLOCAL", "1")];
+
+/// [`run_job`] with `extra` added to the environment.
+fn run_job_over(np: usize, args: &[&str], limit: Duration, extra: &[(&str, &str)]) -> Job {
     let (launcher, flags, env) = mpirun().expect("checked before");
     let exe = std::env::current_exe().expect("own path");
     let out_path = std::env::temp_dir().join(format!(
@@ -55,6 +67,7 @@ fn run_job(np: usize, args: &[&str], limit: Duration) -> Job {
         .arg(&exe)
         .args(args)
         .envs(env)
+        .envs(extra.iter().copied())
         // The checks panic on purpose inside tasks: keep the log short.
         .env("RUST_BACKTRACE", "0")
         .stdin(Stdio::null())
@@ -91,20 +104,26 @@ pub fn launch() -> ExitCode {
         return ExitCode::SUCCESS;
     }
     let mut failures = Vec::new();
-    for np in 1..=4 {
+    // Shared memory at 1 to 4 ranks, then the TCP path at 2 and 4.
+    let runs = (1..=4).map(|np| (np, "shared memory", &[][..])).chain([2, 4].map(|np| (np, "tcp", &OVER_TCP[..])));
+    for (np, transport, extra) in runs {
         let dir = std::env::temp_dir().join(format!("chunked-mpi-checks-{}-{np}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).expect("scratch dir");
-        let job = run_job(np, &["--rank-checks", dir.to_str().expect("utf-8 temp dir")], Duration::from_secs(180));
+        let args = ["--rank-checks", dir.to_str().expect("utf-8 temp dir")];
+        let job = run_job_over(np, &args, Duration::from_secs(180), extra);
         let _ = std::fs::remove_dir_all(&dir);
         let oks = (0..np).filter(|r| job.output.contains(&format!("rank {r}: all checks passed"))).count();
         println!(
-            "mpirun -np {np}: exit {:?} in {:.1} s, {oks} of {np} ranks passed",
+            "mpirun -np {np} over {transport}: exit {:?} in {:.1} s, {oks} of {np} ranks passed",
             job.code,
             job.elapsed.as_secs_f64()
         );
         if job.code != Some(0) || oks != np || job.timed_out {
-            failures.push(format!("-np {np} (exit {:?}, timed out: {}):\n{}", job.code, job.timed_out, job.output));
+            failures.push(format!(
+                "-np {np} over {transport} (exit {:?}, timed out: {}):\n{}",
+                job.code, job.timed_out, job.output
+            ));
         }
     }
     // Rank 0's progress bar counts every rank's tasks.
@@ -135,8 +154,13 @@ pub fn launch() -> ExitCode {
     }
     // A rank killed in the middle of a compute, and a rank panicking outside a
     // task: the job must end with an error, within a bounded time, never hang.
-    for (what, flag) in [("killed rank", "--rank-kill"), ("panicking rank", "--rank-panic")] {
-        let job = run_job(3, &[flag], Duration::from_secs(120));
+    let cases = [
+        ("killed rank", "--rank-kill", &[][..]),
+        ("panicking rank", "--rank-panic", &[][..]),
+        ("killed rank over tcp", "--rank-kill", &OVER_TCP[..]),
+    ];
+    for (what, flag, extra) in cases {
+        let job = run_job_over(3, &[flag], Duration::from_secs(120), extra);
         println!("{what}: exit {:?} after {:.1} s", job.code, job.elapsed.as_secs_f64());
         if job.timed_out || job.code == Some(0) {
             failures.push(format!(

@@ -16,13 +16,22 @@
 //! apiece (P: the ranks that hold rows). The result (Q's or U's column sums, R or S and Vᵀ) is gathered on
 //! rank 0, so that only the factorization's own traffic is measured.
 //!
-//! `--model-ranks 16,64 --t1 SECONDS` instead prints, for job sizes this
-//! machine cannot run, what every rank would run and send, from the real
-//! placement of the same graph ([`chunked_distributed::traffic`]), and a cost
-//! model: `T(P) = T1 · (most tasks on a rank / all tasks) + α · (most messages
-//! sent by a rank) + (most bytes sent by a rank) / β`, with T1 the measured
-//! one-thread time, α = 2 µs and β = 12.5 GB/s (a 100 Gb/s InfiniBand link). The
-//! model leaves out the tree's serial top levels (a few QRs of 4n x n).
+//! `--workload pingpong` (2 ranks) prints the transport's latency α (half a
+//! round trip of 8 bytes) and bandwidth β (16 MiB messages), the parameters
+//! of the model.
+//!
+//! `--model-ranks 1,2,...,1024 --alpha SECONDS --beta BYTES_PER_S
+//! [--fit-rows M']` instead runs the graph of M' rows (default: M) once on one
+//! thread here, fits each layer's time per input
+//! byte from its tasks, and predicts for each rank count, from the real
+//! placement of the graph shaped for it: the busiest rank's compute (its
+//! tasks' input bytes times their layer's rate; a tree node of one child,
+//! which passes its R up, costs nothing), plus what it sends (α per message,
+//! bytes / β), plus the tree over the ranks' critical path (2·⌈log₂ P⌉ steps
+//! of α + n²·8/β). Bytes are the direct path's, which both workloads take
+//! (κ ≤ 100): the Householder W pieces are empty on it. Rank 0 prints a row
+//! per rank count: time, bytes sent by the busiest rank and by all, the
+//! lower bound, and the idle share.
 
 use std::time::Instant;
 
@@ -33,6 +42,8 @@ use chunked_distributed::{Gather, Mpi};
 use chunked_linalg::{TsqrOptions, tsqr};
 use mpi::traits::*;
 
+mod model;
+
 fn main() {
     let mpi = Mpi::init().expect("MPI");
     let workload = arg("--workload").unwrap_or_else(|| "tsqr".into());
@@ -42,36 +53,18 @@ fn main() {
     let scheduler = mpi.scheduler(Gather::Root, threads);
     let ctx = chunked_array::Context::with_scheduler(scheduler.clone());
     let x: Array<f64> = RandomState::new(1).standard_normal(&[rows, cols], [chunk_rows, cols]).expect("matrix");
+    if workload == "pingpong" {
+        return model::pingpong(&mpi);
+    }
     if let Some(ranks) = arg("--model-ranks") {
-        let t1: f64 = arg("--t1").map_or(0.0, |v| v.parse().expect("seconds"));
-        let layers = match workload.as_str() {
-            "tsqr" => {
-                let f = tsqr(&x, &TsqrOptions::default()).expect("tsqr");
-                vec![f.q.sum(0).expect("sum").layer(), f.r.layer()]
-            }
-            _ => {
-                let svd = chunked_linalg::svd(&x).expect("svd");
-                vec![svd.u.sum(0).expect("sum").layer(), svd.s.layer(), svd.vt.layer()]
-            }
-        };
-        let graph = chunked_array::custom::Layer::task_graph(&layers).expect("graph");
-        for p in ranks.split(',').map(|p| p.trim().parse::<usize>().expect("a rank count")) {
-            let per_rank =
-                chunked_distributed::traffic(&graph, p, chunked_array::runtime::Deliver::Result, Gather::Root);
-            let max = |f: fn(&chunked_distributed::TransferStats) -> u64| per_rank.iter().map(f).max().unwrap_or(0);
-            let total: u64 = per_rank.iter().map(|r| r.bytes).sum();
-            let active = per_rank.iter().filter(|r| r.tasks > 0).count() as u64;
-            let bound = 2 * (active - 1) * (cols * cols * 8) as u64;
-            let (tasks_max, bytes_max, messages_max) = (max(|r| r.tasks as u64), max(|r| r.bytes), max(|r| r.messages));
-            let modeled =
-                t1 * tasks_max as f64 / graph.len() as f64 + 2e-6 * messages_max as f64 + bytes_max as f64 / 12.5e9;
-            println!(
-                "| {workload} | {p} (model) | {rows} x {cols} | {chunk_rows} | {tasks_max} of {} | {modeled:.3} | {:.2} | {:.2} | {:.2} |",
-                graph.len(),
-                bytes_max as f64 / 1e6,
-                total as f64 / 1e6,
-                bound as f64 / 1e6
-            );
+        let float = |name: &str| arg(name).map(|v| v.parse::<f64>().expect("a number"));
+        let (alpha, beta) = (float("--alpha").unwrap_or(2e-6), float("--beta").unwrap_or(12.5e9));
+        let counts: Vec<usize> = ranks.split(',').map(|p| p.trim().parse().expect("a rank count")).collect();
+        let fit_rows = num("--fit-rows", rows);
+        let fit: Array<f64> =
+            RandomState::new(1).standard_normal(&[fit_rows, cols], [chunk_rows, cols]).expect("matrix");
+        if mpi.is_root() {
+            model::predict(&workload, &fit, &x, &counts, (alpha, beta));
         }
         return;
     }
