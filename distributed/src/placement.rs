@@ -54,7 +54,10 @@ pub struct TransferStats {
 ///   spread of its layer's blocks ([`owner_of`]): neighbouring blocks share a
 ///   rank, and a persisted array's block is where `persist` left it.
 /// - A task whose layer names a home input
-///   ([`chunked_array::custom::LayerOp::home_input`]) goes where that input is.
+///   ([`chunked_array::custom::LayerOp::home_input`]) goes where that input is;
+///   one whose layer lays its blocks out itself
+///   ([`chunked_array::runtime::TaskGraph::process_of`]: a large matmul's block
+///   products on a 2-D grid of ranks) goes where the layer says.
 /// - Any other task goes where most of its input bytes are (ties: the rank of
 ///   its first input), so elementwise chains and the first levels of reduction
 ///   and TSQR trees stay on one rank and only partials and R factors travel.
@@ -104,6 +107,8 @@ pub fn place_tasks(graph: &TaskGraph, ranks: usize) -> Vec<u32> {
         let deps = graph.deps(t);
         let rank = if let Some(home) = graph.home_input(t) {
             owner[home]
+        } else if let Some(rank) = graph.process_of(t, ranks) {
+            rank as u32
         } else if deps.is_empty() {
             let (layer, block) = graph.task_layer_block(t);
             owner_of(block, graph.layer_blocks(layer), ranks) as u32

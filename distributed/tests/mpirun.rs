@@ -30,12 +30,13 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().collect();
     match args.get(1).map(String::as_str) {
         Some("--rank-checks") => rank_checks(Path::new(&args[2])),
-        Some("--rank-kill") => rank_kill(),
-        Some("--rank-panic") => rank_panic(),
-        Some("--rank-encoder-panic") => rank_encoder_panic(),
-        Some("--rank-sleep") => rank_sleep(),
-        Some("--rank-store-error") => rank_store_error(Path::new(&args[2])),
+        Some("--rank-kill") => faults::rank_kill(),
+        Some("--rank-panic") => faults::rank_panic(),
+        Some("--rank-encoder-panic") => faults::rank_encoder_panic(),
+        Some("--rank-sleep") => faults::rank_sleep(),
+        Some("--rank-store-error") => faults::rank_store_error(Path::new(&args[2])),
         Some("--rank-progress") => rank_progress(),
+        Some("--rank-scale-out") => scale_out::rank_scale_out(),
         _ => launch(),
     }
 }
@@ -45,6 +46,10 @@ mod launcher;
 use launcher::launch;
 #[path = "mpirun/random_checks.rs"]
 mod random_checks;
+#[path = "mpirun/scale_out.rs"]
+mod scale_out;
+#[path = "mpirun/faults.rs"]
+mod faults;
 
 // ---------------------------------------------------------------- on each rank
 
@@ -495,104 +500,6 @@ fn check_device(mpi: &Mpi, dir: &Path) -> Result<(), String> {
         return Err(format!("{} bytes left on the rank's device", device.in_use()));
     }
     Ok(())
-}
-
-/// Rank 1 kills itself (SIGKILL) inside a task of a long compute.
-fn rank_kill() -> ExitCode {
-    let mpi = Mpi::init().expect("MPI");
-    let me = mpi.rank();
-    let x = RandomState::new(1).uniform::<f64>(&[4000, 100], [100, 100]).expect("array");
-    let y = x
-        .map_blocks(
-            move |b, info| {
-                if me == 1 && info.index[0] == 25 {
-                    // SAFETY: kill(2) on our own pid.
-                    unsafe { libc::kill(std::process::id() as i32, libc::SIGKILL) };
-                }
-                std::thread::sleep(Duration::from_millis(20));
-                b.to_owned()
-            },
-            None,
-        )
-        .expect("map_blocks");
-    let r = y.sum(None).expect("sum").compute_root(&mpi.context());
-    println!("rank {me}: compute returned {:?}", r.map(|_| ()));
-    ExitCode::SUCCESS
-}
-
-/// Rank 2 panics outside any task while the others wait in a compute for it.
-fn rank_panic() -> ExitCode {
-    let mpi = Mpi::init().expect("MPI");
-    if mpi.rank() == 2 {
-        std::thread::sleep(Duration::from_millis(300));
-        panic!("rank 2 fails before its share of the compute");
-    }
-    let x = RandomState::new(1).uniform::<f64>(&[600, 10], [10, 10]).expect("array");
-    let r = x.sum(None).expect("sum").compute_root(&mpi.context());
-    println!("rank {}: compute returned {:?}", mpi.rank(), r.map(|_| ()));
-    ExitCode::SUCCESS
-}
-
-/// A value whose encoder panics: it is encoded on a worker thread, outside
-/// its task, when it must travel to another rank.
-#[derive(Clone)]
-struct Bomb(u64);
-
-impl chunked_array::delayed::Encode for Bomb {
-    fn encode(&self, _: &mut Vec<u8>) {
-        panic!("encoder bomb {}", self.0)
-    }
-    fn decode(bytes: &mut &[u8]) -> Option<Self> {
-        u64::decode(bytes).map(Bomb)
-    }
-}
-
-/// Values of every rank gathered into one: the encoders panic, and every rank
-/// must end with the error (exit 1) instead of waiting for the lost value.
-fn rank_encoder_panic() -> ExitCode {
-    use chunked_array::delayed::{Delayed, fan_in};
-    let mpi = Mpi::init().expect("MPI");
-    let leaves: Vec<Delayed<Bomb>> = (0..40u64).map(|i| Delayed::new("leaf", move || Bomb(i)).encoded()).collect();
-    // The total goes to every rank from the one that makes it: its encoder runs.
-    let total = fan_in("total", &leaves, |v| Bomb(v.iter().map(|b| b.0).sum::<u64>())).encoded();
-    let r = total.compute_on(&mpi.context_gather_all());
-    println!("rank {}: compute returned {:?}", mpi.rank(), r.as_ref().map(|b| b.0));
-    if r.is_err() { ExitCode::FAILURE } else { ExitCode::SUCCESS }
-}
-
-/// Rank 1 sleeps in a task past the progress timeout (3 s here): the ranks
-/// waiting for its blocks end the job, naming what they waited for.
-fn rank_sleep() -> ExitCode {
-    // SAFETY: set before MPI or any other thread starts.
-    unsafe { std::env::set_var("CHUNKED_MPI_TIMEOUT", "3") };
-    let mpi = Mpi::init().expect("MPI");
-    let me = mpi.rank();
-    let x = RandomState::new(1).uniform::<f64>(&[600, 10], [10, 10]).expect("array");
-    let stuck = x
-        .map_blocks(
-            move |b, _| {
-                if me == 1 {
-                    std::thread::sleep(Duration::from_secs(60));
-                }
-                b.to_owned()
-            },
-            None,
-        )
-        .expect("map_blocks");
-    let r = stuck.sum(None).expect("sum").compute_root(&mpi.context());
-    println!("rank {}: compute returned {:?}", mpi.rank(), r.map(|_| ()));
-    ExitCode::SUCCESS
-}
-
-/// A Zarr store whose preparation fails on rank 1 alone (its array path is
-/// refused): every rank must end with an error instead of waiting for rank 1.
-fn rank_store_error(dir: &Path) -> ExitCode {
-    let mpi = Mpi::init().expect("MPI");
-    let name = if mpi.rank() == 1 { "../escape" } else { "a" };
-    let x = Array::<f64>::ones(&[40], 10).expect("array");
-    let r = x.to_zarr_on(dir, name, &ZarrWriteOptions::default(), &mpi.context());
-    println!("rank {}: store returned {:?}", mpi.rank(), r.as_ref().map(|_| ()));
-    if r.is_err() { ExitCode::FAILURE } else { ExitCode::SUCCESS }
 }
 
 /// One check run on every rank: its result is that rank's verdict.

@@ -74,6 +74,12 @@ pub(crate) trait BlockOp: Send + Sync + 'static {
     fn wire(&self) -> Option<wire::Wire> {
         None
     }
+    /// The process (of `processes`) that runs block `idx` when a graph spans
+    /// processes, for a layer that lays its blocks out itself (a matmul's 2-D
+    /// grid of ranks); `None` (the default): the placement's rules.
+    fn process_of(&self, _node: &Node, _idx: &[usize], _processes: usize) -> Option<usize> {
+        None
+    }
     /// The input (its position among the task's dependencies) whose process
     /// runs this layer's task when a graph spans processes; `None` (the
     /// default): where most of its input bytes are.

@@ -12,6 +12,16 @@
 //! So no task holds more than the limit (unless a single old block, or two new
 //! ones, already do), and the graph stays small where one grid is much finer
 //! than the other: (n, 1) -> (1, n) blocks would otherwise go through n² pieces.
+//!
+//! A graph shaped for several processes ([`crate::runtime::process_count`])
+//! goes through the exact common refinement instead, where it has at most
+//! [`PIECES_PER_BLOCK`] pieces per old or new block: each piece lies in one
+//! old block (so it is made where that block is) and in one new block (so it
+//! travels at most once, to the rank assembling that block). Between ranks
+//! this is dask's all-to-all "p2p" rechunk without its trip through disk:
+//! every element that changes rank moves once, and only those do, where a
+//! new block reading whole old blocks would take every overlapping old block
+//! across whole.
 
 use std::sync::Arc;
 
@@ -26,6 +36,11 @@ use crate::graph::{BlockOp, Node, block_as};
 
 /// [`BlockSizeOptions`] under the name dask users look for with `rechunk`.
 pub type RechunkOptions = BlockSizeOptions;
+
+/// The most pieces per old or new block a rechunk over several processes goes
+/// through (see the module doc); beyond it the two grids are so different in
+/// shape that the refinement's tasks would cost more than the bytes they save.
+pub(crate) const PIECES_PER_BLOCK: usize = 16;
 
 /// Per axis, the old blocks that new block `i` overlaps: `ranges[axis][i]`.
 fn overlaps(old: &Chunks, new: &Chunks) -> Vec<Vec<(usize, usize)>> {
@@ -186,6 +201,12 @@ impl<T: Element> Array<T> {
             return Array::built(self.node.regrid(new));
         }
         let itemsize = std::mem::size_of::<T>();
+        if crate::schedule::spread::process_count() > 1
+            && let Some(refined) = refinement_between_ranks(old, &new)
+        {
+            let split = if &refined == old { self.clone() } else { direct(self, refined.clone()) };
+            return Ok(if refined == new { split } else { direct(&split, new) });
+        }
         if largest_task_bytes(old, &new, itemsize) <= options.block_size_limit {
             return Ok(direct(self, new));
         }
@@ -196,6 +217,15 @@ impl<T: Element> Array<T> {
         }
         Ok(direct(&split, new))
     }
+}
+
+/// The exact common refinement of `old` and `new` when it has at most
+/// [`PIECES_PER_BLOCK`] pieces per block of either grid (see the module doc).
+fn refinement_between_ranks(old: &Chunks, new: &Chunks) -> Option<Chunks> {
+    let refined: Vec<Vec<usize>> = (0..new.ndim()).map(|a| refine(&[old.boundaries(a), new.boundaries(a)])).collect();
+    let refined = Chunks::from_lengths(refined);
+    let most = old.num_blocks().max(new.num_blocks()).saturating_mul(PIECES_PER_BLOCK);
+    (refined.num_blocks() <= most).then_some(refined)
 }
 
 /// The intermediate grid of a two-step rechunk (see the module doc): the common

@@ -250,3 +250,111 @@ fn lu_and_cholesky_work_spreads_over_ranks() {
         assert!(used.len() > 1, "all {} tasks on one rank", g.len());
     }
 }
+
+/// Elements of the box `[lo, hi)` (per axis) of a grid's block `b`.
+fn block_box(chunks: &chunked_array::Chunks, b: usize) -> Vec<(usize, usize)> {
+    let idx = chunks.unravel(b);
+    (0..idx.len()).map(|a| (chunks.offset(a, idx[a]), chunks.offset(a, idx[a] + 1))).collect()
+}
+
+/// A rechunk over ranks moves each element that changes rank once, and only
+/// those: the bytes that cross equal, for every new block, its elements whose
+/// old block is on another rank than the one assembling it.
+#[test]
+fn rechunk_moves_each_element_that_changes_rank_once() {
+    let x = RandomState::new(5).uniform::<f64>(&[60, 48], [7, 10]).unwrap();
+    let y = &x * 2.0; // not a source: the rechunk must move data
+    let before = chunked_array::runtime::process_count();
+    for (new, ranks) in [([60, 5], 2), ([60, 5], 3), ([12, 9], 4), ([5, 48], 5), ([13, 13], 8), ([60, 48], 3)] {
+        chunked_array::runtime::set_process_count(ranks);
+        let z = y.rechunk(new);
+        chunked_array::runtime::set_process_count(before);
+        let z = z.unwrap();
+        let g = graph(&[z.layer()]);
+        let owner = place_tasks(&g, ranks);
+        let mut moved = 0;
+        for t in 0..g.len() {
+            let mut to: Vec<u32> =
+                g.consumers(t).iter().map(|&c| owner[c as usize]).filter(|&r| r != owner[t]).collect();
+            to.sort_unstable();
+            to.dedup();
+            moved += to.len() * g.estimated_bytes(t);
+        }
+        // The least: per new block, the elements of each old block it overlaps
+        // whose owner is not the rank that assembles it.
+        let (old_chunks, new_chunks) = (y.chunks(), z.chunks());
+        let mut least = 0;
+        for &t in &g.output_tasks()[0] {
+            let (_, nb) = g.task_layer_block(t as usize);
+            let out = block_box(new_chunks, nb);
+            for ob in 0..old_chunks.num_blocks() {
+                let src = block_box(old_chunks, ob);
+                let overlap: usize =
+                    out.iter().zip(&src).map(|(o, s)| o.1.min(s.1).saturating_sub(o.0.max(s.0))).product();
+                if owner_of(ob, old_chunks.num_blocks(), ranks) as u32 != owner[t as usize] {
+                    least += overlap * 8;
+                }
+            }
+        }
+        assert_eq!(moved, least, "rechunk to {new:?} over {ranks} ranks");
+    }
+}
+
+/// Bytes each rank receives (blocks it reads from tasks on other ranks).
+fn received_per_rank(g: &TaskGraph, owner: &[u32], ranks: usize) -> Vec<usize> {
+    let mut received = vec![0; ranks];
+    for t in 0..g.len() {
+        let mut to: Vec<u32> = g.consumers(t).iter().map(|&c| owner[c as usize]).filter(|&r| r != owner[t]).collect();
+        to.sort_unstable();
+        to.dedup();
+        for r in to {
+            received[r as usize] += g.estimated_bytes(t);
+        }
+    }
+    received
+}
+
+/// A large matmul over a rank count with a 2-D grid (rows x columns) puts its
+/// block products on that grid: each rank receives at most its band of `a`'s
+/// rows and its band of `b`'s columns (SUMMA's n²/rows + n²/columns), fewer
+/// bytes than the placement by input bytes, where each rank reads nearly all
+/// of `b`. Over a prime count, or where the grid saves nothing, the graph is
+/// the one-process one.
+#[test]
+fn matmul_over_a_grid_of_ranks_reads_bands() {
+    let a = RandomState::new(6).uniform::<f64>(&[96, 96], [8, 8]).unwrap();
+    let b = RandomState::new(7).uniform::<f64>(&[96, 96], [8, 8]).unwrap();
+    let (a, b) = (&a * 1.0, &b * 1.0); // not sources, as a matmul of computed operands
+    let before = chunked_array::runtime::process_count();
+    let graph_over = |ranks: usize| {
+        chunked_array::runtime::set_process_count(ranks);
+        let c = a.matmul(&b);
+        chunked_array::runtime::set_process_count(before);
+        graph(&[c.unwrap().layer()])
+    };
+    let flat = graph_over(1);
+    let bytes = 96 * 96 * 8;
+    for (ranks, rows, cols) in [(8, 2, 4), (9, 3, 3), (16, 4, 4), (36, 6, 6)] {
+        let g = graph_over(ranks);
+        let owner = place_tasks(&g, ranks);
+        let products: Vec<usize> = (0..g.len()).filter(|&t| g.process_of(t, ranks).is_some()).collect();
+        assert!(!products.is_empty(), "no products on the grid over {ranks} ranks");
+        let received = received_per_rank(&g, &owner, ranks);
+        // The widest bands: 12 row (column) blocks over the grid's rows (columns).
+        let bands = bytes * 12usize.div_ceil(rows) / 12 + bytes * 12usize.div_ceil(cols) / 12;
+        assert!(received.iter().all(|&r| r <= bands), "{ranks} ranks: {received:?} > {bands}");
+        let by_input = received_per_rank(&flat, &place_tasks(&flat, ranks), ranks);
+        let (grid_max, input_max) = (received.iter().max().unwrap(), by_input.iter().max().unwrap());
+        println!("{ranks} ranks: at most {grid_max} bytes to a rank on the grid, {input_max} by input bytes");
+        assert!(grid_max < input_max, "{ranks} ranks: grid {grid_max} vs by input bytes {input_max}");
+        // Every rank of the grid makes products.
+        let used: std::collections::BTreeSet<u32> = products.iter().map(|&t| owner[t]).collect();
+        assert_eq!(used.len(), ranks);
+    }
+    // 4 ranks: a 2 x 2 grid reads as much as the placement by input bytes; 7:
+    // prime; 64: fewer than 2 x 2 blocks per rank of an 8 x 8 grid.
+    for ranks in [4, 7, 64] {
+        let g = graph_over(ranks);
+        assert!((0..g.len()).all(|t| g.process_of(t, ranks).is_none()), "{ranks} ranks");
+    }
+}

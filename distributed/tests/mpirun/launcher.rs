@@ -126,6 +126,17 @@ pub fn launch() -> ExitCode {
             ));
         }
     }
+    // The layouts of larger jobs: 8 ranks (oversubscribed), over shared memory.
+    let job = run_job(8, &["--rank-scale-out"], Duration::from_secs(180));
+    let oks = (0..8).filter(|r| job.output.contains(&format!("rank {r}: scale-out checks passed"))).count();
+    println!(
+        "scale-out checks, 8 ranks: exit {:?} in {:.1} s, {oks} of 8 ranks passed",
+        job.code,
+        job.elapsed.as_secs_f64()
+    );
+    if job.code != Some(0) || oks != 8 || job.timed_out {
+        failures.push(format!("scale-out checks on 8 ranks (exit {:?}):\n{}", job.code, job.output));
+    }
     // Rank 0's progress bar counts every rank's tasks.
     let job = run_job(2, &["--rank-progress"], Duration::from_secs(120));
     // mpirun forwards stdout and stderr (where the bar draws) as they come, so

@@ -246,6 +246,23 @@ impl TaskGraph {
         node.op.home_input().and_then(|i| self.deps(t).get(i)).map(|&d| d as usize)
     }
 
+    /// The process of `processes` that runs task `t`, if its layer lays its
+    /// blocks out itself (a large matmul over ranks, whose block products go
+    /// to a 2-D grid of ranks).
+    ///
+    /// ```
+    /// # use chunked_array::{custom::Layer, Array};
+    /// # fn main() -> chunked_array::Result<()> {
+    /// let g = Layer::task_graph(&[(&Array::<f64>::ones(&[4], 2)? * 2.0).layer()])?;
+    /// assert!((0..g.len()).all(|t| g.process_of(t, 4).is_none())); // the placement decides
+    /// # Ok(()) }
+    /// ```
+    pub fn process_of(&self, t: usize, processes: usize) -> Option<usize> {
+        let node = &self.nodes[self.task_node[t] as usize];
+        let idx = node.chunks.unravel(self.task_block[t]);
+        node.op.process_of(node, &idx, processes).filter(|&r| r < processes)
+    }
+
     /// Task `t`'s block as bytes for another process of the same program.
     ///
     /// ```

@@ -297,7 +297,8 @@ fn matmul_stacks<T: Gemm>(a: &Array<T>, b: &Array<T>, panel_limit: usize) -> Res
     let with_groups = |n: usize| lead.iter().cloned().chain([vec![1; n]]).collect::<Vec<_>>();
     let inputs = vec![a.node.clone(), b.node.clone()];
     let mut n = groups.len();
-    let op = Product::<T> { groups, single: n == 1, stretched, _t: std::marker::PhantomData };
+    let on_rank_grid = nb == 0 && rank_grid_moves_less(ca, cb, std::mem::size_of::<T>());
+    let op = Product::<T> { groups, single: n == 1, stretched, on_rank_grid, _t: std::marker::PhantomData };
     if n == 1 {
         return Array::built(Node::new("matmul", T::DTYPE, Chunks::from_lengths(lead), inputs, op));
     }
@@ -319,6 +320,24 @@ fn matmul_stacks<T: Gemm>(a: &Array<T>, b: &Array<T>, panel_limit: usize) -> Res
         n = next;
     }
     Array::built(partial)
+}
+
+/// Whether a 2-D matmul over the graph's ranks ([`crate::runtime::process_count`])
+/// moves fewer bytes per rank with its block products on a grid of ranks
+/// (each rank reads a band of `a`'s rows and one of `b`'s columns) than with
+/// each product where most of its inputs are (each rank reads about all of
+/// the smaller operand): both operands large against the rank count, in
+/// blocks (two per rank along each axis of the grid) and in bytes.
+fn rank_grid_moves_less(ca: &Chunks, cb: &Chunks, itemsize: usize) -> bool {
+    let processes = crate::schedule::spread::process_count();
+    let Some((rows, cols)) = product::ranks_grid(processes) else { return false };
+    let bytes = |c: &Chunks| c.shape().iter().product::<usize>() as f64 * itemsize as f64;
+    let (a, b) = (bytes(ca), bytes(cb));
+    // At least 2 x 2 output blocks per rank: with fewer, the placement by
+    // input bytes already spreads each panel's products over few ranks.
+    let enough_blocks = ca.grid()[0] >= 2 * rows && cb.grid()[1] >= 2 * cols;
+    let on_grid = a / rows as f64 + b / cols as f64;
+    enough_blocks && on_grid < a.min(b) * (1.0 - 1.0 / processes as f64)
 }
 
 /// The contracted axis cut into pieces (the common refinement of both grids),

@@ -37,7 +37,18 @@ pub(super) struct Product<T> {
     /// Per operand (a, b), per batch axis: whether it is stretched (length 1
     /// against a longer axis of the other operand), so read at index 0.
     pub(super) stretched: [Vec<bool>; 2],
+    /// Whether the products go to a 2-D grid of ranks (see [`ranks_grid`]).
+    pub(super) on_rank_grid: bool,
     pub(super) _t: std::marker::PhantomData<fn() -> T>,
+}
+
+/// The grid of ranks a matmul's block products are laid out on over
+/// `processes` ranks: `rows` x `processes / rows` with `rows` the largest
+/// divisor of `processes` at most its square root, `None` when that is 1 (a
+/// prime count, whose products keep the placement's own rules).
+pub(super) fn ranks_grid(processes: usize) -> Option<(usize, usize)> {
+    let rows = (1..=processes.isqrt()).rev().find(|r| processes.is_multiple_of(*r))?;
+    (rows > 1).then_some((rows, processes / rows))
 }
 
 impl<T: Gemm> Product<T> {
@@ -57,6 +68,23 @@ impl<T: Gemm> Product<T> {
 }
 
 impl<T: Gemm> BlockOp for Product<T> {
+    /// SUMMA's layout: output block (i, j) on the rank of its cell in a 2-D
+    /// grid of ranks, the row blocks cut into contiguous bands over the grid's
+    /// rows and the column blocks over its columns. A rank then reads the row
+    /// panel of `a` for its band and the column panel of `b` for its band:
+    /// n²/rows + n²/columns elements, where one rank per row panel would read
+    /// all of `b`.
+    fn process_of(&self, node: &Node, idx: &[usize], processes: usize) -> Option<usize> {
+        if !self.on_rank_grid {
+            return None;
+        }
+        let (rows, cols) = ranks_grid(processes)?;
+        let grid = node.chunks.grid();
+        let nb = self.batch_axes();
+        let owner = crate::schedule::spread::owner_of;
+        Some(owner(idx[nb], grid[nb], rows) * cols + owner(idx[nb + 1], grid[nb + 1], cols))
+    }
+
     fn deps(&self, node: &Node, idx: &[usize], out: &mut Vec<(usize, usize)>) {
         let (a, b) = (&node.inputs[0].chunks, &node.inputs[1].chunks);
         let nb = self.batch_axes();
