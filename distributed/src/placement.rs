@@ -58,9 +58,12 @@ pub struct TransferStats {
 ///   one whose layer lays its blocks out itself
 ///   ([`chunked_array::runtime::TaskGraph::process_of`]: a large matmul's block
 ///   products on a 2-D grid of ranks) goes where the layer says.
-/// - Any other task goes where most of its input bytes are (ties: the rank of
-///   its first input), so elementwise chains and the first levels of reduction
-///   and TSQR trees stay on one rank and only partials and R factors travel.
+/// - Any other task goes where most of its input bytes are, so elementwise
+///   chains and the first levels of reduction and TSQR trees stay on one rank
+///   and only partials and R factors travel. Ties go to the task's own rank in
+///   the even spread of its layer's blocks when that rank is among them (a
+///   rechunk's blocks, made of equal shares from every rank, spread over the
+///   ranks), else to the rank of its first input.
 /// - Tasks tied by blocks that cannot travel (intermediate values of a custom
 ///   layer without a [`chunked_array::runtime::Wire`], delayed values not
 ///   `encoded()`) run on one rank: the rank the first of them gets, or rank 0
@@ -123,8 +126,15 @@ pub fn place_tasks(graph: &TaskGraph, ranks: usize) -> Vec<u32> {
                     None => bytes_at.push((r, b)),
                 }
             }
-            // The first maximum: ties go to the rank of the earliest input.
-            bytes_at.iter().fold((UNSET, 0), |best, &(r, b)| if b > best.1 { (r, b) } else { best }).0
+            let most = bytes_at.iter().map(|&(_, b)| b).max().unwrap_or(0);
+            // Ties go to the block's own rank in the even spread of its layer
+            // when it is among them (so that blocks made from equal shares of
+            // every rank, as a rechunk's, spread over the ranks), else to the
+            // rank of the earliest input.
+            let (layer, block) = graph.task_layer_block(t);
+            let spread = owner_of(block, graph.layer_blocks(layer), ranks) as u32;
+            let tied = |r: u32| bytes_at.iter().any(|&(q, b)| q == r && b == most);
+            if tied(spread) { spread } else { bytes_at.iter().find(|&&(_, b)| b == most).map_or(0, |&(r, _)| r) }
         };
         owner[t] = rank;
         group_owner[root] = rank;

@@ -110,6 +110,13 @@ fn assert_tsqr_at_bound(g: &TaskGraph, ranks: usize, n: usize, active_expected: 
         }
     }
     assert_eq!(up.0, active - 1, "R factors sent up over {ranks} ranks: {per_layer:?}");
+    // The plan goes down a binary tree of ranks: no rank sends more than two copies.
+    let owner = place_tasks(g, ranks);
+    let mut copies_sent = vec![0; ranks];
+    for t in (0..g.len()).filter(|&t| g.layer_name(t) == "tsqr-leaf-plan" || g.layer_name(t) == "tsqr-q-plan") {
+        copies_sent[owner[t] as usize] += g.consumers(t).iter().filter(|&&c| owner[c as usize] != owner[t]).count();
+    }
+    assert!(copies_sent.iter().all(|&c| c <= 2), "plan copies sent per rank over {ranks} ranks: {copies_sent:?}");
     assert!(up.1 <= (active - 1) * square, "{} bytes of R over {ranks} ranks", up.1);
 }
 

@@ -391,10 +391,15 @@ impl<T: Scalar> LayerOp for Plan<T> {
 
 /// What the leaves read of the root's plan: on the direct path the whole plan
 /// (the n x n matrix each row block is multiplied by), on the Householder path
-/// only that it is that path (W goes down the tree, not to every leaf). Under
-/// MPI this is what travels to each rank besides the tree's own W pieces.
+/// only that it is that path (W goes down the tree, not to every leaf). One
+/// copy per rank holding rows, each made on its rank, passed down a binary
+/// tree of ranks ([`super::tree::broadcast_slot`]), one level of it per
+/// layer: under MPI each rank receives one copy and sends at most two, where
+/// the root would send every copy itself.
 pub(super) struct LeafPlan<T> {
-    pub(super) n: usize,
+    pub(super) tree: Arc<Tree>,
+    /// The level of the broadcast this layer holds.
+    pub(super) level: usize,
     pub(super) _t: std::marker::PhantomData<fn() -> T>,
 }
 
@@ -403,17 +408,33 @@ impl<T: Scalar> LayerOp for LeafPlan<T> {
         Some(RootPlan::<T>::wire())
     }
     fn output_bytes(&self, _: &[usize]) -> Option<usize> {
-        Some(self.n * self.n * std::mem::size_of::<T>())
+        Some(self.tree.n * self.tree.n * std::mem::size_of::<T>())
     }
-    fn deps(&self, _: &[usize], deps: &mut Deps<'_>) {
-        deps.push(0, &[0]);
+    fn deps(&self, idx: &[usize], deps: &mut Deps<'_>) {
+        // Level 0 reads the plan; copy k of a later level reads copy (k - 1) / 2.
+        let parent =
+            if self.level == 0 { 0 } else { (self.level_start() + idx[0] - 1) / 2 + 1 - (1 << (self.level - 1)) };
+        deps.push(0, &[parent]);
+    }
+    fn process_of(&self, idx: &[usize], _processes: usize) -> Option<usize> {
+        self.tree.ranks.get(self.level_start() + idx[0]).copied()
     }
     fn run(&self, _: &[usize], inputs: &[&Block]) -> chunked_array::Result<Block> {
+        if self.level > 0 {
+            return Ok(inputs[0].clone());
+        }
         let plan = block_value::<RootPlan<T>>(inputs[0])?;
         Ok(Arc::new(match &plan.direct {
             Some((m, _)) => RootPlan::direct(m.clone()),
             None => RootPlan::householder(Mat::zeros(0, 0)),
         }))
+    }
+}
+
+impl<T> LeafPlan<T> {
+    /// The copy number of this level's first block.
+    fn level_start(&self) -> usize {
+        (1 << self.level) - 1
     }
 }
 
@@ -506,11 +527,17 @@ impl<T: Scalar> LayerOp for Down<T> {
     }
 }
 
+/// The levels of the plan's broadcast to the ranks holding rows.
+pub(super) fn broadcast_levels(tree: &Tree) -> usize {
+    super::tree::broadcast_slot(tree.ranks.len().max(1) - 1).0 + 1
+}
+
 /// The result's row blocks, row-major: `A_i · m` on the direct path, else
 /// `Q_l · [W_l; 0]` for each leaf l of the block, from the leaf's QR taken
 /// again (the same deterministic kernel on the same rows gives the R the tree
-/// reduced). Its second input is the root's plan when one leaf is the whole
-/// tree, else the [`LeafPlan`].
+/// reduced). Its inputs: the row blocks, then the root's plan when one leaf is
+/// the whole tree, else the levels of the [`LeafPlan`] broadcast and the
+/// leaves' W (each task reads its rank's copy of the plan).
 pub(super) struct LeafOut<T> {
     pub(super) tree: Arc<Tree>,
     pub(super) _t: std::marker::PhantomData<fn() -> T>,
@@ -538,11 +565,16 @@ impl<T: Scalar> LayerOp for LeafOut<T> {
     }
     fn deps(&self, idx: &[usize], deps: &mut Deps<'_>) {
         deps.push(0, &[idx[0], 0]);
-        deps.push(1, &[0]);
-        if self.tree.top() > 0 {
-            for leaf in self.tree.leaves_of_block[idx[0]].clone() {
-                deps.push(2, &[leaf]);
-            }
+        if self.tree.top() == 0 {
+            deps.push(1, &[0]);
+            return;
+        }
+        // Inputs 1.. are the plan's broadcast levels, then the leaves' W.
+        let (level, position) = super::tree::broadcast_slot(self.tree.rank_of_block[idx[0]]);
+        deps.push(1 + level, &[position]);
+        let w_input = 1 + broadcast_levels(&self.tree);
+        for leaf in self.tree.leaves_of_block[idx[0]].clone() {
+            deps.push(w_input, &[leaf]);
         }
     }
     fn run(&self, idx: &[usize], inputs: &[&Block]) -> chunked_array::Result<Block> {

@@ -44,7 +44,10 @@ use chunked_array::custom::Layer;
 use chunked_array::{Array, Chunks, DType, Element};
 
 use crate::{Error, RealScalar, Result, Scalar};
-use layers::{Down, LeafOut, LeafPlan, LeafR, Plan, PlanOf, RofFactor, RootR, StackQr, SvdOfR, SvdPart, WofParent};
+use layers::{
+    Down, LeafOut, LeafPlan, LeafR, Plan, PlanOf, RofFactor, RootR, StackQr, SvdOfR, SvdPart, WofParent,
+    broadcast_levels,
+};
 use tree::{LEAF_ROWS, Tree};
 
 /// Options of [`tsqr`].
@@ -299,8 +302,16 @@ fn host_tsqr<T: Scalar>(a: &Array<T>, tree: Arc<Tree>, options: &TsqrOptions) ->
         }
         let mut inputs = vec![a.layer()];
         if tree.top() > 0 {
-            let leaf_plan = LeafPlan::<T> { n, _t: phantom };
-            inputs.push(Layer::new("tsqr-leaf-plan", DType::Intermediate, one(), &[plan], leaf_plan));
+            // The plan's copies for the ranks holding rows, a level at a time.
+            let mut copies = plan;
+            for level in 0..broadcast_levels(&tree) {
+                let first = (1 << level) - 1;
+                let count = tree.ranks.len().min(2 * first + 1) - first;
+                let op = LeafPlan::<T> { tree: tree.clone(), level, _t: phantom };
+                let chunks = Chunks::from_lengths(vec![vec![1; count]]);
+                copies = Layer::new("tsqr-leaf-plan", DType::Intermediate, chunks, &[copies], op);
+                inputs.push(copies.clone());
+            }
             inputs.push(above);
         } else {
             inputs.push(plan);

@@ -35,6 +35,19 @@ pub(super) struct Tree {
     pub(super) leaf_rows: Vec<LeafRows>,
     /// Per row block of the input, its leaves.
     pub(super) leaves_of_block: Vec<Range<usize>>,
+    /// The ranks holding rows, in the order of their first row block (the
+    /// root's first), and per row block the position of its rank in this list.
+    pub(super) ranks: Vec<usize>,
+    pub(super) rank_of_block: Vec<usize>,
+}
+
+/// Where the copy of the root's plan for the `k`-th rank holding rows sits in
+/// the broadcast to those ranks, a binary tree (copy k is made from copy
+/// (k - 1) / 2): (level, position in the level), level l holding copies
+/// 2^l - 1 .. 2^(l+1) - 1.
+pub(super) fn broadcast_slot(k: usize) -> (usize, usize) {
+    let level = (k + 1).ilog2() as usize;
+    (level, k + 1 - (1 << level))
 }
 
 /// Leaves of at most this many rows, or 10n where that is more. A tall leaf's
@@ -94,7 +107,18 @@ impl Tree {
             levels.push(above);
             groups = above_groups;
         }
-        Tree { n, levels, leaf_rows, leaves_of_block }
+        let mut ranks: Vec<usize> = Vec::new();
+        let mut position = std::collections::HashMap::new();
+        let rank_of_block = (0..row_lengths.len())
+            .map(|b| {
+                let r = owners.get(b).copied().unwrap_or(0);
+                *position.entry(r).or_insert_with(|| {
+                    ranks.push(r);
+                    ranks.len() - 1
+                })
+            })
+            .collect();
+        Tree { n, levels, leaf_rows, leaves_of_block, ranks, rank_of_block }
     }
 
     pub(super) fn top(&self) -> usize {
@@ -143,6 +167,14 @@ mod tests {
         let starts: Vec<(usize, usize)> = t.leaf_rows.iter().map(|l| (l.block, l.start)).collect();
         assert_eq!(starts, vec![(0, 0), (0, 9), (0, 17), (1, 0), (2, 0), (3, 0)]);
         assert_eq!(t.leaves_of_block, vec![0..3, 3..4, 4..5, 5..6]);
+    }
+
+    #[test]
+    fn broadcast_slots_fill_levels_of_a_binary_tree() {
+        let slots: Vec<(usize, usize)> = (0..8).map(super::broadcast_slot).collect();
+        assert_eq!(slots, vec![(0, 0), (1, 0), (1, 1), (2, 0), (2, 1), (2, 2), (2, 3), (3, 0)]);
+        let t = Tree::grouped(&[4; 5], &[3, 3, 1, 1, 0], 4, 2, 100);
+        assert_eq!((t.ranks.clone(), t.rank_of_block.clone()), (vec![3, 1, 0], vec![0, 0, 1, 1, 2]));
     }
 
     #[test]

@@ -6,10 +6,11 @@ use std::time::Instant;
 
 use chunked_array::custom::Layer;
 use chunked_array::runtime::{Deliver, TaskGraph, set_process_count};
-use chunked_array::{Array, Computable, Context, Profiler, ThreadedScheduler};
+use chunked_array::{Array, Chunks, Computable, Context, Profiler, ThreadedScheduler};
 use chunked_distributed::{Gather, Mpi, place_tasks, plan_run};
-use chunked_linalg::{TsqrOptions, tsqr};
 use mpi::traits::*;
+
+use crate::workload::{Job, rechunk_minimum, rechunk_tasks};
 
 /// Rank 0 and 1 bounce messages of 8 bytes and of 16 MiB; rank 0 prints α
 /// (half the round trip of 8 bytes) and β (16 MiB over half its round trip).
@@ -48,18 +49,12 @@ pub fn pingpong(mpi: &Mpi) {
     }
 }
 
-/// The layers of `workload` on `x` with the graph shaped for `processes` ranks.
-fn layers(workload: &str, x: &Array<f64>, processes: usize) -> Vec<Layer> {
+/// The graph of `job` shaped for `processes` ranks.
+fn graph_for(job: &Job, processes: usize) -> TaskGraph {
     set_process_count(processes);
-    let layers = if workload == "tsqr" {
-        let f = tsqr(x, &TsqrOptions { processes, ..TsqrOptions::default() }).expect("tsqr");
-        vec![f.q.sum(0).expect("sum").layer(), f.r.layer()]
-    } else {
-        let svd = chunked_linalg::svd(x).expect("svd");
-        vec![svd.u.sum(0).expect("sum").layer(), svd.s.layer(), svd.vt.layer()]
-    };
+    let layers: Vec<Layer> = job.outputs(&job.input(1)).iter().map(|a| a.layer()).collect();
     set_process_count(1);
-    layers
+    Layer::task_graph(&layers).expect("graph")
 }
 
 /// The bytes of task `t`'s inputs, as the graph estimates them.
@@ -74,20 +69,15 @@ fn free_on_direct_path(g: &TaskGraph, t: usize) -> bool {
     name.starts_with("tsqr-w-part") || name.starts_with("tsqr-down") || (name == "tsqr-tree" && g.deps(t).len() == 1)
 }
 
-/// Seconds per input byte of each layer, from one profiled run on one thread.
-fn fit_rates(workload: &str, x: &Array<f64>) -> (BTreeMap<String, f64>, f64) {
-    let g = Layer::task_graph(&layers(workload, x, 1)).expect("graph");
+/// Seconds per input byte of each layer, from one profiled run of `job` on
+/// one thread, and that run's time.
+fn fit_rates(job: &Job) -> (BTreeMap<String, f64>, f64) {
+    let g = graph_for(job, 1);
+    let outputs = job.outputs(&job.input(1));
     let profiler = Profiler::new();
     let ctx = Context::with_scheduler(std::sync::Arc::new(ThreadedScheduler::new(1))).with_profiler(&profiler);
     let start = Instant::now();
-    if workload == "tsqr" {
-        let f = tsqr(x, &TsqrOptions { processes: 1, ..TsqrOptions::default() }).expect("tsqr");
-        std::hint::black_box((&f.q.sum(0).expect("sum"), &f.r).compute_on(&ctx).expect("the fitting run"));
-    } else {
-        let svd = chunked_linalg::svd(x).expect("svd");
-        let parts = (&svd.u.sum(0).expect("sum"), &svd.s, &svd.vt);
-        std::hint::black_box(parts.compute_on(&ctx).expect("the fitting run"));
-    }
+    std::hint::black_box(outputs.as_slice().compute_on(&ctx).expect("the fitting run"));
     let t1 = start.elapsed().as_secs_f64();
     let mut time: BTreeMap<String, f64> = BTreeMap::new();
     for s in profiler.spans() {
@@ -104,44 +94,67 @@ fn fit_rates(workload: &str, x: &Array<f64>) -> (BTreeMap<String, f64>, f64) {
     (rates, t1)
 }
 
-/// Prints the model's row for each of `counts` ranks for `x`, the rates
-/// fitted on `fit` (the same chunking, small enough to run here).
-pub fn predict(workload: &str, fit: &Array<f64>, x: &Array<f64>, counts: &[usize], (alpha, beta): (f64, f64)) {
-    let (rates, t1) = fit_rates(workload, fit);
-    println!("<!-- {workload}: rates fitted from a one-thread run of {t1:.3} s on {:?} -->", fit.shape());
-    let n = x.shape()[1] as f64;
+/// The least a measured rechunk had to move: its graph placed as the run
+/// placed it (`outputs`, built under this job's process count).
+pub fn rechunk_least(job: &Job, outputs: &[Array<f64>], ranks: usize) -> f64 {
+    let layers: Vec<Layer> = outputs.iter().map(|a| a.layer()).collect();
+    let g = Layer::task_graph(&layers).expect("graph");
+    rechunk_least_in(job, &g, ranks)
+}
+
+fn rechunk_least_in(job: &Job, g: &TaskGraph, ranks: usize) -> f64 {
+    let old = Chunks::from_lengths(vec![blocks_of(job.rows, job.chunk_rows), blocks_of(job.cols, job.chunk_cols)]);
+    let new = Chunks::from_lengths(vec![blocks_of(job.rows, job.chunk_cols), blocks_of(job.cols, job.chunk_rows)]);
+    let owner = place_tasks(g, ranks);
+    let tasks = rechunk_tasks(g, new.num_blocks());
+    rechunk_minimum(&old, &new, ranks, |b| owner[tasks[b]] as usize)
+}
+
+/// `n` in blocks of `c` (the last one shorter).
+fn blocks_of(n: usize, c: usize) -> Vec<usize> {
+    (0..n.div_ceil(c)).map(|i| c.min(n - i * c)).collect()
+}
+
+/// Prints the model's row for each of `counts` ranks for `job`, the rates
+/// fitted on `fit` (the same blocks, small enough to run here).
+pub fn predict(fit: &Job, job: &Job, counts: &[usize], (alpha, beta): (f64, f64)) {
+    let (rates, t1) = fit_rates(fit);
+    println!(
+        "<!-- {}: rates fitted from a one-thread run of {t1:.3} s on {} x {} -->",
+        job.workload, fit.rows, fit.cols
+    );
+    let n = job.cols as f64;
+    let tree = matches!(job.workload.as_str(), "tsqr" | "svd");
     for &p in counts {
-        let g = Layer::task_graph(&layers(workload, x, p)).expect("graph");
+        let g = graph_for(job, p);
         let owner = place_tasks(&g, p);
         let plan = plan_run(&g, p, Deliver::Result, Gather::Root);
         let (mut compute, mut sent, mut messages) = (vec![0.0; p], vec![0.0; p], vec![0.0; p]);
         for (t, &r) in owner.iter().enumerate() {
             let r = r as usize;
-            if !free_on_direct_path(&g, t) {
-                compute[r] += rates.get(g.layer_name(t)).copied().unwrap_or(0.0) * input_bytes(&g, t).max(1.0);
-            }
             let copies = plan.destinations[t].len() as f64;
             messages[r] += copies;
             if !free_on_direct_path(&g, t) {
+                compute[r] += rates.get(g.layer_name(t)).copied().unwrap_or(0.0) * input_bytes(&g, t).max(1.0);
                 sent[r] += copies * g.estimated_bytes(t) as f64;
             }
         }
-        let busiest: Vec<f64> = (0..p).map(|r| compute[r] + messages[r] * alpha + sent[r] / beta).collect();
-        let steps = (p as f64).log2().ceil();
-        let modeled = busiest.iter().copied().fold(0.0, f64::max) + 2.0 * steps * (alpha + n * n * 8.0 / beta);
-        let active = compute.iter().filter(|&&c| c > 0.0).count() as f64;
-        let busy: f64 = compute.iter().sum();
-        let idle = 1.0 - busy / (active.max(1.0) * modeled);
-        let bound = 2.0 * (active - 1.0).max(0.0) * n * n * 8.0;
-        let total: f64 = sent.iter().sum();
+        let busiest = (0..p).map(|r| compute[r] + messages[r] * alpha + sent[r] / beta).fold(0.0, f64::max);
+        let steps = if tree { 2.0 * (p as f64).log2().ceil() * (alpha + n * n * 8.0 / beta) } else { 0.0 };
+        let modeled = busiest + steps;
+        let active = compute.iter().filter(|&&c| c > 0.0).count();
+        let idle = 1.0 - compute.iter().sum::<f64>() / (active.max(1) as f64 * modeled);
+        let least =
+            job.lower_bound(active).or_else(|| (job.workload == "rechunk").then(|| rechunk_least_in(job, &g, p)));
         println!(
-            "| {workload} | {p} (model) | {} x {} | {:.3} | {:.2} | {:.2} | {:.2} | {:.0}% |",
-            x.shape()[0],
-            x.shape()[1],
+            "| {} | {p} (model) | {} x {} | {:.3} | {:.2} | {:.2} | {} | {:.0}% |",
+            job.workload,
+            job.rows,
+            job.cols,
             modeled,
             sent.iter().copied().fold(0.0, f64::max) / 1e6,
-            total / 1e6,
-            bound / 1e6,
+            sent.iter().sum::<f64>() / 1e6,
+            least.map_or("-".into(), |b| format!("{:.2}", b / 1e6)),
             100.0 * idle.max(0.0)
         );
     }

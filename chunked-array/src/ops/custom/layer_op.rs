@@ -211,6 +211,38 @@ pub trait LayerOp: Send + Sync + 'static {
     fn home_input(&self) -> Option<usize> {
         None
     }
+    /// The MPI rank (of `processes`) that runs block `idx`, for a layer that
+    /// lays its blocks out itself (one copy of a small value per rank, say);
+    /// `None` (the default): the placement's rules. A rank beyond
+    /// `processes` counts as `None`.
+    ///
+    /// ```
+    /// use chunked_array::custom::{Deps, Layer, LayerOp};
+    /// use chunked_array::runtime::Block;
+    /// use chunked_array::{Array, Chunks, DType};
+    /// /// Block r: a copy of the input's only block, made on rank r.
+    /// struct CopyPerRank;
+    /// impl LayerOp for CopyPerRank {
+    ///     fn deps(&self, _: &[usize], deps: &mut Deps<'_>) {
+    ///         deps.push(0, &[0]);
+    ///     }
+    ///     fn run(&self, _: &[usize], inputs: &[&Block]) -> chunked_array::Result<Block> {
+    ///         Ok(inputs[0].clone())
+    ///     }
+    ///     fn process_of(&self, idx: &[usize], _processes: usize) -> Option<usize> {
+    ///         Some(idx[0])
+    ///     }
+    /// }
+    /// let x = Array::<f64>::ones(&[3], 3).unwrap();
+    /// let copies = Layer::new("copies", DType::F64, Chunks::from_lengths(vec![vec![3; 4]]), &[x.layer()], CopyPerRank);
+    /// let g = Layer::task_graph(&[copies]).unwrap();
+    /// let t = g.output_tasks()[0][2] as usize;
+    /// assert_eq!(g.process_of(t, 4), Some(2));
+    /// assert_eq!(g.process_of(t, 2), None); // no rank 2 of 2
+    /// ```
+    fn process_of(&self, _idx: &[usize], _processes: usize) -> Option<usize> {
+        None
+    }
     /// Whether [`LayerOp::run_on_device`] computes this layer's blocks on a
     /// device. A layer reading a device array is placed on its device; with a
     /// device kernel its inputs are brought to the block's device and

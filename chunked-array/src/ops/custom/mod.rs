@@ -97,6 +97,10 @@ impl<O: LayerOp> BlockOp for Custom<O> {
         self.0.home_input()
     }
 
+    fn process_of(&self, _node: &Node, idx: &[usize], processes: usize) -> Option<usize> {
+        self.0.process_of(idx, processes)
+    }
+
     fn run(&self, node: &Node, idx: &[usize], inputs: &[&Block]) -> Result<Block> {
         // Off a device, `run` gets host blocks: `run_placed` copies device
         // inputs down for ops that do not run on the device.
