@@ -4,6 +4,7 @@
 //! runs each task, where each block is sent, where outputs gather), which the
 //! run and the scheduler above it follow.
 
+use chunked_array::Chunks;
 use chunked_array::runtime::{Deliver, TaskGraph, owner_of};
 
 /// Where [`Deliver::Result`] runs (`compute`) gather their output blocks.
@@ -264,4 +265,45 @@ pub fn traffic(graph: &TaskGraph, ranks: usize, deliver: Deliver, gather: Gather
         r.bytes += copies * graph.estimated_bytes(t) as u64;
     }
     per_rank
+}
+
+/// The least a rechunk from the grid `old` to the grid `new` must move
+/// between `ranks` ranks, in bytes (`itemsize` per element), when the old
+/// blocks lie in the even spread ([`owner_of`]) and new block `b` is
+/// assembled on rank `assembled_on(b)`: per new block, the elements of each
+/// old block it overlaps whose rank differs. A rechunk over ranks moves
+/// exactly this (see `Array::rechunk`); a cost model or a test compares
+/// against it.
+///
+/// ```
+/// use chunked_array::Chunks;
+/// use chunked_distributed::rechunk_least_bytes;
+/// // Two row blocks of 2 x 4 to two column blocks of 4 x 2, over 2 ranks,
+/// // new block b assembled on rank b: each receives a 2 x 2 piece.
+/// let old = Chunks::from_lengths(vec![vec![2, 2], vec![4]]);
+/// let new = Chunks::from_lengths(vec![vec![4], vec![2, 2]]);
+/// assert_eq!(rechunk_least_bytes(&old, &new, 8, 2, |b| b), 2 * 4 * 8);
+/// ```
+pub fn rechunk_least_bytes(
+    old: &Chunks,
+    new: &Chunks,
+    itemsize: usize,
+    ranks: usize,
+    assembled_on: impl Fn(usize) -> usize,
+) -> u64 {
+    let block_box = |c: &Chunks, b: usize| {
+        let idx = c.unravel(b);
+        (0..idx.len()).map(|a| (c.offset(a, idx[a]), c.offset(a, idx[a] + 1))).collect::<Vec<_>>()
+    };
+    let mut least = 0u64;
+    for nb in 0..new.num_blocks() {
+        let target = block_box(new, nb);
+        for ob in (0..old.num_blocks()).filter(|&ob| owner_of(ob, old.num_blocks(), ranks) != assembled_on(nb)) {
+            let source = block_box(old, ob);
+            let overlap: usize =
+                target.iter().zip(&source).map(|(t, s)| t.1.min(s.1).saturating_sub(t.0.max(s.0))).product();
+            least += (overlap * itemsize) as u64;
+        }
+    }
+    least
 }

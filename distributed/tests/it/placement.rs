@@ -25,7 +25,7 @@ use chunked_array::custom::{Deps, Layer, LayerOp};
 use chunked_array::random::RandomState;
 use chunked_array::runtime::{Block, Deliver, TaskGraph};
 use chunked_array::{Array, Chunks, DType};
-use chunked_distributed::{Gather, place_tasks, plan_run, traffic};
+use chunked_distributed::{Gather, place_tasks, plan_run, rechunk_least_bytes, traffic};
 
 fn graph(layers: &[Layer]) -> TaskGraph {
     Layer::task_graph(layers).unwrap()
@@ -258,12 +258,6 @@ fn lu_and_cholesky_work_spreads_over_ranks() {
     }
 }
 
-/// Elements of the box `[lo, hi)` (per axis) of a grid's block `b`.
-fn block_box(chunks: &chunked_array::Chunks, b: usize) -> Vec<(usize, usize)> {
-    let idx = chunks.unravel(b);
-    (0..idx.len()).map(|a| (chunks.offset(a, idx[a]), chunks.offset(a, idx[a] + 1))).collect()
-}
-
 /// A rechunk over ranks moves each element that changes rank once, and only
 /// those: the bytes that cross equal, for every new block, its elements whose
 /// old block is on another rank than the one assembling it.
@@ -289,20 +283,11 @@ fn rechunk_moves_each_element_that_changes_rank_once() {
         }
         // The least: per new block, the elements of each old block it overlaps
         // whose owner is not the rank that assembles it.
-        let (old_chunks, new_chunks) = (y.chunks(), z.chunks());
-        let mut least = 0;
+        let mut assembler = vec![0; z.chunks().num_blocks()];
         for &t in &g.output_tasks()[0] {
-            let (_, nb) = g.task_layer_block(t as usize);
-            let out = block_box(new_chunks, nb);
-            for ob in 0..old_chunks.num_blocks() {
-                let src = block_box(old_chunks, ob);
-                let overlap: usize =
-                    out.iter().zip(&src).map(|(o, s)| o.1.min(s.1).saturating_sub(o.0.max(s.0))).product();
-                if owner_of(ob, old_chunks.num_blocks(), ranks) as u32 != owner[t as usize] {
-                    least += overlap * 8;
-                }
-            }
+            assembler[g.task_layer_block(t as usize).1] = owner[t as usize] as usize;
         }
+        let least = rechunk_least_bytes(y.chunks(), z.chunks(), 8, ranks, |b| assembler[b]) as usize;
         assert_eq!(moved, least, "rechunk to {new:?} over {ranks} ranks");
     }
 }

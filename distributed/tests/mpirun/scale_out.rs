@@ -1,15 +1,15 @@
 //! Checks of the layouts that only larger jobs take, run under `mpirun -np 8`
 //! (oversubscribed): a matmul whose block products sit on a 2-D grid of
-//! ranks, a rechunk through the common refinement, and a TSQR whose tree
-//! reduces each rank's rows first, each against the same computation in one
-//! process.
+//! ranks, a rechunk through the common refinement (whose bytes sent are the
+//! least it must move), and a TSQR whose tree reduces each rank's rows first,
+//! each against the same computation in one process.
 
 use std::process::ExitCode;
 
 use chunked_array::custom::Layer;
 use chunked_array::random::RandomState;
 use chunked_array::{Computable, Context};
-use chunked_distributed::Mpi;
+use chunked_distributed::{Gather, Mpi, place_tasks, rechunk_least_bytes};
 use ndarray::ArrayD;
 
 fn same(a: &ArrayD<f64>, b: &ArrayD<f64>, what: &str, tol: f64) -> Result<(), String> {
@@ -36,6 +36,7 @@ fn checks(mpi: &Mpi) -> Result<(), String> {
     // Row blocks to column blocks: every piece crosses to its new block's rank.
     let r = a.rechunk([64, 3]).map_err(err)?;
     same(&r.compute_on(&all).map_err(err)?, &a.compute_on(&one).map_err(err)?, "rechunk by pieces", 0.0)?;
+    rechunk_moves_the_least(mpi)?;
     // A TSQR of 20 row blocks: each rank's leaves first, then the ranks.
     let x = RandomState::new(3).standard_normal::<f64>(&[400, 12], [20, 12]).map_err(err)?;
     let f = chunked_linalg::tsqr(&x, &chunked_linalg::TsqrOptions::default()).map_err(|e| e.to_string())?;
@@ -43,6 +44,40 @@ fn checks(mpi: &Mpi) -> Result<(), String> {
     let (q1, r1) = (&f.q, &f.r).compute_on(&one).map_err(err)?;
     same(&q, &q1, "tsqr q", 1e-12)?;
     same(&r, &r1, "tsqr r", 1e-12)
+}
+
+/// A rechunk's bytes sent, summed over the ranks, against the least it must
+/// move (computed from the grids' overlaps and the placement): no more than
+/// the messages' own overhead above it (9-byte trailers, 56-byte progress
+/// events, the closing messages, the scalar partial sums).
+fn rechunk_moves_the_least(mpi: &Mpi) -> Result<(), String> {
+    use mpi::collective::SystemOperation;
+    use mpi::traits::*;
+    let err = |e: chunked_array::Error| e.to_string();
+    let scheduler = mpi.scheduler(Gather::Root, 0);
+    let ctx = Context::with_scheduler(scheduler.clone());
+    let x = &RandomState::new(4).standard_normal::<f64>(&[512, 512], [64, 64]).map_err(err)? * 1.0;
+    let r = x.rechunk([512, 24]).map_err(err)?;
+    let total = r.sum(None).map_err(err)?;
+    total.compute_root(&ctx).map_err(err)?;
+    let sent = scheduler.last_transfers();
+    let mine = [sent.bytes, sent.messages, sent.tasks as u64];
+    let mut all = [0u64; 3];
+    mpi.world().all_reduce_into(&mine[..], &mut all[..], SystemOperation::sum());
+    let g = Layer::task_graph(&[total.layer()]).map_err(err)?;
+    let owner = place_tasks(&g, mpi.size());
+    let mut assembler = vec![0; r.chunks().num_blocks()];
+    for t in (0..g.len()).filter(|&t| g.layer_name(t) == "rechunk") {
+        if g.consumers(t).iter().any(|&c| g.layer_name(c as usize) != "rechunk") {
+            assembler[g.task_layer_block(t).1] = owner[t] as usize;
+        }
+    }
+    let least = rechunk_least_bytes(x.chunks(), r.chunks(), 8, mpi.size(), |b| assembler[b]);
+    let overhead = 9 * all[1] + 56 * all[2] + 64 * (mpi.size() * mpi.size()) as u64;
+    if all[0] < least || all[0] > least + overhead {
+        return Err(format!("the rechunk sent {} bytes; least {least}, overhead at most {overhead}", all[0]));
+    }
+    Ok(())
 }
 
 /// Runs the checks on this rank; prints one line.

@@ -7,10 +7,10 @@ use std::time::Instant;
 use chunked_array::custom::Layer;
 use chunked_array::runtime::{Deliver, TaskGraph, set_process_count};
 use chunked_array::{Array, Chunks, Computable, Context, Profiler, ThreadedScheduler};
-use chunked_distributed::{Gather, Mpi, place_tasks, plan_run};
+use chunked_distributed::{Gather, Mpi, place_tasks, plan_run, rechunk_least_bytes};
 use mpi::traits::*;
 
-use crate::workload::{Job, rechunk_minimum, rechunk_tasks};
+use crate::workload::{Job, rechunk_tasks};
 
 /// Rank 0 and 1 bounce messages of 8 bytes and of 16 MiB; rank 0 prints α
 /// (half the round trip of 8 bytes) and β (16 MiB over half its round trip).
@@ -107,7 +107,7 @@ fn rechunk_least_in(job: &Job, g: &TaskGraph, ranks: usize) -> f64 {
     let new = Chunks::from_lengths(vec![blocks_of(job.rows, job.chunk_cols), blocks_of(job.cols, job.chunk_rows)]);
     let owner = place_tasks(g, ranks);
     let tasks = rechunk_tasks(g, new.num_blocks());
-    rechunk_minimum(&old, &new, ranks, |b| owner[tasks[b]] as usize)
+    rechunk_least_bytes(&old, &new, 8, ranks, |b| owner[tasks[b]] as usize) as f64
 }
 
 /// `n` in blocks of `c` (the last one shorter).

@@ -2,9 +2,9 @@
 //! with their results gathered on rank 0 (so that what travels is the
 //! workload's own traffic), and the least each must move between ranks.
 
+use chunked_array::Array;
 use chunked_array::random::RandomState;
-use chunked_array::runtime::{TaskGraph, owner_of};
-use chunked_array::{Array, Chunks};
+use chunked_array::runtime::TaskGraph;
 use chunked_linalg::{TsqrOptions, tsqr};
 
 /// What to run, on a `rows` x `cols` matrix of `chunk_rows` x `chunk_cols` blocks.
@@ -65,35 +65,12 @@ impl Job {
 
     /// The least this workload must move between `active` ranks, in bytes:
     /// for a TSQR or SVD one n x n R up and one n x n matrix down per rank
-    /// beyond the first; for the others `None` (the rechunk's minimum depends
-    /// on the placement: see [`rechunk_minimum`]).
+    /// beyond the first; for the others `None` (the rechunk's depends on the
+    /// placement: see [`chunked_distributed::rechunk_least_bytes`]).
     pub fn lower_bound(&self, active: usize) -> Option<f64> {
         let n = self.cols as f64;
         matches!(self.workload.as_str(), "tsqr" | "svd").then(|| 2.0 * active.saturating_sub(1) as f64 * n * n * 8.0)
     }
-}
-
-/// The bytes a rechunk from `old` to `new` must move over `ranks` with the
-/// new blocks assembled where `owner_of_new` says: per new block, the
-/// elements of each old block it overlaps whose rank differs.
-pub fn rechunk_minimum(old: &Chunks, new: &Chunks, ranks: usize, owner_of_new: impl Fn(usize) -> usize) -> f64 {
-    let boxes = |c: &Chunks, b: usize| {
-        let idx = c.unravel(b);
-        (0..idx.len()).map(|a| (c.offset(a, idx[a]), c.offset(a, idx[a] + 1))).collect::<Vec<_>>()
-    };
-    let mut least = 0.0;
-    for nb in 0..new.num_blocks() {
-        let out = boxes(new, nb);
-        for ob in 0..old.num_blocks() {
-            if owner_of(ob, old.num_blocks(), ranks) == owner_of_new(nb) {
-                continue;
-            }
-            let src = boxes(old, ob);
-            let overlap: usize = out.iter().zip(&src).map(|(o, s)| o.1.min(s.1).saturating_sub(o.0.max(s.0))).product();
-            least += overlap as f64 * 8.0;
-        }
-    }
-    least
 }
 
 /// The task of `graph` that assembles each block of the rechunked array (the
