@@ -1,8 +1,9 @@
 //! Checks of the layouts that only larger jobs take, run under `mpirun -np 8`
 //! (oversubscribed): a matmul whose block products sit on a 2-D grid of
 //! ranks, a rechunk through the common refinement (whose bytes sent are the
-//! least it must move), and a TSQR whose tree reduces each rank's rows first,
-//! each against the same computation in one process.
+//! least it must move, and within each rank's memory limit), and a TSQR whose
+//! tree reduces each rank's rows first, each against the same computation in
+//! one process.
 
 use std::process::ExitCode;
 
@@ -37,6 +38,7 @@ fn checks(mpi: &Mpi) -> Result<(), String> {
     let r = a.rechunk([64, 3]).map_err(err)?;
     same(&r.compute_on(&all).map_err(err)?, &a.compute_on(&one).map_err(err)?, "rechunk by pieces", 0.0)?;
     rechunk_moves_the_least(mpi)?;
+    rechunk_under_a_memory_limit(mpi)?;
     // A TSQR of 20 row blocks: each rank's leaves first, then the ranks.
     let x = RandomState::new(3).standard_normal::<f64>(&[400, 12], [20, 12]).map_err(err)?;
     let f = chunked_linalg::tsqr(&x, &chunked_linalg::TsqrOptions::default()).map_err(|e| e.to_string())?;
@@ -76,6 +78,32 @@ fn rechunk_moves_the_least(mpi: &Mpi) -> Result<(), String> {
     let overhead = 9 * all[1] + 56 * all[2] + 64 * (mpi.size() * mpi.size()) as u64;
     if all[0] < least || all[0] > least + overhead {
         return Err(format!("the rechunk sent {} bytes; least {least}, overhead at most {overhead}", all[0]));
+    }
+    Ok(())
+}
+
+/// A rechunk whose pieces arrive faster than they are assembled stays within
+/// each rank's memory limit: what a rank holds (its blocks, the pieces it
+/// makes for others, the pieces it receives) is more than the limit, so it
+/// spills (about ten 32 kB pieces a rank here), and its peak stays within the
+/// limit and one block.
+fn rechunk_under_a_memory_limit(mpi: &Mpi) -> Result<(), String> {
+    let err = |e: chunked_array::Error| e.to_string();
+    let block = 64 * 1024 * 8;
+    let limit = 2 * block + block / 2;
+    let spill_dir = std::env::temp_dir().join(format!("chunked-scale-out-{}-{}", std::process::id(), mpi.rank()));
+    std::fs::create_dir_all(&spill_dir).map_err(|e| e.to_string())?;
+    let ctx = mpi.context_gather_all().with_memory_limit(limit).with_spill_dir(&spill_dir);
+    // Row blocks of 64 x 1024 to column blocks of 1024 x 64: 16 pieces each.
+    let x = &RandomState::new(5).standard_normal::<f64>(&[1024, 1024], [64, 1024]).map_err(err)? * 1.0;
+    let r = x.rechunk([1024, 64]).map_err(err)?;
+    let column_sums = r.sum(0).map_err(err)?;
+    let (got, stats) = column_sums.compute_stats(&ctx).map_err(err)?;
+    let _ = std::fs::remove_dir_all(&spill_dir);
+    same(&got, &column_sums.compute_on(&Context::sync()).map_err(err)?, "rechunk under a memory limit", 1e-9)?;
+    // Past the limit by at most a block: what is taken in before room is made.
+    if stats.tiers.peak_bytes > limit + block {
+        return Err(format!("held {} bytes at the peak over a limit of {limit}: {stats:?}", stats.tiers.peak_bytes));
     }
     Ok(())
 }
