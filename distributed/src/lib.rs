@@ -46,7 +46,9 @@ use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 
 pub use chunked_array::runtime::{owned_range, owner_of};
-pub use placement::{Gather, RunPlan, TransferStats, place_tasks, plan_run, rechunk_least_bytes, traffic};
+pub use placement::{
+    Gather, RunPlan, TransferStats, place_tasks, place_tasks_for, plan_run, rechunk_least_bytes, traffic,
+};
 pub use scheduler::MpiScheduler;
 
 /// Keeps MPI initialized while any scheduler uses it (finalized on drop).

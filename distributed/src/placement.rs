@@ -83,6 +83,27 @@ pub struct TransferStats {
 /// }
 /// ```
 pub fn place_tasks(graph: &TaskGraph, ranks: usize) -> Vec<u32> {
+    place_tasks_for(graph, ranks, Deliver::Result)
+}
+
+/// [`place_tasks`] for a run whose outputs go where `deliver` says: with
+/// [`Deliver::Owners`] (`persist`, `store`) an output block counts as bytes
+/// at the rank it is delivered to, so that a block whose inputs are spread
+/// (a rechunk's) is assembled where it stays, each element moving once.
+///
+/// ```
+/// use chunked_array::runtime::{Deliver, owner_of};
+/// use chunked_array::{custom::Layer, Array};
+/// use chunked_distributed::place_tasks_for;
+/// let x = Array::<f64>::ones(&[8], 2).unwrap();
+/// let g = Layer::task_graph(&[(&x * 2.0).layer()]).unwrap();
+/// let owner = place_tasks_for(&g, 2, Deliver::Owners);
+/// for &t in &g.output_tasks()[0] {
+///     let (_, block) = g.task_layer_block(t as usize);
+///     assert_eq!(owner[t as usize] as usize, owner_of(block, 4, 2));
+/// }
+/// ```
+pub fn place_tasks_for(graph: &TaskGraph, ranks: usize, deliver: Deliver) -> Vec<u32> {
     let n = graph.len();
     let mut groups = UnionFind::new(n);
     for t in 0..n {
@@ -117,30 +138,46 @@ pub fn place_tasks(graph: &TaskGraph, ranks: usize) -> Vec<u32> {
             let (layer, block) = graph.task_layer_block(t);
             owner_of(block, graph.layer_blocks(layer), ranks) as u32
         } else {
-            bytes_at.clear();
-            for &d in deps {
-                let r = owner[d as usize];
-                // +1: inputs of unknown size still count.
-                let b = graph.estimated_bytes(d as usize) + 1;
-                match bytes_at.iter_mut().find(|(q, _)| *q == r) {
-                    Some((_, total)) => *total += b,
-                    None => bytes_at.push((r, b)),
-                }
-            }
-            let most = bytes_at.iter().map(|&(_, b)| b).max().unwrap_or(0);
-            // Ties go to the block's own rank in the even spread of its layer
-            // when it is among them (so that blocks made from equal shares of
-            // every rank, as a rechunk's, spread over the ranks), else to the
-            // rank of the earliest input.
-            let (layer, block) = graph.task_layer_block(t);
-            let spread = owner_of(block, graph.layer_blocks(layer), ranks) as u32;
-            let tied = |r: u32| bytes_at.iter().any(|&(q, b)| q == r && b == most);
-            if tied(spread) { spread } else { bytes_at.iter().find(|&&(_, b)| b == most).map_or(0, |&(r, _)| r) }
+            let delivered_to = (deliver == Deliver::Owners && graph.is_output(t)).then(|| {
+                let (layer, block) = graph.task_layer_block(t);
+                owner_of(block, graph.layer_blocks(layer), ranks) as u32
+            });
+            by_input_bytes(graph, &owner, t, ranks, delivered_to, &mut bytes_at)
         };
         owner[t] = rank;
         group_owner[root] = rank;
     }
     owner
+}
+
+/// The rank with the most of task `t`'s input bytes (and its output's, at
+/// `delivered_to`, where it must end up). Ties go to the task's own rank in
+/// the even spread of its layer when tied, else to the earliest input's.
+fn by_input_bytes(
+    graph: &TaskGraph,
+    owner: &[u32],
+    t: usize,
+    ranks: usize,
+    delivered_to: Option<u32>,
+    bytes_at: &mut Vec<(u32, usize)>,
+) -> u32 {
+    bytes_at.clear();
+    let mut add = |r: u32, b: usize| match bytes_at.iter_mut().find(|(q, _)| *q == r) {
+        Some((_, total)) => *total += b,
+        None => bytes_at.push((r, b)),
+    };
+    for &d in graph.deps(t) {
+        // +1: inputs of unknown size still count.
+        add(owner[d as usize], graph.estimated_bytes(d as usize) + 1);
+    }
+    if let Some(r) = delivered_to {
+        add(r, graph.estimated_bytes(t) + 1);
+    }
+    let most = bytes_at.iter().map(|&(_, b)| b).max().unwrap_or(0);
+    let (layer, block) = graph.task_layer_block(t);
+    let spread = owner_of(block, graph.layer_blocks(layer), ranks) as u32;
+    let tied = |r: u32| bytes_at.iter().any(|&(q, b)| q == r && b == most);
+    if tied(spread) { spread } else { bytes_at.iter().find(|&&(_, b)| b == most).map_or(0, |&(r, _)| r) }
 }
 
 /// Disjoint sets of tasks (path halving, union by size).
@@ -213,7 +250,7 @@ pub struct RunPlan {
 /// ```
 pub fn plan_run(graph: &TaskGraph, ranks: usize, deliver: Deliver, gather: Gather) -> RunPlan {
     let n = graph.len();
-    let owner = place_tasks(graph, ranks);
+    let owner = place_tasks_for(graph, ranks, deliver);
     let mut destinations = Vec::with_capacity(n);
     let mut delivered = Vec::with_capacity(n);
     for t in 0..n {

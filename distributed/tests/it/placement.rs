@@ -289,6 +289,13 @@ fn rechunk_moves_each_element_that_changes_rank_once() {
         }
         let least = rechunk_least_bytes(y.chunks(), z.chunks(), 8, ranks, |b| assembler[b]) as usize;
         assert_eq!(moved, least, "rechunk to {new:?} over {ranks} ranks");
+        // Persisted, each new block ends on its owner in the even spread:
+        // assembled there, each element moves once, from its old owner to its new.
+        let plan = plan_run(&g, ranks, Deliver::Owners, Gather::Root);
+        let moved: usize = (0..g.len()).map(|t| plan.destinations[t].len() * g.estimated_bytes(t)).sum();
+        let new_blocks = z.chunks().num_blocks();
+        let least = rechunk_least_bytes(y.chunks(), z.chunks(), 8, ranks, |b| owner_of(b, new_blocks, ranks));
+        assert_eq!(moved as u64, least, "rechunk to {new:?} over {ranks} ranks, persisted");
     }
 }
 
