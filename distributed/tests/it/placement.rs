@@ -314,10 +314,10 @@ fn received_per_rank(g: &TaskGraph, owner: &[u32], ranks: usize) -> Vec<usize> {
 }
 
 /// A large matmul over a rank count with a 2-D grid (rows x columns) puts its
-/// block products on that grid: each rank receives at most its band of `a`'s
-/// rows and its band of `b`'s columns (SUMMA's n²/rows + n²/columns), fewer
-/// bytes than the placement by input bytes, where each rank reads nearly all
-/// of `b`. Over a prime count, or where the grid saves nothing, the graph is
+/// block products on that grid: each rank receives exactly the blocks of its
+/// band of `a`'s rows and its band of `b`'s columns that it does not hold,
+/// each once (at most SUMMA's n²/rows + n²/columns), fewer bytes than the
+/// placement by input bytes, where each rank reads nearly all of `b`. Over a prime count, or where the grid saves nothing, the graph is
 /// the one-process one.
 #[test]
 fn matmul_over_a_grid_of_ranks_reads_bands() {
@@ -349,6 +349,20 @@ fn matmul_over_a_grid_of_ranks_reads_bands() {
         // Every rank of the grid makes products.
         let used: std::collections::BTreeSet<u32> = products.iter().map(|&t| owner[t]).collect();
         assert_eq!(used.len(), ranks);
+        // And receives exactly the blocks of its bands it does not hold, once:
+        // rank (p, q) of the grid reads a's row blocks of band p and b's column
+        // blocks of band q, each 8 x 8 block of 512 bytes held by
+        // owner_of(12 i + j, 144, ranks).
+        let band = |k: usize, parts: usize| owned_range(12, parts, k);
+        for (r, &got) in received.iter().enumerate() {
+            let (p, q) = (r / cols, r % cols);
+            let foreign_a = band(p, rows).flat_map(|i| (0..12).map(move |l| 12 * i + l));
+            let foreign_b = band(q, cols).flat_map(|j| (0..12).map(move |l| 12 * l + j));
+            let count =
+                |blocks: &mut dyn Iterator<Item = usize>| blocks.filter(|&k| owner_of(k, 144, ranks) != r).count();
+            let want = 512 * (count(&mut foreign_a.into_iter()) + count(&mut foreign_b.into_iter()));
+            assert_eq!(got, want, "rank {r} of {ranks} receives");
+        }
     }
     // 4 ranks: a 2 x 2 grid reads as much as the placement by input bytes; 7:
     // prime; 64: fewer than 2 x 2 blocks per rank of an 8 x 8 grid.
