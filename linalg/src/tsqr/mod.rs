@@ -32,10 +32,14 @@
 //!
 //! A device array takes the same tree on its device (see [`device`]): cuSOLVER
 //! factors with explicit Q, cuBLAS products on the way down. The host's layer
-//! ops are in [`layers`], the tree both share in [`tree`].
+//! ops are in [`layers`] (up the tree), [`plan`] (the root's choice of path
+//! and its copies for the ranks) and [`down`] (the pass down to Q or U); the
+//! tree both share is in [`tree`].
 
 mod device;
+mod down;
 mod layers;
+mod plan;
 mod tree;
 
 use std::sync::Arc;
@@ -44,10 +48,9 @@ use chunked_array::custom::Layer;
 use chunked_array::{Array, Chunks, DType, Element};
 
 use crate::{Error, RealScalar, Result, Scalar};
-use layers::{
-    Down, LeafOut, LeafPlan, LeafR, Plan, PlanOf, RofFactor, RootR, StackQr, SvdOfR, SvdPart, WofParent,
-    broadcast_levels,
-};
+use down::{Down, LeafOut, WofParent, broadcast_levels};
+use layers::{LeafR, RofFactor, RootR, StackQr, SvdOfR, SvdPart};
+use plan::{LeafPlan, Plan, PlanOf};
 use tree::{LEAF_ROWS, Tree};
 
 /// Options of [`tsqr`].
@@ -261,8 +264,8 @@ fn tree_factors<T: Scalar>(a: &Array<T>, tree: &Arc<Tree>) -> Vec<Layer> {
 }
 
 /// The host TSQR of `a` (checked by [`tsqr`]) over `tree`: the layers of
-/// [`layers`] wired up the tree, then down it for Q (and again for U with
-/// `compute_svd`).
+/// [`layers`] wired up the tree, then [`plan`]'s and [`down`]'s down it for Q
+/// (and again for U with `compute_svd`).
 fn host_tsqr<T: Scalar>(a: &Array<T>, tree: Arc<Tree>, options: &TsqrOptions) -> Result<Tsqr<T>> {
     let n = tree.n;
     let row_lengths = a.chunks().lengths()[0].clone();
