@@ -1,6 +1,6 @@
 //! Checks of the layouts that only larger jobs take, run under `mpirun -np 8`
 //! (oversubscribed): a matmul whose block products sit on a 2-D grid of
-//! ranks, a rechunk through the common refinement (whose bytes sent are the
+//! ranks (sending what its plan says), a rechunk through the common refinement (whose bytes sent are the
 //! least it must move, and within each rank's memory limit), and a TSQR whose
 //! tree reduces each rank's rows first, each against the same computation in
 //! one process.
@@ -9,8 +9,9 @@ use std::process::ExitCode;
 
 use chunked_array::custom::Layer;
 use chunked_array::random::RandomState;
+use chunked_array::runtime::Deliver;
 use chunked_array::{Computable, Context};
-use chunked_distributed::{Gather, Mpi, place_tasks, rechunk_least_bytes};
+use chunked_distributed::{Gather, Mpi, place_tasks, rechunk_least_bytes, traffic};
 use ndarray::ArrayD;
 
 fn same(a: &ArrayD<f64>, b: &ArrayD<f64>, what: &str, tol: f64) -> Result<(), String> {
@@ -34,6 +35,7 @@ fn checks(mpi: &Mpi) -> Result<(), String> {
         return Err(format!("the matmul's products are not on a grid of {} ranks", mpi.size()));
     }
     same(&c.compute_on(&all).map_err(err)?, &c.compute_on(&one).map_err(err)?, "matmul on a grid", 1e-12)?;
+    matmul_sends_its_plan(mpi)?;
     // Row blocks to column blocks: every piece crosses to its new block's rank.
     let r = a.rechunk([64, 3]).map_err(err)?;
     same(&r.compute_on(&all).map_err(err)?, &a.compute_on(&one).map_err(err)?, "rechunk by pieces", 0.0)?;
@@ -78,6 +80,33 @@ fn rechunk_moves_the_least(mpi: &Mpi) -> Result<(), String> {
     let overhead = 9 * all[1] + 56 * all[2] + 64 * (mpi.size() * mpi.size()) as u64;
     if all[0] < least || all[0] > least + overhead {
         return Err(format!("the rechunk sent {} bytes; least {least}, overhead at most {overhead}", all[0]));
+    }
+    Ok(())
+}
+
+/// A matmul on the grid sends what its plan says and no more (the placement
+/// test checks that the plan is each rank's bands less what it holds): the
+/// bytes sent, summed over the ranks, against the plan's, within the
+/// messages' own overhead.
+fn matmul_sends_its_plan(mpi: &Mpi) -> Result<(), String> {
+    use mpi::collective::SystemOperation;
+    use mpi::traits::*;
+    let err = |e: chunked_array::Error| e.to_string();
+    let scheduler = mpi.scheduler(Gather::Root, 0);
+    let ctx = Context::with_scheduler(scheduler.clone());
+    let a = &RandomState::new(6).standard_normal::<f64>(&[256, 256], [32, 32]).map_err(err)? * 1.0;
+    let b = &RandomState::new(7).standard_normal::<f64>(&[256, 256], [32, 32]).map_err(err)? * 1.0;
+    let total = a.matmul(&b).map_err(err)?.sum(None).map_err(err)?;
+    total.compute_root(&ctx).map_err(err)?;
+    let sent = scheduler.last_transfers();
+    let mine = [sent.bytes, sent.messages, sent.tasks as u64];
+    let mut all = [0u64; 3];
+    mpi.world().all_reduce_into(&mine[..], &mut all[..], SystemOperation::sum());
+    let g = Layer::task_graph(&[total.layer()]).map_err(err)?;
+    let planned: u64 = traffic(&g, mpi.size(), Deliver::Result, Gather::Root).iter().map(|r| r.bytes).sum();
+    let overhead = 9 * all[1] + 56 * all[2] + 64 * (mpi.size() * mpi.size()) as u64;
+    if planned < 256 * 256 * 8 || all[0] < planned || all[0] > planned + overhead {
+        return Err(format!("the matmul sent {} bytes; planned {planned}, overhead at most {overhead}", all[0]));
     }
     Ok(())
 }
