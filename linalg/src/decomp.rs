@@ -63,10 +63,10 @@ pub(crate) fn adjoint<T: Scalar>(a: &Array<T>) -> Array<T> {
 }
 
 /// `a` (m >= n) on a grid TSQR takes: one column of blocks, tall leaves, each
-/// made of row blocks of one rank (so that no row block travels to be merged
-/// under MPI, and every rank has leaves while the ranks are at most the row
-/// blocks); with the rank that holds each leaf.
-fn tall_grid<T: Scalar>(a: &Array<T>, routine: &str) -> Result<(Array<T>, Vec<usize>)> {
+/// made of row blocks of one of `processes` ranks (so that no row block
+/// travels to be merged under MPI, and every rank has leaves while the ranks
+/// are at most the row blocks); with the rank that holds each leaf.
+fn tall_grid<T: Scalar>(a: &Array<T>, routine: &str, processes: usize) -> Result<(Array<T>, Vec<usize>)> {
     let (_, n) = require_2d(a, routine)?;
     let elem = std::mem::size_of::<T>();
     if n.saturating_mul(n).saturating_mul(elem) > DEFAULT_AUTO_BYTES {
@@ -81,7 +81,7 @@ fn tall_grid<T: Scalar>(a: &Array<T>, routine: &str) -> Result<(Array<T>, Vec<us
         });
     }
     let row_lengths = &a.chunks().lengths()[0];
-    let owners_in = row_owners(a, chunked_array::runtime::process_count());
+    let owners_in = row_owners(a, processes);
     let (mut rows, mut owners) = (Vec::new(), Vec::new());
     let mut start = 0;
     while start < row_lengths.len() {
@@ -123,7 +123,7 @@ pub fn qr<T: Scalar>(a: &Array<T>) -> Result<(Array<T>, Array<T>)> {
     if m < n {
         return sfqr(a);
     }
-    let (tall, owners) = tall_grid(a, "qr")?;
+    let (tall, owners) = tall_grid(a, "qr", chunked_array::runtime::process_count())?;
     let f = tsqr_with_owners(&tall, &TsqrOptions::default(), &owners)?;
     Ok((f.q, f.r))
 }
@@ -153,7 +153,7 @@ pub fn svd<T: Scalar>(a: &Array<T>) -> Result<Svd<T>> {
         let t = svd(&adjoint(a))?;
         return Ok(Svd { u: adjoint(&t.vt), s: t.s, vt: adjoint(&t.u) });
     }
-    let (tall, owners) = tall_grid(a, "svd")?;
+    let (tall, owners) = tall_grid(a, "svd", chunked_array::runtime::process_count())?;
     let f = tsqr_with_owners(&tall, &TsqrOptions { compute_svd: true, ..TsqrOptions::default() }, &owners)?;
     Ok(f.svd.expect("asked for the SVD"))
 }
@@ -240,7 +240,9 @@ pub fn sfqr<T: Scalar>(a: &Array<T>) -> Result<(Array<T>, Array<T>)> {
         });
     }
     // The transposed leaf rule gives column blocks of >= m columns (>= 10m).
-    let t = tall_grid(&a.t(), "sfqr")?.0.t();
+    // Merged over all ranks: the first block must hold at least m columns,
+    // which a rank's own columns may not.
+    let t = tall_grid(&a.t(), "sfqr", 1)?.0.t();
     let cols = t.chunks().lengths()[1].clone();
     let factor = Layer::new(
         "sfqr-qr",

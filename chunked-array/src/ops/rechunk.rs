@@ -15,7 +15,8 @@
 //!
 //! A graph shaped for several processes ([`crate::runtime::process_count`])
 //! goes through the exact common refinement instead, where it has at most
-//! [`PIECES_PER_BLOCK`] pieces per old or new block: each piece lies in one
+//! [`PIECES_PER_BLOCK`] times as many pieces as the finer grid has blocks and
+//! neither step's tasks hold more than the limit: each piece lies in one
 //! old block (so it is made where that block is) and in one new block (so it
 //! travels at most once, to the rank assembling that block). Between ranks
 //! this is dask's all-to-all "p2p" rechunk without its trip through disk:
@@ -37,9 +38,10 @@ use crate::graph::{BlockOp, Node, block_as};
 /// [`BlockSizeOptions`] under the name dask users look for with `rechunk`.
 pub type RechunkOptions = BlockSizeOptions;
 
-/// The most pieces per old or new block a rechunk over several processes goes
-/// through (see the module doc); beyond it the two grids are so different in
-/// shape that the refinement's tasks would cost more than the bytes they save.
+/// The most pieces a rechunk over several processes goes through, per block
+/// of the grid with more blocks (see the module doc); beyond it the two grids
+/// are so different in shape that the refinement's tasks would cost more than
+/// the bytes they save.
 pub(crate) const PIECES_PER_BLOCK: usize = 16;
 
 /// Per axis, the old blocks that new block `i` overlaps: `ranges[axis][i]`.
@@ -203,6 +205,8 @@ impl<T: Element> Array<T> {
         let itemsize = std::mem::size_of::<T>();
         if crate::schedule::spread::process_count() > 1
             && let Some(refined) = refinement_between_ranks(old, &new)
+            && largest_task_bytes(old, &refined, itemsize) <= options.block_size_limit
+            && largest_task_bytes(&refined, &new, itemsize) <= options.block_size_limit
         {
             let split = if &refined == old { self.clone() } else { direct(self, refined.clone()) };
             return Ok(if refined == new { split } else { direct(&split, new) });
@@ -220,7 +224,8 @@ impl<T: Element> Array<T> {
 }
 
 /// The exact common refinement of `old` and `new` when it has at most
-/// [`PIECES_PER_BLOCK`] pieces per block of either grid (see the module doc).
+/// [`PIECES_PER_BLOCK`] pieces per block of the grid with more blocks (see
+/// the module doc).
 fn refinement_between_ranks(old: &Chunks, new: &Chunks) -> Option<Chunks> {
     let refined: Vec<Vec<usize>> = (0..new.ndim()).map(|a| refine(&[old.boundaries(a), new.boundaries(a)])).collect();
     let refined = Chunks::from_lengths(refined);

@@ -31,6 +31,19 @@ fn graph(layers: &[Layer]) -> TaskGraph {
     Layer::task_graph(layers).unwrap()
 }
 
+/// What `build` makes with graphs shaped for `ranks` processes. The process
+/// count is process-wide and the tests run on parallel threads: the tests
+/// whose graphs depend on it take turns.
+fn shaped_for<R>(ranks: usize, build: impl FnOnce() -> R) -> R {
+    static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _turn = TURN.lock().unwrap_or_else(|p| p.into_inner());
+    let before = chunked_array::runtime::process_count();
+    chunked_array::runtime::set_process_count(ranks);
+    let built = build();
+    chunked_array::runtime::set_process_count(before);
+    built
+}
+
 /// Sources spread evenly, elementwise work and first-level partials stay with
 /// their block: only the reduction's partials cross ranks.
 #[test]
@@ -154,12 +167,8 @@ fn tsqr_moves_the_least_for_any_rank_count() {
 fn svd_leaves_stay_within_ranks() {
     let n = 4;
     let x = RandomState::new(4).uniform::<f64>(&[300 * n, n], [n, n]).unwrap();
-    let before = chunked_array::runtime::process_count();
     for ranks in (1..=40).chain([64, 100, 150, 299, 300]) {
-        chunked_array::runtime::set_process_count(ranks);
-        let svd = chunked_linalg::svd(&x);
-        chunked_array::runtime::set_process_count(before);
-        let svd = svd.unwrap();
+        let svd = shaped_for(ranks, || chunked_linalg::svd(&x)).unwrap();
         let g = graph(&[svd.u.sum(0).unwrap().layer(), svd.s.layer(), svd.vt.layer()]);
         assert_tsqr_at_bound(&g, ranks, n, ranks);
     }
@@ -244,11 +253,12 @@ fn untravelled_blocks_keep_their_readers() {
 #[test]
 fn lu_and_cholesky_work_spreads_over_ranks() {
     let a = RandomState::new(3).standard_normal::<f64>(&[128, 128], [32, 32]).unwrap();
-    let (p, l, u) = chunked_linalg::lu(&a).unwrap();
-    let spd = (&a.matmul(&a.t()).unwrap() + &(&Array::<f64>::eye(128, None, 0, 32).unwrap() * 128.0))
-        .rechunk([32, 32])
-        .unwrap();
-    let c = chunked_linalg::cholesky(&spd, true).unwrap();
+    let (p, l, u) = shaped_for(1, || chunked_linalg::lu(&a)).unwrap();
+    let spd = shaped_for(1, || {
+        (&a.matmul(&a.t()).unwrap() + &(&Array::<f64>::eye(128, None, 0, 32).unwrap() * 128.0)).rechunk([32, 32])
+    })
+    .unwrap();
+    let c = shaped_for(1, || chunked_linalg::cholesky(&spd, true)).unwrap();
     for layers in [vec![p.layer(), l.layer(), u.layer()], vec![c.layer()]] {
         let g = graph(&layers);
         assert!((0..g.len()).all(|t| g.can_travel(t)));
@@ -265,12 +275,8 @@ fn lu_and_cholesky_work_spreads_over_ranks() {
 fn rechunk_moves_each_element_that_changes_rank_once() {
     let x = RandomState::new(5).uniform::<f64>(&[60, 48], [7, 10]).unwrap();
     let y = &x * 2.0; // not a source: the rechunk must move data
-    let before = chunked_array::runtime::process_count();
     for (new, ranks) in [([60, 5], 2), ([60, 5], 3), ([12, 9], 4), ([5, 48], 5), ([13, 13], 8), ([60, 48], 3)] {
-        chunked_array::runtime::set_process_count(ranks);
-        let z = y.rechunk(new);
-        chunked_array::runtime::set_process_count(before);
-        let z = z.unwrap();
+        let z = shaped_for(ranks, || y.rechunk(new)).unwrap();
         let g = graph(&[z.layer()]);
         let owner = place_tasks(&g, ranks);
         let mut moved = 0;
@@ -324,13 +330,7 @@ fn matmul_over_a_grid_of_ranks_reads_bands() {
     let a = RandomState::new(6).uniform::<f64>(&[96, 96], [8, 8]).unwrap();
     let b = RandomState::new(7).uniform::<f64>(&[96, 96], [8, 8]).unwrap();
     let (a, b) = (&a * 1.0, &b * 1.0); // not sources, as a matmul of computed operands
-    let before = chunked_array::runtime::process_count();
-    let graph_over = |ranks: usize| {
-        chunked_array::runtime::set_process_count(ranks);
-        let c = a.matmul(&b);
-        chunked_array::runtime::set_process_count(before);
-        graph(&[c.unwrap().layer()])
-    };
+    let graph_over = |ranks: usize| graph(&[shaped_for(ranks, || a.matmul(&b)).unwrap().layer()]);
     let flat = graph_over(1);
     let bytes = 96 * 96 * 8;
     for (ranks, rows, cols) in [(8, 2, 4), (9, 3, 3), (16, 4, 4), (36, 6, 6)] {
@@ -369,5 +369,23 @@ fn matmul_over_a_grid_of_ranks_reads_bands() {
     for ranks in [4, 7, 64] {
         let g = graph_over(ranks);
         assert!((0..g.len()).all(|t| g.process_of(t, ranks).is_none()), "{ranks} ranks");
+    }
+}
+
+/// A QR of a short-fat matrix over many ranks (sfqr): its first block keeps
+/// at least m columns however the ranks split them, so R is upper
+/// triangular and Q R is the matrix.
+#[test]
+fn short_fat_qr_over_many_ranks() {
+    let w = RandomState::new(8).standard_normal::<f64>(&[10, 40], [10, 5]).unwrap();
+    let whole = w.compute().unwrap().into_dimensionality::<ndarray::Ix2>().unwrap();
+    for ranks in [1, 2, 8] {
+        let (q, r) = shaped_for(ranks, || chunked_linalg::qr(&w)).unwrap();
+        let ctx = chunked_array::Context::sync();
+        let q = q.compute_on(&ctx).unwrap().into_dimensionality::<ndarray::Ix2>().unwrap();
+        let r = r.compute_on(&ctx).unwrap().into_dimensionality::<ndarray::Ix2>().unwrap();
+        let residual = (&q.dot(&r) - &whole).iter().fold(0.0f64, |m, v| m.max(v.abs()));
+        assert!(residual < 1e-12, "{ranks} ranks: |QR - A| = {residual:e}");
+        assert!((0..10).all(|i| (0..i).all(|j| r[[i, j]] == 0.0)), "{ranks} ranks: R not upper triangular");
     }
 }

@@ -104,28 +104,7 @@ pub fn launch() -> ExitCode {
         return ExitCode::SUCCESS;
     }
     let mut failures = Vec::new();
-    // Shared memory at 1 to 4 ranks, then the TCP path at 2 and 4.
-    let runs = (1..=4).map(|np| (np, "shared memory", &[][..])).chain([2, 4].map(|np| (np, "tcp", &OVER_TCP[..])));
-    for (np, transport, extra) in runs {
-        let dir = std::env::temp_dir().join(format!("chunked-mpi-checks-{}-{np}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("scratch dir");
-        let args = ["--rank-checks", dir.to_str().expect("utf-8 temp dir")];
-        let job = run_job_over(np, &args, Duration::from_secs(180), extra);
-        let _ = std::fs::remove_dir_all(&dir);
-        let oks = (0..np).filter(|r| job.output.contains(&format!("rank {r}: all checks passed"))).count();
-        println!(
-            "mpirun -np {np} over {transport}: exit {:?} in {:.1} s, {oks} of {np} ranks passed",
-            job.code,
-            job.elapsed.as_secs_f64()
-        );
-        if job.code != Some(0) || oks != np || job.timed_out {
-            failures.push(format!(
-                "-np {np} over {transport} (exit {:?}, timed out: {}):\n{}",
-                job.code, job.timed_out, job.output
-            ));
-        }
-    }
+    rank_check_jobs(&mut failures);
     // The layouts of larger jobs: 8 ranks (oversubscribed), over shared memory.
     let job = run_job(8, &["--rank-scale-out"], Duration::from_secs(180));
     let oks = (0..8).filter(|r| job.output.contains(&format!("rank {r}: scale-out checks passed"))).count();
@@ -192,6 +171,31 @@ pub fn launch() -> ExitCode {
             eprintln!("FAILED {f}");
         }
         ExitCode::FAILURE
+    }
+}
+
+/// The rank checks over shared memory at 1 to 4 ranks, then over TCP at 2 and 4.
+fn rank_check_jobs(failures: &mut Vec<String>) {
+    let runs = (1..=4).map(|np| (np, "shared memory", &[][..])).chain([2, 4].map(|np| (np, "tcp", &OVER_TCP[..])));
+    for (np, transport, extra) in runs {
+        let dir = std::env::temp_dir().join(format!("chunked-mpi-checks-{}-{np}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("scratch dir");
+        let args = ["--rank-checks", dir.to_str().expect("utf-8 temp dir")];
+        let job = run_job_over(np, &args, Duration::from_secs(180), extra);
+        let _ = std::fs::remove_dir_all(&dir);
+        let oks = (0..np).filter(|r| job.output.contains(&format!("rank {r}: all checks passed"))).count();
+        println!(
+            "mpirun -np {np} over {transport}: exit {:?} in {:.1} s, {oks} of {np} ranks passed",
+            job.code,
+            job.elapsed.as_secs_f64()
+        );
+        if job.code != Some(0) || oks != np || job.timed_out {
+            failures.push(format!(
+                "-np {np} over {transport} (exit {:?}, timed out: {}):\n{}",
+                job.code, job.timed_out, job.output
+            ));
+        }
     }
 }
 

@@ -182,6 +182,9 @@ pub fn tsqr<T: Scalar>(a: &Array<T>, options: &TsqrOptions) -> Result<Tsqr<T>> {
 pub(crate) fn row_owners<T: Scalar>(a: &Array<T>, processes: usize) -> Vec<usize> {
     let grid = a.chunks().grid();
     let (rows, cols) = (grid[0], grid[1]);
+    if rows * cols == 0 {
+        return vec![0; rows];
+    }
     (0..rows).map(|i| chunked_array::runtime::owner_of(i * cols, rows * cols, processes.max(1))).collect()
 }
 

@@ -35,8 +35,8 @@ pub(super) struct Tree {
     pub(super) leaf_rows: Vec<LeafRows>,
     /// Per row block of the input, its leaves.
     pub(super) leaves_of_block: Vec<Range<usize>>,
-    /// The ranks holding rows, in the order of their first row block (the
-    /// root's first), and per row block the position of its rank in this list.
+    /// The ranks holding rows, in the order of their first row block, and
+    /// per row block the position of its rank in this list.
     pub(super) ranks: Vec<usize>,
     pub(super) rank_of_block: Vec<usize>,
 }
