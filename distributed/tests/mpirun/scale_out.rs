@@ -50,24 +50,33 @@ fn checks(mpi: &Mpi) -> Result<(), String> {
     same(&r, &r1, "tsqr r", 1e-12)
 }
 
+/// Computes `total` over the ranks (gathered on rank 0) and returns the bytes
+/// every rank sent, summed, and the most the messages' own overhead can add
+/// to a run's blocks: 9-byte trailers, 56-byte progress events, closing
+/// messages.
+fn sent_over_ranks(mpi: &Mpi, total: &chunked_array::Array<f64>) -> Result<(u64, u64), String> {
+    use mpi::collective::SystemOperation;
+    use mpi::traits::*;
+    let scheduler = mpi.scheduler(Gather::Root, 0);
+    total.compute_root(&Context::with_scheduler(scheduler.clone())).map_err(|e| e.to_string())?;
+    let sent = scheduler.last_transfers();
+    let mine = [sent.bytes, sent.messages, sent.tasks as u64];
+    let mut all = [0u64; 3];
+    mpi.world().all_reduce_into(&mine[..], &mut all[..], SystemOperation::sum());
+    let size = mpi.size() as u64;
+    Ok((all[0], 9 * all[1] + 56 * all[2] + 64 * size * size))
+}
+
 /// A rechunk's bytes sent, summed over the ranks, against the least it must
 /// move (computed from the grids' overlaps and the placement): no more than
 /// the messages' own overhead above it (9-byte trailers, 56-byte progress
 /// events, the closing messages, the scalar partial sums).
 fn rechunk_moves_the_least(mpi: &Mpi) -> Result<(), String> {
-    use mpi::collective::SystemOperation;
-    use mpi::traits::*;
     let err = |e: chunked_array::Error| e.to_string();
-    let scheduler = mpi.scheduler(Gather::Root, 0);
-    let ctx = Context::with_scheduler(scheduler.clone());
     let x = &RandomState::new(4).standard_normal::<f64>(&[512, 512], [64, 64]).map_err(err)? * 1.0;
     let r = x.rechunk([512, 24]).map_err(err)?;
     let total = r.sum(None).map_err(err)?;
-    total.compute_root(&ctx).map_err(err)?;
-    let sent = scheduler.last_transfers();
-    let mine = [sent.bytes, sent.messages, sent.tasks as u64];
-    let mut all = [0u64; 3];
-    mpi.world().all_reduce_into(&mine[..], &mut all[..], SystemOperation::sum());
+    let (sent, overhead) = sent_over_ranks(mpi, &total)?;
     let g = Layer::task_graph(&[total.layer()]).map_err(err)?;
     let owner = place_tasks(&g, mpi.size());
     let mut assembler = vec![0; r.chunks().num_blocks()];
@@ -77,9 +86,8 @@ fn rechunk_moves_the_least(mpi: &Mpi) -> Result<(), String> {
         }
     }
     let least = rechunk_least_bytes(x.chunks(), r.chunks(), 8, mpi.size(), |b| assembler[b]);
-    let overhead = 9 * all[1] + 56 * all[2] + 64 * (mpi.size() * mpi.size()) as u64;
-    if all[0] < least || all[0] > least + overhead {
-        return Err(format!("the rechunk sent {} bytes; least {least}, overhead at most {overhead}", all[0]));
+    if sent < least || sent > least + overhead {
+        return Err(format!("the rechunk sent {sent} bytes; least {least}, overhead at most {overhead}"));
     }
     Ok(())
 }
@@ -89,24 +97,15 @@ fn rechunk_moves_the_least(mpi: &Mpi) -> Result<(), String> {
 /// bytes sent, summed over the ranks, against the plan's, within the
 /// messages' own overhead.
 fn matmul_sends_its_plan(mpi: &Mpi) -> Result<(), String> {
-    use mpi::collective::SystemOperation;
-    use mpi::traits::*;
     let err = |e: chunked_array::Error| e.to_string();
-    let scheduler = mpi.scheduler(Gather::Root, 0);
-    let ctx = Context::with_scheduler(scheduler.clone());
     let a = &RandomState::new(6).standard_normal::<f64>(&[256, 256], [32, 32]).map_err(err)? * 1.0;
     let b = &RandomState::new(7).standard_normal::<f64>(&[256, 256], [32, 32]).map_err(err)? * 1.0;
     let total = a.matmul(&b).map_err(err)?.sum(None).map_err(err)?;
-    total.compute_root(&ctx).map_err(err)?;
-    let sent = scheduler.last_transfers();
-    let mine = [sent.bytes, sent.messages, sent.tasks as u64];
-    let mut all = [0u64; 3];
-    mpi.world().all_reduce_into(&mine[..], &mut all[..], SystemOperation::sum());
+    let (sent, overhead) = sent_over_ranks(mpi, &total)?;
     let g = Layer::task_graph(&[total.layer()]).map_err(err)?;
     let planned: u64 = traffic(&g, mpi.size(), Deliver::Result, Gather::Root).iter().map(|r| r.bytes).sum();
-    let overhead = 9 * all[1] + 56 * all[2] + 64 * (mpi.size() * mpi.size()) as u64;
-    if planned < 256 * 256 * 8 || all[0] < planned || all[0] > planned + overhead {
-        return Err(format!("the matmul sent {} bytes; planned {planned}, overhead at most {overhead}", all[0]));
+    if planned < 256 * 256 * 8 || sent < planned || sent > planned + overhead {
+        return Err(format!("the matmul sent {sent} bytes; planned {planned}, overhead at most {overhead}"));
     }
     Ok(())
 }
