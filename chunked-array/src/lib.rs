@@ -146,7 +146,9 @@ pub mod runtime {
     };
     pub use crate::block::{Block, BlockValue, Rebuild, SpillImage};
     pub use crate::element::WireValue;
-    pub use crate::events::{Clock, NoObserver, Observer, RunInfo, RunObserver, TaskEvent, TierEvent, TierEventKind};
+    pub use crate::events::{
+        Clock, NoObserver, Observer, RunInfo, RunObserver, TaskEvent, TierEvent, TierEventKind, TransferEvent,
+    };
     pub use crate::graph::task::{TaskGraph, panic_message};
     pub use crate::graph::wire::Wire;
     pub use crate::graph::{Key, Placement};

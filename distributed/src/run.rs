@@ -7,13 +7,14 @@ use std::collections::BinaryHeap;
 use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
 
-use chunked_array::runtime::{Block, TaskGraph};
-use chunked_array::runtime::{BlockStore, Clock, OutputSink, RunObserver, TaskEvent};
+use chunked_array::runtime::Block;
+use chunked_array::runtime::{BlockStore, Clock, OutputSink, RunObserver, TaskEvent, TaskGraph};
+use chunked_array::runtime::{TierEvent, TransferEvent};
 use chunked_array::{Error, Result};
 use mpi::topology::SimpleCommunicator;
 
 use crate::placement::RunPlan;
-use crate::transport::{Message, Outbox, receive};
+use crate::transport::{Message, Outbox, Report, receive};
 
 /// How often the other ranks tell rank 0 their progress.
 const PROGRESS_EVERY: Duration = Duration::from_millis(100);
@@ -26,6 +27,60 @@ pub(crate) fn progress_timeout() -> Option<Duration> {
         let seconds = std::env::var("CHUNKED_MPI_TIMEOUT").ok()?.trim().parse::<f64>().ok()?;
         (seconds.is_finite() && seconds > 0.0).then(|| Duration::from_secs_f64(seconds))
     })
+}
+
+/// The run's observer, and on ranks other than 0 a buffer of the tier moves
+/// the block store reports, which go to rank 0 with the next report.
+pub(crate) struct Relay<'o> {
+    inner: &'o dyn RunObserver,
+    tiers: Option<Mutex<Vec<TierEvent>>>,
+}
+
+impl<'o> Relay<'o> {
+    /// Relays `inner`'s events; on a rank other than 0 also keeps the tier moves.
+    pub fn new(inner: &'o dyn RunObserver, me: usize) -> Relay<'o> {
+        Relay { inner, tiers: (me != 0).then(|| Mutex::new(Vec::new())) }
+    }
+
+    fn take_tiers(&self) -> Vec<TierEvent> {
+        self.tiers
+            .as_ref()
+            .map(|t| std::mem::take(&mut *t.lock().unwrap_or_else(|p| p.into_inner())))
+            .unwrap_or_default()
+    }
+}
+
+impl RunObserver for Relay<'_> {
+    fn wants_timing(&self) -> bool {
+        self.inner.wants_timing()
+    }
+    fn run_started(&self, graph: &TaskGraph, workers: usize) {
+        self.inner.run_started(graph, workers)
+    }
+    fn task_done(&self, event: &TaskEvent) {
+        self.inner.task_done(event)
+    }
+    fn tier_event(&self, event: &TierEvent) {
+        self.inner.tier_event(event);
+        if let Some(tiers) = &self.tiers {
+            tiers.lock().unwrap_or_else(|p| p.into_inner()).push(*event);
+        }
+    }
+    fn remote_tasks(&self, rank: usize, events: &[TaskEvent]) {
+        self.inner.remote_tasks(rank, events)
+    }
+    fn transfer(&self, event: &TransferEvent) {
+        self.inner.transfer(event)
+    }
+    fn remote_tier_events(&self, rank: usize, events: &[TierEvent]) {
+        self.inner.remote_tier_events(rank, events)
+    }
+    fn remote_transfers(&self, rank: usize, events: &[TransferEvent]) {
+        self.inner.remote_transfers(rank, events)
+    }
+    fn run_finished(&self, graph: &TaskGraph) {
+        self.inner.run_finished(graph)
+    }
 }
 
 /// The `Done` of task `t` whose worker panicked outside the task's own code.
@@ -66,8 +121,9 @@ pub(crate) struct Run<'a> {
     remote_failed: bool,
     /// Worker threads.
     threads: usize,
-    /// Tasks done here and not yet reported to rank 0.
-    unreported: Vec<TaskEvent>,
+    /// What this rank did and has not yet reported to rank 0.
+    unreported: Report,
+    relay: &'a Relay<'a>,
     last_report: Instant,
     /// The clock at this run's start (ticks and time), for reported times.
     origin: (u64, Instant),
@@ -82,7 +138,7 @@ impl<'a> Run<'a> {
         plan: RunPlan,
         (me, ranks): (usize, usize),
         threads: usize,
-        store: &'a BlockStore<'a>,
+        (store, relay): (&'a BlockStore<'a>, &'a Relay<'a>),
         tag: i32,
     ) -> Run<'a> {
         let n = graph.len();
@@ -128,7 +184,8 @@ impl<'a> Run<'a> {
             closed,
             remote_failed: false,
             threads,
-            unreported: Vec::new(),
+            unreported: Report::default(),
+            relay,
             last_report: Instant::now(),
             origin: (Clock::now(), Instant::now()),
             tasks_run: 0,
@@ -268,15 +325,27 @@ impl<'a> Run<'a> {
         let output_bytes = block.nbytes();
         if let Some(bytes) = encoded {
             let ranks: Vec<usize> = self.destinations[t].iter().map(|&r| r as usize).collect();
+            let bytes = bytes?;
+            let at = Clock::now();
+            for &to in &ranks {
+                let sent = TransferEvent { task: t, from: self.me, to, bytes: bytes.len(), at };
+                observer.transfer(&sent);
+                if self.me != 0 {
+                    self.unreported.transfers.push(sent);
+                }
+            }
             outbox
-                .send_block(comm, &ranks, t, bytes?)
+                .send_block(comm, &ranks, t, bytes)
                 .map_err(|message| Error::Task { key: graph.key(t).to_string(), message })?;
         }
         self.arrive(t, block, sink)?;
-        let event = TaskEvent { task: t, worker, start, end, input_bytes, output_bytes, held_bytes: self.store.held() };
+        let store = self.store;
+        let (held_bytes, device_bytes, disk_bytes) = (store.held(), store.device_held(), store.disk_held());
+        let event =
+            TaskEvent { task: t, worker, start, end, input_bytes, output_bytes, held_bytes, device_bytes, disk_bytes };
         observer.task_done(&event);
         if self.me != 0 {
-            self.unreported.push(event);
+            self.unreported.tasks.push(event);
             if self.last_report.elapsed() >= PROGRESS_EVERY {
                 self.report_progress(comm, outbox);
             }
@@ -284,10 +353,11 @@ impl<'a> Run<'a> {
         Ok(())
     }
 
-    /// Tells rank 0 which tasks this rank finished since its last report, their
-    /// times turned from clock ticks into nanoseconds since this run started
-    /// (ticks mean nothing on another node).
+    /// Tells rank 0 what this rank did since its last report, times turned
+    /// from clock ticks into nanoseconds since this run started (ticks mean
+    /// nothing on another node).
     fn report_progress(&mut self, comm: &SimpleCommunicator, outbox: &mut Outbox) {
+        self.unreported.tiers.extend(self.relay.take_tiers());
         if !self.unreported.is_empty() {
             let (tick0, instant0) = self.origin;
             let ticks = Clock::now().saturating_sub(tick0).max(1) as f64;
@@ -295,11 +365,18 @@ impl<'a> Run<'a> {
             let ns = |tick: u64| {
                 if tick == 0 { 0 } else { (tick.saturating_sub(tick0) as f64 * ns_per_tick) as u64 }
             };
-            for e in &mut self.unreported {
+            let Report { tasks, tiers, transfers } = &mut self.unreported;
+            for e in tasks {
                 (e.start, e.end) = (ns(e.start), ns(e.end));
             }
+            for e in tiers {
+                e.at = ns(e.at).max(1);
+            }
+            for e in transfers {
+                e.at = ns(e.at).max(1);
+            }
             let _ = outbox.send_progress(comm, 0, &self.unreported);
-            self.unreported.clear();
+            self.unreported = Report::default();
         }
         self.last_report = Instant::now();
     }
@@ -361,13 +438,23 @@ impl<'a> Run<'a> {
                 self.closed[from] = true;
                 Ok(())
             }
-            Message::Progress(events) => {
-                if events.iter().any(|e| e.task >= self.graph.len()) {
+            Message::Progress(report) => {
+                let n = self.graph.len();
+                let foreign = report.tasks.iter().any(|e| e.task >= n)
+                    || report.tiers.iter().any(|e| e.task >= n)
+                    || report.transfers.iter().any(|e| e.task >= n || e.to >= self.ranks);
+                if foreign {
                     return Err(remote(
-                        "reported a task this rank's graph does not have (do all ranks run the same program?)".into(),
+                        "reported a task or rank this run does not have (do all ranks run the same program?)".into(),
                     ));
                 }
-                observer.remote_tasks(from, &events);
+                observer.remote_tasks(from, &report.tasks);
+                if !report.tiers.is_empty() {
+                    observer.remote_tier_events(from, &report.tiers);
+                }
+                if !report.transfers.is_empty() {
+                    observer.remote_transfers(from, &report.transfers);
+                }
                 Ok(())
             }
         }

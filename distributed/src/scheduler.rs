@@ -13,13 +13,13 @@
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use chunked_array::runtime::{BlockStore, MemoryConfig, physical_memory};
+use chunked_array::runtime::{BlockStore, MemoryConfig, RunObserver, physical_memory};
 use chunked_array::{Result, RunStats, Scheduler};
 use mpi::topology::SimpleCommunicator;
 
 use crate::UniverseHandle;
 use crate::placement::{Gather, TransferStats, plan_run};
-use crate::run::Run;
+use crate::run::{Relay, Run};
 use crate::transport::{Outbox, run_tag};
 
 /// Runs task graphs over the ranks of an MPI communicator (see the module notes).
@@ -203,9 +203,11 @@ impl Scheduler for MpiScheduler {
         comm.1 += 1;
         let memory = self.rank_memory(memory);
         let start = Instant::now();
+        let relay = Relay::new(observer, self.rank);
+        let observer: &dyn RunObserver = &relay;
         let store = BlockStore::new(graph, &memory, observer);
         let plan = plan_run(graph, self.size, deliver, self.gather);
-        let mut run = Run::new(graph, plan, (self.rank, self.size), self.threads, &store, tag);
+        let mut run = Run::new(graph, plan, (self.rank, self.size), self.threads, (&store, &relay), tag);
         observer.run_started(graph, 1);
         let mut outbox = Outbox::new(tag);
         let outcome = run.main_loop(&comm.0, &mut outbox, sink, observer);

@@ -7,7 +7,7 @@
 //! non-blocking (a blocking send between two ranks that both send would
 //! deadlock), so their buffers live in an [`Outbox`] until MPI is done with them.
 
-use chunked_array::runtime::TaskEvent;
+use chunked_array::runtime::{TaskEvent, TierEvent, TierEventKind, TransferEvent};
 use mpi::request::{Request, StaticScope};
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
@@ -29,17 +29,45 @@ pub(crate) enum Message {
     Failed(String),
     /// The sender will send nothing more in this run.
     Closed,
-    /// The tasks the sender finished since its last report (for rank 0's
-    /// progress bar and profile; times in nanoseconds since its run started).
-    Progress(Vec<TaskEvent>),
+    /// What the sender did since its last report (for rank 0's observers).
+    Progress(Report),
+}
+
+/// What a rank did since its last report to rank 0: tasks finished, blocks
+/// moved between its memory tiers, blocks sent; times in nanoseconds since
+/// its run started (clock ticks mean nothing on another node).
+#[derive(Default)]
+pub(crate) struct Report {
+    pub tasks: Vec<TaskEvent>,
+    pub tiers: Vec<TierEvent>,
+    pub transfers: Vec<TransferEvent>,
+}
+
+impl Report {
+    pub fn is_empty(&self) -> bool {
+        self.tasks.is_empty() && self.tiers.is_empty() && self.transfers.is_empty()
+    }
 }
 
 const BLOCK: u8 = 1;
 const FAILED: u8 = 2;
 const CLOSED: u8 = 3;
 const PROGRESS: u8 = 4;
-/// Bytes of one task event in a progress message: seven u64s.
-const EVENT_BYTES: usize = 56;
+/// Words (u64) of one task event, one tier event and one transfer in a
+/// progress message, which starts with the three counts.
+const TASK_WORDS: usize = 9;
+const TIER_WORDS: usize = 4;
+const TRANSFER_WORDS: usize = 4;
+/// The tier moves in the order of their number on the wire.
+const TIER_KINDS: [TierEventKind; 7] = [
+    TierEventKind::Spill,
+    TierEventKind::Unspill,
+    TierEventKind::Recompute,
+    TierEventKind::Drop,
+    TierEventKind::Regenerate,
+    TierEventKind::DeviceSpill,
+    TierEventKind::DeviceUnspill,
+];
 
 /// One message's bytes, owned through the raw pointer `Box::into_raw` gave
 /// (the `'static` slices MPI's non-blocking sends read are borrowed from it),
@@ -87,21 +115,34 @@ impl Outbox {
         self.send(comm, ranks, bytes)
     }
 
-    /// Tells rank `to` which tasks this one finished since its last report.
-    pub fn send_progress(&mut self, comm: &SimpleCommunicator, to: usize, events: &[TaskEvent]) -> Result<(), String> {
-        let mut message = Vec::with_capacity(EVENT_BYTES * events.len() + 1);
-        for e in events {
-            for v in [
-                e.task as u64,
-                e.worker as u64,
-                e.start,
-                e.end,
-                e.input_bytes as u64,
-                e.output_bytes as u64,
-                e.held_bytes as u64,
-            ] {
-                message.extend_from_slice(&v.to_le_bytes());
+    /// Sends rank `to` this rank's report.
+    pub fn send_progress(&mut self, comm: &SimpleCommunicator, to: usize, report: &Report) -> Result<(), String> {
+        let Report { tasks, tiers, transfers } = report;
+        let words = 3 + TASK_WORDS * tasks.len() + TIER_WORDS * tiers.len() + TRANSFER_WORDS * transfers.len();
+        let mut message = Vec::with_capacity(8 * words + 1);
+        let mut put = |v: u64| message.extend_from_slice(&v.to_le_bytes());
+        for n in [tasks.len(), tiers.len(), transfers.len()] {
+            put(n as u64);
+        }
+        for e in tasks {
+            for v in [e.task, e.worker, e.input_bytes, e.output_bytes, e.held_bytes, e.device_bytes, e.disk_bytes] {
+                put(v as u64);
             }
+            put(e.start);
+            put(e.end);
+        }
+        for e in tiers {
+            let kind = TIER_KINDS.iter().position(|&k| k == e.kind).expect("every kind listed");
+            for v in [e.task, kind, e.bytes] {
+                put(v as u64);
+            }
+            put(e.at);
+        }
+        for e in transfers {
+            for v in [e.task, e.to, e.bytes] {
+                put(v as u64);
+            }
+            put(e.at);
         }
         message.push(PROGRESS);
         self.send(comm, &[to], message)
@@ -186,10 +227,10 @@ impl Drop for Outbox {
 pub(crate) fn receive(comm: &SimpleCommunicator, tag: i32) -> Option<(usize, Result<Message, String>)> {
     let (bytes, status) = comm.any_process().immediate_matched_probe_with_tag(tag)?.matched_receive_vec::<u8>();
     let from = status.source_rank() as usize;
-    Some((from, parse(bytes)))
+    Some((from, parse(bytes, from)))
 }
 
-fn parse(mut bytes: Vec<u8>) -> Result<Message, String> {
+fn parse(mut bytes: Vec<u8>, from: usize) -> Result<Message, String> {
     let n = bytes.len();
     match bytes.last() {
         Some(&BLOCK) if n >= 9 => {
@@ -199,24 +240,53 @@ fn parse(mut bytes: Vec<u8>) -> Result<Message, String> {
         }
         Some(&FAILED) => Ok(Message::Failed(String::from_utf8_lossy(&bytes[..n - 1]).into_owned())),
         Some(&CLOSED) if n == 1 => Ok(Message::Closed),
-        Some(&PROGRESS) if (n - 1).is_multiple_of(EVENT_BYTES) => {
-            let events = bytes[..n - 1]
-                .chunks_exact(EVENT_BYTES)
-                .map(|e| {
-                    let word = |i: usize| u64::from_le_bytes(e[8 * i..8 * i + 8].try_into().expect("8 bytes"));
-                    TaskEvent {
-                        task: word(0) as usize,
-                        worker: word(1) as usize,
-                        start: word(2),
-                        end: word(3),
-                        input_bytes: word(4) as usize,
-                        output_bytes: word(5) as usize,
-                        held_bytes: word(6) as usize,
-                    }
-                })
-                .collect();
-            Ok(Message::Progress(events))
-        }
+        Some(&PROGRESS) => parse_report(&bytes[..n - 1], from).map(Message::Progress),
         _ => Err(format!("a message of {n} bytes that is not the scheduler's")),
     }
+}
+
+/// A progress report's body, every count checked against its length.
+fn parse_report(bytes: &[u8], from: usize) -> Result<Report, String> {
+    let bad = || format!("a progress report of {} bytes that does not add up", bytes.len() + 1);
+    if !bytes.len().is_multiple_of(8) || bytes.len() < 24 {
+        return Err(bad());
+    }
+    let words: Vec<u64> = bytes.chunks_exact(8).map(|w| u64::from_le_bytes(w.try_into().expect("8 bytes"))).collect();
+    let (tasks, tiers, transfers) = (words[0] as usize, words[1] as usize, words[2] as usize);
+    let want = tasks
+        .checked_mul(TASK_WORDS)
+        .zip(tiers.checked_mul(TIER_WORDS))
+        .zip(transfers.checked_mul(TRANSFER_WORDS))
+        .and_then(|((a, b), c)| a.checked_add(b)?.checked_add(c)?.checked_add(3));
+    if want != Some(words.len()) {
+        return Err(bad());
+    }
+    let (task_words, rest) = words[3..].split_at(TASK_WORDS * tasks);
+    let (tier_words, transfer_words) = rest.split_at(TIER_WORDS * tiers);
+    let tasks = task_words
+        .chunks_exact(TASK_WORDS)
+        .map(|w| TaskEvent {
+            task: w[0] as usize,
+            worker: w[1] as usize,
+            input_bytes: w[2] as usize,
+            output_bytes: w[3] as usize,
+            held_bytes: w[4] as usize,
+            device_bytes: w[5] as usize,
+            disk_bytes: w[6] as usize,
+            start: w[7],
+            end: w[8],
+        })
+        .collect();
+    let tiers = tier_words
+        .chunks_exact(TIER_WORDS)
+        .map(|w| {
+            let kind = *TIER_KINDS.get(w[1] as usize).ok_or_else(bad)?;
+            Ok(TierEvent { task: w[0] as usize, kind, bytes: w[2] as usize, at: w[3] })
+        })
+        .collect::<Result<_, String>>()?;
+    let transfers = transfer_words
+        .chunks_exact(TRANSFER_WORDS)
+        .map(|w| TransferEvent { task: w[0] as usize, from, to: w[1] as usize, bytes: w[2] as usize, at: w[3] })
+        .collect();
+    Ok(Report { tasks, tiers, transfers })
 }

@@ -123,7 +123,7 @@ impl Profiler {
     /// use chunked_array::runtime::{Deliver, MemoryConfig, Observer, Run, RunInfo, TierEventKind};
     /// let g = Layer::task_graph(&[(&Array::<f64>::ones(&[4], 2)? * 2.0).layer()])?;
     /// let profiler = Profiler::new();
-    /// let recorder = profiler.observe(&RunInfo { graph: &g, label: "mul", rank: 0, memory_limit: 0 }).unwrap();
+    /// let recorder = profiler.observe(&RunInfo { graph: &g, label: "mul", rank: 0, memory_limit: 0, device_memory_limit: None, spill_limit: u64::MAX }).unwrap();
     /// // No room at all: each `ones` block is dropped, then made again for its reader.
     /// let memory = MemoryConfig { memory_limit: 0, ..MemoryConfig::default() };
     /// SyncScheduler.execute(&Run { graph: &g, deliver: Deliver::Result, sink: &|_, _| Ok(()), observer: &*recorder, memory: &memory })?;

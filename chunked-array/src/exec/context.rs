@@ -3,7 +3,8 @@
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
-use crate::diagnostics::{Profiler, Progress};
+use crate::diagnostics::{Dashboard, DashboardOptions, Profiler, Progress, ReportTimes};
+use crate::error::{Error, Result};
 use crate::events::Observer;
 use crate::memory::MemoryConfig;
 use crate::schedule::{Scheduler, SyncScheduler, ThreadedScheduler};
@@ -27,6 +28,8 @@ pub struct Context {
     observers: Vec<Arc<dyn Observer>>,
     /// Set to cancel the runs of this context (a client's future).
     cancel: Option<Arc<AtomicBool>>,
+    /// The dashboard this context started (rank 0 only).
+    dashboard: Option<Dashboard>,
 }
 
 impl Context {
@@ -48,6 +51,7 @@ impl Context {
             progress: Arc::new(Progress::Auto),
             observers: Vec::new(),
             cancel: None,
+            dashboard: None,
         }
     }
 
@@ -157,6 +161,87 @@ impl Context {
     /// ```
     pub fn with_profiler(self, profiler: &Profiler) -> Self {
         self.with_observer(Arc::new(profiler.clone()))
+    }
+
+    /// Starts a live [`Dashboard`] on `addr` (`host:port`, or a bare port on
+    /// loopback, `127.0.0.1:PORT`; port 0 takes a free one) that shows every
+    /// run of this context while it goes, and prints its URL on stderr. It
+    /// serves until the context and its clones are dropped.
+    ///
+    /// Over several processes (MPI) rank 0 serves the dashboard for every
+    /// rank (the others report to it over the scheduler's own messages), and
+    /// every rank gets the same answer: an address rank 0 cannot bind is an
+    /// error on all of them, before any work.
+    ///
+    /// ```
+    /// # fn main() -> chunked_array::Result<()> {
+    /// use chunked_array::{Array, Context};
+    /// let ctx = Context::threads(2).with_dashboard("127.0.0.1:0")?;
+    /// let url = ctx.dashboard().unwrap().url(); // open it in a browser
+    /// assert!(url.starts_with("http://127.0.0.1:"));
+    /// Array::<f64>::ones(&[100], 10)?.sum(None)?.compute_on(&ctx)?;
+    /// // Not an address, or one in use: an error naming it, nothing started.
+    /// let taken = ctx.dashboard().unwrap().address().to_string();
+    /// assert!(Context::sync().with_dashboard(&taken).unwrap_err().to_string().contains(&taken));
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] naming `addr` when it is not an address or
+    /// cannot be bound on rank 0.
+    pub fn with_dashboard(self, addr: &str) -> Result<Self> {
+        self.with_dashboard_options(addr, &DashboardOptions::default())
+    }
+
+    /// [`Context::with_dashboard`] with options (a token for shared machines,
+    /// how many browsers).
+    ///
+    /// ```
+    /// # fn main() -> chunked_array::Result<()> {
+    /// use chunked_array::{diagnostics::DashboardOptions, Context};
+    /// let options = DashboardOptions { token: Some("k3y".into()), ..DashboardOptions::default() };
+    /// let ctx = Context::sync().with_dashboard_options("127.0.0.1:0", &options)?;
+    /// assert!(ctx.dashboard().unwrap().url().ends_with("?token=k3y"));
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Context::with_dashboard`]; also a token a URL would have to escape.
+    pub fn with_dashboard_options(mut self, addr: &str, options: &DashboardOptions) -> Result<Self> {
+        let scheduler = self.scheduler();
+        let started = (scheduler.rank() == 0).then(|| Dashboard::start_with(addr, options));
+        if scheduler.processes() > 1 {
+            let failure = match &started {
+                Some(Err(e)) => e.to_string().into_bytes(),
+                _ => Vec::new(),
+            };
+            let failure = scheduler.share_from_root(failure);
+            if started.is_none() && !failure.is_empty() {
+                let reason = format!("rank 0 could not serve it: {}", String::from_utf8_lossy(&failure));
+                return Err(Error::invalid("dashboard address", addr, reason));
+            }
+        }
+        match started {
+            Some(dashboard) => {
+                let dashboard = dashboard?;
+                eprintln!("chunked dashboard: {}", dashboard.url());
+                self.observers.push(Arc::new(dashboard.clone()));
+                self.dashboard = Some(dashboard);
+            }
+            None => self.observers.push(Arc::new(ReportTimes)),
+        }
+        Ok(self)
+    }
+
+    /// The dashboard [`Context::with_dashboard`] started (`None` before, and
+    /// on ranks other than 0).
+    ///
+    /// ```
+    /// use chunked_array::Context;
+    /// assert!(Context::sync().dashboard().is_none());
+    /// ```
+    pub fn dashboard(&self) -> Option<&Dashboard> {
+        self.dashboard.as_ref()
     }
 
     /// When to show a progress bar (default: when stderr is a terminal).

@@ -89,8 +89,15 @@ pub(crate) fn run_blocks(
     check_plan(&graph, ctx.memory())?;
     reserve_device_pools(&graph, ctx.memory())?;
     let label = nodes[0].label();
-    let info =
-        RunInfo { graph: &graph, label: &label, rank: ctx.scheduler().rank(), memory_limit: ctx.memory().memory_limit };
+    let memory = ctx.memory();
+    let info = RunInfo {
+        graph: &graph,
+        label: &label,
+        rank: ctx.scheduler().rank(),
+        memory_limit: memory.memory_limit,
+        device_memory_limit: memory.device_memory_limit,
+        spill_limit: memory.spill_limit,
+    };
     let observer = Observers(ctx.observers().filter_map(|o| o.observe(&info)).collect());
     ctx.scheduler().execute(&Run { graph: &graph, deliver, sink: &sink, observer: &observer, memory: ctx.memory() })
 }

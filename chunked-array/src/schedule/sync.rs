@@ -79,6 +79,8 @@ impl Scheduler for SyncScheduler {
                     input_bytes,
                     output_bytes,
                     held_bytes: store.held(),
+                    device_bytes: store.device_held(),
+                    disk_bytes: store.disk_held(),
                 });
             }
             Ok(())

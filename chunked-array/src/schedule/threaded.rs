@@ -217,6 +217,8 @@ impl Shared<'_> {
                 input_bytes,
                 output_bytes: bytes,
                 held_bytes,
+                device_bytes: self.store.device_held(),
+                disk_bytes: self.store.disk_held(),
             });
             newly_ready.clear();
             for &c in g.consumers(t) {

@@ -102,83 +102,15 @@ fn html_report_draws_in_a_browser() {
     let dir = std::env::temp_dir().join(format!("chunked-html-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let html = dir.join("report.html");
-    let png = dir.join("shot.png");
     profiler.write_html(&html, "test <report>").unwrap();
     let page = std::fs::read_to_string(&html).unwrap();
     assert!(page.contains("test &lt;report&gt;") && page.contains("Task stream") && page.contains("limit"));
-    let Some(browser) = ["chromium", "chromium-browser", "google-chrome"]
-        .into_iter()
-        .find(|b| Command::new(b).arg("--version").output().is_ok())
-    else {
-        crate::support::tool_missing("the browser check: no chromium installed (scripts/test.sh installs it)");
-        return;
-    };
-    let out = Command::new(browser)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--window-size=1280,800",
-            "--enable-logging=stderr",
-            "--v=0",
-        ])
-        .arg(format!("--user-data-dir={}", dir.join("profile").display()))
-        .arg(format!("--screenshot={}", png.display()))
-        .arg(format!("file://{}", html.display()))
-        .output()
-        .unwrap();
-    let log = String::from_utf8_lossy(&out.stderr);
-    let console: Vec<&str> = log.lines().filter(|l| l.contains(":CONSOLE")).collect();
+    let target = format!("file://{}", html.display());
+    let Some((png, log)) = crate::support::browser::screenshot(&target, &dir, &[]) else { return };
+    let console = crate::support::browser::console_lines(&log);
     assert!(console.is_empty(), "console messages: {console:?}");
-    assert!(png.exists(), "no screenshot; browser said: {log}");
-    // Count coloured pixels with Python's zlib (PNG rows after filtering are not
-    // pixels, but a blank white page compresses to almost nothing either way).
-    let check = Command::new("python3")
-        .args([
-            "-c",
-            r#"
-import sys, zlib, struct
-data = open(sys.argv[1], 'rb').read()
-pos, idat, w, h = 8, b'', 0, 0
-while pos < len(data):
-    n, kind = struct.unpack('>I4s', data[pos:pos+8]); body = data[pos+8:pos+8+n]; pos += 12 + n
-    if kind == b'IHDR': w, h, depth, ctype = struct.unpack('>IIBB', body[:10])
-    if kind == b'IDAT': idat += body
-raw = zlib.decompress(idat)
-bpp = 4 if ctype == 6 else 3
-stride = w * bpp + 1
-prev = bytearray(w * bpp)
-coloured = 0
-for r in range(h):
-    f = raw[r*stride]; line = bytearray(raw[r*stride+1:(r+1)*stride])
-    for i in range(len(line)):
-        a = line[i-bpp] if i >= bpp else 0; b = prev[i]; c = prev[i-bpp] if i >= bpp else 0
-        if f == 1: line[i] = (line[i] + a) & 255
-        elif f == 2: line[i] = (line[i] + b) & 255
-        elif f == 3: line[i] = (line[i] + (a + b) // 2) & 255
-        elif f == 4:
-            p = a + b - c; pa, pb, pc = abs(p-a), abs(p-b), abs(p-c)
-            line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
-    for i in range(0, len(line), bpp):
-        rr, gg, bb = line[i], line[i+1], line[i+2]
-        if max(rr, gg, bb) - min(rr, gg, bb) > 60: coloured += 1
-    prev = line
-print(coloured)
-"#,
-        ])
-        .arg(&png)
-        .output();
-    match check {
-        Ok(o) if o.status.success() => {
-            let coloured: usize = String::from_utf8_lossy(&o.stdout).trim().parse().unwrap();
-            assert!(coloured > 2000, "only {coloured} coloured pixels: the charts did not draw");
-        }
-        _ => crate::support::tool_missing("the pixel count: python3 is not installed"),
+    if let Some((coloured, _)) = crate::support::browser::pixel_counts(&png, &[]) {
+        assert!(coloured > 2000, "only {coloured} coloured pixels: the charts did not draw");
     }
     let _ = std::fs::remove_dir_all(&dir);
 }

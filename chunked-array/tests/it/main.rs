@@ -13,6 +13,7 @@ mod device_complex;
 mod device_kernels;
 mod device_linalg_kernels;
 mod device_sources;
+mod dashboard;
 mod diagnostics;
 mod delayed;
 mod dtypes;

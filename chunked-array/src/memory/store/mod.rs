@@ -260,6 +260,37 @@ impl<'g> BlockStore<'g> {
         self.held.load(Ordering::Relaxed)
     }
 
+    /// Bytes of blocks held in device memory, over every device.
+    ///
+    /// ```
+    /// # use chunked_array::{custom::Layer, Array};
+    /// # use chunked_array::runtime::{BlockStore, MemoryConfig, NoObserver};
+    /// # fn main() -> chunked_array::Result<()> {
+    /// let g = Layer::task_graph(&[Array::<f64>::ones(&[4], 2)?.layer()])?;
+    /// let store = BlockStore::new(&g, &MemoryConfig::default(), &NoObserver);
+    /// store.count(&g.run_task(0, &[])?); // a host block
+    /// assert_eq!((store.held(), store.device_held()), (16, 0));
+    /// # Ok(()) }
+    /// ```
+    pub fn device_held(&self) -> usize {
+        self.device.devices.iter().map(|m| m.held.load(Ordering::Relaxed)).sum()
+    }
+
+    /// Bytes of spilled blocks on disk.
+    ///
+    /// ```
+    /// # use chunked_array::{custom::Layer, Array};
+    /// # use chunked_array::runtime::{BlockStore, MemoryConfig, NoObserver};
+    /// # fn main() -> chunked_array::Result<()> {
+    /// let g = Layer::task_graph(&[Array::<f64>::ones(&[4], 2)?.layer()])?;
+    /// let store = BlockStore::new(&g, &MemoryConfig::default(), &NoObserver);
+    /// assert_eq!(store.disk_held(), 0); // nothing spilled
+    /// # Ok(()) }
+    /// ```
+    pub fn disk_held(&self) -> usize {
+        self.disk.used.load(Ordering::Relaxed) as usize
+    }
+
     /// The memory limit in bytes.
     ///
     /// ```

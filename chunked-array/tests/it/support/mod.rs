@@ -1,5 +1,7 @@
-//! Temporary directories for the I/O tests.
+//! Temporary directories for the I/O tests, and a headless browser for the pages.
 #![allow(dead_code)]
+
+pub mod browser;
 
 use std::path::{Path, PathBuf};
 

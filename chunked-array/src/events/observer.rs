@@ -1,131 +1,8 @@
-//! What observers of a run hear: finished tasks and blocks moving between
-//! memory tiers, with the clock that times them. Schedulers and the block
-//! store report; the profiler and the progress bar listen.
+//! The observers of runs: what one run's observer hears ([`RunObserver`]), and a
+//! context's observer of its runs ([`Observer`]).
 
+use crate::events::{TaskEvent, TierEvent, TransferEvent};
 use crate::graph::task::TaskGraph;
-
-/// One finished task, as schedulers report it to a [`RunObserver`].
-///
-/// ```
-/// # use chunked_array::{custom::Layer, Array, Scheduler, SyncScheduler};
-/// # use chunked_array::runtime::{Deliver, MemoryConfig, Run};
-/// use std::sync::Mutex;
-/// use chunked_array::runtime::{RunObserver, TaskEvent};
-/// struct OutputBytes(Mutex<Vec<usize>>);
-/// impl RunObserver for OutputBytes {
-///     fn task_done(&self, e: &TaskEvent) {
-///         self.0.lock().unwrap().push(e.output_bytes);
-///     }
-/// }
-/// # fn main() -> chunked_array::Result<()> {
-/// let g = Layer::task_graph(&[Array::<f64>::ones(&[6], 2)?.layer()])?; // 3 tasks
-/// # let memory = MemoryConfig::default();
-/// let seen = OutputBytes(Mutex::new(Vec::new()));
-/// SyncScheduler.execute(&Run { graph: &g, deliver: Deliver::Result, sink: &|_, _| Ok(()), observer: &seen, memory: &memory })?;
-/// assert_eq!(*seen.0.lock().unwrap(), [16, 16, 16]); // three blocks of two f64
-/// # Ok(()) }
-/// ```
-#[derive(Debug, Clone, Copy)]
-pub struct TaskEvent {
-    /// The task number in the graph.
-    pub task: usize,
-    /// The worker (thread or rank) that ran it.
-    pub worker: usize,
-    /// Start and end, in [`Clock`] ticks (0 when the observer wants no timing).
-    pub start: u64,
-    /// End in [`Clock`] ticks.
-    pub end: u64,
-    /// Bytes of the task's input blocks.
-    pub input_bytes: usize,
-    /// Bytes of its output block.
-    pub output_bytes: usize,
-    /// Bytes held in blocks after the task (outputs included until sunk).
-    pub held_bytes: usize,
-}
-
-/// What happened to a block in the memory tiers.
-///
-/// ```
-/// use chunked_array::runtime::TierEventKind;
-/// let kind = TierEventKind::Drop;
-/// assert_eq!(kind.name(), "drop");
-/// assert_ne!(kind, TierEventKind::Spill);
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TierEventKind {
-    /// Written to disk (memory over the limit).
-    Spill,
-    /// Read back from disk for a task.
-    Unspill,
-    /// Recomputed from its inputs (its spill file was lost or damaged).
-    Recompute,
-    /// Dropped over the memory limit (a cheap source's block).
-    Drop,
-    /// A dropped block made again for a task.
-    Regenerate,
-    /// Moved from device memory to host memory (device memory over its limit).
-    DeviceSpill,
-    /// Moved back to its device for a task.
-    DeviceUnspill,
-}
-
-impl TierEventKind {
-    /// "spill", "unspill", "recompute", "drop", "regenerate", "device-spill"
-    /// or "device-unspill".
-    ///
-    /// ```
-    /// use chunked_array::runtime::TierEventKind;
-    /// assert_eq!(TierEventKind::Spill.name(), "spill");
-    /// assert_eq!(TierEventKind::DeviceUnspill.name(), "device-unspill");
-    /// ```
-    pub fn name(self) -> &'static str {
-        match self {
-            TierEventKind::Spill => "spill",
-            TierEventKind::Unspill => "unspill",
-            TierEventKind::Recompute => "recompute",
-            TierEventKind::Drop => "drop",
-            TierEventKind::Regenerate => "regenerate",
-            TierEventKind::DeviceSpill => "device-spill",
-            TierEventKind::DeviceUnspill => "device-unspill",
-        }
-    }
-}
-
-/// A block moving between memory tiers, as the block store reports it.
-///
-/// ```
-/// # use chunked_array::{custom::Layer, Array, Scheduler, SyncScheduler};
-/// # use chunked_array::runtime::{Deliver, MemoryConfig, Run};
-/// use std::sync::Mutex;
-/// use chunked_array::runtime::{RunObserver, TierEvent, TierEventKind};
-/// struct Kinds(Mutex<Vec<TierEventKind>>);
-/// impl RunObserver for Kinds {
-///     fn tier_event(&self, e: &TierEvent) {
-///         self.0.lock().unwrap().push(e.kind);
-///     }
-/// }
-/// # fn main() -> chunked_array::Result<()> {
-/// let g = Layer::task_graph(&[(&Array::<f64>::ones(&[4], 2)? * 2.0).layer()])?;
-/// // No room at all: each `ones` block is dropped, then made again for its reader.
-/// let memory = MemoryConfig { memory_limit: 0, ..MemoryConfig::default() };
-/// let kinds = Kinds(Mutex::new(Vec::new()));
-/// SyncScheduler.execute(&Run { graph: &g, deliver: Deliver::Result, sink: &|_, _| Ok(()), observer: &kinds, memory: &memory })?;
-/// let kinds = kinds.0.into_inner().unwrap();
-/// assert_eq!(kinds.iter().filter(|&&k| k == TierEventKind::Drop).count(), 2);
-/// assert_eq!(kinds.iter().filter(|&&k| k == TierEventKind::Regenerate).count(), 2);
-/// # Ok(()) }
-/// ```
-#[derive(Debug, Clone, Copy)]
-pub struct TierEvent {
-    /// The task whose block moved.
-    pub task: usize,
-    /// What happened.
-    pub kind: TierEventKind,
-    /// Bytes of the block (in memory).
-    pub bytes: usize,
-    /// When, in [`Clock`] ticks.
-    pub at: u64,
-}
 
 /// Watches one run: the profiler's recorder and the progress bar. Schedulers
 /// call it from their workers, so its hot path ([`RunObserver::task_done`])
@@ -272,6 +149,77 @@ pub trait RunObserver: Sync {
     /// # Ok(()) }
     /// ```
     fn remote_tasks(&self, _rank: usize, _events: &[TaskEvent]) {}
+    /// Called on a rank of a run over several processes (MPI) when it sends
+    /// a block to another rank.
+    ///
+    /// ```
+    /// # use chunked_array::{custom::Layer, Array, Scheduler, SyncScheduler};
+    /// # use chunked_array::runtime::{Deliver, MemoryConfig, Run};
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// use chunked_array::runtime::{RunObserver, TransferEvent};
+    /// struct Sent(AtomicUsize);
+    /// impl RunObserver for Sent {
+    ///     fn transfer(&self, e: &TransferEvent) {
+    ///         self.0.fetch_add(e.bytes, Ordering::Relaxed);
+    ///     }
+    /// }
+    /// # fn main() -> chunked_array::Result<()> {
+    /// let g = Layer::task_graph(&[Array::<f64>::ones(&[6], 2)?.layer()])?;
+    /// # let memory = MemoryConfig::default();
+    /// let sent = Sent(AtomicUsize::new(0));
+    /// SyncScheduler.execute(&Run { graph: &g, deliver: Deliver::Result, sink: &|_, _| Ok(()), observer: &sent, memory: &memory })?;
+    /// assert_eq!(sent.0.load(Ordering::Relaxed), 0); // one process: nothing travels
+    /// # Ok(()) }
+    /// ```
+    fn transfer(&self, _event: &TransferEvent) {}
+    /// Called on rank 0 of a run over several processes with the blocks
+    /// another rank moved between its memory tiers since its last report
+    /// (`at` in nanoseconds since that rank's run started).
+    ///
+    /// ```
+    /// # use chunked_array::{custom::Layer, Array, Scheduler, SyncScheduler};
+    /// # use chunked_array::runtime::{Deliver, MemoryConfig, Run};
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// use chunked_array::runtime::{RunObserver, TierEvent};
+    /// struct Remote(AtomicUsize);
+    /// impl RunObserver for Remote {
+    ///     fn remote_tier_events(&self, _rank: usize, events: &[TierEvent]) {
+    ///         self.0.fetch_add(events.len(), Ordering::Relaxed);
+    ///     }
+    /// }
+    /// # fn main() -> chunked_array::Result<()> {
+    /// let g = Layer::task_graph(&[Array::<f64>::ones(&[6], 2)?.layer()])?;
+    /// # let memory = MemoryConfig::default();
+    /// let remote = Remote(AtomicUsize::new(0));
+    /// SyncScheduler.execute(&Run { graph: &g, deliver: Deliver::Result, sink: &|_, _| Ok(()), observer: &remote, memory: &memory })?;
+    /// assert_eq!(remote.0.load(Ordering::Relaxed), 0); // one process: no other ranks
+    /// # Ok(()) }
+    /// ```
+    fn remote_tier_events(&self, _rank: usize, _events: &[TierEvent]) {}
+    /// Called on rank 0 of a run over several processes with the blocks
+    /// another rank sent since its last report (`at` in nanoseconds since
+    /// that rank's run started).
+    ///
+    /// ```
+    /// # use chunked_array::{custom::Layer, Array, Scheduler, SyncScheduler};
+    /// # use chunked_array::runtime::{Deliver, MemoryConfig, Run};
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// use chunked_array::runtime::{RunObserver, TransferEvent};
+    /// struct Remote(AtomicUsize);
+    /// impl RunObserver for Remote {
+    ///     fn remote_transfers(&self, _rank: usize, events: &[TransferEvent]) {
+    ///         self.0.fetch_add(events.len(), Ordering::Relaxed);
+    ///     }
+    /// }
+    /// # fn main() -> chunked_array::Result<()> {
+    /// let g = Layer::task_graph(&[Array::<f64>::ones(&[6], 2)?.layer()])?;
+    /// # let memory = MemoryConfig::default();
+    /// let remote = Remote(AtomicUsize::new(0));
+    /// SyncScheduler.execute(&Run { graph: &g, deliver: Deliver::Result, sink: &|_, _| Ok(()), observer: &remote, memory: &memory })?;
+    /// assert_eq!(remote.0.load(Ordering::Relaxed), 0); // one process: no other ranks
+    /// # Ok(()) }
+    /// ```
+    fn remote_transfers(&self, _rank: usize, _events: &[TransferEvent]) {}
     /// Called once after the run (also after a failed one).
     ///
     /// ```
@@ -312,43 +260,6 @@ pub trait RunObserver: Sync {
 pub struct NoObserver;
 impl RunObserver for NoObserver {}
 
-/// A cheap monotonic clock for task spans: the CPU's time-stamp counter on
-/// x86-64 (a few ns to read; invariant on the CPUs this runs on), else `Instant`.
-/// Ticks are converted to seconds with a rate measured over each run.
-///
-/// ```
-/// use chunked_array::runtime::Clock;
-/// let start = Clock::now();
-/// let end = Clock::now();
-/// assert!(end >= start);
-/// ```
-#[derive(Debug, Clone, Copy)]
-pub struct Clock;
-
-impl Clock {
-    /// The current tick.
-    ///
-    /// ```
-    /// use chunked_array::runtime::Clock;
-    /// let before = Clock::now();
-    /// std::thread::sleep(std::time::Duration::from_millis(1));
-    /// assert!(Clock::now() > before); // it advances
-    /// ```
-    #[inline]
-    pub fn now() -> u64 {
-        #[cfg(target_arch = "x86_64")]
-        {
-            // SAFETY: rdtsc has no preconditions.
-            unsafe { std::arch::x86_64::_rdtsc() }
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        {
-            static ORIGIN: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
-            ORIGIN.get_or_init(std::time::Instant::now).elapsed().as_nanos() as u64
-        }
-    }
-}
-
 /// The run an [`Observer`] is asked to watch.
 ///
 /// ```
@@ -356,7 +267,7 @@ impl Clock {
 /// use chunked_array::{custom::Layer, diagnostics::{Profiler, Progress}, Array};
 /// use chunked_array::runtime::{Observer, RunInfo};
 /// let g = Layer::task_graph(&[Array::<f64>::ones(&[6], 2)?.layer()])?;
-/// let info = RunInfo { graph: &g, label: "ones", rank: 0, memory_limit: 1 << 30 };
+/// let info = RunInfo { graph: &g, label: "ones", rank: 0, memory_limit: 1 << 30, device_memory_limit: None, spill_limit: u64::MAX };
 /// assert!(Profiler::new().observe(&info).is_some());
 /// assert!(Progress::Never.observe(&info).is_none());
 /// # Ok(()) }
@@ -371,6 +282,10 @@ pub struct RunInfo<'a> {
     pub rank: usize,
     /// Host memory limit of the run, in bytes.
     pub memory_limit: usize,
+    /// Device memory limit of the run, in bytes (`None`: 80% of each device).
+    pub device_memory_limit: Option<usize>,
+    /// The most bytes the run may spill to disk (`u64::MAX`: no cap).
+    pub spill_limit: u64,
 }
 
 /// Watches the runs of a [`crate::Context`]: asked at the start of each run, it
@@ -416,7 +331,7 @@ pub trait Observer: Send + Sync {
     /// use chunked_array::{custom::Layer, diagnostics::{Profiler, Progress}, Array};
     /// use chunked_array::runtime::{Observer, RunInfo};
     /// let g = Layer::task_graph(&[Array::<f64>::ones(&[6], 2)?.layer()])?;
-    /// let info = RunInfo { graph: &g, label: "ones", rank: 1, memory_limit: 1 << 30 };
+    /// let info = RunInfo { graph: &g, label: "ones", rank: 1, memory_limit: 1 << 30, device_memory_limit: None, spill_limit: u64::MAX };
     /// assert!(Progress::Always.observe(&info).is_none()); // rank 0 draws the bar
     /// assert!(Profiler::new().observe(&info).is_some()); // each rank records its tasks
     /// # Ok(()) }
@@ -450,6 +365,21 @@ impl RunObserver for Observers<'_> {
     fn remote_tasks(&self, rank: usize, events: &[TaskEvent]) {
         for o in &self.0 {
             o.remote_tasks(rank, events);
+        }
+    }
+    fn transfer(&self, event: &TransferEvent) {
+        for o in &self.0 {
+            o.transfer(event);
+        }
+    }
+    fn remote_tier_events(&self, rank: usize, events: &[TierEvent]) {
+        for o in &self.0 {
+            o.remote_tier_events(rank, events);
+        }
+    }
+    fn remote_transfers(&self, rank: usize, events: &[TransferEvent]) {
+        for o in &self.0 {
+            o.remote_transfers(rank, events);
         }
     }
     fn run_finished(&self, graph: &TaskGraph) {
