@@ -179,7 +179,11 @@ impl Scheduler for MpiScheduler {
         let mut len = bytes.len() as u64;
         root.broadcast_into(&mut len);
         bytes.resize(len as usize, 0);
-        root.broadcast_into(&mut bytes[..]);
+        // Open MPI refuses a broadcast of nothing from an empty vector's
+        // dangling pointer (MPI_ERR_ARG); every rank knows the length.
+        if len > 0 {
+            root.broadcast_into(&mut bytes[..]);
+        }
         bytes
     }
 

@@ -37,6 +37,7 @@ fn main() -> ExitCode {
         Some("--rank-store-error") => faults::rank_store_error(Path::new(&args[2])),
         Some("--rank-progress") => rank_progress(),
         Some("--rank-scale-out") => scale_out::rank_scale_out(),
+        Some("--rank-dashboard") => dashboard::rank_dashboard(Path::new(&args[2])),
         _ => launch(),
     }
 }
@@ -50,6 +51,8 @@ mod random_checks;
 mod scale_out;
 #[path = "mpirun/faults.rs"]
 mod faults;
+#[path = "mpirun/dashboard.rs"]
+mod dashboard;
 
 // ---------------------------------------------------------------- on each rank
 

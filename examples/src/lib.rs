@@ -66,6 +66,78 @@ impl MatrixOptions {
     }
 }
 
+/// `--dashboard ADDR`: a live dashboard of the program's computes in the
+/// browser (`host:port`, or a port on loopback, `8787`); `--dashboard-linger
+/// SECONDS`: keep it up that long after the job, to look at the finished
+/// record. Under MPI rank 0 serves it for every rank.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct DashboardFlags {
+    /// The address to serve on.
+    pub addr: Option<String>,
+    /// Seconds to keep serving after the job.
+    pub linger: f64,
+}
+
+impl DashboardFlags {
+    /// Takes `--dashboard` and `--dashboard-linger`; `Ok(false)` for any other flag.
+    ///
+    /// ```
+    /// let mut d = chunked_examples::DashboardFlags::default();
+    /// assert!(d.take("--dashboard", "8787").unwrap());
+    /// assert!(!d.take("--rows", "10").unwrap());
+    /// assert!(d.take("--dashboard-linger", "-1").is_err());
+    /// ```
+    ///
+    /// # Errors
+    /// A message naming the flag when the linger time is not a number of seconds.
+    pub fn take(&mut self, flag: &str, value: &str) -> Result<bool, String> {
+        match flag {
+            "--dashboard" => self.addr = Some(value.to_string()),
+            "--dashboard-linger" => {
+                self.linger = value
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|s| s.is_finite() && *s >= 0.0)
+                    .ok_or_else(|| format!("--dashboard-linger {value}: expected seconds"))?
+            }
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+
+    /// `ctx` with the dashboard when one was asked for.
+    ///
+    /// ```
+    /// let d = chunked_examples::DashboardFlags { addr: Some("127.0.0.1:0".into()), linger: 0.0 };
+    /// let ctx = d.attach(chunked_array::Context::sync()).unwrap();
+    /// assert!(ctx.dashboard().is_some());
+    /// ```
+    ///
+    /// # Errors
+    /// The address cannot be bound (an error naming it, before any work).
+    pub fn attach(&self, ctx: chunked_array::Context) -> chunked_array::Result<chunked_array::Context> {
+        match &self.addr {
+            Some(addr) => ctx.with_dashboard(addr),
+            None => Ok(ctx),
+        }
+    }
+
+    /// Keeps this process (and so its dashboard) up for the linger time.
+    ///
+    /// ```
+    /// let d = chunked_examples::DashboardFlags::default();
+    /// d.linger(&chunked_array::Context::sync()); // no dashboard: returns at once
+    /// ```
+    pub fn linger(&self, ctx: &chunked_array::Context) {
+        if let Some(dashboard) = ctx.dashboard()
+            && self.linger > 0.0
+        {
+            eprintln!("dashboard stays up {} s more at {}", self.linger, dashboard.url());
+            std::thread::sleep(std::time::Duration::from_secs_f64(self.linger));
+        }
+    }
+}
+
 /// What an example's `run` returns.
 pub type JobResult = Result<(), Box<dyn std::error::Error>>;
 

@@ -32,14 +32,14 @@ fn mpirun() -> Result<Launcher, String> {
     }
 }
 
-struct Job {
-    code: Option<i32>,
-    output: String,
-    elapsed: Duration,
-    timed_out: bool,
+pub struct Job {
+    pub code: Option<i32>,
+    pub output: String,
+    pub elapsed: Duration,
+    pub timed_out: bool,
 }
 
-fn run_job(np: usize, args: &[&str], limit: Duration) -> Job {
+pub fn run_job(np: usize, args: &[&str], limit: Duration) -> Job {
     run_job_over(np, args, limit, &[])
 }
 
@@ -163,6 +163,7 @@ pub fn launch() -> ExitCode {
         }
     }
     fault_jobs(&mut failures);
+    crate::dashboard::dashboard_job(&mut failures);
     if failures.is_empty() {
         println!("MPI tests passed");
         ExitCode::SUCCESS

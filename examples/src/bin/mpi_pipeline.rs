@@ -2,6 +2,7 @@
 //!
 //! ```text
 //! mpirun -np 4 target/release/mpi_pipeline --output out.zarr [--rows N --cols N --chunks R,C] [--fail-at BLOCK]
+//!     [--dashboard ADDR] [--dashboard-linger SECONDS]
 //! ```
 //!
 //! Generates a random matrix, standardizes each column (a reduction over all
@@ -25,16 +26,24 @@ struct Options {
     cols: usize,
     chunks: (usize, usize),
     fail_at: Option<usize>,
+    dashboard: chunked_examples::DashboardFlags,
 }
 
 fn parse() -> Result<Options, String> {
-    let mut o =
-        Options { output: "pipeline.zarr".into(), rows: 200_000, cols: 500, chunks: (10_000, 500), fail_at: None };
+    let mut o = Options {
+        output: "pipeline.zarr".into(),
+        rows: 200_000,
+        cols: 500,
+        chunks: (10_000, 500),
+        fail_at: None,
+        dashboard: chunked_examples::DashboardFlags::default(),
+    };
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
-        let value = args.next().ok_or_else(|| format!("{flag} needs a value (usage: mpi_pipeline --output DIR [--rows N] [--cols N] [--chunks R,C] [--fail-at BLOCK])"))?;
+        let value = args.next().ok_or_else(|| format!("{flag} needs a value (usage: mpi_pipeline --output DIR [--rows N] [--cols N] [--chunks R,C] [--fail-at BLOCK] [--dashboard ADDR] [--dashboard-linger SECONDS])"))?;
         let num = |v: &str| v.trim().parse::<usize>().map_err(|e| format!("{flag} {v}: {e}"));
         match flag.as_str() {
+            _ if o.dashboard.take(&flag, &value)? => {}
             "--output" => o.output = value.into(),
             "--rows" => o.rows = num(&value)?,
             "--cols" => o.cols = num(&value)?,
@@ -50,7 +59,7 @@ fn parse() -> Result<Options, String> {
 }
 
 fn run(o: &Options, mpi: &Mpi) -> chunked_examples::JobResult {
-    let ctx = mpi.context();
+    let ctx = o.dashboard.attach(mpi.context())?;
     let x = RandomState::new(7).normal::<f64>(3.0, 2.0, &[o.rows, o.cols], [o.chunks.0, o.chunks.1])?;
     let standardized = &(&x - &x.mean(0)?) / &x.std(0, 0)?;
     let fail_at = o.fail_at;
@@ -74,6 +83,7 @@ fn run(o: &Options, mpi: &Mpi) -> chunked_examples::JobResult {
         report.chunks_skipped,
         start.elapsed().as_secs_f64()
     );
+    o.dashboard.linger(&ctx);
     Ok(())
 }
 

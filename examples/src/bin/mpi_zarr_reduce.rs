@@ -2,7 +2,8 @@
 //!
 //! ```text
 //! mpirun -np 4 target/release/mpi_zarr_reduce --input data.zarr [--array x] \
-//!     [--make ROWS,COLS --chunks R,C] [--memory-limit 200M] [--spill-dir DIR]
+//!     [--make ROWS,COLS --chunks R,C] [--memory-limit 200M] [--spill-dir DIR] \
+//!     [--dashboard ADDR] [--dashboard-linger SECONDS]
 //! ```
 //!
 //! With `--make`, the ranks first write a random normal array (named by
@@ -29,6 +30,7 @@ struct Options {
     chunks: (usize, usize),
     memory_limit: Option<usize>,
     spill_dir: Option<std::path::PathBuf>,
+    dashboard: chunked_examples::DashboardFlags,
 }
 
 fn pair(flag: &str, v: &str) -> Result<(usize, usize), String> {
@@ -45,11 +47,13 @@ fn parse() -> Result<Options, String> {
         chunks: (10_000, 1000),
         memory_limit: None,
         spill_dir: None,
+        dashboard: chunked_examples::DashboardFlags::default(),
     };
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
-        let value = args.next().ok_or_else(|| format!("{flag} needs a value (usage: mpi_zarr_reduce --input DIR [--array NAME] [--make ROWS,COLS --chunks R,C] [--memory-limit BYTES] [--spill-dir DIR])"))?;
+        let value = args.next().ok_or_else(|| format!("{flag} needs a value (usage: mpi_zarr_reduce --input DIR [--array NAME] [--make ROWS,COLS --chunks R,C] [--memory-limit BYTES] [--spill-dir DIR] [--dashboard ADDR] [--dashboard-linger SECONDS])"))?;
         match flag.as_str() {
+            _ if o.dashboard.take(&flag, &value)? => {}
             "--input" => o.input = value.into(),
             "--array" => o.array = value,
             "--make" => o.make = Some(pair(&flag, &value)?),
@@ -75,6 +79,7 @@ fn run(o: &Options, mpi: &Mpi) -> chunked_examples::JobResult {
     if let Some(dir) = &o.spill_dir {
         ctx = ctx.with_spill_dir(dir);
     }
+    let ctx = o.dashboard.attach(ctx)?;
     if let Some((rows, cols)) = o.make {
         let start = Instant::now();
         let x = RandomState::new(1).standard_normal::<f64>(&[rows, cols], [o.chunks.0, o.chunks.1])?;
@@ -113,6 +118,7 @@ fn run(o: &Options, mpi: &Mpi) -> chunked_examples::JobResult {
         );
         println!("time = {secs:.3} s over {ranks} ranks ({:.2} GB/s read and reduced)", gb / secs);
     }
+    o.dashboard.linger(&ctx);
     Ok(())
 }
 

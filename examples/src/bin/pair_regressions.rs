@@ -26,7 +26,7 @@ use std::time::Instant;
 use chunked_array::delayed::{Delayed, Encode, fan_in, try_fan_in};
 use chunked_array::random::RandomState;
 use chunked_array::{Computable, ndarray::ArrayD};
-use chunked_examples::{JobResult, SchedulerChoice, main_with, solve3};
+use chunked_examples::{DashboardFlags, JobResult, SchedulerChoice, main_with, solve3};
 
 struct Options {
     rows: usize,
@@ -34,13 +34,21 @@ struct Options {
     seed: u64,
     scheduler: SchedulerChoice,
     threads: usize,
+    dashboard: DashboardFlags,
 }
 
-const USAGE: &str =
-    "usage: pair_regressions [--rows N] [--features N] [--seed S] [--scheduler threads|sync|mpi] [--threads N]";
+const USAGE: &str = "usage: pair_regressions [--rows N] [--features N] [--seed S] [--scheduler threads|sync|mpi] \
+                     [--threads N] [--dashboard ADDR] [--dashboard-linger SECONDS]";
 
 fn parse() -> Result<Options, String> {
-    let mut o = Options { rows: 1_000_000, features: 50, seed: 12, scheduler: SchedulerChoice::Threads, threads: 0 };
+    let mut o = Options {
+        rows: 1_000_000,
+        features: 50,
+        seed: 12,
+        scheduler: SchedulerChoice::Threads,
+        threads: 0,
+        dashboard: DashboardFlags::default(),
+    };
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
         if flag == "--help" || flag == "-h" {
@@ -49,6 +57,7 @@ fn parse() -> Result<Options, String> {
         let value = args.next().ok_or_else(|| format!("{flag} needs a value\n{USAGE}"))?;
         let num = || value.parse::<usize>().map_err(|e| format!("{flag} {value}: {e}"));
         match flag.as_str() {
+            _ if o.dashboard.take(&flag, &value)? => {}
             "--rows" => o.rows = num()?,
             "--features" => o.features = num()?,
             "--seed" => o.seed = value.parse().map_err(|e| format!("--seed {value}: {e}"))?,
@@ -91,6 +100,7 @@ fn main() -> ExitCode {
 
 fn run(o: &Options) -> JobResult {
     let (ctx, root, _mpi) = o.scheduler.context(o.threads)?;
+    let ctx = o.dashboard.attach(ctx)?;
     let f = o.features;
     let start = Instant::now();
     // In [24]: the frame, one column per block (feature-major: column k is row
@@ -116,7 +126,9 @@ fn run(o: &Options) -> JobResult {
     if !root {
         return Ok(());
     }
-    report(o, &ctx, &fits, made, secs)
+    report(o, &ctx, &fits, made, secs)?;
+    o.dashboard.linger(&ctx);
+    Ok(())
 }
 
 /// Prints the notebook's first rows, the best pair and the times.

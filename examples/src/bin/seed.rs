@@ -8,7 +8,9 @@
 //!
 //! Options: `--rows N --cols N --chunks R,C --seed S --scheduler threads|sync|mpi
 //! --threads N --profile FILE.html --progress --memory-limit BYTES[K|M|G]
-//! --spill-dir DIR` (a memory limit spills blocks to disk past it).
+//! --spill-dir DIR --dashboard ADDR --dashboard-linger SECONDS` (a memory limit
+//! spills blocks to disk past it; `--dashboard 8787` serves a live dashboard
+//! on http://127.0.0.1:8787/ while the job runs).
 //!
 //! As an MPI batch job (built with `--features mpi`):
 //! `mpirun -np 4 target/release/seed --scheduler mpi`. Every rank generates and
@@ -21,7 +23,7 @@ use std::time::Instant;
 use chunked_array::diagnostics::{Profiler, Progress};
 use chunked_array::random::RandomState;
 use chunked_array::{Array, Computable, Context};
-use chunked_examples::{MatrixOptions, SchedulerChoice};
+use chunked_examples::{DashboardFlags, MatrixOptions, SchedulerChoice};
 use ndarray::{Axis, Ix1, Ix2, s};
 
 struct Options {
@@ -32,6 +34,7 @@ struct Options {
     progress: bool,
     memory_limit: Option<usize>,
     spill_dir: Option<std::path::PathBuf>,
+    dashboard: DashboardFlags,
 }
 
 fn parse() -> Result<Options, String> {
@@ -43,11 +46,12 @@ fn parse() -> Result<Options, String> {
         progress: false,
         memory_limit: None,
         spill_dir: None,
+        dashboard: DashboardFlags::default(),
     };
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
         if flag == "--help" || flag == "-h" {
-            return Err("usage: seed [--rows N] [--cols N] [--chunks R,C] [--seed S] [--scheduler threads|sync|mpi] [--threads N] [--profile FILE.html] [--progress] [--memory-limit BYTES[K|M|G]] [--spill-dir DIR]".into());
+            return Err("usage: seed [--rows N] [--cols N] [--chunks R,C] [--seed S] [--scheduler threads|sync|mpi] [--threads N] [--profile FILE.html] [--progress] [--memory-limit BYTES[K|M|G]] [--spill-dir DIR] [--dashboard ADDR] [--dashboard-linger SECONDS]".into());
         }
         if flag == "--progress" {
             o.progress = true;
@@ -57,6 +61,7 @@ fn parse() -> Result<Options, String> {
         let num = |v: &str| v.parse::<usize>().map_err(|e| format!("{flag} {v}: {e}"));
         match flag.as_str() {
             _ if o.matrix.take(&flag, &value)? => {}
+            _ if o.dashboard.take(&flag, &value)? => {}
             "--scheduler" => o.scheduler = SchedulerChoice::parse(&value)?,
             "--threads" => o.threads = num(&value)?,
             "--profile" => o.profile = Some(value.into()),
@@ -86,6 +91,7 @@ fn run(o: &Options) -> Result<(), Box<dyn std::error::Error>> {
     if o.profile.is_some() {
         ctx = ctx.with_profiler(&profiler);
     }
+    ctx = o.dashboard.attach(ctx)?;
     let x: Array<f64> = RandomState::new(o.matrix.seed)
         .uniform(&[o.matrix.rows, o.matrix.cols], [o.matrix.chunks.0, o.matrix.chunks.1])?;
     let svd = chunked_linalg::svd(&x)?;
@@ -150,6 +156,7 @@ fn run(o: &Options) -> Result<(), Box<dyn std::error::Error>> {
         profiler.write_html(path, "chunked: seed SVD")?;
         println!("profile = {} ({} tasks)", path.display(), profiler.spans().len());
     }
+    o.dashboard.linger(&ctx);
     Ok(())
 }
 
