@@ -60,9 +60,9 @@ impl Default for DashboardOptions {
 /// let dashboard = Dashboard::start("127.0.0.1:0")?; // port 0: any free port
 /// assert!(dashboard.url().starts_with("http://127.0.0.1:"));
 /// let ctx = Context::threads(2).with_observer(Arc::new(dashboard.clone()));
-/// Array::<f64>::ones(&[100], 10)?.sum(None)?.compute_on(&ctx)?;
+/// let (_, stats) = Array::<f64>::ones(&[100], 10)?.sum(None)?.compute_stats(&ctx)?;
 /// dashboard.refresh(); // what the publisher does a few times a second
-/// assert!(dashboard.snapshot_json().contains("\"tasks_done\":11"));
+/// assert!(dashboard.snapshot_json().contains(&format!("\"tasks_done\":{}", stats.tasks)));
 /// # Ok(()) }
 /// ```
 #[derive(Clone)]
