@@ -12,7 +12,8 @@
 //!
 //! Options: `--rows N --cols N --chunks R,C --seed S --device auto|cuda|all|emulated
 //! --device-memory-limit BYTES[K|M|G] --memory-limit BYTES --spill-dir DIR
-//! --threads N --no-center`. With `auto` (the default) the first visible CUDA
+//! --threads N --no-center --dashboard ADDR --dashboard-linger SECONDS`
+//! (`--dashboard 8787`: the spills live on http://127.0.0.1:8787/). With `auto` (the default) the first visible CUDA
 //! device is used, or an emulated device (host memory) where there is none;
 //! `all` spreads the blocks over every visible GPU (`CUDA_VISIBLE_DEVICES`
 //! applies), one device memory limit each, like `LocalCUDACluster`.
@@ -23,7 +24,7 @@ use std::time::Instant;
 use chunked_array::device::Device;
 use chunked_array::random::RandomState;
 use chunked_array::{Array, Context};
-use chunked_examples::{MatrixOptions, parse_bytes};
+use chunked_examples::{DashboardFlags, MatrixOptions, parse_bytes};
 
 struct Options {
     matrix: MatrixOptions,
@@ -33,9 +34,10 @@ struct Options {
     spill_dir: Option<std::path::PathBuf>,
     threads: usize,
     center: bool,
+    dashboard: DashboardFlags,
 }
 
-const USAGE: &str = "usage: gpu_svd [--rows N] [--cols N] [--chunks R,C] [--seed S] [--device auto|cuda|all|emulated] [--device-memory-limit BYTES] [--memory-limit BYTES] [--spill-dir DIR] [--threads N] [--no-center]";
+const USAGE: &str = "usage: gpu_svd [--rows N] [--cols N] [--chunks R,C] [--seed S] [--device auto|cuda|all|emulated] [--device-memory-limit BYTES] [--memory-limit BYTES] [--spill-dir DIR] [--threads N] [--no-center] [--dashboard ADDR] [--dashboard-linger SECONDS]";
 
 fn parse() -> Result<Options, String> {
     let mut o = Options {
@@ -46,6 +48,7 @@ fn parse() -> Result<Options, String> {
         spill_dir: None,
         threads: 0,
         center: true,
+        dashboard: DashboardFlags::default(),
     };
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
@@ -62,6 +65,7 @@ fn parse() -> Result<Options, String> {
         let bytes = |v: &str| parse_bytes(v).ok_or_else(|| format!("{flag} {v}: expected bytes, e.g. 512M or 1G"));
         match flag.as_str() {
             _ if o.matrix.take(&flag, &value)? => {}
+            _ if o.dashboard.take(&flag, &value)? => {}
             "--device" => match value.as_str() {
                 "auto" | "cuda" | "all" | "emulated" => o.device = value,
                 other => return Err(format!("--device {other}: expected auto, cuda, all or emulated")),
@@ -99,6 +103,7 @@ fn run(o: &Options) -> Result<(), Box<dyn std::error::Error>> {
     if let Some(dir) = &o.spill_dir {
         ctx = ctx.with_spill_dir(dir);
     }
+    let ctx = o.dashboard.attach(ctx)?;
     let x: Array<f64> = RandomState::new(o.matrix.seed)
         .on_devices(&devices)
         .uniform(&[o.matrix.rows, o.matrix.cols], [o.matrix.chunks.0, o.matrix.chunks.1])?;
@@ -137,6 +142,7 @@ fn run(o: &Options) -> Result<(), Box<dyn std::error::Error>> {
         stats.tiers.spilled_bytes as f64 / 1e6,
         stats.tiers.unspilled
     );
+    o.dashboard.linger(&ctx);
     Ok(())
 }
 
