@@ -210,7 +210,8 @@ impl Dashboard {
         self.handle.shared.publish();
     }
 
-    /// Everything the dashboard holds, as the JSON `/state.json` serves: the
+    /// Everything the dashboard holds (what the runs reported up to now), as
+    /// the JSON `/state.json` serves: the
     /// recent runs (`runs`: label, layers with `blocks` and `done`, `edges`,
     /// limits), the task spans (`spans`: `[run, rank, worker, layer, task,
     /// start, end]`, seconds since the dashboard started), memory per rank

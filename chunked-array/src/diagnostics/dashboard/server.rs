@@ -72,12 +72,14 @@ impl Shared {
     /// connected browsers.
     pub fn publish(&self) {
         self.clock.recalibrate();
+        // The state's lock first: batches drained by two callers (the
+        // publisher, a page request) go into the record in the order drained.
+        let mut state = lock(&self.state);
         let mut batch = Batch::default();
         lock(&self.feeds).retain(|feed| !feed.drain_into(&mut batch, &self.clock));
         if batch.is_empty() {
             return;
         }
-        let mut state = lock(&self.state);
         let moved = state.apply(&batch);
         let mut clients = lock(&self.clients);
         if clients.is_empty() {
@@ -105,8 +107,10 @@ impl Shared {
         lock(&self.clients).clear();
     }
 
-    /// The whole state as JSON (what `/state.json` serves).
+    /// The whole state as JSON (what `/state.json` serves), with what the
+    /// runs reported since the publisher's last tick taken in first.
     pub fn snapshot(&self) -> String {
+        self.publish();
         lock(&self.state).snapshot_json(self.clock.seconds_now())
     }
 
@@ -232,6 +236,7 @@ fn write_event(out: &mut dyn Write, kind: &str, data: &str) -> std::io::Result<(
 /// away, falls too far behind, or the dashboard stops.
 fn stream(request: tiny_http::Request, shared: &Shared) {
     let (sender, receiver) = sync_channel::<Arc<str>>(CLIENT_QUEUE);
+    shared.publish();
     // Under the state's lock, so that no delta falls between the snapshot and
     // the first delta this client gets.
     let snapshot = {
