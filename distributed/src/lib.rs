@@ -35,6 +35,7 @@
 
 mod panics;
 mod placement;
+mod relay;
 mod run;
 mod scheduler;
 mod transport;

@@ -19,7 +19,8 @@ use mpi::topology::SimpleCommunicator;
 
 use crate::UniverseHandle;
 use crate::placement::{Gather, TransferStats, plan_run};
-use crate::run::{Relay, Run};
+use crate::relay::Relay;
+use crate::run::Run;
 use crate::transport::{Outbox, run_tag};
 
 /// Runs task graphs over the ranks of an MPI communicator (see the module notes).

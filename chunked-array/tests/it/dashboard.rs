@@ -214,7 +214,7 @@ fn the_page_draws_the_task_stream_in_a_browser() {
     let ctx = Context::threads(2).with_observer(Arc::new(dashboard.clone()));
     let shot_taken = Arc::new(AtomicBool::new(false));
     let taken = shot_taken.clone();
-    let slow = Array::<f64>::ones(&[3000], 1).unwrap().map_blocks(
+    let slow = Array::<f64>::ones(&[6000], 1).unwrap().map_blocks(
         move |b, _| {
             if !taken.load(Ordering::Relaxed) {
                 std::thread::sleep(Duration::from_millis(10));
@@ -230,7 +230,7 @@ fn the_page_draws_the_task_stream_in_a_browser() {
     let shot = crate::support::browser::screenshot(&dashboard.url(), dir.path(), &[]);
     let during = !run.is_finished();
     shot_taken.store(true, Ordering::Relaxed);
-    assert_eq!(run.join().unwrap(), 3000.0);
+    assert_eq!(run.join().unwrap(), 6000.0);
     assert!(during, "the screenshot was taken while the compute ran");
     let Some((png, log)) = shot else { return };
     let console = crate::support::browser::console_lines(&log);
