@@ -248,3 +248,25 @@ fn the_page_draws_the_task_stream_in_a_browser() {
         assert!(hits[1] > 10_000 && hits[0] > 100, "layer colours drawn: {hits:?}");
     }
 }
+
+/// The device tier shows too: blocks of an emulated device under a 400 KB
+/// limit move to the host (`device->host`), and the memory samples' device
+/// column holds what the device held.
+#[test]
+fn device_moves_and_device_bytes_show_in_the_record() {
+    let device = chunked_array::device::Device::emulated(64 << 20);
+    let dashboard = Dashboard::start("127.0.0.1:0").unwrap();
+    // Centering holds every block until the column means are known.
+    let x = RandomState::new(9).uniform::<f64>(&[1000, 800], [100, 200]).unwrap().to_device(&device);
+    let z = &x - &x.mean(0).unwrap();
+    let y = (&z * &z).sum(0).unwrap();
+    let ctx = Context::threads(2).with_device_memory_limit(400 << 10).with_observer(Arc::new(dashboard.clone()));
+    let (_, stats) = y.compute_stats(&ctx).unwrap();
+    let state: Value = serde_json::from_str(&dashboard.snapshot_json()).unwrap();
+    assert!(stats.tiers.device_spilled > 0, "{stats:?}");
+    assert_eq!(as_usize(&state["tier_totals"]["device->host"][0]), stats.tiers.device_spilled);
+    assert_eq!(as_usize(&state["runs"][0]["device_limit"]), 400 << 10);
+    let samples = state["memory"].as_array().unwrap();
+    let device_peak = samples.iter().map(|m| as_usize(&m[3])).max().unwrap();
+    assert!(device_peak > 0 && device_peak <= stats.tiers.device_peak_bytes, "{device_peak} {stats:?}");
+}
