@@ -58,17 +58,6 @@ const PROGRESS: u8 = 4;
 const TASK_WORDS: usize = 9;
 const TIER_WORDS: usize = 4;
 const TRANSFER_WORDS: usize = 4;
-/// The tier moves in the order of their number on the wire.
-const TIER_KINDS: [TierEventKind; 7] = [
-    TierEventKind::Spill,
-    TierEventKind::Unspill,
-    TierEventKind::Recompute,
-    TierEventKind::Drop,
-    TierEventKind::Regenerate,
-    TierEventKind::DeviceSpill,
-    TierEventKind::DeviceUnspill,
-];
-
 /// One message's bytes, owned through the raw pointer `Box::into_raw` gave
 /// (the `'static` slices MPI's non-blocking sends read are borrowed from it),
 /// and freed through that pointer once every send of it completed.
@@ -132,7 +121,7 @@ impl Outbox {
             put(e.end);
         }
         for e in tiers {
-            let kind = TIER_KINDS.iter().position(|&k| k == e.kind).expect("every kind listed");
+            let kind = e.kind.index();
             for v in [e.task, kind, e.bytes] {
                 put(v as u64);
             }
@@ -280,7 +269,7 @@ fn parse_report(bytes: &[u8], from: usize) -> Result<Report, String> {
     let tiers = tier_words
         .chunks_exact(TIER_WORDS)
         .map(|w| {
-            let kind = *TIER_KINDS.get(w[1] as usize).ok_or_else(bad)?;
+            let kind = *TierEventKind::ALL.get(w[1] as usize).ok_or_else(bad)?;
             Ok(TierEvent { task: w[0] as usize, kind, bytes: w[2] as usize, at: w[3] })
         })
         .collect::<Result<_, String>>()?;

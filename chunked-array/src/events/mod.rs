@@ -79,6 +79,33 @@ pub enum TierEventKind {
 }
 
 impl TierEventKind {
+    /// Every kind, in the order of [`TierEventKind::index`].
+    ///
+    /// ```
+    /// use chunked_array::runtime::TierEventKind;
+    /// assert!(TierEventKind::ALL.iter().enumerate().all(|(i, k)| k.index() == i));
+    /// ```
+    pub const ALL: [TierEventKind; 7] = [
+        TierEventKind::Spill,
+        TierEventKind::Unspill,
+        TierEventKind::Recompute,
+        TierEventKind::Drop,
+        TierEventKind::Regenerate,
+        TierEventKind::DeviceSpill,
+        TierEventKind::DeviceUnspill,
+    ];
+
+    /// This kind's place in [`TierEventKind::ALL`] (how it travels between
+    /// processes, and where tables per kind keep it).
+    ///
+    /// ```
+    /// use chunked_array::runtime::TierEventKind;
+    /// assert_eq!(TierEventKind::ALL[TierEventKind::Drop.index()], TierEventKind::Drop);
+    /// ```
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
     /// "spill", "unspill", "recompute", "drop", "regenerate", "device-spill"
     /// or "device-unspill".
     ///

@@ -134,12 +134,13 @@ impl Samples {
         }
     }
 
+    /// The samples in time order: the peak, then the last when it is later
+    /// (the last is never earlier).
     fn into_batch(self, batch: &mut Batch) {
         for (peak, last) in self.0 {
-            let distinct = peak.time != last.time;
-            batch.memory.push(if distinct && peak.time > last.time { last } else { peak });
-            if distinct {
-                batch.memory.push(if peak.time > last.time { peak } else { last });
+            batch.memory.push(peak);
+            if last.time != peak.time {
+                batch.memory.push(last);
             }
         }
     }

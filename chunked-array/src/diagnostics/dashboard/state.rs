@@ -45,16 +45,6 @@ pub(crate) fn tier_name(kind: TierEventKind) -> &'static str {
     }
 }
 
-const TIER_KINDS: [TierEventKind; 7] = [
-    TierEventKind::Spill,
-    TierEventKind::Unspill,
-    TierEventKind::Recompute,
-    TierEventKind::Drop,
-    TierEventKind::Regenerate,
-    TierEventKind::DeviceSpill,
-    TierEventKind::DeviceUnspill,
-];
-
 /// A finished task, its times in seconds since the dashboard started.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct SpanRec {
@@ -202,7 +192,7 @@ impl State {
             }
         }
         for m in &batch.marks {
-            let i = TIER_KINDS.iter().position(|&k| k == m.kind).expect("every kind listed");
+            let i = m.kind.index();
             self.tier_totals[i].0 += 1;
             self.tier_totals[i].1 += m.bytes as u64;
         }
@@ -307,7 +297,7 @@ impl State {
             let _ = write!(out, "{comma}[{:.6},{},{},{}]", t.time, t.from, t.to, t.bytes);
         }
         out.push_str("],\"tier_totals\":{");
-        for (i, (kind, (count, bytes))) in TIER_KINDS.iter().zip(&self.tier_totals).enumerate() {
+        for (i, (kind, (count, bytes))) in TierEventKind::ALL.iter().zip(&self.tier_totals).enumerate() {
             let comma = if i > 0 { "," } else { "" };
             let _ = write!(out, "{comma}\"{}\":[{count},{bytes}]", tier_name(*kind));
         }
