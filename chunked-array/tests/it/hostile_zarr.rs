@@ -8,7 +8,9 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use chunked_array::io::WriteMode;
-use chunked_array::io::zarr::{Compression, ZarrReadOptions, ZarrWriteOptions, from_zarr, from_zarr_with};
+use chunked_array::io::zarr::{
+    Compression, ShardingOptions, ZarrReadOptions, ZarrWriteOptions, from_zarr, from_zarr_with,
+};
 use chunked_array::{Array, ChunkSpec, Error};
 
 use crate::support::TempDir;
@@ -285,4 +287,94 @@ fn overwrite_never_removes_a_group_or_a_stranger_file() {
     let y = Array::<f64>::from_fn(&[6], 4, |i| -(i[0] as f64)).unwrap();
     y.to_zarr(dir.path(), "b", &overwrite).unwrap();
     assert_eq!(from_zarr::<f64>(dir.path(), "b").unwrap().compute().unwrap(), y.compute().unwrap());
+}
+
+/// A shard of subchunk slots (`None` an empty one) with its index after them,
+/// as the sharding codec lays it out.
+fn shard(subchunks: &[Option<Vec<u8>>]) -> Vec<u8> {
+    let (mut body, mut index) = (Vec::new(), Vec::new());
+    for subchunk in subchunks {
+        index.push(match subchunk {
+            Some(bytes) => (body.len() as u64, bytes.len() as u64),
+            None => (u64::MAX, u64::MAX),
+        });
+        body.extend_from_slice(subchunk.as_deref().unwrap_or_default());
+    }
+    with_index(body, &index)
+}
+
+/// `body` followed by the shard index `index` ((offset, size) per slot in
+/// little-endian u64s) and the index's crc32c.
+fn with_index(mut body: Vec<u8>, index: &[(u64, u64)]) -> Vec<u8> {
+    let index: Vec<u8> = index.iter().flat_map(|&(o, n)| [o.to_le_bytes(), n.to_le_bytes()]).flatten().collect();
+    body.extend_from_slice(&index);
+    body.extend_from_slice(&crc32c::crc32c(&index).to_le_bytes());
+    body
+}
+
+/// Subchunk `i` of shard 2 of [`stored`]'s array: its four f64s, zstd-compressed.
+fn good_subchunk(i: usize) -> Vec<u8> {
+    let values: Vec<u8> = (0..4).flat_map(|k| ((32 + 4 * i + k) as f64 * 0.5 - 3.0).to_le_bytes()).collect();
+    zstd::bulk::compress(&values, 3).unwrap()
+}
+
+#[test]
+fn bombs_beneath_a_checksum_or_inside_a_shard_are_errors() {
+    let dir = TempDir::new("hostile-layers");
+    let zstd = Compression::Zstd { level: 3 };
+    let x = Array::<f64>::from_fn(&[64], 16, |i| i[0] as f64 * 0.5 - 3.0).unwrap();
+    let sharded = ZarrWriteOptions {
+        compression: zstd,
+        sharding: Some(ShardingOptions { inner_chunks: vec![4], index_at_start: false }),
+        ..Default::default()
+    };
+    let bomb = zstd_frame_declaring(1 << 40);
+    let mut bomb_with_crc = bomb.clone();
+    bomb_with_crc.extend_from_slice(&crc32c::crc32c(&bomb).to_le_bytes());
+    let mut bad_crc = shard(&[Some(good_subchunk(0)), None, None, None]);
+    *bad_crc.last_mut().unwrap() ^= 1;
+    let none = (u64::MAX, u64::MAX);
+    let past_the_end = with_index(good_subchunk(0), &[(1000, 40), none, none, none]);
+    let checksummed = ZarrWriteOptions { compression: zstd, checksum: true, ..Default::default() };
+    let cases: Vec<(&str, &ZarrWriteOptions, Vec<u8>, &str)> = vec![
+        ("a zstd bomb beneath a crc32c checksum", &checksummed, bomb_with_crc, "decompresses (zstd)"),
+        (
+            "a subchunk declaring 2^40 bytes",
+            &sharded,
+            shard(&[Some(good_subchunk(0)), Some(bomb.clone()), None, Some(good_subchunk(3))]),
+            "decompresses (zstd)",
+        ),
+        (
+            "a subchunk streaming 2 MiB of zeros",
+            &sharded,
+            shard(&[None, None, Some(zeros_compressed("zstd", 2 << 20)), None]),
+            "decompresses (zstd)",
+        ),
+        ("a shard index with a wrong checksum", &sharded, bad_crc, ""),
+        ("a shard index naming bytes past the shard", &sharded, past_the_end, "1000"),
+    ];
+    for (i, (what, options, planted, expect)) in cases.into_iter().enumerate() {
+        let name = format!("l{i}");
+        x.to_zarr(dir.path(), &name, options).unwrap();
+        std::fs::write(dir.path().join(&name).join("c/2"), planted).unwrap();
+        let message = read_error(dir.path(), &name);
+        assert!(message.contains(expect) && message.contains(&format!("{name}/c/2")), "{what}: {message}");
+        println!("{what}: {message}");
+        // Blocks that cut the shards read parts of them (the index, then
+        // subchunks one by one) through the same bounds.
+        let other = ZarrReadOptions { chunks: Some(ChunkSpec::from(6usize)), ..Default::default() };
+        let err = from_zarr_with::<f64>(dir.path(), &name, &other).and_then(|a| a.compute()).unwrap_err();
+        assert!(err.to_string().contains(expect), "{what}, other blocks: {err}");
+        println!("{what}, read in parts: {err}");
+    }
+    // A shard laid out here reads back its values (an empty slot as the fill
+    // value), whole and in parts: the layout above is the codec's.
+    x.to_zarr(dir.path(), "good", &sharded).unwrap();
+    let planted = shard(&[Some(good_subchunk(0)), None, Some(good_subchunk(2)), Some(good_subchunk(3))]);
+    std::fs::write(dir.path().join("good/c/2"), planted).unwrap();
+    let mut expected = x.compute().unwrap();
+    (36..40).for_each(|i| expected[i] = 0.0);
+    assert_eq!(from_zarr::<f64>(dir.path(), "good").unwrap().compute().unwrap(), expected);
+    let other = ZarrReadOptions { chunks: Some(ChunkSpec::from(6usize)), ..Default::default() };
+    assert_eq!(from_zarr_with::<f64>(dir.path(), "good", &other).unwrap().compute().unwrap(), expected);
 }

@@ -6,7 +6,6 @@ use std::sync::Arc;
 
 use zarrs::array::{CodecOptions, DataType};
 use zarrs::filesystem::FilesystemStore;
-use zarrs::storage::ReadableStorageTraits;
 
 use crate::chunks::Chunks;
 use crate::element::DType;
@@ -15,17 +14,11 @@ use crate::io::atomic::write_atomic;
 use crate::io::cloud::StorageOptions;
 #[cfg(feature = "cloud")]
 use crate::io::cloud::remote::Remote;
+use crate::io::zarr::bounded::{BoundedStorage, Objects};
+#[cfg(feature = "cloud")]
+use crate::io::zarr::untrusted::MAX_METADATA_BYTES;
 pub(super) use crate::io::zarr::untrusted::ZArray;
-use crate::io::zarr::untrusted::check_metadata_files;
-#[cfg(feature = "cloud")]
-use crate::io::zarr::untrusted::{ChunkBound, MAX_METADATA_BYTES};
-
-/// The storage zarrs reads an object store through, kept to set its bound
-/// once the array's metadata is read.
-#[cfg(feature = "cloud")]
-type Bounded = Arc<super::remote::RemoteStorage>;
-#[cfg(not(feature = "cloud"))]
-type Bounded = std::convert::Infallible;
+use crate::io::zarr::untrusted::{ChunkBound, check_metadata_files};
 
 /// The local path a `file://` URL names.
 fn url_file(text: &str) -> Result<PathBuf> {
@@ -252,22 +245,25 @@ impl Location {
     }
 
     /// The storage zarrs reads the array through.
-    fn storage(&self, direct_io: bool) -> Result<(Arc<dyn ReadableStorageTraits>, Option<Bounded>)> {
+    fn storage(&self, direct_io: bool) -> Result<Arc<BoundedStorage>> {
         match &self.root {
             Root::Local(root) => {
                 let mut options = zarrs::filesystem::FilesystemStoreOptions::default();
                 options.direct_io(direct_io);
-                let store =
+                let files =
                     FilesystemStore::new_with_options(root, options).map_err(|e| Error::io(root.display(), e))?;
-                Ok((Arc::new(store), None))
+                Ok(BoundedStorage::new(Objects::Local { root: root.clone(), files }))
             }
             #[cfg(feature = "cloud")]
-            Root::Remote(remote) => {
-                let storage =
-                    Arc::new(super::remote::RemoteStorage { remote: remote.clone(), bound: Default::default() });
-                Ok((storage.clone(), Some(storage)))
-            }
+            Root::Remote(remote) => Ok(BoundedStorage::new(Objects::Remote(remote.clone()))),
         }
+    }
+
+    /// Sets the bound of `za`'s chunks on the storage it reads through.
+    fn bound_chunks(&self, za: &ZArray, storage: &BoundedStorage) -> Result<()> {
+        let shape = largest_chunk(za, self)?;
+        let bound = ChunkBound::new(za, &shape).map_err(|why| Error::io(self.name(), why))?;
+        storage.bound.set(bound).map_err(|_| Error::io(self.name(), "its chunks were bounded twice"))
     }
 
     /// The array, from its `zarr.json` (or `.zarray`), or from an unfinished
@@ -276,7 +272,8 @@ impl Location {
         if let Some(dir) = self.local_dir() {
             check_metadata_files(&dir, &["zarr.json", ".zarray", ".zattrs", PENDING_METADATA])?;
         }
-        let (store, remote) = self.storage(direct_io)?;
+        let storage = self.storage(direct_io)?;
+        let store: Arc<dyn zarrs::storage::ReadableStorageTraits> = storage.clone();
         let za = if !self.exists("zarr.json")? && !self.exists(".zarray")? {
             let waiting = self.name_of(PENDING_METADATA);
             match self.read_metadata(PENDING_METADATA)? {
@@ -289,21 +286,17 @@ impl Location {
         } else {
             ZArray::open(store, &self.node).map_err(|e| Error::io(self.name(), e))?
         };
-        #[cfg(not(feature = "cloud"))]
-        let _ = remote;
-        #[cfg(feature = "cloud")]
-        if let Some(remote) = remote {
-            let elements = largest_chunk(&za, self)?;
-            let bound = ChunkBound::new(&za, elements).map_err(|why| Error::io(self.name(), why))?;
-            remote.bound.set(bound).expect("set once, here");
-        }
+        self.bound_chunks(&za, &storage)?;
         Ok(za)
     }
 
     /// A new array's handle (its metadata is written by the store).
     pub(super) fn build(&self, builder: &zarrs::array::ArrayBuilder) -> Result<ZArray> {
-        let (store, _) = self.storage(false)?;
-        builder.build(store, &self.node).map_err(|e| Error::io(self.name(), e))
+        let storage = self.storage(false)?;
+        let store: Arc<dyn zarrs::storage::ReadableStorageTraits> = storage.clone();
+        let za = builder.build(store, &self.node).map_err(|e| Error::io(self.name(), e))?;
+        self.bound_chunks(&za, &storage)?;
+        Ok(za)
     }
 
     /// The path or URL of chunk `idx`, for messages.
@@ -470,12 +463,11 @@ fn checked_grid(za: &ZArray, location: &Location) -> Result<Vec<u64>> {
     Ok(grid)
 }
 
-/// The elements of the array's largest stored chunk (the largest chunk
-/// length on each axis).
-#[cfg(feature = "cloud")]
-fn largest_chunk(za: &ZArray, location: &Location) -> Result<u64> {
+/// The shape of the array's largest stored chunk (the largest chunk length
+/// on each axis).
+fn largest_chunk(za: &ZArray, location: &Location) -> Result<Vec<u64>> {
     let grid = checked_grid(za, location)?;
-    let mut elements = 1u64;
+    let mut largest = Vec::with_capacity(grid.len());
     for (axis, &g) in grid.iter().enumerate() {
         let mut idx = vec![0u64; grid.len()];
         let mut longest = 0;
@@ -484,9 +476,9 @@ fn largest_chunk(za: &ZArray, location: &Location) -> Result<u64> {
             let shape = za.chunk_shape(&idx).map_err(|e| Error::io(location.name(), e))?;
             longest = longest.max(shape[axis].get());
         }
-        elements = elements.saturating_mul(longest);
+        largest.push(longest);
     }
-    Ok(elements)
+    Ok(largest)
 }
 
 /// Block lengths per axis of the stored chunk grid (the last chunk on an axis cut

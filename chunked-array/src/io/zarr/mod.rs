@@ -60,13 +60,12 @@ pub use zarrs::array::codec::BloscCompressor;
 /// ```
 pub use zarrs::array::codec::BloscShuffleMode;
 
+mod bounded;
 mod info;
 mod location;
 mod options;
 mod read;
 mod region;
-#[cfg(feature = "cloud")]
-mod remote;
 mod untrusted;
 mod write;
 

@@ -11,7 +11,6 @@ use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::graph::{BlockOp, Node};
 use crate::io::zarr::location::*;
-use crate::io::zarr::untrusted::{check_chunk, check_chunks_of};
 
 /// Reads one block per task.
 pub(super) struct ZarrSource {
@@ -37,17 +36,6 @@ impl BlockOp for ZarrSource {
         // through the subset path.
         let whole_chunk = self.aligned
             && self.array.chunk_shape(&chunk).is_ok_and(|c| c.iter().zip(&shape).all(|(c, &n)| c.get() == n as u64));
-        // Local chunk files are checked here; an object store's chunks as
-        // zarrs reads them (see `remote`).
-        if let Some(path) = self.location.chunk_path(&self.array, &chunk) {
-            if whole_chunk {
-                check_chunk(&self.array, &path, &chunk)?;
-            } else {
-                check_chunks_of(&self.array, &subset, |idx| {
-                    self.location.chunk_path(&self.array, idx).expect("a local store")
-                })?;
-            }
-        }
         let read = if whole_chunk {
             crate::block::dispatch_dtype!(node.dtype, read_chunk::<_>(self, &chunk))
         } else {

@@ -27,7 +27,6 @@ use crate::error::{Error, Result};
 use crate::io::store::{ChunkWriter, Completion};
 use crate::io::zarr::INCOMPLETE_MARKER;
 use crate::io::zarr::location::{Location, REGION_LOCK, ZArray, check_data_type, stored_chunk_shape};
-use crate::io::zarr::untrusted::check_chunk;
 use crate::io::zarr::write::{ZarrChunkWriter, encode_block, encode_chunk};
 use crate::io::zarr::write::{build_array, chunk_writer, prepare_target};
 use crate::ops::custom::block_array;
@@ -180,9 +179,6 @@ impl ChunkWriter for RegionWriter {
             Some(dir) => Some(FileLock::take(&dir.join(REGION_LOCK))?),
             None => None,
         };
-        if let Some(path) = self.inner.location.chunk_path(za, &chunk) {
-            check_chunk(za, &path, &chunk)?;
-        }
         let encoded =
             crate::block::dispatch_dtype!(dtype, update_chunk::<_>(za, &self.inner.options, &chunk, &offset, block))
                 .ok_or_else(|| Error::io(&name, "the block holds no elements"))?
