@@ -90,12 +90,14 @@ cargo clean -q -p mpi-sys
 # Miri over the unit tests of chunked-array's unsafe code: uninitialised
 # buffers made owned, bytes read back as values (delayed results, spill
 # records, sort lanes), the key merge that fills its buffer before setting its
-# length, the Philox batches and the histogram kernel. Without features
-# (zarr's and hdf5's C libraries cannot run under Miri); file access needs
-# isolation off; the Box-Muller test compares with the scalar definition
+# length, the Philox batches and the histogram kernel, and whole computes of
+# rechunk, pad, overlap, fused elementwise with strided and broadcast leaves,
+# the assembly of a result and the wire form of blocks (`ops::unsafe_paths`).
+# Without features (zarr's and hdf5's C libraries cannot run under Miri); file
+# access needs isolation off; the Box-Muller test compares with the scalar definition
 # bit for bit, so Miri's deliberate error on ln/sin/cos is off; fewer property
 # cases, since Miri interprets every step.
 rustup toolchain install nightly --profile minimal --component miri --component rust-src
 MIRIFLAGS="-Zmiri-disable-isolation -Zmiri-deterministic-floats" PROPTEST_CASES=16 cargo +nightly miri test -p chunked-array --lib \
     --no-default-features -- block::alloc delayed::encode memory::spill::tests ops::counting::uniform \
-    ops::random::tests ops::sorting::keys::tests::merges ops::sorting::lanes
+    ops::random::tests ops::sorting::keys::tests::merges ops::sorting::lanes ops::unsafe_paths

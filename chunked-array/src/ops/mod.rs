@@ -36,3 +36,5 @@ pub mod slicing;
 pub(crate) mod sorting;
 pub(crate) mod splice;
 pub(crate) mod transfer;
+#[cfg(test)]
+mod unsafe_paths;
