@@ -101,3 +101,23 @@ rustup toolchain install nightly --profile minimal --component miri --component 
 MIRIFLAGS="-Zmiri-disable-isolation -Zmiri-deterministic-floats" PROPTEST_CASES=16 cargo +nightly miri test -p chunked-array --lib \
     --no-default-features -- block::alloc delayed::encode memory::spill::tests ops::counting::uniform \
     ops::random::tests ops::sorting::keys::tests::merges ops::sorting::lanes ops::unsafe_paths
+
+# The fuzz targets (fuzz/: npy files, Zarr metadata and chunks, spill records,
+# wire blocks), built by cargo-fuzz on the nightly toolchain with
+# AddressSanitizer, each run from its checked-in corpus for a fixed number of
+# inputs. An input that panics, trips the sanitizer, or allocates more than
+# 512 MiB at once fails the run, and libFuzzer prints it. New inputs go to a
+# scratch directory, not to the checked-in corpus.
+command -v cargo-fuzz >/dev/null 2>&1 || cargo install cargo-fuzz --locked --version 0.13.2
+(cd fuzz && cargo +nightly fuzz build)
+for target_runs in spill_record:200000 wire_block:200000 npy_file:20000 zarr_metadata:20000 zarr_chunk:10000; do
+    target=${target_runs%%:*}
+    scratch=$(mktemp -d)
+    if ! (cd fuzz && cargo +nightly fuzz run "$target" "$scratch" "corpus/$target" -- \
+        -runs="${target_runs##*:}" -malloc_limit_mb=512 -rss_limit_mb=4096) >"$scratch.log" 2>&1; then
+        tail -n 100 "$scratch.log"
+        exit 1
+    fi
+    echo "fuzz $target: $(grep -E 'Done [0-9]+ runs' "$scratch.log")"
+    rm -rf "$scratch" "$scratch.log" /tmp/chunked-fuzz-*
+done

@@ -156,3 +156,23 @@ pub mod runtime {
     pub use crate::schedule::spread::{owned_range, owner_of, process_count, set_process_count};
     pub use crate::schedule::{Deliver, OutputSink, Run};
 }
+
+/// Entry points for the fuzz targets under `fuzz/`, built only by `cargo
+/// fuzz` (which sets `--cfg fuzzing`): readers of outside bytes that the
+/// public API reaches only through files of its own making.
+#[cfg(fuzzing)]
+#[doc(hidden)]
+pub mod fuzzing {
+    /// Reads `bytes` as one spill record of elements, then as one of an
+    /// opaque image; whether either gave a block.
+    pub fn spill_record(bytes: &[u8]) -> bool {
+        let len = bytes.len() as u64;
+        let elements = crate::memory::spill::read_record(&mut &bytes[..], len, None).is_ok();
+        let rebuild: crate::block::Rebuild = |b| {
+            let image = ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(&[b.len()]), b.to_vec()).ok()?;
+            Some(std::sync::Arc::new(image) as crate::block::Block)
+        };
+        let opaque = crate::memory::spill::read_record(&mut &bytes[..], len, Some(rebuild)).is_ok();
+        elements || opaque
+    }
+}

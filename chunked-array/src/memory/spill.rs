@@ -137,34 +137,10 @@ impl DiskTier {
             )
         };
         let mut f = At { file: &arena.file, pos: spilled.offset, end: spilled.offset + spilled.len };
-        let mut head = [0u8; 10];
-        f.read_exact(&mut head)?;
-        if &head[..8] != MAGIC {
-            return Err(bad("not a spill record"));
-        }
-        if let Some(rebuild) = spilled.rebuild {
-            let mut crc = [0u8; 4];
-            f.read_exact(&mut crc)?;
-            let mut bytes = Vec::new();
-            f.read_to_end(&mut bytes)?;
-            if head[8] != OPAQUE || crc32c::crc32c(&bytes) != u32::from_le_bytes(crc) {
-                return Err(bad("checksum mismatch"));
-            }
-            return rebuild(&bytes).ok_or_else(|| bad("cannot rebuild the block"));
-        }
-        let dtype = dtype_from_u8(head[8]).ok_or_else(|| bad("unknown dtype"))?;
-        let mut shape = vec![0usize; head[9] as usize];
-        for n in &mut shape {
-            let mut b = [0u8; 8];
-            f.read_exact(&mut b)?;
-            *n = u64::from_le_bytes(b) as usize;
-        }
-        let mut crc = [0u8; 4];
-        f.read_exact(&mut crc)?;
-        let room = spilled.len.saturating_sub(header_len(shape.len()));
-        crate::block::dispatch_dtype!(dtype, read_array::<_>(&mut f, &shape, u32::from_le_bytes(crc), room))
-            .ok_or_else(|| bad("not elements"))?
-            .map_err(|e| if e.kind() == std::io::ErrorKind::InvalidData { bad(&e.to_string()) } else { e })
+        read_record(&mut f, spilled.len, spilled.rebuild).map_err(|e| match e {
+            RecordError::Io(e) => e,
+            RecordError::Invalid(what) => bad(&what),
+        })
     }
 
     /// Frees a spilled block's record (its block was released, or read back).
@@ -174,6 +150,66 @@ impl DiskTier {
         }
         self.used.fetch_sub(spilled.nbytes as u64, Ordering::Relaxed);
     }
+}
+
+/// Why a record did not read back.
+pub(crate) enum RecordError {
+    /// The file failed or ended early.
+    Io(std::io::Error),
+    /// The bytes are not a record of this kind.
+    Invalid(String),
+}
+
+impl From<std::io::Error> for RecordError {
+    fn from(e: std::io::Error) -> RecordError {
+        if e.kind() == std::io::ErrorKind::InvalidData {
+            RecordError::Invalid(e.to_string())
+        } else {
+            RecordError::Io(e)
+        }
+    }
+}
+
+/// The block in the record of `len` bytes that `f` reads: an opaque image
+/// that `rebuild` makes a block of, or elements. Every length in the header
+/// is checked against `len` before anything is allocated.
+pub(crate) fn read_record(
+    f: &mut impl Read,
+    len: u64,
+    rebuild: Option<crate::block::Rebuild>,
+) -> Result<Block, RecordError> {
+    let invalid = |what: &str| RecordError::Invalid(what.to_string());
+    let mut head = [0u8; 10];
+    f.read_exact(&mut head)?;
+    if &head[..8] != MAGIC {
+        return Err(invalid("not a spill record"));
+    }
+    if let Some(rebuild) = rebuild {
+        let mut crc = [0u8; 4];
+        f.read_exact(&mut crc)?;
+        let mut bytes = Vec::new();
+        f.take(len).read_to_end(&mut bytes)?;
+        if head[8] != OPAQUE || crc32c::crc32c(&bytes) != u32::from_le_bytes(crc) {
+            return Err(invalid("checksum mismatch"));
+        }
+        return rebuild(&bytes).ok_or_else(|| invalid("cannot rebuild the block"));
+    }
+    let dtype = dtype_from_u8(head[8]).ok_or_else(|| invalid("unknown dtype"))?;
+    let ndim = head[9] as usize;
+    if header_len(ndim) > len {
+        return Err(invalid(&format!("a header of {ndim} axes does not fit the record's {len} bytes")));
+    }
+    let mut shape = vec![0usize; ndim];
+    for n in &mut shape {
+        let mut b = [0u8; 8];
+        f.read_exact(&mut b)?;
+        *n = usize::try_from(u64::from_le_bytes(b)).map_err(|_| invalid("an axis longer than memory"))?;
+    }
+    let mut crc = [0u8; 4];
+    f.read_exact(&mut crc)?;
+    let room = len - header_len(shape.len());
+    Ok(crate::block::dispatch_dtype!(dtype, read_array::<_>(f, &shape, u32::from_le_bytes(crc), room))
+        .ok_or_else(|| invalid("not elements"))??)
 }
 
 /// Gives a record's pages back to the file system.

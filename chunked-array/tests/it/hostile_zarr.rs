@@ -352,6 +352,7 @@ fn bombs_beneath_a_checksum_or_inside_a_shard_are_errors() {
         ),
         ("a shard index with a wrong checksum", &sharded, bad_crc, ""),
         ("a shard index naming bytes past the shard", &sharded, past_the_end, "1000"),
+        ("a shard shorter than its index", &sharded, vec![7; 20], ""),
     ];
     for (i, (what, options, planted, expect)) in cases.into_iter().enumerate() {
         let name = format!("l{i}");

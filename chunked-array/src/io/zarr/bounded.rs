@@ -118,6 +118,18 @@ pub(super) struct BoundedStorage {
     pub(super) bound: OnceLock<ChunkBound>,
 }
 
+/// The bytes `range` names in an object of `size` bytes, `None` past its
+/// end (a suffix longer than the object, a start past it).
+fn within(range: &ByteRange, size: u64) -> Option<Range<u64>> {
+    match *range {
+        ByteRange::FromStart(start, None) => (start <= size).then_some(start..size),
+        ByteRange::FromStart(start, Some(len)) => {
+            start.checked_add(len).filter(|&end| end <= size).map(|end| start..end)
+        }
+        ByteRange::Suffix(len) => (len <= size).then(|| size - len..size),
+    }
+}
+
 fn is_metadata(key: &StoreKey) -> bool {
     let name = key.as_str().rsplit('/').next().unwrap_or("");
     METADATA_NAMES.contains(&name)
@@ -171,9 +183,10 @@ impl ReadableStorageTraits for BoundedStorage {
             }
             None => {}
         }
-        let ranges: Vec<Range<u64>> = byte_ranges.map(|r| r.to_range(size)).collect();
-        if let Some(bad) = ranges.iter().find(|r| r.start > r.end || r.end > size) {
-            return Err(self.refuse(key, format!("has no bytes {bad:?} (it holds {size})")));
+        let mut ranges: Vec<Range<u64>> = Vec::new();
+        for range in byte_ranges {
+            let within = within(&range, size);
+            ranges.push(within.ok_or_else(|| self.refuse(key, format!("has no bytes {range:?} (it holds {size})")))?);
         }
         let Some(parts) = self.objects.get_ranges(key, &ranges)? else { return Ok(None) };
         let Some(bound) = bound else { return Ok(Some(Box::new(parts.into_iter().map(Ok)))) };
