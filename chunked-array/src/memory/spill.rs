@@ -280,7 +280,13 @@ fn read_array<T: Element>(f: &mut impl Read, shape: &[usize], crc: u32, room: u6
             Ok(())
         }
     });
-    Some(read.map(|()| Arc::new(ArrayD::from_shape_vec(IxDyn(shape), values).expect("shape")) as Block))
+    // ndarray also refuses a shape whose nonzero lengths overflow isize, which
+    // a zero-length axis lets through the size check above.
+    Some(read.and_then(|()| {
+        let array = ArrayD::from_shape_vec(IxDyn(shape), values)
+            .map_err(|e| invalid(format!("a shape of {shape:?} is not an array's: {e}")))?;
+        Ok(Arc::new(array) as Block)
+    }))
 }
 
 /// A block of elements seen as bytes.
@@ -357,6 +363,13 @@ mod tests {
         forge(&tier, &spilled, 22, &data);
         let err = tier.peek(&spilled).err().expect("a bool of 2 is refused");
         assert!(err.to_string().contains("neither 0 nor 1"), "{err}");
+        // An empty block whose other axis is past isize: zero elements fill the
+        // record, and ndarray refuses the shape (found by the fuzz target).
+        let empty: Block = Arc::new(ArrayD::<f64>::zeros(IxDyn(&[0, 4])));
+        let spilled = tier.write(&empty).unwrap().unwrap();
+        forge(&tier, &spilled, 18, &0xFD00_0000_0000_0004u64.to_le_bytes());
+        let err = tier.peek(&spilled).err().expect("a shape past isize is refused");
+        assert!(err.to_string().contains("is not an array's"), "{err}");
     }
 
     proptest::proptest! {
