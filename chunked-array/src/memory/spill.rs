@@ -137,10 +137,8 @@ impl DiskTier {
             )
         };
         let mut f = At { file: &arena.file, pos: spilled.offset, end: spilled.offset + spilled.len };
-        read_record(&mut f, spilled.len, spilled.rebuild).map_err(|e| match e {
-            RecordError::Io(e) => e,
-            RecordError::Invalid(what) => bad(&what),
-        })
+        read_record(&mut f, spilled.len, spilled.rebuild)
+            .map_err(|e| if e.kind() == std::io::ErrorKind::InvalidData { bad(&e.to_string()) } else { e })
     }
 
     /// Frees a spilled block's record (its block was released, or read back).
@@ -152,33 +150,16 @@ impl DiskTier {
     }
 }
 
-/// Why a record did not read back.
-pub(crate) enum RecordError {
-    /// The file failed or ended early.
-    Io(std::io::Error),
-    /// The bytes are not a record of this kind.
-    Invalid(String),
-}
-
-impl From<std::io::Error> for RecordError {
-    fn from(e: std::io::Error) -> RecordError {
-        if e.kind() == std::io::ErrorKind::InvalidData {
-            RecordError::Invalid(e.to_string())
-        } else {
-            RecordError::Io(e)
-        }
-    }
-}
-
 /// The block in the record of `len` bytes that `f` reads: an opaque image
 /// that `rebuild` makes a block of, or elements. Every length in the header
-/// is checked against `len` before anything is allocated.
+/// is checked against `len` before anything is allocated. Bytes that are
+/// not such a record are an `InvalidData` error.
 pub(crate) fn read_record(
     f: &mut impl Read,
     len: u64,
     rebuild: Option<crate::block::Rebuild>,
-) -> Result<Block, RecordError> {
-    let invalid = |what: &str| RecordError::Invalid(what.to_string());
+) -> std::io::Result<Block> {
+    let invalid = |what: &str| std::io::Error::new(std::io::ErrorKind::InvalidData, what.to_string());
     let mut head = [0u8; 10];
     f.read_exact(&mut head)?;
     if &head[..8] != MAGIC {
@@ -208,8 +189,8 @@ pub(crate) fn read_record(
     let mut crc = [0u8; 4];
     f.read_exact(&mut crc)?;
     let room = len - header_len(shape.len());
-    Ok(crate::block::dispatch_dtype!(dtype, read_array::<_>(f, &shape, u32::from_le_bytes(crc), room))
-        .ok_or_else(|| invalid("not elements"))??)
+    crate::block::dispatch_dtype!(dtype, read_array::<_>(f, &shape, u32::from_le_bytes(crc), room))
+        .ok_or_else(|| invalid("not elements"))?
 }
 
 /// Gives a record's pages back to the file system.

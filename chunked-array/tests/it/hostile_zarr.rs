@@ -32,6 +32,19 @@ fn read_error(dir: &Path, name: &str) -> String {
     err.to_string()
 }
 
+/// Checks that `name` fails with a message naming its chunk `c/2` and
+/// holding `expect`, read in its stored chunks and again in `blocks`-element
+/// blocks that cut them.
+fn fails_whole_and_in_blocks(dir: &Path, name: &str, blocks: usize, what: &str, expect: &str) {
+    let message = read_error(dir, name);
+    assert!(message.contains(expect) && message.contains(&format!("{name}/c/2")), "{what}: {message}");
+    println!("{what}: {message}");
+    let other = ZarrReadOptions { chunks: Some(ChunkSpec::from(blocks)), ..Default::default() };
+    let err = from_zarr_with::<f64>(dir, name, &other).and_then(|a| a.compute()).unwrap_err();
+    assert!(err.to_string().contains(expect), "{what}, in blocks of {blocks}: {err}");
+    println!("{what}, in blocks of {blocks}: {err}");
+}
+
 /// Rewrites the array's zarr.json through `edit` on its JSON text.
 fn edit_metadata(array: &Path, edit: impl Fn(&str) -> String) {
     let path = array.join("zarr.json");
@@ -249,13 +262,8 @@ fn hostile_chunk_files_are_errors() {
         let name = format!("c{i}");
         let array = stored(dir.path(), &name, compression);
         plant(&array.join("c/2"));
-        let message = read_error(dir.path(), &name);
-        assert!(message.contains(expect) && message.contains(&format!("{name}/c/2")), "{what}: {message}");
-        println!("{what}: {message}");
         // Blocks other than the stored chunks read through the same checks.
-        let other = ZarrReadOptions { chunks: Some(ChunkSpec::from(24usize)), ..Default::default() };
-        let err = from_zarr_with::<f64>(dir.path(), &name, &other).and_then(|a| a.compute()).unwrap_err();
-        assert!(err.to_string().contains(expect), "{what}, other blocks: {err}");
+        fails_whole_and_in_blocks(dir.path(), &name, 24, what, expect);
     }
 }
 
@@ -358,15 +366,9 @@ fn bombs_beneath_a_checksum_or_inside_a_shard_are_errors() {
         let name = format!("l{i}");
         x.to_zarr(dir.path(), &name, options).unwrap();
         std::fs::write(dir.path().join(&name).join("c/2"), planted).unwrap();
-        let message = read_error(dir.path(), &name);
-        assert!(message.contains(expect) && message.contains(&format!("{name}/c/2")), "{what}: {message}");
-        println!("{what}: {message}");
         // Blocks that cut the shards read parts of them (the index, then
         // subchunks one by one) through the same bounds.
-        let other = ZarrReadOptions { chunks: Some(ChunkSpec::from(6usize)), ..Default::default() };
-        let err = from_zarr_with::<f64>(dir.path(), &name, &other).and_then(|a| a.compute()).unwrap_err();
-        assert!(err.to_string().contains(expect), "{what}, other blocks: {err}");
-        println!("{what}, read in parts: {err}");
+        fails_whole_and_in_blocks(dir.path(), &name, 6, what, expect);
     }
     // A shard laid out here reads back its values (an empty slot as the fill
     // value), whole and in parts: the layout above is the codec's.

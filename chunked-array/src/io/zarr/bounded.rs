@@ -14,7 +14,7 @@ use zarrs::storage::{Bytes, MaybeBytes, MaybeBytesIterator, ReadableStorageTrait
 
 #[cfg(feature = "cloud")]
 use crate::io::cloud::remote::Remote;
-use crate::io::zarr::untrusted::{ChunkBound, MAX_METADATA_BYTES, PartVerdict};
+use crate::io::zarr::untrusted::{ChunkBound, MAX_METADATA_BYTES, PartVerdict, metadata_too_large};
 
 /// The metadata file names of Zarr v2 and v3.
 const METADATA_NAMES: [&str; 5] = ["zarr.json", ".zarray", ".zattrs", ".zgroup", ".zmetadata"];
@@ -162,8 +162,7 @@ impl BoundedStorage {
 impl ReadableStorageTraits for BoundedStorage {
     fn get(&self, key: &StoreKey) -> Result<MaybeBytes, StorageError> {
         if is_metadata(key) {
-            let over = |len: u64| format!("holds {len} bytes, more than the {MAX_METADATA_BYTES} a metadata file may");
-            return self.objects.get(key, MAX_METADATA_BYTES, &over);
+            return self.objects.get(key, MAX_METADATA_BYTES, &metadata_too_large);
         }
         self.checked_whole(key, self.chunk_bound(key)?)
     }
@@ -177,10 +176,7 @@ impl ReadableStorageTraits for BoundedStorage {
         let Some(size) = self.objects.size(key)? else { return Ok(None) };
         match bound {
             Some(bound) => bound.check_stored(size).map_err(|why| self.refuse(key, why))?,
-            None if size > MAX_METADATA_BYTES => {
-                let why = format!("holds {size} bytes, more than the {MAX_METADATA_BYTES} a metadata file may");
-                return Err(self.refuse(key, why));
-            }
+            None if size > MAX_METADATA_BYTES => return Err(self.refuse(key, metadata_too_large(size))),
             None => {}
         }
         let mut ranges: Vec<Range<u64>> = Vec::new();

@@ -269,9 +269,8 @@ impl Location {
     /// The array, from its `zarr.json` (or `.zarray`), or from an unfinished
     /// store's pending metadata when `pending` allows it.
     pub(super) fn open(&self, direct_io: bool, pending: bool) -> Result<ZArray> {
-        if let Some(dir) = self.local_dir() {
-            check_metadata_files(&dir, &["zarr.json", ".zarray", ".zattrs", PENDING_METADATA])?;
-        }
+        // zarrs reads the metadata through `storage`, which bounds it; the
+        // pending metadata is read (and bounded) by `read_metadata`.
         let storage = self.storage(direct_io)?;
         let store: Arc<dyn zarrs::storage::ReadableStorageTraits> = storage.clone();
         let za = if !self.exists("zarr.json")? && !self.exists(".zarray")? {

@@ -35,6 +35,11 @@ pub(super) const MAX_METADATA_BYTES: u64 = 16 << 20;
 /// How deep shards may nest (a shard's subchunks themselves sharded).
 const MAX_SHARD_DEPTH: usize = 4;
 
+/// Why a metadata file of `len` bytes is refused.
+pub(super) fn metadata_too_large(len: u64) -> String {
+    format!("holds {len} bytes, more than the {MAX_METADATA_BYTES} a metadata file may")
+}
+
 /// Checks the metadata files `names` in `dir` that exist: regular files
 /// (after symlinks) of at most [`MAX_METADATA_BYTES`].
 ///
@@ -48,10 +53,7 @@ pub(super) fn check_metadata_files(dir: &Path, names: &[&str]) -> Result<()> {
             Err(e) => return Err(Error::io(path.display(), e)),
             Ok(m) if !m.is_file() => return Err(Error::io(path.display(), "is not a regular file")),
             Ok(m) if m.len() > MAX_METADATA_BYTES => {
-                return Err(Error::io(
-                    path.display(),
-                    format!("holds {} bytes, more than the {MAX_METADATA_BYTES} a metadata file may", m.len()),
-                ));
+                return Err(Error::io(path.display(), metadata_too_large(m.len())));
             }
             Ok(_) => {}
         }
