@@ -345,7 +345,7 @@ mod tests {
         let err = tier.peek(&spilled).err().expect("a bool of 2 is refused");
         assert!(err.to_string().contains("neither 0 nor 1"), "{err}");
         // An empty block whose other axis is past isize: zero elements fill the
-        // record, and ndarray refuses the shape (found by the fuzz target).
+        // record, and ndarray refuses the shape.
         let empty: Block = Arc::new(ArrayD::<f64>::zeros(IxDyn(&[0, 4])));
         let spilled = tier.write(&empty).unwrap().unwrap();
         forge(&tier, &spilled, 18, &0xFD00_0000_0000_0004u64.to_le_bytes());
