@@ -25,8 +25,10 @@ pub use crate::cuda::CUDA_PRELUDE;
 /// The helpers generated elementwise kernels call; a generated source starts
 /// with them. Complex numbers are the structs `c64` and `c128` (the layout of
 /// [`crate::ComplexBits`]) with operators of the CPU's arithmetic: num-complex's
-/// product, and NumPy's (Smith's) division; `exp`, `log` and `sqrt` repeat
-/// num-complex's steps, `expm1` and `log1p` NumPy's.
+/// product, and NumPy's (Smith's) division; `exp`, `log`, `sqrt`, `exp2`,
+/// `log2`, `log10`, the trigonometric and hyperbolic functions and their
+/// inverses repeat num-complex's steps (its plain division `nc_div` where it
+/// divides), `expm1` and `log1p` NumPy's, `pow_of` the CPU's `npy_cpow`.
 pub const ELEMENTWISE_HELPERS: &str = r#"
 template <typename T> __device__ inline T sq(T x) { return x * x; }
 template <typename T> __device__ inline T cube(T x) { return x * x * x; }
@@ -69,6 +71,10 @@ template <typename T> __device__ inline T logaddexp2_of(T a, T b) {
     if (d <= 0) return b + log1p(exp2(d)) * log2e_of(a);
     return d;
 }
+__device__ inline double ln10_of(double) { return bits_f64(0x40026BB1BBB55516ull); }
+__device__ inline float ln10_of(float) { return bits_f32(0x40135D8Eu); }
+__device__ inline double inf_of(double) { return bits_f64(0x7FF0000000000000ull); }
+__device__ inline float inf_of(float) { return bits_f32(0x7F800000u); }
 struct c64 { float re, im; };
 struct c128 { double re, im; };
 __device__ inline c64 mk_c64(float re, float im) { c64 z; z.re = re; z.im = im; return z; }
@@ -124,7 +130,52 @@ __device__ inline C sqrt_of(C z) { \
     return mk_##C(s * cos(h), s * sin(h)); \
 } \
 __device__ inline C expm1_of(C z) { F h = sin(z.im / 2); return mk_##C(expm1(z.re) * cos(z.im) - 2 * h * h, exp(z.re) * sin(z.im)); } \
-__device__ inline C log1p_of(C z) { F x = z.re + 1; return mk_##C(log(hypot(x, z.im)), atan2(z.im, x)); }
+__device__ inline C log1p_of(C z) { F x = z.re + 1; return mk_##C(log(hypot(x, z.im)), atan2(z.im, x)); } \
+__device__ inline C nc_div(C a, C b) { \
+    F n = b.re * b.re + b.im * b.im; \
+    return mk_##C((a.re * b.re + a.im * b.im) / n, (a.im * b.re - a.re * b.im) / n); \
+} \
+__device__ inline C unscale(C z, F t) { return mk_##C(z.re / t, z.im / t); } \
+__device__ inline C exp2_of(C z) { F r = exp2(z.re), t = z.im * ln2_of(z.re); return mk_##C(r * cos(t), r * sin(t)); } \
+__device__ inline C log2_of(C z) { return unscale(log_of(z), ln2_of(z.re)); } \
+__device__ inline C log10_of(C z) { return unscale(log_of(z), ln10_of(z.re)); } \
+__device__ inline C sin_of(C z) { return mk_##C(sin(z.re) * cosh(z.im), cos(z.re) * sinh(z.im)); } \
+__device__ inline C cos_of(C z) { return mk_##C(cos(z.re) * cosh(z.im), -sin(z.re) * sinh(z.im)); } \
+__device__ inline C tan_of(C z) { F a = z.re + z.re, b = z.im + z.im; return unscale(mk_##C(sin(a), sinh(b)), cos(a) + cosh(b)); } \
+__device__ inline C sinh_of(C z) { return mk_##C(sinh(z.re) * cos(z.im), cosh(z.re) * sin(z.im)); } \
+__device__ inline C cosh_of(C z) { return mk_##C(cosh(z.re) * cos(z.im), sinh(z.re) * sin(z.im)); } \
+__device__ inline C tanh_of(C z) { F a = z.re + z.re, b = z.im + z.im; return unscale(mk_##C(sinh(a), sin(b)), cosh(a) + cos(b)); } \
+__device__ inline C arcsin_of(C z) { C i = mk_##C(0, 1), one = mk_##C(1, 0); return -i * log_of(sqrt_of(one - z * z) + i * z); } \
+__device__ inline C arccos_of(C z) { C i = mk_##C(0, 1), one = mk_##C(1, 0); return -i * log_of(i * sqrt_of(one - z * z) + z); } \
+__device__ inline C arctan_of(C z) { \
+    C i = mk_##C(0, 1), one = mk_##C(1, 0), two = one + one; \
+    if (z == i) return mk_##C(0, inf_of(z.re)); \
+    if (z == -i) return mk_##C(0, -inf_of(z.re)); \
+    return nc_div(log_of(one + i * z) - log_of(one - i * z), two * i); \
+} \
+__device__ inline C arcsinh_of(C z) { C one = mk_##C(1, 0); return log_of(z + sqrt_of(one + z * z)); } \
+__device__ inline C arccosh_of(C z) { \
+    C one = mk_##C(1, 0), two = one + one; \
+    return two * log_of(sqrt_of(nc_div(z + one, two)) + sqrt_of(nc_div(z - one, two))); \
+} \
+__device__ inline C arctanh_of(C z) { \
+    C one = mk_##C(1, 0), two = one + one; \
+    if (z == one) return mk_##C(inf_of(z.re), 0); \
+    if (z == -one) return mk_##C(-inf_of(z.re), 0); \
+    return nc_div(log_of(one + z) - log_of(one - z), two); \
+} \
+__device__ inline C pow_of(C a, C b) { \
+    C one = mk_##C(1, 0); \
+    if (b.re == 0 && b.im == 0) return one; \
+    if (a.re == 0 && a.im == 0) return (b.re > 0 && b.im == 0) ? mk_##C(0, 0) : mk_##C(nan_of(a.re), nan_of(a.re)); \
+    if (b.im == 0 && b.re == trunc(b.re) && fabs(b.re) < 100) { \
+        unsigned n = (unsigned)fabs(b.re); \
+        C acc = one, base = a; \
+        for (; n > 0; n >>= 1) { if (n & 1) acc = acc * base; base = base * base; } \
+        return b.re < 0 ? one / acc : acc; \
+    } \
+    return exp_of(b * log_of(a)); \
+}
 CHUNKED_COMPLEX(c64, float)
 CHUNKED_COMPLEX(c128, double)
 "#;

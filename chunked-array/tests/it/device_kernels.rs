@@ -469,3 +469,92 @@ fn generated_complex_kernels_compute_what_the_cpu_does() {
     assert!(want.iter().filter(|v| v.is_nan()).count() >= 3, "NaNs among the results");
     assert_eq!(canonical(&got), canonical(&want), "{source}");
 }
+
+/// Every complex transcendental ufunc and `pow`, one per row of a (16, 24)
+/// array, selected by `where`: one generated kernel per width, compiled for
+/// the host and compared bit for bit with the CPU over zeros of both signs,
+/// ±1, ±i, infinities, NaNs and values whose hyperbolic parts overflow.
+fn complex_transcendentals<T: chunked_array::ComplexFloat>(
+    z: &chunked_array::Array<T>,
+    w: &chunked_array::Array<T>,
+    row: &chunked_array::Array<f64>,
+) -> chunked_array::Array<T> {
+    type Unary<T> = fn(&chunked_array::Array<T>) -> chunked_array::Array<T>;
+    let functions: [Unary<T>; 15] = [
+        |a| a.exp2(),
+        |a| a.log2(),
+        |a| a.log10(),
+        |a| a.sin(),
+        |a| a.cos(),
+        |a| a.tan(),
+        |a| a.sinh(),
+        |a| a.cosh(),
+        |a| a.tanh(),
+        |a| a.arcsin(),
+        |a| a.arccos(),
+        |a| a.arctan(),
+        |a| a.arcsinh(),
+        |a| a.arccosh(),
+        |a| a.arctanh(),
+    ];
+    let mut out = z.pow(w).unwrap();
+    for (k, f) in functions.iter().enumerate() {
+        out = chunked_array::where_(&row.eq(k as f64).unwrap(), &f(z), &out).unwrap();
+    }
+    out
+}
+
+#[test]
+fn generated_complex_transcendentals_compute_what_the_cpu_does() {
+    use chunked_array::{Array, Complex32, Complex64};
+    use ndarray::ArrayD;
+    if compiler().is_none() {
+        return crate::support::tool_missing("no host C++ compiler to build the generated kernels with");
+    }
+    let (inf, nan) = (f64::INFINITY, f64::NAN);
+    let special = [
+        (0.0, 0.0), (-0.0, 0.0), (0.0, -0.0), (1.0, 0.0), (-1.0, -0.0), (0.0, 1.0), (0.0, -1.0), (inf, 1.0),
+        (-inf, 1.0), (1.0, inf), (nan, 0.0), (nan, 1.0), (2.0, -inf), (800.0, 0.5), (0.5, -800.0),
+    ];
+    let zs = ArrayD::from_shape_fn(vec![16, 24], |i| match special.get(i[1]) {
+        Some(&(re, im)) => Complex64::new(re, im),
+        None => Complex64::new(i[1] as f64 * 0.61 - 9.0, (i[0] as f64).sqrt() - 1.7),
+    });
+    // Exponents: zero, small integers of both signs (the products), halves,
+    // complex ones, and NaN.
+    let exponents = [(0.0, 0.0), (2.0, 0.0), (-3.0, 0.0), (7.0, -0.0), (0.5, 0.0), (1.5, -2.0), (nan, 0.0)];
+    let ws = ArrayD::from_shape_fn(vec![16, 24], |i| {
+        let (re, im) = exponents[(i[0] + i[1]) % exponents.len()];
+        Complex64::new(re, im)
+    });
+    let rows = ArrayD::from_shape_fn(vec![16, 24], |i| i[0] as f64);
+    let (z, w) = (Array::from_ndarray(zs.clone(), [16, 24]).unwrap(), Array::from_ndarray(ws.clone(), [16, 24]).unwrap());
+    let row = Array::from_ndarray(rows.clone(), [16, 24]).unwrap();
+    let c128s =
+        |v: &ArrayD<Complex64>| Input("c128", v.iter().flat_map(|z| [z.re, z.im]).flat_map(f64::to_ne_bytes).collect());
+    let canonical = |v: &[f64]| v.iter().map(|x| if x.is_nan() { u64::MAX } else { x.to_bits() }).collect::<Vec<_>>();
+    let narrow = |v: &ArrayD<Complex64>| v.mapv(|z| Complex32::new(z.re as f32, z.im as f32));
+    let c64s =
+        |v: &ArrayD<Complex32>| Input("c64", v.iter().flat_map(|z| [z.re, z.im]).flat_map(f32::to_ne_bytes).collect());
+    let (zs32, ws32) = (narrow(&zs), narrow(&ws));
+    let (z32, w32) = (Array::from_ndarray(zs32.clone(), [16, 24]).unwrap(), Array::from_ndarray(ws32.clone(), [16, 24]).unwrap());
+    let meta = [16, 24, 0, 24, 1, 0, 24, 1, 0, 24, 1];
+    let cases = [
+        ("c128", complex_transcendentals(&z, &w, &row), [f64s(rows.as_slice().unwrap()), c128s(&zs), c128s(&ws)]),
+        (
+            "c64",
+            complex_transcendentals(&z32, &w32, &row).astype::<Complex64>(),
+            [f64s(rows.as_slice().unwrap()), c64s(&zs32), c64s(&ws32)],
+        ),
+    ];
+    for (width, chain, inputs) in cases {
+        let source = chain.cuda_kernel_source().expect("every complex ufunc has a device form");
+        let got = run_elementwise_as("c128", &source, &inputs, 16 * 24, 2, &meta, true).unwrap();
+        let want: Vec<f64> = chain.compute().unwrap().iter().flat_map(|z| [z.re, z.im]).collect();
+        assert!(want.iter().filter(|v| v.is_nan()).count() >= 16, "NaNs among the results");
+        for (i, (g, w)) in canonical(&got).iter().zip(canonical(&want)).enumerate() {
+            let (row, col) = (i / 48, i % 48 / 2);
+            assert_eq!(*g, w, "{width}: row {row} at {:?}: {} vs {}", zs[[row, col]], got[i], want[i]);
+        }
+    }
+}

@@ -82,7 +82,8 @@ fn integer_sources<T: Integer>() -> Vec<(String, Option<String>)> {
 }
 
 /// The same for the complex operations with device forms (arithmetic,
-/// parts, modulus, angle, sign, classification, conversions).
+/// transcendental ufuncs, powers, parts, modulus, angle, sign,
+/// classification, conversions).
 macro_rules! complex_sources {
     ($t:ty, $real:ty) => {{
         let x = Array::<$t>::ones(&[4, 3], 2).unwrap();
@@ -95,6 +96,18 @@ macro_rules! complex_sources {
             one(
                 "exp, log, sqrt, expm1, log1p",
                 (&(&x.exp() + &x.log()) + &(&x.sqrt() * &(&x.expm1() - &x.log1p()))).cuda_kernel_source(),
+            ),
+            one(
+                "exp2, log2, log10, sin, cos, tan, sinh, cosh, tanh",
+                (&(&(&x.exp2() + &x.log2()) * &(&x.log10() - &x.sin()))
+                    + &(&(&x.cos() * &x.tan()) + &(&(&x.sinh() - &x.cosh()) / &x.tanh())))
+                    .cuda_kernel_source(),
+            ),
+            one(
+                "arcsin, arccos, arctan, arcsinh, arccosh, arctanh, pow",
+                (&(&(&x.arcsin() + &x.arccos()) * &x.arctan())
+                    + &(&(&x.arcsinh() - &x.arccosh()) * &x.arctanh().pow(&y).unwrap()))
+                    .cuda_kernel_source(),
             ),
             one("scalars", (&(&x * <$t>::new(0.5, 2.0)) - <$t>::new(1.0, -1.0)).cuda_kernel_source()),
             one("parts, abs, angle", (&(&x.real() - &x.imag()) + &(&x.abs() * &x.angle())).cuda_kernel_source()),

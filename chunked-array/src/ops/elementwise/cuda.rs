@@ -13,9 +13,8 @@
 //! them runs through host copies instead. Complex numbers are the `c64` and
 //! `c128` structs of the kernel helpers: arithmetic (num-complex's product,
 //! NumPy's division), comparisons for equality, conjugate, parts, modulus,
-//! angle, sign, classification, conversions, and `exp`, `log`, `sqrt`,
-//! `expm1`, `log1p` (num-complex's and NumPy's steps) have device forms; the
-//! other complex transcendental functions run through host copies.
+//! angle, sign, classification, conversions, powers, and the
+//! transcendental ufuncs (num-complex's and NumPy's steps) have device forms.
 //! CUDA's math functions (`sin`, `exp`, `pow`, ...) are within a few ulp of
 //! glibc's; plain arithmetic, comparisons and conversions are exact.
 
@@ -133,8 +132,13 @@ fn complex_unary_form<A: Element, O: Element>(name: &str) -> Option<CudaForm> {
         "abs" if to_real => CudaForm::new("abs_of(", ")"),
         "angle" if to_real => CudaForm::new("angle_of(", ")"),
         "isnan" | "isfinite" | "isinf" if O::DTYPE == DType::Bool => CudaForm::new(format!("{name}_of("), ")"),
-        "exp" | "sqrt" | "expm1" | "log1p" if same => CudaForm::new(format!("{name}_of("), ")"),
-        "log" if same => CudaForm::new("log_of(", ")"),
+        "exp" | "sqrt" | "expm1" | "log1p" | "log" | "exp2" | "log2" | "log10" if same => {
+            CudaForm::new(format!("{name}_of("), ")")
+        }
+        "sin" | "cos" | "tan" | "sinh" | "cosh" | "tanh" if same => CudaForm::new(format!("{name}_of("), ")"),
+        "arcsin" | "arccos" | "arctan" | "arcsinh" | "arccosh" | "arctanh" if same => {
+            CudaForm::new(format!("{name}_of("), ")")
+        }
         // The real part, through f64 as the CPU's `from_complex`.
         "astype" if O::IS_FLOAT => CudaForm::new(format!("(({})((double)(", c_type(O::DTYPE)?), ").re))"),
         _ => None,
@@ -253,6 +257,7 @@ pub(crate) fn binary_expr<A: Element, B: Element>(name: &str, a: &str, b: &str) 
         "sub" if complex => infix("-"),
         "mul" if complex => infix("*"),
         "div" if complex => infix("/"),
+        "pow" if complex => call("pow_of"),
         "eq" if complex => infix("=="),
         "ne" if complex => infix("!="),
         "add" if float => infix("+"),
