@@ -100,7 +100,8 @@ cargo clean -q -p mpi-sys
 rustup toolchain install nightly --profile minimal --component miri --component rust-src
 MIRIFLAGS="-Zmiri-disable-isolation -Zmiri-deterministic-floats" PROPTEST_CASES=16 cargo +nightly miri test -p chunked-array --lib \
     --no-default-features -- block::alloc delayed::encode memory::spill::tests ops::counting::uniform \
-    ops::random::tests ops::sorting::keys::tests::merges ops::sorting::lanes ops::unsafe_paths
+    ops::elementwise::loops ops::random::tests ops::sorting::keys::tests::merges ops::sorting::lanes \
+    ops::unsafe_paths
 
 # The fuzz targets (fuzz/: npy files, Zarr metadata and chunks, spill records,
 # wire blocks), built by cargo-fuzz on the nightly toolchain with

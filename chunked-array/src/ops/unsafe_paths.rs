@@ -126,6 +126,12 @@ fn fused_elementwise_reads_strided_and_broadcast_leaves() {
         2.0 * value(&[i[1], i[0]]) + value(&[i[0], i[1]]) - i[1] as f64 * 0.5
     });
     assert_eq!(got, expected);
+    // A child evaluated into its parent's output tile as the second operand,
+    // and one of another type through a tile buffer of its own.
+    let second = (&row - &(&x.t() * 2.0)).astype::<f32>();
+    let got = second.compute_on(&ctx).unwrap();
+    let expected = ArrayD::from_shape_fn(IxDyn(&[4, 5]), |i| (i[1] as f64 * 0.5 - 2.0 * value(&[i[1], i[0]])) as f32);
+    assert_eq!(got, expected);
     // Rows of at least two panels: a transposed leaf gathered panel by panel.
     let tall = Array::<f64>::from_fn(&[130, 40], vec![130, 40], value).unwrap();
     let wide = Array::<f64>::from_fn(&[40, 130], vec![40, 130], value).unwrap();

@@ -499,7 +499,7 @@ fn complex_transcendentals<T: chunked_array::ComplexFloat>(
     ];
     let mut out = z.pow(w).unwrap();
     for (k, f) in functions.iter().enumerate() {
-        out = chunked_array::where_(&row.eq(k as f64).unwrap(), &f(z), &out).unwrap();
+        out = chunked_array::where_(&row.eq(k as f64).unwrap(), f(z), &out).unwrap();
     }
     out
 }
@@ -513,8 +513,21 @@ fn generated_complex_transcendentals_compute_what_the_cpu_does() {
     }
     let (inf, nan) = (f64::INFINITY, f64::NAN);
     let special = [
-        (0.0, 0.0), (-0.0, 0.0), (0.0, -0.0), (1.0, 0.0), (-1.0, -0.0), (0.0, 1.0), (0.0, -1.0), (inf, 1.0),
-        (-inf, 1.0), (1.0, inf), (nan, 0.0), (nan, 1.0), (2.0, -inf), (800.0, 0.5), (0.5, -800.0),
+        (0.0, 0.0),
+        (-0.0, 0.0),
+        (0.0, -0.0),
+        (1.0, 0.0),
+        (-1.0, -0.0),
+        (0.0, 1.0),
+        (0.0, -1.0),
+        (inf, 1.0),
+        (-inf, 1.0),
+        (1.0, inf),
+        (nan, 0.0),
+        (nan, 1.0),
+        (2.0, -inf),
+        (800.0, 0.5),
+        (0.5, -800.0),
     ];
     let zs = ArrayD::from_shape_fn(vec![16, 24], |i| match special.get(i[1]) {
         Some(&(re, im)) => Complex64::new(re, im),
@@ -528,7 +541,8 @@ fn generated_complex_transcendentals_compute_what_the_cpu_does() {
         Complex64::new(re, im)
     });
     let rows = ArrayD::from_shape_fn(vec![16, 24], |i| i[0] as f64);
-    let (z, w) = (Array::from_ndarray(zs.clone(), [16, 24]).unwrap(), Array::from_ndarray(ws.clone(), [16, 24]).unwrap());
+    let (z, w) =
+        (Array::from_ndarray(zs.clone(), [16, 24]).unwrap(), Array::from_ndarray(ws.clone(), [16, 24]).unwrap());
     let row = Array::from_ndarray(rows.clone(), [16, 24]).unwrap();
     let c128s =
         |v: &ArrayD<Complex64>| Input("c128", v.iter().flat_map(|z| [z.re, z.im]).flat_map(f64::to_ne_bytes).collect());
@@ -537,7 +551,8 @@ fn generated_complex_transcendentals_compute_what_the_cpu_does() {
     let c64s =
         |v: &ArrayD<Complex32>| Input("c64", v.iter().flat_map(|z| [z.re, z.im]).flat_map(f32::to_ne_bytes).collect());
     let (zs32, ws32) = (narrow(&zs), narrow(&ws));
-    let (z32, w32) = (Array::from_ndarray(zs32.clone(), [16, 24]).unwrap(), Array::from_ndarray(ws32.clone(), [16, 24]).unwrap());
+    let (z32, w32) =
+        (Array::from_ndarray(zs32.clone(), [16, 24]).unwrap(), Array::from_ndarray(ws32.clone(), [16, 24]).unwrap());
     let meta = [16, 24, 0, 24, 1, 0, 24, 1, 0, 24, 1];
     let cases = [
         ("c128", complex_transcendentals(&z, &w, &row), [f64s(rows.as_slice().unwrap()), c128s(&zs), c128s(&ws)]),

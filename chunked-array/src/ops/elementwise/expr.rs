@@ -2,15 +2,18 @@
 //!
 //! A fused chain is evaluated one tile (up to [`TILE`] elements of a contiguous run
 //! of the output block) at a time: every operation is a tight, monomorphized loop
-//! over tile buffers that stay in L1, so a chain of N operations makes one pass over
-//! memory instead of N, with one dynamic call per operation per tile, never per
-//! element.
+//! over tile buffers that stay in L1 (see [`crate::ops::elementwise::loops`]), so a
+//! chain of N operations makes one pass over memory instead of N, with one dynamic
+//! call per operation per tile, never per element. An operation whose operand has
+//! its own element type evaluates the operand into its own output tile and maps it
+//! there, so a chain of one type works in a single tile buffer.
 
 use std::any::Any;
 use std::marker::PhantomData;
 use std::sync::Arc;
 
 use crate::element::{DType, Element};
+use crate::ops::elementwise::loops;
 
 /// Elements per tile: small enough for a few tile buffers to sit in L1.
 pub(crate) const TILE: usize = 512;
@@ -46,14 +49,19 @@ pub(crate) enum Rebind {
 
 /// An expression producing `T`s one tile at a time.
 pub(crate) trait TileExpr<T: Element>: Send + Sync + 'static {
-    /// Evaluates the tile at `ctx.pos` (`buf.len()` elements): writes into `buf`
-    /// and returns it, or returns a slice borrowed from a leaf.
-    fn eval<'s>(&'s self, ctx: &TileCtx<'s>, buf: &'s mut [T]) -> &'s [T];
+    /// Evaluates the tile at `ctx.pos` (`out.len()` elements) into `out`.
+    fn eval(&self, ctx: &TileCtx<'_>, out: &mut [T]);
     /// The tile's `n` values borrowed without a buffer, where they already sit
-    /// contiguously in memory (a unit-stride leaf); lets parents skip
-    /// initializing a tile buffer.
+    /// contiguously in memory (a unit-stride leaf); lets parents read them
+    /// where they are.
     #[inline]
     fn direct<'s>(&'s self, _ctx: &TileCtx<'s>, _n: usize) -> Option<&'s [T]> {
+        None
+    }
+    /// Its value, when it is a constant (a scalar operand), so that a parent
+    /// applies it as a scalar instead of reading a tile of copies.
+    #[inline]
+    fn constant(&self) -> Option<T> {
         None
     }
     /// The same expression with every leaf replaced as `map` says.
@@ -84,20 +92,17 @@ pub(crate) fn leaf<T: Element>(index: usize) -> Expr<T> {
 
 impl<T: Element> TileExpr<T> for Leaf<T> {
     #[inline]
-    fn eval<'s>(&'s self, ctx: &TileCtx<'s>, buf: &'s mut [T]) -> &'s [T] {
+    fn eval(&self, ctx: &TileCtx<'_>, out: &mut [T]) {
         let row = &ctx.leaves[self.index];
         // The kernel builds a LeafRow from a block downcast by this leaf's dtype, so
         // the memory holds `len` values of type T; checked here once per tile.
         assert_eq!(row.dtype, T::DTYPE, "leaf {} element type", self.index);
-        let data: &'s [T] = unsafe { std::slice::from_raw_parts(row.ptr as *const T, row.len) };
-        let n = buf.len();
+        let data: &[T] = unsafe { std::slice::from_raw_parts(row.ptr as *const T, row.len) };
+        let n = out.len();
         let start = row.offset + ctx.pos as isize * row.stride;
         match row.stride {
-            1 => &data[start as usize..start as usize + n],
-            0 => {
-                buf.fill(data[start as usize]);
-                buf
-            }
+            1 => out.copy_from_slice(&data[start as usize..start as usize + n]),
+            0 => out.fill(data[start as usize]),
             s => {
                 // A strided leaf (a fused transpose): check the run's two ends once,
                 // then gather without a bounds check per element.
@@ -107,11 +112,10 @@ impl<T: Element> TileExpr<T> for Leaf<T> {
                     "strided leaf run in bounds"
                 );
                 let base = data.as_ptr();
-                for (i, b) in buf.iter_mut().enumerate() {
+                for (i, b) in out.iter_mut().enumerate() {
                     // SAFETY: start + i * s lies between the two checked ends.
                     *b = unsafe { *base.offset(start + i as isize * s) };
                 }
-                buf
             }
         }
     }
@@ -154,9 +158,12 @@ pub(crate) struct Const<T>(pub T);
 
 impl<T: Element> TileExpr<T> for Const<T> {
     #[inline]
-    fn eval<'s>(&'s self, _: &TileCtx<'s>, buf: &'s mut [T]) -> &'s [T] {
-        buf.fill(self.0);
-        buf
+    fn eval(&self, _: &TileCtx<'_>, out: &mut [T]) {
+        out.fill(self.0);
+    }
+    #[inline]
+    fn constant(&self) -> Option<T> {
+        Some(self.0)
     }
     fn rebind(&self, _: &dyn Fn(usize) -> Rebind) -> Expr<T> {
         Arc::new(Const(self.0))
@@ -172,18 +179,36 @@ impl<T: Element> TileExpr<T> for Const<T> {
     }
 }
 
-/// Evaluates child `$e` for `$n` values: borrowed directly when it can be, else
-/// into a tile buffer declared (and so initialized) only then.
+/// Child `$e`'s `$n` values: `$direct` (its values borrowed where they are)
+/// when there, else evaluated into a tile buffer declared (and so initialized)
+/// only then.
 macro_rules! child {
-    ($e:expr, $ctx:expr, $n:expr, $buf:ident) => {
-        match $e.direct($ctx, $n) {
+    ($e:expr, $direct:expr, $ctx:expr, $n:expr, $buf:ident) => {
+        match $direct {
             Some(v) => v,
             None => {
                 $buf = [Default::default(); TILE];
-                $e.eval($ctx, &mut $buf[..$n])
+                $e.eval($ctx, &mut $buf[..$n]);
+                &$buf[..$n]
             }
         }
     };
+}
+
+/// `out[i] = f(a[i])` over the tile: `a` read where it is, or evaluated into
+/// `out` itself when it has the output's type, else into a tile buffer.
+#[inline]
+fn map_child<A: Element, O: Element, F: Fn(A) -> O>(a: &dyn TileExpr<A>, ctx: &TileCtx<'_>, out: &mut [O], f: &F) {
+    let n = out.len();
+    let direct = a.direct(ctx, n);
+    if direct.is_none()
+        && let Some(own) = loops::as_same::<O, A>(out)
+    {
+        a.eval(ctx, own);
+        return loops::map1_in_place(own, f);
+    }
+    let mut ta: [A; TILE];
+    loops::map1(out, child!(a, direct, ctx, n, ta), f)
 }
 
 /// `f(a)` element by element.
@@ -198,15 +223,8 @@ pub(crate) struct Unary<A, O, F> {
 
 impl<A: Element, O: Element, F: Fn(A) -> O + Send + Sync + 'static> TileExpr<O> for Unary<A, O, F> {
     #[inline]
-    fn eval<'s>(&'s self, ctx: &TileCtx<'s>, buf: &'s mut [O]) -> &'s [O] {
-        let n = buf.len();
-        let mut ta: [A; TILE];
-        let a = child!(self.a, ctx, n, ta);
-        let f = &*self.f;
-        for (o, &x) in buf.iter_mut().zip(a) {
-            *o = f(x);
-        }
-        buf
+    fn eval(&self, ctx: &TileCtx<'_>, out: &mut [O]) {
+        map_child(&*self.a, ctx, out, &*self.f)
     }
     fn rebind(&self, map: &dyn Fn(usize) -> Rebind) -> Expr<O> {
         Arc::new(Unary {
@@ -242,16 +260,30 @@ pub(crate) struct Binary<A, B, O, F> {
 
 impl<A: Element, B: Element, O: Element, F: Fn(A, B) -> O + Send + Sync + 'static> TileExpr<O> for Binary<A, B, O, F> {
     #[inline]
-    fn eval<'s>(&'s self, ctx: &TileCtx<'s>, buf: &'s mut [O]) -> &'s [O] {
-        let n = buf.len();
-        let (mut ta, mut tb): ([A; TILE], [B; TILE]);
-        let a = child!(self.a, ctx, n, ta);
-        let b = child!(self.b, ctx, n, tb);
-        let f = &*self.f;
-        for ((o, &x), &y) in buf.iter_mut().zip(a).zip(b) {
-            *o = f(x, y);
+    fn eval(&self, ctx: &TileCtx<'_>, out: &mut [O]) {
+        let (n, f) = (out.len(), &*self.f);
+        if let Some(y) = self.b.constant() {
+            return map_child(&*self.a, ctx, out, &|x| f(x, y));
         }
-        buf
+        if let Some(x) = self.a.constant() {
+            return map_child(&*self.b, ctx, out, &|y| f(x, y));
+        }
+        let (da, db) = (self.a.direct(ctx, n), self.b.direct(ctx, n));
+        let (mut ta, mut tb): ([A; TILE], [B; TILE]);
+        if da.is_none()
+            && let Some(own) = loops::as_same::<O, A>(out)
+        {
+            self.a.eval(ctx, own);
+            return loops::map2_in_place(own, child!(self.b, db, ctx, n, tb), f);
+        }
+        if db.is_none()
+            && let Some(own) = loops::as_same::<O, B>(out)
+        {
+            let a = child!(self.a, da, ctx, n, ta);
+            self.b.eval(ctx, own);
+            return loops::map2_in_place_second(a, own, f);
+        }
+        loops::map2(out, child!(self.a, da, ctx, n, ta), child!(self.b, db, ctx, n, tb), f)
     }
     fn rebind(&self, map: &dyn Fn(usize) -> Rebind) -> Expr<O> {
         Arc::new(Binary {
@@ -293,17 +325,13 @@ impl<A: Element, B: Element, C: Element, O: Element, F: Fn(A, B, C) -> O + Send 
     for Ternary<A, B, C, O, F>
 {
     #[inline]
-    fn eval<'s>(&'s self, ctx: &TileCtx<'s>, buf: &'s mut [O]) -> &'s [O] {
-        let n = buf.len();
+    fn eval(&self, ctx: &TileCtx<'_>, out: &mut [O]) {
+        let n = out.len();
         let (mut ta, mut tb, mut tc): ([A; TILE], [B; TILE], [C; TILE]);
-        let a = child!(self.a, ctx, n, ta);
-        let b = child!(self.b, ctx, n, tb);
-        let c = child!(self.c, ctx, n, tc);
-        let f = &*self.f;
-        for (((o, &x), &y), &z) in buf.iter_mut().zip(a).zip(b).zip(c) {
-            *o = f(x, y, z);
-        }
-        buf
+        let a = child!(self.a, self.a.direct(ctx, n), ctx, n, ta);
+        let b = child!(self.b, self.b.direct(ctx, n), ctx, n, tb);
+        let c = child!(self.c, self.c.direct(ctx, n), ctx, n, tc);
+        loops::map3(out, a, b, c, &*self.f)
     }
     fn rebind(&self, map: &dyn Fn(usize) -> Rebind) -> Expr<O> {
         Arc::new(Ternary {

@@ -4,6 +4,7 @@
 pub(crate) mod cuda;
 pub(crate) mod expr;
 mod arith;
+mod loops;
 mod ops;
 pub(crate) mod ufunc;
 mod stream;

@@ -153,7 +153,11 @@ impl<'a, T: Element> TileStream<'a, T> {
         let ctx = TileCtx { leaves: &self.view, pos: self.pos };
         self.pos += m;
         self.remaining -= m;
-        self.expr.eval(&ctx, &mut self.buf[..m])
+        if let Some(values) = self.expr.direct(&ctx, m) {
+            return values;
+        }
+        self.expr.eval(&ctx, &mut self.buf[..m]);
+        &self.buf[..m]
     }
 
     fn next_row(&mut self) {

@@ -1,0 +1,187 @@
+//! The loops a fused elementwise chain runs over each tile, compiled once per
+//! vector width (AVX-512, AVX2 and the baseline's SSE2) and chosen at run time.
+//! Each operation's closure is inlined into them, so a chain of cheap
+//! operations runs at the CPU's vector width, not at the baseline's two lanes.
+//! Plain multiplies and adds are never fused into FMAs (Rust asks LLVM for no
+//! contraction), so every width computes the same bits.
+//!
+//! The `_in_place` loops write the result over their first (or second)
+//! operand, whose element type is then the output's: a parent evaluates its
+//! child into its own output tile and maps it there, so a chain of N
+//! operations touches one tile buffer instead of N. They write element `i`
+//! through the pointer they read it from, so the compiler sees a dependence of
+//! distance zero and vectorizes them without overlap checks.
+
+use std::any::TypeId;
+
+use crate::element::Element;
+
+/// The widest vector instructions this CPU has, as far as these loops use them.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Width {
+    Avx512,
+    Avx2,
+    Base,
+}
+
+fn width() -> Width {
+    #[cfg(target_arch = "x86_64")]
+    {
+        static WIDTH: std::sync::OnceLock<Width> = std::sync::OnceLock::new();
+        *WIDTH.get_or_init(|| {
+            use std::arch::is_x86_feature_detected as has;
+            if has!("avx512f") && has!("avx512dq") && has!("avx512vl") && has!("avx512bw") && has!("fma") {
+                Width::Avx512
+            } else if has!("avx2") && has!("fma") {
+                Width::Avx2
+            } else {
+                Width::Base
+            }
+        })
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    Width::Base
+}
+
+/// A safe function whose body is compiled three times (see the module notes)
+/// and dispatched on [`width`]. Every generic parameter takes one bound.
+macro_rules! multiversion {
+    ($(#[$m:meta])* fn $name:ident<$($g:ident: $b:path),*>($($arg:ident: $ty:ty),*) $body:block) => {
+        $(#[$m])*
+        #[inline]
+        pub(crate) fn $name<$($g: $b),*>($($arg: $ty),*) {
+            #[inline(always)]
+            fn body<$($g: $b),*>($($arg: $ty),*) $body
+            #[cfg(target_arch = "x86_64")]
+            {
+                #[target_feature(enable = "avx512f,avx512dq,avx512vl,avx512bw,avx2,fma,bmi1,bmi2,lzcnt,popcnt")]
+                fn wide<$($g: $b),*>($($arg: $ty),*) {
+                    body($($arg),*)
+                }
+                #[target_feature(enable = "avx2,fma,bmi1,bmi2,lzcnt,popcnt")]
+                fn mid<$($g: $b),*>($($arg: $ty),*) {
+                    body($($arg),*)
+                }
+                match width() {
+                    // SAFETY: `width` found these instructions on this CPU.
+                    Width::Avx512 => return unsafe { wide($($arg),*) },
+                    // SAFETY: as above.
+                    Width::Avx2 => return unsafe { mid($($arg),*) },
+                    Width::Base => {}
+                }
+            }
+            body($($arg),*)
+        }
+    };
+}
+
+/// `A` and `B` are one type (checked once per tile; a constant after
+/// monomorphization), so a buffer of one may be written as the other.
+#[inline(always)]
+fn same_type<A: 'static, B: 'static>() {
+    assert!(TypeId::of::<A>() == TypeId::of::<B>(), "an in-place loop between two element types");
+}
+
+multiversion! {
+    /// `out[i] = f(a[i])`.
+    fn map1<A: Copy, O: Copy, F: Fn(A) -> O>(out: &mut [O], a: &[A], f: &F) {
+        for (o, &x) in out.iter_mut().zip(a) {
+            *o = f(x);
+        }
+    }
+}
+
+multiversion! {
+    /// `out[i] = f(a[i], b[i])`.
+    fn map2<A: Copy, B: Copy, O: Copy, F: Fn(A, B) -> O>(out: &mut [O], a: &[A], b: &[B], f: &F) {
+        for ((o, &x), &y) in out.iter_mut().zip(a).zip(b) {
+            *o = f(x, y);
+        }
+    }
+}
+
+multiversion! {
+    /// `out[i] = f(a[i], b[i], c[i])`.
+    fn map3<A: Copy, B: Copy, C: Copy, O: Copy, F: Fn(A, B, C) -> O>(out: &mut [O], a: &[A], b: &[B], c: &[C], f: &F) {
+        for (((o, &x), &y), &z) in out.iter_mut().zip(a).zip(b).zip(c) {
+            *o = f(x, y, z);
+        }
+    }
+}
+
+multiversion! {
+    /// `buf[i] = f(buf[i])`, where `buf` holds `A`s and then `O`s: the same type.
+    fn map1_in_place<A: Element, O: Element, F: Fn(A) -> O>(buf: &mut [A], f: &F) {
+        same_type::<A, O>();
+        let p = buf.as_mut_ptr();
+        for i in 0..buf.len() {
+            // SAFETY: i < buf.len(); A is O, so an O fits where the A was.
+            unsafe { p.cast::<O>().add(i).write(f(p.add(i).read())) }
+        }
+    }
+}
+
+multiversion! {
+    /// `buf[i] = f(buf[i], b[i])`, where `buf` holds `A`s and then `O`s: the same type.
+    fn map2_in_place<A: Element, B: Copy, O: Element, F: Fn(A, B) -> O>(buf: &mut [A], b: &[B], f: &F) {
+        same_type::<A, O>();
+        let n = buf.len().min(b.len());
+        let p = buf.as_mut_ptr();
+        for (i, &y) in b[..n].iter().enumerate() {
+            // SAFETY: i < n <= buf.len(); A is O.
+            unsafe { p.cast::<O>().add(i).write(f(p.add(i).read(), y)) }
+        }
+    }
+}
+
+multiversion! {
+    /// `buf[i] = f(a[i], buf[i])`, where `buf` holds `B`s and then `O`s: the same type.
+    fn map2_in_place_second<A: Copy, B: Element, O: Element, F: Fn(A, B) -> O>(a: &[A], buf: &mut [B], f: &F) {
+        same_type::<B, O>();
+        let n = buf.len().min(a.len());
+        let p = buf.as_mut_ptr();
+        for (i, &x) in a[..n].iter().enumerate() {
+            // SAFETY: i < n <= buf.len(); B is O.
+            unsafe { p.cast::<O>().add(i).write(f(x, p.add(i).read())) }
+        }
+    }
+}
+
+/// `buf` seen as a slice of `B`, when `A` is `B`: a parent's output tile
+/// lent to a child of the same type.
+#[inline(always)]
+pub(crate) fn as_same<A: 'static, B: 'static>(buf: &mut [A]) -> Option<&mut [B]> {
+    // SAFETY: A is B, so the slice's layout and values are B's.
+    (TypeId::of::<A>() == TypeId::of::<B>())
+        .then(|| unsafe { std::slice::from_raw_parts_mut(buf.as_mut_ptr().cast::<B>(), buf.len()) })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_width_computes_what_a_plain_loop_does() {
+        let a: Vec<f64> = (0..1000).map(|i| (i as f64 - 500.3) * 0.37).collect();
+        let b: Vec<f64> = (0..1000).map(|i| ((i * 7919) % 1000) as f64 * 0.01 - 3.0).collect();
+        let f = |x: f64, y: f64| if x > y { x * y } else { x - y };
+        let want: Vec<f64> = a.iter().zip(&b).map(|(&x, &y)| f(x, y)).collect();
+        let mut out = vec![0.0; 1000];
+        map2(&mut out, &a, &b, &f);
+        assert_eq!(out, want);
+        let mut buf = a.clone();
+        map2_in_place(&mut buf, &b, &f);
+        assert_eq!(buf, want);
+        let mut buf = b.clone();
+        map2_in_place_second(&a, &mut buf, &f);
+        assert_eq!(buf, want);
+        let mut buf = a.clone();
+        map1_in_place(&mut buf, &|x: f64| x.floor());
+        assert_eq!(buf, a.iter().map(|x| x.floor()).collect::<Vec<_>>());
+        let mut ints = vec![0i64; 1000];
+        map3(&mut ints, &a, &b, &a, &|x: f64, y: f64, z: f64| (x + y * z) as i64);
+        assert_eq!(ints, (0..1000).map(|i| (a[i] + b[i] * a[i]) as i64).collect::<Vec<_>>());
+        assert!(as_same::<f64, f32>(&mut buf).is_none());
+        assert_eq!(as_same::<f64, f64>(&mut buf).map(|s| s.len()), Some(1000));
+    }
+}
