@@ -93,13 +93,7 @@ per_backend!(complex_elementwise_chains_match_the_host, |device: Option<&Device>
         ("log1p", |a| a.log1p()),
     ];
     for (name, f) in functions {
-        assert!(f(&z).cuda_kernel_source().is_some(), "{name} has a device form");
-        let (got, want) = (f(&z).compute().unwrap(), f(&hz).compute().unwrap());
-        for (i, (g, w)) in got.iter().zip(&want).enumerate() {
-            let scale = w.norm();
-            let close = |g: f64, w: f64| within_ulps(g, w, 4) || (g - w).abs() <= 4.0 * f64::EPSILON * scale;
-            assert!(close(g.re, w.re) && close(g.im, w.im), "{name} at {i}: device {g}, host {w}");
-        }
+        assert_device_form_close(name, f, &z, &hz, 4, 0.0);
     }
     // The other transcendental functions and powers compose several of
     // CUDA's functions (sin·cosh, ln of a square root, ...), whose errors add
@@ -123,15 +117,29 @@ per_backend!(complex_elementwise_chains_match_the_host, |device: Option<&Device>
         ("pow", |a| a.pow(&(a * Complex64::new(0.5, -0.25))).unwrap()),
     ];
     for (name, f) in functions {
-        assert!(f(&z).cuda_kernel_source().is_some(), "{name} has a device form");
-        let (got, want) = (f(&z).compute().unwrap(), f(&hz).compute().unwrap());
-        for (i, (g, w)) in got.iter().zip(&want).enumerate() {
-            let scale = w.norm().max(1.0);
-            let close = |g: f64, w: f64| within_ulps(g, w, 16) || (g - w).abs() <= 16.0 * f64::EPSILON * scale;
-            assert!(close(g.re, w.re) && close(g.im, w.im), "{name} at {i}: device {g}, host {w}");
-        }
+        assert_device_form_close(name, f, &z, &hz, 16, 1.0);
     }
 });
+
+/// `f` has a device form, and its value on `z` (placed) is, part by part,
+/// within `ulps` of its value on `hz` (the host's), or within `ulps` of
+/// max(|host value|, `min_scale`).
+fn assert_device_form_close(
+    name: &str,
+    f: fn(&Array<Complex64>) -> Array<Complex64>,
+    z: &Array<Complex64>,
+    hz: &Array<Complex64>,
+    ulps: u64,
+    min_scale: f64,
+) {
+    assert!(f(z).cuda_kernel_source().is_some(), "{name} has a device form");
+    let (got, want) = (f(z).compute().unwrap(), f(hz).compute().unwrap());
+    for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+        let scale = w.norm().max(min_scale);
+        let close = |g: f64, w: f64| within_ulps(g, w, ulps) || (g - w).abs() <= ulps as f64 * f64::EPSILON * scale;
+        assert!(close(g.re, w.re) && close(g.im, w.im), "{name} at {i}: device {g}, host {w}");
+    }
+}
 
 fn assert_close(got: Complex64, want: Complex64, tol: f64, what: &str) {
     assert!((got - want).norm() <= tol * want.norm().max(1.0), "{what}: {got} vs {want}");

@@ -117,6 +117,12 @@ fn angle_form<T: Element>(to_degrees: bool) -> Option<CudaForm> {
     CudaForm::new("(", format!(" * {})", literal(T::from_f64(c))?))
 }
 
+/// The complex ufuncs whose C form is the kernel helpers' `{name}_of`.
+const COMPLEX_FUNCTIONS: [&str; 20] = [
+    "exp", "sqrt", "expm1", "log1p", "log", "exp2", "log2", "log10", "sin", "cos", "tan", "sinh", "cosh", "tanh",
+    "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh",
+];
+
 /// The C form of a unary operation on complex `A` (see the module notes).
 fn complex_unary_form<A: Element, O: Element>(name: &str) -> Option<CudaForm> {
     let same = A::DTYPE == O::DTYPE;
@@ -132,13 +138,7 @@ fn complex_unary_form<A: Element, O: Element>(name: &str) -> Option<CudaForm> {
         "abs" if to_real => CudaForm::new("abs_of(", ")"),
         "angle" if to_real => CudaForm::new("angle_of(", ")"),
         "isnan" | "isfinite" | "isinf" if O::DTYPE == DType::Bool => CudaForm::new(format!("{name}_of("), ")"),
-        "exp" | "sqrt" | "expm1" | "log1p" | "log" | "exp2" | "log2" | "log10" if same => {
-            CudaForm::new(format!("{name}_of("), ")")
-        }
-        "sin" | "cos" | "tan" | "sinh" | "cosh" | "tanh" if same => CudaForm::new(format!("{name}_of("), ")"),
-        "arcsin" | "arccos" | "arctan" | "arcsinh" | "arccosh" | "arctanh" if same => {
-            CudaForm::new(format!("{name}_of("), ")")
-        }
+        _ if same && COMPLEX_FUNCTIONS.contains(&name) => CudaForm::new(format!("{name}_of("), ")"),
         // The real part, through f64 as the CPU's `from_complex`.
         "astype" if O::IS_FLOAT => CudaForm::new(format!("(({})((double)(", c_type(O::DTYPE)?), ").re))"),
         _ => None,

@@ -134,17 +134,10 @@ multiversion! {
     }
 }
 
-multiversion! {
-    /// `buf[i] = f(a[i], buf[i])`, where `buf` holds `B`s and then `O`s: the same type.
-    fn map2_in_place_second<A: Copy, B: Element, O: Element, F: Fn(A, B) -> O>(a: &[A], buf: &mut [B], f: &F) {
-        same_type::<B, O>();
-        let n = buf.len().min(a.len());
-        let p = buf.as_mut_ptr();
-        for (i, &x) in a[..n].iter().enumerate() {
-            // SAFETY: i < n <= buf.len(); B is O.
-            unsafe { p.cast::<O>().add(i).write(f(x, p.add(i).read())) }
-        }
-    }
+/// `buf[i] = f(a[i], buf[i])`, where `buf` holds `B`s and then `O`s: the same type.
+#[inline]
+pub(crate) fn map2_in_place_second<A: Copy, B: Element, O: Element, F: Fn(A, B) -> O>(a: &[A], buf: &mut [B], f: &F) {
+    map2_in_place(buf, a, &|y: B, x: A| f(x, y))
 }
 
 /// `buf` seen as a slice of `B`, when `A` is `B`: a parent's output tile
