@@ -19,11 +19,12 @@ pub(crate) fn grid_stride(threads: u64) -> cudarc::driver::LaunchConfig {
 }
 
 /// Maps the few CUDA intrinsics the kernel sources use (`bits_f64`,
-/// `bits_f32`, `mul_hi_u64`, `nan_of`); NVRTC compiles every source after it.
+/// `f64_bits`, `bits_f32`, `mul_hi_u64`, `nan_of`); NVRTC compiles every source after it.
 /// Everything else in the sources is plain C++, so that a host compiler can
 /// build them with its own definitions of these (chunked's tests do).
 pub const CUDA_PRELUDE: &str = r#"
 __device__ inline double bits_f64(unsigned long long x) { return __longlong_as_double((long long)x); }
+__device__ inline unsigned long long f64_bits(double x) { return (unsigned long long)__double_as_longlong(x); }
 __device__ inline float bits_f32(unsigned x) { return __int_as_float((int)x); }
 __device__ inline unsigned long long mul_hi_u64(unsigned long long a, unsigned long long b) { return __umul64hi(a, b); }
 __device__ inline double nan_of(double) { return bits_f64(0x7FF8000000000000ull); }

@@ -29,6 +29,8 @@ pub use crate::cuda::CUDA_PRELUDE;
 /// `log2`, `log10`, the trigonometric and hyperbolic functions and their
 /// inverses repeat num-complex's steps (its plain division `nc_div` where it
 /// divides), `expm1` and `log1p` NumPy's, `pow_of` the CPU's `npy_cpow`.
+/// The real `expm1`, `log1p`, `cbrt` and `hypot` are `vl_*`, the CPU's
+/// branch-free forms.
 pub const ELEMENTWISE_HELPERS: &str = r#"
 template <typename T> __device__ inline T sq(T x) { return x * x; }
 template <typename T> __device__ inline T cube(T x) { return x * x * x; }
@@ -75,6 +77,82 @@ __device__ inline double ln10_of(double) { return bits_f64(0x40026BB1BBB55516ull
 __device__ inline float ln10_of(float) { return bits_f32(0x40135D8Eu); }
 __device__ inline double inf_of(double) { return bits_f64(0x7FF0000000000000ull); }
 __device__ inline float inf_of(float) { return bits_f32(0x7F800000u); }
+// The CPU's branch-free expm1, log1p, cbrt and hypot (chunked-array's
+// `element/math/vector_libm.rs`), step for step; float computes in double.
+__device__ inline double vl_two_to(long long k) { return bits_f64((unsigned long long)(k + 1023) << 52); }
+__device__ inline double vl_expm1(double x) {
+    const double shift = 6755399441055744.0, ln2_hi = bits_f64(0x3FE62E42FEE00000ull), ln2_lo = bits_f64(0x3DEA39EF35793C76ull);
+    double xc = fmin(fmax(x, -40.0), 710.0);
+    double t = xc * bits_f64(0x3FF71547652B82FEull) + shift;
+    double kf = t - shift;
+    long long k = (long long)(f64_bits(t) - f64_bits(shift));
+    double hi = xc - kf * ln2_hi, lo = kf * ln2_lo, r = hi - lo, c = (hi - r) - lo;
+    double q = 1.0 / 6227020800.0;
+    q = 1.0 / 479001600.0 + r * q; q = 1.0 / 39916800.0 + r * q; q = 1.0 / 3628800.0 + r * q;
+    q = 1.0 / 362880.0 + r * q; q = 1.0 / 40320.0 + r * q; q = 1.0 / 5040.0 + r * q; q = 1.0 / 720.0 + r * q;
+    q = 1.0 / 120.0 + r * q; q = 1.0 / 24.0 + r * q; q = 1.0 / 6.0 + r * q; q = 0.5 + r * q;
+    double tail = (r * r) * q;
+    tail = tail + (c + c * (r + tail));
+    double half_scale = vl_two_to(k - 1), scale = half_scale * 2.0;
+    double moderate = ((scale - 1.0) + scale * r) + scale * tail;
+    double p = r + tail;
+    double large = ((p + 1.0) * 2.0) * half_scale;
+    double y = k > 56 ? large : moderate;
+    y = x < -40.0 ? -1.0 : y;
+    return (fabs(x) < bits_f64(0x3C90000000000000ull) || isnan(x)) ? x : y;
+}
+__device__ inline double vl_log1p(double x) {
+    const double ln2_hi = bits_f64(0x3FE62E42FEE00000ull), ln2_lo = bits_f64(0x3DEA39EF35793C76ull);
+    double u = 1.0 + x;
+    unsigned long long b = f64_bits(u) + ((0x3FF00000ull - 0x3FE6A09Eull) << 32);
+    double dk = bits_f64(0x4330000000000000ull | (b >> 52)) - (4503599627370496.0 + 1023.0);
+    double reduced = bits_f64((b & 0x000FFFFFFFFFFFFFull) + (0x3FE6A09Eull << 32));
+    double correction = (dk >= 2.0 ? 1.0 - (u - x) : x - (u - 1.0)) / u;
+    correction = dk >= 54.0 ? 0.0 : correction;
+    bool unsplit = dk == 0.0;
+    double f = unsplit ? x : reduced - 1.0, c = unsplit ? 0.0 : correction;
+    double hfsq = 0.5 * f * f, s = f / (2.0 + f), z = s * s, w = z * z;
+    double t1 = w * (bits_f64(0x3FD999999997FA04ull) + w * (bits_f64(0x3FCC71C51D8E78AFull) + w * bits_f64(0x3FC39A09D078C69Full)));
+    double t2 = z * (bits_f64(0x3FE5555555555593ull) + w * (bits_f64(0x3FD2492494229359ull)
+        + w * (bits_f64(0x3FC7466496CB03DEull) + w * bits_f64(0x3FC2F112DF3E5244ull))));
+    double y = s * (hfsq + (t2 + t1)) + (dk * ln2_lo + c) - hfsq + f + dk * ln2_hi;
+    y = x == inf_of(x) ? x : y;
+    y = x == -1.0 ? -inf_of(x) : y;
+    y = x < -1.0 ? nan_of(x) : y;
+    return (fabs(x) < bits_f64(0x3CA0000000000000ull) || isnan(x)) ? x : y;
+}
+__device__ inline unsigned vl_high(double v) { return (unsigned)(f64_bits(v) >> 32) & 0x7FFFFFFFu; }
+__device__ inline double vl_cbrt(double x) {
+    bool subnormal = vl_high(x) < 0x00100000u;
+    double scaled = subnormal ? x * bits_f64(0x4350000000000000ull) : x;
+    unsigned estimate = vl_high(scaled) / 3u + (subnormal ? 696219795u : 715094163u);
+    double t = bits_f64((f64_bits(x) & (1ull << 63)) | ((unsigned long long)estimate << 32));
+    double r = (t * t) * (t / x);
+    t = t * ((bits_f64(0x3FFE03E60F61E692ull) + r * (bits_f64(0xBFFE28E092F02420ull) + r * bits_f64(0x3FF9F1604A49D6C2ull)))
+        + ((r * r) * r) * (bits_f64(0xBFE844CBBEE751D9ull) + r * bits_f64(0x3FC2B000D4E4EDD7ull)));
+    t = bits_f64((f64_bits(t) + 0x80000000ull) & ~((1ull << 30) - 1));
+    double s = t * t;
+    r = x / s;
+    double w = t + t;
+    r = (r - t) / (w + r);
+    double y = t + t * r;
+    return (x == 0.0 || !isfinite(x)) ? x + x : y;
+}
+__device__ inline double vl_hypot(double a, double b) {
+    a = fabs(a); b = fabs(b);
+    double larger = a > b ? a : b;
+    bool big = larger > bits_f64(0x5F30000000000000ull), small = larger < bits_f64(0x20B0000000000000ull);
+    double scale = big ? vl_two_to(-600) : (small ? vl_two_to(600) : 1.0);
+    double unscale = big ? vl_two_to(600) : (small ? vl_two_to(-600) : 1.0);
+    double sa = a * scale, sb = b * scale;
+    double y = sqrt(sa * sa + sb * sb) * unscale;
+    y = (isnan(a) || isnan(b)) ? nan_of(a) : y;
+    return (a == inf_of(a) || b == inf_of(b)) ? inf_of(a) : y;
+}
+__device__ inline float vl_expm1(float x) { return (float)vl_expm1((double)x); }
+__device__ inline float vl_log1p(float x) { return (float)vl_log1p((double)x); }
+__device__ inline float vl_cbrt(float x) { return (float)vl_cbrt((double)x); }
+__device__ inline float vl_hypot(float a, float b) { return (float)vl_hypot((double)a, (double)b); }
 struct c64 { float re, im; };
 struct c128 { double re, im; };
 __device__ inline c64 mk_c64(float re, float im) { c64 z; z.re = re; z.im = im; return z; }

@@ -33,6 +33,7 @@ using std::hypot; using std::copysign; using std::nextafter; using std::fmax; us
 using std::isfinite; using std::isinf; using std::signbit; using std::asin; using std::acos; using std::atan;
 // sincos: glibc's (a GNU extension C++ compilers enable), as CUDA has one.
 static inline double bits_f64(unsigned long long x) { double d; std::memcpy(&d, &x, 8); return d; }
+static inline unsigned long long f64_bits(double x) { unsigned long long b; std::memcpy(&b, &x, 8); return b; }
 static inline float bits_f32(unsigned x) { float f; std::memcpy(&f, &x, 4); return f; }
 static inline unsigned long long mul_hi_u64(unsigned long long a, unsigned long long b) {
     return (unsigned long long)(((unsigned __int128)a * b) >> 64);
@@ -188,9 +189,9 @@ fn the_cuda_philox_kernels_compute_what_the_cpu_generator_does() {
 }
 
 /// An input of a generated kernel: its C type and its elements' bytes.
-struct Input(&'static str, Vec<u8>);
+pub(super) struct Input(pub(super) &'static str, pub(super) Vec<u8>);
 
-fn f64s(v: &[f64]) -> Input {
+pub(super) fn f64s(v: &[f64]) -> Input {
     Input("double", v.iter().flat_map(|x| x.to_ne_bytes()).collect())
 }
 
@@ -209,7 +210,7 @@ fn run_elementwise(
 
 /// The same for an output of C type `out_c` made of doubles (`c128`: each
 /// element its real and imaginary parts).
-fn run_elementwise_as(
+pub(super) fn run_elementwise_as(
     out_c: &str,
     source: &str,
     inputs: &[Input],

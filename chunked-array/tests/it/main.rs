@@ -11,6 +11,7 @@ mod choosing;
 mod device;
 mod device_complex;
 mod device_kernels;
+mod device_libm_kernels;
 mod device_linalg_kernels;
 mod device_sources;
 mod dashboard;

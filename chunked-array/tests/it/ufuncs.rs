@@ -208,6 +208,28 @@ fn bits(a: ArrayD<f64>) -> ArrayD<u64> {
     a.mapv(|v| if v.is_nan() { u64::MAX } else { v.to_bits() })
 }
 
+/// The ufuncs whose kernels are chunked's branch-free forms (within an ulp
+/// of glibc's, which std calls), not std's functions themselves.
+const OWN_FORMS: [&str; 4] = ["cbrt", "expm1", "log1p", "hypot"];
+
+/// The first element (index, got, want) further than `ulps` units in the
+/// last place from its oracle; NaN matches NaN, and a zero only a zero of
+/// the same sign.
+fn beyond_ulps(got: &ArrayD<f64>, want: &ArrayD<f64>, ulps: u64) -> Option<(usize, f64, f64)> {
+    let far = |g: f64, w: f64| {
+        if g.is_nan() || w.is_nan() {
+            return g.is_nan() != w.is_nan();
+        }
+        g.is_sign_negative() != w.is_sign_negative() || g.to_bits().abs_diff(w.to_bits()) > ulps
+    };
+    got.iter()
+        .zip(want.iter())
+        .map(|(&g, &w)| (g, w))
+        .enumerate()
+        .find(|&(_, (g, w))| far(g, w))
+        .map(|(i, (g, w))| (i, g, w))
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(48))]
 
@@ -216,9 +238,11 @@ proptest! {
     #[test]
     fn fused_float_chain_is_std_element_by_element((a, b, chunks) in float_case()) {
         let (x, y) = (chunked(&a, &chunks), chunked(&b, &chunks));
+        // hypot, log1p and cbrt are each within an ulp of std's; none of the
+        // steps amplifies a relative error more than twofold here.
         let got = x.hypot(&y).unwrap().log1p().arctan2(x.floor()).unwrap().copysign(&y).unwrap().cbrt();
         let want = ndarray::Zip::from(&a).and(&b).map_collect(|&p, &q| p.hypot(q).ln_1p().atan2(p.floor()).copysign(q).cbrt());
-        prop_assert_eq!(bits(got.compute().unwrap()), bits(want));
+        prop_assert_eq!(beyond_ulps(&got.compute().unwrap(), &want, 8), None);
         let t = x.tan().sinh().exp2().nan_to_num(None, None, None).trunc();
         let want = a.mapv(|p| { let v = p.tan().sinh().exp2(); if v.is_nan() { 0.0 } else if v == f64::INFINITY { f64::MAX } else if v == f64::NEG_INFINITY { f64::MIN } else { v } }.trunc());
         prop_assert_eq!(bits(t.compute().unwrap()), bits(want));
@@ -378,12 +402,13 @@ proptest! {
     #[test]
     fn every_float_ufunc_is_its_oracle_element_by_element((a, b, chunks) in float_case()) {
         let (x, y) = (chunked(&a, &chunks), chunked(&b, &chunks));
+        let ulps = |name: &str| u64::from(OWN_FORMS.contains(&name));
         for (name, method, oracle) in UNARY {
-            prop_assert_eq!(bits(method(&x).compute().unwrap()), bits(a.mapv(oracle)), "{}", name);
+            prop_assert_eq!(beyond_ulps(&method(&x).compute().unwrap(), &a.mapv(oracle), ulps(name)), None, "{}", name);
         }
         for (name, method, oracle) in BINARY {
             let want = ndarray::Zip::from(&a).and(&b).map_collect(|&p, &q| oracle(p, q));
-            prop_assert_eq!(bits(method(&x, &y).compute().unwrap()), bits(want), "{}", name);
+            prop_assert_eq!(beyond_ulps(&method(&x, &y).compute().unwrap(), &want, ulps(name)), None, "{}", name);
         }
     }
 

@@ -9,6 +9,7 @@
 
 mod complex;
 mod real;
+mod vector_libm;
 
 /// Kernels of every number (NumPy's `number`).
 pub trait NumberMath: Copy {

@@ -1,6 +1,6 @@
 //! The kernels for integers and real floats.
 
-use super::{FloatMath, InexactMath, IntegerMath, NumberMath, RealMath};
+use super::{FloatMath, InexactMath, IntegerMath, NumberMath, RealMath, vector_libm};
 
 macro_rules! float_math {
     ($t:ident) => {
@@ -89,7 +89,7 @@ macro_rules! float_math {
             }
             #[inline]
             fn expm1(self) -> Self {
-                $t::exp_m1(self)
+                vector_libm::expm1(f64::from(self)) as $t
             }
             #[inline]
             fn ln(self) -> Self {
@@ -105,7 +105,7 @@ macro_rules! float_math {
             }
             #[inline]
             fn log1p(self) -> Self {
-                $t::ln_1p(self)
+                vector_libm::log1p(f64::from(self)) as $t
             }
             #[inline]
             fn sin(self) -> Self {
@@ -199,11 +199,11 @@ macro_rules! float_math {
             }
             #[inline]
             fn cbrt(self) -> Self {
-                $t::cbrt(self)
+                vector_libm::cbrt(f64::from(self)) as $t
             }
             #[inline]
             fn hypot(self, b: Self) -> Self {
-                $t::hypot(self, b)
+                vector_libm::hypot(f64::from(self), f64::from(b)) as $t
             }
             #[inline]
             fn atan2(self, b: Self) -> Self {

@@ -86,14 +86,17 @@ fn wrapping_type(d: DType) -> &'static str {
 /// C's function for a float ufunc whose C function has the CPU kernel's
 /// semantics (to a few ulp for the transcendental ones).
 fn c_function(name: &str) -> Option<&'static str> {
-    const SAME_NAME: [&str; 19] = [
-        "sqrt", "exp", "log", "sin", "cos", "tanh", "floor", "ceil", "trunc", "rint", "cbrt", "exp2", "expm1", "log2",
-        "log10", "log1p", "tan", "sinh", "cosh",
+    const SAME_NAME: [&str; 16] = [
+        "sqrt", "exp", "log", "sin", "cos", "tanh", "floor", "ceil", "trunc", "rint", "exp2", "log2", "log10", "tan",
+        "sinh", "cosh",
     ];
     if let Some(&f) = SAME_NAME.iter().find(|&&f| f == name) {
         return Some(f);
     }
     Some(match name {
+        "cbrt" => "vl_cbrt",
+        "expm1" => "vl_expm1",
+        "log1p" => "vl_log1p",
         "arcsin" => "asin",
         "arccos" => "acos",
         "arctan" => "atan",
@@ -243,7 +246,8 @@ pub(crate) fn binary_expr<A: Element, B: Element>(name: &str, a: &str, b: &str) 
         "le" if int => infix("<="),
         "gt" if int => infix(">"),
         "ge" if int => infix(">="),
-        "hypot" | "copysign" | "nextafter" | "fmax" | "fmin" if float => call(name),
+        "copysign" | "nextafter" | "fmax" | "fmin" if float => call(name),
+        "hypot" if float => call("vl_hypot"),
         "arctan2" if float => call("atan2"),
         "floor_divide" if float => call("floor_div"),
         "remainder" if float => call("py_mod"),

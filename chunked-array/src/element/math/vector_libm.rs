@@ -1,0 +1,260 @@
+//! Branch-free f64 forms of `expm1`, `log1p`, `cbrt` and `hypot`, the
+//! transcendental ufuncs whose libm calls dominate a fused chain.
+//!
+//! A libm call per element keeps a tile loop scalar; these are straight-line
+//! arithmetic on the value and its bits, with the special cases chosen by
+//! selects at the end, so the per-width tile loops compile them to SIMD.
+//! They follow fdlibm's reductions and polynomials (musl's `log1p`, FreeBSD's
+//! `cbrt`) and stay within an ulp of glibc's results (the tests measure
+//! it over the whole exponent range). No step uses a fused multiply-add, so every target computes the same
+//! bits, and the device kernels' C forms of them
+//! (`chunked_gpu::kernels::ELEMENTWISE_HELPERS`) repeat them step for step.
+//! f32 computes them in f64 and rounds once.
+
+const LN2_HI: f64 = f64::from_bits(0x3FE6_2E42_FEE0_0000);
+const LN2_LO: f64 = f64::from_bits(0x3DEA_39EF_3579_3C76);
+/// 1.5 · 2^52: adding it rounds a value below 2^51 to an integer, which the
+/// low bits of the sum then hold.
+const ROUNDING_SHIFT: f64 = 6_755_399_441_055_744.0;
+const MANTISSA_MASK: u64 = 0x000F_FFFF_FFFF_FFFF;
+
+/// The integer `k` held in the low bits of `t = ROUNDING_SHIFT + k`.
+#[inline(always)]
+fn shifted_integer(t: f64) -> i64 {
+    t.to_bits().wrapping_sub(ROUNDING_SHIFT.to_bits()) as i64
+}
+
+/// `2^k` for `k` in [-1022, 1023].
+#[inline(always)]
+fn two_to(k: i64) -> f64 {
+    f64::from_bits(((k + 1023) as u64) << 52)
+}
+
+/// `exp(x) - 1`, accurate near zero. With `x = k·ln2 + r`, `|r| ≤ ln2/2`:
+/// `expm1(r)` by its Taylor series to degree 13 (truncation below 0.1 ulp),
+/// then `(2^k - 1 + 2^k·r) + 2^k·(expm1(r) - r)`.
+#[inline(always)]
+pub(super) fn expm1(x: f64) -> f64 {
+    // Past these bounds the result is -1 or +inf; clamping keeps k in range.
+    let xc = x.max(-40.0).min(710.0);
+    let t = xc * std::f64::consts::LOG2_E + ROUNDING_SHIFT;
+    let kf = t - ROUNDING_SHIFT;
+    let k = shifted_integer(t);
+    let hi = xc - kf * LN2_HI;
+    let lo = kf * LN2_LO;
+    let r = hi - lo;
+    // What rounding `hi - lo` lost, carried as expm1(r + c) ≈ p + c·(1 + p).
+    let c = (hi - r) - lo;
+    let q = 1.0 / 6_227_020_800.0;
+    let q = 1.0 / 479_001_600.0 + r * q;
+    let q = 1.0 / 39_916_800.0 + r * q;
+    let q = 1.0 / 3_628_800.0 + r * q;
+    let q = 1.0 / 362_880.0 + r * q;
+    let q = 1.0 / 40_320.0 + r * q;
+    let q = 1.0 / 5_040.0 + r * q;
+    let q = 1.0 / 720.0 + r * q;
+    let q = 1.0 / 120.0 + r * q;
+    let q = 1.0 / 24.0 + r * q;
+    let q = 1.0 / 6.0 + r * q;
+    let q = 0.5 + r * q;
+    // expm1(r) = r + tail, the tail kept apart so that r's bits reach the
+    // sum with 2^k - 1 unrounded.
+    let tail = (r * r) * q;
+    let tail = tail + (c + c * (r + tail));
+    // 2^(k-1) stays a normal number for every k here (-58 ..= 1024).
+    let half_scale = two_to(k - 1);
+    let scale = half_scale * 2.0;
+    let moderate = ((scale - 1.0) + scale * r) + scale * tail;
+    let p = r + tail;
+    // Past 2^56 the -1 vanishes, and 2^1024 itself is not a double.
+    let large = ((p + 1.0) * 2.0) * half_scale;
+    let y = if k > 56 { large } else { moderate };
+    let y = if x < -40.0 { -1.0 } else { y };
+    // ±0, subnormals and values below 2^-54 are their own expm1; so is NaN.
+    if x.abs() < f64::from_bits(0x3C90_0000_0000_0000) || x.is_nan() { x } else { y }
+}
+
+/// fdlibm's coefficients of `log(1 + f) = f - f²/2 + s·(f²/2 + R(s²))`,
+/// `s = f / (2 + f)`.
+const LG: [f64; 7] = [
+    f64::from_bits(0x3FE5_5555_5555_5593),
+    f64::from_bits(0x3FD9_9999_9997_FA04),
+    f64::from_bits(0x3FD2_4924_9422_9359),
+    f64::from_bits(0x3FCC_71C5_1D8E_78AF),
+    f64::from_bits(0x3FC7_4664_96CB_03DE),
+    f64::from_bits(0x3FC3_9A09_D078_C69F),
+    f64::from_bits(0x3FC2_F112_DF3E_5244),
+];
+
+/// `ln(1 + x)`, accurate near zero (musl's `log1p` with its branches as
+/// selects). `u = 1 + x` is split as `2^k·(1 + f)`, `1 + f` in
+/// [√2/2, √2); `c` corrects for the rounding of `u`.
+#[inline(always)]
+pub(super) fn log1p(x: f64) -> f64 {
+    let u = 1.0 + x;
+    // Adding 1 - √2/2 to the exponent field moves the split point to √2/2.
+    let bits = u.to_bits().wrapping_add((0x3FF0_0000 - 0x3FE6_A09E) << 32);
+    let kbiased = bits >> 52;
+    // k as a double from its bits: 2^52 + k_biased, less 2^52 + 1023.
+    let dk = f64::from_bits(0x4330_0000_0000_0000 | kbiased) - (4_503_599_627_370_496.0 + 1023.0);
+    let reduced = f64::from_bits((bits & MANTISSA_MASK) + (0x3FE6_A09E_u64 << 32));
+    let correction = (if dk >= 2.0 { 1.0 - (u - x) } else { x - (u - 1.0) }) / u;
+    let correction = if dk >= 54.0 { 0.0 } else { correction };
+    // Where 1 + x is already in [√2/2, √2), x itself is f, exactly.
+    let unsplit = dk == 0.0;
+    let f = if unsplit { x } else { reduced - 1.0 };
+    let c = if unsplit { 0.0 } else { correction };
+    let hfsq = 0.5 * f * f;
+    let s = f / (2.0 + f);
+    let z = s * s;
+    let w = z * z;
+    let t1 = w * (LG[1] + w * (LG[3] + w * LG[5]));
+    let t2 = z * (LG[0] + w * (LG[2] + w * (LG[4] + w * LG[6])));
+    let y = s * (hfsq + (t2 + t1)) + (dk * LN2_LO + c) - hfsq + f + dk * LN2_HI;
+    let y = if x == f64::INFINITY { x } else { y };
+    let y = if x == -1.0 { f64::NEG_INFINITY } else { y };
+    let y = if x < -1.0 { f64::NAN } else { y };
+    if x.abs() < f64::from_bits(0x3CA0_0000_0000_0000) || x.is_nan() { x } else { y }
+}
+
+/// FreeBSD's coefficients of `1/cbrt(x)` near the first estimate (to 2^-23.5).
+const CBRT_P: [f64; 5] = [
+    f64::from_bits(0x3FFE_03E6_0F61_E692),
+    f64::from_bits(0xBFFE_28E0_92F0_2420),
+    f64::from_bits(0x3FF9_F160_4A49_D6C2),
+    f64::from_bits(0xBFE8_44CB_BEE7_51D9),
+    f64::from_bits(0x3FC2_B000_D4E4_EDD7),
+];
+
+/// The cube root (FreeBSD's `cbrt`, within 0.667 ulp): a first estimate from
+/// the exponent divided by 3, a polynomial step to 23 bits, rounded to 22,
+/// then one Newton step in double.
+#[inline(always)]
+pub(super) fn cbrt(x: f64) -> f64 {
+    let high = |v: f64| (v.to_bits() >> 32) as u32 & 0x7FFF_FFFF;
+    // Subnormals: the estimate is taken from x·2^54, with a bias less 54/3.
+    let subnormal = high(x) < 0x0010_0000;
+    let scaled = if subnormal { x * f64::from_bits(0x4350_0000_0000_0000) } else { x };
+    let bias: u32 = if subnormal { 696_219_795 } else { 715_094_163 };
+    let estimate = high(scaled) / 3 + bias;
+    let t = f64::from_bits((x.to_bits() & (1 << 63)) | (u64::from(estimate) << 32));
+    let r = (t * t) * (t / x);
+    let t = t * ((CBRT_P[0] + r * (CBRT_P[1] + r * CBRT_P[2])) + ((r * r) * r) * (CBRT_P[3] + r * CBRT_P[4]));
+    // Away from zero to 22 bits, so that t·t is exact and below the root.
+    let t = f64::from_bits(t.to_bits().wrapping_add(0x8000_0000) & !((1u64 << 30) - 1));
+    let s = t * t;
+    let r = x / s;
+    let w = t + t;
+    let r = (r - t) / (w + r);
+    let y = t + t * r;
+    // ±0, ±inf and NaN are their own cube roots.
+    if x == 0.0 || !x.is_finite() { x + x } else { y }
+}
+
+/// `sqrt(a² + b²)` without overflow or underflow: both scaled by a power of
+/// two when the larger is beyond 2^±500, so the squares stay normal.
+#[inline(always)]
+pub(super) fn hypot(a: f64, b: f64) -> f64 {
+    let (a, b) = (a.abs(), b.abs());
+    let larger = if a > b { a } else { b };
+    let big = larger > f64::from_bits(0x5F30_0000_0000_0000);
+    let small = larger < f64::from_bits(0x20B0_0000_0000_0000);
+    let scale = if big {
+        two_to(-600)
+    } else if small {
+        two_to(600)
+    } else {
+        1.0
+    };
+    let unscale = if big {
+        two_to(600)
+    } else if small {
+        two_to(-600)
+    } else {
+        1.0
+    };
+    let (sa, sb) = (a * scale, b * scale);
+    let y = (sa * sa + sb * sb).sqrt() * unscale;
+    // An infinite side wins over a NaN one, as C's hypot.
+    let y = if a.is_nan() || b.is_nan() { f64::NAN } else { y };
+    if a == f64::INFINITY || b == f64::INFINITY { f64::INFINITY } else { y }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Distance in units in the last place (NaNs equal, and so are ±0).
+    fn ulps(a: f64, b: f64) -> u64 {
+        if a.is_nan() && b.is_nan() {
+            return 0;
+        }
+        let key = |v: f64| {
+            let bits = v.to_bits() as i64;
+            if bits < 0 { i64::MIN - bits } else { bits }
+        };
+        (key(a) as i128 - key(b) as i128).unsigned_abs().min(u64::MAX as u128) as u64
+    }
+
+    /// Values across the exponent range, both signs, and the special cases.
+    fn samples() -> Vec<f64> {
+        let mut v = vec![0.0, -0.0, f64::INFINITY, f64::NEG_INFINITY, f64::NAN, 5e-324, -5e-324, f64::MAX, f64::MIN];
+        v.extend([1.0, -1.0, 0.5, -0.5, 709.78, 709.79, 710.0, -37.0, -40.0, -745.0, 1e-300, 2.2e-308, 1e300]);
+        let mut state = 0x9E37_79B9_7F4A_7C15_u64;
+        for _ in 0..200_000 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let magnitude = ((state >> 11) as f64 / (1u64 << 53) as f64) * 24.0 - 12.0;
+            let sign = if state & 1 == 0 { 1.0 } else { -1.0 };
+            v.push(sign * 2f64.powf(magnitude));
+            v.push(f64::from_bits(state & !(0x7FF << 52) | (((state >> 20) % 2046 + 1) << 52)));
+        }
+        v
+    }
+
+    fn worst(f: fn(f64) -> f64, oracle: fn(f64) -> f64) -> (u64, f64) {
+        samples().into_iter().map(|x| (ulps(f(x), oracle(x)), x)).max_by_key(|p| p.0).unwrap()
+    }
+
+    #[test]
+    fn expm1_is_within_an_ulp_of_glibc() {
+        let (u, x) = worst(expm1, f64::exp_m1);
+        assert!(u <= 1, "expm1({x:e}): {} against {}, {u} ulps", expm1(x), x.exp_m1());
+        assert_eq!(expm1(-0.0).to_bits(), (-0.0f64).to_bits());
+        assert_eq!(expm1(f64::NEG_INFINITY), -1.0);
+        assert_eq!(expm1(709.8), f64::INFINITY);
+    }
+
+    #[test]
+    fn log1p_is_within_an_ulp_of_glibc() {
+        let (u, x) = worst(log1p, f64::ln_1p);
+        assert!(u <= 1, "log1p({x:e}): {} against {}, {u} ulps", log1p(x), x.ln_1p());
+        assert_eq!(log1p(-1.0), f64::NEG_INFINITY);
+        assert!(log1p(-1.5).is_nan());
+        assert_eq!(log1p(-0.0).to_bits(), (-0.0f64).to_bits());
+    }
+
+    #[test]
+    fn cbrt_is_within_an_ulp_of_glibc() {
+        let (u, x) = worst(cbrt, f64::cbrt);
+        assert!(u <= 1, "cbrt({x:e}): {} against {}, {u} ulps", cbrt(x), x.cbrt());
+        assert_eq!(cbrt(-0.0).to_bits(), (-0.0f64).to_bits());
+        assert_eq!(cbrt(-27.0), -3.0);
+    }
+
+    #[test]
+    fn hypot_is_within_an_ulp_of_glibc() {
+        let xs = samples();
+        let (u, a, b) = xs
+            .iter()
+            .zip(xs.iter().rev())
+            .map(|(&a, &b)| (ulps(hypot(a, b), a.hypot(b)), a, b))
+            .max_by_key(|p| p.0)
+            .unwrap();
+        assert!(u <= 1, "hypot({a:e}, {b:e}): {} against {}, {u} ulps", hypot(a, b), a.hypot(b));
+        assert_eq!(hypot(f64::NAN, f64::NEG_INFINITY), f64::INFINITY);
+        assert!(hypot(f64::NAN, 1.0).is_nan());
+        assert_eq!(hypot(f64::from_bits(3), f64::from_bits(4)), f64::from_bits(5));
+    }
+}
