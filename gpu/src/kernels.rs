@@ -29,8 +29,9 @@ pub use crate::cuda::CUDA_PRELUDE;
 /// `log2`, `log10`, the trigonometric and hyperbolic functions and their
 /// inverses repeat num-complex's steps (its plain division `nc_div` where it
 /// divides), `expm1` and `log1p` NumPy's, `pow_of` the CPU's `npy_cpow`.
-/// The real `expm1`, `log1p`, `cbrt` and `hypot` are `vl_*`, the CPU's
-/// branch-free forms.
+/// The real `expm1`, `log1p`, `log`, `cbrt`, `hypot`, `atan` and `atan2`
+/// are `vl_*`, the CPU's branch-free forms, which complex `abs`, `angle` and
+/// `log1p` use too.
 pub const ELEMENTWISE_HELPERS: &str = r#"
 template <typename T> __device__ inline T sq(T x) { return x * x; }
 template <typename T> __device__ inline T cube(T x) { return x * x * x; }
@@ -77,7 +78,7 @@ __device__ inline double ln10_of(double) { return bits_f64(0x40026BB1BBB55516ull
 __device__ inline float ln10_of(float) { return bits_f32(0x40135D8Eu); }
 __device__ inline double inf_of(double) { return bits_f64(0x7FF0000000000000ull); }
 __device__ inline float inf_of(float) { return bits_f32(0x7F800000u); }
-// The CPU's branch-free expm1, log1p, cbrt and hypot (chunked-array's
+// The CPU's branch-free expm1, log1p, log, cbrt, hypot, atan and atan2 (chunked-array's
 // `element/math/vector_libm.rs`), step for step; float computes in double.
 __device__ inline double vl_two_to(long long k) { return bits_f64((unsigned long long)(k + 1023) << 52); }
 __device__ inline double vl_expm1(double x) {
@@ -94,32 +95,72 @@ __device__ inline double vl_expm1(double x) {
     double tail = (r * r) * q;
     tail = tail + (c + c * (r + tail));
     double half_scale = vl_two_to(k - 1), scale = half_scale * 2.0;
-    double moderate = ((scale - 1.0) + scale * r) + scale * tail;
+    double lead = scale - 1.0, step = scale * r, sum = lead + step, lost = (lead - sum) + step;
+    double moderate = sum + (scale * tail + lost);
     double p = r + tail;
     double large = ((p + 1.0) * 2.0) * half_scale;
     double y = k > 56 ? large : moderate;
     y = x < -40.0 ? -1.0 : y;
     return (fabs(x) < bits_f64(0x3C90000000000000ull) || isnan(x)) ? x : y;
 }
-__device__ inline double vl_log1p(double x) {
-    const double ln2_hi = bits_f64(0x3FE62E42FEE00000ull), ln2_lo = bits_f64(0x3DEA39EF35793C76ull);
-    double u = 1.0 + x;
-    unsigned long long b = f64_bits(u) + ((0x3FF00000ull - 0x3FE6A09Eull) << 32);
-    double dk = bits_f64(0x4330000000000000ull | (b >> 52)) - (4503599627370496.0 + 1023.0);
-    double reduced = bits_f64((b & 0x000FFFFFFFFFFFFFull) + (0x3FE6A09Eull << 32));
-    double correction = (dk >= 2.0 ? 1.0 - (u - x) : x - (u - 1.0)) / u;
-    correction = dk >= 54.0 ? 0.0 : correction;
-    bool unsplit = dk == 0.0;
-    double f = unsplit ? x : reduced - 1.0, c = unsplit ? 0.0 : correction;
+__device__ inline double vl_ln_of_split(double dk, double f, double c) {
     double hfsq = 0.5 * f * f, s = f / (2.0 + f), z = s * s, w = z * z;
     double t1 = w * (bits_f64(0x3FD999999997FA04ull) + w * (bits_f64(0x3FCC71C51D8E78AFull) + w * bits_f64(0x3FC39A09D078C69Full)));
     double t2 = z * (bits_f64(0x3FE5555555555593ull) + w * (bits_f64(0x3FD2492494229359ull)
         + w * (bits_f64(0x3FC7466496CB03DEull) + w * bits_f64(0x3FC2F112DF3E5244ull))));
-    double y = s * (hfsq + (t2 + t1)) + (dk * ln2_lo + c) - hfsq + f + dk * ln2_hi;
+    return s * (hfsq + (t2 + t1)) + (dk * bits_f64(0x3DEA39EF35793C76ull) + c) - hfsq + f + dk * bits_f64(0x3FE62E42FEE00000ull);
+}
+__device__ inline double vl_split_dk(double u, double* m) {
+    unsigned long long b = f64_bits(u) + ((0x3FF00000ull - 0x3FE6A09Eull) << 32);
+    *m = bits_f64((b & 0x000FFFFFFFFFFFFFull) + (0x3FE6A09Eull << 32));
+    return bits_f64(0x4330000000000000ull | (b >> 52)) - (4503599627370496.0 + 1023.0);
+}
+__device__ inline double vl_log1p(double x) {
+    double u = 1.0 + x, reduced;
+    double dk = vl_split_dk(u, &reduced);
+    double correction = (dk >= 2.0 ? 1.0 - (u - x) : x - (u - 1.0)) / u;
+    correction = dk >= 54.0 ? 0.0 : correction;
+    bool unsplit = dk == 0.0;
+    double y = vl_ln_of_split(dk, unsplit ? x : reduced - 1.0, unsplit ? 0.0 : correction);
     y = x == inf_of(x) ? x : y;
     y = x == -1.0 ? -inf_of(x) : y;
     y = x < -1.0 ? nan_of(x) : y;
     return (fabs(x) < bits_f64(0x3CA0000000000000ull) || isnan(x)) ? x : y;
+}
+__device__ inline double vl_log(double x) {
+    bool subnormal = x < bits_f64(0x0010000000000000ull);
+    double m, dk = vl_split_dk(subnormal ? x * bits_f64(0x4350000000000000ull) : x, &m);
+    double y = vl_ln_of_split(subnormal ? dk - 54.0 : dk, m - 1.0, 0.0);
+    y = x == inf_of(x) ? x : y;
+    y = x == 0.0 ? -inf_of(x) : y;
+    return (x < 0.0 || isnan(x)) ? nan_of(x) : y;
+}
+__device__ inline double vl_atan_of_magnitude(double a) {
+    const double hi[4] = {bits_f64(0x3FDDAC670561BB4Full), bits_f64(0x3FE921FB54442D18ull), bits_f64(0x3FEF730BD281F69Bull), bits_f64(0x3FF921FB54442D18ull)};
+    const double lo[4] = {bits_f64(0x3C7A2B7F222F65E2ull), bits_f64(0x3C81A62633145C07ull), bits_f64(0x3C7007887AF0CBBDull), bits_f64(0x3C91A62633145C07ull)};
+    double num = a, den = 1.0, h = 0.0, l = 0.0;
+    if (a >= 7.0 / 16.0) { num = 2.0 * a - 1.0; den = 2.0 + a; h = hi[0]; l = lo[0]; }
+    if (a >= 11.0 / 16.0) { num = a - 1.0; den = a + 1.0; h = hi[1]; l = lo[1]; }
+    if (a >= 19.0 / 16.0) { num = a - 1.5; den = 1.0 + 1.5 * a; h = hi[2]; l = lo[2]; }
+    if (a >= 39.0 / 16.0) { num = -1.0; den = a; h = hi[3]; l = lo[3]; }
+    double t = num / den, z = t * t, w = z * z;
+    double s1 = z * (bits_f64(0x3FD555555555550Dull) + w * (bits_f64(0x3FC24924920083FFull) + w * (bits_f64(0x3FB745CDC54C206Eull)
+        + w * (bits_f64(0x3FB10D66A0D03D51ull) + w * (bits_f64(0x3FA97B4B24760DEBull) + w * bits_f64(0x3F90AD3AE322DA11ull))))));
+    double s2 = w * (bits_f64(0xBFC999999998EBC4ull) + w * (bits_f64(0xBFBC71C6FE231671ull) + w * (bits_f64(0xBFB3B0F2AF749A6Dull)
+        + w * (bits_f64(0xBFADDE2D52DEFD9Aull) + w * bits_f64(0xBFA2B4442C6A6C2Full)))));
+    double y = h - ((t * (s1 + s2) - l) - t);
+    return isnan(a) ? a : y;
+}
+__device__ inline double vl_atan(double x) { double y = vl_atan_of_magnitude(fabs(x)); return signbit(x) ? -y : y; }
+__device__ inline double vl_atan2(double y, double x) {
+    const double pi = bits_f64(0x400921FB54442D18ull), quarter = bits_f64(0x3FE921FB54442D18ull);
+    double z = vl_atan_of_magnitude(fabs(y) / fabs(x));
+    double base = signbit(x) ? pi - (z - bits_f64(0x3CA1A62633145C07ull)) : z;
+    base = (isinf(y) && isinf(x)) ? (signbit(x) ? 3.0 * quarter : quarter) : base;
+    base = (x == 0.0 || (isinf(y) && isfinite(x))) ? bits_f64(0x3FF921FB54442D18ull) : base;
+    double r = signbit(y) ? -base : base;
+    r = y == 0.0 ? (signbit(x) ? copysign(pi, y) : y) : r;
+    return (isnan(x) || isnan(y)) ? x + y : r;
 }
 __device__ inline unsigned vl_high(double v) { return (unsigned)(f64_bits(v) >> 32) & 0x7FFFFFFFu; }
 __device__ inline double vl_cbrt(double x) {
@@ -153,6 +194,9 @@ __device__ inline float vl_expm1(float x) { return (float)vl_expm1((double)x); }
 __device__ inline float vl_log1p(float x) { return (float)vl_log1p((double)x); }
 __device__ inline float vl_cbrt(float x) { return (float)vl_cbrt((double)x); }
 __device__ inline float vl_hypot(float a, float b) { return (float)vl_hypot((double)a, (double)b); }
+__device__ inline float vl_log(float x) { return (float)vl_log((double)x); }
+__device__ inline float vl_atan(float x) { return (float)vl_atan((double)x); }
+__device__ inline float vl_atan2(float y, float x) { return (float)vl_atan2((double)y, (double)x); }
 struct c64 { float re, im; };
 struct c128 { double re, im; };
 __device__ inline c64 mk_c64(float re, float im) { c64 z; z.re = re; z.im = im; return z; }
@@ -181,8 +225,8 @@ __device__ inline C operator/(C a, C b) { \
 __device__ inline bool operator==(C a, C b) { return a.re == b.re && a.im == b.im; } \
 __device__ inline bool operator!=(C a, C b) { return !(a == b); } \
 __device__ inline C conj_of(C z) { return mk_##C(z.re, -z.im); } \
-__device__ inline F abs_of(C z) { return hypot(z.re, z.im); } \
-__device__ inline F angle_of(C z) { return atan2(z.im, z.re); } \
+__device__ inline F abs_of(C z) { return (F)vl_hypot((double)z.re, (double)z.im); } \
+__device__ inline F angle_of(C z) { return (F)vl_atan2((double)z.im, (double)z.re); } \
 __device__ inline C sign_of(C z) { F m = abs_of(z); return m == 0 ? mk_##C(0, 0) : mk_##C(z.re / m, z.im / m); } \
 __device__ inline bool isnan_of(C z) { return isnan(z.re) || isnan(z.im); } \
 __device__ inline bool isfinite_of(C z) { return isfinite(z.re) && isfinite(z.im); } \
@@ -208,7 +252,10 @@ __device__ inline C sqrt_of(C z) { \
     return mk_##C(s * cos(h), s * sin(h)); \
 } \
 __device__ inline C expm1_of(C z) { F h = sin(z.im / 2); return mk_##C(expm1(z.re) * cos(z.im) - 2 * h * h, exp(z.re) * sin(z.im)); } \
-__device__ inline C log1p_of(C z) { F x = z.re + 1; return mk_##C(log(hypot(x, z.im)), atan2(z.im, x)); } \
+__device__ inline C log1p_of(C z) { \
+    F x = z.re + 1; \
+    return mk_##C((F)vl_log(vl_hypot((double)x, (double)z.im)), (F)vl_atan2((double)z.im, (double)x)); \
+} \
 __device__ inline C nc_div(C a, C b) { \
     F n = b.re * b.re + b.im * b.im; \
     return mk_##C((a.re * b.re + a.im * b.im) / n, (a.im * b.re - a.re * b.im) / n); \

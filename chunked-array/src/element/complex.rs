@@ -80,7 +80,7 @@ macro_rules! complex_element {
             }
             #[inline]
             fn abs(self) -> $f {
-                self.re.hypot(self.im)
+                super::math::vector_libm::hypot(f64::from(self.re), f64::from(self.im)) as $f
             }
             /// NumPy's `npy_cpow`: exact for small integer exponents.
             #[inline]

@@ -1,20 +1,33 @@
 //! The device kernels' C forms of chunked's branch-free `expm1`, `log1p`,
-//! `cbrt` and `hypot`, compiled for the host and compared bit for bit with
-//! the CPU over special values and the whole exponent range, in f64 and f32.
+//! `log`, `cbrt`, `hypot`, `arctan` and `arctan2` (and the complex `abs`,
+//! `angle` and `log1p` built on them), compiled for the host and compared
+//! bit for bit with the CPU over special values and the whole exponent range,
+//! in both widths.
 
-use chunked_array::{Array, Float};
+use chunked_array::{Array, Complex32, Complex64, Float};
 use ndarray::ArrayD;
 
 use super::device_kernels::{Input, compiler, f64s, run_elementwise_as};
 
-/// Row 0 `expm1(x)`, row 1 `log1p(x)`, row 2 `cbrt(x)`, row 3 `hypot(x, y)`.
-fn four_forms<T: Float>(x: &Array<T>, y: &Array<T>, row: &Array<f64>) -> Array<T> {
-    let mut out = x.hypot(y).unwrap();
-    let functions: [fn(&Array<T>) -> Array<T>; 3] = [|a| a.expm1(), |a| a.log1p(), |a| a.cbrt()];
+/// Rows 0-4 `expm1`, `log1p`, `log`, `cbrt`, `arctan` of x, row 5
+/// `hypot(x, y)`, the rest `arctan2(x, y)`.
+fn the_forms<T: Float>(x: &Array<T>, y: &Array<T>, row: &Array<f64>) -> Array<T> {
+    let mut out = chunked_array::where_(&row.eq(5.0).unwrap(), x.hypot(y).unwrap(), x.arctan2(y).unwrap()).unwrap();
+    type Unary<T> = fn(&Array<T>) -> Array<T>;
+    let functions: [Unary<T>; 5] = [|a| a.expm1(), |a| a.log1p(), |a| a.log(), |a| a.cbrt(), |a| a.arctan()];
     for (k, f) in functions.iter().enumerate() {
         out = chunked_array::where_(&row.eq(k as f64).unwrap(), f(x), &out).unwrap();
     }
     out
+}
+
+/// `log1p(z) + |z| + i·arg z` of complex `z`, as c128.
+fn complex_forms<C: chunked_array::ComplexFloat>(z: &Array<C>) -> Array<Complex64>
+where
+    <C as chunked_array::Number>::RealPart: Float,
+{
+    let rotated = &z.angle().astype::<Complex64>() * Complex64::new(0.0, 1.0);
+    &(&z.log1p().astype::<Complex64>() + &z.abs().astype::<Complex64>()) + &rotated
 }
 
 #[test]
@@ -42,32 +55,50 @@ fn generated_branch_free_forms_compute_what_the_cpu_does() {
         0.34,
         -0.35,
     ];
+    const ROWS: usize = 7;
     let n = 64;
-    let xs = ArrayD::from_shape_fn(vec![4, n], |i| match special.get(i[1]) {
+    let xs = ArrayD::from_shape_fn(vec![ROWS, n], |i| match special.get(i[1]) {
         Some(&v) => v,
         None => (-1f64).powi(i[1] as i32) * 2f64.powf(i[1] as f64 * 1.37 - 40.0) * (1.0 + i[0] as f64 * 0.13),
     });
-    let ys = ArrayD::from_shape_fn(vec![4, n], |i| xs[[3 - i[0], n - 1 - i[1]]] * 0.75);
-    let rows = ArrayD::from_shape_fn(vec![4, n], |i| i[0] as f64);
-    let (x, y) = (Array::from_ndarray(xs.clone(), [4, n]).unwrap(), Array::from_ndarray(ys.clone(), [4, n]).unwrap());
-    let row = Array::from_ndarray(rows.clone(), [4, n]).unwrap();
+    let ys = ArrayD::from_shape_fn(vec![ROWS, n], |i| xs[[ROWS - 1 - i[0], n - 1 - i[1]]] * 0.75);
+    let rows = ArrayD::from_shape_fn(vec![ROWS, n], |i| i[0] as f64);
+    let (x, y) =
+        (Array::from_ndarray(xs.clone(), [ROWS, n]).unwrap(), Array::from_ndarray(ys.clone(), [ROWS, n]).unwrap());
+    let row = Array::from_ndarray(rows.clone(), [ROWS, n]).unwrap();
     let f32s = |v: &ArrayD<f64>| Input("float", v.iter().flat_map(|&x| (x as f32).to_ne_bytes()).collect());
-    let narrow = |v: &ArrayD<f64>| Array::from_ndarray(v.mapv(|x| x as f32), [4, n]).unwrap();
-    let meta = [4, n as i64, 0, n as i64, 1, 0, n as i64, 1, 0, n as i64, 1];
+    let narrow = |v: &ArrayD<f64>| Array::from_ndarray(v.mapv(|x| x as f32), [ROWS, n]).unwrap();
+    let meta = [ROWS as i64, n as i64, 0, n as i64, 1, 0, n as i64, 1, 0, n as i64, 1];
     let rows_in = || f64s(rows.as_slice().unwrap());
     let cases = [
-        ("f64", four_forms(&x, &y, &row), [rows_in(), f64s(xs.as_slice().unwrap()), f64s(ys.as_slice().unwrap())]),
-        ("f32", four_forms(&narrow(&xs), &narrow(&ys), &row).astype::<f64>(), [rows_in(), f32s(&xs), f32s(&ys)]),
+        ("f64", the_forms(&x, &y, &row), [rows_in(), f64s(xs.as_slice().unwrap()), f64s(ys.as_slice().unwrap())]),
+        ("f32", the_forms(&narrow(&xs), &narrow(&ys), &row).astype::<f64>(), [rows_in(), f32s(&xs), f32s(&ys)]),
     ];
     for (width, chain, inputs) in cases {
         let source = chain.cuda_kernel_source().expect("the four functions have device forms");
-        assert!(source.contains("vl_expm1") && source.contains("vl_hypot"), "{source}");
-        let got = run_elementwise_as("double", &source, &inputs, 4 * n, 2, &meta, true).unwrap();
+        assert!(source.contains("vl_expm1") && source.contains("vl_atan2"), "{source}");
+        let got = run_elementwise_as("double", &source, &inputs, ROWS * n, 2, &meta, true).unwrap();
         let want = chain.compute().unwrap();
-        assert!(want.iter().filter(|v| v.is_nan()).count() >= 4, "NaNs among the results");
+        assert!(want.iter().filter(|v| v.is_nan()).count() >= ROWS, "NaNs among the results");
         for (i, (g, w)) in got.iter().zip(want.iter()).enumerate() {
             let same = g.to_bits() == w.to_bits() || (g.is_nan() && w.is_nan());
             assert!(same, "{width}: row {} at x = {:e}: host kernel {g:e}, CPU {w:e}", i / n, xs[[i / n, i % n]]);
+        }
+    }
+    let zs = ndarray::Zip::from(&xs).and(&ys).map_collect(|&re, &im| Complex64::new(re, im));
+    let z = Array::from_ndarray(zs.clone(), [ROWS, n]).unwrap();
+    let zs32 = zs.mapv(|v| Complex32::new(v.re as f32, v.im as f32));
+    let z32 = Array::from_ndarray(zs32.clone(), [ROWS, n]).unwrap();
+    let c128s = Input("c128", zs.iter().flat_map(|v| [v.re, v.im]).flat_map(f64::to_ne_bytes).collect());
+    let c64s = Input("c64", zs32.iter().flat_map(|v| [v.re, v.im]).flat_map(f32::to_ne_bytes).collect());
+    let meta = [ROWS as i64, n as i64, 0, n as i64, 1];
+    for (width, chain, input) in [("c128", complex_forms(&z), c128s), ("c64", complex_forms(&z32), c64s)] {
+        let source = chain.cuda_kernel_source().expect("complex abs, angle and log1p have device forms");
+        let got = run_elementwise_as("c128", &source, &[input], ROWS * n, 2, &meta, true).unwrap();
+        let want: Vec<f64> = chain.compute().unwrap().iter().flat_map(|v| [v.re, v.im]).collect();
+        for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+            let same = g.to_bits() == w.to_bits() || (g.is_nan() && w.is_nan());
+            assert!(same, "{width}: at z = {}: host kernel {g:e}, CPU {w:e}", zs.as_slice().unwrap()[i / 2]);
         }
     }
 }

@@ -3,7 +3,7 @@
 
 use num_complex::Complex;
 
-use super::{InexactMath, NumberMath};
+use super::{InexactMath, NumberMath, vector_libm};
 use crate::element::Number;
 
 macro_rules! complex_math {
@@ -64,11 +64,12 @@ macro_rules! complex_math {
             fn log10(self) -> Self {
                 Complex::log10(self)
             }
-            /// NumPy's: `ln|1 + z| + i·arg(1 + z)`.
+            /// NumPy's: `ln|1 + z| + i·arg(1 + z)` (in f64, with the
+            /// branch-free forms).
             #[inline]
             fn log1p(self) -> Self {
-                let (x, y) = (self.re + 1.0, self.im);
-                Complex::new(x.hypot(y).ln(), y.atan2(x))
+                let (x, y) = (f64::from(self.re + 1.0), f64::from(self.im));
+                Complex::new(vector_libm::ln(vector_libm::hypot(x, y)) as $f, vector_libm::atan2(y, x) as $f)
             }
             #[inline]
             fn sin(self) -> Self {

@@ -9,7 +9,7 @@
 
 mod complex;
 mod real;
-mod vector_libm;
+pub(super) mod vector_libm;
 
 /// Kernels of every number (NumPy's `number`).
 pub trait NumberMath: Copy {

@@ -93,7 +93,7 @@ macro_rules! float_math {
             }
             #[inline]
             fn ln(self) -> Self {
-                $t::ln(self)
+                vector_libm::ln(f64::from(self)) as $t
             }
             #[inline]
             fn log2(self) -> Self {
@@ -129,7 +129,7 @@ macro_rules! float_math {
             }
             #[inline]
             fn atan(self) -> Self {
-                $t::atan(self)
+                vector_libm::atan(f64::from(self)) as $t
             }
             #[inline]
             fn sinh(self) -> Self {
@@ -207,7 +207,7 @@ macro_rules! float_math {
             }
             #[inline]
             fn atan2(self, b: Self) -> Self {
-                $t::atan2(self, b)
+                vector_libm::atan2(f64::from(self), f64::from(b)) as $t
             }
             #[inline]
             fn copysign(self, b: Self) -> Self {

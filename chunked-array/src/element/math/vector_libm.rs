@@ -1,11 +1,12 @@
-//! Branch-free f64 forms of `expm1`, `log1p`, `cbrt` and `hypot`, the
-//! transcendental ufuncs whose libm calls dominate a fused chain.
+//! Branch-free f64 forms of `expm1`, `log1p`, `ln`, `cbrt`, `hypot`, `atan`
+//! and `atan2`, the transcendental ufuncs whose libm calls dominate a fused
+//! chain (the complex `abs` and `log1p` are built on them too).
 //!
 //! A libm call per element keeps a tile loop scalar; these are straight-line
 //! arithmetic on the value and its bits, with the special cases chosen by
 //! selects at the end, so the per-width tile loops compile them to SIMD.
-//! They follow fdlibm's reductions and polynomials (musl's `log1p`, FreeBSD's
-//! `cbrt`) and stay within an ulp of glibc's results (the tests measure
+//! They follow fdlibm's reductions and polynomials (musl's `log1p` and
+//! `log`, FreeBSD's `cbrt`, fdlibm's `atan` and `atan2`) and stay within an ulp of glibc's results (the tests measure
 //! it over the whole exponent range). No step uses a fused multiply-add, so every target computes the same
 //! bits, and the device kernels' C forms of them
 //! (`chunked_gpu::kernels::ELEMENTWISE_HELPERS`) repeat them step for step.
@@ -32,11 +33,11 @@ fn two_to(k: i64) -> f64 {
 
 /// `exp(x) - 1`, accurate near zero. With `x = k·ln2 + r`, `|r| ≤ ln2/2`:
 /// `expm1(r)` by its Taylor series to degree 13 (truncation below 0.1 ulp),
-/// then `(2^k - 1 + 2^k·r) + 2^k·(expm1(r) - r)`.
+/// then `(2^k - 1 + 2^k·r) + 2^k·(expm1(r) - r)`, the first sum compensated.
 #[inline(always)]
-pub(super) fn expm1(x: f64) -> f64 {
+pub(crate) fn expm1(x: f64) -> f64 {
     // Past these bounds the result is -1 or +inf; clamping keeps k in range.
-    let xc = x.max(-40.0).min(710.0);
+    let xc = x.clamp(-40.0, 710.0);
     let t = xc * std::f64::consts::LOG2_E + ROUNDING_SHIFT;
     let kf = t - ROUNDING_SHIFT;
     let k = shifted_integer(t);
@@ -64,7 +65,12 @@ pub(super) fn expm1(x: f64) -> f64 {
     // 2^(k-1) stays a normal number for every k here (-58 ..= 1024).
     let half_scale = two_to(k - 1);
     let scale = half_scale * 2.0;
-    let moderate = ((scale - 1.0) + scale * r) + scale * tail;
+    // (2^k - 1) + 2^k·r with its rounding error kept (Fast2Sum: the first
+    // term is the larger for every k here), added back with the tail.
+    let (lead, step) = (scale - 1.0, scale * r);
+    let sum = lead + step;
+    let lost = (lead - sum) + step;
+    let moderate = sum + (scale * tail + lost);
     let p = r + tail;
     // Past 2^56 the -1 vanishes, and 2^1024 itself is not a double.
     let large = ((p + 1.0) * 2.0) * half_scale;
@@ -86,35 +92,60 @@ const LG: [f64; 7] = [
     f64::from_bits(0x3FC2_F112_DF3E_5244),
 ];
 
-/// `ln(1 + x)`, accurate near zero (musl's `log1p` with its branches as
-/// selects). `u = 1 + x` is split as `2^k·(1 + f)`, `1 + f` in
-/// [√2/2, √2); `c` corrects for the rounding of `u`.
+/// `ln(2^dk · (1 + f)) + c` for `1 + f` in [√2/2, √2) (fdlibm's `log`
+/// kernel): `f - f²/2 + s·(f²/2 + R(s²))`, `s = f / (2 + f)`.
 #[inline(always)]
-pub(super) fn log1p(x: f64) -> f64 {
-    let u = 1.0 + x;
-    // Adding 1 - √2/2 to the exponent field moves the split point to √2/2.
-    let bits = u.to_bits().wrapping_add((0x3FF0_0000 - 0x3FE6_A09E) << 32);
-    let kbiased = bits >> 52;
-    // k as a double from its bits: 2^52 + k_biased, less 2^52 + 1023.
-    let dk = f64::from_bits(0x4330_0000_0000_0000 | kbiased) - (4_503_599_627_370_496.0 + 1023.0);
-    let reduced = f64::from_bits((bits & MANTISSA_MASK) + (0x3FE6_A09E_u64 << 32));
-    let correction = (if dk >= 2.0 { 1.0 - (u - x) } else { x - (u - 1.0) }) / u;
-    let correction = if dk >= 54.0 { 0.0 } else { correction };
-    // Where 1 + x is already in [√2/2, √2), x itself is f, exactly.
-    let unsplit = dk == 0.0;
-    let f = if unsplit { x } else { reduced - 1.0 };
-    let c = if unsplit { 0.0 } else { correction };
+fn ln_of_split(dk: f64, f: f64, c: f64) -> f64 {
     let hfsq = 0.5 * f * f;
     let s = f / (2.0 + f);
     let z = s * s;
     let w = z * z;
     let t1 = w * (LG[1] + w * (LG[3] + w * LG[5]));
     let t2 = z * (LG[0] + w * (LG[2] + w * (LG[4] + w * LG[6])));
-    let y = s * (hfsq + (t2 + t1)) + (dk * LN2_LO + c) - hfsq + f + dk * LN2_HI;
+    s * (hfsq + (t2 + t1)) + (dk * LN2_LO + c) - hfsq + f + dk * LN2_HI
+}
+
+/// Splits a positive normal `u` as `2^dk · m`, `m` in [√2/2, √2), returning
+/// `(dk, m)`: adding 1 - √2/2 to the exponent field moves the split point.
+#[inline(always)]
+fn split_at_sqrt2(u: f64) -> (f64, f64) {
+    let bits = u.to_bits().wrapping_add((0x3FF0_0000 - 0x3FE6_A09E) << 32);
+    // k as a double from its bits: 2^52 + k_biased, less 2^52 + 1023.
+    let dk = f64::from_bits(0x4330_0000_0000_0000 | (bits >> 52)) - (4_503_599_627_370_496.0 + 1023.0);
+    (dk, f64::from_bits((bits & MANTISSA_MASK) + (0x3FE6_A09E_u64 << 32)))
+}
+
+/// `ln(1 + x)`, accurate near zero (musl's `log1p` with its branches as
+/// selects); `c` corrects for the rounding of `u = 1 + x`.
+#[inline(always)]
+pub(crate) fn log1p(x: f64) -> f64 {
+    let u = 1.0 + x;
+    let (dk, reduced) = split_at_sqrt2(u);
+    let correction = (if dk >= 2.0 { 1.0 - (u - x) } else { x - (u - 1.0) }) / u;
+    let correction = if dk >= 54.0 { 0.0 } else { correction };
+    // Where 1 + x is already in [√2/2, √2), x itself is f, exactly.
+    let unsplit = dk == 0.0;
+    let f = if unsplit { x } else { reduced - 1.0 };
+    let c = if unsplit { 0.0 } else { correction };
+    let y = ln_of_split(dk, f, c);
     let y = if x == f64::INFINITY { x } else { y };
     let y = if x == -1.0 { f64::NEG_INFINITY } else { y };
     let y = if x < -1.0 { f64::NAN } else { y };
     if x.abs() < f64::from_bits(0x3CA0_0000_0000_0000) || x.is_nan() { x } else { y }
+}
+
+/// The natural logarithm (fdlibm's `log`); subnormals are scaled by 2^54
+/// first.
+#[inline(always)]
+pub(crate) fn ln(x: f64) -> f64 {
+    let subnormal = x < f64::MIN_POSITIVE;
+    let scaled = if subnormal { x * f64::from_bits(0x4350_0000_0000_0000) } else { x };
+    let (dk, m) = split_at_sqrt2(scaled);
+    let dk = if subnormal { dk - 54.0 } else { dk };
+    let y = ln_of_split(dk, m - 1.0, 0.0);
+    let y = if x == f64::INFINITY { x } else { y };
+    let y = if x == 0.0 { f64::NEG_INFINITY } else { y };
+    if x < 0.0 || x.is_nan() { f64::NAN } else { y }
 }
 
 /// FreeBSD's coefficients of `1/cbrt(x)` near the first estimate (to 2^-23.5).
@@ -130,7 +161,7 @@ const CBRT_P: [f64; 5] = [
 /// the exponent divided by 3, a polynomial step to 23 bits, rounded to 22,
 /// then one Newton step in double.
 #[inline(always)]
-pub(super) fn cbrt(x: f64) -> f64 {
+pub(crate) fn cbrt(x: f64) -> f64 {
     let high = |v: f64| (v.to_bits() >> 32) as u32 & 0x7FFF_FFFF;
     // Subnormals: the estimate is taken from x·2^54, with a bias less 54/3.
     let subnormal = high(x) < 0x0010_0000;
@@ -154,7 +185,7 @@ pub(super) fn cbrt(x: f64) -> f64 {
 /// `sqrt(a² + b²)` without overflow or underflow: both scaled by a power of
 /// two when the larger is beyond 2^±500, so the squares stay normal.
 #[inline(always)]
-pub(super) fn hypot(a: f64, b: f64) -> f64 {
+pub(crate) fn hypot(a: f64, b: f64) -> f64 {
     let (a, b) = (a.abs(), b.abs());
     let larger = if a > b { a } else { b };
     let big = larger > f64::from_bits(0x5F30_0000_0000_0000);
@@ -178,6 +209,83 @@ pub(super) fn hypot(a: f64, b: f64) -> f64 {
     // An infinite side wins over a NaN one, as C's hypot.
     let y = if a.is_nan() || b.is_nan() { f64::NAN } else { y };
     if a == f64::INFINITY || b == f64::INFINITY { f64::INFINITY } else { y }
+}
+
+/// fdlibm's `atan(c)` and its tail for c = 1/2, 1, 3/2, ∞.
+const ATAN_HI: [f64; 4] = [
+    f64::from_bits(0x3FDD_AC67_0561_BB4F),
+    f64::from_bits(0x3FE9_21FB_5444_2D18),
+    f64::from_bits(0x3FEF_730B_D281_F69B),
+    f64::from_bits(0x3FF9_21FB_5444_2D18),
+];
+const ATAN_LO: [f64; 4] = [
+    f64::from_bits(0x3C7A_2B7F_222F_65E2),
+    f64::from_bits(0x3C81_A626_3314_5C07),
+    f64::from_bits(0x3C70_0788_7AF0_CBBD),
+    f64::from_bits(0x3C91_A626_3314_5C07),
+];
+/// fdlibm's coefficients of `atan(t) = t - t·(s1 + s2)` for |t| ≤ 7/16.
+const AT: [f64; 11] = [
+    f64::from_bits(0x3FD5_5555_5555_550D),
+    f64::from_bits(0xBFC9_9999_9998_EBC4),
+    f64::from_bits(0x3FC2_4924_9200_83FF),
+    f64::from_bits(0xBFBC_71C6_FE23_1671),
+    f64::from_bits(0x3FB7_45CD_C54C_206E),
+    f64::from_bits(0xBFB3_B0F2_AF74_9A6D),
+    f64::from_bits(0x3FB1_0D66_A0D0_3D51),
+    f64::from_bits(0xBFAD_DE2D_52DE_FD9A),
+    f64::from_bits(0x3FA9_7B4B_2476_0DEB),
+    f64::from_bits(0xBFA2_B444_2C6A_6C2F),
+    f64::from_bits(0x3F90_AD3A_E322_DA11),
+];
+const PI: f64 = f64::from_bits(0x4009_21FB_5444_2D18);
+const PI_LO: f64 = f64::from_bits(0x3CA1_A626_3314_5C07);
+
+/// `atan(a)` for `a ≥ 0` (fdlibm's): `a` is reduced around 0, 1/2, 1, 3/2
+/// or ∞ (`atan(c) + atan((a - c) / (1 + c·a))`); the interval's numerator
+/// and denominator are selected first, so one division serves them all.
+#[inline(always)]
+fn atan_of_magnitude(a: f64) -> f64 {
+    let (num, den, hi, lo) = (a, 1.0, 0.0, 0.0);
+    let beyond = |bound: f64, n: f64, d: f64, k: usize, prev: (f64, f64, f64, f64)| {
+        if a >= bound { (n, d, ATAN_HI[k], ATAN_LO[k]) } else { prev }
+    };
+    let r = beyond(7.0 / 16.0, 2.0 * a - 1.0, 2.0 + a, 0, (num, den, hi, lo));
+    let r = beyond(11.0 / 16.0, a - 1.0, a + 1.0, 1, r);
+    let r = beyond(19.0 / 16.0, a - 1.5, 1.0 + 1.5 * a, 2, r);
+    let (num, den, hi, lo) = beyond(39.0 / 16.0, -1.0, a, 3, r);
+    let t = num / den;
+    let z = t * t;
+    let w = z * z;
+    let s1 = z * (AT[0] + w * (AT[2] + w * (AT[4] + w * (AT[6] + w * (AT[8] + w * AT[10])))));
+    let s2 = w * (AT[1] + w * (AT[3] + w * (AT[5] + w * (AT[7] + w * AT[9]))));
+    // Below 7/16 (hi = lo = 0) this is fdlibm's t - t·(s1 + s2), rounded alike.
+    let y = hi - ((t * (s1 + s2) - lo) - t);
+    if a.is_nan() { a } else { y }
+}
+
+/// The arctangent (fdlibm's `atan`; odd, as it).
+#[inline(always)]
+pub(crate) fn atan(x: f64) -> f64 {
+    let y = atan_of_magnitude(x.abs());
+    if x.is_sign_negative() { -y } else { y }
+}
+
+/// The angle of (x, y) in (-π, π] (fdlibm's `atan2`: `atan(|y / x|)`, moved
+/// to the quadrant of the signs, with C's values at zeros and infinities).
+#[inline(always)]
+pub(crate) fn atan2(y: f64, x: f64) -> f64 {
+    let z = atan_of_magnitude(y.abs() / x.abs());
+    let base = if x.is_sign_negative() { PI - (z - PI_LO) } else { z };
+    // Zeros, infinities: the ratio is 0/0, ∞/∞ or rounds π - π/2 up.
+    let quarter = f64::from_bits(0x3FE9_21FB_5444_2D18);
+    let both_infinite = if x.is_sign_negative() { 3.0 * quarter } else { quarter };
+    let base = if y.is_infinite() && x.is_infinite() { both_infinite } else { base };
+    let base = if x == 0.0 || (y.is_infinite() && x.is_finite()) { ATAN_HI[3] } else { base };
+    let signed = if y.is_sign_negative() { -base } else { base };
+    let at_zero = if x.is_sign_negative() { PI.copysign(y) } else { y };
+    let signed = if y == 0.0 { at_zero } else { signed };
+    if x.is_nan() || y.is_nan() { x + y } else { signed }
 }
 
 #[cfg(test)]
@@ -233,6 +341,39 @@ mod tests {
         assert_eq!(log1p(-1.0), f64::NEG_INFINITY);
         assert!(log1p(-1.5).is_nan());
         assert_eq!(log1p(-0.0).to_bits(), (-0.0f64).to_bits());
+    }
+
+    #[test]
+    fn ln_and_atan_are_within_an_ulp_of_glibc() {
+        let (u, x) = worst(ln, f64::ln);
+        assert!(u <= 1, "ln({x:e}): {} against {}, {u} ulps", ln(x), x.ln());
+        let (u, x) = worst(atan, f64::atan);
+        assert!(u <= 1, "atan({x:e}): {} against {}, {u} ulps", atan(x), x.atan());
+        assert_eq!((ln(0.0), ln(1.0).to_bits(), ln(f64::INFINITY)), (f64::NEG_INFINITY, 0, f64::INFINITY));
+        assert!(ln(-1e-300).is_nan() && ln(f64::NEG_INFINITY).is_nan());
+        assert_eq!(atan(-0.0).to_bits(), (-0.0f64).to_bits());
+    }
+
+    #[test]
+    fn atan2_is_within_an_ulp_of_glibc_and_exact_at_zeros_and_infinities() {
+        let xs = samples();
+        let (u, y, x) = xs
+            .iter()
+            .zip(xs.iter().skip(7).chain(xs.iter().take(7)))
+            .map(|(&y, &x)| (ulps(atan2(y, x), y.atan2(x)), y, x))
+            .max_by_key(|p| p.0)
+            .unwrap();
+        assert!(u <= 1, "atan2({y:e}, {x:e}): {} against {}, {u} ulps", atan2(y, x), y.atan2(x));
+        let special = [0.0, -0.0, 1.0, -1.0, 5e-324, -2.0, f64::INFINITY, f64::NEG_INFINITY, f64::NAN];
+        for y in special {
+            for x in special {
+                let (got, want) = (atan2(y, x), y.atan2(x));
+                assert!(
+                    got.to_bits() == want.to_bits() || got.is_nan() && want.is_nan(),
+                    "atan2({y}, {x}): {got} against {want}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -86,9 +86,9 @@ fn wrapping_type(d: DType) -> &'static str {
 /// C's function for a float ufunc whose C function has the CPU kernel's
 /// semantics (to a few ulp for the transcendental ones).
 fn c_function(name: &str) -> Option<&'static str> {
-    const SAME_NAME: [&str; 16] = [
-        "sqrt", "exp", "log", "sin", "cos", "tanh", "floor", "ceil", "trunc", "rint", "exp2", "log2", "log10", "tan",
-        "sinh", "cosh",
+    const SAME_NAME: [&str; 15] = [
+        "sqrt", "exp", "sin", "cos", "tanh", "floor", "ceil", "trunc", "rint", "exp2", "log2", "log10", "tan", "sinh",
+        "cosh",
     ];
     if let Some(&f) = SAME_NAME.iter().find(|&&f| f == name) {
         return Some(f);
@@ -97,9 +97,10 @@ fn c_function(name: &str) -> Option<&'static str> {
         "cbrt" => "vl_cbrt",
         "expm1" => "vl_expm1",
         "log1p" => "vl_log1p",
+        "log" => "vl_log",
         "arcsin" => "asin",
         "arccos" => "acos",
-        "arctan" => "atan",
+        "arctan" => "vl_atan",
         "arcsinh" => "asinh",
         "arccosh" => "acosh",
         "arctanh" => "atanh",
@@ -248,7 +249,7 @@ pub(crate) fn binary_expr<A: Element, B: Element>(name: &str, a: &str, b: &str) 
         "ge" if int => infix(">="),
         "copysign" | "nextafter" | "fmax" | "fmin" if float => call(name),
         "hypot" if float => call("vl_hypot"),
-        "arctan2" if float => call("atan2"),
+        "arctan2" if float => call("vl_atan2"),
         "floor_divide" if float => call("floor_div"),
         "remainder" if float => call("py_mod"),
         "logaddexp" if float => call("logaddexp_of"),
