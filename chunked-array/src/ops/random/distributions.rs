@@ -44,9 +44,24 @@ pub(crate) fn box_muller(u1: f64, u2: f64) -> (f64, f64) {
 /// `low + floor(r * (high - low) / 2^64)` for a 64-bit random `r` (Lemire).
 #[inline(always)]
 pub(crate) fn bounded(hi: u32, lo: u32, low: i64, high: i64) -> i64 {
+    bounded_word((hi as u64) << 32 | lo as u64, low, high)
+}
+
+/// [`bounded`] of the word `r` made whole.
+#[inline(always)]
+pub(crate) fn bounded_word(r: u64, low: i64, high: i64) -> i64 {
     let range = high.wrapping_sub(low) as u64;
-    let r = (hi as u64) << 32 | lo as u64;
     low.wrapping_add(((r as u128 * range as u128) >> 64) as i64)
+}
+
+/// Elements `first..` of stream `(seed, stream)` as the 64-bit words
+/// [`bounded`] maps (two to a counter): the integers of every element type
+/// but f32, before their bounds.
+pub(crate) fn fill_words(seed: u64, stream: u64, first: u64, out: &mut [u64]) {
+    // SAFETY: MaybeUninit<u64> has u64's layout, and fill_with only writes valid values.
+    let out = unsafe { &mut *(out as *mut [u64] as *mut [MaybeUninit<u64>]) };
+    let (key, stream) = ([seed as u32, (seed >> 32) as u32], [stream as u32, (stream >> 32) as u32]);
+    fill_with(key, stream, first, out, |w| [(w[0] as u64) << 32 | w[1] as u64, (w[2] as u64) << 32 | w[3] as u64]);
 }
 
 /// Element types that random arrays can hold.

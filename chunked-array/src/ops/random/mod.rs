@@ -54,7 +54,7 @@ use crate::element::{DType, Element};
 use crate::error::{Error, Result};
 use crate::graph::{BlockOp, Node};
 
-use crate::ops::random::distributions::fill_uninit;
+use crate::ops::random::distributions::{bounded_word, fill_uninit, fill_words};
 
 /// Generates a block: runs of consecutive global indices filled in one call.
 struct RandomOp {
@@ -386,16 +386,26 @@ impl RandomState {
             if T::from_i64(low).to_i64() != low || T::from_i64(high - 1).to_i64() != high - 1 {
                 return Err(Error::invalid("low..high", (low, high), format!("does not fit {}", T::DTYPE)));
             }
-            Ok(Distribution::Integers { low, high })
+            Ok((low, high))
         };
         let params = [low.as_bits(), high.as_bits()];
         if let [Param::Value(low), Param::Value(high)] = params {
-            let dist = prepare([low, high])?;
-            return self.array("random_integers", dist, shape, chunks);
+            let (low, high) = prepare([low, high])?;
+            return self.array("random_integers", Distribution::Integers { low, high }, shape, chunks);
         }
         let (seed, stream) = (self.seed, self.stream);
-        let fill_run = move |dist: &Distribution, start, run: &mut [_]| fill_uninit(seed, stream, dist, start, run);
-        self.filled_runs_with("random_integers", params, shape, chunks, prepare, fill_run)
+        if T::DTYPE == DType::F32 {
+            // f32 draws four 32-bit words to a counter: runs of equal bounds.
+            let fill_run = move |&(low, high): &(i64, i64), start, run: &mut [_]| {
+                fill_uninit(seed, stream, &Distribution::Integers { low, high }, start, run)
+            };
+            return self.filled_runs_with("random_integers", params, shape, chunks, prepare, fill_run);
+        }
+        // Each element's 64-bit word, bounded by its own range: the numbers
+        // of the packed layout, with the generator run once per piece.
+        let words = move |start, out: &mut [u64]| fill_words(seed, stream, start, out);
+        let finish = |&(low, high): &(i64, i64), word| T::from_i64(bounded_word(word, low, high));
+        self.filled_words_with("random_integers", params, shape, chunks, prepare, words, finish)
     }
 
     /// Integers uniform on `[low, high)` with bounds past `i64`'s range, for

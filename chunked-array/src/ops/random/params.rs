@@ -396,6 +396,33 @@ impl RandomState {
         self.param_layer(name, &params, shape, chunks, prepare, fill)
     }
 
+    /// [`RandomState::filled_runs_with`] for samplers that map each element's
+    /// own word of the stream (`words(first, out)` fills a piece's words)
+    /// through its own parameters (`finish`): the piece's words are made in
+    /// one pass however often the parameters change, where runs of one
+    /// element would each start the generator again.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn filled_words_with<T: Element, P: Send + Sync + 'static, const N: usize>(
+        &self,
+        name: &str,
+        params: [Param; N],
+        shape: &[usize],
+        chunks: impl Into<ChunkSpec>,
+        prepare: impl Fn([f64; N]) -> Result<P> + Send + Sync + 'static,
+        words: impl Fn(u64, &mut [u64]) + Send + Sync + 'static,
+        finish: impl Fn(&P, u64) -> T + Send + Sync + 'static,
+    ) -> Result<Array<T>> {
+        let fill = move |params: &PieceParams<'_, P, N>, start: u64, piece: &mut [MaybeUninit<T>]| {
+            let mut raw = [0u64; PIECE];
+            let raw = &mut raw[..piece.len()];
+            words(start, raw);
+            for (c, (out, &word)) in piece.iter_mut().zip(raw.iter()).enumerate() {
+                out.write(finish(params.of(c), word));
+            }
+        };
+        self.param_layer(name, &params, shape, chunks, prepare, fill)
+    }
+
     /// The layer of [`ParamSampled`] over the array parameters in `params`.
     fn param_layer<T, P, F, S, const N: usize>(
         &self,
