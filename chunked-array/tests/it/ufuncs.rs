@@ -2,7 +2,7 @@
 //! signed zeros, subnormals, integer extremes, zero divisors), and against
 //! std applied element by element over drawn shapes, chunkings and values.
 
-use crate::common::{chunked, shape_chunks};
+use crate::common::{beyond_ulps, chunked, shape_chunks};
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -211,24 +211,6 @@ fn bits(a: ArrayD<f64>) -> ArrayD<u64> {
 /// The ufuncs whose kernels are chunked's branch-free forms (within an ulp
 /// of glibc's, which std calls), not std's functions themselves.
 const OWN_FORMS: [&str; 6] = ["cbrt", "expm1", "log1p", "hypot", "arctan", "arctan2"];
-
-/// The first element (index, got, want) further than `ulps` units in the
-/// last place from its oracle; NaN matches NaN, and a zero only a zero of
-/// the same sign.
-fn beyond_ulps(got: &ArrayD<f64>, want: &ArrayD<f64>, ulps: u64) -> Option<(usize, f64, f64)> {
-    let far = |g: f64, w: f64| {
-        if g.is_nan() || w.is_nan() {
-            return g.is_nan() != w.is_nan();
-        }
-        g.is_sign_negative() != w.is_sign_negative() || g.to_bits().abs_diff(w.to_bits()) > ulps
-    };
-    got.iter()
-        .zip(want.iter())
-        .map(|(&g, &w)| (g, w))
-        .enumerate()
-        .find(|&(_, (g, w))| far(g, w))
-        .map(|(i, (g, w))| (i, g, w))
-}
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(48))]

@@ -6,9 +6,10 @@
 //! arithmetic on the value and its bits, with the special cases chosen by
 //! selects at the end, so the per-width tile loops compile them to SIMD.
 //! They follow fdlibm's reductions and polynomials (musl's `log1p` and
-//! `log`, FreeBSD's `cbrt`, fdlibm's `atan` and `atan2`) and stay within an ulp of glibc's results (the tests measure
-//! it over the whole exponent range). No step uses a fused multiply-add, so every target computes the same
-//! bits, and the device kernels' C forms of them
+//! `log`, FreeBSD's `cbrt`, fdlibm's `atan` and `atan2`) and stay within an
+//! ulp of glibc's results (the tests measure it over the whole exponent
+//! range). No step uses a fused multiply-add, so every target computes the
+//! same bits, and the device kernels' C forms of them
 //! (`chunked_gpu::kernels::ELEMENTWISE_HELPERS`) repeat them step for step.
 //! f32 computes them in f64 and rounds once.
 
@@ -190,19 +191,12 @@ pub(crate) fn hypot(a: f64, b: f64) -> f64 {
     let larger = if a > b { a } else { b };
     let big = larger > f64::from_bits(0x5F30_0000_0000_0000);
     let small = larger < f64::from_bits(0x20B0_0000_0000_0000);
-    let scale = if big {
-        two_to(-600)
+    let (scale, unscale) = if big {
+        (two_to(-600), two_to(600))
     } else if small {
-        two_to(600)
+        (two_to(600), two_to(-600))
     } else {
-        1.0
-    };
-    let unscale = if big {
-        two_to(600)
-    } else if small {
-        two_to(-600)
-    } else {
-        1.0
+        (1.0, 1.0)
     };
     let (sa, sb) = (a * scale, b * scale);
     let y = (sa * sa + sb * sb).sqrt() * unscale;
@@ -246,11 +240,11 @@ const PI_LO: f64 = f64::from_bits(0x3CA1_A626_3314_5C07);
 /// and denominator are selected first, so one division serves them all.
 #[inline(always)]
 fn atan_of_magnitude(a: f64) -> f64 {
-    let (num, den, hi, lo) = (a, 1.0, 0.0, 0.0);
     let beyond = |bound: f64, n: f64, d: f64, k: usize, prev: (f64, f64, f64, f64)| {
         if a >= bound { (n, d, ATAN_HI[k], ATAN_LO[k]) } else { prev }
     };
-    let r = beyond(7.0 / 16.0, 2.0 * a - 1.0, 2.0 + a, 0, (num, den, hi, lo));
+    // Below 7/16: t = a / 1, with no atan(c) to add.
+    let r = beyond(7.0 / 16.0, 2.0 * a - 1.0, 2.0 + a, 0, (a, 1.0, 0.0, 0.0));
     let r = beyond(11.0 / 16.0, a - 1.0, a + 1.0, 1, r);
     let r = beyond(19.0 / 16.0, a - 1.5, 1.0 + 1.5 * a, 2, r);
     let (num, den, hi, lo) = beyond(39.0 / 16.0, -1.0, a, 3, r);

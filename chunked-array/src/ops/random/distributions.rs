@@ -60,8 +60,9 @@ pub(crate) fn bounded_word(r: u64, low: i64, high: i64) -> i64 {
 pub(crate) fn fill_words(seed: u64, stream: u64, first: u64, out: &mut [u64]) {
     // SAFETY: MaybeUninit<u64> has u64's layout, and fill_with only writes valid values.
     let out = unsafe { &mut *(out as *mut [u64] as *mut [MaybeUninit<u64>]) };
-    let (key, stream) = ([seed as u32, (seed >> 32) as u32], [stream as u32, (stream >> 32) as u32]);
-    fill_with(key, stream, first, out, |w| [(w[0] as u64) << 32 | w[1] as u64, (w[2] as u64) << 32 | w[3] as u64]);
+    fill_with(halves(seed), halves(stream), first, out, |w| {
+        [(w[0] as u64) << 32 | w[1] as u64, (w[2] as u64) << 32 | w[3] as u64]
+    });
 }
 
 /// Element types that random arrays can hold.
@@ -297,5 +298,10 @@ pub(crate) fn fill_uninit<T: RandomElement>(
     first: u64,
     out: &mut [MaybeUninit<T>],
 ) {
-    T::fill_stream([seed as u32, (seed >> 32) as u32], [stream as u32, (stream >> 32) as u32], dist, first, out)
+    T::fill_stream(halves(seed), halves(stream), dist, first, out)
+}
+
+/// A seed or stream number as Philox's two 32-bit words, low first.
+fn halves(x: u64) -> [u32; 2] {
+    [x as u32, (x >> 32) as u32]
 }

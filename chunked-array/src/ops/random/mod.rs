@@ -54,7 +54,7 @@ use crate::element::{DType, Element};
 use crate::error::{Error, Result};
 use crate::graph::{BlockOp, Node};
 
-use crate::ops::random::distributions::{bounded_word, fill_uninit, fill_words};
+use crate::ops::random::distributions::{bounded_word, fill_uninit};
 
 /// Generates a block: runs of consecutive global indices filled in one call.
 struct RandomOp {
@@ -403,9 +403,8 @@ impl RandomState {
         }
         // Each element's 64-bit word, bounded by its own range: the numbers
         // of the packed layout, with the generator run once per piece.
-        let words = move |start, out: &mut [u64]| fill_words(seed, stream, start, out);
         let finish = |&(low, high): &(i64, i64), word| T::from_i64(bounded_word(word, low, high));
-        self.filled_words_with("random_integers", params, shape, chunks, prepare, words, finish)
+        self.filled_words_with("random_integers", params, shape, chunks, prepare, finish)
     }
 
     /// Integers uniform on `[low, high)` with bounds past `i64`'s range, for

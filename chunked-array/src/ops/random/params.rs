@@ -17,6 +17,7 @@ use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::graph::{BlockOp, Node, block_as};
 use crate::ops::random::RandomState;
+use crate::ops::random::distributions::fill_words;
 use crate::ops::random::element_draws::{ElementDraws, element_key, fill_elements};
 
 /// A parameter of a distribution: one number for every element, or an
@@ -397,11 +398,10 @@ impl RandomState {
     }
 
     /// [`RandomState::filled_runs_with`] for samplers that map each element's
-    /// own word of the stream (`words(first, out)` fills a piece's words)
-    /// through its own parameters (`finish`): the piece's words are made in
-    /// one pass however often the parameters change, where runs of one
-    /// element would each start the generator again.
-    #[allow(clippy::too_many_arguments)]
+    /// own 64-bit word of the packed layout ([`fill_words`]) through its own
+    /// parameters (`finish`): the piece's words are made in one pass however
+    /// often the parameters change, where runs of one element would each
+    /// start the generator again.
     pub(crate) fn filled_words_with<T: Element, P: Send + Sync + 'static, const N: usize>(
         &self,
         name: &str,
@@ -409,13 +409,13 @@ impl RandomState {
         shape: &[usize],
         chunks: impl Into<ChunkSpec>,
         prepare: impl Fn([f64; N]) -> Result<P> + Send + Sync + 'static,
-        words: impl Fn(u64, &mut [u64]) + Send + Sync + 'static,
         finish: impl Fn(&P, u64) -> T + Send + Sync + 'static,
     ) -> Result<Array<T>> {
+        let (seed, stream) = (self.seed, self.stream);
         let fill = move |params: &PieceParams<'_, P, N>, start: u64, piece: &mut [MaybeUninit<T>]| {
             let mut raw = [0u64; PIECE];
             let raw = &mut raw[..piece.len()];
-            words(start, raw);
+            fill_words(seed, stream, start, raw);
             for (c, (out, &word)) in piece.iter_mut().zip(raw.iter()).enumerate() {
                 out.write(finish(params.of(c), word));
             }

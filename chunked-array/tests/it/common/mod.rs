@@ -134,3 +134,21 @@ pub fn numpy_indices(start: Option<isize>, stop: Option<isize>, step: isize, n: 
     }
     out
 }
+
+/// The first element (index, got, want) further than `ulps` units in the
+/// last place from its oracle; NaN matches NaN, and a zero only a zero of
+/// the same sign.
+pub fn beyond_ulps(got: &ArrayD<f64>, want: &ArrayD<f64>, ulps: u64) -> Option<(usize, f64, f64)> {
+    let far = |g: f64, w: f64| {
+        if g.is_nan() || w.is_nan() {
+            return g.is_nan() != w.is_nan();
+        }
+        g.is_sign_negative() != w.is_sign_negative() || g.to_bits().abs_diff(w.to_bits()) > ulps
+    };
+    got.iter()
+        .zip(want.iter())
+        .map(|(&g, &w)| (g, w))
+        .enumerate()
+        .find(|&(_, (g, w))| far(g, w))
+        .map(|(i, (g, w))| (i, g, w))
+}
