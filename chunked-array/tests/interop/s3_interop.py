@@ -22,8 +22,11 @@ if action == "write":
     print("wrote theirs.zarr")
 else:
     failures = []
-    for name, want in [("f8", floats()), ("u2", (ints() + 400).astype("u2")), ("sharded", floats())]:
-        got = zarr.open_array(f"s3://interop/ours.zarr/{name}", mode="r", storage_options=storage)[...]
+    for name, want in [("f8", floats()), ("u2", (ints() + 400).astype("u2")), ("sharded", floats()), ("v2", floats())]:
+        z = zarr.open_array(f"s3://interop/ours.zarr/{name}", mode="r", storage_options=storage)
+        got = z[...]
+        if name == "v2" and (z.metadata.zarr_format != 2 or z.attrs["units"] != "m"):
+            got = np.zeros(0)
         ok = got.dtype == want.dtype and got.shape == want.shape and np.array_equal(got, want)
         print(("ok   " if ok else "FAIL ") + name)
         if not ok:

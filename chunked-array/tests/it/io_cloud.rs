@@ -402,9 +402,16 @@ fn zarr_python_with_s3fs_reads_what_we_wrote_and_we_read_what_it_wrote() {
     let sharding = Some(chunked_array::io::zarr::ShardingOptions { inner_chunks: vec![5, 3], index_at_start: false });
     let sharded = ZarrWriteOptions { sharding, ..write_options(&storage) };
     ours.to_zarr("s3://interop/ours.zarr", "sharded", &sharded).unwrap();
+    // Zarr v2, with attributes (.zattrs), resumed once complete: its
+    // metadata is hidden and published again, its chunks all kept.
+    let mut v2 = ZarrWriteOptions { zarr_format: chunked_array::io::zarr::ZarrFormat::V2, ..write_options(&storage) };
+    v2.attributes.insert("units".into(), chunked_array::io::zarr::Value::from("m"));
+    ours.to_zarr("s3://interop/ours.zarr", "v2", &v2).unwrap();
+    let resumed = ours.to_zarr("s3://interop/ours.zarr", "v2", &ZarrWriteOptions { mode: WriteMode::Resume, ..v2 });
+    assert_eq!(resumed.unwrap().chunks_skipped, ours.num_blocks());
     // The metadata and members of the store, read back from the bucket.
     let members = chunked_array::io::zarr::zarr_members("s3://interop/ours.zarr", "", &read_options(&storage)).unwrap();
-    assert_eq!(members, vec!["f8", "sharded", "u2"]);
+    assert_eq!(members, vec!["f8", "sharded", "u2", "v2"]);
     let info = chunked_array::io::zarr::zarr_info("s3://interop/theirs.zarr", "f8", &read_options(&storage)).unwrap();
     assert_eq!((info.chunks, info.dtype), (vec![10, 7], Some(chunked_array::DType::F64)));
     crate::io_interop::run_python(

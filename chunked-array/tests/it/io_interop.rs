@@ -13,7 +13,8 @@ use chunked_array::Array;
 use chunked_array::io::WriteMode;
 use chunked_array::io::npy::from_npy;
 use chunked_array::io::zarr::{
-    BloscCompressor, BloscShuffleMode, Compression, Map, Value, ZarrWriteOptions, from_zarr,
+    BloscCompressor, BloscShuffleMode, Compression, Map, Value, ZarrFormat, ZarrRegionOptions, ZarrWriteOptions,
+    create_zarr, from_zarr,
 };
 use ndarray::{ArrayD, IxDyn};
 use support::TempDir;
@@ -197,4 +198,46 @@ fn zarr_python_h5py_and_numpy_read_what_we_wrote() {
     x.to_npy(root.join("ours.npy"), WriteMode::Create).unwrap();
     k.to_npy(root.join("ours_i4.npy"), WriteMode::Create).unwrap();
     run_python(&py, &[Path::new("read_ours.py"), root]);
+}
+
+#[test]
+fn zarr_python_2_and_3_read_our_zarr_v2() {
+    let pythons = [("CHUNKED_PYTHON_ZARR2", "target/pyenv-zarr2"), ("CHUNKED_PYTHON", "target/pyenv")];
+    let Some(pythons) = pythons.into_iter().map(|(var, venv)| python(var, venv)).collect::<Option<Vec<_>>>() else {
+        crate::support::tool_missing("no Python interpreter found (run scripts/setup_python.sh)");
+        return;
+    };
+    let dir = TempDir::new("interop-ours-v2");
+    let zarr = dir.path().join("v2.zarr");
+    let v2 = ZarrWriteOptions { zarr_format: ZarrFormat::V2, ..Default::default() };
+    let x = Array::<f64>::from_fn(&SHAPE, [10, 8], |i| (i[0] * SHAPE[1] + i[1]) as f64 * -0.37 + 0.125).unwrap();
+    let k = Array::<i32>::from_fn(&SHAPE, [16, 23], |i| (i[0] * SHAPE[1] + i[1]) as i32 - 400).unwrap();
+    let blosc = Compression::Blosc { compressor: BloscCompressor::LZ4, level: 5, shuffle: BloscShuffleMode::Shuffle };
+    let compressions = [
+        ("zstd", Compression::Zstd { level: 3 }),
+        ("blosc", blosc),
+        ("gzip", Compression::Gzip { level: 5 }),
+        ("none", Compression::None),
+    ];
+    for (name, compression) in compressions {
+        let mut options =
+            ZarrWriteOptions { compression, dimension_names: Some(vec!["y".into(), "x".into()]), ..v2.clone() };
+        options.attributes.insert("units".into(), Value::from("m"));
+        x.to_zarr(&zarr, name, &options).unwrap();
+    }
+    k.to_zarr(&zarr, "i4", &v2).unwrap();
+    k.map(|v| (v + 400) as u16).to_zarr(&zarr, "u2", &v2).unwrap();
+    k.map(|v| v % 3 == 0).to_zarr(&zarr, "bool", &v2).unwrap();
+    let c = Array::<chunked_array::Complex64>::from_fn(&SHAPE, [10, 8], |i| {
+        let flat = i[0] * SHAPE[1] + i[1];
+        chunked_array::Complex64::new(flat as f64 * -0.37 + 0.125, flat as f64 - 400.0)
+    });
+    c.unwrap().to_zarr(&zarr, "c16", &v2).unwrap();
+    let nan = ZarrWriteOptions { fill_value: Some(Value::from("NaN")), ..v2.clone() };
+    create_zarr::<f64>(&zarr, "filled", &[6, 4], &[2, 4], &nan).unwrap();
+    let part = Array::<f64>::ones(&[2, 4], 2).unwrap();
+    part.to_zarr_region(&zarr, "filled", &[2..4, 0..4], &ZarrRegionOptions::default()).unwrap();
+    for py in pythons {
+        run_python(&py, &[Path::new("read_ours_v2.py"), dir.path()]);
+    }
 }

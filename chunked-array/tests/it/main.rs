@@ -45,6 +45,7 @@ mod io_store;
 mod io_write_errors;
 mod io_zarr;
 mod io_zarr_metadata;
+mod io_zarr_v2;
 mod manipulation;
 mod map_blocks;
 mod matmul;

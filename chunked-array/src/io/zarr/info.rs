@@ -9,6 +9,7 @@ use crate::element::DType;
 use crate::error::Result;
 use crate::io::zarr::ZarrReadOptions;
 use crate::io::zarr::location::{Location, stored_chunk_shape, zarr_data_type};
+use crate::io::zarr::metadata::V2_DIMENSIONS;
 
 /// A stored Zarr array's metadata (zarr-python's `zarr.open_array(..).attrs`,
 /// `.shape`, `.chunks`, `.dtype`, `.metadata.dimension_names`).
@@ -37,7 +38,8 @@ pub struct ZarrArrayInfo {
     pub dtype: Option<DType>,
     /// The user attributes (`.attrs`; Zarr v2's `.zattrs`).
     pub attributes: Map<String, Value>,
-    /// The axes' names (Zarr v3), each possibly unnamed.
+    /// The axes' names, each possibly unnamed: Zarr v3's `dimension_names`,
+    /// or for Zarr v2 xarray's `_ARRAY_DIMENSIONS` attribute.
     pub dimension_names: Option<Vec<Option<String>>>,
     /// 2 or 3.
     pub zarr_format: u8,
@@ -63,15 +65,28 @@ pub struct ZarrArrayInfo {
 pub fn zarr_info(path: impl AsRef<Path>, array: &str, options: &ZarrReadOptions) -> Result<ZarrArrayInfo> {
     let (location, za) = super::open_checked(path.as_ref(), array, options)?;
     let stored = za.data_type().clone();
-    let names = za.dimension_names().as_ref().map(|names| names.to_vec());
+    let v2 = matches!(za.metadata(), zarrs::array::ArrayMetadata::V2(_));
+    let names = match za.dimension_names() {
+        Some(names) => Some(names.to_vec()),
+        None if v2 => v2_dimension_names(za.attributes(), za.shape().len()),
+        None => None,
+    };
     Ok(ZarrArrayInfo {
         shape: za.shape().iter().map(|&n| n as usize).collect(),
         chunks: stored_chunk_shape(&za, &location)?,
         dtype: DType::ALL.into_iter().find(|&d| zarr_data_type(d) == stored),
         attributes: za.attributes().clone(),
         dimension_names: names,
-        zarr_format: if matches!(za.metadata(), zarrs::array::ArrayMetadata::V2(_)) { 2 } else { 3 },
+        zarr_format: if v2 { 2 } else { 3 },
     })
+}
+
+/// A Zarr v2 array's dimension names from xarray's `_ARRAY_DIMENSIONS`
+/// attribute, when it holds one string per axis.
+fn v2_dimension_names(attributes: &Map<String, Value>, ndim: usize) -> Option<Vec<Option<String>>> {
+    let names = attributes.get(V2_DIMENSIONS)?.as_array()?;
+    let names: Option<Vec<Option<String>>> = names.iter().map(|n| n.as_str().map(|s| Some(s.to_string()))).collect();
+    names.filter(|n| n.len() == ndim)
 }
 
 /// The names of the arrays and groups directly inside group `group` ("" for

@@ -4,17 +4,19 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use zarrs::array::{CodecOptions, DataType};
+use zarrs::array::CodecOptions;
 use zarrs::filesystem::FilesystemStore;
 
 use crate::chunks::Chunks;
-use crate::element::DType;
 use crate::error::{Error, Result};
 use crate::io::atomic::write_atomic;
 use crate::io::cloud::StorageOptions;
 #[cfg(feature = "cloud")]
 use crate::io::cloud::remote::Remote;
 use crate::io::zarr::bounded::{BoundedStorage, Objects};
+pub(super) use crate::io::zarr::metadata::zarr_data_type;
+use crate::io::zarr::metadata::{format_of, published_files};
+use crate::io::zarr::options::ZarrFormat;
 #[cfg(feature = "cloud")]
 use crate::io::zarr::untrusted::MAX_METADATA_BYTES;
 pub(super) use crate::io::zarr::untrusted::ZArray;
@@ -46,8 +48,9 @@ pub const INCOMPLETE_MARKER: &str = ".chunked-incomplete";
 /// writes) across processes.
 pub(super) const REGION_LOCK: &str = ".chunked-region-lock";
 
-/// The name of an unfinished store's `zarr.json`: renamed to `zarr.json`, in one
-/// step, once every chunk is written.
+/// The name of an unfinished store's metadata (Zarr v3's or v2's, in one
+/// document), published once every chunk is written: renamed to `zarr.json`
+/// in one step, or split into `.zattrs` and `.zarray`.
 pub const PENDING_METADATA: &str = "zarr.json.chunked-pending";
 
 /// Where a store's root is: a local directory or an object store prefix.
@@ -198,25 +201,30 @@ impl Location {
         }
     }
 
-    /// Publishes the pending metadata as the array's `zarr.json`: one rename
+    /// Publishes the pending metadata: as Zarr v3's `zarr.json`, one rename
     /// locally; on an object store, a copy (an object appears whole) and the
-    /// removal of the pending one.
+    /// removal of the pending one. Zarr v2's `.zattrs` and then `.zarray` are
+    /// each written whole, and the pending metadata removed.
     pub(super) fn publish_metadata(&self) -> Result<()> {
-        match &self.root {
-            Root::Local(_) => {
-                let dir = self.local_dir().expect("local");
-                let (pending, metadata) = (dir.join(PENDING_METADATA), dir.join("zarr.json"));
-                std::fs::rename(&pending, &metadata).map_err(|e| Error::io(pending.display(), e))
-            }
-            #[cfg(feature = "cloud")]
-            Root::Remote(_) => {
-                let Some(text) = self.read_metadata(PENDING_METADATA)? else {
-                    return Err(Error::io(self.name_of(PENDING_METADATA), "the pending metadata is gone"));
-                };
-                self.write_file("zarr.json", &text, false)?;
-                self.remove_file(PENDING_METADATA)
-            }
+        let pending = self.name_of(PENDING_METADATA);
+        let Some(text) = self.read_metadata(PENDING_METADATA)? else {
+            return Err(Error::io(pending, "the pending metadata is gone"));
+        };
+        if let (Root::Local(_), Some(ZarrFormat::V3)) = (&self.root, format_of(&text)) {
+            let dir = self.local_dir().expect("local");
+            let (pending, metadata) = (dir.join(PENDING_METADATA), dir.join("zarr.json"));
+            return std::fs::rename(&pending, &metadata).map_err(|e| Error::io(pending.display(), e));
         }
+        for (file, bytes) in published_files(&text).map_err(|why| Error::io(&pending, why))? {
+            self.write_file(file, &bytes, false)?;
+        }
+        self.remove_file(PENDING_METADATA)
+    }
+
+    /// Hides a published array from other clients (removes its metadata
+    /// files) while a resumed store checks and completes it.
+    pub(super) fn unpublish_metadata(&self) -> Result<()> {
+        ["zarr.json", ".zarray", ".zattrs"].into_iter().try_for_each(|file| self.remove_file(file))
     }
 
     /// The names of the objects in the array's folder (at most `limit`):
@@ -290,10 +298,10 @@ impl Location {
     }
 
     /// A new array's handle (its metadata is written by the store).
-    pub(super) fn build(&self, builder: &zarrs::array::ArrayBuilder) -> Result<ZArray> {
+    pub(super) fn build(&self, metadata: zarrs::array::ArrayMetadata) -> Result<ZArray> {
         let storage = self.storage(false)?;
         let store: Arc<dyn zarrs::storage::ReadableStorageTraits> = storage.clone();
-        let za = builder.build(store, &self.node).map_err(|e| Error::io(self.name(), e))?;
+        let za = ZArray::new_with_metadata(store, &self.node, metadata).map_err(|e| Error::io(self.name(), e))?;
         self.bound_chunks(&za, &storage)?;
         Ok(za)
     }
@@ -327,11 +335,16 @@ impl Location {
         if group || self.exists(".zgroup")? {
             return Ok(Existing::Group);
         }
-        if v3.is_some() || self.exists(PENDING_METADATA)? {
-            return Ok(Existing::ZarrV3);
+        if v3.is_some() {
+            return Ok(Existing::Zarr(ZarrFormat::V3));
         }
         if self.exists(".zarray")? {
-            return Ok(Existing::ZarrV2);
+            return Ok(Existing::Zarr(ZarrFormat::V2));
+        }
+        if let Some(pending) = self.read_metadata(PENDING_METADATA)? {
+            let format = format_of(&pending)
+                .ok_or_else(|| Error::io(self.name_of(PENDING_METADATA), "names no Zarr format (2 or 3)"))?;
+            return Ok(Existing::Zarr(format));
         }
         match self.list(2) {
             Err(Error::Io { .. }) if self.local_dir().is_some_and(|d| !d.exists()) => Ok(Existing::Nothing),
@@ -348,8 +361,7 @@ impl Location {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Existing {
     Nothing,
-    ZarrV3,
-    ZarrV2,
+    Zarr(ZarrFormat),
     Group,
     Other,
 }
@@ -427,25 +439,6 @@ pub(super) fn codec_options() -> CodecOptions {
     let mut o = CodecOptions::default();
     o.set_concurrent_target(1).set_store_empty_chunks(true);
     o
-}
-
-pub(super) fn zarr_data_type(dtype: DType) -> DataType {
-    use zarrs::array::data_type as dt;
-    match dtype {
-        DType::I8 => dt::int8(),
-        DType::I16 => dt::int16(),
-        DType::I32 => dt::int32(),
-        DType::I64 => dt::int64(),
-        DType::U8 => dt::uint8(),
-        DType::U16 => dt::uint16(),
-        DType::U32 => dt::uint32(),
-        DType::U64 => dt::uint64(),
-        DType::F32 => dt::float32(),
-        DType::F64 => dt::float64(),
-        DType::Complex64 => dt::complex64(),
-        DType::Complex128 => dt::complex128(),
-        DType::Bool | DType::Intermediate => dt::bool(),
-    }
 }
 
 /// The array's chunk grid, bounded (it comes from a file) before a length

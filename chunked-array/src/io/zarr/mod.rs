@@ -1,8 +1,8 @@
 //! Zarr on the file system (dask's `da.from_zarr` and `Array.to_zarr`), through
 //! the `zarrs` crate: reads v3 and v2 arrays as zarr-python 2.x and 3.x write
 //! them (blosc, zstd, gzip/zlib or no compression; C and F order; "." and "/"
-//! chunk key separators; little- and big-endian), and writes v3 arrays block by
-//! block.
+//! chunk key separators; little- and big-endian), and writes v3 or v2 arrays
+//! ([`ZarrFormat`]) block by block.
 //!
 //! ```
 //! use chunked_array::io::zarr::{from_zarr, ZarrWriteOptions};
@@ -27,9 +27,9 @@
 //!
 //! **Crash safety.** Every chunk file is written under a temporary name and
 //! renamed when complete. While a store runs, the array directory holds a marker
-//! file (`.chunked-incomplete`), and the array's metadata waits under another
-//! name ([`PENDING_METADATA`]) until every chunk is written: other Zarr clients
-//! (zarr-python) find no array there, rather than one with missing chunks read
+//! file (`.chunked-incomplete`), and the array's metadata (either format's)
+//! waits under another name ([`PENDING_METADATA`]) until every chunk is
+//! written: other Zarr clients (zarr-python) find no array there, rather than one with missing chunks read
 //! as the fill value. Our readers refuse such an array (unless told otherwise)
 //! and [`WriteMode::Resume`](crate::io::WriteMode::Resume) continues it.
 //! Chunks reach the operating system when they are renamed, so they survive a
@@ -63,6 +63,7 @@ pub use zarrs::array::codec::BloscShuffleMode;
 mod bounded;
 mod info;
 mod location;
+mod metadata;
 mod options;
 mod read;
 mod region;
@@ -71,7 +72,7 @@ mod write;
 
 pub use info::{ZarrArrayInfo, zarr_info, zarr_members};
 pub use location::{INCOMPLETE_MARKER, PENDING_METADATA};
-pub use options::{Compression, ShardingOptions, ZarrReadOptions, ZarrWriteOptions};
+pub use options::{Compression, ShardingOptions, ZarrFormat, ZarrReadOptions, ZarrWriteOptions};
 pub use region::{ZarrRegionOptions, create_zarr};
 
 use crate::array::Array;

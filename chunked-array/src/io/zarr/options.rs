@@ -58,6 +58,40 @@ pub struct ShardingOptions {
     pub index_at_start: bool,
 }
 
+/// The Zarr format a store writes.
+///
+/// ```
+/// use chunked_array::io::zarr::{from_zarr, zarr_info, ZarrFormat, ZarrReadOptions, ZarrWriteOptions};
+/// use chunked_array::Array;
+/// let dir = std::env::temp_dir().join(format!("chunked-doc-zarr-format-{}", std::process::id()));
+/// let v2 = ZarrWriteOptions { zarr_format: ZarrFormat::V2, ..Default::default() };
+/// Array::<i16>::arange(0, 10, 1, 4).unwrap().to_zarr(&dir, "x", &v2).unwrap();
+/// assert!(dir.join("x/.zarray").is_file() && dir.join("x/0").is_file()); // zarr-python 2's layout
+/// assert_eq!(zarr_info(&dir, "x", &ZarrReadOptions::default()).unwrap().zarr_format, 2);
+/// assert_eq!(from_zarr::<i16>(&dir, "x").unwrap().sum(None).unwrap().compute_scalar().unwrap(), 45);
+/// std::fs::remove_dir_all(&dir).unwrap();
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ZarrFormat {
+    /// Zarr v2, as zarr-python 2.x and dask's `to_zarr(zarr_format=2)` write:
+    /// `.zarray` and `.zattrs`, numcodecs compressors, "." chunk keys,
+    /// dimension names in xarray's `_ARRAY_DIMENSIONS` attribute. It has no
+    /// sharding and no checksum.
+    V2,
+    /// Zarr v3 (`zarr.json`, `c/`-prefixed chunk keys).
+    #[default]
+    V3,
+}
+
+impl std::fmt::Display for ZarrFormat {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            ZarrFormat::V2 => "Zarr v2",
+            ZarrFormat::V3 => "Zarr v3",
+        })
+    }
+}
+
 /// The compression of written chunks.
 ///
 /// ```
@@ -148,4 +182,10 @@ pub struct ZarrWriteOptions {
     /// Store each chunk as a shard of smaller inner chunks (Zarr v3's
     /// sharding codec); `None` (default): no sharding.
     pub sharding: Option<ShardingOptions>,
+    /// The Zarr format written (default v3).
+    pub zarr_format: ZarrFormat,
+    /// The value a missing chunk reads as, in Zarr's JSON: a number,
+    /// `"NaN"`, `"Infinity"` or `"-Infinity"` for floats, `[re, im]` for
+    /// complex numbers, a boolean for bool. `None` (default): zero.
+    pub fill_value: Option<Value>,
 }

@@ -211,11 +211,12 @@ fn update_chunk<T: Element + zarrs::array::Element + zarrs::array::ElementOwned>
     Some(update())
 }
 
-/// Makes an empty Zarr v3 array `array` of the store at `path` (every chunk
-/// the fill value, zero) of `shape` in chunks of `chunks`, for region writes
-/// to fill (dask's `to_zarr(compute=False)`, zarr-python's `create_array`).
-/// Compression, checksums, attributes and dimension names come from
-/// `options`, as does what to do when the array exists.
+/// Makes an empty Zarr array `array` of the store at `path` (every chunk
+/// the fill value, zero unless `options` say otherwise) of `shape` in chunks
+/// of `chunks`, for region writes to fill (dask's `to_zarr(compute=False)`,
+/// zarr-python's `create_array`). The format, compression, checksums,
+/// attributes and dimension names come from `options`, as does what to do
+/// when the array exists.
 ///
 /// ```
 /// use chunked_array::io::zarr::{create_zarr, from_zarr, ZarrRegionOptions, ZarrWriteOptions};

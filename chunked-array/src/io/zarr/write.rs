@@ -12,12 +12,13 @@ use zarrs::metadata_ext::codec::sharding::ShardingIndexLocation;
 
 use crate::block::Block;
 use crate::chunks::Chunks;
-use crate::element::{DType, Element};
+use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::io::atomic::{remove_temporaries, write_atomic};
 use crate::io::store::{ChunkWriter, WriteMode};
 use crate::io::zarr::location::*;
-use crate::io::zarr::options::{Compression, ShardingOptions, ZarrWriteOptions};
+use crate::io::zarr::metadata::{check_dimension_names, fill_value_metadata, v2_metadata};
+use crate::io::zarr::options::{Compression, ShardingOptions, ZarrFormat, ZarrWriteOptions};
 use crate::ops::custom::block_array;
 
 /// Rank 0's plan (the chunks to write, and how many were skipped), or its
@@ -67,7 +68,7 @@ pub(super) fn prepare_target(
     grid: &[usize],
 ) -> Result<(Vec<usize>, usize)> {
     let existing = location.existing()?;
-    let resume = options.mode == WriteMode::Resume && existing == Existing::ZarrV3;
+    let resume = options.mode == WriteMode::Resume && existing == Existing::Zarr(options.zarr_format);
     match (options.mode, existing) {
         (_, Existing::Nothing) => {}
         (WriteMode::Create, _) => {
@@ -82,8 +83,14 @@ pub(super) fn prepare_target(
         (_, Existing::Other) => {
             return Err(Error::io(location.name(), "holds something that is not a Zarr array; it is left untouched"));
         }
-        (WriteMode::Resume, Existing::ZarrV2) => {
-            return Err(Error::io(location.name(), "holds a Zarr v2 array; only v3 stores can be resumed"));
+        (WriteMode::Resume, Existing::Zarr(stored)) if !resume => {
+            return Err(Error::io(
+                location.name(),
+                format!(
+                    "holds a {stored} array; this store writes {} (resume in the stored format)",
+                    options.zarr_format
+                ),
+            ));
         }
         (WriteMode::Resume, _) => check_same_layout(location, za)?,
         (WriteMode::Overwrite, _) => location.clear()?,
@@ -99,7 +106,7 @@ pub(super) fn prepare_target(
     // A resumed complete array is unfinished again (hidden from other clients)
     // until its chunks are checked; the pending metadata exists first, so a
     // crash here leaves a store that can still be resumed.
-    location.remove_file("zarr.json")?;
+    location.unpublish_metadata()?;
     if let Some(dir) = location.local_dir() {
         remove_temporaries(&dir)?;
     }
@@ -121,9 +128,29 @@ pub(super) fn build_array<T: Element>(
     chunk_shape: &[usize],
     options: &ZarrWriteOptions,
 ) -> Result<ZArray> {
+    if options.zarr_format == ZarrFormat::V2 {
+        return location.build(v2_metadata::<T>(shape, chunk_shape, options)?);
+    }
     let shape: Vec<u64> = shape.iter().map(|&n| n as u64).collect();
     let chunk_shape: Vec<u64> = chunk_shape.iter().map(|&n| n as u64).collect();
-    let fill = fill_value::<T>();
+    let fill = fill_value_metadata::<T>(options)?;
+    let mut builder = ArrayBuilder::new(shape.clone(), chunk_shape.clone(), zarr_data_type(T::DTYPE), fill);
+    let codecs = bytes_codecs::<T>(options)?;
+    match &options.sharding {
+        None => builder.bytes_to_bytes_codecs(codecs),
+        Some(sharding) => builder.array_to_bytes_codec(sharding_codec::<T>(sharding, &chunk_shape, codecs)?),
+    };
+    builder.attributes(options.attributes.clone());
+    if let Some(names) = &options.dimension_names {
+        check_dimension_names(names, shape.len())?;
+        builder.dimension_names(Some(names.clone()));
+    }
+    let metadata = builder.build_metadata().map_err(|e| Error::io(location.name(), e))?;
+    location.build(zarrs::array::ArrayMetadata::V3(metadata))
+}
+
+/// The compression (and checksum) codecs of Zarr v3 chunks.
+fn bytes_codecs<T: Element>(options: &ZarrWriteOptions) -> Result<Vec<Arc<dyn BytesToBytesCodecTraits>>> {
     let mut codecs: Vec<Arc<dyn BytesToBytesCodecTraits>> = Vec::new();
     let bad = |e: &dyn std::fmt::Display| Error::invalid("compression", options.compression, e.to_string());
     match options.compression {
@@ -140,23 +167,7 @@ pub(super) fn build_array<T: Element>(
     if options.checksum {
         codecs.push(Arc::new(Crc32cCodec::new()));
     }
-    let mut builder = ArrayBuilder::new(shape, chunk_shape.clone(), zarr_data_type(T::DTYPE), fill);
-    match &options.sharding {
-        None => builder.bytes_to_bytes_codecs(codecs),
-        Some(sharding) => builder.array_to_bytes_codec(sharding_codec::<T>(sharding, &chunk_shape, codecs)?),
-    };
-    builder.attributes(options.attributes.clone());
-    if let Some(names) = &options.dimension_names {
-        if names.len() != location_ndim(&builder) {
-            return Err(Error::invalid(
-                "dimension_names",
-                names,
-                format!("needs one name per axis ({})", location_ndim(&builder)),
-            ));
-        }
-        builder.dimension_names(Some(names.clone()));
-    }
-    location.build(&builder)
+    Ok(codecs)
 }
 
 /// The sharding codec: each stored chunk a shard of `sharding.inner_chunks`,
@@ -182,29 +193,6 @@ fn sharding_codec<T: Element>(
     Ok(builder.build_arc())
 }
 
-pub(super) fn location_ndim(builder: &ArrayBuilder) -> usize {
-    builder.build_metadata().map(|m| m.shape.len()).unwrap_or(0)
-}
-
-/// The zero of `T` as a zarr fill value.
-pub(super) fn fill_value<T: Element>() -> zarrs::array::FillValue {
-    match T::DTYPE {
-        DType::I8 => 0i8.into(),
-        DType::I16 => 0i16.into(),
-        DType::I32 => 0i32.into(),
-        DType::I64 => 0i64.into(),
-        DType::U8 => 0u8.into(),
-        DType::U16 => 0u16.into(),
-        DType::U32 => 0u32.into(),
-        DType::U64 => 0u64.into(),
-        DType::F32 => 0f32.into(),
-        DType::F64 => 0f64.into(),
-        DType::Complex64 => crate::element::Complex32::new(0.0, 0.0).into(),
-        DType::Complex128 => crate::element::Complex64::new(0.0, 0.0).into(),
-        DType::Bool | DType::Intermediate => false.into(),
-    }
-}
-
 /// A resumed store must write exactly the layout that is there.
 pub(super) fn check_same_layout(location: &Location, want: &ZArray) -> Result<()> {
     let have = location.open(false, true)?;
@@ -212,7 +200,11 @@ pub(super) fn check_same_layout(location: &Location, want: &ZArray) -> Result<()
         let chunk: Vec<u64> = a.chunk_grid_shape().iter().map(|_| 0).collect();
         let chunk_shape =
             a.chunk_shape(&chunk).map(|c| c.iter().map(|n| n.get()).collect::<Vec<_>>()).unwrap_or_default();
-        let codecs = serde_json::to_value(a.metadata()).map(|m| m["codecs"].to_string()).unwrap_or_default();
+        // Zarr v3's codecs, or v2's compressor, filters and chunk layout.
+        const ENCODING: [&str; 5] = ["codecs", "compressor", "filters", "order", "dimension_separator"];
+        let codecs = serde_json::to_value(a.metadata())
+            .map(|m| ENCODING.iter().filter_map(|k| m.get(*k)).map(|v| v.to_string()).collect::<Vec<_>>().join(" "))
+            .unwrap_or_default();
         (a.shape().to_vec(), chunk_shape, a.data_type().to_string(), codecs)
     };
     let (h, w) = (describe(&have), describe(want));
