@@ -443,3 +443,61 @@ fn regions_fill_an_array_created_on_s3() {
     let back = from_zarr_with::<f64>(url, "a", &read_options(&storage)).unwrap();
     assert_eq!(back.compute().unwrap(), x.compute().unwrap());
 }
+
+/// Python's `http.server` serving `dir` on a free loopback port (a plain
+/// http store: GET and HEAD, no listing), killed on drop.
+struct StaticServer {
+    child: Child,
+    port: u16,
+}
+
+impl StaticServer {
+    fn start(dir: &std::path::Path) -> Option<StaticServer> {
+        let Some(py) = crate::io_interop::python("CHUNKED_PYTHON", "target/pyenv") else {
+            support::tool_missing("no Python interpreter found (set CHUNKED_PYTHON or run scripts/setup_python.sh)");
+            return None;
+        };
+        let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let child = Command::new(py)
+            .args(["-m", "http.server", "--bind", "127.0.0.1", &port.to_string(), "--directory"])
+            .arg(dir)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(Instant::now() < deadline, "http.server did not start in 30 s");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Some(StaticServer { child, port })
+    }
+}
+
+impl Drop for StaticServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn consolidated_metadata_names_the_members_of_an_http_store() {
+    use chunked_array::io::zarr::{ZarrGroupOptions, consolidate_zarr_metadata, create_zarr_group, zarr_members};
+    let dir = support::TempDir::new("http-store");
+    let Some(server) = StaticServer::start(dir.path()) else { return };
+    let store = dir.path().join("store.zarr");
+    create_zarr_group(&store, "", &ZarrGroupOptions::default()).unwrap();
+    let x = Array::<f64>::linspace(0.0, 1.0, 9, true, 4).unwrap();
+    for name in ["a", "b"] {
+        x.to_zarr(&store, name, &ZarrWriteOptions::default()).unwrap();
+    }
+    let http = format!("http://127.0.0.1:{}/store.zarr", server.port);
+    let plain = ZarrReadOptions::default();
+    assert_eq!(from_zarr_with::<f64>(&http, "b", &plain).unwrap().compute().unwrap(), x.compute().unwrap());
+    // An http store cannot be listed: its members come from consolidated metadata.
+    let unlisted = zarr_members(&http, "", &plain).unwrap_err();
+    assert!(unlisted.to_string().contains(&http), "{unlisted}");
+    assert_eq!(consolidate_zarr_metadata(&store, "", &StorageOptions::default()).unwrap(), 2);
+    assert_eq!(zarr_members(&http, "", &plain).unwrap(), ["a", "b"]);
+}

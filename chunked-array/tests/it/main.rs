@@ -44,6 +44,7 @@ mod io_resume;
 mod io_store;
 mod io_write_errors;
 mod io_zarr;
+mod io_zarr_groups;
 mod io_zarr_metadata;
 mod io_zarr_v2;
 mod manipulation;

@@ -178,18 +178,43 @@ impl Remote {
         })
     }
 
-    /// The bytes `range` of object `name`, or `None` when there is none.
+    /// The bytes `ranges` of object `name` (of `size` bytes), or `None` when
+    /// there is none. From a server that answers no range requests (some
+    /// static http servers), the object is read whole (bounded by `size`)
+    /// and the ranges cut from it.
     ///
     /// # Errors
     /// [`Error::Io`] naming the object's URL.
-    pub(crate) fn get_range(&self, name: &str, range: std::ops::Range<u64>) -> Result<Option<Bytes>> {
-        block_on(async {
-            match self.store.get_range(&self.path(name), range).await {
-                Err(object_store::Error::NotFound { .. }) => Ok(None),
-                Err(e) => Err(self.fail(name, e)),
-                Ok(b) => Ok(Some(b)),
+    pub(crate) fn get_ranges(
+        &self,
+        name: &str,
+        ranges: &[std::ops::Range<u64>],
+        size: u64,
+    ) -> Result<Option<Vec<Bytes>>> {
+        let mut parts = Vec::with_capacity(ranges.len());
+        for range in ranges {
+            let got = block_on(async { self.store.get_range(&self.path(name), range.clone()).await });
+            match got {
+                Err(object_store::Error::NotFound { .. }) => return Ok(None),
+                Err(object_store::Error::NotSupported { .. }) => return self.cut_from_whole(name, ranges, size),
+                Err(e) => return Err(self.fail(name, e)),
+                Ok(b) => parts.push(b),
             }
-        })
+        }
+        Ok(Some(parts))
+    }
+
+    /// `ranges` cut from object `name` read whole (at most `size` bytes).
+    fn cut_from_whole(&self, name: &str, ranges: &[std::ops::Range<u64>], size: u64) -> Result<Option<Vec<Bytes>>> {
+        let Some(whole) = self.get(name, size)? else { return Ok(None) };
+        let mut parts = Vec::with_capacity(ranges.len());
+        for range in ranges {
+            if range.end > whole.len() as u64 {
+                return Err(self.fail(name, format!("holds {} bytes, not the bytes {range:?}", whole.len())));
+            }
+            parts.push(whole.slice(range.start as usize..range.end as usize));
+        }
+        Ok(Some(parts))
     }
 
     /// The size of object `name`, or `None` when there is none.

@@ -84,10 +84,11 @@ impl Objects {
         }
     }
 
-    /// The `ranges` of object `key` (each within its size).
-    fn get_ranges(&self, key: &StoreKey, ranges: &[Range<u64>]) -> Result<Option<Vec<Bytes>>, StorageError> {
+    /// The `ranges` of object `key` (each within its `size`).
+    fn get_ranges(&self, key: &StoreKey, ranges: &[Range<u64>], size: u64) -> Result<Option<Vec<Bytes>>, StorageError> {
         match self {
             Objects::Local { files, .. } => {
+                let _ = size;
                 let requested = ranges.iter().map(|r| ByteRange::new(r.clone())).collect::<Vec<_>>();
                 match files.get_partial_many(key, Box::new(requested.into_iter()))? {
                     None => Ok(None),
@@ -95,16 +96,7 @@ impl Objects {
                 }
             }
             #[cfg(feature = "cloud")]
-            Objects::Remote(remote) => {
-                let mut parts = Vec::with_capacity(ranges.len());
-                for range in ranges {
-                    match remote.get_range(key.as_str(), range.clone()).map_err(other)? {
-                        Some(bytes) => parts.push(bytes),
-                        None => return Ok(None),
-                    }
-                }
-                Ok(Some(parts))
-            }
+            Objects::Remote(remote) => remote.get_ranges(key.as_str(), ranges, size).map_err(other),
         }
     }
 }
@@ -184,7 +176,7 @@ impl ReadableStorageTraits for BoundedStorage {
             let within = within(&range, size);
             ranges.push(within.ok_or_else(|| self.refuse(key, format!("has no bytes {range:?} (it holds {size})")))?);
         }
-        let Some(parts) = self.objects.get_ranges(key, &ranges)? else { return Ok(None) };
+        let Some(parts) = self.objects.get_ranges(key, &ranges, size)? else { return Ok(None) };
         let Some(bound) = bound else { return Ok(Some(Box::new(parts.into_iter().map(Ok)))) };
         let mut whole_needed = false;
         for (part, range) in parts.iter().zip(&ranges) {

@@ -8,6 +8,7 @@ use serde_json::{Map, Value};
 use crate::element::DType;
 use crate::error::Result;
 use crate::io::zarr::ZarrReadOptions;
+use crate::io::zarr::group::{consolidated_members, listed_members};
 use crate::io::zarr::location::{Location, stored_chunk_shape, zarr_data_type};
 use crate::io::zarr::metadata::V2_DIMENSIONS;
 
@@ -91,7 +92,11 @@ fn v2_dimension_names(attributes: &Map<String, Value>, ndim: usize) -> Option<Ve
 
 /// The names of the arrays and groups directly inside group `group` ("" for
 /// the root) of the store at `path` (a local path or a URL), sorted: Zarr v3
-/// and v2 members alike.
+/// and v2 members alike. As xarray's `open_zarr`, the consolidated metadata
+/// of the group or of an enclosing group names them when there is some
+/// (see [`super::consolidate_zarr_metadata`]; no listing is needed, which an
+/// http(s) store cannot do, and members added since are not seen); otherwise
+/// the group is listed.
 ///
 /// ```
 /// use chunked_array::io::zarr::{zarr_members, ZarrReadOptions, ZarrWriteOptions};
@@ -109,29 +114,11 @@ fn v2_dimension_names(attributes: &Map<String, Value>, ndim: usize) -> Option<Ve
 /// ```
 ///
 /// # Errors
-/// [`Error::Io`](crate::error::Error::Io) naming the group when it cannot be listed.
+/// [`Error::Io`](crate::error::Error::Io) naming the group when it cannot be
+/// listed, or a consolidated metadata document that is not valid.
 pub fn zarr_members(path: impl AsRef<Path>, group: &str, options: &ZarrReadOptions) -> Result<Vec<String>> {
-    let location = Location::new(path.as_ref(), group, &options.storage)?;
-    const MEMBER_FILES: [&str; 3] = ["zarr.json", ".zarray", ".zgroup"];
-    let mut members: Vec<String> = match location.local_dir() {
-        Some(dir) => {
-            let mut found = Vec::new();
-            for name in location.list(usize::MAX)? {
-                if MEMBER_FILES.iter().any(|f| dir.join(&name).join(f).is_file()) {
-                    found.push(name);
-                }
-            }
-            found
-        }
-        None => location
-            .list(usize::MAX)?
-            .iter()
-            .filter_map(|key| {
-                key.split_once('/').filter(|(_, file)| MEMBER_FILES.contains(file)).map(|(c, _)| c.to_string())
-            })
-            .collect(),
-    };
-    members.sort();
-    members.dedup();
-    Ok(members)
+    if let Some(members) = consolidated_members(path.as_ref(), group, &options.storage)? {
+        return Ok(members);
+    }
+    listed_members(&Location::new(path.as_ref(), group, &options.storage)?)
 }

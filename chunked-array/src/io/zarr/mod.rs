@@ -61,6 +61,7 @@ pub use zarrs::array::codec::BloscCompressor;
 pub use zarrs::array::codec::BloscShuffleMode;
 
 mod bounded;
+mod group;
 mod info;
 mod location;
 mod metadata;
@@ -70,6 +71,7 @@ mod region;
 mod untrusted;
 mod write;
 
+pub use group::{ZarrGroupOptions, consolidate_zarr_metadata, create_zarr_group};
 pub use info::{ZarrArrayInfo, zarr_info, zarr_members};
 pub use location::{INCOMPLETE_MARKER, PENDING_METADATA};
 pub use options::{Compression, ShardingOptions, ZarrFormat, ZarrReadOptions, ZarrWriteOptions};
