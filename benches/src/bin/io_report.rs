@@ -1,6 +1,7 @@
 //! The I/O issue's benchmark in one run: write then read random 20000 x 20000 f64
 //! in (1000, 1000) chunks as Zarr v3 with zstd (zarr-python 3's default codec and
-//! level), next to the same with no compression and as .npy, and the physical
+//! level) and as Zarr v2 with the same codec, next to the same with no
+//! compression and as .npy, and the physical
 //! limits: the disk's sequential write rate and zstd's one-core speed on the
 //! same data.
 //!
@@ -14,7 +15,7 @@ use std::path::PathBuf;
 
 use chunked_array::io::WriteMode;
 use chunked_array::io::npy::from_npy;
-use chunked_array::io::zarr::{Compression, ZarrReadOptions, ZarrWriteOptions, from_zarr_with};
+use chunked_array::io::zarr::{Compression, ZarrFormat, ZarrReadOptions, ZarrWriteOptions, from_zarr_with};
 use chunked_array::random::RandomState;
 use chunked_array::{Array, Context};
 use chunked_benches::{arg, secs};
@@ -48,6 +49,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let cases = [
         ("zstd", Compression::default(), false, cores),
+        ("zstd_v2", Compression::default(), false, cores),
         ("zstd_direct", Compression::default(), true, cores),
         ("zstd_direct_overlap", Compression::default(), true, cores + 1),
         ("zstd1", Compression::Zstd { level: 1 }, false, cores),
@@ -56,7 +58,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ("raw_direct", Compression::None, true, cores),
     ];
     for (name, compression, direct_io, threads) in cases {
-        let opts = ZarrWriteOptions { mode: WriteMode::Overwrite, compression, direct_io, ..Default::default() };
+        let zarr_format = if name.ends_with("_v2") { ZarrFormat::V2 } else { ZarrFormat::V3 };
+        let opts =
+            ZarrWriteOptions { mode: WriteMode::Overwrite, compression, direct_io, zarr_format, ..Default::default() };
         let ctx = Context::threads(threads);
         let (t, report) = secs(|| x.to_zarr_on(&dir, name, &opts, &ctx).unwrap());
         let ratio = report.bytes_written as f64 / (gb * 1e9);
