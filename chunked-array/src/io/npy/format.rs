@@ -162,7 +162,9 @@ fn parse_descr(descr: &str) -> Option<(bool, DType)> {
     Some((big, dtype))
 }
 
-pub(super) fn descr(dtype: DType) -> &'static str {
+/// NumPy's type string of `dtype`, little-endian (`.npy`'s `descr`, Zarr
+/// v2's `dtype`).
+pub(crate) fn descr(dtype: DType) -> &'static str {
     match dtype {
         DType::I8 => "|i1",
         DType::I16 => "<i2",

@@ -41,7 +41,7 @@ use crate::io::store::{ChunkWriter, Completion, Store, StoreReport, WriteMode, s
 use crate::ops::custom::block_array;
 use crate::ops::dynamic::AnyArray;
 
-mod format;
+pub(crate) mod format;
 mod stack;
 
 use format::{NpyElement, header_bytes};

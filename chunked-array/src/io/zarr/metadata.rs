@@ -60,25 +60,6 @@ pub(super) fn zarr_data_type(dtype: DType) -> DataType {
     }
 }
 
-/// NumPy's type string of `dtype` (little-endian), as Zarr v2 stores it.
-fn v2_dtype(dtype: DType) -> &'static str {
-    match dtype {
-        DType::I8 => "|i1",
-        DType::I16 => "<i2",
-        DType::I32 => "<i4",
-        DType::I64 => "<i8",
-        DType::U8 => "|u1",
-        DType::U16 => "<u2",
-        DType::U32 => "<u4",
-        DType::U64 => "<u8",
-        DType::F32 => "<f4",
-        DType::F64 => "<f8",
-        DType::Complex64 => "<c8",
-        DType::Complex128 => "<c16",
-        DType::Bool | DType::Intermediate => "|b1",
-    }
-}
-
 /// numcodecs' configuration of `compression` (Zarr v2's `compressor`).
 fn v2_compressor(compression: Compression) -> Result<Value> {
     Ok(match compression {
@@ -131,7 +112,7 @@ pub(super) fn v2_metadata<T: Element>(
         "zarr_format": 2,
         "shape": shape,
         "chunks": chunk_shape,
-        "dtype": v2_dtype(T::DTYPE),
+        "dtype": crate::io::npy::format::descr(T::DTYPE),
         "compressor": v2_compressor(options.compression)?,
         "fill_value": fill,
         "order": "C",
