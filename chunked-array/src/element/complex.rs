@@ -58,21 +58,23 @@ macro_rules! complex_element {
                 self * b
             }
             /// Smith's algorithm, as NumPy divides: no overflow of `|b|²`.
-            #[inline]
+            /// Both of its cases are one computation with the operands
+            /// swapped, chosen by selects, so that the tile loops vectorize
+            /// it (the same operations in the same order as either case).
+            #[inline(always)]
             fn div(self, b: Self) -> Self {
                 let (ar, ai, br, bi) = (self.re, self.im, b.re, b.im);
-                if br.abs() >= bi.abs() {
-                    if br == 0.0 && bi == 0.0 {
-                        return Complex::new(ar / br.abs(), ai / br.abs());
-                    }
-                    let rat = bi / br;
-                    let scl = 1.0 / (br + bi * rat);
-                    Complex::new((ar + ai * rat) * scl, (ai - ar * rat) * scl)
-                } else {
-                    let rat = br / bi;
-                    let scl = 1.0 / (bi + br * rat);
-                    Complex::new((ar * rat + ai) * scl, (ai * rat - ar) * scl)
-                }
+                let real_larger = br.abs() >= bi.abs();
+                let (p, q) = if real_larger { (br, bi) } else { (bi, br) };
+                let (x1, x2) = if real_larger { (ar, ai) } else { (ai, ar) };
+                let rat = q / p;
+                let scl = 1.0 / (p + q * rat);
+                let re = (x1 + x2 * rat) * scl;
+                let (minuend, subtrahend) = if real_larger { (x2, x1 * rat) } else { (x1 * rat, x2) };
+                let im = (minuend - subtrahend) * scl;
+                let by_zero = br == 0.0 && bi == 0.0;
+                let (re, im) = if by_zero { (ar / br.abs(), ai / br.abs()) } else { (re, im) };
+                Complex::new(re, im)
             }
             #[inline]
             fn neg(self) -> Self {

@@ -285,6 +285,50 @@ fn complex_ufuncs_are_num_complex_element_by_element() {
     let _ = <Complex64 as Element>::DTYPE;
 }
 
+/// Smith's algorithm as NumPy writes it, branch by branch: the oracle of the
+/// tile loops' branch-free division.
+fn smith_division(a: chunked_array::Complex64, b: chunked_array::Complex64) -> chunked_array::Complex64 {
+    use chunked_array::Complex64;
+    let (ar, ai, br, bi) = (a.re, a.im, b.re, b.im);
+    if br.abs() >= bi.abs() {
+        if br == 0.0 && bi == 0.0 {
+            return Complex64::new(ar / br.abs(), ai / br.abs());
+        }
+        let rat = bi / br;
+        let scl = 1.0 / (br + bi * rat);
+        Complex64::new((ar + ai * rat) * scl, (ai - ar * rat) * scl)
+    } else {
+        let rat = br / bi;
+        let scl = 1.0 / (bi + br * rat);
+        Complex64::new((ar * rat + ai) * scl, (ai * rat - ar) * scl)
+    }
+}
+
+#[test]
+fn complex_division_and_reciprocal_are_smiths_algorithm_in_both_cases() {
+    use chunked_array::Complex64;
+    let parts = [0.0, -0.0, 1.5, -2.25, 3e-310, 1e300, -7.0, f64::INFINITY, f64::NEG_INFINITY, f64::NAN];
+    let values: Vec<Complex64> =
+        parts.iter().flat_map(|&re| parts.iter().map(move |&im| Complex64::new(re, im))).collect();
+    let (a, b): (Vec<Complex64>, Vec<Complex64>) =
+        values.iter().flat_map(|&p| values.iter().map(move |&q| (p, q))).unzip();
+    let n = a.len();
+    let x = Array::from_vec(&[n], a.clone(), 777).unwrap();
+    let y = Array::from_vec(&[n], b.clone(), 500).unwrap();
+    // Equal bits, or NaN where the oracle is NaN (a NaN's sign is not kept).
+    let same = |p: f64, q: f64| p.to_bits() == q.to_bits() || (p.is_nan() && q.is_nan());
+    let quotient = (&x / &y).compute().unwrap();
+    for (k, (&got, (&p, &q))) in quotient.iter().zip(a.iter().zip(&b)).enumerate() {
+        let want = smith_division(p, q);
+        assert!(same(got.re, want.re) && same(got.im, want.im), "{k}: {p} / {q} = {got}, want {want}");
+    }
+    let reciprocal = y.reciprocal().compute().unwrap();
+    for (&got, &q) in reciprocal.iter().zip(&b) {
+        let want = smith_division(Complex64::new(1.0, 0.0), q);
+        assert!(same(got.re, want.re) && same(got.im, want.im), "1 / {q} = {got}, want {want}");
+    }
+}
+
 /// A unary float ufunc: its name, the array method, and the scalar oracle.
 type UnaryCase = (&'static str, fn(&Array<f64>) -> Array<f64>, fn(f64) -> f64);
 

@@ -13,7 +13,7 @@ macro_rules! complex_math {
             fn square(self) -> Self {
                 self * self
             }
-            #[inline]
+            #[inline(always)]
             fn reciprocal(self) -> Self {
                 Self::ONE.div(self)
             }
@@ -66,7 +66,7 @@ macro_rules! complex_math {
             }
             /// NumPy's: `ln|1 + z| + i·arg(1 + z)` (in f64, with the
             /// branch-free forms).
-            #[inline]
+            #[inline(always)]
             fn log1p(self) -> Self {
                 let (x, y) = (f64::from(self.re + 1.0), f64::from(self.im));
                 Complex::new(vector_libm::ln(vector_libm::hypot(x, y)) as $f, vector_libm::atan2(y, x) as $f)

@@ -13,7 +13,7 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 
 use crate::element::{DType, Element};
-use crate::ops::elementwise::loops;
+use crate::ops::elementwise::loops::{self, TileKernel};
 
 /// Elements per tile: small enough for a few tile buffers to sit in L1.
 pub(crate) const TILE: usize = 512;
@@ -211,11 +211,28 @@ fn map_child<A: Element, O: Element, F: Fn(A) -> O>(a: &dyn TileExpr<A>, ctx: &T
     loops::map1(out, child!(a, direct, ctx, n, ta), f)
 }
 
+/// [`map_child`] through a kernel's own tile loops.
+#[inline]
+fn map_child_tiled<A: Element, O: Element>(a: &dyn TileExpr<A>, ctx: &TileCtx<'_>, out: &mut [O], k: TileKernel<A, O>) {
+    let n = out.len();
+    let direct = a.direct(ctx, n);
+    if direct.is_none()
+        && let Some(own) = loops::as_same::<O, A>(out)
+    {
+        a.eval(ctx, own);
+        return (k.in_place)(own);
+    }
+    let mut ta: [A; TILE];
+    (k.map)(out, child!(a, direct, ctx, n, ta))
+}
+
 /// `f(a)` element by element.
 pub(crate) struct Unary<A, O, F> {
     pub name: &'static str,
     pub a: Expr<A>,
     pub f: Arc<F>,
+    /// `f`'s own tile loops, which run in its place where it has them.
+    pub tiled: Option<TileKernel<A, O>>,
     /// Its C form, when it has one (a closure's captured scalar is in it).
     pub cuda: Option<crate::ops::elementwise::cuda::CudaForm>,
     pub _t: PhantomData<fn() -> O>,
@@ -224,13 +241,17 @@ pub(crate) struct Unary<A, O, F> {
 impl<A: Element, O: Element, F: Fn(A) -> O + Send + Sync + 'static> TileExpr<O> for Unary<A, O, F> {
     #[inline]
     fn eval(&self, ctx: &TileCtx<'_>, out: &mut [O]) {
-        map_child(&*self.a, ctx, out, &*self.f)
+        match self.tiled {
+            Some(k) => map_child_tiled(&*self.a, ctx, out, k),
+            None => map_child(&*self.a, ctx, out, &*self.f),
+        }
     }
     fn rebind(&self, map: &dyn Fn(usize) -> Rebind) -> Expr<O> {
         Arc::new(Unary {
             name: self.name,
             a: self.a.rebind(map),
             f: self.f.clone(),
+            tiled: self.tiled,
             cuda: self.cuda.clone(),
             _t: PhantomData,
         })

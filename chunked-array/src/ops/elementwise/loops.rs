@@ -18,13 +18,13 @@ use crate::element::Element;
 
 /// The widest vector instructions this CPU has, as far as these loops use them.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Width {
+pub(crate) enum Width {
     Avx512,
     Avx2,
     Base,
 }
 
-fn width() -> Width {
+pub(crate) fn width() -> Width {
     #[cfg(target_arch = "x86_64")]
     {
         static WIDTH: std::sync::OnceLock<Width> = std::sync::OnceLock::new();
@@ -62,7 +62,8 @@ macro_rules! multiversion {
                 fn mid<$($g: $b),*>($($arg: $ty),*) {
                     body($($arg),*)
                 }
-                match width() {
+                use $crate::ops::elementwise::loops::Width;
+                match $crate::ops::elementwise::loops::width() {
                     // SAFETY: `width` found these instructions on this CPU.
                     Width::Avx512 => return unsafe { wide($($arg),*) },
                     // SAFETY: as above.
@@ -78,9 +79,57 @@ macro_rules! multiversion {
 /// `A` and `B` are one type (checked once per tile; a constant after
 /// monomorphization), so a buffer of one may be written as the other.
 #[inline(always)]
-fn same_type<A: 'static, B: 'static>() {
+pub(crate) fn same_type<A: 'static, B: 'static>() {
     assert!(TypeId::of::<A>() == TypeId::of::<B>(), "an in-place loop between two element types");
 }
+
+pub(crate) use multiversion;
+
+/// A unary kernel compiled into its own tile loops ([`tile_kernel!`]): the
+/// element function is called directly in them, not through a closure, so
+/// an `#[inline(always)]` kernel is inlined and vectorized however large it
+/// is (a call through `Fn` stays a call once the kernel passes LLVM's
+/// inlining threshold, and the loop stays scalar).
+pub(crate) struct TileKernel<A, O> {
+    /// `out[i] = f(a[i])`.
+    pub map: fn(&mut [O], &[A]),
+    /// `buf[i] = f(buf[i])`; called only where `A` is `O`.
+    pub in_place: fn(&mut [A]),
+}
+
+impl<A, O> Clone for TileKernel<A, O> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<A, O> Copy for TileKernel<A, O> {}
+
+/// The [`TileKernel`] of `kernel` (a function or closure of one `T: bound`
+/// returning `out`, a type that may name `T`).
+macro_rules! tile_kernel {
+    (<T: $bound:path> $kernel:expr => $out:ty) => {{
+        $crate::ops::elementwise::loops::multiversion! {
+            fn map<T: $bound>(out: &mut [$out], a: &[T]) {
+                for (o, &x) in out.iter_mut().zip(a) {
+                    *o = ($kernel)(x);
+                }
+            }
+        }
+        $crate::ops::elementwise::loops::multiversion! {
+            fn in_place<T: $bound>(buf: &mut [T]) {
+                $crate::ops::elementwise::loops::same_type::<T, $out>();
+                let p = buf.as_mut_ptr();
+                for i in 0..buf.len() {
+                    // SAFETY: i < buf.len(); T is the output type, so an
+                    // output fits where the input was.
+                    unsafe { p.cast::<$out>().add(i).write(($kernel)(p.add(i).read())) }
+                }
+            }
+        }
+        $crate::ops::elementwise::loops::TileKernel { map: map::<T>, in_place: in_place::<T> }
+    }};
+}
+pub(crate) use tile_kernel;
 
 multiversion! {
     /// `out[i] = f(a[i])`.
@@ -176,5 +225,33 @@ mod tests {
         assert_eq!(ints, (0..1000).map(|i| (a[i] + b[i] * a[i]) as i64).collect::<Vec<_>>());
         assert!(as_same::<f64, f32>(&mut buf).is_none());
         assert_eq!(as_same::<f64, f64>(&mut buf).map(|s| s.len()), Some(1000));
+    }
+
+    fn log1p_kernel<T: crate::element::Inexact>() -> TileKernel<T, T> {
+        tile_kernel!(<T: crate::element::Inexact> crate::element::math::InexactMath::log1p => T)
+    }
+
+    fn is_nan_kernel<T: crate::element::Number>() -> TileKernel<T, bool> {
+        tile_kernel!(<T: crate::element::Number> |x: T| x.is_nan() => bool)
+    }
+
+    #[test]
+    fn a_kernels_own_loops_compute_what_it_does_per_element() {
+        use crate::element::Complex64;
+        use crate::element::math::InexactMath;
+        let z: Vec<Complex64> =
+            (0..1000).map(|i| Complex64::new((i as f64 - 500.3) * 0.37, (i as f64).sin())).collect();
+        let want: Vec<Complex64> = z.iter().map(|&v| InexactMath::log1p(v)).collect();
+        let kernel = log1p_kernel::<Complex64>();
+        let mut out = vec![Complex64::new(0.0, 0.0); 1000];
+        (kernel.map)(&mut out, &z);
+        assert_eq!(out, want);
+        let mut buf = z.clone();
+        (kernel.in_place)(&mut buf);
+        assert_eq!(buf, want);
+        let x = [1.0, f64::NAN, -0.0, f64::INFINITY];
+        let mut flags = [true; 4];
+        (is_nan_kernel::<f64>().map)(&mut flags, &x);
+        assert_eq!(flags, [false, true, false, false]);
     }
 }

@@ -12,6 +12,7 @@ use crate::error::Result;
 use crate::graph::Node;
 use crate::ops::elementwise::build;
 use crate::ops::elementwise::expr::{Binary, Const, Expr, Ternary, Unary, leaf};
+use crate::ops::elementwise::loops::TileKernel;
 
 /// An operand of an elementwise operation: an array or a scalar.
 ///
@@ -83,6 +84,17 @@ fn try_unary<A: Element, O: Element>(
     try_unary_with(a, name, f, crate::ops::elementwise::cuda::unary_form::<A, O>(name))
 }
 
+/// [`unary`] whose tiles run through `tiled`, the kernel `f`'s own loops
+/// ([`crate::ops::elementwise::loops::tile_kernel`]).
+pub(crate) fn unary_tiled<A: Element, O: Element>(
+    a: &Array<A>,
+    name: &'static str,
+    f: impl Fn(A) -> O + Send + Sync + 'static,
+    tiled: TileKernel<A, O>,
+) -> Array<O> {
+    Array::from_result(layer_unary(a, name, f, Some(tiled), crate::ops::elementwise::cuda::unary_form::<A, O>(name)))
+}
+
 /// A unary layer with an explicit C form (for closures over scalars).
 pub(crate) fn unary_with<A: Element, O: Element>(
     a: &Array<A>,
@@ -99,9 +111,19 @@ fn try_unary_with<A: Element, O: Element>(
     f: impl Fn(A) -> O + Send + Sync + 'static,
     cuda: Option<crate::ops::elementwise::cuda::CudaForm>,
 ) -> Result<Array<O>> {
+    layer_unary(a, name, f, None, cuda)
+}
+
+fn layer_unary<A: Element, O: Element>(
+    a: &Array<A>,
+    name: &'static str,
+    f: impl Fn(A) -> O + Send + Sync + 'static,
+    tiled: Option<TileKernel<A, O>>,
+    cuda: Option<crate::ops::elementwise::cuda::CudaForm>,
+) -> Result<Array<O>> {
     let mut leaves = Vec::new();
     let x = Operand::Array(a).expr(&mut leaves);
-    let e: Expr<O> = Arc::new(Unary { name, a: x, f: Arc::new(f), cuda, _t: PhantomData });
+    let e: Expr<O> = Arc::new(Unary { name, a: x, f: Arc::new(f), tiled, cuda, _t: PhantomData });
     Array::built(build(name, leaves, e)?)
 }
 
@@ -120,7 +142,7 @@ pub(crate) fn binary_promoted<A: Element, B: Element, O: Element>(
     name: &'static str,
     a: &Array<A>,
     b: &Array<B>,
-    f: fn(O, O) -> O,
+    f: impl Fn(O, O) -> O + Send + Sync + 'static,
 ) -> Result<Array<O>> {
     binary_layer(name, Operand::Array(a), Operand::Array(b), move |x: A, y: B| f(x.cast::<O>(), y.cast::<O>()), true)
 }

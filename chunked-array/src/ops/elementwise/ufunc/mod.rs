@@ -32,7 +32,8 @@ macro_rules! unary_ufuncs {
                 "```"
             )]
             pub fn $name(&self) -> Array<$out> {
-                $crate::ops::elementwise::ops::unary(self, stringify!($name), $kernel)
+                let tiled = $crate::ops::elementwise::loops::tile_kernel!(<T: $bound> $kernel => $out);
+                $crate::ops::elementwise::ops::unary_tiled(self, stringify!($name), $kernel, tiled)
             }
         )* }
     };
