@@ -1,4 +1,4 @@
-"""The ufunc chains and complex matmul of ufunc_report in dask and numpy, next
+"""The ufunc and operator chains and complex matmul of ufunc_report in dask and numpy, next
 to chunked, in one run on one machine.
 
 Usage: python benches/python/compare_ufuncs.py [--quick]
@@ -38,6 +38,10 @@ def trig(m, x):
     return m.cbrt(m.log1p(m.hypot(m.expm1(m.rint(x)), x))).sum()
 
 
+def operators(x):
+    return ((x * x + x) - (x * 0.5 + 1.0) / (x + 1.0)).sum()
+
+
 def complex_chain(m, z):
     return m.abs(m.log1p(m.square(m.conj(z))) * m.reciprocal(z)).sum()
 
@@ -50,12 +54,14 @@ def main():
     a = z[:NM, :NM].rechunk((NM // 2, NM // 2)).persist()
     rows[f"f64 cheap chain {N}²"] = {"dask": median_time(lambda: cheap(np, x).compute())}
     rows[f"f64 transcendental chain {N}²"] = {"dask": median_time(lambda: trig(np, x).compute())}
+    rows[f"f64 operator chain {N}²"] = {"dask": median_time(lambda: operators(x).compute())}
     rows[f"complex128 chain {NC}²"] = {"dask": median_time(lambda: complex_chain(np, z).compute())}
     rows[f"complex128 matmul {NM}²"] = {"dask": median_time(lambda: (a @ a).sum().compute())}
     xn = x.compute()
     del x
     rows[f"f64 cheap chain {N}²"]["numpy"] = median_time(lambda: cheap(np, xn))
     rows[f"f64 transcendental chain {N}²"]["numpy"] = median_time(lambda: trig(np, xn))
+    rows[f"f64 operator chain {N}²"]["numpy"] = median_time(lambda: operators(xn))
     del xn
     zn, an = z.compute(), a.compute()
     del z
