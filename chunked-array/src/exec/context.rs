@@ -6,6 +6,7 @@ use std::sync::atomic::AtomicBool;
 use crate::diagnostics::{Dashboard, DashboardOptions, Profiler, Progress, ReportTimes};
 use crate::error::{Error, Result};
 use crate::events::Observer;
+use crate::kernels::Backend;
 use crate::memory::MemoryConfig;
 use crate::schedule::{Scheduler, SyncScheduler, ThreadedScheduler};
 
@@ -30,6 +31,8 @@ pub struct Context {
     cancel: Option<Arc<AtomicBool>>,
     /// The dashboard this context started (rank 0 only).
     dashboard: Option<Dashboard>,
+    /// The dense kernels' backend for its runs' tasks, where it names one.
+    kernel_backend: Option<Backend>,
 }
 
 impl Context {
@@ -52,6 +55,7 @@ impl Context {
             observers: Vec::new(),
             cancel: None,
             dashboard: None,
+            kernel_backend: None,
         }
     }
 
@@ -334,6 +338,38 @@ impl Context {
 
     pub(crate) fn cancel_flag(&self) -> Option<Arc<AtomicBool>> {
         self.cancel.clone()
+    }
+
+    /// Runs the dense block kernels (gemm) of this context's tasks on
+    /// `backend`, over the process's choice ([`crate::kernels::backend`]:
+    /// `set_backend`, `CHUNKED_BLAS`, or the measurement at first use);
+    /// other contexts keep theirs.
+    ///
+    /// ```
+    /// # fn main() -> chunked_array::Result<()> {
+    /// use chunked_array::kernels::{Backend, backend};
+    /// use chunked_array::{Array, Context};
+    /// let ctx = Context::threads(2).with_kernel_backend(Backend::Faer)?;
+    /// let a = Array::<f64>::ones(&[4, 4], 2)?;
+    /// // Each task sees the context's backend.
+    /// let seen = a.map_blocks(|b, _| b.mapv(|_| f64::from(backend() == Backend::Faer)), None)?;
+    /// assert_eq!(seen.sum(None)?.compute_on(&ctx)?[[]], 16.0);
+    /// assert_eq!(a.matmul(&a)?.compute_on(&ctx)?[[0, 0]], 4.0);
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # Errors
+    /// [`crate::Error::InvalidArgument`] for [`Backend::Blas`] where no
+    /// system BLAS loads.
+    pub fn with_kernel_backend(mut self, backend: Backend) -> Result<Self> {
+        crate::kernels::check_available(backend)?;
+        self.kernel_backend = Some(backend);
+        Ok(self)
+    }
+
+    /// The backend [`Context::with_kernel_backend`] named, if any.
+    pub(crate) fn kernel_backend(&self) -> Option<Backend> {
+        self.kernel_backend
     }
 
     /// The scheduler in use.

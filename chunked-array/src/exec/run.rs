@@ -72,6 +72,7 @@ pub(crate) fn run_blocks(
     let outputs: Vec<(Arc<Node>, Vec<usize>)> = optimized.into_iter().zip(blocks.iter().cloned()).collect();
     let mut graph = TaskGraph::build(&outputs)?;
     graph.cancel_with(ctx.cancel_flag());
+    graph.kernels_on(ctx.kernel_backend());
     // (task, output number, block number), sorted by task for lookup from the sink.
     let mut routes: Vec<(u32, u32, usize)> = Vec::new();
     for (o, tasks) in graph.output_tasks().iter().enumerate() {

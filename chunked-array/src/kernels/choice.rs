@@ -1,6 +1,8 @@
-//! Which backend runs the kernels: `CHUNKED_BLAS`, [`set_backend`], or a
-//! measurement at first use.
+//! Which backend runs the kernels: a context's choice for its tasks
+//! (`Context::with_kernel_backend`), else [`set_backend`]'s, else
+//! `CHUNKED_BLAS`, else a measurement at first use.
 
+use std::cell::Cell;
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::time::{Duration, Instant};
@@ -47,6 +49,12 @@ struct Choice {
 /// [`set_backend`]'s choice: 0 for none, else 1 + the backend's index.
 static CHOSEN_BY_CALLER: AtomicU8 = AtomicU8::new(0);
 
+thread_local! {
+    /// The backend of the task this thread runs, where its context names
+    /// one ([`with_backend`]).
+    static TASK_BACKEND: Cell<Option<Backend>> = const { Cell::new(None) };
+}
+
 /// The backend the kernels use now.
 ///
 /// ```
@@ -55,6 +63,9 @@ static CHOSEN_BY_CALLER: AtomicU8 = AtomicU8::new(0);
 /// assert_eq!(backend(), Backend::Faer);
 /// ```
 pub fn backend() -> Backend {
+    if let Some(task_backend) = TASK_BACKEND.get() {
+        return task_backend;
+    }
     match CHOSEN_BY_CALLER.load(Ordering::Relaxed) {
         1 => Backend::Faer,
         2 => Backend::Blas,
@@ -77,10 +88,36 @@ pub fn backend() -> Backend {
 /// [`Error::InvalidArgument`] for [`Backend::Blas`] when no system BLAS
 /// loads.
 pub fn set_backend(backend: Backend) -> Result<()> {
+    check_available(backend)?;
+    CHOSEN_BY_CALLER.store(1 + backend as u8, Ordering::Relaxed);
+    Ok(())
+}
+
+/// Runs `f` with `backend` (where `Some`) as the calling thread's
+/// backend, over [`set_backend`]'s and the measured choice: a context's
+/// choice for the tasks of its runs. The thread's previous backend is
+/// restored afterwards, unwinding included.
+pub(crate) fn with_backend<R>(backend: Option<Backend>, f: impl FnOnce() -> R) -> R {
+    /// Puts the previous backend back when dropped.
+    struct Restore(Option<Backend>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            TASK_BACKEND.set(self.0);
+        }
+    }
+    if backend.is_none() {
+        return f();
+    }
+    let _restore = Restore(TASK_BACKEND.replace(backend));
+    f()
+}
+
+/// [`Error::InvalidArgument`] for [`Backend::Blas`] where no system BLAS
+/// loads.
+pub(crate) fn check_available(backend: Backend) -> Result<()> {
     if backend == Backend::Blas && blas::blas().is_none() {
         return Err(Error::invalid("backend", backend, "no system BLAS loads (Debian: libopenblas0-pthread)"));
     }
-    CHOSEN_BY_CALLER.store(1 + backend as u8, Ordering::Relaxed);
     Ok(())
 }
 

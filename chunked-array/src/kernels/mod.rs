@@ -19,6 +19,7 @@ use faer::{Accum, MatMut, MatRef, Par};
 
 use crate::element::{Complex32, Complex64};
 pub use choice::{Backend, backend, describe, set_backend};
+pub(crate) use choice::{check_available, with_backend};
 
 /// The element types of the kernels: `f32`, `f64`, `Complex32` and
 /// `Complex64` (faer's and BLAS's types both).

@@ -4,7 +4,7 @@
 //! row- and column-major operands, leading dimensions past the width,
 //! transposed and conjugated views, accumulation, a scale, thin shapes.
 
-use chunked_array::kernels::{Backend, KernelElement, blas_library, gemm_on};
+use chunked_array::kernels::{Backend, KernelElement, backend, blas_library, gemm_on};
 use chunked_array::{Complex32, Complex64};
 use faer::{Mat, MatRef};
 use num_complex::ComplexFloat;
@@ -169,4 +169,40 @@ fn blas_kernels_match_the_triple_loop() {
     // Every case but the empty products and the untransposed conjugates (of
     // complex types) runs on the BLAS.
     assert!(by_blas >= 5 * 4 * 2 * 2 * 3, "{name} ran {by_blas} calls");
+}
+
+/// The backend each block's task saw, as 0 (faer) or 1 (BLAS), under `ctx`.
+fn backends_seen(ctx: &chunked_array::Context) -> Vec<f64> {
+    let x = chunked_array::Array::<f64>::zeros(&[8], 2).unwrap();
+    let seen = x.map_blocks(|b, _| b.mapv(|_| f64::from(backend() == Backend::Blas)), None).unwrap();
+    seen.compute_on(ctx).unwrap().into_raw_vec_and_offset().0
+}
+
+#[test]
+fn a_contexts_backend_runs_its_tasks_and_no_others() {
+    use chunked_array::{Array, Context};
+    let before = backend();
+    let faer = Context::threads(2).with_kernel_backend(Backend::Faer).unwrap();
+    assert_eq!(backends_seen(&faer), vec![0.0; 8]);
+    // A block product under the context's backend against ndarray's.
+    let a = Array::from_fn(&[70, 50], [32, 24], |i| ((i[0] * 7 + i[1] * 3) % 11) as f64 - 5.0).unwrap();
+    let want = a.compute().unwrap().into_dimensionality::<ndarray::Ix2>().unwrap();
+    let want = want.dot(&want.t());
+    let got = |ctx: &Context| a.matmul(&a.t()).unwrap().compute_on(ctx).unwrap();
+    assert_eq!(got(&faer).into_dimensionality::<ndarray::Ix2>().unwrap(), want, "small integers multiply exactly");
+    match blas_library() {
+        Some(_) => {
+            let blas = Context::threads(2).with_kernel_backend(Backend::Blas).unwrap();
+            assert_eq!(backends_seen(&blas), vec![1.0; 8]);
+            assert_eq!(got(&blas).into_dimensionality::<ndarray::Ix2>().unwrap(), want);
+            // A context without a choice runs on the process's.
+            let process = f64::from(backend() == Backend::Blas);
+            assert_eq!(backends_seen(&Context::threads(2)), vec![process; 8]);
+        }
+        None => {
+            let refused = Context::threads(2).with_kernel_backend(Backend::Blas).err().unwrap().to_string();
+            assert!(refused.contains("BLAS"), "{refused}");
+        }
+    }
+    assert_eq!(backend(), before, "the calling thread keeps its backend");
 }

@@ -348,7 +348,10 @@ impl TaskGraph {
         let node = &self.nodes[self.task_node[t] as usize];
         let mut idx = Vec::with_capacity(node.chunks.ndim());
         node.chunks.unravel_into(self.task_block[t], &mut idx);
-        match catch_unwind(AssertUnwindSafe(|| run_placed(node, &idx, inputs))) {
+        let ran = crate::kernels::with_backend(self.kernel_backend, || {
+            catch_unwind(AssertUnwindSafe(|| run_placed(node, &idx, inputs)))
+        });
+        match ran {
             Ok(Ok(b)) => Ok(b),
             // I/O errors already name the file or chunk, device errors the
             // device and the bytes, numerical failures the block, and callers

@@ -80,6 +80,8 @@ pub struct TaskGraph {
     /// Set when the run is cancelled: tasks not yet started fail with
     /// [`Error::Cancelled`].
     cancel: Option<Arc<AtomicBool>>,
+    /// The kernel backend its tasks run with, where its context names one.
+    kernel_backend: Option<crate::kernels::Backend>,
 }
 
 /// The tasks found by walking the layers from the requested blocks, before
@@ -217,12 +219,18 @@ impl TaskGraph {
             order,
             rank,
             cancel: None,
+            kernel_backend: None,
         })
     }
 
     /// Tasks that start after `flag` is set fail with [`Error::Cancelled`].
     pub(crate) fn cancel_with(&mut self, flag: Option<Arc<AtomicBool>>) {
         self.cancel = flag;
+    }
+
+    /// Its tasks run their dense kernels on `backend` (where `Some`).
+    pub(crate) fn kernels_on(&mut self, backend: Option<crate::kernels::Backend>) {
+        self.kernel_backend = backend;
     }
 
     /// Whether the run was cancelled.
