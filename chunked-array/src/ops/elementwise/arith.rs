@@ -24,7 +24,7 @@ fn promoted<A: Element, B: Element, O: Element>(
     name: &'static str,
     a: &Array<A>,
     b: &Array<B>,
-    f: impl Fn(O, O) -> O + Copy + Send + Sync + 'static,
+    f: impl Fn(O, O) -> O + Send + Sync + 'static,
 ) -> Array<O> {
     Array::from_result(binary_promoted(name, a, b, f))
 }
@@ -36,7 +36,7 @@ fn with_scalar<A: Element, S: Element, O: Element>(
     a: &Array<A>,
     scalar: S,
     scalar_first: bool,
-    f: impl Fn(O, O) -> O + Copy + Send + Sync + 'static,
+    f: impl Fn(O, O) -> O + Send + Sync + 'static,
 ) -> Array<O> {
     let s = scalar.cast::<O>();
     let form = if A::DTYPE == O::DTYPE { scalar_form(name, s, scalar_first) } else { None };

@@ -226,13 +226,28 @@ fn map_child_tiled<A: Element, O: Element>(a: &dyn TileExpr<A>, ctx: &TileCtx<'_
     (k.map)(out, child!(a, direct, ctx, n, ta))
 }
 
-/// `f(a)` element by element.
+/// How a unary layer maps a tile.
+pub(crate) enum UnaryMap<A, O, F> {
+    /// A function of one element, inlined into the shared tile loops.
+    Element(Arc<F>),
+    /// A kernel's own tile loops ([`loops::tile_kernel`]).
+    Tiled(TileKernel<A, O>),
+}
+
+impl<A, O, F> Clone for UnaryMap<A, O, F> {
+    fn clone(&self) -> Self {
+        match self {
+            UnaryMap::Element(f) => UnaryMap::Element(f.clone()),
+            UnaryMap::Tiled(k) => UnaryMap::Tiled(*k),
+        }
+    }
+}
+
+/// A function of `a`, element by element.
 pub(crate) struct Unary<A, O, F> {
     pub name: &'static str,
     pub a: Expr<A>,
-    pub f: Arc<F>,
-    /// `f`'s own tile loops, which run in its place where it has them.
-    pub tiled: Option<TileKernel<A, O>>,
+    pub map: UnaryMap<A, O, F>,
     /// Its C form, when it has one (a closure's captured scalar is in it).
     pub cuda: Option<crate::ops::elementwise::cuda::CudaForm>,
     pub _t: PhantomData<fn() -> O>,
@@ -241,17 +256,16 @@ pub(crate) struct Unary<A, O, F> {
 impl<A: Element, O: Element, F: Fn(A) -> O + Send + Sync + 'static> TileExpr<O> for Unary<A, O, F> {
     #[inline]
     fn eval(&self, ctx: &TileCtx<'_>, out: &mut [O]) {
-        match self.tiled {
-            Some(k) => map_child_tiled(&*self.a, ctx, out, k),
-            None => map_child(&*self.a, ctx, out, &*self.f),
+        match &self.map {
+            UnaryMap::Element(f) => map_child(&*self.a, ctx, out, &**f),
+            UnaryMap::Tiled(k) => map_child_tiled(&*self.a, ctx, out, *k),
         }
     }
     fn rebind(&self, map: &dyn Fn(usize) -> Rebind) -> Expr<O> {
         Arc::new(Unary {
             name: self.name,
             a: self.a.rebind(map),
-            f: self.f.clone(),
-            tiled: self.tiled,
+            map: self.map.clone(),
             cuda: self.cuda.clone(),
             _t: PhantomData,
         })

@@ -11,7 +11,7 @@ use crate::element::{Complex32, Complex64, Element, Real};
 use crate::error::Result;
 use crate::graph::Node;
 use crate::ops::elementwise::build;
-use crate::ops::elementwise::expr::{Binary, Const, Expr, Ternary, Unary, leaf};
+use crate::ops::elementwise::expr::{Binary, Const, Expr, Ternary, Unary, UnaryMap, leaf};
 use crate::ops::elementwise::loops::TileKernel;
 
 /// An operand of an elementwise operation: an array or a scalar.
@@ -84,15 +84,15 @@ fn try_unary<A: Element, O: Element>(
     try_unary_with(a, name, f, crate::ops::elementwise::cuda::unary_form::<A, O>(name))
 }
 
-/// [`unary`] whose tiles run through `tiled`, the kernel `f`'s own loops
+/// [`unary`] whose tiles run through `tiled`, a kernel's own loops
 /// ([`crate::ops::elementwise::loops::tile_kernel`]).
 pub(crate) fn unary_tiled<A: Element, O: Element>(
     a: &Array<A>,
     name: &'static str,
-    f: impl Fn(A) -> O + Send + Sync + 'static,
     tiled: TileKernel<A, O>,
 ) -> Array<O> {
-    Array::from_result(layer_unary(a, name, f, Some(tiled), crate::ops::elementwise::cuda::unary_form::<A, O>(name)))
+    let cuda = crate::ops::elementwise::cuda::unary_form::<A, O>(name);
+    Array::from_result(layer_unary::<A, O, fn(A) -> O>(a, name, UnaryMap::Tiled(tiled), cuda))
 }
 
 /// A unary layer with an explicit C form (for closures over scalars).
@@ -111,19 +111,18 @@ fn try_unary_with<A: Element, O: Element>(
     f: impl Fn(A) -> O + Send + Sync + 'static,
     cuda: Option<crate::ops::elementwise::cuda::CudaForm>,
 ) -> Result<Array<O>> {
-    layer_unary(a, name, f, None, cuda)
+    layer_unary(a, name, UnaryMap::Element(Arc::new(f)), cuda)
 }
 
-fn layer_unary<A: Element, O: Element>(
+fn layer_unary<A: Element, O: Element, F: Fn(A) -> O + Send + Sync + 'static>(
     a: &Array<A>,
     name: &'static str,
-    f: impl Fn(A) -> O + Send + Sync + 'static,
-    tiled: Option<TileKernel<A, O>>,
+    map: UnaryMap<A, O, F>,
     cuda: Option<crate::ops::elementwise::cuda::CudaForm>,
 ) -> Result<Array<O>> {
     let mut leaves = Vec::new();
     let x = Operand::Array(a).expr(&mut leaves);
-    let e: Expr<O> = Arc::new(Unary { name, a: x, f: Arc::new(f), tiled, cuda, _t: PhantomData });
+    let e: Expr<O> = Arc::new(Unary { name, a: x, map, cuda, _t: PhantomData });
     Array::built(build(name, leaves, e)?)
 }
 

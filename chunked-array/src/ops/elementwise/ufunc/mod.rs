@@ -33,7 +33,7 @@ macro_rules! unary_ufuncs {
             )]
             pub fn $name(&self) -> Array<$out> {
                 let tiled = $crate::ops::elementwise::loops::tile_kernel!(<T: $bound> $kernel => $out);
-                $crate::ops::elementwise::ops::unary_tiled(self, stringify!($name), $kernel, tiled)
+                $crate::ops::elementwise::ops::unary_tiled(self, stringify!($name), tiled)
             }
         )* }
     };
