@@ -58,22 +58,6 @@ template <typename T> __device__ inline T py_mod(T a, T b) {
 }
 __device__ inline double ln2_of(double) { return bits_f64(0x3FE62E42FEFA39EFull); }
 __device__ inline float ln2_of(float) { return bits_f32(0x3F317218u); }
-__device__ inline double log2e_of(double) { return bits_f64(0x3FF71547652B82FEull); }
-__device__ inline float log2e_of(float) { return bits_f32(0x3FB8AA3Bu); }
-template <typename T> __device__ inline T logaddexp_of(T a, T b) {
-    if (a == b) return a + ln2_of(a);
-    T d = a - b;
-    if (d > 0) return a + log1p(exp(-d));
-    if (d <= 0) return b + log1p(exp(d));
-    return d;
-}
-template <typename T> __device__ inline T logaddexp2_of(T a, T b) {
-    if (a == b) return a + (T)1;
-    T d = a - b;
-    if (d > 0) return a + log1p(exp2(-d)) * log2e_of(a);
-    if (d <= 0) return b + log1p(exp2(d)) * log2e_of(a);
-    return d;
-}
 __device__ inline double ln10_of(double) { return bits_f64(0x40026BB1BBB55516ull); }
 __device__ inline float ln10_of(float) { return bits_f32(0x40135D8Eu); }
 __device__ inline double inf_of(double) { return bits_f64(0x7FF0000000000000ull); }
@@ -81,19 +65,22 @@ __device__ inline float inf_of(float) { return bits_f32(0x7F800000u); }
 // The CPU's branch-free expm1, log1p, log, cbrt, hypot, atan and atan2 (chunked-array's
 // `element/math/vector_libm.rs`), step for step; float computes in double.
 __device__ inline double vl_two_to(long long k) { return bits_f64((unsigned long long)(k + 1023) << 52); }
+__device__ inline double vl_expm1_tail(double r, double c) {
+    double q = 1.0 / 6227020800.0;
+    q = 1.0 / 479001600.0 + r * q; q = 1.0 / 39916800.0 + r * q; q = 1.0 / 3628800.0 + r * q;
+    q = 1.0 / 362880.0 + r * q; q = 1.0 / 40320.0 + r * q; q = 1.0 / 5040.0 + r * q; q = 1.0 / 720.0 + r * q;
+    q = 1.0 / 120.0 + r * q; q = 1.0 / 24.0 + r * q; q = 1.0 / 6.0 + r * q; q = 0.5 + r * q;
+    double tail = (r * r) * q;
+    return tail + (c + c * (r + tail));
+}
 __device__ inline double vl_expm1(double x) {
     const double shift = 6755399441055744.0, ln2_hi = bits_f64(0x3FE62E42FEE00000ull), ln2_lo = bits_f64(0x3DEA39EF35793C76ull);
     double xc = fmin(fmax(x, -40.0), 710.0);
     double t = xc * bits_f64(0x3FF71547652B82FEull) + shift;
     double kf = t - shift;
     long long k = (long long)(f64_bits(t) - f64_bits(shift));
-    double hi = xc - kf * ln2_hi, lo = kf * ln2_lo, r = hi - lo, c = (hi - r) - lo;
-    double q = 1.0 / 6227020800.0;
-    q = 1.0 / 479001600.0 + r * q; q = 1.0 / 39916800.0 + r * q; q = 1.0 / 3628800.0 + r * q;
-    q = 1.0 / 362880.0 + r * q; q = 1.0 / 40320.0 + r * q; q = 1.0 / 5040.0 + r * q; q = 1.0 / 720.0 + r * q;
-    q = 1.0 / 120.0 + r * q; q = 1.0 / 24.0 + r * q; q = 1.0 / 6.0 + r * q; q = 0.5 + r * q;
-    double tail = (r * r) * q;
-    tail = tail + (c + c * (r + tail));
+    double hi = xc - kf * ln2_hi, lo = kf * ln2_lo, r = hi - lo;
+    double tail = vl_expm1_tail(r, (hi - r) - lo);
     double half_scale = vl_two_to(k - 1), scale = half_scale * 2.0;
     double lead = scale - 1.0, step = scale * r, sum = lead + step, lost = (lead - sum) + step;
     double moderate = sum + (scale * tail + lost);
@@ -190,6 +177,53 @@ __device__ inline double vl_hypot(double a, double b) {
     y = (isnan(a) || isnan(b)) ? nan_of(a) : y;
     return (a == inf_of(a) || b == inf_of(b)) ? inf_of(a) : y;
 }
+// chunked-array's `element/math/vector_exp.rs`, step for step.
+__device__ inline double vl_scaled_exp(double hi, double lo, long long k) {
+    double r = hi - lo;
+    double tail = vl_expm1_tail(r, (hi - r) - lo);
+    double lead = 1.0 + r;
+    double y = lead + (((1.0 - lead) + r) + tail);
+    long long k1 = k >> 1;
+    return (y * vl_two_to(k1)) * vl_two_to(k - k1);
+}
+__device__ inline double vl_exp(double x) {
+    const double shift = 6755399441055744.0;
+    double xc = fmin(fmax(x, -746.0), 710.0);
+    double t = xc * bits_f64(0x3FF71547652B82FEull) + shift, kf = t - shift;
+    double y = vl_scaled_exp(xc - kf * bits_f64(0x3FE62E42FEE00000ull), kf * bits_f64(0x3DEA39EF35793C76ull),
+        (long long)(f64_bits(t) - f64_bits(shift)));
+    return isnan(x) ? x : y;
+}
+__device__ inline void vl_split(double v, double* high, double* low) {
+    double c = 134217729.0 * v;
+    *high = c - (c - v); *low = v - *high;
+}
+__device__ inline double vl_exp2(double x) {
+    const double shift = 6755399441055744.0, ln2 = bits_f64(0x3FE62E42FEFA39EFull);
+    double xc = fmin(fmax(x, -1080.0), 1025.0);
+    double t = xc + shift, kf = t - shift, f = xc - kf;
+    double hi = f * ln2, ah, al, bh, bl;
+    vl_split(f, &ah, &al); vl_split(ln2, &bh, &bl);
+    double e = ((ah * bh - hi) + ah * bl + al * bh) + al * bl;
+    double y = vl_scaled_exp(hi, -(e + f * bits_f64(0x3C7ABC9E3B39803Full)), (long long)(f64_bits(t) - f64_bits(shift)));
+    return isnan(x) ? x : y;
+}
+__device__ inline double vl_logaddexp(double a, double b) {
+    double d = a - b, larger = d > 0.0 ? a : b;
+    double y = larger + vl_log1p(vl_exp(-fabs(d)));
+    y = isnan(d) ? d : y;
+    return a == b ? a + bits_f64(0x3FE62E42FEFA39EFull) : y;
+}
+__device__ inline double vl_logaddexp2(double a, double b) {
+    double d = a - b, larger = d > 0.0 ? a : b;
+    double y = larger + vl_log1p(vl_exp2(-fabs(d))) * bits_f64(0x3FF71547652B82FEull);
+    y = isnan(d) ? d : y;
+    return a == b ? a + 1.0 : y;
+}
+__device__ inline float vl_exp(float x) { return (float)vl_exp((double)x); }
+__device__ inline float vl_exp2(float x) { return (float)vl_exp2((double)x); }
+__device__ inline float vl_logaddexp(float a, float b) { return (float)vl_logaddexp((double)a, (double)b); }
+__device__ inline float vl_logaddexp2(float a, float b) { return (float)vl_logaddexp2((double)a, (double)b); }
 __device__ inline float vl_expm1(float x) { return (float)vl_expm1((double)x); }
 __device__ inline float vl_log1p(float x) { return (float)vl_log1p((double)x); }
 __device__ inline float vl_cbrt(float x) { return (float)vl_cbrt((double)x); }

@@ -1,6 +1,7 @@
 //! The dtypes-and-ufuncs issue's figures: fused chains on a 20000² f64 array
-//! (five cheap, memory-bound ufuncs; five transcendental ones; seven
-//! arithmetic operators), five ufuncs on complex128, and complex128 matmul,
+//! (five cheap, memory-bound ufuncs; five transcendental ones; five of the
+//! exponential family; seven arithmetic operators), five ufuncs on
+//! complex128, and complex128 matmul,
 //! each reduced to a sum so that only the input is read from memory.
 //!
 //! `cargo run --release -p chunked-benches --bin ufunc_report [-- --quick] [--json]`
@@ -39,6 +40,8 @@ fn main() -> Result<()> {
     rows.push((format!("f64 cheap chain {n}²"), timed(cheap)?, limit(n * n * 8)));
     let trig = || x.rint().expm1().hypot(&x)?.log1p().cbrt().sum(None)?.compute_scalar();
     rows.push((format!("f64 transcendental chain {n}²"), timed(trig)?, limit(n * n * 8)));
+    let exponential = || x.exp().logaddexp(-&x)?.logaddexp2(x.exp2())?.sum(None)?.compute_scalar();
+    rows.push((format!("f64 exponential chain {n}²"), timed(exponential)?, limit(n * n * 8)));
     let operators = || (&(&(&x * &x) + &x) - &(&(&(&x * 0.5) + 1.0) / &(&x + 1.0))).sum(None)?.compute_scalar();
     rows.push((format!("f64 operator chain {n}²"), timed(operators)?, limit(n * n * 8)));
 

@@ -9,6 +9,7 @@
 
 mod complex;
 mod real;
+mod vector_exp;
 pub(super) mod vector_libm;
 
 /// Kernels of every number (NumPy's `number`).

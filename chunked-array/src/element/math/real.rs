@@ -1,6 +1,6 @@
 //! The kernels for integers and real floats.
 
-use super::{FloatMath, InexactMath, IntegerMath, NumberMath, RealMath, vector_libm};
+use super::{FloatMath, InexactMath, IntegerMath, NumberMath, RealMath, vector_exp, vector_libm};
 
 macro_rules! float_math {
     ($t:ident) => {
@@ -79,19 +79,19 @@ macro_rules! float_math {
             fn sqrt(self) -> Self {
                 $t::sqrt(self)
             }
-            #[inline]
+            #[inline(always)]
             fn exp(self) -> Self {
-                $t::exp(self)
+                vector_exp::exp(f64::from(self)) as $t
             }
-            #[inline]
+            #[inline(always)]
             fn exp2(self) -> Self {
-                $t::exp2(self)
+                vector_exp::exp2(f64::from(self)) as $t
             }
-            #[inline]
+            #[inline(always)]
             fn expm1(self) -> Self {
                 vector_libm::expm1(f64::from(self)) as $t
             }
-            #[inline]
+            #[inline(always)]
             fn ln(self) -> Self {
                 vector_libm::ln(f64::from(self)) as $t
             }
@@ -103,7 +103,7 @@ macro_rules! float_math {
             fn log10(self) -> Self {
                 $t::log10(self)
             }
-            #[inline]
+            #[inline(always)]
             fn log1p(self) -> Self {
                 vector_libm::log1p(f64::from(self)) as $t
             }
@@ -127,7 +127,7 @@ macro_rules! float_math {
             fn acos(self) -> Self {
                 $t::acos(self)
             }
-            #[inline]
+            #[inline(always)]
             fn atan(self) -> Self {
                 vector_libm::atan(f64::from(self)) as $t
             }
@@ -197,15 +197,15 @@ macro_rules! float_math {
                     FloatMath::rint(self / scale) * scale
                 }
             }
-            #[inline]
+            #[inline(always)]
             fn cbrt(self) -> Self {
                 vector_libm::cbrt(f64::from(self)) as $t
             }
-            #[inline]
+            #[inline(always)]
             fn hypot(self, b: Self) -> Self {
                 vector_libm::hypot(f64::from(self), f64::from(b)) as $t
             }
-            #[inline]
+            #[inline(always)]
             fn atan2(self, b: Self) -> Self {
                 vector_libm::atan2(f64::from(self), f64::from(b)) as $t
             }
@@ -225,35 +225,13 @@ macro_rules! float_math {
                     self.next_down()
                 }
             }
-            #[inline]
+            #[inline(always)]
             fn logaddexp(self, b: Self) -> Self {
-                // NumPy's: equal values (equal infinities included) take the
-                // shortcut; a NaN difference propagates.
-                if self == b {
-                    return self + std::$t::consts::LN_2;
-                }
-                let d = self - b;
-                if d > 0.0 {
-                    self + (-d).exp().ln_1p()
-                } else if d <= 0.0 {
-                    b + d.exp().ln_1p()
-                } else {
-                    d
-                }
+                vector_exp::logaddexp(f64::from(self), f64::from(b)) as $t
             }
-            #[inline]
+            #[inline(always)]
             fn logaddexp2(self, b: Self) -> Self {
-                if self == b {
-                    return self + 1.0;
-                }
-                let d = self - b;
-                if d > 0.0 {
-                    self + (-d).exp2().ln_1p() * std::$t::consts::LOG2_E
-                } else if d <= 0.0 {
-                    b + d.exp2().ln_1p() * std::$t::consts::LOG2_E
-                } else {
-                    d
-                }
+                vector_exp::logaddexp2(f64::from(self), f64::from(b)) as $t
             }
             #[inline]
             fn heaviside(self, h0: Self) -> Self {

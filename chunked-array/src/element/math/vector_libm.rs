@@ -13,40 +13,31 @@
 //! (`chunked_gpu::kernels::ELEMENTWISE_HELPERS`) repeat them step for step.
 //! f32 computes them in f64 and rounds once.
 
-const LN2_HI: f64 = f64::from_bits(0x3FE6_2E42_FEE0_0000);
-const LN2_LO: f64 = f64::from_bits(0x3DEA_39EF_3579_3C76);
+pub(super) const LN2_HI: f64 = f64::from_bits(0x3FE6_2E42_FEE0_0000);
+pub(super) const LN2_LO: f64 = f64::from_bits(0x3DEA_39EF_3579_3C76);
 /// 1.5 · 2^52: adding it rounds a value below 2^51 to an integer, which the
 /// low bits of the sum then hold.
-const ROUNDING_SHIFT: f64 = 6_755_399_441_055_744.0;
+pub(super) const ROUNDING_SHIFT: f64 = 6_755_399_441_055_744.0;
 const MANTISSA_MASK: u64 = 0x000F_FFFF_FFFF_FFFF;
 
 /// The integer `k` held in the low bits of `t = ROUNDING_SHIFT + k`.
 #[inline(always)]
-fn shifted_integer(t: f64) -> i64 {
+pub(super) fn shifted_integer(t: f64) -> i64 {
     t.to_bits().wrapping_sub(ROUNDING_SHIFT.to_bits()) as i64
 }
 
 /// `2^k` for `k` in [-1022, 1023].
 #[inline(always)]
-fn two_to(k: i64) -> f64 {
+pub(super) fn two_to(k: i64) -> f64 {
     f64::from_bits(((k + 1023) as u64) << 52)
 }
 
-/// `exp(x) - 1`, accurate near zero. With `x = k·ln2 + r`, `|r| ≤ ln2/2`:
-/// `expm1(r)` by its Taylor series to degree 13 (truncation below 0.1 ulp),
-/// then `(2^k - 1 + 2^k·r) + 2^k·(expm1(r) - r)`, the first sum compensated.
+/// `t` with `r + t = expm1(r + c)` to 0.1 ulp, for `|r| ≤ ln2/2` and `c` the
+/// rounding error of `r` (what `hi - lo` lost): the Taylor series to degree
+/// 13 (truncation below 0.1 ulp), its tail `expm1(r) - r` kept apart so that
+/// `r`'s bits reach the caller's sum unrounded; `expm1(r + c) ≈ p + c·(1 + p)`.
 #[inline(always)]
-pub(crate) fn expm1(x: f64) -> f64 {
-    // Past these bounds the result is -1 or +inf; clamping keeps k in range.
-    let xc = x.clamp(-40.0, 710.0);
-    let t = xc * std::f64::consts::LOG2_E + ROUNDING_SHIFT;
-    let kf = t - ROUNDING_SHIFT;
-    let k = shifted_integer(t);
-    let hi = xc - kf * LN2_HI;
-    let lo = kf * LN2_LO;
-    let r = hi - lo;
-    // What rounding `hi - lo` lost, carried as expm1(r + c) ≈ p + c·(1 + p).
-    let c = (hi - r) - lo;
+pub(super) fn expm1_tail(r: f64, c: f64) -> f64 {
     let q = 1.0 / 6_227_020_800.0;
     let q = 1.0 / 479_001_600.0 + r * q;
     let q = 1.0 / 39_916_800.0 + r * q;
@@ -59,10 +50,24 @@ pub(crate) fn expm1(x: f64) -> f64 {
     let q = 1.0 / 24.0 + r * q;
     let q = 1.0 / 6.0 + r * q;
     let q = 0.5 + r * q;
-    // expm1(r) = r + tail, the tail kept apart so that r's bits reach the
-    // sum with 2^k - 1 unrounded.
     let tail = (r * r) * q;
-    let tail = tail + (c + c * (r + tail));
+    tail + (c + c * (r + tail))
+}
+
+/// `exp(x) - 1`, accurate near zero. With `x = k·ln2 + r`, `|r| ≤ ln2/2`:
+/// `expm1(r)` as `r` + [`expm1_tail`], then
+/// `(2^k - 1 + 2^k·r) + 2^k·(expm1(r) - r)`, the first sum compensated.
+#[inline(always)]
+pub(crate) fn expm1(x: f64) -> f64 {
+    // Past these bounds the result is -1 or +inf; clamping keeps k in range.
+    let xc = x.clamp(-40.0, 710.0);
+    let t = xc * std::f64::consts::LOG2_E + ROUNDING_SHIFT;
+    let kf = t - ROUNDING_SHIFT;
+    let k = shifted_integer(t);
+    let hi = xc - kf * LN2_HI;
+    let lo = kf * LN2_LO;
+    let r = hi - lo;
+    let tail = expm1_tail(r, (hi - r) - lo);
     // 2^(k-1) stays a normal number for every k here (-58 ..= 1024).
     let half_scale = two_to(k - 1);
     let scale = half_scale * 2.0;
@@ -283,11 +288,11 @@ pub(crate) fn atan2(y: f64, x: f64) -> f64 {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
     /// Distance in units in the last place (NaNs equal, and so are ±0).
-    fn ulps(a: f64, b: f64) -> u64 {
+    pub(in super::super) fn ulps(a: f64, b: f64) -> u64 {
         if a.is_nan() && b.is_nan() {
             return 0;
         }
@@ -299,7 +304,7 @@ mod tests {
     }
 
     /// Values across the exponent range, both signs, and the special cases.
-    fn samples() -> Vec<f64> {
+    pub(in super::super) fn samples() -> Vec<f64> {
         let mut v = vec![0.0, -0.0, f64::INFINITY, f64::NEG_INFINITY, f64::NAN, 5e-324, -5e-324, f64::MAX, f64::MIN];
         v.extend([1.0, -1.0, 0.5, -0.5, 709.78, 709.79, 710.0, -37.0, -40.0, -745.0, 1e-300, 2.2e-308, 1e300]);
         let mut state = 0x9E37_79B9_7F4A_7C15_u64;
@@ -315,7 +320,7 @@ mod tests {
         v
     }
 
-    fn worst(f: fn(f64) -> f64, oracle: fn(f64) -> f64) -> (u64, f64) {
+    pub(in super::super) fn worst(f: fn(f64) -> f64, oracle: fn(f64) -> f64) -> (u64, f64) {
         samples().into_iter().map(|x| (ulps(f(x), oracle(x)), x)).max_by_key(|p| p.0).unwrap()
     }
 

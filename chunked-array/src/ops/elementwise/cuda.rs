@@ -86,14 +86,14 @@ fn wrapping_type(d: DType) -> &'static str {
 /// C's function for a float ufunc whose C function has the CPU kernel's
 /// semantics (to a few ulp for the transcendental ones).
 fn c_function(name: &str) -> Option<&'static str> {
-    const SAME_NAME: [&str; 15] = [
-        "sqrt", "exp", "sin", "cos", "tanh", "floor", "ceil", "trunc", "rint", "exp2", "log2", "log10", "tan", "sinh",
-        "cosh",
-    ];
+    const SAME_NAME: [&str; 13] =
+        ["sqrt", "sin", "cos", "tanh", "floor", "ceil", "trunc", "rint", "log2", "log10", "tan", "sinh", "cosh"];
     if let Some(&f) = SAME_NAME.iter().find(|&&f| f == name) {
         return Some(f);
     }
     Some(match name {
+        "exp" => "vl_exp",
+        "exp2" => "vl_exp2",
         "cbrt" => "vl_cbrt",
         "expm1" => "vl_expm1",
         "log1p" => "vl_log1p",
@@ -252,8 +252,8 @@ pub(crate) fn binary_expr<A: Element, B: Element>(name: &str, a: &str, b: &str) 
         "arctan2" if float => call("vl_atan2"),
         "floor_divide" if float => call("floor_div"),
         "remainder" if float => call("py_mod"),
-        "logaddexp" if float => call("logaddexp_of"),
-        "logaddexp2" if float => call("logaddexp2_of"),
+        "logaddexp" if float => call("vl_logaddexp"),
+        "logaddexp2" if float => call("vl_logaddexp2"),
         "heaviside" if float => call("heaviside_of"),
         "logical_and" if boolean => infix("&&"),
         "logical_or" if boolean => infix("||"),

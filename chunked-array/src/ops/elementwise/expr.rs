@@ -13,7 +13,7 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 
 use crate::element::{DType, Element};
-use crate::ops::elementwise::loops::{self, TileKernel};
+use crate::ops::elementwise::loops::{self, TileKernel, TileKernel2};
 
 /// Elements per tile: small enough for a few tile buffers to sit in L1.
 pub(crate) const TILE: usize = 512;
@@ -199,31 +199,35 @@ macro_rules! child {
 /// `out` itself when it has the output's type, else into a tile buffer.
 #[inline]
 fn map_child<A: Element, O: Element, F: Fn(A) -> O>(a: &dyn TileExpr<A>, ctx: &TileCtx<'_>, out: &mut [O], f: &F) {
-    let n = out.len();
-    let direct = a.direct(ctx, n);
-    if direct.is_none()
-        && let Some(own) = loops::as_same::<O, A>(out)
-    {
-        a.eval(ctx, own);
-        return loops::map1_in_place(own, f);
-    }
-    let mut ta: [A; TILE];
-    loops::map1(out, child!(a, direct, ctx, n, ta), f)
+    map_child_by(a, ctx, out, |o, x| loops::map1(o, x, f), |own| loops::map1_in_place(own, f))
 }
 
 /// [`map_child`] through a kernel's own tile loops.
 #[inline]
 fn map_child_tiled<A: Element, O: Element>(a: &dyn TileExpr<A>, ctx: &TileCtx<'_>, out: &mut [O], k: TileKernel<A, O>) {
+    map_child_by(a, ctx, out, k.map, k.in_place)
+}
+
+/// `map(out, a)` over the tile, or `in_place(a)` where `a` is evaluated into
+/// `out` itself (as [`map_child`]).
+#[inline]
+fn map_child_by<A: Element, O: Element>(
+    a: &dyn TileExpr<A>,
+    ctx: &TileCtx<'_>,
+    out: &mut [O],
+    map: impl FnOnce(&mut [O], &[A]),
+    in_place: impl FnOnce(&mut [A]),
+) {
     let n = out.len();
     let direct = a.direct(ctx, n);
     if direct.is_none()
         && let Some(own) = loops::as_same::<O, A>(out)
     {
         a.eval(ctx, own);
-        return (k.in_place)(own);
+        return in_place(own);
     }
     let mut ta: [A; TILE];
-    (k.map)(out, child!(a, direct, ctx, n, ta))
+    map(out, child!(a, direct, ctx, n, ta))
 }
 
 /// How a unary layer maps a tile.
@@ -281,22 +285,41 @@ impl<A: Element, O: Element, F: Fn(A) -> O + Send + Sync + 'static> TileExpr<O> 
     }
 }
 
+/// How a binary layer maps a tile.
+pub(crate) enum BinaryMap<A, B, O, F> {
+    /// A function of two elements, inlined into the shared tile loops.
+    Element(Arc<F>),
+    /// A kernel's own tile loops ([`loops::tile_kernel2`]).
+    Tiled(TileKernel2<A, B, O>),
+}
+
+impl<A, B, O, F> Clone for BinaryMap<A, B, O, F> {
+    fn clone(&self) -> Self {
+        match self {
+            BinaryMap::Element(f) => BinaryMap::Element(f.clone()),
+            BinaryMap::Tiled(k) => BinaryMap::Tiled(*k),
+        }
+    }
+}
+
 /// `f(a, b)` element by element.
 pub(crate) struct Binary<A, B, O, F> {
     pub name: &'static str,
     pub a: Expr<A>,
     pub b: Expr<B>,
-    pub f: Arc<F>,
+    pub map: BinaryMap<A, B, O, F>,
     /// Whether `f` converts both operands to `O` first (NumPy's promotion),
     /// so that its C form is the operation on `O` of the converted operands.
     pub promoted: bool,
     pub _t: PhantomData<fn() -> O>,
 }
 
-impl<A: Element, B: Element, O: Element, F: Fn(A, B) -> O + Send + Sync + 'static> TileExpr<O> for Binary<A, B, O, F> {
+impl<A: Element, B: Element, O: Element, F: Fn(A, B) -> O + Send + Sync + 'static> Binary<A, B, O, F> {
+    /// `f` of the two children through the shared loops, a scalar operand
+    /// captured in the closure.
     #[inline]
-    fn eval(&self, ctx: &TileCtx<'_>, out: &mut [O]) {
-        let (n, f) = (out.len(), &*self.f);
+    fn eval_element(&self, ctx: &TileCtx<'_>, out: &mut [O], f: &F) {
+        let n = out.len();
         if let Some(y) = self.b.constant() {
             return map_child(&*self.a, ctx, out, &|x| f(x, y));
         }
@@ -320,12 +343,62 @@ impl<A: Element, B: Element, O: Element, F: Fn(A, B) -> O + Send + Sync + 'stati
         }
         loops::map2(out, child!(self.a, da, ctx, n, ta), child!(self.b, db, ctx, n, tb), f)
     }
+
+    /// The kernel's own loops over the two children.
+    #[inline]
+    fn eval_tiled(&self, ctx: &TileCtx<'_>, out: &mut [O], k: TileKernel2<A, B, O>) {
+        if let Some(y) = self.b.constant() {
+            return map_child_by(
+                &*self.a,
+                ctx,
+                out,
+                |o, a| (k.with_second)(o, a, y),
+                |own| (k.with_second_in_place)(own, y),
+            );
+        }
+        if let Some(x) = self.a.constant() {
+            return map_child_by(
+                &*self.b,
+                ctx,
+                out,
+                |o, b| (k.with_first)(o, x, b),
+                |own| (k.with_first_in_place)(x, own),
+            );
+        }
+        let n = out.len();
+        let (da, db) = (self.a.direct(ctx, n), self.b.direct(ctx, n));
+        let (mut ta, mut tb): ([A; TILE], [B; TILE]);
+        if da.is_none()
+            && let Some(own) = loops::as_same::<O, A>(out)
+        {
+            self.a.eval(ctx, own);
+            return (k.in_place_first)(own, child!(self.b, db, ctx, n, tb));
+        }
+        if db.is_none()
+            && let Some(own) = loops::as_same::<O, B>(out)
+        {
+            let a = child!(self.a, da, ctx, n, ta);
+            self.b.eval(ctx, own);
+            return (k.in_place_second)(a, own);
+        }
+        (k.map)(out, child!(self.a, da, ctx, n, ta), child!(self.b, db, ctx, n, tb))
+    }
+}
+
+impl<A: Element, B: Element, O: Element, F: Fn(A, B) -> O + Send + Sync + 'static> TileExpr<O> for Binary<A, B, O, F> {
+    #[inline]
+    fn eval(&self, ctx: &TileCtx<'_>, out: &mut [O]) {
+        match &self.map {
+            BinaryMap::Element(f) => self.eval_element(ctx, out, f),
+            BinaryMap::Tiled(k) => self.eval_tiled(ctx, out, *k),
+        }
+    }
     fn rebind(&self, map: &dyn Fn(usize) -> Rebind) -> Expr<O> {
         Arc::new(Binary {
             name: self.name,
             a: self.a.rebind(map),
             b: self.b.rebind(map),
-            f: self.f.clone(),
+            map: self.map.clone(),
             promoted: self.promoted,
             _t: PhantomData,
         })

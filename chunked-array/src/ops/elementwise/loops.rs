@@ -131,6 +131,113 @@ macro_rules! tile_kernel {
 }
 pub(crate) use tile_kernel;
 
+/// A binary kernel of one type compiled into its own tile loops
+/// ([`tile_kernel2!`]), as [`TileKernel`] is for a unary one, with loops of
+/// their own for a scalar operand (held in a register, not a filled tile).
+pub(crate) struct TileKernel2<A, B, O> {
+    /// `out[i] = f(a[i], b[i])`.
+    pub map: fn(&mut [O], &[A], &[B]),
+    /// `buf[i] = f(buf[i], b[i])`; called only where `A` is `O`.
+    pub in_place_first: fn(&mut [A], &[B]),
+    /// `buf[i] = f(a[i], buf[i])`; called only where `B` is `O`.
+    pub in_place_second: fn(&[A], &mut [B]),
+    /// `out[i] = f(a[i], y)`.
+    pub with_second: fn(&mut [O], &[A], B),
+    /// `buf[i] = f(buf[i], y)`; called only where `A` is `O`.
+    pub with_second_in_place: fn(&mut [A], B),
+    /// `out[i] = f(x, b[i])`.
+    pub with_first: fn(&mut [O], A, &[B]),
+    /// `buf[i] = f(x, buf[i])`; called only where `B` is `O`.
+    pub with_first_in_place: fn(A, &mut [B]),
+}
+
+impl<A, B, O> Clone for TileKernel2<A, B, O> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<A, B, O> Copy for TileKernel2<A, B, O> {}
+
+/// The [`TileKernel2`] of `kernel` (a function of two `T: bound` returning
+/// `out`, a type that may name `T`).
+macro_rules! tile_kernel2 {
+    (<T: $bound:path> $kernel:expr => $out:ty) => {{
+        $crate::ops::elementwise::loops::multiversion! {
+            fn map<T: $bound>(out: &mut [$out], a: &[T], b: &[T]) {
+                for ((o, &x), &y) in out.iter_mut().zip(a).zip(b) {
+                    *o = ($kernel)(x, y);
+                }
+            }
+        }
+        $crate::ops::elementwise::loops::multiversion! {
+            fn in_place_first<T: $bound>(buf: &mut [T], b: &[T]) {
+                $crate::ops::elementwise::loops::same_type::<T, $out>();
+                let n = buf.len().min(b.len());
+                let p = buf.as_mut_ptr();
+                for (i, &y) in b[..n].iter().enumerate() {
+                    // SAFETY: i < n <= buf.len(); T is the output type.
+                    unsafe { p.cast::<$out>().add(i).write(($kernel)(p.add(i).read(), y)) }
+                }
+            }
+        }
+        $crate::ops::elementwise::loops::multiversion! {
+            fn in_place_second<T: $bound>(a: &[T], buf: &mut [T]) {
+                $crate::ops::elementwise::loops::same_type::<T, $out>();
+                let n = buf.len().min(a.len());
+                let p = buf.as_mut_ptr();
+                for (i, &x) in a[..n].iter().enumerate() {
+                    // SAFETY: i < n <= buf.len(); T is the output type.
+                    unsafe { p.cast::<$out>().add(i).write(($kernel)(x, p.add(i).read())) }
+                }
+            }
+        }
+        $crate::ops::elementwise::loops::multiversion! {
+            fn with_second<T: $bound>(out: &mut [$out], a: &[T], y: T) {
+                for (o, &x) in out.iter_mut().zip(a) {
+                    *o = ($kernel)(x, y);
+                }
+            }
+        }
+        $crate::ops::elementwise::loops::multiversion! {
+            fn with_first<T: $bound>(out: &mut [$out], x: T, b: &[T]) {
+                for (o, &y) in out.iter_mut().zip(b) {
+                    *o = ($kernel)(x, y);
+                }
+            }
+        }
+        $crate::ops::elementwise::loops::multiversion! {
+            fn with_second_in_place<T: $bound>(buf: &mut [T], y: T) {
+                $crate::ops::elementwise::loops::same_type::<T, $out>();
+                let p = buf.as_mut_ptr();
+                for i in 0..buf.len() {
+                    // SAFETY: i < buf.len(); T is the output type.
+                    unsafe { p.cast::<$out>().add(i).write(($kernel)(p.add(i).read(), y)) }
+                }
+            }
+        }
+        $crate::ops::elementwise::loops::multiversion! {
+            fn with_first_in_place<T: $bound>(x: T, buf: &mut [T]) {
+                $crate::ops::elementwise::loops::same_type::<T, $out>();
+                let p = buf.as_mut_ptr();
+                for i in 0..buf.len() {
+                    // SAFETY: i < buf.len(); T is the output type.
+                    unsafe { p.cast::<$out>().add(i).write(($kernel)(x, p.add(i).read())) }
+                }
+            }
+        }
+        $crate::ops::elementwise::loops::TileKernel2 {
+            map: map::<T>,
+            in_place_first: in_place_first::<T>,
+            in_place_second: in_place_second::<T>,
+            with_second: with_second::<T>,
+            with_second_in_place: with_second_in_place::<T>,
+            with_first: with_first::<T>,
+            with_first_in_place: with_first_in_place::<T>,
+        }
+    }};
+}
+pub(crate) use tile_kernel2;
+
 multiversion! {
     /// `out[i] = f(a[i])`.
     fn map1<A: Copy, O: Copy, F: Fn(A) -> O>(out: &mut [O], a: &[A], f: &F) {
@@ -233,6 +340,40 @@ mod tests {
 
     fn is_nan_kernel<T: crate::element::Number>() -> TileKernel<T, bool> {
         tile_kernel!(<T: crate::element::Number> |x: T| x.is_nan() => bool)
+    }
+
+    fn atan2_kernel<T: crate::element::Float>() -> TileKernel2<T, T, T> {
+        tile_kernel2!(<T: crate::element::Float> crate::element::math::FloatMath::atan2 => T)
+    }
+
+    #[test]
+    fn a_binary_kernels_own_loops_compute_what_it_does_per_element() {
+        use crate::element::math::FloatMath;
+        let a: Vec<f64> = (0..1000).map(|i| (i as f64 - 500.3) * 0.37).collect();
+        let b: Vec<f64> = (0..1000).map(|i| ((i * 7919) % 1000) as f64 * 0.01 - 3.0).collect();
+        let want: Vec<f64> = a.iter().zip(&b).map(|(&y, &x)| FloatMath::atan2(y, x)).collect();
+        let kernel = atan2_kernel::<f64>();
+        let mut out = vec![0.0; 1000];
+        (kernel.map)(&mut out, &a, &b);
+        assert_eq!(out, want);
+        let mut buf = a.clone();
+        (kernel.in_place_first)(&mut buf, &b);
+        assert_eq!(buf, want);
+        let mut buf = b.clone();
+        (kernel.in_place_second)(&a, &mut buf);
+        assert_eq!(buf, want);
+        let (first, second): (Vec<f64>, Vec<f64>) =
+            a.iter().map(|&v| (FloatMath::atan2(-2.5, v), FloatMath::atan2(v, -2.5))).unzip();
+        (kernel.with_first)(&mut out, -2.5, &a);
+        assert_eq!(out, first);
+        (kernel.with_second)(&mut out, &a, -2.5);
+        assert_eq!(out, second);
+        let mut buf = a.clone();
+        (kernel.with_first_in_place)(-2.5, &mut buf);
+        assert_eq!(buf, first);
+        let mut buf = a.clone();
+        (kernel.with_second_in_place)(&mut buf, -2.5);
+        assert_eq!(buf, second);
     }
 
     #[test]

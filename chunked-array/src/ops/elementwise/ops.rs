@@ -11,8 +11,8 @@ use crate::element::{Complex32, Complex64, Element, Real};
 use crate::error::Result;
 use crate::graph::Node;
 use crate::ops::elementwise::build;
-use crate::ops::elementwise::expr::{Binary, Const, Expr, Ternary, Unary, UnaryMap, leaf};
-use crate::ops::elementwise::loops::TileKernel;
+use crate::ops::elementwise::expr::{Binary, BinaryMap, Const, Expr, Ternary, Unary, UnaryMap, leaf};
+use crate::ops::elementwise::loops::{TileKernel, TileKernel2};
 
 /// An operand of an elementwise operation: an array or a scalar.
 ///
@@ -132,7 +132,18 @@ pub(crate) fn binary<'a, 'b, A: Element, B: Element, O: Element>(
     b: impl Into<Operand<'b, B>>,
     f: impl Fn(A, B) -> O + Send + Sync + 'static,
 ) -> Result<Array<O>> {
-    binary_layer(name, a.into(), b.into(), f, false)
+    binary_layer(name, a.into(), b.into(), BinaryMap::Element(Arc::new(f)), false)
+}
+
+/// [`binary`] whose tiles run through `tiled`, a kernel's own loops
+/// ([`crate::ops::elementwise::loops::tile_kernel2`]).
+pub(crate) fn binary_tiled<'a, 'b, T: Element, O: Element>(
+    name: &'static str,
+    a: impl Into<Operand<'a, T>>,
+    b: impl Into<Operand<'b, T>>,
+    tiled: TileKernel2<T, T, O>,
+) -> Result<Array<O>> {
+    binary_layer::<T, T, O, fn(T, T) -> O>(name, a.into(), b.into(), BinaryMap::Tiled(tiled), false)
 }
 
 /// `f(x.cast::<O>(), y.cast::<O>())` over two arrays (NumPy's promotion): one
@@ -143,20 +154,21 @@ pub(crate) fn binary_promoted<A: Element, B: Element, O: Element>(
     b: &Array<B>,
     f: impl Fn(O, O) -> O + Send + Sync + 'static,
 ) -> Result<Array<O>> {
-    binary_layer(name, Operand::Array(a), Operand::Array(b), move |x: A, y: B| f(x.cast::<O>(), y.cast::<O>()), true)
+    let f = move |x: A, y: B| f(x.cast::<O>(), y.cast::<O>());
+    binary_layer(name, Operand::Array(a), Operand::Array(b), BinaryMap::Element(Arc::new(f)), true)
 }
 
-fn binary_layer<A: Element, B: Element, O: Element>(
+fn binary_layer<A: Element, B: Element, O: Element, F: Fn(A, B) -> O + Send + Sync + 'static>(
     name: &'static str,
     a: Operand<'_, A>,
     b: Operand<'_, B>,
-    f: impl Fn(A, B) -> O + Send + Sync + 'static,
+    map: BinaryMap<A, B, O, F>,
     promoted: bool,
 ) -> Result<Array<O>> {
     let mut leaves = Vec::new();
     let x = a.expr(&mut leaves);
     let y = b.expr(&mut leaves);
-    let e: Expr<O> = Arc::new(Binary { name, a: x, b: y, f: Arc::new(f), promoted, _t: PhantomData });
+    let e: Expr<O> = Arc::new(Binary { name, a: x, b: y, map, promoted, _t: PhantomData });
     Array::built(build(name, leaves, e)?)
 }
 

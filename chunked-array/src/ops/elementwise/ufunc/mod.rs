@@ -71,7 +71,8 @@ macro_rules! binary_ufuncs {
                 "```\n\n# Errors\n`Error::ShapeMismatch` when the shapes do not broadcast."
             )]
             pub fn $name<'a>(&self, other: impl Into<$crate::ops::elementwise::Operand<'a, T>>) -> $crate::error::Result<Array<$out>> {
-                $crate::ops::elementwise::ops::binary(stringify!($name), self, other, $kernel)
+                let tiled = $crate::ops::elementwise::loops::tile_kernel2!(<T: $bound> $kernel => $out);
+                $crate::ops::elementwise::ops::binary_tiled(stringify!($name), self, other, tiled)
             }
         )* }
     };
