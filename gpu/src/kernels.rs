@@ -73,13 +73,16 @@ __device__ inline double vl_expm1_tail(double r, double c) {
     double tail = (r * r) * q;
     return tail + (c + c * (r + tail));
 }
+__device__ inline long long vl_ln2_reduction(double x, double* hi, double* lo) {
+    const double shift = 6755399441055744.0;
+    double t = x * bits_f64(0x3FF71547652B82FEull) + shift, kf = t - shift;
+    *hi = x - kf * bits_f64(0x3FE62E42FEE00000ull); *lo = kf * bits_f64(0x3DEA39EF35793C76ull);
+    return (long long)(f64_bits(t) - f64_bits(shift));
+}
 __device__ inline double vl_expm1(double x) {
-    const double shift = 6755399441055744.0, ln2_hi = bits_f64(0x3FE62E42FEE00000ull), ln2_lo = bits_f64(0x3DEA39EF35793C76ull);
-    double xc = fmin(fmax(x, -40.0), 710.0);
-    double t = xc * bits_f64(0x3FF71547652B82FEull) + shift;
-    double kf = t - shift;
-    long long k = (long long)(f64_bits(t) - f64_bits(shift));
-    double hi = xc - kf * ln2_hi, lo = kf * ln2_lo, r = hi - lo;
+    double hi, lo;
+    long long k = vl_ln2_reduction(fmin(fmax(x, -40.0), 710.0), &hi, &lo);
+    double r = hi - lo;
     double tail = vl_expm1_tail(r, (hi - r) - lo);
     double half_scale = vl_two_to(k - 1), scale = half_scale * 2.0;
     double lead = scale - 1.0, step = scale * r, sum = lead + step, lost = (lead - sum) + step;
@@ -187,11 +190,9 @@ __device__ inline double vl_scaled_exp(double hi, double lo, long long k) {
     return (y * vl_two_to(k1)) * vl_two_to(k - k1);
 }
 __device__ inline double vl_exp(double x) {
-    const double shift = 6755399441055744.0;
-    double xc = fmin(fmax(x, -746.0), 710.0);
-    double t = xc * bits_f64(0x3FF71547652B82FEull) + shift, kf = t - shift;
-    double y = vl_scaled_exp(xc - kf * bits_f64(0x3FE62E42FEE00000ull), kf * bits_f64(0x3DEA39EF35793C76ull),
-        (long long)(f64_bits(t) - f64_bits(shift)));
+    double hi, lo;
+    long long k = vl_ln2_reduction(fmin(fmax(x, -746.0), 710.0), &hi, &lo);
+    double y = vl_scaled_exp(hi, lo, k);
     return isnan(x) ? x : y;
 }
 __device__ inline void vl_split(double v, double* high, double* low) {
@@ -212,7 +213,7 @@ __device__ inline double vl_logaddexp(double a, double b) {
     double d = a - b, larger = d > 0.0 ? a : b;
     double y = larger + vl_log1p(vl_exp(-fabs(d)));
     y = isnan(d) ? d : y;
-    return a == b ? a + bits_f64(0x3FE62E42FEFA39EFull) : y;
+    return a == b ? a + ln2_of(a) : y;
 }
 __device__ inline double vl_logaddexp2(double a, double b) {
     double d = a - b, larger = d > 0.0 ? a : b;

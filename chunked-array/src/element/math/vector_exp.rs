@@ -7,10 +7,11 @@
 //! `exp` reduces as fdlibm's does, `x = k·ln2 + r` with `|r| ≤ ln2/2`, takes
 //! `exp(r)` from `expm1`'s Taylor series (so that only the final sum rounds
 //! noticeably: about half an ulp, and `exp(1)` is `e`), and scales by `2^k`
-//! in two halves, so that results in the subnormal range are rounded once. `exp2` reduces `x = k + f` and
-//! takes `f·ln2` as an exact two-double product into the same kernel.
+//! in two halves, so that results in the subnormal range are rounded once.
+//! `exp2` reduces `x = k + f` and takes `f·ln2` as an exact two-double
+//! product into the same kernel.
 
-use super::vector_libm::{LN2_HI, LN2_LO, ROUNDING_SHIFT, expm1_tail, log1p, shifted_integer, two_to};
+use super::vector_libm::{ROUNDING_SHIFT, expm1_tail, ln2_reduction, log1p, shifted_integer, two_to};
 
 /// ln 2 rounded to a double, and what the rounding lost.
 const LN2: f64 = f64::from_bits(0x3FE6_2E42_FEFA_39EF);
@@ -37,11 +38,8 @@ fn scaled_exp(hi: f64, lo: f64, k: i64) -> f64 {
 #[inline(always)]
 pub(crate) fn exp(x: f64) -> f64 {
     // Past these bounds the result is 0 or +inf; clamping keeps k in range.
-    let xc = x.clamp(-746.0, 710.0);
-    let t = xc * std::f64::consts::LOG2_E + ROUNDING_SHIFT;
-    let kf = t - ROUNDING_SHIFT;
-    // kf·LN2_HI is exact: LN2_HI has 32 significant bits, |k| < 2^11.
-    let y = scaled_exp(xc - kf * LN2_HI, kf * LN2_LO, shifted_integer(t));
+    let (hi, lo, k) = ln2_reduction(x.clamp(-746.0, 710.0));
+    let y = scaled_exp(hi, lo, k);
     if x.is_nan() { x } else { y }
 }
 

@@ -13,8 +13,8 @@
 //! (`chunked_gpu::kernels::ELEMENTWISE_HELPERS`) repeat them step for step.
 //! f32 computes them in f64 and rounds once.
 
-pub(super) const LN2_HI: f64 = f64::from_bits(0x3FE6_2E42_FEE0_0000);
-pub(super) const LN2_LO: f64 = f64::from_bits(0x3DEA_39EF_3579_3C76);
+const LN2_HI: f64 = f64::from_bits(0x3FE6_2E42_FEE0_0000);
+const LN2_LO: f64 = f64::from_bits(0x3DEA_39EF_3579_3C76);
 /// 1.5 · 2^52: adding it rounds a value below 2^51 to an integer, which the
 /// low bits of the sum then hold.
 pub(super) const ROUNDING_SHIFT: f64 = 6_755_399_441_055_744.0;
@@ -30,6 +30,17 @@ pub(super) fn shifted_integer(t: f64) -> i64 {
 #[inline(always)]
 pub(super) fn two_to(k: i64) -> f64 {
     f64::from_bits(((k + 1023) as u64) << 52)
+}
+
+/// `(hi, lo, k)` with `x = k·ln2 + (hi - lo)`, `k` the nearest integer to
+/// `x / ln2` and `|hi - lo| ≤ ln2/2` (fdlibm's reduction; `lo` holds the
+/// error of ln2's leading part), for `|x|` below 2^10 or so.
+#[inline(always)]
+pub(super) fn ln2_reduction(x: f64) -> (f64, f64, i64) {
+    let t = x * std::f64::consts::LOG2_E + ROUNDING_SHIFT;
+    let kf = t - ROUNDING_SHIFT;
+    // kf·LN2_HI is exact: LN2_HI has 32 significant bits, |k| < 2^11.
+    (x - kf * LN2_HI, kf * LN2_LO, shifted_integer(t))
 }
 
 /// `t` with `r + t = expm1(r + c)` to 0.1 ulp, for `|r| ≤ ln2/2` and `c` the
@@ -60,12 +71,7 @@ pub(super) fn expm1_tail(r: f64, c: f64) -> f64 {
 #[inline(always)]
 pub(crate) fn expm1(x: f64) -> f64 {
     // Past these bounds the result is -1 or +inf; clamping keeps k in range.
-    let xc = x.clamp(-40.0, 710.0);
-    let t = xc * std::f64::consts::LOG2_E + ROUNDING_SHIFT;
-    let kf = t - ROUNDING_SHIFT;
-    let k = shifted_integer(t);
-    let hi = xc - kf * LN2_HI;
-    let lo = kf * LN2_LO;
+    let (hi, lo, k) = ln2_reduction(x.clamp(-40.0, 710.0));
     let r = hi - lo;
     let tail = expm1_tail(r, (hi - r) - lo);
     // 2^(k-1) stays a normal number for every k here (-58 ..= 1024).
