@@ -42,6 +42,10 @@ def exponential(m, x):
     return m.logaddexp2(m.logaddexp(m.exp(x), -x), m.exp2(x)).sum()
 
 
+def hyperbolic(m, x):
+    return m.log1p(m.cosh(m.arctanh(m.tanh(m.sinh(x))))).sum()
+
+
 def operators(x):
     return ((x * x + x) - (x * 0.5 + 1.0) / (x + 1.0)).sum()
 
@@ -59,6 +63,7 @@ def main():
     rows[f"f64 cheap chain {N}²"] = {"dask": median_time(lambda: cheap(np, x).compute())}
     rows[f"f64 transcendental chain {N}²"] = {"dask": median_time(lambda: trig(np, x).compute())}
     rows[f"f64 exponential chain {N}²"] = {"dask": median_time(lambda: exponential(np, x).compute())}
+    rows[f"f64 hyperbolic chain {N}²"] = {"dask": median_time(lambda: hyperbolic(np, x).compute())}
     rows[f"f64 operator chain {N}²"] = {"dask": median_time(lambda: operators(x).compute())}
     rows[f"complex128 chain {NC}²"] = {"dask": median_time(lambda: complex_chain(np, z).compute())}
     rows[f"complex128 matmul {NM}²"] = {"dask": median_time(lambda: (a @ a).sum().compute())}
@@ -67,6 +72,7 @@ def main():
     rows[f"f64 cheap chain {N}²"]["numpy"] = median_time(lambda: cheap(np, xn))
     rows[f"f64 transcendental chain {N}²"]["numpy"] = median_time(lambda: trig(np, xn))
     rows[f"f64 exponential chain {N}²"]["numpy"] = median_time(lambda: exponential(np, xn))
+    rows[f"f64 hyperbolic chain {N}²"]["numpy"] = median_time(lambda: hyperbolic(np, xn))
     rows[f"f64 operator chain {N}²"]["numpy"] = median_time(lambda: operators(xn))
     del xn
     zn, an = z.compute(), a.compute()

@@ -29,8 +29,9 @@ pub use crate::cuda::CUDA_PRELUDE;
 /// `log2`, `log10`, the trigonometric and hyperbolic functions and their
 /// inverses repeat num-complex's steps (its plain division `nc_div` where it
 /// divides), `expm1` and `log1p` NumPy's, `pow_of` the CPU's `npy_cpow`.
-/// The real `expm1`, `log1p`, `log`, `cbrt`, `hypot`, `atan` and `atan2`
-/// are `vl_*`, the CPU's branch-free forms, which complex `abs`, `angle` and
+/// The real `exp`, `exp2`, `expm1`, `log1p`, `log`, `cbrt`, `hypot`, `atan`,
+/// `atan2`, `logaddexp`, `logaddexp2`, `sinh`, `cosh`, `tanh` and `atanh` are `vl_*`,
+/// the CPU's branch-free forms, which complex `abs`, `angle` and
 /// `log1p` use too.
 pub const ELEMENTWISE_HELPERS: &str = r#"
 template <typename T> __device__ inline T sq(T x) { return x * x; }
@@ -79,17 +80,19 @@ __device__ inline long long vl_ln2_reduction(double x, double* hi, double* lo) {
     *hi = x - kf * bits_f64(0x3FE62E42FEE00000ull); *lo = kf * bits_f64(0x3DEA39EF35793C76ull);
     return (long long)(f64_bits(t) - f64_bits(shift));
 }
-__device__ inline double vl_expm1(double x) {
-    double hi, lo;
-    long long k = vl_ln2_reduction(fmin(fmax(x, -40.0), 710.0), &hi, &lo);
-    double r = hi - lo;
-    double tail = vl_expm1_tail(r, (hi - r) - lo);
+__device__ inline double vl_expm1_of_reduced(double r, double tail, long long k) {
     double half_scale = vl_two_to(k - 1), scale = half_scale * 2.0;
     double lead = scale - 1.0, step = scale * r, sum = lead + step, lost = (lead - sum) + step;
     double moderate = sum + (scale * tail + lost);
     double p = r + tail;
     double large = ((p + 1.0) * 2.0) * half_scale;
-    double y = k > 56 ? large : moderate;
+    return k > 56 ? large : moderate;
+}
+__device__ inline double vl_expm1(double x) {
+    double hi, lo;
+    long long k = vl_ln2_reduction(fmin(fmax(x, -40.0), 710.0), &hi, &lo);
+    double r = hi - lo;
+    double y = vl_expm1_of_reduced(r, vl_expm1_tail(r, (hi - r) - lo), k);
     y = x < -40.0 ? -1.0 : y;
     return (fabs(x) < bits_f64(0x3C90000000000000ull) || isnan(x)) ? x : y;
 }
@@ -180,14 +183,17 @@ __device__ inline double vl_hypot(double a, double b) {
     y = (isnan(a) || isnan(b)) ? nan_of(a) : y;
     return (a == inf_of(a) || b == inf_of(b)) ? inf_of(a) : y;
 }
-// chunked-array's `element/math/vector_exp.rs`, step for step.
-__device__ inline double vl_scaled_exp(double hi, double lo, long long k) {
-    double r = hi - lo;
-    double tail = vl_expm1_tail(r, (hi - r) - lo);
+// chunked-array's `element/math/vector_exp.rs`, step for step (the exponential
+// family and the hyperbolic functions).
+__device__ inline double vl_scaled_exp_of_reduced(double r, double tail, long long k) {
     double lead = 1.0 + r;
     double y = lead + (((1.0 - lead) + r) + tail);
     long long k1 = k >> 1;
     return (y * vl_two_to(k1)) * vl_two_to(k - k1);
+}
+__device__ inline double vl_scaled_exp(double hi, double lo, long long k) {
+    double r = hi - lo;
+    return vl_scaled_exp_of_reduced(r, vl_expm1_tail(r, (hi - r) - lo), k);
 }
 __device__ inline double vl_exp(double x) {
     double hi, lo;
@@ -221,7 +227,42 @@ __device__ inline double vl_logaddexp2(double a, double b) {
     y = isnan(d) ? d : y;
     return a == b ? a + 1.0 : y;
 }
+__device__ inline long long vl_reduced_magnitude(double a, double* r, double* tail) {
+    double hi, lo;
+    long long k = vl_ln2_reduction(fmin(a, 711.0), &hi, &lo);
+    *r = hi - lo; *tail = vl_expm1_tail(*r, (hi - *r) - lo);
+    return k;
+}
+__device__ inline double vl_sinh(double x) {
+    double a = fabs(x), r, tail;
+    long long k = vl_reduced_magnitude(a, &r, &tail);
+    double t = vl_expm1_of_reduced(r, tail, k);
+    double y = a < 1.0 ? 2.0 * t - t * t / (t + 1.0) : t + t / (t + 1.0);
+    y = a < 22.0 ? 0.5 * y : vl_scaled_exp_of_reduced(r, tail, k - 1);
+    return isnan(x) ? x : copysign(y, x);
+}
+__device__ inline double vl_cosh(double x) {
+    double r, tail;
+    long long k = vl_reduced_magnitude(fabs(x), &r, &tail);
+    double t = r + tail, w = 1.0 + t;
+    double half = vl_scaled_exp_of_reduced(r, tail, k - 1);
+    double y = k == 0 ? 1.0 + t * t / (w + w) : half + 0.25 / half;
+    return isnan(x) ? x : y;
+}
+__device__ inline double vl_tanh(double x) {
+    double a = fabs(x);
+    bool from_one = a >= 1.0;
+    double t = vl_expm1(from_one ? 2.0 * fmin(a, 22.0) : -2.0 * a);
+    double y = from_one ? 1.0 - 2.0 / (t + 2.0) : -t / (t + 2.0);
+    y = a >= 22.0 ? 1.0 : y;
+    return isnan(x) ? x : copysign(y, x);
+}
 __device__ inline float vl_exp(float x) { return (float)vl_exp((double)x); }
+__device__ inline double vl_atanh(double x) { return 0.5 * (vl_log1p(x) - vl_log1p(-x)); }
+__device__ inline float vl_atanh(float x) { return (float)vl_atanh((double)x); }
+__device__ inline float vl_sinh(float x) { return (float)vl_sinh((double)x); }
+__device__ inline float vl_cosh(float x) { return (float)vl_cosh((double)x); }
+__device__ inline float vl_tanh(float x) { return (float)vl_tanh((double)x); }
 __device__ inline float vl_exp2(float x) { return (float)vl_exp2((double)x); }
 __device__ inline float vl_logaddexp(float a, float b) { return (float)vl_logaddexp((double)a, (double)b); }
 __device__ inline float vl_logaddexp2(float a, float b) { return (float)vl_logaddexp2((double)a, (double)b); }

@@ -1,6 +1,7 @@
 //! The dtypes-and-ufuncs issue's figures: fused chains on a 20000² f64 array
 //! (five cheap, memory-bound ufuncs; five transcendental ones; five of the
-//! exponential family; seven arithmetic operators), five ufuncs on
+//! exponential family; five hyperbolic ones; seven arithmetic operators),
+//! five ufuncs on
 //! complex128, and complex128 matmul,
 //! each reduced to a sum so that only the input is read from memory.
 //!
@@ -42,6 +43,8 @@ fn main() -> Result<()> {
     rows.push((format!("f64 transcendental chain {n}²"), timed(trig)?, limit(n * n * 8)));
     let exponential = || x.exp().logaddexp(-&x)?.logaddexp2(x.exp2())?.sum(None)?.compute_scalar();
     rows.push((format!("f64 exponential chain {n}²"), timed(exponential)?, limit(n * n * 8)));
+    let hyperbolic = || x.sinh().tanh().arctanh().cosh().log1p().sum(None)?.compute_scalar();
+    rows.push((format!("f64 hyperbolic chain {n}²"), timed(hyperbolic)?, limit(n * n * 8)));
     let operators = || (&(&(&x * &x) + &x) - &(&(&(&x * 0.5) + 1.0) / &(&x + 1.0))).sum(None)?.compute_scalar();
     rows.push((format!("f64 operator chain {n}²"), timed(operators)?, limit(n * n * 8)));
 

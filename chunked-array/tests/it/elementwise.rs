@@ -46,7 +46,8 @@ proptest! {
         prop_assert_eq!(common::beyond_ulps(&x.abs().log().compute().unwrap(), &a.mapv(|v| v.abs().ln()), 1), None);
         prop_assert_eq!(x.sin().compute().unwrap(), a.mapv(f64::sin));
         prop_assert_eq!(x.cos().compute().unwrap(), a.mapv(f64::cos));
-        prop_assert_eq!(x.tanh().compute().unwrap(), a.mapv(f64::tanh));
+        // tanh is fdlibm's form over chunked's expm1, as glibc's is over its own.
+        prop_assert_eq!(common::beyond_ulps(&x.tanh().compute().unwrap(), &a.mapv(f64::tanh), 3), None);
         prop_assert_eq!(x.clip(-1.0, 2.5).compute().unwrap(), a.mapv(|v| v.clamp(-1.0, 2.5)));
         prop_assert_eq!(x.pow(2.0).unwrap().compute().unwrap(), a.mapv(|v| v.powf(2.0)));
         prop_assert_eq!(x.map(|v| v as i64).compute().unwrap(), a.mapv(|v| v as i64));

@@ -204,9 +204,24 @@ fn float_case() -> impl Strategy<Value = (ArrayD<f64>, ArrayD<f64>, Vec<Vec<usiz
         .prop_flat_map(|(shape, chunks)| (values(shape.clone(), edge_f64()), values(shape, edge_f64()), Just(chunks)))
 }
 
-/// The ufuncs whose kernels are chunked's branch-free forms (within an ulp
-/// of glibc's, which std calls), not std's functions themselves.
-const OWN_FORMS: [&str; 8] = ["cbrt", "exp", "exp2", "expm1", "log1p", "hypot", "arctan", "arctan2"];
+/// The ufuncs whose kernels are chunked's branch-free forms, not std's
+/// functions themselves, and how many ulps from glibc's (which std calls)
+/// they may be: fdlibm's `sinh` and `cosh` over chunked's `expm1` and `exp`
+/// are two from glibc's over its own (each within an ulp of the exact value),
+/// and `arctanh`, a difference of two `log1p`s, two from the same of std's.
+const OWN_FORMS: [(&str, u64); 11] = [
+    ("cbrt", 1),
+    ("exp", 1),
+    ("exp2", 1),
+    ("expm1", 1),
+    ("log1p", 1),
+    ("hypot", 1),
+    ("arctan", 1),
+    ("arctan2", 1),
+    ("sinh", 2),
+    ("cosh", 2),
+    ("arctanh", 2),
+];
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(48))]
@@ -221,10 +236,11 @@ proptest! {
         let got = x.hypot(&y).unwrap().log1p().arctan2(x.floor()).unwrap().copysign(&y).unwrap().cbrt();
         let want = ndarray::Zip::from(&a).and(&b).map_collect(|&p, &q| p.hypot(q).ln_1p().atan2(p.floor()).copysign(q).cbrt());
         prop_assert_eq!(beyond_ulps(&got.compute().unwrap(), &want, 8), None);
-        // exp2 is within an ulp of std's, and the last step in the chain.
-        let t = x.tan().sinh().exp2().nan_to_num(None, None, None);
-        let want = a.mapv(|p| { let v = p.tan().sinh().exp2(); if v.is_nan() { 0.0 } else if v == f64::INFINITY { f64::MAX } else if v == f64::NEG_INFINITY { f64::MIN } else { v } });
-        prop_assert_eq!(beyond_ulps(&t.compute().unwrap(), &want, 1), None);
+        // tanh (3 ulps from std's), sinh (2) and exp2 (1) of values in [-1, 1]
+        // amplify relative errors at most 1.3-fold.
+        let t = x.tan().tanh().sinh().exp2().nan_to_num(None, None, None);
+        let want = a.mapv(|p| { let v = p.tan().tanh().sinh().exp2(); if v.is_nan() { 0.0 } else { v } });
+        prop_assert_eq!(beyond_ulps(&t.compute().unwrap(), &want, 8), None);
     }
 
     #[test]
@@ -433,7 +449,7 @@ proptest! {
     #[test]
     fn every_float_ufunc_is_its_oracle_element_by_element((a, b, chunks) in float_case()) {
         let (x, y) = (chunked(&a, &chunks), chunked(&b, &chunks));
-        let ulps = |name: &str| u64::from(OWN_FORMS.contains(&name));
+        let ulps = |name: &str| OWN_FORMS.iter().find(|own| own.0 == name).map_or(0, |own| own.1);
         for (name, method, oracle) in UNARY {
             prop_assert_eq!(beyond_ulps(&method(&x).compute().unwrap(), &a.mapv(oracle), ulps(name)), None, "{}", name);
         }

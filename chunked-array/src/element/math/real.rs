@@ -131,17 +131,17 @@ macro_rules! float_math {
             fn atan(self) -> Self {
                 vector_libm::atan(f64::from(self)) as $t
             }
-            #[inline]
+            #[inline(always)]
             fn sinh(self) -> Self {
-                $t::sinh(self)
+                vector_exp::sinh(f64::from(self)) as $t
             }
-            #[inline]
+            #[inline(always)]
             fn cosh(self) -> Self {
-                $t::cosh(self)
+                vector_exp::cosh(f64::from(self)) as $t
             }
-            #[inline]
+            #[inline(always)]
             fn tanh(self) -> Self {
-                $t::tanh(self)
+                vector_exp::tanh(f64::from(self)) as $t
             }
             /// std's, except where `x²` overflows: there `ln(2|x|)`, as libm.
             #[inline]
@@ -155,9 +155,10 @@ macro_rules! float_math {
             }
             /// `(ln(1 + x) - ln(1 - x)) / 2`: within an ulp everywhere, where
             /// std's `ln_1p(2x / (1 - x)) / 2` loses hundreds near ±1.
-            #[inline]
+            #[inline(always)]
             fn atanh(self) -> Self {
-                0.5 * (self.ln_1p() - (-self).ln_1p())
+                let x = f64::from(self);
+                (0.5 * (vector_libm::log1p(x) - vector_libm::log1p(-x))) as $t
             }
         }
         impl FloatMath for $t {

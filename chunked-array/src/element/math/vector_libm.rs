@@ -73,8 +73,17 @@ pub(crate) fn expm1(x: f64) -> f64 {
     // Past these bounds the result is -1 or +inf; clamping keeps k in range.
     let (hi, lo, k) = ln2_reduction(x.clamp(-40.0, 710.0));
     let r = hi - lo;
-    let tail = expm1_tail(r, (hi - r) - lo);
-    // 2^(k-1) stays a normal number for every k here (-58 ..= 1024).
+    let y = expm1_of_reduced(r, expm1_tail(r, (hi - r) - lo), k);
+    let y = if x < -40.0 { -1.0 } else { y };
+    // ±0, subnormals and values below 2^-54 are their own expm1; so is NaN.
+    if x.abs() < f64::from_bits(0x3C90_0000_0000_0000) || x.is_nan() { x } else { y }
+}
+
+/// `2^k·(1 + r + tail) - 1` for `k` in [-58, 1024], `r + tail` being
+/// `expm1` of the reduced argument.
+#[inline(always)]
+pub(super) fn expm1_of_reduced(r: f64, tail: f64, k: i64) -> f64 {
+    // 2^(k-1) stays a normal number for every k here.
     let half_scale = two_to(k - 1);
     let scale = half_scale * 2.0;
     // (2^k - 1) + 2^k·r with its rounding error kept (Fast2Sum: the first
@@ -86,10 +95,7 @@ pub(crate) fn expm1(x: f64) -> f64 {
     let p = r + tail;
     // Past 2^56 the -1 vanishes, and 2^1024 itself is not a double.
     let large = ((p + 1.0) * 2.0) * half_scale;
-    let y = if k > 56 { large } else { moderate };
-    let y = if x < -40.0 { -1.0 } else { y };
-    // ±0, subnormals and values below 2^-54 are their own expm1; so is NaN.
-    if x.abs() < f64::from_bits(0x3C90_0000_0000_0000) || x.is_nan() { x } else { y }
+    if k > 56 { large } else { moderate }
 }
 
 /// fdlibm's coefficients of `log(1 + f) = f - f²/2 + s·(f²/2 + R(s²))`,

@@ -86,8 +86,7 @@ fn wrapping_type(d: DType) -> &'static str {
 /// C's function for a float ufunc whose C function has the CPU kernel's
 /// semantics (to a few ulp for the transcendental ones).
 fn c_function(name: &str) -> Option<&'static str> {
-    const SAME_NAME: [&str; 13] =
-        ["sqrt", "sin", "cos", "tanh", "floor", "ceil", "trunc", "rint", "log2", "log10", "tan", "sinh", "cosh"];
+    const SAME_NAME: [&str; 10] = ["sqrt", "sin", "cos", "floor", "ceil", "trunc", "rint", "log2", "log10", "tan"];
     if let Some(&f) = SAME_NAME.iter().find(|&&f| f == name) {
         return Some(f);
     }
@@ -98,12 +97,15 @@ fn c_function(name: &str) -> Option<&'static str> {
         "expm1" => "vl_expm1",
         "log1p" => "vl_log1p",
         "log" => "vl_log",
+        "sinh" => "vl_sinh",
+        "cosh" => "vl_cosh",
+        "tanh" => "vl_tanh",
         "arcsin" => "asin",
         "arccos" => "acos",
         "arctan" => "vl_atan",
         "arcsinh" => "asinh",
         "arccosh" => "acosh",
-        "arctanh" => "atanh",
+        "arctanh" => "vl_atanh",
         "sign" => "sign_of",
         _ => return None,
     })
