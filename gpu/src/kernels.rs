@@ -237,7 +237,8 @@ __device__ inline double vl_sinh(double x) {
     double a = fabs(x), r, tail;
     long long k = vl_reduced_magnitude(a, &r, &tail);
     double t = vl_expm1_of_reduced(r, tail, k);
-    double y = a < 1.0 ? 2.0 * t - t * t / (t + 1.0) : t + t / (t + 1.0);
+    double q = (a < 1.0 ? t * t : t) / (t + 1.0);
+    double y = a < 1.0 ? 2.0 * t - q : t + q;
     y = a < 22.0 ? 0.5 * y : vl_scaled_exp_of_reduced(r, tail, k - 1);
     return isnan(x) ? x : copysign(y, x);
 }
@@ -246,14 +247,15 @@ __device__ inline double vl_cosh(double x) {
     long long k = vl_reduced_magnitude(fabs(x), &r, &tail);
     double t = r + tail, w = 1.0 + t;
     double half = vl_scaled_exp_of_reduced(r, tail, k - 1);
-    double y = k == 0 ? 1.0 + t * t / (w + w) : half + 0.25 / half;
+    double y = (k == 0 ? 1.0 : half) + (k == 0 ? t * t : 0.25) / (k == 0 ? w + w : half);
     return isnan(x) ? x : y;
 }
 __device__ inline double vl_tanh(double x) {
     double a = fabs(x);
     bool from_one = a >= 1.0;
     double t = vl_expm1(from_one ? 2.0 * fmin(a, 22.0) : -2.0 * a);
-    double y = from_one ? 1.0 - 2.0 / (t + 2.0) : -t / (t + 2.0);
+    double q = (from_one ? 2.0 : -t) / (t + 2.0);
+    double y = from_one ? 1.0 - q : q;
     y = a >= 22.0 ? 1.0 : y;
     return isnan(x) ? x : copysign(y, x);
 }

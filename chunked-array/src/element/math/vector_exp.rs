@@ -116,7 +116,9 @@ pub(crate) fn sinh(x: f64) -> f64 {
     let (r, tail, k) = reduced_magnitude(a);
     // Past 22 this t is not used (nor finite for the largest k).
     let t = expm1_of_reduced(r, tail, k);
-    let y = if a < 1.0 { 2.0 * t - t * t / (t + 1.0) } else { t + t / (t + 1.0) };
+    // One division serves both forms: t²/(t + 1) below 1, t/(t + 1) above.
+    let q = (if a < 1.0 { t * t } else { t }) / (t + 1.0);
+    let y = if a < 1.0 { 2.0 * t - q } else { t + q };
     let y = if a < 22.0 { 0.5 * y } else { scaled_exp_of_reduced(r, tail, k - 1) };
     if x.is_nan() { x } else { y.copysign(x) }
 }
@@ -130,7 +132,9 @@ pub(crate) fn cosh(x: f64) -> f64 {
     let t = r + tail;
     let w = 1.0 + t;
     let half = scaled_exp_of_reduced(r, tail, k - 1);
-    let y = if k == 0 { 1.0 + t * t / (w + w) } else { half + 0.25 / half };
+    // One division serves both forms: t²/(2w) near 0, 1/(4·half) beyond.
+    let (lead, numerator, denominator) = if k == 0 { (1.0, t * t, w + w) } else { (half, 0.25, half) };
+    let y = lead + numerator / denominator;
     if x.is_nan() { x } else { y }
 }
 
@@ -142,7 +146,8 @@ pub(crate) fn tanh(x: f64) -> f64 {
     let a = x.abs();
     let from_one = a >= 1.0;
     let t = expm1(if from_one { 2.0 * a.min(22.0) } else { -2.0 * a });
-    let y = if from_one { 1.0 - 2.0 / (t + 2.0) } else { -t / (t + 2.0) };
+    let q = (if from_one { 2.0 } else { -t }) / (t + 2.0);
+    let y = if from_one { 1.0 - q } else { q };
     let y = if a >= 22.0 { 1.0 } else { y };
     if x.is_nan() { x } else { y.copysign(x) }
 }
