@@ -66,7 +66,9 @@ __device__ inline float inf_of(float) { return bits_f32(0x7F800000u); }
 // The CPU's branch-free expm1, log1p, log, cbrt, hypot, atan and atan2 (chunked-array's
 // `element/math/vector_libm.rs`), step for step; float computes in double.
 __device__ inline double vl_two_to(long long k) { return bits_f64((unsigned long long)(k + 1023) << 52); }
-__device__ inline double vl_expm1_tail(double r, double c) {
+__device__ inline double vl_expm1_parts(double hi, double lo, double* r_out) {
+    double r = hi - lo, c = (hi - r) - lo;
+    *r_out = r;
     double q = 1.0 / 6227020800.0;
     q = 1.0 / 479001600.0 + r * q; q = 1.0 / 39916800.0 + r * q; q = 1.0 / 3628800.0 + r * q;
     q = 1.0 / 362880.0 + r * q; q = 1.0 / 40320.0 + r * q; q = 1.0 / 5040.0 + r * q; q = 1.0 / 720.0 + r * q;
@@ -91,8 +93,8 @@ __device__ inline double vl_expm1_of_reduced(double r, double tail, long long k)
 __device__ inline double vl_expm1(double x) {
     double hi, lo;
     long long k = vl_ln2_reduction(fmin(fmax(x, -40.0), 710.0), &hi, &lo);
-    double r = hi - lo;
-    double y = vl_expm1_of_reduced(r, vl_expm1_tail(r, (hi - r) - lo), k);
+    double r, tail = vl_expm1_parts(hi, lo, &r);
+    double y = vl_expm1_of_reduced(r, tail, k);
     y = x < -40.0 ? -1.0 : y;
     return (fabs(x) < bits_f64(0x3C90000000000000ull) || isnan(x)) ? x : y;
 }
@@ -192,8 +194,8 @@ __device__ inline double vl_scaled_exp_of_reduced(double r, double tail, long lo
     return (y * vl_two_to(k1)) * vl_two_to(k - k1);
 }
 __device__ inline double vl_scaled_exp(double hi, double lo, long long k) {
-    double r = hi - lo;
-    return vl_scaled_exp_of_reduced(r, vl_expm1_tail(r, (hi - r) - lo), k);
+    double r, tail = vl_expm1_parts(hi, lo, &r);
+    return vl_scaled_exp_of_reduced(r, tail, k);
 }
 __device__ inline double vl_exp(double x) {
     double hi, lo;
@@ -230,7 +232,7 @@ __device__ inline double vl_logaddexp2(double a, double b) {
 __device__ inline long long vl_reduced_magnitude(double a, double* r, double* tail) {
     double hi, lo;
     long long k = vl_ln2_reduction(fmin(a, 711.0), &hi, &lo);
-    *r = hi - lo; *tail = vl_expm1_tail(*r, (hi - *r) - lo);
+    *tail = vl_expm1_parts(hi, lo, r);
     return k;
 }
 __device__ inline double vl_sinh(double x) {

@@ -1,6 +1,6 @@
 //! Branch-free f64 forms of `exp`, `exp2`, `logaddexp`, `logaddexp2`, `sinh`,
-//! `cosh` and `tanh`, written as [`vector_libm`](super::vector_libm)'s are: straight-line
-//! arithmetic with the special cases chosen by selects, no fused multiply-add,
+//! `cosh` and `tanh`, written as [`vector_libm`](super::vector_libm)'s are:
+//! straight-line arithmetic with the special cases chosen by selects, no fused multiply-add,
 //! so the tile loops compile them to SIMD and the device kernels' C forms
 //! (`chunked_gpu::kernels::ELEMENTWISE_HELPERS`) compute the same bits.
 //!
@@ -13,7 +13,7 @@
 //! forms over `expm1` and `e^|x|/2`, both from one reduction of `|x|`.
 
 use super::vector_libm::{
-    ROUNDING_SHIFT, expm1, expm1_of_reduced, expm1_tail, ln2_reduction, log1p, shifted_integer, two_to,
+    ROUNDING_SHIFT, expm1, expm1_of_reduced, expm1_parts, ln2_reduction, log1p, shifted_integer, two_to,
 };
 
 /// ln 2 rounded to a double, and what the rounding lost.
@@ -27,8 +27,8 @@ const SPLITTER: f64 = 134_217_729.0;
 /// `1 + r` compensated (Fast2Sum), so that the result is rounded about once.
 #[inline(always)]
 fn scaled_exp(hi: f64, lo: f64, k: i64) -> f64 {
-    let r = hi - lo;
-    scaled_exp_of_reduced(r, expm1_tail(r, (hi - r) - lo), k)
+    let (r, tail) = expm1_parts(hi, lo);
+    scaled_exp_of_reduced(r, tail, k)
 }
 
 /// `2^k · (1 + r + tail)`, `r + tail` being `expm1` of the reduced argument.
@@ -103,8 +103,8 @@ pub(crate) fn logaddexp2(a: f64, b: f64) -> f64 {
 #[inline(always)]
 fn reduced_magnitude(a: f64) -> (f64, f64, i64) {
     let (hi, lo, k) = ln2_reduction(a.min(711.0));
-    let r = hi - lo;
-    (r, expm1_tail(r, (hi - r) - lo), k)
+    let (r, tail) = expm1_parts(hi, lo);
+    (r, tail, k)
 }
 
 /// The hyperbolic sine (fdlibm's forms, as accurate as glibc's): with `t =
@@ -123,9 +123,9 @@ pub(crate) fn sinh(x: f64) -> f64 {
     if x.is_nan() { x } else { y.copysign(x) }
 }
 
-/// The hyperbolic cosine (fdlibm's forms, as accurate as glibc's): `1 + t²/(2(1 +
-/// t))` with `t = expm1(|x|)` up to ln2/2 (the reduction's `k` is 0 there),
-/// `e^|x|/2 + 1/(2e^|x|)` above it.
+/// The hyperbolic cosine (fdlibm's forms, as accurate as glibc's):
+/// `1 + t²/(2(1 + t))` with `t = expm1(|x|)` up to ln2/2 (the reduction's
+/// `k` is 0 there), `e^|x|/2 + 1/(2e^|x|)` above it.
 #[inline(always)]
 pub(crate) fn cosh(x: f64) -> f64 {
     let (r, tail, k) = reduced_magnitude(x.abs());
@@ -138,9 +138,9 @@ pub(crate) fn cosh(x: f64) -> f64 {
     if x.is_nan() { x } else { y }
 }
 
-/// The hyperbolic tangent (fdlibm's forms, as accurate as glibc's): `1 - 2/(t + 2)`
-/// with `t = expm1(2|x|)` from 1, `-t/(t + 2)` with `t = expm1(-2|x|)`
-/// below 1, and 1 from 22.
+/// The hyperbolic tangent (fdlibm's forms, as accurate as glibc's):
+/// `1 - 2/(t + 2)` with `t = expm1(2|x|)` from 1, `-t/(t + 2)` with
+/// `t = expm1(-2|x|)` below 1, and 1 from 22.
 #[inline(always)]
 pub(crate) fn tanh(x: f64) -> f64 {
     let a = x.abs();

@@ -43,12 +43,15 @@ pub(super) fn ln2_reduction(x: f64) -> (f64, f64, i64) {
     (x - kf * LN2_HI, kf * LN2_LO, shifted_integer(t))
 }
 
-/// `t` with `r + t = expm1(r + c)` to 0.1 ulp, for `|r| ≤ ln2/2` and `c` the
-/// rounding error of `r` (what `hi - lo` lost): the Taylor series to degree
-/// 13 (truncation below 0.1 ulp), its tail `expm1(r) - r` kept apart so that
-/// `r`'s bits reach the caller's sum unrounded; `expm1(r + c) ≈ p + c·(1 + p)`.
+/// `(r, t)` for a reduced argument `hi - lo` (|hi - lo| ≤ ln2/2): `r =
+/// hi - lo` rounded, and `t` with `r + t = expm1(hi - lo)` to 0.1 ulp. `c`,
+/// what the rounding of `r` lost, is carried into `t`: the Taylor series to
+/// degree 13 (truncation below 0.1 ulp), its tail `expm1(r) - r` kept apart so
+/// that `r`'s bits reach the caller's sum unrounded; `expm1(r + c) ≈ p + c·(1 + p)`.
 #[inline(always)]
-pub(super) fn expm1_tail(r: f64, c: f64) -> f64 {
+pub(super) fn expm1_parts(hi: f64, lo: f64) -> (f64, f64) {
+    let r = hi - lo;
+    let c = (hi - r) - lo;
     let q = 1.0 / 6_227_020_800.0;
     let q = 1.0 / 479_001_600.0 + r * q;
     let q = 1.0 / 39_916_800.0 + r * q;
@@ -62,18 +65,18 @@ pub(super) fn expm1_tail(r: f64, c: f64) -> f64 {
     let q = 1.0 / 6.0 + r * q;
     let q = 0.5 + r * q;
     let tail = (r * r) * q;
-    tail + (c + c * (r + tail))
+    (r, tail + (c + c * (r + tail)))
 }
 
 /// `exp(x) - 1`, accurate near zero. With `x = k·ln2 + r`, `|r| ≤ ln2/2`:
-/// `expm1(r)` as `r` + [`expm1_tail`], then
+/// `expm1(r)` as `r` + tail ([`expm1_parts`]), then
 /// `(2^k - 1 + 2^k·r) + 2^k·(expm1(r) - r)`, the first sum compensated.
 #[inline(always)]
 pub(crate) fn expm1(x: f64) -> f64 {
     // Past these bounds the result is -1 or +inf; clamping keeps k in range.
     let (hi, lo, k) = ln2_reduction(x.clamp(-40.0, 710.0));
-    let r = hi - lo;
-    let y = expm1_of_reduced(r, expm1_tail(r, (hi - r) - lo), k);
+    let (r, tail) = expm1_parts(hi, lo);
+    let y = expm1_of_reduced(r, tail, k);
     let y = if x < -40.0 { -1.0 } else { y };
     // ±0, subnormals and values below 2^-54 are their own expm1; so is NaN.
     if x.abs() < f64::from_bits(0x3C90_0000_0000_0000) || x.is_nan() { x } else { y }
