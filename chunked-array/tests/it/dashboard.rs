@@ -237,15 +237,17 @@ fn the_page_draws_the_task_stream_in_a_browser() {
     assert!(console.is_empty(), "console messages: {console:?}");
     // Colours go to layers in the order data flows, so on a new dashboard
     // `ones` has the first and the map the second. The map's tasks fill the
-    // two rows of the task stream, which no other part of the page could
-    // paint as much of.
+    // two rows of the task stream (two 13-pixel rows some 1200 pixels wide)
+    // less the gaps between tasks, which a loaded machine widens; its layer's
+    // progress bar, the only other place of that colour, is 10 pixels high
+    // in a table cell and barely started, far under 4000 pixels.
     let rgb = |hex: &str| {
         let v = u32::from_str_radix(&hex[1..], 16).unwrap();
         [(v >> 16) as u8, (v >> 8) as u8, v as u8]
     };
     let colours: Vec<[u8; 3]> = LAYER_COLOURS[..2].iter().map(|c| rgb(c)).collect();
     if let Some((_, hits)) = crate::support::browser::pixel_counts(&png, &colours) {
-        assert!(hits[1] > 10_000 && hits[0] > 100, "layer colours drawn: {hits:?}");
+        assert!(hits[1] > 4_000 && hits[0] > 100, "layer colours drawn: {hits:?}");
     }
 }
 

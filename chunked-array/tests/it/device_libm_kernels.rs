@@ -1,5 +1,5 @@
 //! The device kernels' C forms of chunked's branch-free `expm1`, `log1p`,
-//! `log`, `cbrt`, `arctan`, `exp`, `exp2`, `sinh`, `cosh`, `tanh`, `arctanh`, `hypot`,
+//! `log`, `log2`, `log10`, `cbrt`, `arctan`, `exp`, `exp2`, `sinh`, `cosh`, `tanh`, `arctanh`, `hypot`,
 //! `logaddexp`, `logaddexp2` and `arctan2` (and the complex `abs`,
 //! `angle` and `log1p` built on them), compiled for the host and compared
 //! bit for bit with the CPU over special values and the whole exponent range,
@@ -10,19 +10,19 @@ use ndarray::ArrayD;
 
 use super::device_kernels::{Input, compiler, f64s, run_elementwise_as};
 
-/// Rows 0-10 `expm1`, `log1p`, `log`, `cbrt`, `arctan`, `exp`, `exp2`,
-/// `sinh`, `cosh`, `tanh`, `arctanh` of x, rows 11-13 `hypot`, `logaddexp`,
-/// `logaddexp2` of (x, y), the rest `arctan2(x, y)`.
+/// Rows 0-12 `expm1`, `log1p`, `log`, `cbrt`, `arctan`, `exp`, `exp2`,
+/// `sinh`, `cosh`, `tanh`, `arctanh`, `log2`, `log10` of x, rows 13-15
+/// `hypot`, `logaddexp`, `logaddexp2` of (x, y), the rest `arctan2(x, y)`.
 fn the_forms<T: Float>(x: &Array<T>, y: &Array<T>, row: &Array<f64>) -> Array<T> {
     let mut out = x.arctan2(y).unwrap();
     type Binary<T> = fn(&Array<T>, &Array<T>) -> Array<T>;
     let functions: [Binary<T>; 3] =
         [|a, b| a.hypot(b).unwrap(), |a, b| a.logaddexp(b).unwrap(), |a, b| a.logaddexp2(b).unwrap()];
     for (k, f) in functions.iter().enumerate() {
-        out = chunked_array::where_(&row.eq((11 + k) as f64).unwrap(), f(x, y), &out).unwrap();
+        out = chunked_array::where_(&row.eq((13 + k) as f64).unwrap(), f(x, y), &out).unwrap();
     }
     type Unary<T> = fn(&Array<T>) -> Array<T>;
-    let functions: [Unary<T>; 11] = [
+    let functions: [Unary<T>; 13] = [
         |a| a.expm1(),
         |a| a.log1p(),
         |a| a.log(),
@@ -34,6 +34,8 @@ fn the_forms<T: Float>(x: &Array<T>, y: &Array<T>, row: &Array<f64>) -> Array<T>
         |a| a.cosh(),
         |a| a.tanh(),
         |a| a.arctanh(),
+        |a| a.log2(),
+        |a| a.log10(),
     ];
     for (k, f) in functions.iter().enumerate() {
         out = chunked_array::where_(&row.eq(k as f64).unwrap(), f(x), &out).unwrap();
@@ -92,8 +94,11 @@ fn generated_branch_free_forms_compute_what_the_cpu_does() {
         710.47,
         -710.48,
         0.999_999_999,
+        1000.0,
+        std::f64::consts::SQRT_2,
+        0.5,
     ];
-    const ROWS: usize = 15;
+    const ROWS: usize = 17;
     let n = 64;
     let xs = ArrayD::from_shape_fn(vec![ROWS, n], |i| match special.get(i[1]) {
         Some(&v) => v,
@@ -113,7 +118,7 @@ fn generated_branch_free_forms_compute_what_the_cpu_does() {
         ("f32", the_forms(&narrow(&xs), &narrow(&ys), &row).astype::<f64>(), [rows_in(), f32s(&xs), f32s(&ys)]),
     ];
     for (width, chain, inputs) in cases {
-        let source = chain.cuda_kernel_source().expect("the fifteen functions have device forms");
+        let source = chain.cuda_kernel_source().expect("the seventeen functions have device forms");
         assert!(source.contains("vl_tanh") && source.contains("vl_logaddexp2"), "{source}");
         let got = run_elementwise_as("double", &source, &inputs, ROWS * n, 2, &meta, true).unwrap();
         let want: Vec<f64> = chain.compute().unwrap().iter().copied().collect();

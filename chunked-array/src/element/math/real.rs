@@ -95,13 +95,13 @@ macro_rules! float_math {
             fn ln(self) -> Self {
                 vector_libm::ln(f64::from(self)) as $t
             }
-            #[inline]
+            #[inline(always)]
             fn log2(self) -> Self {
-                $t::log2(self)
+                vector_libm::log2(f64::from(self)) as $t
             }
-            #[inline]
+            #[inline(always)]
             fn log10(self) -> Self {
-                $t::log10(self)
+                vector_libm::log10(f64::from(self)) as $t
             }
             #[inline(always)]
             fn log1p(self) -> Self {
@@ -153,12 +153,11 @@ macro_rules! float_math {
             fn acosh(self) -> Self {
                 if self > 1.0 / $t::EPSILON { self.ln() + std::$t::consts::LN_2 } else { $t::acosh(self) }
             }
-            /// `(ln(1 + x) - ln(1 - x)) / 2`: within an ulp everywhere, where
-            /// std's `ln_1p(2x / (1 - x)) / 2` loses hundreds near ±1.
+            /// glibc's form (std's `ln_1p(2x / (1 - x)) / 2` loses hundreds of
+            /// ulps near -1).
             #[inline(always)]
             fn atanh(self) -> Self {
-                let x = f64::from(self);
-                (0.5 * (vector_libm::log1p(x) - vector_libm::log1p(-x))) as $t
+                vector_libm::atanh(f64::from(self)) as $t
             }
         }
         impl FloatMath for $t {

@@ -116,9 +116,11 @@ pub(crate) fn sinh(x: f64) -> f64 {
     let (r, tail, k) = reduced_magnitude(a);
     // Past 22 this t is not used (nor finite for the largest k).
     let t = expm1_of_reduced(r, tail, k);
-    // One division serves both forms: t²/(t + 1) below 1, t/(t + 1) above.
-    let q = (if a < 1.0 { t * t } else { t }) / (t + 1.0);
-    let y = if a < 1.0 { 2.0 * t - q } else { t + q };
+    // One division serves both forms: -t²/(t + 1) below 1, t/(t + 1) above,
+    // each added to its lead (see `tanh` on why not selected after).
+    let small = a < 1.0;
+    let q = (if small { -(t * t) } else { t }) / (t + 1.0);
+    let y = (if small { 2.0 * t } else { t }) + q;
     let y = if a < 22.0 { 0.5 * y } else { scaled_exp_of_reduced(r, tail, k - 1) };
     if x.is_nan() { x } else { y.copysign(x) }
 }
@@ -146,8 +148,11 @@ pub(crate) fn tanh(x: f64) -> f64 {
     let a = x.abs();
     let from_one = a >= 1.0;
     let t = expm1(if from_one { 2.0 * a.min(22.0) } else { -2.0 * a });
-    let q = (if from_one { 2.0 } else { -t }) / (t + 2.0);
-    let y = if from_one { 1.0 - q } else { q };
+    // `1 - 2/(t + 2)` as `1 + (-2)/(t + 2)`: with the forms written as lead
+    // + quotient, LLVM keeps one division (it splits a division whose
+    // result is selected on the numerator's condition).
+    let q = (if from_one { -2.0 } else { -t }) / (t + 2.0);
+    let y = (if from_one { 1.0 } else { 0.0 }) + q;
     let y = if a >= 22.0 { 1.0 } else { y };
     if x.is_nan() { x } else { y.copysign(x) }
 }

@@ -1,12 +1,12 @@
-//! Branch-free f64 forms of `expm1`, `log1p`, `ln`, `cbrt`, `hypot`, `atan`
-//! and `atan2`, the transcendental ufuncs whose libm calls dominate a fused
+//! Branch-free f64 forms of `expm1`, `log1p`, `ln`, `log2`, `log10`,
+//! `atanh`, `cbrt`, `hypot`, `atan` and `atan2`, the transcendental ufuncs whose libm calls dominate a fused
 //! chain (the complex `abs` and `log1p` are built on them too).
 //!
 //! A libm call per element keeps a tile loop scalar; these are straight-line
 //! arithmetic on the value and its bits, with the special cases chosen by
 //! selects at the end, so the per-width tile loops compile them to SIMD.
 //! They follow fdlibm's reductions and polynomials (musl's `log1p` and
-//! `log`, FreeBSD's `cbrt`, fdlibm's `atan` and `atan2`) and stay within an
+//! `log`, FreeBSD's `log2`, `log10` and `cbrt`, fdlibm's `atanh`, `atan` and `atan2`) and stay within an
 //! ulp of glibc's results (the tests measure it over the whole exponent
 //! range). No step uses a fused multiply-add, so every target computes the
 //! same bits, and the device kernels' C forms of them
@@ -113,17 +113,24 @@ const LG: [f64; 7] = [
     f64::from_bits(0x3FC2_F112_DF3E_5244),
 ];
 
-/// `ln(2^dk · (1 + f)) + c` for `1 + f` in [√2/2, √2) (fdlibm's `log`
-/// kernel): `f - f²/2 + s·(f²/2 + R(s²))`, `s = f / (2 + f)`.
+/// `s·(f²/2 + R(s²))`, `s = f / (2 + f)`: `log(1 + f) - f + f²/2` for `1 + f`
+/// in [√2/2, √2) (fdlibm's `k_log1p`), given `hfsq = f²/2`.
 #[inline(always)]
-fn ln_of_split(dk: f64, f: f64, c: f64) -> f64 {
-    let hfsq = 0.5 * f * f;
+fn log1p_kernel(f: f64, hfsq: f64) -> f64 {
     let s = f / (2.0 + f);
     let z = s * s;
     let w = z * z;
     let t1 = w * (LG[1] + w * (LG[3] + w * LG[5]));
     let t2 = z * (LG[0] + w * (LG[2] + w * (LG[4] + w * LG[6])));
-    s * (hfsq + (t2 + t1)) + (dk * LN2_LO + c) - hfsq + f + dk * LN2_HI
+    s * (hfsq + (t2 + t1))
+}
+
+/// `ln(2^dk · (1 + f)) + c` for `1 + f` in [√2/2, √2) (fdlibm's `log`
+/// kernel): `f - f²/2 + s·(f²/2 + R(s²))`, `s = f / (2 + f)`.
+#[inline(always)]
+fn ln_of_split(dk: f64, f: f64, c: f64) -> f64 {
+    let hfsq = 0.5 * f * f;
+    log1p_kernel(f, hfsq) + (dk * LN2_LO + c) - hfsq + f + dk * LN2_HI
 }
 
 /// Splits a positive normal `u` as `2^dk · m`, `m` in [√2/2, √2), returning
@@ -155,18 +162,91 @@ pub(crate) fn log1p(x: f64) -> f64 {
     if x.abs() < f64::from_bits(0x3CA0_0000_0000_0000) || x.is_nan() { x } else { y }
 }
 
-/// The natural logarithm (fdlibm's `log`); subnormals are scaled by 2^54
-/// first.
+/// Splits a non-negative `x` as `2^dk · (1 + f)`, `1 + f` in [√2/2, √2),
+/// subnormals scaled by 2^54 first.
 #[inline(always)]
-pub(crate) fn ln(x: f64) -> f64 {
+fn split_positive(x: f64) -> (f64, f64) {
     let subnormal = x < f64::MIN_POSITIVE;
     let scaled = if subnormal { x * f64::from_bits(0x4350_0000_0000_0000) } else { x };
     let (dk, m) = split_at_sqrt2(scaled);
-    let dk = if subnormal { dk - 54.0 } else { dk };
-    let y = ln_of_split(dk, m - 1.0, 0.0);
+    (if subnormal { dk - 54.0 } else { dk }, m - 1.0)
+}
+
+/// A logarithm's value `y` of `x`, or its value at +inf, 0, negatives and NaN.
+#[inline(always)]
+fn with_log_specials(x: f64, y: f64) -> f64 {
     let y = if x == f64::INFINITY { x } else { y };
     let y = if x == 0.0 { f64::NEG_INFINITY } else { y };
     if x < 0.0 || x.is_nan() { f64::NAN } else { y }
+}
+
+/// The natural logarithm (fdlibm's `log`).
+#[inline(always)]
+pub(crate) fn ln(x: f64) -> f64 {
+    let (dk, f) = split_positive(x);
+    with_log_specials(x, ln_of_split(dk, f, 0.0))
+}
+
+/// `(dk, hi, lo)` with `x = 2^dk · (1 + f)` and `hi + lo = ln(1 + f)`, `hi`
+/// holding `f - f²/2` to its upper 21 bits so that products with it by a
+/// constant's upper part are exact (FreeBSD's `log2` and `log10`).
+#[inline(always)]
+fn ln_split_exactly(x: f64) -> (f64, f64, f64) {
+    let (dk, f) = split_positive(x);
+    let hfsq = 0.5 * f * f;
+    let r = log1p_kernel(f, hfsq);
+    let hi = f64::from_bits((f - hfsq).to_bits() & 0xFFFF_FFFF_0000_0000);
+    (dk, hi, ((f - hi) - hfsq) + r)
+}
+
+/// 1/ln2 to 33 bits, and the rest.
+const IVLN2_HI: f64 = f64::from_bits(0x3FF7_1547_6520_0000);
+const IVLN2_LO: f64 = f64::from_bits(0x3DE7_05FC_2EEF_A200);
+/// 1/ln10 to 33 bits, and the rest.
+const IVLN10_HI: f64 = f64::from_bits(0x3FDB_CB7B_1520_0000);
+const IVLN10_LO: f64 = f64::from_bits(0x3DBB_9438_CA9A_ADD5);
+/// log10(2) to 33 bits, and the rest.
+const LOG10_2_HI: f64 = f64::from_bits(0x3FD3_4413_509F_6000);
+const LOG10_2_LO: f64 = f64::from_bits(0x3D59_FEF3_11F1_2B36);
+
+/// The base-2 logarithm (FreeBSD's `log2`, within an ulp; exact at powers
+/// of two): `dk + (hi + lo)/ln2`, the sum with `dk` compensated.
+#[inline(always)]
+pub(crate) fn log2(x: f64) -> f64 {
+    let (dk, hi, lo) = ln_split_exactly(x);
+    let val_hi = hi * IVLN2_HI;
+    let val_lo = (lo + hi) * IVLN2_LO + lo * IVLN2_HI;
+    let w = dk + val_hi;
+    with_log_specials(x, (val_lo + ((dk - w) + val_hi)) + w)
+}
+
+/// The base-10 logarithm (FreeBSD's `log10`, within an ulp):
+/// `dk·log10(2) + (hi + lo)/ln10`, the leading sum compensated.
+#[inline(always)]
+pub(crate) fn log10(x: f64) -> f64 {
+    let (dk, hi, lo) = ln_split_exactly(x);
+    let val_hi = hi * IVLN10_HI;
+    let y2 = dk * LOG10_2_HI;
+    let val_lo = dk * LOG10_2_LO + (lo + hi) * IVLN10_LO + lo * IVLN10_HI;
+    let w = y2 + val_hi;
+    with_log_specials(x, (val_lo + ((y2 - w) + val_hi)) + w)
+}
+
+/// The inverse hyperbolic tangent (fdlibm's, as glibc's): with `a = |x|`,
+/// `log1p(2a + 2a·a/(1 - a))/2` below 1/2 and `log1p(2a/(1 - a))/2` from
+/// there, one division serving both; below 2^-28 `x` itself.
+#[inline(always)]
+pub(crate) fn atanh(x: f64) -> f64 {
+    let a = x.abs();
+    let t = a + a;
+    let small = a < 0.5;
+    // The sums are written as lead + quotient so that the quotient's
+    // numerator stays a select (LLVM splits a selected division otherwise).
+    let q = (if small { t * a } else { t }) / (1.0 - a);
+    let y = 0.5 * log1p((if small { t } else { 0.0 }) + q);
+    // |x| > 1 gives log1p of less than -1 (NaN); |x| = 1 gives log1p(∞).
+    let y = if a < f64::from_bits(0x3E30_0000_0000_0000) { a } else { y };
+    y.copysign(x)
 }
 
 /// FreeBSD's coefficients of `1/cbrt(x)` near the first estimate (to 2^-23.5).
@@ -388,6 +468,58 @@ pub(super) mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn log2_and_log10_are_close_to_glibc_and_exact_at_powers() {
+        let (u, x) = worst(log2, f64::log2);
+        assert!(u <= 1, "log2({x:e}): {} against {}, {u} ulps", log2(x), x.log2());
+        // glibc's log10 (fdlibm's older form) is 1.5 ulps from the exact value
+        // at places, FreeBSD's within 0.63 (both measured against mpmath).
+        let (u, x) = worst(log10, f64::log10);
+        assert!(u <= 2, "log10({x:e}): {} against {}, {u} ulps", log10(x), x.log10());
+        for k in -1074..=1023 {
+            let power = if k < -1022 { f64::from_bits(1 << (k + 1074)) } else { two_to(k.into()) };
+            assert_eq!(log2(power), k as f64, "log2(2^{k})");
+        }
+        for k in 0..=22 {
+            assert_eq!(log10(10f64.powi(k)), k as f64, "log10(1e{k})");
+        }
+        for f in [log2, log10] {
+            assert_eq!((f(0.0), f(-0.0), f(f64::INFINITY)), (f64::NEG_INFINITY, f64::NEG_INFINITY, f64::INFINITY));
+            assert_eq!(f(1.0).to_bits(), 0);
+            assert!(f(-5e-324).is_nan() && f(f64::NEG_INFINITY).is_nan() && f(f64::NAN).is_nan());
+        }
+    }
+
+    unsafe extern "C" {
+        /// glibc's `atanh` (std's `f64::atanh` is a formula of its own).
+        #[link_name = "atanh"]
+        fn libm_atanh(x: f64) -> f64;
+    }
+
+    fn glibc_atanh(x: f64) -> f64 {
+        // SAFETY: a pure function of its argument.
+        unsafe { libm_atanh(x) }
+    }
+
+    #[test]
+    fn atanh_is_within_an_ulp_of_glibcs_form() {
+        let (u, x) = worst(atanh, glibc_atanh);
+        assert!(u <= 1, "atanh({x:e}): {} against {}, {u} ulps", atanh(x), glibc_atanh(x));
+        // Near ±1 and across the switch of forms at 1/2.
+        for i in 1..20_000 {
+            for x in [1.0 - i as f64 * 2.5e-5, 0.5 + (i as f64 - 10_000.0) * 1e-9] {
+                assert!(ulps(atanh(x), glibc_atanh(x)) <= 1, "atanh({x}): {} against {}", atanh(x), glibc_atanh(x));
+                assert_eq!(atanh(-x).to_bits(), (-atanh(x)).to_bits(), "atanh is odd at {x}");
+            }
+        }
+        assert_eq!(
+            (atanh(1.0), atanh(-1.0), atanh(-0.0).to_bits()),
+            (f64::INFINITY, f64::NEG_INFINITY, (-0.0f64).to_bits())
+        );
+        assert_eq!(atanh(-5e-324), -5e-324);
+        assert!(atanh(1.0 + f64::EPSILON).is_nan() && atanh(-f64::INFINITY).is_nan() && atanh(f64::NAN).is_nan());
     }
 
     #[test]
