@@ -79,10 +79,15 @@ __device__ inline double vl_split_dk(double u, double* m) {
     *m = bits_f64((b & 0x000FFFFFFFFFFFFFull) + (0x3FE6A09Eull << 32));
     return bits_f64(0x4330000000000000ull | (b >> 52)) - (4503599627370496.0 + 1023.0);
 }
+__device__ inline double vl_rough_reciprocal(double u) {
+    double r = bits_f64(0x7FDE623822FC16E6ull - f64_bits(u));
+    r = r * (2.0 - u * r);
+    return r * (2.0 - u * r);
+}
 __device__ inline double vl_log1p(double x) {
     double u = 1.0 + x, reduced;
     double dk = vl_split_dk(u, &reduced);
-    double correction = (dk >= 2.0 ? 1.0 - (u - x) : x - (u - 1.0)) / u;
+    double correction = (dk >= 2.0 ? 1.0 - (u - x) : x - (u - 1.0)) * vl_rough_reciprocal(u);
     correction = dk >= 54.0 ? 0.0 : correction;
     bool unsplit = dk == 0.0;
     double y = vl_ln_of_split(dk, unsplit ? x : reduced - 1.0, unsplit ? 0.0 : correction);
@@ -254,8 +259,8 @@ __device__ inline double vl_cosh(double x) {
 __device__ inline double vl_tanh(double x) {
     double a = fabs(x);
     bool from_one = a >= 1.0;
-    double t = vl_expm1(from_one ? 2.0 * fmin(a, 22.0) : -2.0 * a);
-    double q = (from_one ? -2.0 : -t) / (t + 2.0);
+    double t = vl_expm1(2.0 * fmin(a, 22.0));
+    double q = (from_one ? -2.0 : t) / (t + 2.0);
     double y = (from_one ? 1.0 : 0.0) + q;
     y = a >= 22.0 ? 1.0 : y;
     return isnan(x) ? x : copysign(y, x);

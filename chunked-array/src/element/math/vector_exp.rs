@@ -140,18 +140,20 @@ pub(crate) fn cosh(x: f64) -> f64 {
     if x.is_nan() { x } else { y }
 }
 
-/// The hyperbolic tangent (fdlibm's forms, as accurate as glibc's):
-/// `1 - 2/(t + 2)` with `t = expm1(2|x|)` from 1, `-t/(t + 2)` with
-/// `t = expm1(-2|x|)` below 1, and 1 from 22.
+/// The hyperbolic tangent (fdlibm's forms from one `expm1`, as accurate as
+/// glibc's): with `t = expm1(2|x|)`, `1 - 2/(t + 2)` from 1, `t/(t + 2)`
+/// below 1 (fdlibm's `-u/(u + 2)` with `u = expm1(-2|x|)`, rewritten so that
+/// one `expm1` serves both forms: LLVM computes an `expm1` of a selected
+/// argument for both arguments), and 1 from 22.
 #[inline(always)]
 pub(crate) fn tanh(x: f64) -> f64 {
     let a = x.abs();
     let from_one = a >= 1.0;
-    let t = expm1(if from_one { 2.0 * a.min(22.0) } else { -2.0 * a });
+    let t = expm1(2.0 * a.min(22.0));
     // `1 - 2/(t + 2)` as `1 + (-2)/(t + 2)`: with the forms written as lead
     // + quotient, LLVM keeps one division (it splits a division whose
     // result is selected on the numerator's condition).
-    let q = (if from_one { -2.0 } else { -t }) / (t + 2.0);
+    let q = (if from_one { -2.0 } else { t }) / (t + 2.0);
     let y = (if from_one { 1.0 } else { 0.0 }) + q;
     let y = if a >= 22.0 { 1.0 } else { y };
     if x.is_nan() { x } else { y.copysign(x) }
@@ -210,17 +212,20 @@ mod tests {
         assert!(exp2(f64::NAN).is_nan());
     }
 
-    /// fdlibm's forms are within an ulp or two of the exact values (2 for
-    /// `tanh` on 0.2% of samples, measured against mpmath), glibc's as ours:
-    /// where the two `expm1`s differ by an ulp, the results may differ by two
-    /// or three.
+    /// fdlibm's forms are within an ulp or two of the exact values (measured
+    /// against mpmath), glibc's as ours: where the two `expm1`s differ by an
+    /// ulp, the results may differ by two or three. `tanh` below 1 is
+    /// `t/(t + 2)` over `expm1(2|x|)`, not fdlibm's `-u/(u + 2)` over
+    /// `expm1(-2|x|)`: the same three roundings at other places, so its bits
+    /// differ from glibc's more often (13% of samples), its error not (2.1
+    /// ulps at most, glibc's 2.0).
     #[test]
     fn hyperbolic_functions_are_glibcs_forms() {
-        type Pair = (&'static str, fn(f64) -> f64, fn(f64) -> f64, u64);
-        let forms: [Pair; 3] =
-            [("sinh", sinh, f64::sinh, 2), ("cosh", cosh, f64::cosh, 2), ("tanh", tanh, f64::tanh, 3)];
-        for (name, f, oracle, max_ulps) in forms {
-            close_to_glibc(name, f, oracle, (-30.0, 30.0), max_ulps, 2);
+        type Form = (&'static str, fn(f64) -> f64, fn(f64) -> f64, u64, usize);
+        let forms: [Form; 3] =
+            [("sinh", sinh, f64::sinh, 2, 2), ("cosh", cosh, f64::cosh, 2, 2), ("tanh", tanh, f64::tanh, 3, 15)];
+        for (name, f, oracle, max_ulps, percent_differing) in forms {
+            close_to_glibc(name, f, oracle, (-30.0, 30.0), max_ulps, percent_differing);
             // Across the branch points and overflow, in steps that are not binary.
             for i in 0..20_000 {
                 let x = -711.0 + i as f64 * 0.0711;
