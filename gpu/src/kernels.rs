@@ -31,7 +31,7 @@ pub use crate::cuda::CUDA_PRELUDE;
 /// divides), `expm1` and `log1p` NumPy's, `pow_of` the CPU's `npy_cpow`.
 /// The real `exp`, `exp2`, `expm1`, `log1p`, `log`, `log2`, `log10`, `cbrt`,
 /// `hypot`, `atan`, `atan2`, `logaddexp`, `logaddexp2`, `sinh`, `cosh`,
-/// `tanh` and `atanh` are `vl_*`, the CPU's branch-free forms, which complex
+/// `tanh`, `asinh`, `acosh` and `atanh` are `vl_*`, the CPU's branch-free forms, which complex
 /// `abs`, `angle` and `log1p` use too. The source lives in
 /// `kernels/elementwise_helpers.cu`.
 pub const ELEMENTWISE_HELPERS: &str = include_str!("kernels/elementwise_helpers.cu");

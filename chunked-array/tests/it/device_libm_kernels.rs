@@ -1,5 +1,6 @@
 //! The device kernels' C forms of chunked's branch-free `expm1`, `log1p`,
-//! `log`, `log2`, `log10`, `cbrt`, `arctan`, `exp`, `exp2`, `sinh`, `cosh`, `tanh`, `arctanh`, `hypot`,
+//! `log`, `log2`, `log10`, `cbrt`, `arctan`, `exp`, `exp2`, `sinh`, `cosh`, `tanh`, `arcsinh`,
+//! `arccosh`, `arctanh`, `hypot`,
 //! `logaddexp`, `logaddexp2` and `arctan2` (and the complex `abs`,
 //! `angle` and `log1p` built on them), compiled for the host and compared
 //! bit for bit with the CPU over special values and the whole exponent range,
@@ -10,19 +11,20 @@ use ndarray::ArrayD;
 
 use super::device_kernels::{Input, compiler, f64s, run_elementwise_as};
 
-/// Rows 0-12 `expm1`, `log1p`, `log`, `cbrt`, `arctan`, `exp`, `exp2`,
-/// `sinh`, `cosh`, `tanh`, `arctanh`, `log2`, `log10` of x, rows 13-15
-/// `hypot`, `logaddexp`, `logaddexp2` of (x, y), the rest `arctan2(x, y)`.
+/// Rows 0-14 `expm1`, `log1p`, `log`, `cbrt`, `arctan`, `exp`, `exp2`,
+/// `sinh`, `cosh`, `tanh`, `arctanh`, `log2`, `log10`, `arcsinh`, `arccosh`
+/// of x, rows 15-17 `hypot`, `logaddexp`, `logaddexp2` of (x, y), the rest
+/// `arctan2(x, y)`.
 fn the_forms<T: Float>(x: &Array<T>, y: &Array<T>, row: &Array<f64>) -> Array<T> {
     let mut out = x.arctan2(y).unwrap();
     type Binary<T> = fn(&Array<T>, &Array<T>) -> Array<T>;
     let functions: [Binary<T>; 3] =
         [|a, b| a.hypot(b).unwrap(), |a, b| a.logaddexp(b).unwrap(), |a, b| a.logaddexp2(b).unwrap()];
     for (k, f) in functions.iter().enumerate() {
-        out = chunked_array::where_(&row.eq((13 + k) as f64).unwrap(), f(x, y), &out).unwrap();
+        out = chunked_array::where_(&row.eq((15 + k) as f64).unwrap(), f(x, y), &out).unwrap();
     }
     type Unary<T> = fn(&Array<T>) -> Array<T>;
-    let functions: [Unary<T>; 13] = [
+    let functions: [Unary<T>; 15] = [
         |a| a.expm1(),
         |a| a.log1p(),
         |a| a.log(),
@@ -36,6 +38,8 @@ fn the_forms<T: Float>(x: &Array<T>, y: &Array<T>, row: &Array<f64>) -> Array<T>
         |a| a.arctanh(),
         |a| a.log2(),
         |a| a.log10(),
+        |a| a.arcsinh(),
+        |a| a.arccosh(),
     ];
     for (k, f) in functions.iter().enumerate() {
         out = chunked_array::where_(&row.eq(k as f64).unwrap(), f(x), &out).unwrap();
@@ -97,8 +101,12 @@ fn generated_branch_free_forms_compute_what_the_cpu_does() {
         1000.0,
         std::f64::consts::SQRT_2,
         0.5,
+        2.0,
+        2.000_000_000_000_001,
+        268_435_456.0,
+        1.000_000_1,
     ];
-    const ROWS: usize = 17;
+    const ROWS: usize = 19;
     let n = 64;
     let xs = ArrayD::from_shape_fn(vec![ROWS, n], |i| match special.get(i[1]) {
         Some(&v) => v,
@@ -118,7 +126,7 @@ fn generated_branch_free_forms_compute_what_the_cpu_does() {
         ("f32", the_forms(&narrow(&xs), &narrow(&ys), &row).astype::<f64>(), [rows_in(), f32s(&xs), f32s(&ys)]),
     ];
     for (width, chain, inputs) in cases {
-        let source = chain.cuda_kernel_source().expect("the seventeen functions have device forms");
+        let source = chain.cuda_kernel_source().expect("the nineteen functions have device forms");
         assert!(source.contains("vl_tanh") && source.contains("vl_logaddexp2"), "{source}");
         let got = run_elementwise_as("double", &source, &inputs, ROWS * n, 2, &meta, true).unwrap();
         let want: Vec<f64> = chain.compute().unwrap().iter().copied().collect();

@@ -84,17 +84,45 @@ __device__ inline double vl_rough_reciprocal(double u) {
     r = r * (2.0 - u * r);
     return r * (2.0 - u * r);
 }
-__device__ inline double vl_log1p(double x) {
+__device__ inline double vl_log1p_split(double x, double* f, double* c) {
     double u = 1.0 + x, reduced;
     double dk = vl_split_dk(u, &reduced);
     double correction = (dk >= 2.0 ? 1.0 - (u - x) : x - (u - 1.0)) * vl_rough_reciprocal(u);
     correction = dk >= 54.0 ? 0.0 : correction;
     bool unsplit = dk == 0.0;
-    double y = vl_ln_of_split(dk, unsplit ? x : reduced - 1.0, unsplit ? 0.0 : correction);
+    *f = unsplit ? x : reduced - 1.0;
+    *c = unsplit ? 0.0 : correction;
+    return dk;
+}
+__device__ inline double vl_log1p(double x) {
+    double f, c, dk = vl_log1p_split(x, &f, &c);
+    double y = vl_ln_of_split(dk, f, c);
     y = x == inf_of(x) ? x : y;
     y = x == -1.0 ? -inf_of(x) : y;
     y = x < -1.0 ? nan_of(x) : y;
     return (fabs(x) < bits_f64(0x3CA0000000000000ull) || isnan(x)) ? x : y;
+}
+__device__ inline double vl_log_or_log1p(double v, bool log1p_form) {
+    double f1, c1, dk1 = vl_log1p_split(v, &f1, &c1), m, dk2 = vl_split_dk(v, &m);
+    return log1p_form ? vl_ln_of_split(dk1, f1, c1) : vl_ln_of_split(dk2, m - 1.0, 0.0);
+}
+__device__ inline double vl_asinh(double x) {
+    double a = fabs(x), t = a * a, root = sqrt(1.0 + t);
+    bool small = a < bits_f64(0x4000000100000000ull), huge = a > 268435456.0;
+    double q = (small ? t : 1.0) / (small ? 1.0 + root : root + a);
+    double w = vl_log_or_log1p(small ? a + q : (huge ? a : 2.0 * a + q), small);
+    w = huge ? w + bits_f64(0x3FE62E42FEFA39EFull) : w;
+    w = (a < bits_f64(0x3E30000000000000ull) || !isfinite(a)) ? a : w;
+    return isnan(x) ? x : copysign(w, x);
+}
+__device__ inline double vl_acosh(double x) {
+    double t = x - 1.0;
+    bool small = x < bits_f64(0x4000000100000000ull), huge = x >= 268435456.0;
+    double root = sqrt(small ? 2.0 * t + t * t : x * x - 1.0);
+    double w = vl_log_or_log1p(small ? t + root : (huge ? x : 2.0 * x - 1.0 / (x + root)), small);
+    w = huge ? w + bits_f64(0x3FE62E42FEFA39EFull) : w;
+    w = x == inf_of(x) ? x : w;
+    return (x < 1.0 || isnan(x)) ? nan_of(x) : w;
 }
 __device__ inline double vl_with_log_specials(double x, double y) {
     y = x == inf_of(x) ? x : y;
@@ -275,6 +303,8 @@ __device__ inline double vl_atanh(double x) {
     return copysign(y, x);
 }
 __device__ inline float vl_atanh(float x) { return (float)vl_atanh((double)x); }
+__device__ inline float vl_asinh(float x) { return (float)vl_asinh((double)x); }
+__device__ inline float vl_acosh(float x) { return (float)vl_acosh((double)x); }
 __device__ inline float vl_sinh(float x) { return (float)vl_sinh((double)x); }
 __device__ inline float vl_cosh(float x) { return (float)vl_cosh((double)x); }
 __device__ inline float vl_tanh(float x) { return (float)vl_tanh((double)x); }

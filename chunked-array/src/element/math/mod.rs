@@ -10,6 +10,7 @@
 mod complex;
 mod real;
 mod vector_exp;
+mod vector_inverse_hyperbolic;
 pub(super) mod vector_libm;
 
 /// Kernels of every number (NumPy's `number`).

@@ -1,6 +1,8 @@
 //! The kernels for integers and real floats.
 
-use super::{FloatMath, InexactMath, IntegerMath, NumberMath, RealMath, vector_exp, vector_libm};
+use super::{
+    FloatMath, InexactMath, IntegerMath, NumberMath, RealMath, vector_exp, vector_inverse_hyperbolic, vector_libm,
+};
 
 macro_rules! float_math {
     ($t:ident) => {
@@ -143,21 +145,19 @@ macro_rules! float_math {
             fn tanh(self) -> Self {
                 vector_exp::tanh(f64::from(self)) as $t
             }
-            /// std's, except where `x²` overflows: there `ln(2|x|)`, as libm.
-            #[inline]
+            #[inline(always)]
             fn asinh(self) -> Self {
-                let a = self.abs();
-                if a > 1.0 / $t::EPSILON { (a.ln() + std::$t::consts::LN_2).copysign(self) } else { $t::asinh(self) }
+                vector_inverse_hyperbolic::asinh(f64::from(self)) as $t
             }
-            #[inline]
+            #[inline(always)]
             fn acosh(self) -> Self {
-                if self > 1.0 / $t::EPSILON { self.ln() + std::$t::consts::LN_2 } else { $t::acosh(self) }
+                vector_inverse_hyperbolic::acosh(f64::from(self)) as $t
             }
             /// glibc's form (std's `ln_1p(2x / (1 - x)) / 2` loses hundreds of
             /// ulps near -1).
             #[inline(always)]
             fn atanh(self) -> Self {
-                vector_libm::atanh(f64::from(self)) as $t
+                vector_inverse_hyperbolic::atanh(f64::from(self)) as $t
             }
         }
         impl FloatMath for $t {

@@ -1,12 +1,12 @@
 //! Branch-free f64 forms of `expm1`, `log1p`, `ln`, `log2`, `log10`,
-//! `atanh`, `cbrt`, `hypot`, `atan` and `atan2`, the transcendental ufuncs whose libm calls dominate a fused
+//! `cbrt`, `hypot`, `atan` and `atan2`, the transcendental ufuncs whose libm calls dominate a fused
 //! chain (the complex `abs` and `log1p` are built on them too).
 //!
 //! A libm call per element keeps a tile loop scalar; these are straight-line
 //! arithmetic on the value and its bits, with the special cases chosen by
 //! selects at the end, so the per-width tile loops compile them to SIMD.
 //! They follow fdlibm's reductions and polynomials (musl's `log1p` and
-//! `log`, FreeBSD's `log2`, `log10` and `cbrt`, fdlibm's `atanh`, `atan` and `atan2`) and stay within an
+//! `log`, FreeBSD's `log2`, `log10` and `cbrt`, fdlibm's `atan` and `atan2`) and stay within an
 //! ulp of glibc's results (the tests measure it over the whole exponent
 //! range). No step uses a fused multiply-add, so every target computes the
 //! same bits, and the device kernels' C forms of them
@@ -128,7 +128,7 @@ fn log1p_kernel(f: f64, hfsq: f64) -> f64 {
 /// `ln(2^dk · (1 + f)) + c` for `1 + f` in [√2/2, √2) (fdlibm's `log`
 /// kernel): `f - f²/2 + s·(f²/2 + R(s²))`, `s = f / (2 + f)`.
 #[inline(always)]
-fn ln_of_split(dk: f64, f: f64, c: f64) -> f64 {
+pub(super) fn ln_of_split(dk: f64, f: f64, c: f64) -> f64 {
     let hfsq = 0.5 * f * f;
     log1p_kernel(f, hfsq) + (dk * LN2_LO + c) - hfsq + f + dk * LN2_HI
 }
@@ -136,7 +136,7 @@ fn ln_of_split(dk: f64, f: f64, c: f64) -> f64 {
 /// Splits a positive normal `u` as `2^dk · m`, `m` in [√2/2, √2), returning
 /// `(dk, m)`: adding 1 - √2/2 to the exponent field moves the split point.
 #[inline(always)]
-fn split_at_sqrt2(u: f64) -> (f64, f64) {
+pub(super) fn split_at_sqrt2(u: f64) -> (f64, f64) {
     let bits = u.to_bits().wrapping_add((0x3FF0_0000 - 0x3FE6_A09E) << 32);
     // k as a double from its bits: 2^52 + k_biased, less 2^52 + 1023.
     let dk = f64::from_bits(0x4330_0000_0000_0000 | (bits >> 52)) - (4_503_599_627_370_496.0 + 1023.0);
@@ -152,21 +152,28 @@ fn rough_reciprocal(u: f64) -> f64 {
     r * (2.0 - u * r)
 }
 
-/// `ln(1 + x)`, accurate near zero (musl's `log1p` with its branches as
-/// selects); `c` corrects for the rounding of `u = 1 + x`. `c` is at most
-/// 2 ulps of the result where it is added, so it is divided by `u` through
-/// [`rough_reciprocal`] (whose error moves the result by 1.5·10^-5 ulp at
-/// most), and the one division left is the kernel's.
+/// `(dk, f, c)` with `ln(1 + x) = ln_of_split(dk, f, c)` for finite `x >
+/// -1` (musl's reduction in `log1p`): `c` corrects for the rounding of `u =
+/// 1 + x`. `c` is at most 2 ulps of the logarithm where it is added, so it
+/// is divided by `u` through [`rough_reciprocal`] (whose error moves the
+/// result by 1.5·10^-5 ulp at most), and the one division left is the
+/// kernel's.
 #[inline(always)]
-pub(crate) fn log1p(x: f64) -> f64 {
+pub(super) fn log1p_split(x: f64) -> (f64, f64, f64) {
     let u = 1.0 + x;
     let (dk, reduced) = split_at_sqrt2(u);
     let correction = (if dk >= 2.0 { 1.0 - (u - x) } else { x - (u - 1.0) }) * rough_reciprocal(u);
     let correction = if dk >= 54.0 { 0.0 } else { correction };
     // Where 1 + x is already in [√2/2, √2), x itself is f, exactly.
     let unsplit = dk == 0.0;
-    let f = if unsplit { x } else { reduced - 1.0 };
-    let c = if unsplit { 0.0 } else { correction };
+    (dk, if unsplit { x } else { reduced - 1.0 }, if unsplit { 0.0 } else { correction })
+}
+
+/// `ln(1 + x)`, accurate near zero (musl's `log1p` with its branches as
+/// selects).
+#[inline(always)]
+pub(crate) fn log1p(x: f64) -> f64 {
+    let (dk, f, c) = log1p_split(x);
     let y = ln_of_split(dk, f, c);
     let y = if x == f64::INFINITY { x } else { y };
     let y = if x == -1.0 { f64::NEG_INFINITY } else { y };
@@ -242,23 +249,6 @@ pub(crate) fn log10(x: f64) -> f64 {
     let val_lo = dk * LOG10_2_LO + (lo + hi) * IVLN10_LO + lo * IVLN10_HI;
     let w = y2 + val_hi;
     with_log_specials(x, (val_lo + ((y2 - w) + val_hi)) + w)
-}
-
-/// The inverse hyperbolic tangent (fdlibm's, as glibc's): with `a = |x|`,
-/// `log1p(2a + 2a·a/(1 - a))/2` below 1/2 and `log1p(2a/(1 - a))/2` from
-/// there, one division serving both; below 2^-28 `x` itself.
-#[inline(always)]
-pub(crate) fn atanh(x: f64) -> f64 {
-    let a = x.abs();
-    let t = a + a;
-    let small = a < 0.5;
-    // The sums are written as lead + quotient so that the quotient's
-    // numerator stays a select (LLVM splits a selected division otherwise).
-    let q = (if small { t * a } else { t }) / (1.0 - a);
-    let y = 0.5 * log1p((if small { t } else { 0.0 }) + q);
-    // |x| > 1 gives log1p of less than -1 (NaN); |x| = 1 gives log1p(∞).
-    let y = if a < f64::from_bits(0x3E30_0000_0000_0000) { a } else { y };
-    y.copysign(x)
 }
 
 /// FreeBSD's coefficients of `1/cbrt(x)` near the first estimate (to 2^-23.5).
@@ -502,36 +492,6 @@ pub(super) mod tests {
             assert_eq!(f(1.0).to_bits(), 0);
             assert!(f(-5e-324).is_nan() && f(f64::NEG_INFINITY).is_nan() && f(f64::NAN).is_nan());
         }
-    }
-
-    unsafe extern "C" {
-        /// glibc's `atanh` (std's `f64::atanh` is a formula of its own).
-        #[link_name = "atanh"]
-        fn libm_atanh(x: f64) -> f64;
-    }
-
-    fn glibc_atanh(x: f64) -> f64 {
-        // SAFETY: a pure function of its argument.
-        unsafe { libm_atanh(x) }
-    }
-
-    #[test]
-    fn atanh_is_within_an_ulp_of_glibcs_form() {
-        let (u, x) = worst(atanh, glibc_atanh);
-        assert!(u <= 1, "atanh({x:e}): {} against {}, {u} ulps", atanh(x), glibc_atanh(x));
-        // Near ±1 and across the switch of forms at 1/2.
-        for i in 1..20_000 {
-            for x in [1.0 - i as f64 * 2.5e-5, 0.5 + (i as f64 - 10_000.0) * 1e-9] {
-                assert!(ulps(atanh(x), glibc_atanh(x)) <= 1, "atanh({x}): {} against {}", atanh(x), glibc_atanh(x));
-                assert_eq!(atanh(-x).to_bits(), (-atanh(x)).to_bits(), "atanh is odd at {x}");
-            }
-        }
-        assert_eq!(
-            (atanh(1.0), atanh(-1.0), atanh(-0.0).to_bits()),
-            (f64::INFINITY, f64::NEG_INFINITY, (-0.0f64).to_bits())
-        );
-        assert_eq!(atanh(-5e-324), -5e-324);
-        assert!(atanh(1.0 + f64::EPSILON).is_nan() && atanh(-f64::INFINITY).is_nan() && atanh(f64::NAN).is_nan());
     }
 
     #[test]
