@@ -1,8 +1,11 @@
 //! Branch-free f64 forms of `asinh`, `acosh` and `atanh`, glibc's (fdlibm's)
 //! forms written as [`vector_libm`](super::vector_libm)'s are: the forms'
 //! arguments and reductions are selected, then one log kernel and at most
-//! one division of their own run for every element. The device kernels' C
-//! forms (`vl_asinh`, `vl_acosh`, `vl_atanh`) repeat them step for step.
+//! one division of their own are written for every element. (For `asinh`
+//! and `acosh`, LLVM turns the selects back into a division, and for
+//! `acosh` a square root, per form; `atanh` keeps its one.) The device
+//! kernels' C forms (`vl_asinh`, `vl_acosh`, `vl_atanh`) repeat them step
+//! for step.
 
 use super::vector_libm::{ln_of_split, log1p, log1p_split, split_at_sqrt2};
 
